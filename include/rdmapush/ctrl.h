@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The TCP control channel: listen/accept/connect, and whole messages in
+ * and out with deadlines. A message is read as its 12-byte header, which
+ * is validated (rp_proto_parse_hdr) before the payload length is trusted.
+ * Deadlines are absolute rp_now() seconds and bound the whole message, so
+ * a peer sending one byte at a time cannot hold us past it.
+ */
+#ifndef RDMAPUSH_CTRL_H
+#define RDMAPUSH_CTRL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+#include "rdmapush/proto.h"
+
+/* Listen on bind_addr (NULL: all, IPv6 dual-stack) port. 0 or -errno. */
+int rp_ctrl_listen(const char *bind_addr, uint16_t port, int *lfd)
+	__attribute__((warn_unused_result));
+/*
+ * Wait for one client. Returns 0, -EINTR when interrupted by a signal
+ * (the caller checks its stop flag), or -errno. peer gets "addr:port".
+ */
+int rp_ctrl_accept(int lfd, int *fd, char *peer, size_t peer_len)
+	__attribute__((warn_unused_result));
+/* Resolve host and connect, trying each address, by deadline. */
+int rp_ctrl_connect(const char *host, uint16_t port, double deadline, int *fd)
+	__attribute__((warn_unused_result));
+/* Keepalive and TCP_USER_TIMEOUT so a dead peer is noticed. */
+void rp_ctrl_tune(int fd, int timeout_s);
+/* getsockname() of a connected socket. 0 or -errno. */
+int rp_ctrl_local_addr(int fd, struct sockaddr_storage *ss, socklen_t *len);
+
+/* Write all len bytes by deadline. 0, RP_ETIMEOUT, RP_ECTRLCLOSED, -errno. */
+int rp_ctrl_send(int fd, const uint8_t *buf, size_t len, double deadline)
+	__attribute__((warn_unused_result));
+/*
+ * Read one message: header into *h, payload into payload (cap bytes,
+ * at least RP_PROTO_MAX_PAYLOAD). Returns 0, RP_ECTRLCLOSED (peer closed,
+ * even mid-message), RP_ETIMEOUT, RP_EPROTO/RP_EVERSION (bad header,
+ * reported), or -errno.
+ */
+int rp_ctrl_recv(int fd, struct rp_msg_hdr *h, uint8_t *payload, size_t cap,
+		 double deadline) __attribute__((warn_unused_result));
+
+void rp_ctrl_close(int *fd);
+
+#endif

@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: MIT */
+/* Command line: argv -> struct rp_opts, validation and usage text. */
+#ifndef RDMAPUSH_OPTS_H
+#define RDMAPUSH_OPTS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define RP_DEFAULT_PORT		18500
+#define RP_DEFAULT_CHUNK	(1u << 20)
+#define RP_DEFAULT_WINDOW	8
+#define RP_DEFAULT_TIMEOUT	30	/* seconds */
+#define RP_MIN_CHUNK		4096u
+#define RP_MAX_CHUNK		(64u << 20)
+#define RP_MAX_WINDOW		64u
+#define RP_MAX_RING		(256ull << 20)	/* chunk * window cap */
+
+enum rp_mode {
+	RP_MODE_NONE = 0,
+	RP_MODE_SEND,
+	RP_MODE_RECV,
+	RP_MODE_HELP,		/* --help, possibly for one subcommand */
+	RP_MODE_VERSION,
+};
+
+struct rp_opts {
+	enum rp_mode mode;
+	enum rp_mode help_for;	/* with RP_MODE_HELP: NONE, SEND or RECV */
+	/* both sides */
+	uint16_t port;
+	const char *dev;	/* -d, NULL = automatic */
+	int ib_port;		/* -i, 0 = automatic */
+	int gid_index;		/* -g, -1 = automatic */
+	int timeout;		/* --timeout seconds, applies to every phase */
+	bool trace;
+	bool json;
+	bool quiet;
+	const char *psk_file;
+	/* recv */
+	const char *bind_addr;	/* -b, NULL = any */
+	const char *dir;	/* -o, default "." */
+	bool once;
+	bool force;
+	/* send */
+	const char *file;
+	const char *host;
+	const char *as_name;	/* --as, NULL = basename of file */
+	uint32_t chunk;
+	uint32_t window;
+};
+
+/*
+ * Fill o from argv. Returns 0, or RP_EUSAGE after printing one line
+ * "rdmapush: <what is wrong>" and a hint to stderr.
+ */
+int rp_opts_parse(struct rp_opts *o, int argc, char **argv)
+	__attribute__((warn_unused_result));
+
+/* Usage text for mode (NONE: the overview). */
+void rp_opts_usage(FILE *f, enum rp_mode mode);
+
+/* "64K", "1M", "2G", "4096" -> bytes. 0 or RP_EUSAGE (overflow, junk). */
+int rp_opts_parse_size(const char *s, uint64_t *out);
+
+#endif

@@ -1,0 +1,152 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The control protocol codec: HELLO, MR, FIN, ACK and ERR to and from bytes.
+ * Pure: no sockets, no verbs, no allocation. Every message is a fixed
+ * 12-byte header followed by a payload of exactly header.length bytes:
+ *
+ *   u32 magic "RDPU" | u8 version | u8 type | u16 reserved (0) | u32 length
+ *
+ * All integers are big-endian. Variable fields carry an explicit u16 length
+ * and a hard maximum. Decoders never read past the buffer they are given,
+ * reject trailing bytes, and return RP_EPROTO / RP_EVERSION on anything
+ * malformed, with a reason readable through the 'why' out-parameter.
+ */
+#ifndef RDMAPUSH_PROTO_H
+#define RDMAPUSH_PROTO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define RP_PROTO_MAGIC		0x52445055u	/* "RDPU" */
+#define RP_PROTO_VERSION	1
+#define RP_PROTO_HDR_LEN	12
+#define RP_PROTO_MAX_PAYLOAD	1024	/* no message needs more */
+#define RP_PROTO_MAX_MSG	(RP_PROTO_HDR_LEN + RP_PROTO_MAX_PAYLOAD)
+#define RP_NAME_MAX		255	/* bytes, like NAME_MAX */
+#define RP_TEXT_MAX		255	/* bytes of error text */
+#define RP_GID_LEN		16
+#define RP_CSUM_LEN		16	/* XXH3-128, canonical (big-endian) form */
+
+enum rp_msg_type {
+	RP_MSG_HELLO = 1,	/* sender -> receiver */
+	RP_MSG_MR = 2,		/* receiver -> sender: accept, with where to write */
+	RP_MSG_FIN = 3,		/* sender -> receiver: all data written */
+	RP_MSG_ACK = 4,		/* receiver -> sender: final result */
+	RP_MSG_ERR = 5,		/* either way: refusal or abort, with reason */
+	RP_MSG_TYPE_MAX
+};
+
+/*
+ * Status codes on the wire (ACK.status, ERR.status). Stable numbers,
+ * independent of the local RP_E* values; see rp_proto_status_*().
+ */
+enum rp_status {
+	RP_ST_OK = 0,
+	RP_ST_EXISTS = 1,
+	RP_ST_BADNAME = 2,
+	RP_ST_NOSPACE = 3,
+	RP_ST_LIMIT = 4,
+	RP_ST_BUSY = 5,
+	RP_ST_PROTO = 6,
+	RP_ST_CHECKSUM = 7,
+	RP_ST_IO = 8,
+	RP_ST_RDMA = 9,
+	RP_ST_AUTH = 10,
+	RP_ST_VERSION = 11,
+	RP_ST_TIMEOUT = 12,
+	RP_ST_INTERNAL = 13,
+	RP_ST_ABORTED = 14,	/* peer gave up (signal, local error) */
+	RP_ST_MAX
+};
+
+/* How to reach a queue pair: shared by HELLO and MR. */
+struct rp_qp_addr {
+	uint32_t qpn;		/* 24 bits, non-zero */
+	uint32_t psn;		/* 24 bits: starting PSN of that side's SQ */
+	uint16_t lid;		/* InfiniBand LID, 0 on RoCE */
+	uint8_t mtu;		/* enum ibv_mtu value of the active MTU, 1..5 */
+	uint8_t gid[RP_GID_LEN];/* may be all-zero only when lid != 0 */
+};
+
+struct rp_hello {
+	struct rp_qp_addr qp;
+	uint64_t size;		/* file size in bytes */
+	uint32_t chunk;		/* requested chunk size */
+	uint32_t window;	/* requested number of chunks in flight */
+	uint16_t name_len;
+	char name[RP_NAME_MAX + 1];	/* NUL-terminated after decode */
+};
+
+struct rp_mr {
+	struct rp_qp_addr qp;
+	uint64_t addr;		/* remote virtual address of the ring */
+	uint32_t rkey;
+	uint64_t len;		/* ring length = chunk * window */
+	uint32_t chunk;		/* agreed chunk size (<= requested) */
+	uint32_t window;	/* agreed window (<= requested) */
+};
+
+struct rp_fin {
+	uint64_t bytes;
+	uint8_t csum[RP_CSUM_LEN];
+};
+
+/* ACK and ERR share this shape. ACK with status RP_ST_OK means success. */
+struct rp_result {
+	uint16_t status;	/* enum rp_status */
+	uint64_t bytes;		/* bytes stored (ACK) or 0 */
+	uint16_t text_len;
+	char text[RP_TEXT_MAX + 1];	/* NUL-terminated after decode */
+};
+
+struct rp_msg_hdr {
+	uint8_t version;
+	uint8_t type;
+	uint32_t length;
+};
+
+/*
+ * Encoders: write one whole message (header + payload) into buf.
+ * Return the number of bytes written (> 0), or RP_EPROTO when a field is
+ * out of range (e.g. name_len > RP_NAME_MAX), or -ENOBUFS when len is short.
+ */
+int rp_proto_pack_hello(uint8_t *buf, size_t len, const struct rp_hello *m);
+int rp_proto_pack_mr(uint8_t *buf, size_t len, const struct rp_mr *m);
+int rp_proto_pack_fin(uint8_t *buf, size_t len, const struct rp_fin *m);
+int rp_proto_pack_result(uint8_t *buf, size_t len, uint8_t type,
+			 const struct rp_result *m);
+
+/*
+ * Parse a 12-byte header. Returns 0, or RP_EPROTO (bad magic, reserved
+ * bits, unknown type, length > RP_PROTO_MAX_PAYLOAD) or RP_EVERSION.
+ * *why is set to a static reason string on failure (may be NULL).
+ */
+int rp_proto_parse_hdr(const uint8_t *buf, size_t len, struct rp_msg_hdr *h,
+		       const char **why);
+
+/*
+ * Decoders take the payload only (after the header), of exactly
+ * header.length bytes. Return 0 or RP_EPROTO with *why set. They validate
+ * every field's range: QPN and PSN < 2^24, QPN != 0, MTU 1..5, GID not
+ * all-zero unless LID != 0, name/text lengths, chunk/window non-zero,
+ * status < RP_ST_MAX, and no trailing bytes. Names are not checked for
+ * path safety here (see rp_fileio_check_name()).
+ */
+int rp_proto_unpack_hello(const uint8_t *p, size_t len, struct rp_hello *m,
+			  const char **why);
+int rp_proto_unpack_mr(const uint8_t *p, size_t len, struct rp_mr *m,
+		       const char **why);
+int rp_proto_unpack_fin(const uint8_t *p, size_t len, struct rp_fin *m,
+			const char **why);
+int rp_proto_unpack_result(const uint8_t *p, size_t len, struct rp_result *m,
+			   const char **why);
+
+/* "HELLO", "MR", ...; "?" for unknown. */
+const char *rp_proto_type_name(unsigned int type);
+/* "ok", "file exists", ...; "unknown status" for unknown. */
+const char *rp_proto_status_name(unsigned int status);
+/* Local error -> wire status, and back (RP_ST_OK <-> 0). */
+uint16_t rp_proto_status_from_err(int rc);
+int rp_proto_status_to_err(uint16_t status);
+
+#endif

@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: MIT */
+/* The result of one transfer: summary line, or one JSON object (json-c). */
+#ifndef RDMAPUSH_REPORT_H
+#define RDMAPUSH_REPORT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "rdmapush/proto.h"
+
+struct rp_report {
+	const char *role;	/* "send" or "recv" */
+	const char *name;	/* file name on the receiver */
+	const char *peer;	/* "addr:port" */
+	uint64_t bytes;
+	double seconds;
+	uint8_t csum[RP_CSUM_LEN];
+	bool have_csum;
+	int rc;			/* 0 or the error */
+	uint32_t local_qpn;
+	uint32_t remote_qpn;
+	const char *gid;	/* GID used, text */
+	int gid_index;
+	uint32_t chunk;
+	uint32_t window;
+};
+
+/* One JSON object on one line to f. 0 or -ENOMEM / -EIO. */
+int rp_report_json(FILE *f, const struct rp_report *r);
+/* "sent big.iso: 64.00 MiB in 3.20 s, 167.8 Mb/s" to f. */
+void rp_report_summary(FILE *f, const struct rp_report *r);
+
+#endif

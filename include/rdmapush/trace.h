@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: MIT */
+/* Diagnostics: error lines, the educational --trace stream on stderr,
+ * and the progress line. */
+#ifndef RDMAPUSH_TRACE_H
+#define RDMAPUSH_TRACE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stddef.h>
+
+#define RP_PRINTF(a, b) __attribute__((format(printf, a, b)))
+
+enum rp_verbosity {
+	RP_V_QUIET = 0,	/* errors only */
+	RP_V_NORMAL,	/* + progress and summary */
+	RP_V_TRACE,	/* + one line per verbs step and control message */
+};
+
+/* Set once from main(); "role" prefixes every line ("send", "recv"). */
+void rp_trace_init(enum rp_verbosity v, const char *role);
+bool rp_trace_on(void);
+bool rp_trace_quiet(void);
+
+/* Prefer the macros below: they cost one branch when tracing is off. */
+void rp_trace_emit(const char *area, const char *fmt, ...) RP_PRINTF(2, 3);
+void rp_err_emit(const char *fmt, ...) RP_PRINTF(1, 2);
+void rp_info_emit(const char *fmt, ...) RP_PRINTF(1, 2);
+
+/* area is a short tag: "verbs", "ctrl", "data", "file", "session". */
+#define RP_TRACE(area, ...)						\
+	do {								\
+		if (rp_trace_on())					\
+			rp_trace_emit(area, __VA_ARGS__);		\
+	} while (0)
+/* One line on stderr at the place an error is detected. */
+#define RP_ERR(...) rp_err_emit(__VA_ARGS__)
+/* Summary-level information, silenced by -q. */
+#define RP_INFO(...)							\
+	do {								\
+		if (!rp_trace_quiet())					\
+			rp_info_emit(__VA_ARGS__);			\
+	} while (0)
+
+/* "1.50 MiB", "812 B"; returns buf. */
+char *rp_fmt_bytes(char *buf, size_t len, uint64_t bytes);
+/* "93.4 Mb/s" from bytes over seconds; returns buf. */
+char *rp_fmt_rate(char *buf, size_t len, uint64_t bytes, double secs);
+/* "1h02m", "3m05s", "12s"; returns buf. */
+char *rp_fmt_eta(char *buf, size_t len, double secs);
+
+/* Progress meter: redrawn with '\r' at most every 250 ms, only on a tty. */
+struct rp_progress {
+	uint64_t total;
+	double start;		/* rp_now() at start */
+	double last_draw;
+	bool enabled;
+	bool drawn;
+};
+void rp_progress_start(struct rp_progress *p, uint64_t total);
+void rp_progress_update(struct rp_progress *p, uint64_t done);
+/* Clears the line so a summary or error can follow. */
+void rp_progress_end(struct rp_progress *p);
+/* Pure gate, unit tested: true when a redraw is due at time now. */
+bool rp_progress_due(const struct rp_progress *p, double now, bool final);
+
+/* Monotonic seconds. */
+double rp_now(void);
+
+#endif

@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The RDMA data plane over libibverbs: device and GID selection, PD, CQ
+ * with a completion channel, one RC QP driven RESET->INIT->RTR->RTS by
+ * hand, one registered ring buffer, posting and polling. src/verbs.c is
+ * the only file that includes <infiniband/verbs.h>; this interface uses
+ * plain values so the session and its unit tests never see ibverbs types.
+ * Every step is traced (RP_TRACE("verbs", ...)) for --trace.
+ */
+#ifndef RDMAPUSH_VERBS_H
+#define RDMAPUSH_VERBS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+#include "rdmapush/proto.h"
+
+struct rp_verbs;
+
+struct rp_verbs_cfg {
+	const char *dev_name;	/* NULL: pick the device whose GID matches */
+	int ib_port;		/* 0: any active port */
+	int gid_index;		/* < 0: the RoCE v2 GID equal to local_addr */
+	/* Local address of the control connection, used to choose the GID. */
+	const struct sockaddr *local_addr;
+	socklen_t local_addr_len;
+	bool remote_write;	/* receiver: QP and ring accept RDMA Write */
+	uint32_t max_send_wr;	/* outstanding sends/writes */
+	uint32_t max_recv_wr;	/* outstanding receives */
+};
+
+/*
+ * Open device, pick port and GID, allocate PD, completion channel, CQ and
+ * an RC QP, and move the QP RESET->INIT. Returns 0 or a negative RP_E* /
+ * -errno code (already reported). *out is NULL on failure.
+ */
+int rp_verbs_open(struct rp_verbs **out, const struct rp_verbs_cfg *cfg)
+	__attribute__((warn_unused_result));
+
+/* Release everything in reverse order; NULL-safe; continues past failures. */
+void rp_verbs_close(struct rp_verbs *v);
+
+/* Our QPN, starting PSN (random 24 bits), LID, active MTU and GID. */
+void rp_verbs_local(const struct rp_verbs *v, struct rp_qp_addr *out);
+
+/* Text form of the GID in use and its index, for reports. */
+const char *rp_verbs_gid_str(const struct rp_verbs *v);
+int rp_verbs_gid_index(const struct rp_verbs *v);
+
+/*
+ * Allocate a page-aligned ring of len bytes and register it: local-only for
+ * the sender, LOCAL_WRITE|REMOTE_WRITE when cfg.remote_write. Returns 0 or
+ * an error; *addr is the ring's address, *rkey its remote key.
+ */
+int rp_verbs_reg_ring(struct rp_verbs *v, size_t len, void **addr,
+		      uint32_t *rkey) __attribute__((warn_unused_result));
+/* Deregister and free the ring as soon as it is no longer needed. */
+void rp_verbs_dereg_ring(struct rp_verbs *v);
+
+/*
+ * RTR then RTS against the peer: path MTU = min(ours, peer's), GRH with
+ * the peer's GID on RoCE, LID on InfiniBand. Reads the state back after
+ * each transition. Returns 0 or an error.
+ */
+int rp_verbs_connect(struct rp_verbs *v, const struct rp_qp_addr *peer)
+	__attribute__((warn_unused_result));
+
+/* RDMA Write with immediate from ring[off, off+len) to raddr/rkey; signaled. */
+int rp_verbs_post_write_imm(struct rp_verbs *v, uint64_t wr_id, size_t off,
+			    uint32_t len, uint64_t raddr, uint32_t rkey,
+			    uint32_t imm) __attribute__((warn_unused_result));
+/* Zero-length Send with immediate (a credit); signaled. */
+int rp_verbs_post_send_imm(struct rp_verbs *v, uint64_t wr_id, uint32_t imm)
+	__attribute__((warn_unused_result));
+/* Zero-length receive, consumed by a Write- or Send-with-immediate. */
+int rp_verbs_post_recv(struct rp_verbs *v, uint64_t wr_id)
+	__attribute__((warn_unused_result));
+
+enum rp_wc_op {
+	RP_WC_WRITE,		/* our RDMA Write completed */
+	RP_WC_SEND,		/* our Send completed */
+	RP_WC_RECV_WRITE_IMM,	/* peer's Write with immediate landed */
+	RP_WC_RECV_SEND_IMM,	/* peer's Send with immediate arrived */
+	RP_WC_OTHER,
+};
+
+struct rp_wc {
+	uint64_t wr_id;
+	enum rp_wc_op op;
+	uint32_t byte_len;
+	uint32_t imm;		/* host order */
+};
+
+/*
+ * Return completions, waiting until deadline (rp_now() seconds) with the
+ * completion channel (no busy polling). While waiting, also watches
+ * watch_fd (the control socket; -1 for none) and the device's async
+ * events. Returns:
+ *   n > 0        n successful completions stored in wc[0..n)
+ *   0            watch_fd became readable (peer sent something or closed)
+ *   RP_ETIMEOUT  deadline passed
+ *   RP_EWC       a completion failed (reported with ibv_wc_status_str)
+ *   RP_EVERBS    a verbs call or a fatal async event (reported)
+ */
+int rp_verbs_next(struct rp_verbs *v, struct rp_wc *wc, int max,
+		  int watch_fd, double deadline)
+	__attribute__((warn_unused_result));
+
+/* "WRITE", "RECV_RDMA_WITH_IMM", ... for traces. */
+const char *rp_wc_op_name(enum rp_wc_op op);
+
+#endif

@@ -1,0 +1,170 @@
+// SPDX-License-Identifier: MIT
+/* Diagnostics: error lines, the --trace stream and the progress meter. */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "rdmapush/trace.h"
+
+/* Process-wide output settings, written once by main() before any work. */
+static enum rp_verbosity verbosity = RP_V_NORMAL;
+static const char *trace_role = "rdmapush";
+static double trace_t0;
+
+double rp_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+void rp_trace_init(enum rp_verbosity v, const char *role)
+{
+	verbosity = v;
+	trace_role = role;
+	trace_t0 = rp_now();
+}
+
+bool rp_trace_on(void)
+{
+	return verbosity >= RP_V_TRACE;
+}
+
+bool rp_trace_quiet(void)
+{
+	return verbosity == RP_V_QUIET;
+}
+
+void rp_trace_emit(const char *area, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "[%9.6f] %s %-7s ", rp_now() - trace_t0, trace_role,
+		area);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+void rp_err_emit(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "rdmapush %s: error: ", trace_role);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+void rp_info_emit(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "rdmapush %s: ", trace_role);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+char *rp_fmt_bytes(char *buf, size_t len, uint64_t bytes)
+{
+	static const char *const units[] = { "KiB", "MiB", "GiB", "TiB" };
+	double v = (double)bytes;
+	int u = -1;
+
+	if (bytes < 1024) {
+		snprintf(buf, len, "%llu B", (unsigned long long)bytes);
+		return buf;
+	}
+	while (v >= 1024.0 && u < 3) {
+		v /= 1024.0;
+		u++;
+	}
+	snprintf(buf, len, "%.2f %s", v, units[u]);
+	return buf;
+}
+
+char *rp_fmt_rate(char *buf, size_t len, uint64_t bytes, double secs)
+{
+	double bps = secs > 0 ? (double)bytes * 8.0 / secs : 0.0;
+
+	if (bps >= 1e9)
+		snprintf(buf, len, "%.2f Gb/s", bps / 1e9);
+	else if (bps >= 1e6)
+		snprintf(buf, len, "%.1f Mb/s", bps / 1e6);
+	else
+		snprintf(buf, len, "%.1f kb/s", bps / 1e3);
+	return buf;
+}
+
+char *rp_fmt_eta(char *buf, size_t len, double secs)
+{
+	unsigned long s = secs > 0 ? (unsigned long)(secs + 0.5) : 0;
+
+	if (s >= 3600)
+		snprintf(buf, len, "%luh%02lum", s / 3600, (s / 60) % 60);
+	else if (s >= 60)
+		snprintf(buf, len, "%lum%02lus", s / 60, s % 60);
+	else
+		snprintf(buf, len, "%lus", s);
+	return buf;
+}
+
+#define PROGRESS_INTERVAL 0.25
+
+bool rp_progress_due(const struct rp_progress *p, double now, bool final)
+{
+	if (!p->enabled)
+		return false;
+	if (final)
+		return p->drawn;
+	return now - p->last_draw >= PROGRESS_INTERVAL;
+}
+
+void rp_progress_start(struct rp_progress *p, uint64_t total)
+{
+	p->total = total;
+	p->start = rp_now();
+	p->last_draw = p->start;
+	/* A progress line is for a person watching: not in traces or pipes. */
+	p->enabled = verbosity == RP_V_NORMAL && isatty(STDERR_FILENO);
+	p->drawn = false;
+}
+
+void rp_progress_update(struct rp_progress *p, uint64_t done)
+{
+	char b1[32], b2[32], b3[32];
+	double now = rp_now();
+	double el = now - p->start;
+	double pct = p->total ? 100.0 * (double)done / (double)p->total : 100.0;
+	double eta = done && p->total > done ?
+		el * (double)(p->total - done) / (double)done : 0.0;
+
+	if (!rp_progress_due(p, now, false))
+		return;
+	p->last_draw = now;
+	p->drawn = true;
+	fprintf(stderr, "\r%5.1f%%  %s  %s  ETA %s   ", pct,
+		rp_fmt_bytes(b1, sizeof(b1), done),
+		rp_fmt_rate(b2, sizeof(b2), done, el),
+		rp_fmt_eta(b3, sizeof(b3), eta));
+	fflush(stderr);
+}
+
+void rp_progress_end(struct rp_progress *p)
+{
+	if (!rp_progress_due(p, rp_now(), true))
+		return;
+	fputs("\r\033[K", stderr);
+	fflush(stderr);
+	p->drawn = false;
+}
