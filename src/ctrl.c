@@ -1,0 +1,328 @@
+// SPDX-License-Identifier: MIT
+/* The TCP control channel: sockets, deadlines, whole messages. */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "rdmapush/ctrl.h"
+#include "rdmapush/err.h"
+#include "rdmapush/trace.h"
+
+/* Milliseconds left until deadline, at least 0; -1 means no deadline. */
+static int ms_left(double deadline)
+{
+	double left;
+
+	if (deadline <= 0)
+		return -1;
+	left = deadline - rp_now();
+	if (left <= 0)
+		return 0;
+	return (int)(left * 1000.0) + 1;
+}
+
+/* Wait until fd is ready for events or the deadline passes. */
+static int wait_fd(int fd, short events, double deadline)
+{
+	struct pollfd pfd = { .fd = fd, .events = events };
+	int rc;
+
+	for (;;) {
+		int ms = ms_left(deadline);
+
+		if (ms == 0)
+			return RP_ETIMEOUT;
+		rc = poll(&pfd, 1, ms);
+		if (rc > 0)
+			return 0;
+		if (rc == 0)
+			return RP_ETIMEOUT;
+		if (errno == EINTR)
+			return RP_EINTERRUPTED;
+		RP_ERR("poll(control socket): %s", strerror(errno));
+		return -errno;
+	}
+}
+
+static int set_nonblock(int fd)
+{
+	int fl = fcntl(fd, F_GETFL);
+
+	if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0) {
+		RP_ERR("fcntl(O_NONBLOCK): %s", strerror(errno));
+		return -errno;
+	}
+	return 0;
+}
+
+int rp_ctrl_listen(const char *bind_addr, uint16_t port, int *lfd)
+{
+	struct addrinfo hints = {
+		.ai_family = AF_UNSPEC,
+		.ai_socktype = SOCK_STREAM,
+		.ai_flags = AI_PASSIVE | AI_NUMERICSERV,
+	};
+	struct addrinfo *res, *ai;
+	char serv[8];
+	int fd = -1, rc, err = 0, one = 1;
+
+	snprintf(serv, sizeof(serv), "%u", port);
+	/* With no address, prefer one IPv6 socket that also takes IPv4. */
+	if (!bind_addr)
+		hints.ai_family = AF_INET6;
+	rc = getaddrinfo(bind_addr, serv, &hints, &res);
+	if (rc) {
+		RP_ERR("getaddrinfo(%s): %s", bind_addr ? bind_addr : "::",
+		       gai_strerror(rc));
+		return RP_ERESOLVE;
+	}
+	for (ai = res; ai; ai = ai->ai_next) {
+		fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, 0);
+		if (fd < 0) {
+			err = errno;
+			continue;
+		}
+		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+		if (ai->ai_family == AF_INET6) {
+			int zero = 0;
+
+			setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero,
+				   sizeof(zero));
+		}
+		if (!bind(fd, ai->ai_addr, ai->ai_addrlen) && !listen(fd, 16))
+			break;
+		err = errno;
+		close(fd);
+		fd = -1;
+	}
+	freeaddrinfo(res);
+	if (fd < 0) {
+		RP_ERR("bind/listen(%s port %u): %s",
+		       bind_addr ? bind_addr : "*", port, strerror(err));
+		return -err;
+	}
+	RP_TRACE("ctrl", "listening on %s port %u (TCP)",
+		 bind_addr ? bind_addr : "*", port);
+	*lfd = fd;
+	return 0;
+}
+
+static void addr_str(const struct sockaddr *sa, char *buf, size_t len)
+{
+	char host[NI_MAXHOST], serv[NI_MAXSERV];
+
+	if (getnameinfo(sa, sa->sa_family == AF_INET6 ?
+			sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in),
+			host, sizeof(host), serv, sizeof(serv),
+			NI_NUMERICHOST | NI_NUMERICSERV)) {
+		snprintf(buf, len, "?");
+		return;
+	}
+	/* Show IPv4 clients of a dual-stack socket as plain IPv4. */
+	snprintf(buf, len, "%s:%s",
+		 strncmp(host, "::ffff:", 7) ? host : host + 7, serv);
+}
+
+int rp_ctrl_accept(int lfd, int *fd, char *peer, size_t peer_len)
+{
+	struct sockaddr_storage ss;
+	socklen_t sl = sizeof(ss);
+	int c = accept4(lfd, (struct sockaddr *)&ss, &sl, SOCK_CLOEXEC);
+
+	if (c < 0) {
+		if (errno == EINTR)
+			return -EINTR;
+		RP_ERR("accept: %s", strerror(errno));
+		return -errno;
+	}
+	addr_str((struct sockaddr *)&ss, peer, peer_len);
+	RP_TRACE("ctrl", "accepted control connection from %s", peer);
+	*fd = c;
+	return 0;
+}
+
+/* Non-blocking connect, so the handshake deadline covers it too. */
+static int connect_one(const struct addrinfo *ai, double deadline, int *out)
+{
+	int fd, rc, err = 0;
+	socklen_t el = sizeof(err);
+
+	fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	rc = set_nonblock(fd);
+	if (rc)
+		goto err_close;
+	if (connect(fd, ai->ai_addr, ai->ai_addrlen) && errno != EINPROGRESS) {
+		rc = -errno;
+		goto err_close;
+	}
+	rc = wait_fd(fd, POLLOUT, deadline);
+	if (rc)
+		goto err_close;
+	if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &el) || err) {
+		rc = err ? -err : -errno;
+		goto err_close;
+	}
+	*out = fd;
+	return 0;
+err_close:
+	close(fd);
+	return rc;
+}
+
+int rp_ctrl_connect(const char *host, uint16_t port, double deadline, int *fd)
+{
+	struct addrinfo hints = {
+		.ai_family = AF_UNSPEC,
+		.ai_socktype = SOCK_STREAM,
+		.ai_flags = AI_NUMERICSERV,
+	};
+	struct addrinfo *res, *ai;
+	char serv[8], where[NI_MAXHOST + NI_MAXSERV + 2];
+	int rc;
+
+	snprintf(serv, sizeof(serv), "%u", port);
+	rc = getaddrinfo(host, serv, &hints, &res);
+	if (rc) {
+		RP_ERR("getaddrinfo(%s): %s", host, gai_strerror(rc));
+		return RP_ERESOLVE;
+	}
+	rc = -EHOSTUNREACH;
+	for (ai = res; ai; ai = ai->ai_next) {
+		addr_str(ai->ai_addr, where, sizeof(where));
+		RP_TRACE("ctrl", "connecting to %s (TCP)", where);
+		rc = connect_one(ai, deadline, fd);
+		if (!rc)
+			break;
+	}
+	freeaddrinfo(res);
+	if (rc == RP_ETIMEOUT)
+		RP_ERR("connect(%s port %u): timed out", host, port);
+	else if (rc && rc != RP_EINTERRUPTED)
+		RP_ERR("connect(%s port %u): %s", host, port, rp_strerror(rc));
+	else if (!rc)
+		RP_TRACE("ctrl", "control connection up to %s", where);
+	return rc;
+}
+
+void rp_ctrl_tune(int fd, int timeout_s)
+{
+	int one = 1, idle = timeout_s > 3 ? timeout_s / 3 : 1, cnt = 3;
+	unsigned int uto = (unsigned int)timeout_s * 1000u;
+
+	/* Best effort: a failure here only delays noticing a dead peer. */
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof(one));
+	setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof(idle));
+	setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &idle, sizeof(idle));
+	setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &cnt, sizeof(cnt));
+	setsockopt(fd, IPPROTO_TCP, TCP_USER_TIMEOUT, &uto, sizeof(uto));
+	set_nonblock(fd);
+}
+
+int rp_ctrl_local_addr(int fd, struct sockaddr_storage *ss, socklen_t *len)
+{
+	*len = sizeof(*ss);
+	if (getsockname(fd, (struct sockaddr *)ss, len)) {
+		RP_ERR("getsockname: %s", strerror(errno));
+		return -errno;
+	}
+	return 0;
+}
+
+int rp_ctrl_send(int fd, const uint8_t *buf, size_t len, double deadline)
+{
+	while (len) {
+		ssize_t n = send(fd, buf, len, MSG_NOSIGNAL);
+		int rc;
+
+		if (n > 0) {
+			buf += n;
+			len -= (size_t)n;
+			continue;
+		}
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK) {
+			if (errno == EPIPE || errno == ECONNRESET)
+				return RP_ECTRLCLOSED;
+			RP_ERR("send(control): %s", strerror(errno));
+			return -errno;
+		}
+		rc = wait_fd(fd, POLLOUT, deadline);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/* Read exactly len bytes (iperf's Nrecv): 0 from the peer means closed. */
+static int recv_all(int fd, uint8_t *buf, size_t len, double deadline)
+{
+	while (len) {
+		ssize_t n = recv(fd, buf, len, 0);
+		int rc;
+
+		if (n > 0) {
+			buf += n;
+			len -= (size_t)n;
+			continue;
+		}
+		if (n == 0)
+			return RP_ECTRLCLOSED;
+		if (errno == EINTR)
+			continue;
+		if (errno == ECONNRESET)
+			return RP_ECTRLCLOSED;
+		if (errno != EAGAIN && errno != EWOULDBLOCK) {
+			RP_ERR("recv(control): %s", strerror(errno));
+			return -errno;
+		}
+		rc = wait_fd(fd, POLLIN, deadline);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+int rp_ctrl_recv(int fd, struct rp_msg_hdr *h, uint8_t *payload, size_t cap,
+		 double deadline)
+{
+	uint8_t hdr[RP_PROTO_HDR_LEN];
+	const char *why = NULL;
+	int rc;
+
+	rc = recv_all(fd, hdr, sizeof(hdr), deadline);
+	if (rc)
+		return rc;
+	rc = rp_proto_parse_hdr(hdr, sizeof(hdr), h, &why);
+	if (rc) {
+		RP_ERR("bad control message header: %s", why ? why : "?");
+		return rc;
+	}
+	if (h->length > cap) {
+		RP_ERR("control message of %u bytes exceeds buffer", h->length);
+		return RP_EPROTO;
+	}
+	return recv_all(fd, payload, h->length, deadline);
+}
+
+void rp_ctrl_close(int *fd)
+{
+	if (*fd < 0)
+		return;
+	close(*fd);
+	*fd = -1;
+}

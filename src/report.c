@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: MIT
+/* The result of one transfer, as a summary line or one JSON object. */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <errno.h>
+#include <json-c/json.h>
+
+#include "rdmapush/csum.h"
+#include "rdmapush/err.h"
+#include "rdmapush/report.h"
+#include "rdmapush/trace.h"
+
+static double throughput_bps(const struct rp_report *r)
+{
+	return r->seconds > 0 ? (double)r->bytes * 8.0 / r->seconds : 0.0;
+}
+
+/* json-c's add functions fail only on allocation failure. */
+static int add(struct json_object *o, const char *k, struct json_object *v)
+{
+	if (!v)
+		return -ENOMEM;
+	if (json_object_object_add(o, k, v)) {
+		json_object_put(v);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static int fill(struct json_object *o, const struct rp_report *r)
+{
+	char hex[33];
+	int rc = 0;
+
+	rc |= add(o, "role", json_object_new_string(r->role));
+	rc |= add(o, "name", json_object_new_string(r->name ? r->name : ""));
+	rc |= add(o, "peer", json_object_new_string(r->peer ? r->peer : ""));
+	rc |= add(o, "status", json_object_new_string(r->rc ? "error" : "ok"));
+	if (r->rc) {
+		rc |= add(o, "error", json_object_new_string(rp_strerror(r->rc)));
+		rc |= add(o, "error_code",
+			  json_object_new_string(rp_err_name(r->rc)));
+		rc |= add(o, "exit_code",
+			  json_object_new_int(rp_err_exit_code(r->rc)));
+	}
+	rc |= add(o, "bytes", json_object_new_uint64(r->bytes));
+	rc |= add(o, "seconds", json_object_new_double(r->seconds));
+	rc |= add(o, "throughput_bps", json_object_new_double(throughput_bps(r)));
+	if (r->have_csum)
+		rc |= add(o, "xxh3_128",
+			  json_object_new_string(rp_csum_hex(r->csum, hex)));
+	rc |= add(o, "chunk", json_object_new_int64(r->chunk));
+	rc |= add(o, "window", json_object_new_int64(r->window));
+	rc |= add(o, "local_qpn", json_object_new_int64(r->local_qpn));
+	rc |= add(o, "remote_qpn", json_object_new_int64(r->remote_qpn));
+	rc |= add(o, "gid", json_object_new_string(r->gid ? r->gid : ""));
+	rc |= add(o, "gid_index", json_object_new_int(r->gid_index));
+	return rc ? -ENOMEM : 0;
+}
+
+int rp_report_json(FILE *f, const struct rp_report *r)
+{
+	struct json_object *o = json_object_new_object();
+	int rc;
+
+	if (!o)
+		return -ENOMEM;
+	rc = fill(o, r);
+	if (!rc) {
+		fputs(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN),
+		      f);
+		fputc('\n', f);
+		if (fflush(f))
+			rc = -EIO;
+	}
+	json_object_put(o);
+	return rc;
+}
+
+void rp_report_summary(FILE *f, const struct rp_report *r)
+{
+	char b[32], t[32];
+	const char *verb = r->role[0] == 's' ? "sent" : "received";
+
+	fprintf(f, "rdmapush %s: %s %s: %s in %.2f s, %s\n", r->role, verb,
+		r->name ? r->name : "?",
+		rp_fmt_bytes(b, sizeof(b), r->bytes), r->seconds,
+		rp_fmt_rate(t, sizeof(t), r->bytes, r->seconds));
+}

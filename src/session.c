@@ -1,0 +1,240 @@
+// SPDX-License-Identifier: MIT
+/* What both state machines share: control messages with their traces,
+ * failure reporting to the peer, the transfer record and its teardown. */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "rdmapush/ctrl.h"
+#include "rdmapush/err.h"
+#include "rdmapush/trace.h"
+#include "session_int.h"
+
+volatile sig_atomic_t rp_session_stop;
+
+static void on_stop_signal(int sig)
+{
+	rp_session_stop = sig;
+}
+
+void rp_session_signals(void)
+{
+	/* No SA_RESTART: a signal must interrupt accept() and poll(). */
+	struct sigaction sa = { .sa_handler = on_stop_signal };
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
+double xfer_deadline(const struct xfer *x)
+{
+	return rp_now() + (double)x->o->timeout;
+}
+
+uint32_t xfer_chunk_len(const struct xfer *x, uint64_t seq)
+{
+	uint64_t off = seq * x->chunk;
+	uint64_t left = x->size - off;
+
+	return left < x->chunk ? (uint32_t)left : x->chunk;
+}
+
+const char *gid_text(const uint8_t gid[RP_GID_LEN], char *buf, size_t len)
+{
+	if (!inet_ntop(AF_INET6, gid, buf, (socklen_t)len))
+		snprintf(buf, len, "?");
+	return buf;
+}
+
+static void trace_qp(const char *dir, const char *type,
+		     const struct rp_qp_addr *q, const char *rest)
+{
+	char g[INET6_ADDRSTRLEN];
+
+	RP_TRACE("ctrl", "%s %s qpn=0x%06x psn=0x%06x lid=%u mtu=%u gid=%s%s",
+		 dir, type, q->qpn, q->psn, q->lid, 128u << q->mtu,
+		 gid_text(q->gid, g, sizeof(g)), rest);
+}
+
+void trace_hello(const char *dir, const struct rp_hello *m)
+{
+	char rest[RP_NAME_MAX + 128];
+
+	if (!rp_trace_on())
+		return;
+	snprintf(rest, sizeof(rest),
+		 " name=\"%s\" size=%" PRIu64 " chunk=%u window=%u",
+		 m->name, m->size, m->chunk, m->window);
+	trace_qp(dir, "HELLO", &m->qp, rest);
+}
+
+void trace_mr(const char *dir, const struct rp_mr *m)
+{
+	char rest[160];
+
+	if (!rp_trace_on())
+		return;
+	snprintf(rest, sizeof(rest),
+		 " addr=0x%" PRIx64 " rkey=0x%08x len=%" PRIu64
+		 " chunk=%u window=%u",
+		 m->addr, m->rkey, m->len, m->chunk, m->window);
+	trace_qp(dir, "MR", &m->qp, rest);
+}
+
+void trace_fin(const char *dir, const struct rp_fin *m)
+{
+	char hex[33];
+
+	RP_TRACE("ctrl", "%s FIN bytes=%" PRIu64 " xxh3_128=%s", dir, m->bytes,
+		 rp_csum_hex(m->csum, hex));
+}
+
+void trace_result(const char *dir, uint8_t type, const struct rp_result *m)
+{
+	RP_TRACE("ctrl", "%s %s status=%u (%s) bytes=%" PRIu64 "%s%s%s", dir,
+		 rp_proto_type_name(type), m->status,
+		 rp_proto_status_name(m->status), m->bytes,
+		 m->text_len ? " text=\"" : "", m->text,
+		 m->text_len ? "\"" : "");
+}
+
+int msg_send(struct xfer *x, const uint8_t *buf, int n, const char *what)
+{
+	int rc;
+
+	if (n < 0) {
+		RP_ERR("cannot encode %s: %s", what, rp_strerror(n));
+		return n;
+	}
+	rc = rp_ctrl_send(x->fd, buf, (size_t)n, xfer_deadline(x));
+	if (rc == RP_ETIMEOUT)
+		RP_ERR("timed out sending %s to %s", what, x->peer);
+	else if (rc == RP_ECTRLCLOSED)
+		RP_ERR("%s closed the control connection before %s", x->peer,
+		       what);
+	return rc;
+}
+
+int msg_peer_failure(struct xfer *x, const struct rp_result *res)
+{
+	int rc = rp_proto_status_to_err(res->status);
+
+	x->peer_failed = true;
+	RP_ERR("%s refused or aborted the transfer: %s%s%s", x->peer,
+	       rp_proto_status_name(res->status),
+	       res->text_len ? ": " : "", res->text);
+	return rc;
+}
+
+/* An ERR, or an ACK carrying a failure, in place of what we expected. */
+static int peer_result(struct xfer *x, const struct rp_msg_hdr *h,
+		       const uint8_t *buf, uint8_t want)
+{
+	struct rp_result res;
+	const char *why = NULL;
+	int rc = rp_proto_unpack_result(buf, h->length, &res, &why);
+
+	if (rc) {
+		RP_ERR("malformed %s from %s: %s", rp_proto_type_name(h->type),
+		       x->peer, why ? why : "?");
+		return rc;
+	}
+	trace_result("<-", h->type, &res);
+	if (h->type == want && res.status == RP_ST_OK)
+		return 0;
+	if (res.status == RP_ST_OK) {
+		RP_ERR("%s sent ERR with status ok", x->peer);
+		return RP_EPROTO;
+	}
+	return msg_peer_failure(x, &res);
+}
+
+int msg_recv(struct xfer *x, uint8_t want, uint8_t *buf, uint32_t *len,
+	     const char *phase)
+{
+	struct rp_msg_hdr h;
+	int rc = rp_ctrl_recv(x->fd, &h, buf, RP_PROTO_MAX_PAYLOAD,
+			      xfer_deadline(x));
+
+	if (rc == RP_ETIMEOUT) {
+		RP_ERR("timed out after %d s waiting for %s from %s",
+		       x->o->timeout, phase, x->peer);
+		return rc;
+	}
+	if (rc == RP_ECTRLCLOSED) {
+		RP_ERR("%s closed the control connection while we waited for %s",
+		       x->peer, phase);
+		x->peer_failed = true;
+		return rc;
+	}
+	if (rc)
+		return rc;
+	*len = h.length;
+	if (h.type == RP_MSG_ERR || (h.type == RP_MSG_ACK && want == RP_MSG_ACK))
+		return peer_result(x, &h, buf, want);
+	if (h.type != want) {
+		RP_ERR("expected %s from %s, got %s", rp_proto_type_name(want),
+		       x->peer, rp_proto_type_name(h.type));
+		return RP_EUNEXPECTED;
+	}
+	return 0;
+}
+
+void xfer_send_failure(struct xfer *x, uint8_t type, int rc)
+{
+	uint8_t buf[RP_PROTO_MAX_MSG];
+	struct rp_result res = { .status = rp_proto_status_from_err(rc) };
+	int n;
+
+	if (x->fd < 0 || x->peer_failed)
+		return;
+	snprintf(res.text, sizeof(res.text), "%s", rp_strerror(rc));
+	res.text_len = (uint16_t)strlen(res.text);
+	n = rp_proto_pack_result(buf, sizeof(buf), type, &res);
+	if (n < 0)
+		return;
+	trace_result("->", type, &res);
+	/* Best effort, briefly: the peer may be the reason we are failing. */
+	if (rp_ctrl_send(x->fd, buf, (size_t)n, rp_now() + 2.0))
+		RP_TRACE("ctrl", "could not tell %s why we stopped", x->peer);
+}
+
+void xfer_report_verbs(struct xfer *x)
+{
+	x->rep.local_qpn = x->local.qpn;
+	x->rep.remote_qpn = x->remote.qpn;
+	snprintf(x->gid, sizeof(x->gid), "%s", rp_verbs_gid_str(x->v));
+	x->rep.gid = x->gid;
+	x->rep.gid_index = rp_verbs_gid_index(x->v);
+}
+
+void xfer_report(struct xfer *x, int rc)
+{
+	x->rep.rc = rc;
+	x->rep.name = x->name;
+	x->rep.peer = x->peer;
+	x->rep.seconds = rp_now() - x->start;
+	x->rep.chunk = x->chunk;
+	x->rep.window = x->window;
+	if (!rc && !x->o->quiet)
+		rp_report_summary(stderr, &x->rep);
+	if (x->o->json)
+		rp_report_json(stdout, &x->rep);
+}
+
+void xfer_release(struct xfer *x)
+{
+	rp_verbs_close(x->v);
+	x->v = NULL;
+	x->ring = NULL;
+	rp_csum_free(x->csum);
+	x->csum = NULL;
+	rp_ctrl_close(&x->fd);
+}

@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: MIT */
+/* Internal to the session: what the sender and receiver state machines
+ * share (control messages with tracing, the transfer record, signals). */
+#ifndef RDMAPUSH_SESSION_INT_H
+#define RDMAPUSH_SESSION_INT_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "rdmapush/csum.h"
+#include "rdmapush/opts.h"
+#include "rdmapush/proto.h"
+#include "rdmapush/report.h"
+#include "rdmapush/verbs.h"
+
+/* One transfer, on either side. */
+struct xfer {
+	const struct rp_opts *o;
+	int fd;			/* control connection */
+	struct rp_verbs *v;
+	uint8_t *ring;
+	uint32_t chunk;
+	uint32_t window;
+	uint64_t size;
+	uint64_t nchunks;
+	struct rp_csum *csum;
+	struct rp_qp_addr local;
+	struct rp_qp_addr remote;
+	struct rp_report rep;
+	char name[RP_NAME_MAX + 1];
+	char peer[80];
+	char gid[48];		/* GID in use, text: outlives the verbs context */
+	double start;
+	/* The peer has already said why it stopped: don't send ERR back. */
+	bool peer_failed;
+};
+
+/* Set by SIGINT/SIGTERM; polled by every wait. */
+extern volatile sig_atomic_t rp_session_stop;
+void rp_session_signals(void);
+
+/* Absolute deadline o->timeout seconds from now. */
+double xfer_deadline(const struct xfer *x);
+/* Length of chunk seq (the last one may be short). */
+uint32_t xfer_chunk_len(const struct xfer *x, uint64_t seq);
+/* Wire status and text for a local failure, sent best-effort as type. */
+void xfer_send_failure(struct xfer *x, uint8_t type, int rc);
+/* Fill the report's RDMA fields from the open verbs context. */
+void xfer_report_verbs(struct xfer *x);
+/* Print summary and/or JSON for the finished transfer. */
+void xfer_report(struct xfer *x, int rc);
+/* Release verbs, checksum state and the control socket. */
+void xfer_release(struct xfer *x);
+
+/*
+ * Send one message already packed (n > 0 bytes) or propagate the packing
+ * error; trace it by type.
+ */
+int msg_send(struct xfer *x, const uint8_t *buf, int n, const char *what);
+/*
+ * Receive the next message, which must be of type want. An ERR (or an
+ * ACK with a failure status) from the peer is reported and turned into
+ * the matching local error; anything else unexpected is RP_EUNEXPECTED.
+ * The payload lands in buf (RP_PROTO_MAX_PAYLOAD bytes); *len its size.
+ */
+int msg_recv(struct xfer *x, uint8_t want, uint8_t *buf, uint32_t *len,
+	     const char *phase);
+/* Peer-failure message in res: report it and map to a local error. */
+int msg_peer_failure(struct xfer *x, const struct rp_result *res);
+
+void trace_hello(const char *dir, const struct rp_hello *m);
+void trace_mr(const char *dir, const struct rp_mr *m);
+void trace_fin(const char *dir, const struct rp_fin *m);
+void trace_result(const char *dir, uint8_t type, const struct rp_result *m);
+/* GID bytes as IPv6 text. */
+const char *gid_text(const uint8_t gid[RP_GID_LEN], char *buf, size_t len);
+
+#endif

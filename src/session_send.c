@@ -1,0 +1,327 @@
+// SPDX-License-Identifier: MIT
+/* The sender's state machine: connect, HELLO, MR, RTR/RTS, chunked RDMA
+ * Writes with immediate under the receiver's credit, FIN, ACK. */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "rdmapush/ctrl.h"
+#include "rdmapush/err.h"
+#include "rdmapush/fileio.h"
+#include "rdmapush/session.h"
+#include "rdmapush/trace.h"
+#include "session_int.h"
+
+/* Sender-side progress through the data phase. */
+struct send_state {
+	struct rp_src src;
+	struct rp_mr mr;
+	uint64_t posted;	/* writes posted */
+	uint64_t written;	/* write completions seen */
+	uint64_t credited;	/* chunks the receiver has on disk */
+	struct rp_progress prog;
+};
+
+static int open_verbs(struct xfer *x)
+{
+	struct sockaddr_storage ss;
+	socklen_t sl;
+	struct rp_verbs_cfg cfg = {
+		.dev_name = x->o->dev,
+		.ib_port = x->o->ib_port,
+		.gid_index = x->o->gid_index,
+		.remote_write = false,
+		.max_send_wr = x->window + 1,
+		.max_recv_wr = x->window + 1,
+	};
+	int rc = rp_ctrl_local_addr(x->fd, &ss, &sl);
+
+	if (rc)
+		return rc;
+	cfg.local_addr = (struct sockaddr *)&ss;
+	cfg.local_addr_len = sl;
+	rc = rp_verbs_open(&x->v, &cfg);
+	if (rc)
+		return rc;
+	rp_verbs_local(x->v, &x->local);
+	xfer_report_verbs(x);
+	return 0;
+}
+
+static int send_hello(struct xfer *x)
+{
+	uint8_t buf[RP_PROTO_MAX_MSG];
+	struct rp_hello h = {
+		.qp = x->local,
+		.size = x->size,
+		.chunk = x->chunk,
+		.window = x->window,
+		.name_len = (uint16_t)strlen(x->name),
+	};
+
+	memcpy(h.name, x->name, h.name_len + 1);
+	trace_hello("->", &h);
+	return msg_send(x, buf, rp_proto_pack_hello(buf, sizeof(buf), &h),
+			"HELLO");
+}
+
+/* The receiver may shrink chunk and window, never grow them. */
+static int recv_mr(struct xfer *x, struct rp_mr *mr)
+{
+	uint8_t buf[RP_PROTO_MAX_PAYLOAD];
+	const char *why = NULL;
+	uint32_t len;
+	int rc = msg_recv(x, RP_MSG_MR, buf, &len, "MR (the receiver's answer)");
+
+	if (rc)
+		return rc;
+	rc = rp_proto_unpack_mr(buf, len, mr, &why);
+	if (rc) {
+		RP_ERR("malformed MR from %s: %s", x->peer, why ? why : "?");
+		return rc;
+	}
+	trace_mr("<-", mr);
+	if (mr->chunk > x->chunk || mr->window > x->window ||
+	    mr->chunk < RP_MIN_CHUNK) {
+		RP_ERR("MR from %s offers chunk %u x window %u, outside the "
+		       "requested %u x %u", x->peer, mr->chunk, mr->window,
+		       x->chunk, x->window);
+		return RP_EPROTO;
+	}
+	x->chunk = mr->chunk;
+	x->window = mr->window;
+	x->remote = mr->qp;
+	x->rep.remote_qpn = mr->qp.qpn;
+	return 0;
+}
+
+static int post_credit_recvs(struct xfer *x)
+{
+	for (uint32_t i = 0; i < x->window; i++) {
+		int rc = rp_verbs_post_recv(x->v, i);
+
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/* Read the next chunk into its slot and write it to the receiver's slot. */
+static int post_next(struct xfer *x, struct send_state *s)
+{
+	uint64_t seq = s->posted;
+	size_t off = (size_t)(seq % x->window) * x->chunk;
+	uint32_t len = xfer_chunk_len(x, seq);
+	int rc = rp_fileio_src_read(&s->src, x->ring + off, len,
+				    seq * x->chunk);
+
+	if (rc)
+		return rc;
+	rp_csum_update(x->csum, x->ring + off, len);
+	rc = rp_verbs_post_write_imm(x->v, seq, off, len, s->mr.addr + off,
+				     s->mr.rkey, (uint32_t)seq);
+	if (rc)
+		return rc;
+	s->posted++;
+	return 0;
+}
+
+/* A slot is free when our write from it completed and the receiver
+ * has drained it (its credit). */
+static bool can_post(const struct xfer *x, const struct send_state *s)
+{
+	return s->posted < x->nchunks &&
+	       s->posted < s->credited + x->window &&
+	       s->posted < s->written + x->window;
+}
+
+static int handle_wc(struct xfer *x, struct send_state *s,
+		     const struct rp_wc *wc)
+{
+	switch (wc->op) {
+	case RP_WC_WRITE:
+		s->written++;
+		return 0;
+	case RP_WC_RECV_SEND_IMM:
+		if (wc->imm > s->posted || wc->imm < s->credited) {
+			RP_ERR("credit %u from %s out of range (%" PRIu64
+			       " posted, %" PRIu64 " credited)", wc->imm,
+			       x->peer, s->posted, s->credited);
+			return RP_EPROTO;
+		}
+		s->credited = wc->imm;
+		return rp_verbs_post_recv(x->v, wc->wr_id);
+	default:
+		RP_ERR("unexpected completion %s", rp_wc_op_name(wc->op));
+		return RP_EINTERNAL;
+	}
+}
+
+/* The peer wrote on the control channel mid-data: only ERR makes sense. */
+static int peer_spoke(struct xfer *x)
+{
+	uint8_t buf[RP_PROTO_MAX_PAYLOAD];
+	uint32_t len;
+	int rc = msg_recv(x, RP_MSG_ERR, buf, &len, "data credits");
+
+	return rc ? rc : RP_EPROTO;
+}
+
+static void trace_milestone(const struct xfer *x, uint64_t done,
+			    uint64_t *next_mark)
+{
+	if (done < *next_mark || !x->nchunks)
+		return;
+	RP_TRACE("data", "%" PRIu64 "/%" PRIu64 " chunks on the receiver's "
+		 "disk (%" PRIu64 "%%)", done, x->nchunks,
+		 done * 100 / x->nchunks);
+	*next_mark = done + (x->nchunks + 3) / 4;
+}
+
+static int data_phase(struct xfer *x, struct send_state *s)
+{
+	struct rp_wc wc[16];
+	double deadline = xfer_deadline(x);
+	uint64_t mark = 1;
+	int rc = 0;
+
+	rp_progress_start(&s->prog, x->size);
+	while (s->credited < x->nchunks) {
+		while (can_post(x, s)) {
+			rc = post_next(x, s);
+			if (rc)
+				goto out;
+		}
+		rc = rp_verbs_next(x->v, wc, 16, x->fd, deadline);
+		if (rc == 0)
+			rc = peer_spoke(x);
+		if (rc == RP_ETIMEOUT)
+			RP_ERR("no progress for %d s in the data phase "
+			       "(%" PRIu64 "/%" PRIu64 " chunks acknowledged)",
+			       x->o->timeout, s->credited, x->nchunks);
+		if (rc < 0)
+			goto out;
+		for (int i = 0; i < rc; i++) {
+			int err = handle_wc(x, s, &wc[i]);
+
+			if (err) {
+				rc = err;
+				goto out;
+			}
+		}
+		deadline = xfer_deadline(x);
+		trace_milestone(x, s->credited, &mark);
+		rp_progress_update(&s->prog,
+				   s->credited >= x->nchunks ? x->size :
+				   s->credited * x->chunk);
+	}
+	rc = 0;
+out:
+	rp_progress_end(&s->prog);
+	return rc;
+}
+
+static int send_fin_recv_ack(struct xfer *x)
+{
+	uint8_t buf[RP_PROTO_MAX_MSG];
+	struct rp_fin fin = { .bytes = x->size };
+	uint32_t len;
+	int rc;
+
+	rp_csum_final(x->csum, fin.csum);
+	memcpy(x->rep.csum, fin.csum, RP_CSUM_LEN);
+	x->rep.have_csum = true;
+	trace_fin("->", &fin);
+	rc = msg_send(x, buf, rp_proto_pack_fin(buf, sizeof(buf), &fin), "FIN");
+	if (rc)
+		return rc;
+	return msg_recv(x, RP_MSG_ACK, buf, &len,
+			"ACK (the receiver verifying and syncing the file)");
+}
+
+static int prepare(struct xfer *x, struct send_state *s)
+{
+	const char *name = x->o->as_name ? x->o->as_name :
+			   rp_fileio_basename(x->o->file);
+	const char *why = NULL;
+	int rc = rp_fileio_check_name(name, strlen(name), &why);
+
+	if (rc) {
+		RP_ERR("cannot send as \"%s\": %s", name, why ? why : "?");
+		return rc;
+	}
+	snprintf(x->name, sizeof(x->name), "%s", name);
+	rc = rp_fileio_src_open(&s->src, x->o->file);
+	if (rc)
+		return rc;
+	x->size = s->src.size;
+	x->nchunks = (x->size + x->chunk - 1) / x->chunk;
+	if (x->nchunks > UINT32_MAX) {
+		RP_ERR("%s needs %" PRIu64 " chunks; use a larger --chunk",
+		       x->o->file, x->nchunks);
+		return RP_ELIMIT;
+	}
+	return rp_csum_new(&x->csum);
+}
+
+static int handshake(struct xfer *x, struct send_state *s)
+{
+	int rc;
+
+	rc = rp_ctrl_connect(x->o->host, x->o->port, xfer_deadline(x), &x->fd);
+	if (rc)
+		return rc;
+	rp_ctrl_tune(x->fd, x->o->timeout);
+	rc = open_verbs(x);
+	if (!rc)
+		rc = send_hello(x);
+	if (!rc)
+		rc = recv_mr(x, &s->mr);
+	if (rc)
+		return rc;
+	x->nchunks = (x->size + x->chunk - 1) / x->chunk;
+	rc = rp_verbs_reg_ring(x->v, (size_t)x->chunk * x->window,
+			       (void **)&x->ring, &(uint32_t){ 0 });
+	if (!rc)
+		rc = post_credit_recvs(x);
+	if (!rc)
+		rc = rp_verbs_connect(x->v, &x->remote);
+	return rc;
+}
+
+int rp_session_send(const struct rp_opts *o)
+{
+	struct xfer x = {
+		.o = o, .fd = -1, .chunk = o->chunk, .window = o->window,
+		.rep = { .role = "send" },
+	};
+	struct send_state s = { .src = { .fd = -1 } };
+	int rc;
+
+	rp_session_signals();
+	x.start = rp_now();
+	snprintf(x.peer, sizeof(x.peer), "%s:%u", o->host, o->port);
+	rc = prepare(&x, &s);
+	if (!rc)
+		rc = handshake(&x, &s);
+	if (!rc)
+		rc = data_phase(&x, &s);
+	if (!rc)
+		rc = send_fin_recv_ack(&x);
+	if (rc == RP_EINTERRUPTED)
+		RP_ERR("interrupted by signal %d", (int)rp_session_stop);
+	if (rc)
+		xfer_send_failure(&x, RP_MSG_ERR, rc);
+	x.rep.bytes = rc ? s.credited * x.chunk : x.size;
+	if (x.rep.bytes > x.size)
+		x.rep.bytes = x.size;
+	xfer_report(&x, rc);
+	xfer_release(&x);
+	rp_fileio_src_close(&s.src);
+	return rc;
+}
