@@ -324,10 +324,11 @@ static int serve_one(const struct rp_opts *o, int dirfd, int fd,
 		     const char *peer)
 {
 	struct xfer x = { .o = o, .fd = fd, .rep = { .role = "recv" } };
-	struct recv_state r = { .dirfd = dirfd, .dst = { .fd = -1 } };
+	struct recv_state r = { .dirfd = dirfd };
 	struct rp_hello h;
 	int rc;
 
+	rp_fileio_dst_init(&r.dst);
 	x.start = rp_now();
 	snprintf(x.peer, sizeof(x.peer), "%s", peer);
 	rp_ctrl_tune(fd, o->timeout);

@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# modes: one two
+# --trace shows the QP driven RESET->INIT->RTR->RTS on both sides and the
+# control messages HELLO, MR, FIN, ACK in order; --json is valid JSON.
+. "$(dirname "$0")/lib.sh"
+
+DST=/tmp/e2e-trace
+fresh_dir "$RCV" "$DST" >/dev/null
+mkdata "$SND" /tmp/e2e-src/traced 200000 >/dev/null
+recv_bg trace "--once -t -J -o $DST" || { fail "receiver start" "did not listen"; exit 1; }
+snd=$(send "-t -J -c 64K" /tmp/e2e-src/traced "$RCV_IP" 2>&1)
+src=$?
+rcv=$(recv_wait trace)
+rrc=$?
+[ $src -eq 0 ] && [ $rrc -eq 0 ] && ok "traced push succeeded" ||
+	fail "traced push" "sender $src, receiver $rrc"
+
+# in_order TEXT PATTERN...: each pattern matches a later line than the last.
+in_order() {
+	local text=$1 line=0 n
+	shift
+	for p in "$@"; do
+		n=$(echo "$text" | grep -n -E "$p" | cut -d: -f1 |
+			awk -v after="$line" '$1 > after { print; exit }')
+		[ -n "$n" ] || { echo "missing after line $line: $p"; return 1; }
+		line=$n
+	done
+}
+
+for side in send recv; do
+	if [ $side = send ]; then t=$snd; else t=$rcv; fi
+	if why=$(in_order "$t" 'QP .*created' '-> INIT' '-> RTR' '-> RTS'); then
+		ok "$side trace: QP RESET->INIT->RTR->RTS in order"
+	else
+		fail "$side trace: QP transitions" "$why"
+	fi
+	if why=$(in_order "$t" 'state now INIT' 'state now RTR' 'state now RTS'); then
+		ok "$side trace: each state read back with ibv_query_qp"
+	else
+		fail "$side trace: state read back" "$why"
+	fi
+	if [ $side = send ]; then
+		why=$(in_order "$t" '-> HELLO' '<- MR' '-> FIN' '<- ACK')
+	else
+		why=$(in_order "$t" '<- HELLO' '-> MR' '<- FIN' '-> ACK')
+	fi
+	[ $? -eq 0 ] && ok "$side trace: HELLO, MR, FIN, ACK in order" ||
+		fail "$side trace: control messages" "$why"
+	json=$(echo "$t" | grep '^{')
+	if echo "$json" | python3 -c 'import json,sys; d=json.loads(sys.stdin.read()); assert d["status"]=="ok" and d["bytes"]==200000 and len(d["xxh3_128"])==32 and d["local_qpn"]>0, d' 2>&1; then
+		ok "$side --json: one valid object with status, bytes, checksum, QPNs"
+	else
+		fail "$side --json" "not the expected object: $json"
+	fi
+done
+echo "$snd" | grep -E 'verbs|ctrl' | head -60 >/tmp/rdmapush-last-trace.txt
+exit 0
