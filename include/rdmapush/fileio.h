@@ -51,10 +51,19 @@ struct rp_dst {
 };
 
 /*
+ * Put d in the closed state (fd = dirfd = -1), so that
+ * rp_fileio_dst_abort() on it is a no-op. rp_fileio_dst_open() does this
+ * itself; call it only if abort may run before open (a teardown ladder).
+ */
+void rp_fileio_dst_init(struct rp_dst *d);
+
+/*
  * Check name, refuse an existing entry unless force (RP_EEXIST; never
  * replace a directory or follow a symlink), refuse sizes above the free
  * space of the directory's file system (RP_ENOSPACE), then create the
- * temporary file and size it. 0 or an error (reported).
+ * temporary file and size it. 0 or an error (reported); on error nothing
+ * is left behind and d is closed. d must not hold an open file.
+ * RDMAPUSH_NO_TMPFILE=1 in the environment skips O_TMPFILE (for tests).
  */
 int rp_fileio_dst_open(struct rp_dst *d, int dirfd, const char *name,
 		       uint64_t size, bool force)

@@ -1,0 +1,752 @@
+// SPDX-License-Identifier: MIT
+/* Unit tests of fileio (names, source, atomic destination) and csum. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "rdmapush/csum.h"
+#include "rdmapush/err.h"
+#include "rdmapush/fileio.h"
+
+/* One fresh directory per test; named forces the hidden-temp path. */
+struct fixture {
+	char dir[64];
+	int dirfd;
+	bool named;
+};
+
+static struct fixture anon_fx = { .named = false };
+static struct fixture named_fx = { .named = true };
+
+static void remove_tree(int dirfd)
+{
+	DIR *dp;
+	struct dirent *de;
+	int fd = dup(dirfd);
+
+	assert_true(fd >= 0);
+	dp = fdopendir(fd);
+	assert_non_null(dp);
+	/* The dup shares its offset with dirfd, which may be at the end. */
+	rewinddir(dp);
+	while ((de = readdir(dp)) != NULL) {
+		int sub;
+
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		if (unlinkat(dirfd, de->d_name, 0) == 0)
+			continue;
+		sub = openat(dirfd, de->d_name, O_RDONLY | O_DIRECTORY);
+		assert_true(sub >= 0);
+		remove_tree(sub);
+		close(sub);
+		assert_int_equal(unlinkat(dirfd, de->d_name, AT_REMOVEDIR), 0);
+	}
+	closedir(dp);
+}
+
+static int fx_setup(void **state)
+{
+	struct fixture *fx = *state;
+
+	snprintf(fx->dir, sizeof(fx->dir), "/tmp/rp-test-fileio-XXXXXX");
+	if (!mkdtemp(fx->dir))
+		return -1;
+	fx->dirfd = open(fx->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fx->dirfd < 0)
+		return -1;
+	if (fx->named)
+		setenv("RDMAPUSH_NO_TMPFILE", "1", 1);
+	else
+		unsetenv("RDMAPUSH_NO_TMPFILE");
+	return 0;
+}
+
+static int fx_teardown(void **state)
+{
+	struct fixture *fx = *state;
+
+	remove_tree(fx->dirfd);
+	close(fx->dirfd);
+	unsetenv("RDMAPUSH_NO_TMPFILE");
+	return rmdir(fx->dir);
+}
+
+/* Number of entries in the directory; the only one's name into only. */
+static int count_entries(int dirfd, char *only, size_t len)
+{
+	DIR *dp;
+	struct dirent *de;
+	int n = 0;
+	int fd = dup(dirfd);
+
+	assert_true(fd >= 0);
+	dp = fdopendir(fd);
+	assert_non_null(dp);
+	rewinddir(dp);
+	while ((de = readdir(dp)) != NULL) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		if (only)
+			snprintf(only, len, "%s", de->d_name);
+		n++;
+	}
+	closedir(dp);
+	return n;
+}
+
+static void put_file(int dirfd, const char *name, const char *text)
+{
+	int fd = openat(dirfd, name, O_CREAT | O_EXCL | O_WRONLY, 0600);
+	size_t len = strlen(text);
+
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, len), (ssize_t)len);
+	assert_int_equal(close(fd), 0);
+}
+
+/* Content of name (not following a symlink) as a string. */
+static void get_file(int dirfd, const char *name, char *buf, size_t len)
+{
+	int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW);
+	ssize_t n;
+
+	assert_true(fd >= 0);
+	n = read(fd, buf, len - 1);
+	assert_true(n >= 0);
+	buf[n] = '\0';
+	close(fd);
+}
+
+static void check_regular(int dirfd, const char *name, const char *text)
+{
+	char buf[4096];
+	struct stat st;
+
+	assert_int_equal(fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW), 0);
+	assert_true(S_ISREG(st.st_mode));
+	assert_int_equal(st.st_mode & 07777, 0644);
+	assert_int_equal(st.st_size, (off_t)strlen(text));
+	get_file(dirfd, name, buf, sizeof(buf));
+	assert_string_equal(buf, text);
+}
+
+/* Open, write text in two pieces (second half first), no commit. */
+static void receive(struct fixture *fx, struct rp_dst *d, const char *name,
+		    const char *text, bool force)
+{
+	size_t len = strlen(text);
+	size_t half = len / 2;
+
+	assert_int_equal(rp_fileio_dst_open(d, fx->dirfd, name, len, force), 0);
+	assert_int_equal(d->anon, !fx->named);
+	assert_int_equal(rp_fileio_dst_write(d, text + half, len - half, half),
+			 0);
+	assert_int_equal(rp_fileio_dst_write(d, text, half, 0), 0);
+}
+
+/* --- names ---------------------------------------------------------------- */
+
+static void expect_bad(const char *name, size_t len, const char *why_want)
+{
+	const char *why = NULL;
+
+	assert_int_equal(rp_fileio_check_name(name, len, &why), RP_EBADNAME);
+	assert_non_null(why);
+	assert_string_equal(why, why_want);
+}
+
+static void test_check_name(void **state)
+{
+	char longname[300];
+	const char *why = NULL;
+
+	(void)state;
+	assert_int_equal(rp_fileio_check_name("a", 1, &why), 0);
+	assert_int_equal(rp_fileio_check_name("big.iso", 7, &why), 0);
+	assert_int_equal(rp_fileio_check_name("...", 3, &why), 0);
+	assert_int_equal(rp_fileio_check_name(".a", 2, &why), 0);
+	assert_int_equal(rp_fileio_check_name("..a", 3, &why), 0);
+	assert_int_equal(rp_fileio_check_name("a b~\x80\xff", 6, &why), 0);
+	assert_null(why);
+	/* len bytes count, not the NUL terminator. */
+	assert_int_equal(rp_fileio_check_name("abc/def", 3, &why), 0);
+	/* NULL why is allowed. */
+	assert_int_equal(rp_fileio_check_name("", 0, NULL), RP_EBADNAME);
+
+	memset(longname, 'x', sizeof(longname));
+	assert_int_equal(rp_fileio_check_name(longname, 255, &why), 0);
+	expect_bad(longname, 256, "longer than 255 bytes");
+	expect_bad(longname, sizeof(longname), "longer than 255 bytes");
+
+	expect_bad("", 0, "empty name");
+	expect_bad(".", 1, "'.' and '..' are not file names");
+	expect_bad("..", 2, "'.' and '..' are not file names");
+	expect_bad("a/b", 3, "contains '/'");
+	expect_bad("/etc/passwd", 11, "contains '/'");
+	expect_bad("../x", 4, "contains '/'");
+	expect_bad("a/", 2, "contains '/'");
+	expect_bad("a\0b", 3, "contains a NUL byte");
+	expect_bad("a\x01" "b", 3, "contains a control character");
+	expect_bad("a\x7f", 2, "contains a control character");
+	expect_bad("\x1b[2J", 4, "contains a control character");
+	expect_bad("a\nb", 3, "contains a control character");
+	expect_bad("a\x1f", 2, "contains a control character");
+}
+
+static void test_basename(void **state)
+{
+	(void)state;
+	assert_string_equal(rp_fileio_basename("big.iso"), "big.iso");
+	assert_string_equal(rp_fileio_basename("/srv/in/big.iso"), "big.iso");
+	assert_string_equal(rp_fileio_basename("./a"), "a");
+	assert_string_equal(rp_fileio_basename("dir/"), "");
+	assert_string_equal(rp_fileio_basename("/"), "");
+	assert_string_equal(rp_fileio_basename(""), "");
+}
+
+/* --- destination -------------------------------------------------------- */
+
+static const char text[] = "hello, rdmapush: 0123456789abcdef\n";
+
+static void test_commit(void **state)
+{
+	struct fixture *fx = *state;
+	struct rp_dst d;
+	char only[300];
+
+	receive(fx, &d, "out.bin", text, false);
+	/* Only the named path shows anything before the commit. */
+	assert_int_equal(count_entries(fx->dirfd, only, sizeof(only)),
+			 fx->named ? 1 : 0);
+	if (fx->named) {
+		assert_string_equal(only, d.tmpname);
+		assert_true(!strncmp(only, ".out.bin.rdmapush-", 18));
+		assert_int_equal(strlen(only), 18 + 6);
+	}
+	assert_int_equal(rp_fileio_dst_commit(&d, false), 0);
+	assert_true(d.committed);
+	assert_int_equal(d.fd, -1);
+	check_regular(fx->dirfd, "out.bin", text);
+	assert_int_equal(count_entries(fx->dirfd, only, sizeof(only)), 1);
+	assert_string_equal(only, "out.bin");
+	/* Abort after commit changes nothing; so does a second commit. */
+	rp_fileio_dst_abort(&d);
+	rp_fileio_dst_abort(&d);
+	assert_int_equal(rp_fileio_dst_commit(&d, false), RP_EINTERNAL);
+	check_regular(fx->dirfd, "out.bin", text);
+	assert_int_equal(count_entries(fx->dirfd, NULL, 0), 1);
+}
+
+static void test_commit_empty(void **state)
+{
+	struct fixture *fx = *state;
+	struct rp_dst d;
+
+	assert_int_equal(rp_fileio_dst_open(&d, fx->dirfd, "empty", 0, false),
+			 0);
+	assert_int_equal(rp_fileio_dst_commit(&d, false), 0);
+	check_regular(fx->dirfd, "empty", "");
+	assert_int_equal(count_entries(fx->dirfd, NULL, 0), 1);
+}
+
+/* 255-byte names: the hidden temp name must be cut to fit. */
+static void test_commit_long_name(void **state)
+{
+	struct fixture *fx = *state;
+	char name[RP_NAME_MAX + 1];
+	char only[300];
+	struct rp_dst d;
+
+	memset(name, 'n', RP_NAME_MAX);
+	name[RP_NAME_MAX] = '\0';
+	receive(fx, &d, name, text, false);
+	if (fx->named)
+		assert_true(strlen(d.tmpname) <= RP_NAME_MAX);
+	assert_int_equal(rp_fileio_dst_commit(&d, false), 0);
+	check_regular(fx->dirfd, name, text);
+	assert_int_equal(count_entries(fx->dirfd, only, sizeof(only)), 1);
+	assert_string_equal(only, name);
+
+	/* The same through the replace path, which also uses a temp name. */
+	receive(fx, &d, name, "second", true);
+	assert_int_equal(rp_fileio_dst_commit(&d, true), 0);
+	check_regular(fx->dirfd, name, "second");
+	assert_int_equal(count_entries(fx->dirfd, NULL, 0), 1);
+}
+
+static void test_abort(void **state)
+{
+	struct fixture *fx = *state;
+	struct rp_dst d;
+
+	receive(fx, &d, "out.bin", text, false);
+	rp_fileio_dst_abort(&d);
+	assert_int_equal(d.fd, -1);
+	assert_int_equal(count_entries(fx->dirfd, NULL, 0), 0);
+	rp_fileio_dst_abort(&d);
+	assert_int_equal(count_entries(fx->dirfd, NULL, 0), 0);
+}
+
+static void test_init_abort_noop(void **state)
+{
+	struct fixture *fx = *state;
+	struct rp_dst d;
+
+	rp_fileio_dst_init(&d);
+	assert_int_equal(d.fd, -1);
+	rp_fileio_dst_abort(&d);
+	rp_fileio_dst_abort(NULL);
+	/* Zeroed with fd = -1, as the header promises. */
+	memset(&d, 0, sizeof(d));
+	d.fd = -1;
+	rp_fileio_dst_abort(&d);
+	assert_int_equal(count_entries(fx->dirfd, NULL, 0), 0);
+	/* A failed open leaves d closed: abort is still a no-op. */
+	assert_int_equal(rp_fileio_dst_open(&d, fx->dirfd, "a/b", 1, false),
+			 RP_EBADNAME);
+	assert_int_equal(d.fd, -1);
+	rp_fileio_dst_abort(&d);
+	assert_int_equal(count_entries(fx->dirfd, NULL, 0), 0);
+}
+
+static void test_bad_names_refused(void **state)
+{
+	struct fixture *fx = *state;
+	char longname[300];
+	struct rp_dst d;
+
+	memset(longname, 'x', sizeof(longname) - 1);
+	longname[sizeof(longname) - 1] = '\0';
+	assert_int_equal(rp_fileio_dst_open(&d, fx->dirfd, "../x", 1, true),
+			 RP_EBADNAME);
+	assert_int_equal(rp_fileio_dst_open(&d, fx->dirfd, "", 1, true),
+			 RP_EBADNAME);
+	assert_int_equal(rp_fileio_dst_open(&d, fx->dirfd, "..", 1, true),
+			 RP_EBADNAME);
+	assert_int_equal(rp_fileio_dst_open(&d, fx->dirfd, "\x1b]0;x\a", 1,
+					    true), RP_EBADNAME);
+	assert_int_equal(rp_fileio_dst_open(&d, fx->dirfd, longname, 1, true),
+			 RP_EBADNAME);
+	longname[256] = '\0';
+	assert_int_equal(rp_fileio_dst_open(&d, fx->dirfd, longname, 1, true),
+			 RP_EBADNAME);
+	assert_int_equal(count_entries(fx->dirfd, NULL, 0), 0);
+}
+
+static void test_exists(void **state)
+{
+	struct fixture *fx = *state;
+	struct rp_dst d;
+	struct stat st;
+	char buf[16];
+
+	put_file(fx->dirfd, "out.bin", "old");
+	assert_int_equal(rp_fileio_dst_open(&d, fx->dirfd, "out.bin", 3,
+					    false), RP_EEXIST);
+	assert_int_equal(d.fd, -1);
+	rp_fileio_dst_abort(&d);
+	assert_int_equal(count_entries(fx->dirfd, NULL, 0), 1);
+	/* put_file made it 0600: untouched means its mode too. */
+	assert_int_equal(fstatat(fx->dirfd, "out.bin", &st, 0), 0);
+	assert_int_equal(st.st_mode & 07777, 0600);
+	get_file(fx->dirfd, "out.bin", buf, sizeof(buf));
+	assert_string_equal(buf, "old");
+}
+
+static void test_force_replaces(void **state)
+{
+	struct fixture *fx = *state;
+	struct rp_dst d;
+
+	put_file(fx->dirfd, "out.bin", "old content, longer than the new");
+	receive(fx, &d, "out.bin", text, true);
+	assert_int_equal(rp_fileio_dst_commit(&d, true), 0);
+	check_regular(fx->dirfd, "out.bin", text);
+	assert_int_equal(count_entries(fx->dirfd, NULL, 0), 1);
+}
+
+/* A symlink at the name pointing out of the directory. */
+static void make_outside_link(struct fixture *fx, char *outdir, size_t len,
+			      int *outfd)
+{
+	char target[128];
+
+	snprintf(outdir, len, "/tmp/rp-test-outside-XXXXXX");
+	assert_non_null(mkdtemp(outdir));
+	*outfd = open(outdir, O_RDONLY | O_DIRECTORY);
+	assert_true(*outfd >= 0);
+	put_file(*outfd, "victim", "precious");
+	snprintf(target, sizeof(target), "%s/victim", outdir);
+	assert_int_equal(symlinkat(target, fx->dirfd, "out.bin"), 0);
+}
+
+static void drop_outside(const char *outdir, int outfd)
+{
+	char buf[64];
+	struct stat st;
+
+	/* The link's target is untouched, in content and in mode. */
+	get_file(outfd, "victim", buf, sizeof(buf));
+	assert_string_equal(buf, "precious");
+	assert_int_equal(fstatat(outfd, "victim", &st, 0), 0);
+	assert_int_equal(st.st_mode & 07777, 0600);
+	assert_int_equal(count_entries(outfd, NULL, 0), 1);
+	remove_tree(outfd);
+	close(outfd);
+	assert_int_equal(rmdir(outdir), 0);
+}
+
+static void test_symlink_no_force(void **state)
+{
+	struct fixture *fx = *state;
+	char outdir[64];
+	struct rp_dst d;
+	struct stat st;
+	int outfd;
+
+	make_outside_link(fx, outdir, sizeof(outdir), &outfd);
+	assert_int_equal(rp_fileio_dst_open(&d, fx->dirfd, "out.bin", 3,
+					    false), RP_EEXIST);
+	assert_int_equal(fstatat(fx->dirfd, "out.bin", &st,
+				 AT_SYMLINK_NOFOLLOW), 0);
+	assert_true(S_ISLNK(st.st_mode));
+	assert_int_equal(count_entries(fx->dirfd, NULL, 0), 1);
+	drop_outside(outdir, outfd);
+}
+
+static void test_symlink_force(void **state)
+{
+	struct fixture *fx = *state;
+	char outdir[64];
+	struct rp_dst d;
+	int outfd;
+
+	make_outside_link(fx, outdir, sizeof(outdir), &outfd);
+	receive(fx, &d, "out.bin", text, true);
+	assert_int_equal(rp_fileio_dst_commit(&d, true), 0);
+	/* The link itself was replaced by a regular file. */
+	check_regular(fx->dirfd, "out.bin", text);
+	assert_int_equal(count_entries(fx->dirfd, NULL, 0), 1);
+	drop_outside(outdir, outfd);
+}
+
+static void test_dangling_symlink(void **state)
+{
+	struct fixture *fx = *state;
+	struct rp_dst d;
+
+	assert_int_equal(symlinkat("/nonexistent/rp-target", fx->dirfd,
+				   "out.bin"), 0);
+	assert_int_equal(rp_fileio_dst_open(&d, fx->dirfd, "out.bin", 3,
+					    false), RP_EEXIST);
+	receive(fx, &d, "out.bin", text, true);
+	assert_int_equal(rp_fileio_dst_commit(&d, true), 0);
+	check_regular(fx->dirfd, "out.bin", text);
+	assert_int_equal(access("/nonexistent/rp-target", F_OK), -1);
+}
+
+static void test_directory_never_replaced(void **state)
+{
+	struct fixture *fx = *state;
+	struct rp_dst d;
+	struct stat st;
+
+	assert_int_equal(mkdirat(fx->dirfd, "out.bin", 0755), 0);
+	assert_int_equal(rp_fileio_dst_open(&d, fx->dirfd, "out.bin", 3,
+					    false), RP_EEXIST);
+	assert_int_equal(rp_fileio_dst_open(&d, fx->dirfd, "out.bin", 3,
+					    true), RP_EEXIST);
+	assert_int_equal(fstatat(fx->dirfd, "out.bin", &st, 0), 0);
+	assert_true(S_ISDIR(st.st_mode));
+	assert_int_equal(count_entries(fx->dirfd, NULL, 0), 1);
+}
+
+static void test_fifo_never_replaced(void **state)
+{
+	struct fixture *fx = *state;
+	struct rp_dst d;
+
+	assert_int_equal(mkfifoat(fx->dirfd, "out.bin", 0600), 0);
+	assert_int_equal(rp_fileio_dst_open(&d, fx->dirfd, "out.bin", 3,
+					    true), RP_EEXIST);
+	assert_int_equal(count_entries(fx->dirfd, NULL, 0), 1);
+}
+
+static void test_no_space(void **state)
+{
+	struct fixture *fx = *state;
+	struct rp_dst d;
+
+	assert_int_equal(rp_fileio_dst_open(&d, fx->dirfd, "huge",
+					    (uint64_t)1 << 62, false),
+			 RP_ENOSPACE);
+	assert_int_equal(rp_fileio_dst_open(&d, fx->dirfd, "huge", UINT64_MAX,
+					    true), RP_ENOSPACE);
+	assert_int_equal(d.fd, -1);
+	assert_int_equal(count_entries(fx->dirfd, NULL, 0), 0);
+}
+
+/* The space is claimed at open: the file has its full size already. */
+static void test_space_reserved(void **state)
+{
+	struct fixture *fx = *state;
+	struct rp_dst d;
+	struct stat st;
+
+	assert_int_equal(rp_fileio_dst_open(&d, fx->dirfd, "big", 1 << 20,
+					    false), 0);
+	assert_int_equal(fstat(d.fd, &st), 0);
+	assert_int_equal(st.st_size, 1 << 20);
+	assert_true(st.st_blocks * 512 >= 1 << 20);
+	rp_fileio_dst_abort(&d);
+	assert_int_equal(count_entries(fx->dirfd, NULL, 0), 0);
+}
+
+static void test_appears_before_commit(void **state)
+{
+	struct fixture *fx = *state;
+	char only[300];
+	struct rp_dst d;
+	char buf[64];
+
+	receive(fx, &d, "out.bin", text, false);
+	put_file(fx->dirfd, "out.bin", "intruder");
+	assert_int_equal(rp_fileio_dst_commit(&d, false), RP_EEXIST);
+	assert_false(d.committed);
+	assert_int_equal(d.fd, -1);
+	get_file(fx->dirfd, "out.bin", buf, sizeof(buf));
+	assert_string_equal(buf, "intruder");
+	assert_int_equal(count_entries(fx->dirfd, only, sizeof(only)), 1);
+	assert_string_equal(only, "out.bin");
+	rp_fileio_dst_abort(&d);
+	assert_int_equal(count_entries(fx->dirfd, NULL, 0), 1);
+}
+
+static void test_dir_appears_before_force_commit(void **state)
+{
+	struct fixture *fx = *state;
+	char only[300];
+	struct rp_dst d;
+	struct stat st;
+
+	receive(fx, &d, "out.bin", text, true);
+	assert_int_equal(mkdirat(fx->dirfd, "out.bin", 0755), 0);
+	assert_int_equal(rp_fileio_dst_commit(&d, true), RP_EEXIST);
+	assert_int_equal(fstatat(fx->dirfd, "out.bin", &st, 0), 0);
+	assert_true(S_ISDIR(st.st_mode));
+	assert_int_equal(count_entries(fx->dirfd, only, sizeof(only)), 1);
+	assert_string_equal(only, "out.bin");
+}
+
+/* --- source and directory ------------------------------------------------ */
+
+static void test_src(void **state)
+{
+	struct fixture *fx = *state;
+	char path[128];
+	struct rp_src s;
+	char buf[16];
+
+	put_file(fx->dirfd, "src", "0123456789");
+	snprintf(path, sizeof(path), "%s/src", fx->dir);
+	assert_int_equal(rp_fileio_src_open(&s, path), 0);
+	assert_int_equal(s.size, 10);
+	assert_int_equal(rp_fileio_src_read(&s, buf, 10, 0), 0);
+	assert_memory_equal(buf, "0123456789", 10);
+	assert_int_equal(rp_fileio_src_read(&s, buf, 3, 7), 0);
+	assert_memory_equal(buf, "789", 3);
+	assert_int_equal(rp_fileio_src_read(&s, buf, 0, 10), 0);
+	assert_int_equal(rp_fileio_src_read(&s, buf, 5, 8), -EIO);
+	assert_int_equal(rp_fileio_src_read(&s, buf, 1, 10), -EIO);
+	/* The file shrinks under us. */
+	assert_int_equal(truncate(path, 4), 0);
+	assert_int_equal(rp_fileio_src_read(&s, buf, 10, 0), -EIO);
+	rp_fileio_src_close(&s);
+	assert_int_equal(s.fd, -1);
+	rp_fileio_src_close(&s);
+	rp_fileio_src_close(NULL);
+}
+
+static void test_src_refused(void **state)
+{
+	struct fixture *fx = *state;
+	char path[128];
+	struct rp_src s;
+
+	assert_int_equal(rp_fileio_src_open(&s, fx->dir), RP_ENOTREG);
+	assert_int_equal(s.fd, -1);
+	snprintf(path, sizeof(path), "%s/missing", fx->dir);
+	assert_int_equal(rp_fileio_src_open(&s, path), -ENOENT);
+	assert_int_equal(s.fd, -1);
+	/* A FIFO without a writer: refused at once, not waited on. */
+	assert_int_equal(mkfifoat(fx->dirfd, "fifo", 0600), 0);
+	snprintf(path, sizeof(path), "%s/fifo", fx->dir);
+	assert_int_equal(rp_fileio_src_open(&s, path), RP_ENOTREG);
+	assert_int_equal(rp_fileio_src_open(&s, "/dev/null"), RP_ENOTREG);
+	/* A symlink to a regular file is followed on the sending side. */
+	put_file(fx->dirfd, "real", "abc");
+	assert_int_equal(symlinkat("real", fx->dirfd, "link"), 0);
+	snprintf(path, sizeof(path), "%s/link", fx->dir);
+	assert_int_equal(rp_fileio_src_open(&s, path), 0);
+	assert_int_equal(s.size, 3);
+	rp_fileio_src_close(&s);
+}
+
+static void test_dir_open(void **state)
+{
+	struct fixture *fx = *state;
+	char path[128];
+	int dfd = 123;
+
+	assert_int_equal(rp_fileio_dir_open(fx->dir, &dfd), 0);
+	assert_true(dfd >= 0);
+	assert_true(fcntl(dfd, F_GETFD) & FD_CLOEXEC);
+	close(dfd);
+	put_file(fx->dirfd, "file", "x");
+	snprintf(path, sizeof(path), "%s/file", fx->dir);
+	assert_int_equal(rp_fileio_dir_open(path, &dfd), -ENOTDIR);
+	assert_int_equal(dfd, -1);
+	snprintf(path, sizeof(path), "%s/missing", fx->dir);
+	assert_int_equal(rp_fileio_dir_open(path, &dfd), -ENOENT);
+}
+
+/* --- csum --------------------------------------------------------------- */
+
+/* Expected values from `xxhsum -H2` (xxhash 0.8.1). */
+static void expect_csum(const void *buf, size_t len, const char *want)
+{
+	uint8_t out[RP_CSUM_LEN];
+	struct rp_csum *c = NULL;
+	char hex[33];
+
+	assert_int_equal(rp_csum_new(&c), 0);
+	assert_non_null(c);
+	rp_csum_update(c, buf, len);
+	rp_csum_final(c, out);
+	assert_string_equal(rp_csum_hex(out, hex), want);
+	rp_csum_free(c);
+}
+
+static uint8_t pattern[5000];
+
+static void test_csum_vectors(void **state)
+{
+	static const char fox[] =
+		"The quick brown fox jumps over the lazy dog";
+
+	(void)state;
+	expect_csum("", 0, "99aa06d3014798d86001c324468d497f");
+	expect_csum(NULL, 0, "99aa06d3014798d86001c324468d497f");
+	expect_csum("abc", 3, "06b05ab6733a618578af5f94892f3950");
+	expect_csum(fox, strlen(fox), "ddd650205ca3e7fa24a1cc2e3a8a7651");
+	/* bytes (i * 31 + 7) & 0xff, i < 5000, in a file | xxhsum -H2 */
+	expect_csum(pattern, sizeof(pattern),
+		    "3bf60aa89c7feeaa559fff92c2b7f8ee");
+	rp_csum_free(NULL);
+}
+
+static void test_csum_streaming(void **state)
+{
+	static const size_t steps[] = { 1, 3, 64, 100, 239, 240, 241, 1024,
+					4999 };
+	uint8_t one[RP_CSUM_LEN], piece[RP_CSUM_LEN];
+	struct rp_csum *c;
+	size_t s;
+
+	(void)state;
+	assert_int_equal(rp_csum_new(&c), 0);
+	rp_csum_update(c, pattern, sizeof(pattern));
+	rp_csum_final(c, one);
+	rp_csum_free(c);
+
+	for (s = 0; s < sizeof(steps) / sizeof(steps[0]); s++) {
+		size_t off = 0;
+
+		assert_int_equal(rp_csum_new(&c), 0);
+		while (off < sizeof(pattern)) {
+			size_t n = sizeof(pattern) - off;
+
+			if (n > steps[s])
+				n = steps[s];
+			rp_csum_update(c, pattern + off, n);
+			rp_csum_update(c, pattern + off, 0);
+			off += n;
+			/* final mid-stream must not disturb the state */
+			if (off == 2048 || off == 1000)
+				rp_csum_final(c, piece);
+		}
+		rp_csum_final(c, piece);
+		assert_memory_equal(piece, one, RP_CSUM_LEN);
+		rp_csum_free(c);
+	}
+}
+
+static void test_csum_hex(void **state)
+{
+	uint8_t in[RP_CSUM_LEN];
+	char hex[33];
+	int i;
+
+	(void)state;
+	for (i = 0; i < RP_CSUM_LEN; i++)
+		in[i] = (uint8_t)(i * 0x11);
+	memset(hex, 'Z', sizeof(hex));
+	assert_ptr_equal(rp_csum_hex(in, hex), hex);
+	assert_string_equal(hex, "00112233445566778899aabbccddeeff");
+}
+
+/* Each destination test by name, once per temp-file path where both apply. */
+#define FX(t, fx, tag) { #t "/" tag, t, fx_setup, fx_teardown, &fx }
+#define ANON(t) FX(t, anon_fx, "tmpfile")
+#define BOTH(t) ANON(t), FX(t, named_fx, "named")
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_check_name),
+		cmocka_unit_test(test_basename),
+		BOTH(test_commit),
+		BOTH(test_commit_empty),
+		BOTH(test_commit_long_name),
+		BOTH(test_abort),
+		ANON(test_init_abort_noop),
+		ANON(test_bad_names_refused),
+		ANON(test_exists),
+		BOTH(test_force_replaces),
+		ANON(test_symlink_no_force),
+		BOTH(test_symlink_force),
+		BOTH(test_dangling_symlink),
+		ANON(test_directory_never_replaced),
+		ANON(test_fifo_never_replaced),
+		ANON(test_no_space),
+		BOTH(test_space_reserved),
+		BOTH(test_appears_before_commit),
+		BOTH(test_dir_appears_before_force_commit),
+		ANON(test_src),
+		ANON(test_src_refused),
+		ANON(test_dir_open),
+		cmocka_unit_test(test_csum_vectors),
+		cmocka_unit_test(test_csum_streaming),
+		cmocka_unit_test(test_csum_hex),
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(pattern); i++)
+		pattern[i] = (uint8_t)((i * 31 + 7) & 0xff);
+	/* Created files must be 0644 whatever the umask. */
+	umask(077);
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
