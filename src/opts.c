@@ -1,0 +1,545 @@
+// SPDX-License-Identifier: MIT
+/* Command line: argv -> struct rp_opts, its validation, and the help text. */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rdmapush/err.h"
+#include "rdmapush/opts.h"
+#include "rdmapush/trace.h"
+
+/* Long-only options: values outside the range of any short option. */
+enum {
+	OPT_AS = 256,
+	OPT_PSK,
+};
+
+static const char recv_short[] = ":p:b:o:1fd:i:g:tJqT:h";
+static const struct option recv_long[] = {
+	{ "port",	required_argument, NULL, 'p' },
+	{ "bind",	required_argument, NULL, 'b' },
+	{ "dir",	required_argument, NULL, 'o' },
+	{ "once",	no_argument,	   NULL, '1' },
+	{ "force",	no_argument,	   NULL, 'f' },
+	{ "device",	required_argument, NULL, 'd' },
+	{ "ib-port",	required_argument, NULL, 'i' },
+	{ "gid-index",	required_argument, NULL, 'g' },
+	{ "trace",	no_argument,	   NULL, 't' },
+	{ "json",	no_argument,	   NULL, 'J' },
+	{ "quiet",	no_argument,	   NULL, 'q' },
+	{ "timeout",	required_argument, NULL, 'T' },
+	{ "psk",	required_argument, NULL, OPT_PSK },
+	{ "help",	no_argument,	   NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static const char send_short[] = ":p:c:w:d:i:g:tJqT:h";
+static const struct option send_long[] = {
+	{ "port",	required_argument, NULL, 'p' },
+	{ "as",		required_argument, NULL, OPT_AS },
+	{ "chunk",	required_argument, NULL, 'c' },
+	{ "window",	required_argument, NULL, 'w' },
+	{ "device",	required_argument, NULL, 'd' },
+	{ "ib-port",	required_argument, NULL, 'i' },
+	{ "gid-index",	required_argument, NULL, 'g' },
+	{ "trace",	no_argument,	   NULL, 't' },
+	{ "json",	no_argument,	   NULL, 'J' },
+	{ "quiet",	no_argument,	   NULL, 'q' },
+	{ "timeout",	required_argument, NULL, 'T' },
+	{ "psk",	required_argument, NULL, OPT_PSK },
+	{ "help",	no_argument,	   NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* One line saying what is wrong, one saying where help is; RP_EUSAGE. */
+static int RP_PRINTF(2, 3) usage_error(const char *sub, const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("rdmapush: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	if (sub)
+		fprintf(stderr, "\nTry 'rdmapush %s --help'.\n", sub);
+	else
+		fputs("\nTry 'rdmapush --help'.\n", stderr);
+	return RP_EUSAGE;
+}
+
+/*
+ * Decimal digits only: strtoull alone would accept leading blanks, a '+'
+ * and a '-' that silently wraps around.
+ */
+static int parse_decimal(const char *s, unsigned long long *out, char **end)
+{
+	unsigned long long v;
+
+	if (!s || s[0] < '0' || s[0] > '9')
+		return RP_EUSAGE;
+	errno = 0;
+	v = strtoull(s, end, 10);
+	if (errno)
+		return RP_EUSAGE;
+	*out = v;
+	return 0;
+}
+
+static int parse_range(const char *s, unsigned long long min,
+		       unsigned long long max, unsigned long long *out)
+{
+	unsigned long long v;
+	char *end;
+
+	if (parse_decimal(s, &v, &end) || *end || v < min || v > max)
+		return RP_EUSAGE;
+	*out = v;
+	return 0;
+}
+
+/* Silent: the caller knows which option the text belongs to. */
+int rp_opts_parse_size(const char *s, uint64_t *out)
+{
+	unsigned long long v;
+	unsigned int shift = 0;
+	char *end;
+
+	if (parse_decimal(s, &v, &end))
+		return RP_EUSAGE;
+	switch (*end) {
+	case '\0':
+		break;
+	case 'k':
+	case 'K':
+		shift = 10;
+		break;
+	case 'm':
+	case 'M':
+		shift = 20;
+		break;
+	case 'g':
+	case 'G':
+		shift = 30;
+		break;
+	default:
+		return RP_EUSAGE;
+	}
+	if (shift && end[1] != '\0')
+		return RP_EUSAGE;
+	if (v > (UINT64_MAX >> shift))
+		return RP_EUSAGE;
+	*out = (uint64_t)v << shift;
+	return 0;
+}
+
+static void set_defaults(struct rp_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->mode = RP_MODE_NONE;
+	o->help_for = RP_MODE_NONE;
+	o->port = RP_DEFAULT_PORT;
+	o->ib_port = 0;
+	o->gid_index = -1;
+	o->timeout = RP_DEFAULT_TIMEOUT;
+	o->dir = ".";
+	o->chunk = RP_DEFAULT_CHUNK;
+	o->window = RP_DEFAULT_WINDOW;
+}
+
+/* Whether the long option text name (n bytes, maybe abbreviated) is val's. */
+static bool long_is(const struct option *longopts, int val, const char *name,
+		    size_t n)
+{
+	const struct option *lo;
+
+	for (lo = longopts; lo->name; lo++)
+		if (lo->val == val && !strncmp(lo->name, name, n))
+			return true;
+	return false;
+}
+
+/*
+ * The option as the user typed it, for messages; true if it was a known
+ * long option. getopt_long leaves the option's value in optopt (0 for an
+ * unknown or ambiguous long option) and a long option's text in
+ * argv[optind - 1].
+ */
+static bool opt_text(char *buf, size_t len, char **argv,
+		     const struct option *longopts)
+{
+	const char *arg = argv[optind - 1];
+
+	if (!strncmp(arg, "--", 2)) {
+		size_t n = strcspn(arg + 2, "=");
+
+		if (!optopt || long_is(longopts, optopt, arg + 2, n)) {
+			snprintf(buf, len, "%.*s", (int)(n + 2), arg);
+			return optopt != 0;
+		}
+	}
+	snprintf(buf, len, "-%c", optopt);
+	return false;
+}
+
+static int bad_value(const char *sub, const char *what, const char *arg,
+		     const char *range)
+{
+	return usage_error(sub, "invalid %s '%s' (%s)", what, arg, range);
+}
+
+/* The value of the option being parsed; arg is the text after it. */
+static int set_option(struct rp_opts *o, const char *sub, int c,
+		      const char *arg)
+{
+	unsigned long long v;
+	uint64_t size;
+
+	switch (c) {
+	case 'p':
+		if (parse_range(arg, 1, 65535, &v))
+			return bad_value(sub, "port", arg, "1..65535");
+		o->port = (uint16_t)v;
+		break;
+	case 'b':
+		o->bind_addr = arg;
+		break;
+	case 'o':
+		o->dir = arg;
+		break;
+	case '1':
+		o->once = true;
+		break;
+	case 'f':
+		o->force = true;
+		break;
+	case 'd':
+		o->dev = arg;
+		break;
+	case 'i':
+		if (parse_range(arg, 1, 255, &v))
+			return bad_value(sub, "IB port", arg, "1..255");
+		o->ib_port = (int)v;
+		break;
+	case 'g':
+		if (parse_range(arg, 0, 255, &v))
+			return bad_value(sub, "GID index", arg, "0..255");
+		o->gid_index = (int)v;
+		break;
+	case 't':
+		o->trace = true;
+		break;
+	case 'J':
+		o->json = true;
+		break;
+	case 'q':
+		o->quiet = true;
+		break;
+	case 'T':
+		if (parse_range(arg, 1, 86400, &v))
+			return bad_value(sub, "timeout", arg,
+					 "1..86400 seconds");
+		o->timeout = (int)v;
+		break;
+	case OPT_PSK:
+		o->psk_file = arg;
+		break;
+	case OPT_AS:
+		/* Checked by the session, which refuses it as policy (6). */
+		o->as_name = arg;
+		break;
+	case 'c':
+		if (rp_opts_parse_size(arg, &size) || size < RP_MIN_CHUNK ||
+		    size > RP_MAX_CHUNK)
+			return bad_value(sub, "chunk size", arg,
+					 "4K..64M, e.g. 256K or 1M");
+		o->chunk = (uint32_t)size;
+		break;
+	case 'w':
+		if (parse_range(arg, 1, RP_MAX_WINDOW, &v))
+			return bad_value(sub, "window", arg, "1..64");
+		o->window = (uint32_t)v;
+		break;
+	default:
+		return usage_error(sub, "internal: unhandled option %d", c);
+	}
+	return 0;
+}
+
+/* Options whose value names something: an empty one is a typo. */
+static int check_not_empty(const struct rp_opts *o, const char *sub)
+{
+	if (o->dir && !o->dir[0])
+		return usage_error(sub, "empty directory for -o");
+	if (o->dev && !o->dev[0])
+		return usage_error(sub, "empty device name for -d");
+	if (o->bind_addr && !o->bind_addr[0])
+		return usage_error(sub, "empty address for -b");
+	if (o->psk_file && !o->psk_file[0])
+		return usage_error(sub, "empty file name for --psk");
+	return 0;
+}
+
+static int check_combination(const struct rp_opts *o, const char *sub)
+{
+	uint64_t ring = (uint64_t)o->chunk * o->window;
+	char b1[32], b2[32];
+
+	if (o->quiet && o->trace)
+		return usage_error(sub,
+				   "--quiet and --trace exclude each other");
+	if (ring > RP_MAX_RING)
+		return usage_error(sub, "chunk * window is %s, over %s: %s",
+				   rp_fmt_bytes(b1, sizeof(b1), ring),
+				   rp_fmt_bytes(b2, sizeof(b2), RP_MAX_RING),
+				   "lower -c or -w");
+	return check_not_empty(o, sub);
+}
+
+static int check_positional(struct rp_opts *o, const char *sub, int n,
+			    char **pos)
+{
+	if (o->mode == RP_MODE_RECV) {
+		if (n > 0)
+			return usage_error(sub, "unexpected argument '%s'",
+					   pos[0]);
+		return 0;
+	}
+	if (n == 0)
+		return usage_error(sub, "missing FILE and HOST");
+	if (n == 1)
+		return usage_error(sub, "missing HOST after '%s'", pos[0]);
+	if (n > 2)
+		return usage_error(sub, "unexpected argument '%s'", pos[2]);
+	if (!pos[0][0])
+		return usage_error(sub, "empty FILE");
+	if (!pos[1][0])
+		return usage_error(sub, "empty HOST");
+	o->file = pos[0];
+	o->host = pos[1];
+	return 0;
+}
+
+static int parse_sub(struct rp_opts *o, enum rp_mode mode, int argc,
+		     char **argv)
+{
+	const char *sub = mode == RP_MODE_SEND ? "send" : "recv";
+	const char *shortopts = mode == RP_MODE_SEND ? send_short : recv_short;
+	const struct option *longopts =
+		mode == RP_MODE_SEND ? send_long : recv_long;
+	char text[64];
+	int rc;
+	int c;
+
+	o->mode = mode;
+	/* 0, not 1: glibc then resets its state, so parsing is re-entrant. */
+	optind = 0;
+	opterr = 0;
+	for (;;) {
+		c = getopt_long(argc, argv, shortopts, longopts, NULL);
+		if (c == -1)
+			break;
+		switch (c) {
+		case 'h':
+			/* Help at once, whatever follows it. */
+			o->mode = RP_MODE_HELP;
+			o->help_for = mode;
+			return 0;
+		case ':':
+			opt_text(text, sizeof(text), argv, longopts);
+			return usage_error(sub, "option '%s' needs a value",
+					   text);
+		case '?':
+			if (opt_text(text, sizeof(text), argv, longopts))
+				return usage_error(sub,
+						   "option '%s' takes no value",
+						   text);
+			return usage_error(sub, "unknown%s option '%s'",
+					   optopt ? "" : " or ambiguous", text);
+		default:
+			rc = set_option(o, sub, c, optarg);
+			if (rc)
+				return rc;
+		}
+	}
+	rc = check_positional(o, sub, argc - optind, argv + optind);
+	if (rc)
+		return rc;
+	return check_combination(o, sub);
+}
+
+/* "help", "help send", "--help recv": which text to show. */
+static int parse_help(struct rp_opts *o, int argc, char **argv)
+{
+	o->mode = RP_MODE_HELP;
+	o->help_for = RP_MODE_NONE;
+	if (argc < 3)
+		return 0;
+	if (argc > 3)
+		return usage_error(NULL, "unexpected argument '%s'", argv[3]);
+	if (!strcmp(argv[2], "send"))
+		o->help_for = RP_MODE_SEND;
+	else if (!strcmp(argv[2], "recv"))
+		o->help_for = RP_MODE_RECV;
+	else
+		return usage_error(NULL, "no help for '%s': try send or recv",
+				   argv[2]);
+	return 0;
+}
+
+int rp_opts_parse(struct rp_opts *o, int argc, char **argv)
+{
+	const char *cmd;
+
+	set_defaults(o);
+	if (argc < 2 || !argv[1])
+		return usage_error(NULL, "missing command: send, recv or help");
+	cmd = argv[1];
+	if (!strcmp(cmd, "send"))
+		return parse_sub(o, RP_MODE_SEND, argc - 1, argv + 1);
+	if (!strcmp(cmd, "recv"))
+		return parse_sub(o, RP_MODE_RECV, argc - 1, argv + 1);
+	if (!strcmp(cmd, "help") || !strcmp(cmd, "--help") ||
+	    !strcmp(cmd, "-h"))
+		return parse_help(o, argc, argv);
+	if (!strcmp(cmd, "--version") || !strcmp(cmd, "-V")) {
+		if (argc > 2)
+			return usage_error(NULL, "unexpected argument '%s'",
+					   argv[2]);
+		o->mode = RP_MODE_VERSION;
+		return 0;
+	}
+	if (cmd[0] == '-')
+		return usage_error(NULL, "unknown option '%s' %s", cmd,
+				   "(options follow send or recv)");
+	return usage_error(NULL, "unknown command '%s': use send or recv",
+			   cmd);
+}
+
+/* --- help text ----------------------------------------------------------- */
+
+/* Each line at most 68 columns: the text stays inside 80 on a terminal. */
+static const char help_overview[] =
+	"Usage: rdmapush recv [OPTION]...\n"
+	"       rdmapush send [OPTION]... FILE HOST\n"
+	"       rdmapush help [send|recv]\n"
+	"       rdmapush --help | --version\n"
+	"\n"
+	"Push a file from one machine to another over RDMA, with the safety\n"
+	"of scp: the data is checked end to end (XXH3-128), the file appears\n"
+	"under its name only once complete, verified and on disk, and\n"
+	"nothing is written outside the receiver's directory.\n"
+	"\n"
+	"Commands:\n"
+	"  recv           receive pushed files into a directory\n"
+	"  send           push FILE to the receiver on HOST\n"
+	"  help [CMD]     show this help, or that of send or recv\n"
+	"\n"
+	"Options:\n"
+	"  -h, --help     show this help and exit\n"
+	"  -V, --version  show the version and exit\n";
+
+static const char help_recv[] =
+	"Usage: rdmapush recv [OPTION]...\n"
+	"\n"
+	"Listen on a TCP port and store each pushed file in DIR, one\n"
+	"transfer at a time, until SIGINT or SIGTERM (or after one transfer\n"
+	"with --once). Data lands by RDMA Write in a ring of window x chunk\n"
+	"bytes, is written to a temporary file in DIR, and the file gets\n"
+	"its name only once its size and checksum match and it is fsynced.\n"
+	"Names must be plain file names (no '/', not '.' or '..', no\n"
+	"control characters, at most 255 bytes); symbolic links are never\n"
+	"followed.\n"
+	"\n"
+	"Options:\n"
+	"  -p, --port PORT      TCP port to listen on (default 18500)\n"
+	"  -b, --bind ADDR      address to listen on (default: all)\n"
+	"  -o, --dir DIR        store files in DIR (default: the current\n"
+	"                       directory)\n"
+	"  -1, --once           exit after one transfer, with its result\n"
+	"  -f, --force          replace an existing file or symbolic link of\n"
+	"                       the same name (never a directory)\n";
+
+static const char help_send[] =
+	"Usage: rdmapush send [OPTION]... FILE HOST\n"
+	"\n"
+	"Push the regular file FILE to the receiver listening on HOST (a\n"
+	"name or an address). The data moves as RDMA Writes over a reliable\n"
+	"connected queue pair, a window of chunks in flight. The command\n"
+	"succeeds only once the receiver has verified the checksum and\n"
+	"synced the file to disk.\n"
+	"\n"
+	"Options:\n"
+	"  -p, --port PORT      the receiver's TCP port (default 18500)\n"
+	"      --as NAME        file name on the receiver (default: the last\n"
+	"                       component of FILE)\n"
+	"  -c, --chunk SIZE     bytes per RDMA Write, 4K..64M, with an\n"
+	"                       optional K, M or G suffix (default 1M)\n"
+	"  -w, --window N       chunks in flight, 1..64 (default 8); chunk x\n"
+	"                       window, at most 256M, is about the memory\n"
+	"                       each side pins\n";
+
+static const char help_common[] =
+	"  -d, --device DEV     RDMA device, e.g. mlx5_0 or rxe0 (default:\n"
+	"                       the one with the control connection's\n"
+	"                       address)\n"
+	"  -i, --ib-port N      device port, 1..255 (default: an active one)\n"
+	"  -g, --gid-index N    GID index, 0..255 (default: the RoCE v2 GID\n"
+	"                       of the control connection's address)\n"
+	"  -T, --timeout SEC    give up when the peer makes no progress for\n"
+	"                       SEC seconds, 1..86400 (default 30)\n"
+	"      --psk FILE       authenticate the peer with the pre-shared\n"
+	"                       key in FILE; both sides use the same key\n"
+	"  -t, --trace          explain every step (verbs, control messages,\n"
+	"                       data) on stderr\n"
+	"  -J, --json           print each transfer's result as one JSON\n"
+	"                       object on stdout (combines with --trace)\n"
+	"  -q, --quiet          print errors only (not with --trace)\n"
+	"  -h, --help           show this help and exit\n";
+
+static const char help_example[] =
+	"Example:\n"
+	"  host-b$ rdmapush recv -o /srv/in\n"
+	"  host-a$ rdmapush send big.iso 192.0.2.10\n";
+
+static const char help_exit[] =
+	"Exit status:\n"
+	"  0  success: the file is verified and on the receiver's disk\n"
+	"  1  internal error\n"
+	"  2  usage error\n"
+	"  3  refused by the peer, or a protocol error\n"
+	"  4  peer, network or RDMA failure, or timeout\n"
+	"  5  local I/O error (reading or writing the file)\n"
+	"  6  refused by policy: file exists, bad name, too big or no space\n";
+
+static const char help_security[] =
+	"Security: without --psk, anyone who can reach the receiver's port\n"
+	"can push files into its directory. RDMA traffic is not encrypted.\n";
+
+void rp_opts_usage(FILE *f, enum rp_mode mode)
+{
+	switch (mode) {
+	case RP_MODE_SEND:
+		fputs(help_send, f);
+		fputs(help_common, f);
+		break;
+	case RP_MODE_RECV:
+		fputs(help_recv, f);
+		fputs(help_common, f);
+		break;
+	default:
+		fputs(help_overview, f);
+		break;
+	}
+	fprintf(f, "\n%s\n%s\n%s", help_example, help_exit, help_security);
+	if (mode != RP_MODE_SEND && mode != RP_MODE_RECV)
+		fputs("\nSee 'rdmapush send --help', 'rdmapush recv --help' "
+		      "and rdmapush(1).\n", f);
+}

@@ -1,0 +1,565 @@
+// SPDX-License-Identifier: MIT
+/* Unit tests of the command line: defaults, options, refusals, help. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "rdmapush/err.h"
+#include "rdmapush/opts.h"
+
+#define MAX_ARGS 40
+
+/* argv as main gets it: mutable pointers, "rdmapush" first, NULL last. */
+static int parse_args(struct rp_opts *o, const char *const *args)
+{
+	static char *argv[MAX_ARGS + 1];
+	int argc = 0;
+
+	while (args[argc]) {
+		assert_true(argc < MAX_ARGS);
+		argv[argc] = (char *)args[argc];
+		argc++;
+	}
+	argv[argc] = NULL;
+	return rp_opts_parse(o, argc, argv);
+}
+
+#define PARSE(o, ...) \
+	parse_args(o, (const char *const[]){ "rdmapush", __VA_ARGS__, NULL })
+#define REFUSED(...)							\
+	do {								\
+		struct rp_opts o_;					\
+		assert_int_equal(PARSE(&o_, __VA_ARGS__), RP_EUSAGE);	\
+	} while (0)
+
+/* What the last call wrote to stderr, captured through a temp file. */
+static char captured[4096];
+
+static int capture_parse(struct rp_opts *o, const char *const *args)
+{
+	FILE *tmp = tmpfile();
+	int saved = dup(STDERR_FILENO);
+	size_t n;
+	int rc;
+
+	assert_non_null(tmp);
+	assert_true(saved >= 0);
+	fflush(stderr);
+	assert_true(dup2(fileno(tmp), STDERR_FILENO) >= 0);
+	rc = parse_args(o, args);
+	fflush(stderr);
+	assert_true(dup2(saved, STDERR_FILENO) >= 0);
+	close(saved);
+	rewind(tmp);
+	n = fread(captured, 1, sizeof(captured) - 1, tmp);
+	captured[n] = '\0';
+	fclose(tmp);
+	return rc;
+}
+
+#define CAPTURE(o, ...) \
+	capture_parse(o, (const char *const[]){ "rdmapush", __VA_ARGS__, NULL })
+
+static void check_defaults(const struct rp_opts *o)
+{
+	assert_int_equal(o->port, 18500);
+	assert_null(o->dev);
+	assert_int_equal(o->ib_port, 0);
+	assert_int_equal(o->gid_index, -1);
+	assert_int_equal(o->timeout, 30);
+	assert_false(o->trace);
+	assert_false(o->json);
+	assert_false(o->quiet);
+	assert_null(o->psk_file);
+	assert_null(o->bind_addr);
+	assert_string_equal(o->dir, ".");
+	assert_false(o->once);
+	assert_false(o->force);
+	assert_null(o->as_name);
+	assert_int_equal(o->chunk, 1u << 20);
+	assert_int_equal(o->window, 8);
+}
+
+static void test_defaults(void **state)
+{
+	struct rp_opts o;
+
+	(void)state;
+	assert_int_equal(PARSE(&o, "recv"), 0);
+	assert_int_equal(o.mode, RP_MODE_RECV);
+	check_defaults(&o);
+	assert_null(o.file);
+	assert_null(o.host);
+
+	assert_int_equal(PARSE(&o, "send", "big.iso", "192.0.2.10"), 0);
+	assert_int_equal(o.mode, RP_MODE_SEND);
+	check_defaults(&o);
+	assert_string_equal(o.file, "big.iso");
+	assert_string_equal(o.host, "192.0.2.10");
+}
+
+static void test_recv_short(void **state)
+{
+	struct rp_opts o;
+
+	(void)state;
+	assert_int_equal(PARSE(&o, "recv", "-p", "1", "-b", "10.0.0.1", "-o",
+			       "/srv/in", "-1", "-f", "-d", "rxe0", "-i", "2",
+			       "-g", "3", "-t", "-J", "-T", "5", "--psk",
+			       "/etc/key"), 0);
+	assert_int_equal(o.mode, RP_MODE_RECV);
+	assert_int_equal(o.port, 1);
+	assert_string_equal(o.bind_addr, "10.0.0.1");
+	assert_string_equal(o.dir, "/srv/in");
+	assert_true(o.once);
+	assert_true(o.force);
+	assert_string_equal(o.dev, "rxe0");
+	assert_int_equal(o.ib_port, 2);
+	assert_int_equal(o.gid_index, 3);
+	assert_true(o.trace);
+	assert_true(o.json);
+	assert_false(o.quiet);
+	assert_int_equal(o.timeout, 5);
+	assert_string_equal(o.psk_file, "/etc/key");
+}
+
+static void test_recv_long(void **state)
+{
+	struct rp_opts o;
+
+	(void)state;
+	assert_int_equal(PARSE(&o, "recv", "--port", "65535", "--bind=::1",
+			       "--dir", "out", "--once", "--force", "--device",
+			       "mlx5_0", "--ib-port=255", "--gid-index", "0",
+			       "--quiet", "--json", "--timeout", "86400",
+			       "--psk=k"), 0);
+	assert_int_equal(o.port, 65535);
+	assert_string_equal(o.bind_addr, "::1");
+	assert_string_equal(o.dir, "out");
+	assert_true(o.once);
+	assert_true(o.force);
+	assert_string_equal(o.dev, "mlx5_0");
+	assert_int_equal(o.ib_port, 255);
+	assert_int_equal(o.gid_index, 0);
+	assert_true(o.quiet);
+	assert_true(o.json);
+	assert_int_equal(o.timeout, 86400);
+	assert_string_equal(o.psk_file, "k");
+	/* Clustered short flags. */
+	assert_int_equal(PARSE(&o, "recv", "-1fJq"), 0);
+	assert_true(o.once && o.force && o.json && o.quiet);
+}
+
+static void test_send_options(void **state)
+{
+	struct rp_opts o;
+
+	(void)state;
+	assert_int_equal(PARSE(&o, "send", "-p", "2000", "--as", "other.iso",
+			       "-c", "64K", "-w", "64", "-d", "rxe0", "-i", "1",
+			       "-g", "255", "-t", "-J", "-T", "1", "--psk",
+			       "key", "a.iso", "host-b"), 0);
+	assert_int_equal(o.mode, RP_MODE_SEND);
+	assert_int_equal(o.port, 2000);
+	assert_string_equal(o.as_name, "other.iso");
+	assert_int_equal(o.chunk, 64 * 1024);
+	assert_int_equal(o.window, 64);
+	assert_string_equal(o.dev, "rxe0");
+	assert_int_equal(o.ib_port, 1);
+	assert_int_equal(o.gid_index, 255);
+	assert_true(o.trace);
+	assert_true(o.json);
+	assert_int_equal(o.timeout, 1);
+	assert_string_equal(o.psk_file, "key");
+	assert_string_equal(o.file, "a.iso");
+	assert_string_equal(o.host, "host-b");
+
+	assert_int_equal(PARSE(&o, "send", "--chunk=4096", "--window", "1",
+			       "--quiet", "--as=x", "f", "h"), 0);
+	assert_int_equal(o.chunk, 4096);
+	assert_int_equal(o.window, 1);
+	assert_true(o.quiet);
+	assert_string_equal(o.as_name, "x");
+
+	/* Largest chunk alone, and the exact ring limit. */
+	assert_int_equal(PARSE(&o, "send", "-c", "64M", "-w", "4", "f", "h"),
+			 0);
+	assert_int_equal(o.chunk, 64u << 20);
+	assert_int_equal(PARSE(&o, "send", "-c", "32m", "-w", "8", "f", "h"),
+			 0);
+	assert_int_equal(o.chunk, 32u << 20);
+}
+
+static void test_positional(void **state)
+{
+	struct rp_opts o;
+
+	(void)state;
+	/* Options may follow the operands, as with GNU tools. */
+	assert_int_equal(PARSE(&o, "send", "f", "h", "-w", "4", "-t"), 0);
+	assert_string_equal(o.file, "f");
+	assert_string_equal(o.host, "h");
+	assert_int_equal(o.window, 4);
+	assert_true(o.trace);
+	assert_int_equal(PARSE(&o, "send", "f", "-c", "2M", "h"), 0);
+	assert_string_equal(o.file, "f");
+	assert_string_equal(o.host, "h");
+	/* After "--", a file name may start with '-'. */
+	assert_int_equal(PARSE(&o, "send", "--", "-file", "h"), 0);
+	assert_string_equal(o.file, "-file");
+	assert_string_equal(o.host, "h");
+}
+
+/* Parsing twice in one process must not carry getopt state over. */
+static void test_reentrant(void **state)
+{
+	struct rp_opts o;
+	int i;
+
+	(void)state;
+	for (i = 0; i < 3; i++) {
+		assert_int_equal(PARSE(&o, "send", "-t", "-x", "f", "h"),
+				 RP_EUSAGE);
+		assert_int_equal(PARSE(&o, "recv", "-tq"), RP_EUSAGE);
+		assert_int_equal(PARSE(&o, "send", "-w2", "f", "h"), 0);
+		assert_int_equal(o.window, 2);
+		assert_false(o.trace);
+		assert_int_equal(PARSE(&o, "recv", "-o", "d"), 0);
+		assert_string_equal(o.dir, "d");
+		assert_int_equal(o.window, 8);
+	}
+}
+
+static void test_combinations(void **state)
+{
+	struct rp_opts o;
+
+	(void)state;
+	/* JSON goes to stdout, the trace to stderr: both at once is fine. */
+	assert_int_equal(PARSE(&o, "recv", "--json", "--trace"), 0);
+	assert_true(o.json && o.trace);
+	assert_int_equal(PARSE(&o, "send", "-q", "-J", "f", "h"), 0);
+	assert_true(o.json && o.quiet);
+	REFUSED("recv", "-q", "-t");
+	REFUSED("send", "--trace", "--quiet", "f", "h");
+	/* chunk * window above 256 MiB, whichever comes first. */
+	REFUSED("send", "-c", "64M", "-w", "8", "f", "h");
+	REFUSED("send", "-w", "9", "-c", "32M", "f", "h");
+	REFUSED("send", "-c", "32M", "-w", "9", "f", "h");
+}
+
+static void test_refusals(void **state)
+{
+	(void)state;
+	/* port */
+	REFUSED("recv", "-p", "0");
+	REFUSED("recv", "-p", "65536");
+	REFUSED("recv", "-p", "abc");
+	REFUSED("recv", "-p", "");
+	REFUSED("recv", "-p", "-1");
+	REFUSED("recv", "-p", " 1");
+	REFUSED("recv", "-p", "+1");
+	REFUSED("recv", "-p", "1x");
+	REFUSED("recv", "-p", "99999999999999999999999");
+	REFUSED("send", "--port=0", "f", "h");
+	/* chunk */
+	REFUSED("send", "-c", "4095", "f", "h");
+	REFUSED("send", "-c", "65537K", "f", "h");
+	REFUSED("send", "-c", "1G", "f", "h");
+	REFUSED("send", "-c", "0", "f", "h");
+	REFUSED("send", "-c", "1.5M", "f", "h");
+	REFUSED("send", "-c", "junk", "f", "h");
+	REFUSED("send", "-c", "-1M", "f", "h");
+	REFUSED("send", "-c", "99999999999G", "f", "h");
+	/* window */
+	REFUSED("send", "-w", "0", "f", "h");
+	REFUSED("send", "-w", "65", "f", "h");
+	REFUSED("send", "-w", "4x", "f", "h");
+	/* IB port, GID index, timeout */
+	REFUSED("recv", "-i", "0");
+	REFUSED("recv", "-i", "256");
+	REFUSED("recv", "-g", "256");
+	REFUSED("recv", "-g", "-1");
+	REFUSED("recv", "-T", "0");
+	REFUSED("recv", "-T", "86401");
+	REFUSED("send", "--timeout", "1s", "f", "h");
+	/* operands */
+	REFUSED("send");
+	REFUSED("send", "f");
+	REFUSED("send", "f", "h", "extra");
+	REFUSED("send", "", "h");
+	REFUSED("send", "f", "");
+	REFUSED("recv", "stray");
+	/* empty values */
+	REFUSED("recv", "-o", "");
+	REFUSED("recv", "-d", "");
+	REFUSED("recv", "-b", "");
+	REFUSED("recv", "--psk", "");
+	/* unknown, misplaced, missing a value */
+	REFUSED("recv", "-x");
+	REFUSED("recv", "--bogus");
+	REFUSED("recv", "--t");
+	REFUSED("recv", "--once=yes");
+	REFUSED("recv", "-p");
+	REFUSED("recv", "--port");
+	REFUSED("send", "f", "h", "-c");
+	REFUSED("send", "-o", "d", "f", "h");
+	REFUSED("send", "-f", "f", "h");
+	REFUSED("send", "-1", "f", "h");
+	REFUSED("recv", "-c", "1M");
+	REFUSED("recv", "--as", "x");
+	/* commands */
+	REFUSED(NULL);
+	REFUSED("push", "f", "h");
+	REFUSED("SEND", "f", "h");
+	REFUSED("-t", "send", "f", "h");
+	REFUSED("--bogus");
+	REFUSED("help", "bogus");
+	REFUSED("help", "send", "extra");
+	REFUSED("--version", "extra");
+}
+
+/* One line saying what is wrong, one pointing at the right help. */
+static void test_messages(void **state)
+{
+	struct rp_opts o;
+
+	(void)state;
+	assert_int_equal(CAPTURE(&o, "send", "-p", "0", "f", "h"), RP_EUSAGE);
+	assert_string_equal(captured,
+			    "rdmapush: invalid port '0' (1..65535)\n"
+			    "Try 'rdmapush send --help'.\n");
+	assert_int_equal(CAPTURE(&o, "recv", "--bogus"), RP_EUSAGE);
+	assert_string_equal(captured,
+			    "rdmapush: unknown or ambiguous option '--bogus'\n"
+			    "Try 'rdmapush recv --help'.\n");
+	assert_int_equal(CAPTURE(&o, "recv", "-tx"), RP_EUSAGE);
+	assert_string_equal(captured,
+			    "rdmapush: unknown option '-x'\n"
+			    "Try 'rdmapush recv --help'.\n");
+	assert_int_equal(CAPTURE(&o, "recv", "--port"), RP_EUSAGE);
+	assert_string_equal(captured,
+			    "rdmapush: option '--port' needs a value\n"
+			    "Try 'rdmapush recv --help'.\n");
+	assert_int_equal(CAPTURE(&o, "recv", "-1p"), RP_EUSAGE);
+	assert_string_equal(captured,
+			    "rdmapush: option '-p' needs a value\n"
+			    "Try 'rdmapush recv --help'.\n");
+	assert_int_equal(CAPTURE(&o, "recv", "--psk"), RP_EUSAGE);
+	assert_string_equal(captured,
+			    "rdmapush: option '--psk' needs a value\n"
+			    "Try 'rdmapush recv --help'.\n");
+	assert_int_equal(CAPTURE(&o, "recv", "--for=1"), RP_EUSAGE);
+	assert_string_equal(captured,
+			    "rdmapush: option '--for' takes no value\n"
+			    "Try 'rdmapush recv --help'.\n");
+	assert_int_equal(CAPTURE(&o, "send", "f"), RP_EUSAGE);
+	assert_string_equal(captured,
+			    "rdmapush: missing HOST after 'f'\n"
+			    "Try 'rdmapush send --help'.\n");
+	assert_int_equal(CAPTURE(&o, "send", "-c", "1.5M", "f", "h"),
+			 RP_EUSAGE);
+	assert_non_null(strstr(captured, "invalid chunk size '1.5M'"));
+	assert_int_equal(CAPTURE(&o, "send", "-c", "64M", "-w", "8", "f",
+				 "h"), RP_EUSAGE);
+	assert_non_null(strstr(captured, "chunk * window is 512.00 MiB, "
+				         "over 256.00 MiB"));
+	assert_int_equal(CAPTURE(&o, "push"), RP_EUSAGE);
+	assert_string_equal(captured, "rdmapush: unknown command 'push': "
+				      "use send or recv\n"
+				      "Try 'rdmapush --help'.\n");
+	assert_int_equal(CAPTURE(&o, NULL), RP_EUSAGE);
+	assert_string_equal(captured,
+			    "rdmapush: missing command: send, recv or help\n"
+			    "Try 'rdmapush --help'.\n");
+	/* Success prints nothing. */
+	assert_int_equal(CAPTURE(&o, "send", "f", "h"), 0);
+	assert_string_equal(captured, "");
+}
+
+static void test_parse_size(void **state)
+{
+	static const struct {
+		const char *s;
+		uint64_t want;
+	} good[] = {
+		{ "0", 0 },
+		{ "4096", 4096 },
+		{ "1K", 1024 },
+		{ "1k", 1024 },
+		{ "64K", 65536 },
+		{ "1M", 1u << 20 },
+		{ "1m", 1u << 20 },
+		{ "1G", 1u << 30 },
+		{ "2g", 2ull << 30 },
+		{ "007", 7 },
+		{ "17179869183G", 17179869183ull << 30 },
+		{ "18446744073709551615", UINT64_MAX },
+	};
+	static const char *const bad[] = {
+		"", "1X", "-1", "+1", " 1", "1 ", "1.5M", "M", "1MB", "1KK",
+		"0x10", "99999999999G", "17179869184G", "18446744073709551616",
+		"18446744073709551615K", "1M ", "1\n",
+	};
+	uint64_t v;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		v = 12345;
+		assert_int_equal(rp_opts_parse_size(good[i].s, &v), 0);
+		assert_true(v == good[i].want);
+	}
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		v = 12345;
+		assert_int_equal(rp_opts_parse_size(bad[i], &v), RP_EUSAGE);
+		assert_true(v == 12345);
+	}
+	assert_int_equal(rp_opts_parse_size(NULL, &v), RP_EUSAGE);
+}
+
+static void expect_help(enum rp_mode for_mode, const char *const *args)
+{
+	struct rp_opts o;
+
+	assert_int_equal(parse_args(&o, args), 0);
+	assert_int_equal(o.mode, RP_MODE_HELP);
+	assert_int_equal(o.help_for, for_mode);
+}
+
+#define HELP(m, ...) \
+	expect_help(m, (const char *const[]){ "rdmapush", __VA_ARGS__, NULL })
+
+static void test_help_version(void **state)
+{
+	struct rp_opts o;
+
+	(void)state;
+	HELP(RP_MODE_NONE, "--help");
+	HELP(RP_MODE_NONE, "-h");
+	HELP(RP_MODE_NONE, "help");
+	HELP(RP_MODE_SEND, "help", "send");
+	HELP(RP_MODE_RECV, "help", "recv");
+	HELP(RP_MODE_SEND, "--help", "send");
+	HELP(RP_MODE_SEND, "send", "--help");
+	HELP(RP_MODE_SEND, "send", "-h");
+	HELP(RP_MODE_RECV, "recv", "--help");
+	HELP(RP_MODE_RECV, "recv", "-h");
+	/* Help needs no operands, and wins over what follows it. */
+	HELP(RP_MODE_SEND, "send", "-t", "--help", "-p", "0");
+	HELP(RP_MODE_RECV, "recv", "--he");
+	assert_int_equal(PARSE(&o, "--version"), 0);
+	assert_int_equal(o.mode, RP_MODE_VERSION);
+	assert_int_equal(PARSE(&o, "-V"), 0);
+	assert_int_equal(o.mode, RP_MODE_VERSION);
+}
+
+/* Help text into a string. */
+static char *usage_text(enum rp_mode m)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_non_null(f);
+	rp_opts_usage(f, m);
+	assert_int_equal(fclose(f), 0);
+	assert_non_null(buf);
+	return buf;
+}
+
+static void check_common_text(const char *t)
+{
+	const char *line = t;
+
+	/* Exit codes, example and the security note, in every text. */
+	assert_non_null(strstr(t, "Exit status:"));
+	assert_non_null(strstr(t, "  2  usage error"));
+	assert_non_null(strstr(t, "  6  refused by policy"));
+	assert_non_null(strstr(t, "rdmapush recv -o /srv/in"));
+	assert_non_null(strstr(t, "rdmapush send big.iso 192.0.2.10"));
+	assert_non_null(strstr(t, "without --psk, anyone who can reach"));
+	assert_non_null(strstr(t, "not encrypted"));
+	/* Fits an 80-column terminal. */
+	while (*line) {
+		size_t n = strcspn(line, "\n");
+
+		assert_true(n <= 79);
+		line += n;
+		if (*line)
+			line++;
+	}
+}
+
+static void test_usage_text(void **state)
+{
+	static const char *const both[] = {
+		"--port PORT", "--device DEV", "--ib-port N", "--gid-index N",
+		"--timeout SEC", "--psk FILE", "--trace", "--json", "--quiet",
+		"--help", "default 18500", "default 30",
+	};
+	static const char *const recv_only[] = {
+		"Usage: rdmapush recv", "--bind ADDR", "--dir DIR", "--once",
+		"--force", "current", "never a directory",
+	};
+	static const char *const send_only[] = {
+		"Usage: rdmapush send", "FILE HOST", "--as NAME",
+		"--chunk SIZE", "--window N", "default 1M", "default 8",
+	};
+	char *t;
+	size_t i;
+
+	(void)state;
+	t = usage_text(RP_MODE_RECV);
+	check_common_text(t);
+	for (i = 0; i < sizeof(both) / sizeof(both[0]); i++)
+		assert_non_null(strstr(t, both[i]));
+	for (i = 0; i < sizeof(recv_only) / sizeof(recv_only[0]); i++)
+		assert_non_null(strstr(t, recv_only[i]));
+	assert_null(strstr(t, "--chunk"));
+	free(t);
+
+	t = usage_text(RP_MODE_SEND);
+	check_common_text(t);
+	for (i = 0; i < sizeof(both) / sizeof(both[0]); i++)
+		assert_non_null(strstr(t, both[i]));
+	for (i = 0; i < sizeof(send_only) / sizeof(send_only[0]); i++)
+		assert_non_null(strstr(t, send_only[i]));
+	assert_null(strstr(t, "--force"));
+	free(t);
+
+	t = usage_text(RP_MODE_NONE);
+	check_common_text(t);
+	assert_non_null(strstr(t, "rdmapush send [OPTION]... FILE HOST"));
+	assert_non_null(strstr(t, "--version"));
+	free(t);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_recv_short),
+		cmocka_unit_test(test_recv_long),
+		cmocka_unit_test(test_send_options),
+		cmocka_unit_test(test_positional),
+		cmocka_unit_test(test_reentrant),
+		cmocka_unit_test(test_combinations),
+		cmocka_unit_test(test_refusals),
+		cmocka_unit_test(test_messages),
+		cmocka_unit_test(test_parse_size),
+		cmocka_unit_test(test_help_version),
+		cmocka_unit_test(test_usage_text),
+	};
+
+	/* GNU argument permutation is part of what is tested. */
+	unsetenv("POSIXLY_CORRECT");
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
