@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: MIT
+/* Unit tests of trace's pure parts: byte, rate and ETA text, redraw gate. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "rdmapush/trace.h"
+
+static void test_fmt_bytes(void **state)
+{
+	char b[32];
+
+	(void)state;
+	assert_string_equal(rp_fmt_bytes(b, sizeof(b), 0), "0 B");
+	assert_string_equal(rp_fmt_bytes(b, sizeof(b), 1), "1 B");
+	assert_string_equal(rp_fmt_bytes(b, sizeof(b), 1023), "1023 B");
+	assert_string_equal(rp_fmt_bytes(b, sizeof(b), 1024), "1.00 KiB");
+	assert_string_equal(rp_fmt_bytes(b, sizeof(b), 1536), "1.50 KiB");
+	assert_string_equal(rp_fmt_bytes(b, sizeof(b), 1 << 20), "1.00 MiB");
+	assert_string_equal(rp_fmt_bytes(b, sizeof(b), 3ull << 29),
+			    "1.50 GiB");
+	assert_string_equal(rp_fmt_bytes(b, sizeof(b), 1ull << 40),
+			    "1.00 TiB");
+	/* TiB is the largest unit. */
+	assert_string_equal(rp_fmt_bytes(b, sizeof(b), 1ull << 50),
+			    "1024.00 TiB");
+	/* Returns buf, and a short buffer is cut, still terminated. */
+	assert_ptr_equal(rp_fmt_bytes(b, 4, 1536), b);
+	assert_string_equal(b, "1.5");
+}
+
+static void test_fmt_rate(void **state)
+{
+	char b[32];
+
+	(void)state;
+	assert_string_equal(rp_fmt_rate(b, sizeof(b), 1000000, 1.0),
+			    "8.0 Mb/s");
+	assert_string_equal(rp_fmt_rate(b, sizeof(b), 125000000, 1.0),
+			    "1.00 Gb/s");
+	assert_string_equal(rp_fmt_rate(b, sizeof(b), 125000000, 0.5),
+			    "2.00 Gb/s");
+	assert_string_equal(rp_fmt_rate(b, sizeof(b), 1000, 1.0),
+			    "8.0 kb/s");
+	assert_string_equal(rp_fmt_rate(b, sizeof(b), 11675000, 1.0),
+			    "93.4 Mb/s");
+	/* No time elapsed yet: no division by zero. */
+	assert_string_equal(rp_fmt_rate(b, sizeof(b), 1000, 0.0),
+			    "0.0 kb/s");
+	assert_ptr_equal(rp_fmt_rate(b, sizeof(b), 0, 1.0), b);
+	assert_string_equal(b, "0.0 kb/s");
+}
+
+static void test_fmt_eta(void **state)
+{
+	char b[32];
+
+	(void)state;
+	assert_string_equal(rp_fmt_eta(b, sizeof(b), 0), "0s");
+	assert_string_equal(rp_fmt_eta(b, sizeof(b), 12), "12s");
+	assert_string_equal(rp_fmt_eta(b, sizeof(b), 59), "59s");
+	assert_string_equal(rp_fmt_eta(b, sizeof(b), 60), "1m00s");
+	assert_string_equal(rp_fmt_eta(b, sizeof(b), 61), "1m01s");
+	assert_string_equal(rp_fmt_eta(b, sizeof(b), 185), "3m05s");
+	assert_string_equal(rp_fmt_eta(b, sizeof(b), 3599), "59m59s");
+	assert_string_equal(rp_fmt_eta(b, sizeof(b), 3600), "1h00m");
+	assert_string_equal(rp_fmt_eta(b, sizeof(b), 3725), "1h02m");
+	/* Rounded to the nearest second; never negative. */
+	assert_string_equal(rp_fmt_eta(b, sizeof(b), 59.6), "1m00s");
+	assert_string_equal(rp_fmt_eta(b, sizeof(b), -5), "0s");
+	assert_ptr_equal(rp_fmt_eta(b, sizeof(b), 1), b);
+}
+
+static void test_progress_due(void **state)
+{
+	struct rp_progress p;
+
+	(void)state;
+	memset(&p, 0, sizeof(p));
+	p.last_draw = 10.0;
+	/* Disabled (not a tty, quiet, trace): never. */
+	p.enabled = false;
+	assert_false(rp_progress_due(&p, 10.3, false));
+	assert_false(rp_progress_due(&p, 100.0, false));
+	assert_false(rp_progress_due(&p, 100.0, true));
+
+	p.enabled = true;
+	assert_false(rp_progress_due(&p, 10.0, false));
+	assert_false(rp_progress_due(&p, 10.1, false));
+	assert_false(rp_progress_due(&p, 10.24, false));
+	assert_true(rp_progress_due(&p, 10.25, false));
+	assert_true(rp_progress_due(&p, 10.3, false));
+	assert_true(rp_progress_due(&p, 1000.0, false));
+	/* The final call only clears a line that was drawn. */
+	p.drawn = false;
+	assert_false(rp_progress_due(&p, 10.0, true));
+	p.drawn = true;
+	assert_true(rp_progress_due(&p, 10.0, true));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_fmt_bytes),
+		cmocka_unit_test(test_fmt_rate),
+		cmocka_unit_test(test_fmt_eta),
+		cmocka_unit_test(test_progress_due),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
