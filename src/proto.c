@@ -1,0 +1,648 @@
+// SPDX-License-Identifier: MIT
+/* The control protocol codec: every message to and from big-endian bytes. */
+
+/*
+ * Wire layouts. All integers are big-endian, there is no padding, and the
+ * offsets are from the start of the payload (after the 12-byte header:
+ * u32 magic | u8 version | u8 type | u16 reserved (0) | u32 length).
+ *
+ * qp_addr, 28 bytes, shared by HELLO and MR:
+ *	 0 u32 qpn		non-zero, < 2^24
+ *	 4 u32 psn		< 2^24
+ *	 8 u16 lid		0 on RoCE
+ *	10 u8  mtu		enum ibv_mtu, 1..5
+ *	11 u8  reserved		0
+ *	12 u8  gid[16]		all-zero only when lid != 0
+ *
+ * HELLO, 46 + name_len bytes:
+ *	 0 qp_addr
+ *	28 u64 size
+ *	36 u32 chunk		non-zero
+ *	40 u32 window		non-zero
+ *	44 u16 name_len		1..RP_NAME_MAX
+ *	46 u8  name[name_len]	no NUL terminator on the wire
+ *
+ * MR, 56 bytes:
+ *	 0 qp_addr
+ *	28 u64 addr
+ *	36 u32 rkey
+ *	40 u64 len		== chunk * window
+ *	48 u32 chunk		non-zero
+ *	52 u32 window		non-zero
+ *
+ * FIN, 24 bytes:
+ *	 0 u64 bytes
+ *	 8 u8  csum[16]
+ *
+ * ACK and ERR (struct rp_result), 12 + text_len bytes:
+ *	 0 u16 status		< RP_ST_MAX
+ *	 2 u64 bytes
+ *	10 u16 text_len		0..RP_TEXT_MAX
+ *	12 u8  text[text_len]	no NUL terminator on the wire
+ *
+ * Encoders and decoders share one validator per message, so we never send
+ * anything we would refuse to receive.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <errno.h>
+#include <stdbool.h>
+#include <string.h>
+
+#include "rdmapush/err.h"
+#include "rdmapush/proto.h"
+
+#define QP_ADDR_LEN		28
+#define HELLO_FIXED_LEN		(QP_ADDR_LEN + 8 + 4 + 4 + 2)
+#define MR_LEN			(QP_ADDR_LEN + 8 + 4 + 8 + 4 + 4)
+#define FIN_LEN			(8 + RP_CSUM_LEN)
+#define RESULT_FIXED_LEN	(2 + 8 + 2)
+
+#define QPN_LIMIT		(1u << 24)	/* QPNs and PSNs are 24 bits */
+#define PSN_LIMIT		(1u << 24)
+/* IBV_MTU_256..IBV_MTU_4096, numeric so the codec never sees ibverbs. */
+#define MTU_MIN			1
+#define MTU_MAX			5
+/* Linux never returns an errno above this (MAX_ERRNO in the kernel). */
+#define ERRNO_MAX		4095
+
+_Static_assert(HELLO_FIXED_LEN + RP_NAME_MAX <= RP_PROTO_MAX_PAYLOAD,
+	       "the longest HELLO must fit in one message");
+_Static_assert(RESULT_FIXED_LEN + RP_TEXT_MAX <= RP_PROTO_MAX_PAYLOAD,
+	       "the longest ACK/ERR must fit in one message");
+
+/* A read cursor: getters fail rather than read past the end. */
+struct cur {
+	const uint8_t *p;
+	size_t left;
+};
+
+/*
+ * A write cursor. The encoders size the buffer before writing, so running
+ * out of room here is a layout bug; it is remembered, not written past.
+ */
+struct wcur {
+	uint8_t *p;
+	size_t left;
+	bool overflow;
+};
+
+static int get_bytes(struct cur *c, void *dst, size_t n)
+{
+	if (c->left < n)
+		return RP_EPROTO;
+	if (n)
+		memcpy(dst, c->p, n);
+	c->p += n;
+	c->left -= n;
+	return 0;
+}
+
+static int get_u8(struct cur *c, uint8_t *v)
+{
+	return get_bytes(c, v, 1);
+}
+
+static int get_u16(struct cur *c, uint16_t *v)
+{
+	uint8_t b[2];
+
+	if (get_bytes(c, b, sizeof(b)))
+		return RP_EPROTO;
+	*v = (uint16_t)((unsigned int)b[0] << 8 | b[1]);
+	return 0;
+}
+
+static int get_u32(struct cur *c, uint32_t *v)
+{
+	uint8_t b[4];
+
+	if (get_bytes(c, b, sizeof(b)))
+		return RP_EPROTO;
+	*v = (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 |
+	     (uint32_t)b[2] << 8 | b[3];
+	return 0;
+}
+
+static int get_u64(struct cur *c, uint64_t *v)
+{
+	uint32_t hi;
+	uint32_t lo;
+
+	if (get_u32(c, &hi) || get_u32(c, &lo))
+		return RP_EPROTO;
+	*v = (uint64_t)hi << 32 | lo;
+	return 0;
+}
+
+static void put_bytes(struct wcur *c, const void *src, size_t n)
+{
+	if (c->overflow || c->left < n) {
+		c->overflow = true;
+		return;
+	}
+	if (n)
+		memcpy(c->p, src, n);
+	c->p += n;
+	c->left -= n;
+}
+
+static void put_u8(struct wcur *c, uint8_t v)
+{
+	put_bytes(c, &v, 1);
+}
+
+static void put_u16(struct wcur *c, uint16_t v)
+{
+	uint8_t b[2] = { (uint8_t)(v >> 8), (uint8_t)v };
+
+	put_bytes(c, b, sizeof(b));
+}
+
+static void put_u32(struct wcur *c, uint32_t v)
+{
+	uint8_t b[4] = {
+		(uint8_t)(v >> 24), (uint8_t)(v >> 16),
+		(uint8_t)(v >> 8), (uint8_t)v,
+	};
+
+	put_bytes(c, b, sizeof(b));
+}
+
+static void put_u64(struct wcur *c, uint64_t v)
+{
+	put_u32(c, (uint32_t)(v >> 32));
+	put_u32(c, (uint32_t)v);
+}
+
+static int fail(const char **why, const char *reason)
+{
+	if (why)
+		*why = reason;
+	return RP_EPROTO;
+}
+
+/*
+ * Validators return NULL when the message is fine, else the reason. They
+ * see only decoded values, so encoders and decoders apply the same rules.
+ */
+static const char *check_qp(const struct rp_qp_addr *a)
+{
+	static const uint8_t zero_gid[RP_GID_LEN];
+
+	if (a->qpn == 0 || a->qpn >= QPN_LIMIT)
+		return "qpn out of range";
+	if (a->psn >= PSN_LIMIT)
+		return "psn out of range";
+	if (a->mtu < MTU_MIN || a->mtu > MTU_MAX)
+		return "mtu out of range";
+	/* RoCE has no LID: the GID is then the only way to route. */
+	if (a->lid == 0 && !memcmp(a->gid, zero_gid, RP_GID_LEN))
+		return "zero gid without lid";
+	return NULL;
+}
+
+static const char *check_hello(const struct rp_hello *m)
+{
+	const char *r = check_qp(&m->qp);
+
+	if (r)
+		return r;
+	if (m->chunk == 0)
+		return "zero chunk";
+	if (m->window == 0)
+		return "zero window";
+	if (m->name_len == 0 || m->name_len > RP_NAME_MAX)
+		return "name length out of range";
+	return NULL;
+}
+
+static const char *check_mr(const struct rp_mr *m)
+{
+	const char *r = check_qp(&m->qp);
+
+	if (r)
+		return r;
+	if (m->chunk == 0)
+		return "zero chunk";
+	if (m->window == 0)
+		return "zero window";
+	/* The peer writes chunk-sized slots round the ring: it must fit. */
+	if (m->len == 0 || m->len != (uint64_t)m->chunk * m->window)
+		return "ring length is not chunk * window";
+	return NULL;
+}
+
+static const char *check_result(const struct rp_result *m)
+{
+	if (m->status >= RP_ST_MAX)
+		return "status out of range";
+	if (m->text_len > RP_TEXT_MAX)
+		return "text length out of range";
+	return NULL;
+}
+
+/*
+ * Check the buffer, then write the header. The cursor is limited to this
+ * message so a layout bug shows up as overflow, not as a write past it.
+ */
+static int begin(struct wcur *c, uint8_t *buf, size_t len, uint8_t type,
+		 size_t plen)
+{
+	if (len < RP_PROTO_HDR_LEN + plen)
+		return -ENOBUFS;
+	c->p = buf;
+	c->left = RP_PROTO_HDR_LEN + plen;
+	c->overflow = false;
+	put_u32(c, RP_PROTO_MAGIC);
+	put_u8(c, RP_PROTO_VERSION);
+	put_u8(c, type);
+	put_u16(c, 0);
+	put_u32(c, (uint32_t)plen);
+	return 0;
+}
+
+/* Bytes written, once the payload filled exactly what begin() sized. */
+static int finish(const struct wcur *c, size_t plen)
+{
+	if (c->overflow || c->left)
+		return RP_EINTERNAL;
+	return (int)(RP_PROTO_HDR_LEN + plen);
+}
+
+static void put_qp(struct wcur *c, const struct rp_qp_addr *a)
+{
+	put_u32(c, a->qpn);
+	put_u32(c, a->psn);
+	put_u16(c, a->lid);
+	put_u8(c, a->mtu);
+	put_u8(c, 0);
+	put_bytes(c, a->gid, RP_GID_LEN);
+}
+
+static int get_qp(struct cur *c, struct rp_qp_addr *a, const char **why)
+{
+	uint8_t reserved;
+	const char *r;
+
+	if (get_u32(c, &a->qpn) || get_u32(c, &a->psn) ||
+	    get_u16(c, &a->lid) || get_u8(c, &a->mtu) ||
+	    get_u8(c, &reserved) || get_bytes(c, a->gid, RP_GID_LEN))
+		return fail(why, "truncated qp address");
+	if (reserved)
+		return fail(why, "reserved byte not zero");
+	r = check_qp(a);
+	if (r)
+		return fail(why, r);
+	return 0;
+}
+
+int rp_proto_pack_hello(uint8_t *buf, size_t len, const struct rp_hello *m)
+{
+	struct wcur c;
+	size_t plen;
+	int rc;
+
+	if (check_hello(m))
+		return RP_EPROTO;
+	plen = HELLO_FIXED_LEN + (size_t)m->name_len;
+	rc = begin(&c, buf, len, RP_MSG_HELLO, plen);
+	if (rc)
+		return rc;
+	put_qp(&c, &m->qp);
+	put_u64(&c, m->size);
+	put_u32(&c, m->chunk);
+	put_u32(&c, m->window);
+	put_u16(&c, m->name_len);
+	put_bytes(&c, m->name, m->name_len);
+	return finish(&c, plen);
+}
+
+int rp_proto_pack_mr(uint8_t *buf, size_t len, const struct rp_mr *m)
+{
+	struct wcur c;
+	int rc;
+
+	if (check_mr(m))
+		return RP_EPROTO;
+	rc = begin(&c, buf, len, RP_MSG_MR, MR_LEN);
+	if (rc)
+		return rc;
+	put_qp(&c, &m->qp);
+	put_u64(&c, m->addr);
+	put_u32(&c, m->rkey);
+	put_u64(&c, m->len);
+	put_u32(&c, m->chunk);
+	put_u32(&c, m->window);
+	return finish(&c, MR_LEN);
+}
+
+int rp_proto_pack_fin(uint8_t *buf, size_t len, const struct rp_fin *m)
+{
+	struct wcur c;
+	int rc;
+
+	rc = begin(&c, buf, len, RP_MSG_FIN, FIN_LEN);
+	if (rc)
+		return rc;
+	put_u64(&c, m->bytes);
+	put_bytes(&c, m->csum, RP_CSUM_LEN);
+	return finish(&c, FIN_LEN);
+}
+
+int rp_proto_pack_result(uint8_t *buf, size_t len, uint8_t type,
+			 const struct rp_result *m)
+{
+	struct wcur c;
+	size_t plen;
+	int rc;
+
+	if (type != RP_MSG_ACK && type != RP_MSG_ERR)
+		return RP_EPROTO;
+	if (check_result(m))
+		return RP_EPROTO;
+	plen = RESULT_FIXED_LEN + (size_t)m->text_len;
+	rc = begin(&c, buf, len, type, plen);
+	if (rc)
+		return rc;
+	put_u16(&c, m->status);
+	put_u64(&c, m->bytes);
+	put_u16(&c, m->text_len);
+	put_bytes(&c, m->text, m->text_len);
+	return finish(&c, plen);
+}
+
+int rp_proto_parse_hdr(const uint8_t *buf, size_t len, struct rp_msg_hdr *h,
+		       const char **why)
+{
+	struct cur c = { .p = buf, .left = len };
+	uint32_t magic;
+	uint8_t version;
+	uint8_t type;
+	uint16_t reserved;
+	uint32_t length;
+
+	if (get_u32(&c, &magic) || get_u8(&c, &version) ||
+	    get_u8(&c, &type) || get_u16(&c, &reserved) ||
+	    get_u32(&c, &length))
+		return fail(why, "short header");
+	if (magic != RP_PROTO_MAGIC)
+		return fail(why, "bad magic");
+	/* Before the type: another version may define other types. */
+	if (version != RP_PROTO_VERSION) {
+		if (why)
+			*why = "unsupported version";
+		return RP_EVERSION;
+	}
+	if (type == 0 || type >= RP_MSG_TYPE_MAX)
+		return fail(why, "unknown message type");
+	if (reserved)
+		return fail(why, "reserved bits not zero");
+	if (length > RP_PROTO_MAX_PAYLOAD)
+		return fail(why, "payload too long");
+	h->version = version;
+	h->type = type;
+	h->length = length;
+	return 0;
+}
+
+/*
+ * The decoders fill a local copy and assign *m only on success, so a
+ * caller never sees half a message.
+ */
+int rp_proto_unpack_hello(const uint8_t *p, size_t len, struct rp_hello *m,
+			  const char **why)
+{
+	struct cur c = { .p = p, .left = len };
+	struct rp_hello t;
+	const char *r;
+	int rc;
+
+	memset(&t, 0, sizeof(t));
+	rc = get_qp(&c, &t.qp, why);
+	if (rc)
+		return rc;
+	if (get_u64(&c, &t.size) || get_u32(&c, &t.chunk) ||
+	    get_u32(&c, &t.window) || get_u16(&c, &t.name_len))
+		return fail(why, "truncated HELLO");
+	/* Before copying: name_len bounds the copy into t.name. */
+	if (t.name_len == 0 || t.name_len > RP_NAME_MAX)
+		return fail(why, "name length out of range");
+	if (get_bytes(&c, t.name, t.name_len))
+		return fail(why, "name longer than payload");
+	/*
+	 * name_len stays the authority: an embedded NUL is kept, not
+	 * silently cut, and rp_fileio_check_name() refuses it.
+	 */
+	t.name[t.name_len] = '\0';
+	r = check_hello(&t);
+	if (r)
+		return fail(why, r);
+	if (c.left)
+		return fail(why, "trailing bytes");
+	*m = t;
+	return 0;
+}
+
+int rp_proto_unpack_mr(const uint8_t *p, size_t len, struct rp_mr *m,
+		       const char **why)
+{
+	struct cur c = { .p = p, .left = len };
+	struct rp_mr t;
+	const char *r;
+	int rc;
+
+	memset(&t, 0, sizeof(t));
+	rc = get_qp(&c, &t.qp, why);
+	if (rc)
+		return rc;
+	if (get_u64(&c, &t.addr) || get_u32(&c, &t.rkey) ||
+	    get_u64(&c, &t.len) || get_u32(&c, &t.chunk) ||
+	    get_u32(&c, &t.window))
+		return fail(why, "truncated MR");
+	r = check_mr(&t);
+	if (r)
+		return fail(why, r);
+	if (c.left)
+		return fail(why, "trailing bytes");
+	*m = t;
+	return 0;
+}
+
+int rp_proto_unpack_fin(const uint8_t *p, size_t len, struct rp_fin *m,
+			const char **why)
+{
+	struct cur c = { .p = p, .left = len };
+	struct rp_fin t;
+
+	memset(&t, 0, sizeof(t));
+	if (get_u64(&c, &t.bytes) || get_bytes(&c, t.csum, RP_CSUM_LEN))
+		return fail(why, "truncated FIN");
+	if (c.left)
+		return fail(why, "trailing bytes");
+	*m = t;
+	return 0;
+}
+
+int rp_proto_unpack_result(const uint8_t *p, size_t len, struct rp_result *m,
+			   const char **why)
+{
+	struct cur c = { .p = p, .left = len };
+	struct rp_result t;
+	const char *r;
+
+	memset(&t, 0, sizeof(t));
+	if (get_u16(&c, &t.status) || get_u64(&c, &t.bytes) ||
+	    get_u16(&c, &t.text_len))
+		return fail(why, "truncated result");
+	/* Before copying: text_len bounds the copy into t.text. */
+	r = check_result(&t);
+	if (r)
+		return fail(why, r);
+	if (get_bytes(&c, t.text, t.text_len))
+		return fail(why, "text longer than payload");
+	t.text[t.text_len] = '\0';
+	if (c.left)
+		return fail(why, "trailing bytes");
+	*m = t;
+	return 0;
+}
+
+static const char *const type_names[RP_MSG_TYPE_MAX] = {
+	[RP_MSG_HELLO] = "HELLO",
+	[RP_MSG_MR] = "MR",
+	[RP_MSG_FIN] = "FIN",
+	[RP_MSG_ACK] = "ACK",
+	[RP_MSG_ERR] = "ERR",
+};
+
+static const char *const status_names[RP_ST_MAX] = {
+	[RP_ST_OK] = "ok",
+	[RP_ST_EXISTS] = "file exists",
+	[RP_ST_BADNAME] = "bad file name",
+	[RP_ST_NOSPACE] = "not enough space",
+	[RP_ST_LIMIT] = "limit exceeded",
+	[RP_ST_BUSY] = "receiver busy",
+	[RP_ST_PROTO] = "protocol error",
+	[RP_ST_CHECKSUM] = "checksum mismatch",
+	[RP_ST_IO] = "I/O error on receiver",
+	[RP_ST_RDMA] = "RDMA failure",
+	[RP_ST_AUTH] = "authentication failed",
+	[RP_ST_VERSION] = "unsupported version",
+	[RP_ST_TIMEOUT] = "timed out",
+	[RP_ST_INTERNAL] = "internal error",
+	[RP_ST_ABORTED] = "aborted by peer",
+};
+
+const char *rp_proto_type_name(unsigned int type)
+{
+	if (type >= RP_MSG_TYPE_MAX || !type_names[type])
+		return "?";
+	return type_names[type];
+}
+
+const char *rp_proto_status_name(unsigned int status)
+{
+	if (status >= RP_ST_MAX || !status_names[status])
+		return "unknown status";
+	return status_names[status];
+}
+
+static bool is_rp_err(int rc)
+{
+	switch (rc) {
+#define RP_ERR_CASE(name, val, ex, msg) case RP_E##name:
+	RP_ERR_MAP(RP_ERR_CASE)
+#undef RP_ERR_CASE
+		return true;
+	default:
+		return false;
+	}
+}
+
+uint16_t rp_proto_status_from_err(int rc)
+{
+	switch (rc) {
+	case 0:
+		return RP_ST_OK;
+	case RP_EEXIST:
+		return RP_ST_EXISTS;
+	case RP_EBADNAME:
+		return RP_ST_BADNAME;
+	case RP_ENOSPACE:
+	case -ENOSPC:
+		return RP_ST_NOSPACE;
+	case RP_ELIMIT:
+		return RP_ST_LIMIT;
+	case RP_EBUSY:
+		return RP_ST_BUSY;
+	case RP_EPROTO:
+	case RP_EUNEXPECTED:
+		return RP_ST_PROTO;
+	case RP_ECHECKSUM:
+		return RP_ST_CHECKSUM;
+	/* An I/O failure the peer reported stays one if we pass it on. */
+	case RP_EPEERIO:
+		return RP_ST_IO;
+	case RP_EWC:
+	case RP_EVERBS:
+	case RP_ENODEV:
+	case RP_ENOGID:
+		return RP_ST_RDMA;
+	case RP_EAUTH:
+		return RP_ST_AUTH;
+	case RP_EVERSION:
+		return RP_ST_VERSION;
+	case RP_ETIMEOUT:
+		return RP_ST_TIMEOUT;
+	case RP_EINTERRUPTED:
+	case RP_ECTRLCLOSED:
+		return RP_ST_ABORTED;
+	}
+	/* Our reserved range overlaps errno numbers, so test it first. */
+	if (is_rp_err(rc))
+		return RP_ST_INTERNAL;
+	if (rc < 0 && rc >= -ERRNO_MAX)
+		return RP_ST_IO;
+	return RP_ST_INTERNAL;
+}
+
+int rp_proto_status_to_err(uint16_t status)
+{
+	switch (status) {
+	case RP_ST_OK:
+		return 0;
+	case RP_ST_EXISTS:
+		return RP_EEXIST;
+	case RP_ST_BADNAME:
+		return RP_EBADNAME;
+	case RP_ST_NOSPACE:
+		return RP_ENOSPACE;
+	case RP_ST_LIMIT:
+		return RP_ELIMIT;
+	case RP_ST_BUSY:
+		return RP_EBUSY;
+	case RP_ST_CHECKSUM:
+		return RP_ECHECKSUM;
+	/* The peer's disk failed, not ours: a transport-class exit. */
+	case RP_ST_IO:
+		return RP_EPEERIO;
+	case RP_ST_RDMA:
+		return RP_EWC;
+	case RP_ST_AUTH:
+		return RP_EAUTH;
+	case RP_ST_VERSION:
+		return RP_EVERSION;
+	case RP_ST_TIMEOUT:
+		return RP_ETIMEOUT;
+	case RP_ST_ABORTED:
+		return RP_ECTRLCLOSED;
+	/* The peer found fault with us or itself: either way it refused. */
+	case RP_ST_PROTO:
+	case RP_ST_INTERNAL:
+	default:
+		return RP_EREFUSED;
+	}
+}

@@ -1,0 +1,131 @@
+// SPDX-License-Identifier: MIT
+/* libFuzzer target: the codec refuses garbage and round-trips the rest. */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rdmapush/err.h"
+#include "rdmapush/proto.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* abort() rather than assert(): the check must survive -DNDEBUG. */
+static void check(int ok)
+{
+	if (!ok)
+		abort();
+}
+
+/*
+ * Decode p as a payload of type. A refusal must be RP_EPROTO with a
+ * reason. An accepted payload must re-encode (the encoders accept all the
+ * decoders accept) to exactly the same bytes; when hdr is given, the
+ * header must come out the same too.
+ */
+static void check_payload(uint8_t type, const uint8_t *p, size_t len,
+			  const uint8_t *hdr)
+{
+	uint8_t out[RP_PROTO_MAX_MSG];
+	union {
+		struct rp_hello hello;
+		struct rp_mr mr;
+		struct rp_fin fin;
+		struct rp_result result;
+	} m;
+	struct rp_msg_hdr h;
+	const char *why = NULL;
+	int rc;
+	int n = 0;
+
+	switch (type) {
+	case RP_MSG_HELLO:
+		rc = rp_proto_unpack_hello(p, len, &m.hello, &why);
+		if (rc)
+			break;
+		check(m.hello.name_len >= 1 && m.hello.name_len <= RP_NAME_MAX);
+		check(m.hello.name[m.hello.name_len] == '\0');
+		n = rp_proto_pack_hello(out, sizeof(out), &m.hello);
+		break;
+	case RP_MSG_MR:
+		rc = rp_proto_unpack_mr(p, len, &m.mr, &why);
+		if (rc)
+			break;
+		n = rp_proto_pack_mr(out, sizeof(out), &m.mr);
+		break;
+	case RP_MSG_FIN:
+		rc = rp_proto_unpack_fin(p, len, &m.fin, &why);
+		if (rc)
+			break;
+		n = rp_proto_pack_fin(out, sizeof(out), &m.fin);
+		break;
+	case RP_MSG_ACK:
+	case RP_MSG_ERR:
+		rc = rp_proto_unpack_result(p, len, &m.result, &why);
+		if (rc)
+			break;
+		check(m.result.text_len <= RP_TEXT_MAX);
+		check(m.result.text[m.result.text_len] == '\0');
+		n = rp_proto_pack_result(out, sizeof(out), type, &m.result);
+		break;
+	default:
+		abort();
+	}
+	if (rc) {
+		check(rc == RP_EPROTO);
+		check(why && why[0]);
+		return;
+	}
+
+	check(n > 0 && (size_t)n == RP_PROTO_HDR_LEN + len);
+	check(!memcmp(out + RP_PROTO_HDR_LEN, p, len));
+	check(rp_proto_parse_hdr(out, (size_t)n, &h, NULL) == 0);
+	check(h.type == type && h.length == len);
+	if (hdr)
+		check(!memcmp(out, hdr, RP_PROTO_HDR_LEN));
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct rp_msg_hdr h;
+	const char *why = NULL;
+	const uint8_t *hdr;
+	size_t rest;
+	unsigned int t;
+	int rc;
+
+	/* As the control channel sees it: a header, then its payload. */
+	rc = rp_proto_parse_hdr(data, size, &h, &why);
+	if (rc == 0) {
+		check(h.version == RP_PROTO_VERSION);
+		check(h.type > 0 && h.type < RP_MSG_TYPE_MAX);
+		check(h.length <= RP_PROTO_MAX_PAYLOAD);
+		rest = size - RP_PROTO_HDR_LEN;
+		/* The header only round-trips when its length is honest. */
+		hdr = rest == h.length ? data : NULL;
+		check_payload(h.type, data + RP_PROTO_HDR_LEN, rest, hdr);
+	} else {
+		check(rc == RP_EPROTO || rc == RP_EVERSION);
+		check(why && why[0]);
+	}
+
+	/* And every decoder on the raw bytes, whatever the header said. */
+	for (t = RP_MSG_HELLO; t < RP_MSG_TYPE_MAX; t++)
+		check_payload((uint8_t)t, data, size, NULL);
+
+	/* The name and status helpers take any value. */
+	if (size >= 4) {
+		uint32_t v = (uint32_t)data[0] << 24 | (uint32_t)data[1] << 16 |
+			     (uint32_t)data[2] << 8 | data[3];
+
+		check(rp_proto_type_name(v) != NULL);
+		check(rp_proto_status_name(v) != NULL);
+		check(rp_proto_status_from_err((int)v) < RP_ST_MAX);
+		check(rp_proto_status_to_err((uint16_t)v) <= 0);
+	}
+	return 0;
+}

@@ -1,0 +1,217 @@
+// SPDX-License-Identifier: MIT
+/* Unit tests of the error table: values, names, messages and exit codes. */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "rdmapush/err.h"
+
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
+struct entry {
+	int rc;
+	const char *name;
+	int exit_code;
+};
+
+/*
+ * The documented exit code of every error, written out by hand rather than
+ * generated from RP_ERR_MAP, so changing one, or adding an error without
+ * deciding its exit code here, fails this test.
+ */
+static const struct entry documented[] = {
+	{ RP_EUSAGE, "RP_EUSAGE", 2 },
+	{ RP_EPROTO, "RP_EPROTO", 3 },
+	{ RP_EVERSION, "RP_EVERSION", 3 },
+	{ RP_EUNEXPECTED, "RP_EUNEXPECTED", 3 },
+	{ RP_EREFUSED, "RP_EREFUSED", 3 },
+	{ RP_EBUSY, "RP_EBUSY", 3 },
+	{ RP_ECHECKSUM, "RP_ECHECKSUM", 3 },
+	{ RP_EAUTH, "RP_EAUTH", 3 },
+	{ RP_ECTRLCLOSED, "RP_ECTRLCLOSED", 4 },
+	{ RP_ETIMEOUT, "RP_ETIMEOUT", 4 },
+	{ RP_EWC, "RP_EWC", 4 },
+	{ RP_ENODEV, "RP_ENODEV", 4 },
+	{ RP_ENOGID, "RP_ENOGID", 4 },
+	{ RP_EVERBS, "RP_EVERBS", 4 },
+	{ RP_ERESOLVE, "RP_ERESOLVE", 4 },
+	{ RP_EPEERIO, "RP_EPEERIO", 4 },
+	{ RP_EINTERRUPTED, "RP_EINTERRUPTED", 4 },
+	{ RP_EEXIST, "RP_EEXIST", 6 },
+	{ RP_EBADNAME, "RP_EBADNAME", 6 },
+	{ RP_ENOSPACE, "RP_ENOSPACE", 6 },
+	{ RP_ELIMIT, "RP_ELIMIT", 6 },
+	{ RP_ENOTREG, "RP_ENOTREG", 5 },
+	{ RP_EINTERNAL, "RP_EINTERNAL", 1 },
+};
+
+/* The table itself, for the checks that must cover every entry. */
+struct table_entry {
+	int rc;
+	int exit_code;
+	const char *msg;
+};
+
+static const struct table_entry table[] = {
+#define RP_ERR_ROW(name, val, ex, msg) { RP_E##name, ex, msg },
+	RP_ERR_MAP(RP_ERR_ROW)
+#undef RP_ERR_ROW
+};
+
+static void test_exit_enum(void **state)
+{
+	(void)state;
+	/* Scripts depend on these numbers. */
+	assert_int_equal(RP_EXIT_OK, 0);
+	assert_int_equal(RP_EXIT_INTERNAL, 1);
+	assert_int_equal(RP_EXIT_USAGE, 2);
+	assert_int_equal(RP_EXIT_PROTO, 3);
+	assert_int_equal(RP_EXIT_TRANSPORT, 4);
+	assert_int_equal(RP_EXIT_IO, 5);
+	assert_int_equal(RP_EXIT_POLICY, 6);
+}
+
+static void test_documented_covers_table(void **state)
+{
+	size_t i;
+	size_t j;
+	int found;
+
+	(void)state;
+	assert_int_equal(ARRAY_SIZE(documented), ARRAY_SIZE(table));
+	for (i = 0; i < ARRAY_SIZE(table); i++) {
+		found = 0;
+		for (j = 0; j < ARRAY_SIZE(documented); j++)
+			found += documented[j].rc == table[i].rc;
+		if (found != 1)
+			print_error("%s\n", rp_err_name(table[i].rc));
+		assert_int_equal(found, 1);
+	}
+}
+
+static void test_distinct_values(void **state)
+{
+	size_t i;
+	size_t j;
+
+	(void)state;
+	for (i = 0; i < ARRAY_SIZE(table); i++) {
+		/* Negative, and never a real errno (the range is reserved). */
+		assert_true(table[i].rc < 0);
+		assert_null(strerrorname_np(-table[i].rc));
+		for (j = i + 1; j < ARRAY_SIZE(table); j++)
+			assert_int_not_equal(table[i].rc, table[j].rc);
+	}
+}
+
+static void test_names(void **state)
+{
+	const char *n;
+	size_t i;
+	size_t j;
+
+	(void)state;
+	for (i = 0; i < ARRAY_SIZE(documented); i++) {
+		n = rp_err_name(documented[i].rc);
+		assert_non_null(n);
+		assert_memory_equal(n, "RP_E", 4);
+		assert_string_equal(n, documented[i].name);
+		for (j = 0; j < i; j++)
+			assert_string_not_equal(n,
+						rp_err_name(documented[j].rc));
+	}
+}
+
+static void test_messages(void **state)
+{
+	const char *m;
+	size_t i;
+	size_t j;
+
+	(void)state;
+	for (i = 0; i < ARRAY_SIZE(table); i++) {
+		m = rp_strerror(table[i].rc);
+		assert_non_null(m);
+		assert_true(strlen(m) > 0);
+		assert_string_equal(m, table[i].msg);
+		for (j = 0; j < i; j++)
+			assert_string_not_equal(m, rp_strerror(table[j].rc));
+	}
+}
+
+static void test_exit_codes(void **state)
+{
+	size_t i;
+	int ex;
+
+	(void)state;
+	for (i = 0; i < ARRAY_SIZE(documented); i++) {
+		ex = rp_err_exit_code(documented[i].rc);
+		if (ex != documented[i].exit_code)
+			print_error("%s\n", documented[i].name);
+		assert_int_equal(ex, documented[i].exit_code);
+	}
+}
+
+static void test_errno(void **state)
+{
+	static const int transport[] = {
+		ECONNREFUSED, ECONNRESET, ECONNABORTED, EPIPE, ETIMEDOUT,
+		EHOSTUNREACH, ENETUNREACH, ENETDOWN, EADDRNOTAVAIL,
+	};
+	size_t i;
+
+	(void)state;
+	assert_string_equal(rp_err_name(-ENOENT), "ENOENT");
+	assert_string_equal(rp_strerror(-ENOENT), strerror(ENOENT));
+	assert_int_equal(rp_err_exit_code(-ENOENT), RP_EXIT_IO);
+	assert_int_equal(rp_err_exit_code(-ENOENT), 5);
+	assert_int_equal(rp_err_exit_code(-EIO), 5);
+	assert_int_equal(rp_err_exit_code(-ENOSPC), 5);
+	assert_int_equal(rp_err_exit_code(-EACCES), 5);
+
+	assert_string_equal(rp_err_name(-ECONNRESET), "ECONNRESET");
+	assert_int_equal(rp_err_exit_code(-ECONNRESET), 4);
+	for (i = 0; i < ARRAY_SIZE(transport); i++)
+		assert_int_equal(rp_err_exit_code(-transport[i]),
+				 RP_EXIT_TRANSPORT);
+
+	/* Not an errno at all: still a name, never NULL. */
+	assert_string_equal(rp_err_name(-99999), "E?");
+	assert_non_null(rp_strerror(-99999));
+}
+
+static void test_success(void **state)
+{
+	(void)state;
+	assert_int_equal(rp_err_exit_code(0), 0);
+	assert_int_equal(rp_err_exit_code(1), 0);
+	assert_int_equal(rp_err_exit_code(12345), 0);
+	assert_string_equal(rp_err_name(0), "OK");
+	assert_string_equal(rp_strerror(0), "success");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_exit_enum),
+		cmocka_unit_test(test_documented_covers_table),
+		cmocka_unit_test(test_distinct_values),
+		cmocka_unit_test(test_names),
+		cmocka_unit_test(test_messages),
+		cmocka_unit_test(test_exit_codes),
+		cmocka_unit_test(test_errno),
+		cmocka_unit_test(test_success),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
