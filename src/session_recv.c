@@ -133,12 +133,19 @@ static int send_mr(struct xfer *x, uint32_t rkey)
 static int accept_hello(struct xfer *x, struct recv_state *r,
 			const struct rp_hello *h)
 {
+	const char *why = NULL;
 	uint32_t rkey;
 	int rc;
 
 	snprintf(x->name, sizeof(x->name), "%s", h->name);
 	x->remote = h->qp;
 	x->rep.remote_qpn = h->qp.qpn;
+	/* name_len, not the C string: a NUL inside the name is refused. */
+	rc = rp_fileio_check_name(h->name, h->name_len, &why);
+	if (rc) {
+		RP_ERR("refusing the name sent by %s: %s", x->peer, why);
+		return rc;
+	}
 	rc = agree_shape(x, h);
 	if (!rc)
 		rc = rp_fileio_dst_open(&r->dst, r->dirfd, h->name, h->size,
