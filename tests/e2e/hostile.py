@@ -156,8 +156,11 @@ expect_refusal("zero GID", hello(gid=b"\0" * 16), "proto")
 expect_refusal("MTU 0", hello(mtu=0), "proto")
 expect_refusal("chunk 0", hello(chunk=0), "proto")
 expect_refusal("window 0", hello(window=0), "proto")
-expect_refusal("name length longer than the payload",
-               hello()[:-1], "proto")
+expect_refusal("name_len longer than the payload",
+               msg(HELLO, qp_addr() + struct.pack(">QIIH", 0, 65536, 4, 9)
+                   + b"short"), "proto")
+expect_refusal("trailing bytes after the name",
+               msg(HELLO, hello()[12:] + b"\0"), "proto")
 
 # --- hostile names --------------------------------------------------------
 for n in [b".", b"..", b"../x", b"/etc/passwd", b"a/b", b"a\x01b",
