@@ -22,13 +22,14 @@ enum {
 	OPT_PSK,
 };
 
-static const char recv_short[] = ":p:b:o:1fd:i:g:tJqT:h";
+static const char recv_short[] = ":p:b:o:1fm:d:i:g:tJqT:h";
 static const struct option recv_long[] = {
 	{ "port",	required_argument, NULL, 'p' },
 	{ "bind",	required_argument, NULL, 'b' },
 	{ "dir",	required_argument, NULL, 'o' },
 	{ "once",	no_argument,	   NULL, '1' },
 	{ "force",	no_argument,	   NULL, 'f' },
+	{ "max-transfers", required_argument, NULL, 'm' },
 	{ "device",	required_argument, NULL, 'd' },
 	{ "ib-port",	required_argument, NULL, 'i' },
 	{ "gid-index",	required_argument, NULL, 'g' },
@@ -149,6 +150,7 @@ static void set_defaults(struct rp_opts *o)
 	o->ib_port = 0;
 	o->gid_index = -1;
 	o->timeout = RP_DEFAULT_TIMEOUT;
+	o->max_transfers = RP_DEFAULT_MAX_XFERS;
 	o->dir = ".";
 	o->chunk = RP_DEFAULT_CHUNK;
 	o->window = RP_DEFAULT_WINDOW;
@@ -219,6 +221,11 @@ static int set_option(struct rp_opts *o, const char *sub, int c,
 		break;
 	case 'f':
 		o->force = true;
+		break;
+	case 'm':
+		if (parse_range(arg, 1, RP_MAX_XFERS, &v))
+			return bad_value(sub, "max transfers", arg, "1..64");
+		o->max_transfers = (int)v;
 		break;
 	case 'd':
 		o->dev = arg;
@@ -449,9 +456,9 @@ static const char help_overview[] =
 static const char help_recv[] =
 	"Usage: rdmapush recv [OPTION]...\n"
 	"\n"
-	"Listen on a TCP port and store each pushed file in DIR, one\n"
-	"transfer at a time, until SIGINT or SIGTERM (or after one transfer\n"
-	"with --once). Data lands by RDMA Write in a ring of window x chunk\n"
+	"Listen on a TCP port and store each pushed file in DIR, each\n"
+	"transfer in its own process, until SIGINT or SIGTERM (or after one\n"
+	"transfer with --once). Data lands by RDMA Write in a ring of window x chunk\n"
 	"bytes, is written to a temporary file in DIR, and the file gets\n"
 	"its name only once its size and checksum match and it is fsynced.\n"
 	"Names must be plain file names (no '/', not '.' or '..', no\n"
@@ -465,7 +472,9 @@ static const char help_recv[] =
 	"                       directory)\n"
 	"  -1, --once           exit after one transfer, with its result\n"
 	"  -f, --force          replace an existing file or symbolic link of\n"
-	"                       the same name (never a directory)\n";
+	"                       the same name (never a directory)\n"
+	"  -m, --max-transfers N  transfers at once, 1..64 (default 4); one\n"
+	"                       more sender is told the receiver is busy\n";
 
 static const char help_send[] =
 	"Usage: rdmapush send [OPTION]... FILE HOST\n"

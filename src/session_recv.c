@@ -9,6 +9,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "rdmapush/ctrl.h"
@@ -360,37 +361,132 @@ static int serve_one(const struct rp_opts *o, int dirfd, int fd,
 	return rc;
 }
 
-int rp_session_recv(const struct rp_opts *o)
-{
-	int lfd = -1, dirfd = -1, rc;
+/* Children serving transfers; the server itself never opens a device. */
+struct server {
+	const struct rp_opts *o;
+	int lfd;
+	int dirfd;
+	pid_t kids[RP_MAX_XFERS];
+	int nkids;
+};
 
-	rp_session_signals();
-	rc = rp_fileio_dir_open(o->dir, &dirfd);
-	if (rc)
-		return rc;
-	rc = rp_ctrl_listen(o->bind_addr, o->port, &lfd);
-	if (rc)
-		goto out_dir;
-	RP_INFO("listening on port %u, writing into %s", o->port, o->dir);
+static void reap(struct server *sv, bool block)
+{
+	for (int i = 0; i < sv->nkids;) {
+		pid_t p = waitpid(sv->kids[i], NULL, block ? 0 : WNOHANG);
+
+		if (p == sv->kids[i] || (p < 0 && errno != EINTR)) {
+			sv->kids[i] = sv->kids[--sv->nkids];
+			continue;
+		}
+		if (p < 0)
+			continue;	/* interrupted: wait for it again */
+		i++;
+	}
+}
+
+/* Over the cap: say so at once rather than leave the sender waiting. */
+static void refuse_busy(struct server *sv, int fd, const char *peer)
+{
+	struct xfer x = { .o = sv->o, .fd = fd };
+
+	snprintf(x.peer, sizeof(x.peer), "%s", peer);
+	RP_INFO("refusing %s: %d transfers in progress (-m %d)", peer,
+		sv->nkids, sv->o->max_transfers);
+	xfer_send_failure(&x, RP_MSG_ERR, RP_EBUSY);
+	rp_ctrl_close(&x.fd);
+}
+
+/*
+ * Serve one connection in a child process, so transfers run side by side
+ * and whatever one of them holds (device context, registered memory,
+ * files) is gone with it. Returns 1 in the parent, or, in the child, the
+ * transfer's result (<= 0) for main to exit with.
+ */
+static int spawn(struct server *sv, int fd, const char *peer)
+{
+	pid_t pid;
+
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0) {
+		RP_ERR("fork: %s", strerror(errno));
+		refuse_busy(sv, fd, peer);
+		return 1;
+	}
+	if (pid == 0) {
+		close(sv->lfd);
+		sv->lfd = -1;
+		return serve_one(sv->o, sv->dirfd, fd, peer);
+	}
+	close(fd);
+	sv->kids[sv->nkids++] = pid;
+	return 1;
+}
+
+static int serve_loop(struct server *sv)
+{
 	while (!rp_session_stop) {
 		char peer[80];
-		int fd;
+		int fd, rc;
 
-		rc = rp_ctrl_accept(lfd, &fd, peer, sizeof(peer));
+		rc = rp_ctrl_accept(sv->lfd, &fd, peer, sizeof(peer));
 		if (rc == -EINTR)
 			continue;
 		if (rc)
-			break;
-		rc = serve_one(o, dirfd, fd, peer);
-		if (o->once)
-			break;
+			return rc;
+		if (sv->o->once)
+			return serve_one(sv->o, sv->dirfd, fd, peer);
+		reap(sv, false);
+		if (sv->nkids >= sv->o->max_transfers) {
+			refuse_busy(sv, fd, peer);
+			continue;
+		}
+		rc = spawn(sv, fd, peer);
+		if (rc <= 0)
+			return rc;	/* the child, done */
 	}
+	return 0;
+}
+
+/* Stop: tell each transfer to abort (it removes its temporary file). */
+static void stop_children(struct server *sv)
+{
+	reap(sv, false);
+	if (!sv->nkids)
+		return;
+	RP_INFO("signal %d: stopping %d transfer(s)", (int)rp_session_stop,
+		sv->nkids);
+	for (int i = 0; i < sv->nkids; i++)
+		kill(sv->kids[i], SIGTERM);
+	reap(sv, true);
+}
+
+int rp_session_recv(const struct rp_opts *o)
+{
+	struct server sv = { .o = o, .lfd = -1, .dirfd = -1 };
+	pid_t self = getpid();
+	int rc;
+
+	rp_session_signals();
+	rc = rp_fileio_dir_open(o->dir, &sv.dirfd);
+	if (rc)
+		return rc;
+	rc = rp_ctrl_listen(o->bind_addr, o->port, &sv.lfd);
+	if (rc)
+		goto out_dir;
+	RP_INFO("listening on port %u, writing into %s", o->port, o->dir);
+	rc = serve_loop(&sv);
+	if (getpid() != self)
+		goto out_dir;	/* a child: its transfer's result */
 	if (rp_session_stop && !o->once) {
-		RP_INFO("signal %d: stopping", (int)rp_session_stop);
+		stop_children(&sv);
+		RP_INFO("stopped by signal %d", (int)rp_session_stop);
 		rc = 0;
 	}
-	rp_ctrl_close(&lfd);
+	reap(&sv, true);
+	rp_ctrl_close(&sv.lfd);
 out_dir:
-	close(dirfd);
+	close(sv.dirfd);
 	return rc;
 }

@@ -11,6 +11,8 @@
 #define RP_DEFAULT_CHUNK	(1u << 20)
 #define RP_DEFAULT_WINDOW	8
 #define RP_DEFAULT_TIMEOUT	30	/* seconds */
+#define RP_DEFAULT_MAX_XFERS	4	/* concurrent transfers per receiver */
+#define RP_MAX_XFERS		64
 #define RP_MIN_CHUNK		4096u
 #define RP_MAX_CHUNK		(64u << 20)
 #define RP_MAX_WINDOW		64u
@@ -41,6 +43,7 @@ struct rp_opts {
 	const char *bind_addr;	/* -b, NULL = any */
 	const char *dir;	/* -o, default "." */
 	bool once;
+	int max_transfers;	/* -m: concurrent transfers, 1..64 */
 	bool force;
 	/* send */
 	const char *file;
