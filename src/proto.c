@@ -40,6 +40,11 @@
  *	10 u16 text_len		0..RP_TEXT_MAX
  *	12 u8  text[text_len]	no NUL terminator on the wire
  *
+ * AUTH, 65 bytes:
+ *	 0 u8  step		1..3
+ *	 1 u8  nonce[32]
+ *	33 u8  mac[32]
+ *
  * Encoders and decoders share one validator per message, so we never send
  * anything we would refuse to receive.
  */
@@ -59,6 +64,7 @@
 #define MR_LEN			(QP_ADDR_LEN + 8 + 4 + 8 + 4 + 4)
 #define FIN_LEN			(8 + RP_CSUM_LEN)
 #define RESULT_FIXED_LEN	(2 + 8 + 2)
+#define AUTH_LEN		(1 + RP_AUTH_NONCE_LEN + RP_AUTH_MAC_LEN)
 
 #define QPN_LIMIT		(1u << 24)	/* QPNs and PSNs are 24 bits */
 #define PSN_LIMIT		(1u << 24)
@@ -352,6 +358,29 @@ int rp_proto_pack_fin(uint8_t *buf, size_t len, const struct rp_fin *m)
 	return finish(&c, FIN_LEN);
 }
 
+static const char *check_auth(const struct rp_auth *m)
+{
+	if (m->step < RP_AUTH_CHALLENGE || m->step > RP_AUTH_RESPOND)
+		return "auth step out of range";
+	return NULL;
+}
+
+int rp_proto_pack_auth(uint8_t *buf, size_t len, const struct rp_auth *m)
+{
+	struct wcur c;
+	int rc;
+
+	if (check_auth(m))
+		return RP_EPROTO;
+	rc = begin(&c, buf, len, RP_MSG_AUTH, AUTH_LEN);
+	if (rc)
+		return rc;
+	put_u8(&c, m->step);
+	put_bytes(&c, m->nonce, RP_AUTH_NONCE_LEN);
+	put_bytes(&c, m->mac, RP_AUTH_MAC_LEN);
+	return finish(&c, AUTH_LEN);
+}
+
 int rp_proto_pack_result(uint8_t *buf, size_t len, uint8_t type,
 			 const struct rp_result *m)
 {
@@ -510,12 +539,32 @@ int rp_proto_unpack_result(const uint8_t *p, size_t len, struct rp_result *m,
 	return 0;
 }
 
+int rp_proto_unpack_auth(const uint8_t *p, size_t len, struct rp_auth *m,
+			 const char **why)
+{
+	struct cur c = { .p = p, .left = len };
+	struct rp_auth t;
+	const char *r;
+
+	if (get_u8(&c, &t.step) || get_bytes(&c, t.nonce, RP_AUTH_NONCE_LEN) ||
+	    get_bytes(&c, t.mac, RP_AUTH_MAC_LEN))
+		return fail(why, "truncated AUTH");
+	if (c.left)
+		return fail(why, "trailing bytes");
+	r = check_auth(&t);
+	if (r)
+		return fail(why, r);
+	*m = t;
+	return 0;
+}
+
 static const char *const type_names[RP_MSG_TYPE_MAX] = {
 	[RP_MSG_HELLO] = "HELLO",
 	[RP_MSG_MR] = "MR",
 	[RP_MSG_FIN] = "FIN",
 	[RP_MSG_ACK] = "ACK",
 	[RP_MSG_ERR] = "ERR",
+	[RP_MSG_AUTH] = "AUTH",
 };
 
 static const char *const status_names[RP_ST_MAX] = {
@@ -586,6 +635,7 @@ uint16_t rp_proto_status_from_err(int rc)
 	/* An I/O failure the peer reported stays one if we pass it on. */
 	case RP_EPEERIO:
 		return RP_ST_IO;
+	case RP_EPEERRDMA:
 	case RP_EWC:
 	case RP_EVERBS:
 	case RP_ENODEV:
@@ -599,6 +649,7 @@ uint16_t rp_proto_status_from_err(int rc)
 		return RP_ST_TIMEOUT;
 	case RP_EINTERRUPTED:
 	case RP_ECTRLCLOSED:
+	case RP_EPEERABORT:
 		return RP_ST_ABORTED;
 	}
 	/* Our reserved range overlaps errno numbers, so test it first. */
@@ -630,7 +681,7 @@ int rp_proto_status_to_err(uint16_t status)
 	case RP_ST_IO:
 		return RP_EPEERIO;
 	case RP_ST_RDMA:
-		return RP_EWC;
+		return RP_EPEERRDMA;
 	case RP_ST_AUTH:
 		return RP_EAUTH;
 	case RP_ST_VERSION:
@@ -638,7 +689,7 @@ int rp_proto_status_to_err(uint16_t status)
 	case RP_ST_TIMEOUT:
 		return RP_ETIMEOUT;
 	case RP_ST_ABORTED:
-		return RP_ECTRLCLOSED;
+		return RP_EPEERABORT;
 	/* The peer found fault with us or itself: either way it refused. */
 	case RP_ST_PROTO:
 	case RP_ST_INTERNAL:

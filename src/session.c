@@ -124,12 +124,13 @@ int msg_send(struct xfer *x, const uint8_t *buf, int n, const char *what)
 
 int msg_peer_failure(struct xfer *x, const struct rp_result *res)
 {
-	int rc = rp_proto_status_to_err(res->status);
+	const char *st = rp_proto_status_name(res->status);
+	/* Our peers send their error text; don't say it twice. */
+	bool same = !strcmp(st, res->text) || !res->text_len;
 
 	x->peer_failed = true;
-	RP_ERR("%s refused or aborted the transfer: %s%s%s", x->peer,
-	       rp_proto_status_name(res->status),
-	       res->text_len ? ": " : "", res->text);
+	RP_ERR("%s refused or aborted the transfer: %s%s%s", x->peer, st,
+	       same ? "" : ": ", same ? "" : res->text);
 	return rc;
 }
 
@@ -177,6 +178,7 @@ int msg_recv(struct xfer *x, uint8_t want, uint8_t *buf, uint32_t *len,
 	if (rc)
 		return rc;
 	*len = h.length;
+	x->got_type = h.type;
 	if (h.type == RP_MSG_ERR || (h.type == RP_MSG_ACK && want == RP_MSG_ACK))
 		return peer_result(x, &h, buf, want);
 	if (h.type != want) {
@@ -184,6 +186,43 @@ int msg_recv(struct xfer *x, uint8_t want, uint8_t *buf, uint32_t *len,
 		       x->peer, rp_proto_type_name(h.type));
 		return RP_EUNEXPECTED;
 	}
+	return 0;
+}
+
+int msg_send_auth(struct xfer *x, const struct rp_auth *a)
+{
+	uint8_t buf[RP_PROTO_MAX_MSG];
+
+	RP_TRACE("ctrl", "-> AUTH step %u (%s)", a->step,
+		 a->step == RP_AUTH_CHALLENGE ? "our nonce" : "our proof of the key");
+	return msg_send(x, buf, rp_proto_pack_auth(buf, sizeof(buf), a),
+			"AUTH");
+}
+
+int msg_recv_auth(struct xfer *x, uint8_t want, struct rp_auth *a)
+{
+	uint8_t buf[RP_PROTO_MAX_PAYLOAD];
+	const char *why = NULL;
+	uint32_t len;
+	int rc = msg_recv(x, RP_MSG_AUTH, buf, &len, "AUTH (pre-shared key)");
+
+	if (rc == RP_EUNEXPECTED) {
+		RP_ERR("%s did not authenticate: use the same --psk on both "
+		       "sides", x->peer);
+		return RP_EAUTH;
+	}
+	if (rc)
+		return rc;
+	rc = rp_proto_unpack_auth(buf, len, a, &why);
+	if (!rc && a->step != want) {
+		why = "AUTH step out of order";
+		rc = RP_EPROTO;
+	}
+	if (rc) {
+		RP_ERR("malformed AUTH from %s: %s", x->peer, why ? why : "?");
+		return rc;
+	}
+	RP_TRACE("ctrl", "<- AUTH step %u", a->step);
 	return 0;
 }
 

@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "rdmapush/auth.h"
 #include "rdmapush/csum.h"
 #include "rdmapush/opts.h"
 #include "rdmapush/proto.h"
@@ -17,6 +18,7 @@
 /* One transfer, on either side. */
 struct xfer {
 	const struct rp_opts *o;
+	const uint8_t *psk;	/* --psk key, or NULL */
 	int fd;			/* control connection */
 	struct rp_verbs *v;
 	uint8_t *ring;
@@ -34,6 +36,7 @@ struct xfer {
 	double start;
 	/* The peer has already said why it stopped: don't send ERR back. */
 	bool peer_failed;
+	uint8_t got_type;	/* type of the last message received */
 };
 
 /* Set by SIGINT/SIGTERM; polled by every wait. */
@@ -66,6 +69,9 @@ int msg_send(struct xfer *x, const uint8_t *buf, int n, const char *what);
  */
 int msg_recv(struct xfer *x, uint8_t want, uint8_t *buf, uint32_t *len,
 	     const char *phase);
+/* AUTH of the given step out, and in (which must be of step want). */
+int msg_send_auth(struct xfer *x, const struct rp_auth *a);
+int msg_recv_auth(struct xfer *x, uint8_t want, struct rp_auth *a);
 /* Peer-failure message in res: report it and map to a local error. */
 int msg_peer_failure(struct xfer *x, const struct rp_result *res);
 

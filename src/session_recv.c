@@ -38,6 +38,11 @@ static int recv_hello(struct xfer *x, struct rp_hello *h)
 	uint32_t len;
 	int rc = msg_recv(x, RP_MSG_HELLO, buf, &len, "HELLO");
 
+	if (rc == RP_EUNEXPECTED && x->got_type == RP_MSG_AUTH) {
+		RP_ERR("%s offers a pre-shared key, but this receiver has no "
+		       "--psk", x->peer);
+		return RP_EAUTH;
+	}
 	if (rc)
 		return rc;
 	rc = rp_proto_unpack_hello(buf, len, h, &why);
@@ -46,6 +51,32 @@ static int recv_hello(struct xfer *x, struct rp_hello *h)
 		return rc;
 	}
 	trace_hello("<-", h);
+	return 0;
+}
+
+/* --psk: prove the key to the sender, then check its proof, before we
+ * create a QP, register memory or open a file. */
+static int authenticate(struct xfer *x)
+{
+	struct rp_auth chal, resp, ours = { .step = RP_AUTH_PROVE };
+	int rc = msg_recv_auth(x, RP_AUTH_CHALLENGE, &chal);
+
+	if (rc)
+		return rc;
+	rp_auth_nonce(ours.nonce);
+	rp_auth_mac(x->psk, RP_AUTH_ROLE_RECV, chal.nonce, ours.nonce,
+		    ours.mac);
+	rc = msg_send_auth(x, &ours);
+	if (!rc)
+		rc = msg_recv_auth(x, RP_AUTH_RESPOND, &resp);
+	if (rc)
+		return rc;
+	if (!rp_auth_check(x->psk, RP_AUTH_ROLE_SEND, ours.nonce, chal.nonce,
+			   resp.mac)) {
+		RP_ERR("%s failed the pre-shared key check", x->peer);
+		return RP_EAUTH;
+	}
+	RP_TRACE("ctrl", "the sender proved the pre-shared key");
 	return 0;
 }
 
@@ -328,10 +359,12 @@ static int send_ack(struct xfer *x)
 }
 
 /* One transfer on an accepted connection; always reports and releases. */
-static int serve_one(const struct rp_opts *o, int dirfd, int fd,
-		     const char *peer)
+static int serve_one(const struct rp_opts *o, const uint8_t *psk, int dirfd,
+		     int fd, const char *peer)
 {
-	struct xfer x = { .o = o, .fd = fd, .rep = { .role = "recv" } };
+	struct xfer x = {
+		.o = o, .psk = psk, .fd = fd, .rep = { .role = "recv" },
+	};
 	struct recv_state r = { .dirfd = dirfd };
 	struct rp_hello h;
 	int rc;
@@ -340,7 +373,9 @@ static int serve_one(const struct rp_opts *o, int dirfd, int fd,
 	x.start = rp_now();
 	snprintf(x.peer, sizeof(x.peer), "%s", peer);
 	rp_ctrl_tune(fd, o->timeout);
-	rc = recv_hello(&x, &h);
+	rc = psk ? authenticate(&x) : 0;
+	if (!rc)
+		rc = recv_hello(&x, &h);
 	if (!rc)
 		rc = accept_hello(&x, &r, &h);
 	if (!rc)
@@ -366,6 +401,8 @@ struct server {
 	const struct rp_opts *o;
 	int lfd;
 	int dirfd;
+	const uint8_t *psk;
+	uint8_t key[RP_PSK_LEN];
 	pid_t kids[RP_MAX_XFERS];
 	int nkids;
 };
@@ -417,7 +454,7 @@ static int spawn(struct server *sv, int fd, const char *peer)
 	if (pid == 0) {
 		close(sv->lfd);
 		sv->lfd = -1;
-		return serve_one(sv->o, sv->dirfd, fd, peer);
+		return serve_one(sv->o, sv->psk, sv->dirfd, fd, peer);
 	}
 	close(fd);
 	sv->kids[sv->nkids++] = pid;
@@ -436,7 +473,7 @@ static int serve_loop(struct server *sv)
 		if (rc)
 			return rc;
 		if (sv->o->once)
-			return serve_one(sv->o, sv->dirfd, fd, peer);
+			return serve_one(sv->o, sv->psk, sv->dirfd, fd, peer);
 		reap(sv, false);
 		if (sv->nkids >= sv->o->max_transfers) {
 			refuse_busy(sv, fd, peer);
@@ -469,6 +506,12 @@ int rp_session_recv(const struct rp_opts *o)
 	int rc;
 
 	rp_session_signals();
+	if (o->psk_file) {
+		rc = rp_auth_load(o->psk_file, sv.key);
+		if (rc)
+			return rc;
+		sv.psk = sv.key;
+	}
 	rc = rp_fileio_dir_open(o->dir, &sv.dirfd);
 	if (rc)
 		return rc;

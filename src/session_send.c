@@ -25,6 +25,7 @@ struct send_state {
 	uint64_t written;	/* write completions seen */
 	uint64_t credited;	/* chunks the receiver has on disk */
 	struct rp_progress prog;
+	uint8_t psk[RP_PSK_LEN];
 };
 
 static int open_verbs(struct xfer *x)
@@ -256,6 +257,12 @@ static int prepare(struct xfer *x, struct send_state *s)
 		return rc;
 	}
 	snprintf(x->name, sizeof(x->name), "%s", name);
+	if (x->o->psk_file) {
+		rc = rp_auth_load(x->o->psk_file, s->psk);
+		if (rc)
+			return rc;
+		x->psk = s->psk;
+	}
 	rc = rp_fileio_src_open(&s->src, x->o->file);
 	if (rc)
 		return rc;
@@ -269,6 +276,32 @@ static int prepare(struct xfer *x, struct send_state *s)
 	return rp_csum_new(&x->csum);
 }
 
+/* --psk: the receiver proves the key first, then we do. */
+static int authenticate(struct xfer *x)
+{
+	struct rp_auth ours = { .step = RP_AUTH_CHALLENGE };
+	struct rp_auth theirs;
+	int rc;
+
+	rp_auth_nonce(ours.nonce);
+	rc = msg_send_auth(x, &ours);
+	if (!rc)
+		rc = msg_recv_auth(x, RP_AUTH_PROVE, &theirs);
+	if (rc)
+		return rc;
+	if (!rp_auth_check(x->psk, RP_AUTH_ROLE_RECV, ours.nonce,
+			   theirs.nonce, theirs.mac)) {
+		RP_ERR("%s does not know our pre-shared key: not sending",
+		       x->peer);
+		return RP_EAUTH;
+	}
+	RP_TRACE("ctrl", "the receiver proved the pre-shared key");
+	ours.step = RP_AUTH_RESPOND;
+	rp_auth_mac(x->psk, RP_AUTH_ROLE_SEND, theirs.nonce, ours.nonce,
+		    ours.mac);
+	return msg_send_auth(x, &ours);
+}
+
 static int handshake(struct xfer *x, struct send_state *s)
 {
 	int rc;
@@ -277,7 +310,9 @@ static int handshake(struct xfer *x, struct send_state *s)
 	if (rc)
 		return rc;
 	rp_ctrl_tune(x->fd, x->o->timeout);
-	rc = open_verbs(x);
+	rc = x->psk ? authenticate(x) : 0;
+	if (!rc)
+		rc = open_verbs(x);
 	if (!rc)
 		rc = send_hello(x);
 	if (!rc)

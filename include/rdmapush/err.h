@@ -37,6 +37,8 @@ enum rp_exit {
 	XX(RESOLVE,	-2107, RP_EXIT_TRANSPORT, "cannot resolve host")	\
 	XX(PEERIO,	-2108, RP_EXIT_TRANSPORT, "peer failed to store the file") \
 	XX(INTERRUPTED,	-2109, RP_EXIT_TRANSPORT, "interrupted by signal")	\
+	XX(PEERRDMA,	-2110, RP_EXIT_TRANSPORT, "RDMA failure on the peer") \
+	XX(PEERABORT,	-2111, RP_EXIT_TRANSPORT, "the peer aborted the transfer") \
 	XX(EXIST,	-2201, RP_EXIT_POLICY,	  "file exists (use --force on the receiver)") \
 	XX(BADNAME,	-2202, RP_EXIT_POLICY,	  "file name not allowed")	\
 	XX(NOSPACE,	-2203, RP_EXIT_POLICY,	  "not enough free space")	\

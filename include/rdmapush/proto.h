@@ -33,6 +33,7 @@ enum rp_msg_type {
 	RP_MSG_FIN = 3,		/* sender -> receiver: all data written */
 	RP_MSG_ACK = 4,		/* receiver -> sender: final result */
 	RP_MSG_ERR = 5,		/* either way: refusal or abort, with reason */
+	RP_MSG_AUTH = 6,	/* either way, before HELLO: pre-shared key proof */
 	RP_MSG_TYPE_MAX
 };
 
@@ -99,6 +100,25 @@ struct rp_result {
 	char text[RP_TEXT_MAX + 1];	/* NUL-terminated after decode */
 };
 
+#define RP_AUTH_NONCE_LEN	32
+#define RP_AUTH_MAC_LEN		32
+
+/*
+ * AUTH, with --psk (see src/auth.c): step 1 sender's nonce; step 2
+ * receiver's nonce and MAC (it proves the key); step 3 sender's MAC.
+ */
+enum rp_auth_step {
+	RP_AUTH_CHALLENGE = 1,
+	RP_AUTH_PROVE = 2,
+	RP_AUTH_RESPOND = 3,
+};
+
+struct rp_auth {
+	uint8_t step;		/* enum rp_auth_step */
+	uint8_t nonce[RP_AUTH_NONCE_LEN];
+	uint8_t mac[RP_AUTH_MAC_LEN];
+};
+
 struct rp_msg_hdr {
 	uint8_t version;
 	uint8_t type;
@@ -115,6 +135,7 @@ int rp_proto_pack_mr(uint8_t *buf, size_t len, const struct rp_mr *m);
 int rp_proto_pack_fin(uint8_t *buf, size_t len, const struct rp_fin *m);
 int rp_proto_pack_result(uint8_t *buf, size_t len, uint8_t type,
 			 const struct rp_result *m);
+int rp_proto_pack_auth(uint8_t *buf, size_t len, const struct rp_auth *m);
 
 /*
  * Parse a 12-byte header. Returns 0, or RP_EPROTO (bad magic, reserved
@@ -140,6 +161,9 @@ int rp_proto_unpack_fin(const uint8_t *p, size_t len, struct rp_fin *m,
 			const char **why);
 int rp_proto_unpack_result(const uint8_t *p, size_t len, struct rp_result *m,
 			   const char **why);
+/* step must be 1..3. */
+int rp_proto_unpack_auth(const uint8_t *p, size_t len, struct rp_auth *m,
+			 const char **why);
 
 /* "HELLO", "MR", ...; "?" for unknown. */
 const char *rp_proto_type_name(unsigned int type);

@@ -36,6 +36,7 @@ static void check_payload(uint8_t type, const uint8_t *p, size_t len,
 		struct rp_mr mr;
 		struct rp_fin fin;
 		struct rp_result result;
+		struct rp_auth auth;
 	} m;
 	struct rp_msg_hdr h;
 	const char *why = NULL;
@@ -71,6 +72,12 @@ static void check_payload(uint8_t type, const uint8_t *p, size_t len,
 		check(m.result.text_len <= RP_TEXT_MAX);
 		check(m.result.text[m.result.text_len] == '\0');
 		n = rp_proto_pack_result(out, sizeof(out), type, &m.result);
+		break;
+	case RP_MSG_AUTH:
+		rc = rp_proto_unpack_auth(p, len, &m.auth, &why);
+		if (rc)
+			break;
+		n = rp_proto_pack_auth(out, sizeof(out), &m.auth);
 		break;
 	default:
 		abort();

@@ -152,6 +152,13 @@ int main(int argc, char **argv)
 	save("err_text", buf, result(buf, RP_MSG_ERR, RP_ST_EXISTS, 20));
 	save("err_text255", buf,
 	     result(buf, RP_MSG_ERR, RP_ST_ABORTED, RP_TEXT_MAX));
+	{
+		struct rp_auth a = { .step = RP_AUTH_PROVE };
+
+		memset(a.nonce, 0x3c, sizeof(a.nonce));
+		memset(a.mac, 0xa7, sizeof(a.mac));
+		save("auth", buf, rp_proto_pack_auth(buf, sizeof(buf), &a));
+	}
 
 	/* Payloads alone, for the decoders run on the raw input. */
 	n = hello(buf, 9);

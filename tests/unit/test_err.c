@@ -45,6 +45,8 @@ static const struct entry documented[] = {
 	{ RP_EVERBS, "RP_EVERBS", 4 },
 	{ RP_ERESOLVE, "RP_ERESOLVE", 4 },
 	{ RP_EPEERIO, "RP_EPEERIO", 4 },
+	{ RP_EPEERRDMA, "RP_EPEERRDMA", 4 },
+	{ RP_EPEERABORT, "RP_EPEERABORT", 4 },
 	{ RP_EINTERRUPTED, "RP_EINTERRUPTED", 4 },
 	{ RP_EEXIST, "RP_EEXIST", 6 },
 	{ RP_EBADNAME, "RP_EBADNAME", 6 },

@@ -213,6 +213,49 @@ static void test_mr_roundtrip(void **state)
 	assert_int_equal(out.window, in.window);
 }
 
+/* AUTH: 65 bytes, step 1..3, every truncation and a trailing byte refused. */
+static void test_auth(void **state)
+{
+	uint8_t buf[RP_PROTO_MAX_MSG];
+	struct rp_auth in = { .step = RP_AUTH_PROVE };
+	struct rp_auth out;
+	const char *why = NULL;
+	int n;
+
+	(void)state;
+	for (int i = 0; i < RP_AUTH_NONCE_LEN; i++) {
+		in.nonce[i] = (uint8_t)i;
+		in.mac[i] = (uint8_t)(0xff - i);
+	}
+	n = rp_proto_pack_auth(buf, sizeof(buf), &in);
+	assert_int_equal(n, HDR + 65);
+	assert_hdr(buf, n, RP_MSG_AUTH);
+	assert_int_equal(buf[HDR], RP_AUTH_PROVE);
+	assert_int_equal(buf[HDR + 1], 0);
+	assert_int_equal(buf[HDR + 33], 0xff);
+	assert_int_equal(rp_proto_unpack_auth(buf + HDR, 65, &out, &why), 0);
+	assert_int_equal(out.step, in.step);
+	assert_memory_equal(out.nonce, in.nonce, RP_AUTH_NONCE_LEN);
+	assert_memory_equal(out.mac, in.mac, RP_AUTH_MAC_LEN);
+	for (size_t len = 0; len < 65; len++)
+		assert_int_equal(rp_proto_unpack_auth(buf + HDR, len, &out,
+						      NULL), RP_EPROTO);
+	assert_int_equal(rp_proto_unpack_auth(buf + HDR, 66, &out, NULL),
+			 RP_EPROTO);
+	buf[HDR] = 0;
+	assert_int_equal(rp_proto_unpack_auth(buf + HDR, 65, &out, &why),
+			 RP_EPROTO);
+	assert_string_equal(why, "auth step out of range");
+	buf[HDR] = 4;
+	assert_int_equal(rp_proto_unpack_auth(buf + HDR, 65, &out, NULL),
+			 RP_EPROTO);
+	in.step = 4;
+	assert_int_equal(rp_proto_pack_auth(buf, sizeof(buf), &in), RP_EPROTO);
+	in.step = RP_AUTH_CHALLENGE;
+	assert_int_equal(rp_proto_pack_auth(buf, HDR + 64, &in), -ENOBUFS);
+	assert_string_equal(rp_proto_type_name(RP_MSG_AUTH), "AUTH");
+}
+
 static void test_fin_roundtrip(void **state)
 {
 	uint8_t buf[RP_PROTO_MAX_MSG];
@@ -1306,6 +1349,8 @@ static const struct err_st from_err[] = {
 	{ RP_EUNEXPECTED, RP_ST_PROTO },
 	{ RP_ECHECKSUM, RP_ST_CHECKSUM },
 	{ RP_EPEERIO, RP_ST_IO },
+	{ RP_EPEERRDMA, RP_ST_RDMA },
+	{ RP_EPEERABORT, RP_ST_ABORTED },
 	{ RP_EWC, RP_ST_RDMA },
 	{ RP_EVERBS, RP_ST_RDMA },
 	{ RP_ENODEV, RP_ST_RDMA },
@@ -1343,12 +1388,12 @@ static const int to_err[RP_ST_MAX] = {
 	[RP_ST_PROTO] = RP_EREFUSED,
 	[RP_ST_CHECKSUM] = RP_ECHECKSUM,
 	[RP_ST_IO] = RP_EPEERIO,
-	[RP_ST_RDMA] = RP_EWC,
+	[RP_ST_RDMA] = RP_EPEERRDMA,
 	[RP_ST_AUTH] = RP_EAUTH,
 	[RP_ST_VERSION] = RP_EVERSION,
 	[RP_ST_TIMEOUT] = RP_ETIMEOUT,
 	[RP_ST_INTERNAL] = RP_EREFUSED,
-	[RP_ST_ABORTED] = RP_ECTRLCLOSED,
+	[RP_ST_ABORTED] = RP_EPEERABORT,
 };
 
 static void test_status_from_err(void **state)
@@ -1404,6 +1449,7 @@ int main(void)
 		cmocka_unit_test(test_hello_roundtrip),
 		cmocka_unit_test(test_mr_roundtrip),
 		cmocka_unit_test(test_fin_roundtrip),
+		cmocka_unit_test(test_auth),
 		cmocka_unit_test(test_result_roundtrip),
 		cmocka_unit_test(test_pack_result_bad_type),
 		cmocka_unit_test(test_golden_hello),
