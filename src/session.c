@@ -131,7 +131,7 @@ int msg_peer_failure(struct xfer *x, const struct rp_result *res)
 	x->peer_failed = true;
 	RP_ERR("%s refused or aborted the transfer: %s%s%s", x->peer, st,
 	       same ? "" : ": ", same ? "" : res->text);
-	return rc;
+	return rp_proto_status_to_err(res->status);
 }
 
 /* An ERR, or an ACK carrying a failure, in place of what we expected. */
