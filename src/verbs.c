@@ -525,10 +525,19 @@ static void report_no_gid(const struct rp_verbs_cfg *cfg,
 	       hint);
 }
 
-static void report_no_device(const char *why)
+/* e: errno of a failed ibv_get_device_list, 0 for an empty list. */
+static void report_no_device(int e)
 {
-	RP_ERR("no RDMA device%s%s: load rdma_rxe (scripts/setup_rxe) or use "
-	       "the lab (scripts/rdma-lab)", why ? ": " : "", why ? why : "");
+	char why[96] = "";
+
+	if (e == ENOSYS)
+		snprintf(why, sizeof(why), " (this kernel has no RDMA "
+			 "support: ibv_get_device_list: %s)", strerror(e));
+	else if (e)
+		snprintf(why, sizeof(why), " (ibv_get_device_list: %s)",
+			 strerror(e));
+	RP_ERR("no RDMA device%s: load rdma_rxe (scripts/setup_rxe) or use "
+	       "the lab (scripts/rdma-lab)", why);
 }
 
 /* Fills v's device fields and leaves v->ctx open on success. */
@@ -546,11 +555,11 @@ static int select_device(struct rp_verbs *v, const struct rp_verbs_cfg *cfg)
 	errno = 0;
 	list = ibv_get_device_list(&ndev);
 	if (!list) {
-		report_no_device(errno ? strerror(errno) : NULL);
+		report_no_device(errno);
 		return RP_ENODEV;
 	}
 	if (!ndev) {
-		report_no_device(NULL);
+		report_no_device(0);
 		rc = RP_ENODEV;
 		goto out_free_list;
 	}

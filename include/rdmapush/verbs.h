@@ -100,9 +100,14 @@ struct rp_wc {
  * events. Returns:
  *   n > 0        n successful completions stored in wc[0..n)
  *   0            watch_fd became readable (peer sent something or closed)
- *   RP_ETIMEOUT  deadline passed
- *   RP_EWC       a completion failed (reported with ibv_wc_status_str)
+ *   RP_ETIMEOUT  deadline passed (not reported: the caller names the phase)
+ *   RP_EINTERRUPTED  a signal interrupted the wait (not reported: the
+ *                caller checks its stop flag and may call again)
+ *   RP_EWC       a completion failed (the first one reported with
+ *                ibv_wc_status_str; good completions polled in the same
+ *                batch are dropped, later flushed ones only traced)
  *   RP_EVERBS    a verbs call or a fatal async event (reported)
+ *   -errno       poll(2) itself failed (reported)
  */
 int rp_verbs_next(struct rp_verbs *v, struct rp_wc *wc, int max,
 		  int watch_fd, double deadline)
