@@ -819,8 +819,9 @@ static int create_qp(struct rp_verbs *v, const struct rp_verbs_cfg *cfg)
 	v->qp_state = IBV_QPS_RESET;
 	RP_TRACE("verbs", "QP 0x%x created: type RC, state RESET, caps "
 		 "max_send_wr=%u max_recv_wr=%u max_send_sge=%u "
-		 "max_recv_sge=%u max_inline_data=%u; sq_sig_all=0 (each WR "
-		 "asks for its completion with IBV_SEND_SIGNALED)",
+		 "max_recv_sge=%u max_inline_data=%u (asked 0, never used); "
+		 "sq_sig_all=0 (each WR asks for its completion with "
+		 "IBV_SEND_SIGNALED)",
 		 v->qp->qp_num, ia.cap.max_send_wr, ia.cap.max_recv_wr,
 		 ia.cap.max_send_sge, ia.cap.max_recv_sge,
 		 ia.cap.max_inline_data);
@@ -1276,7 +1277,8 @@ static bool dp_trace(struct rp_verbs *v, uint64_t nth)
 	if (!v->dp_quiet) {
 		v->dp_quiet = true;
 		RP_TRACE("verbs", "(further data-path work requests and "
-			 "completions are counted, not traced)");
+			 "completions are counted, not traced: only the first "
+			 "%d of each kind are shown)", TRACE_FIRST);
 	}
 	return false;
 }
