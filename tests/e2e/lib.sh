@@ -34,7 +34,7 @@ on() {
 recv_bg() {
 	local job=$1
 	shift
-	"$LAB" bg "$RCV" "$job" -- "$RP recv -p $PORT $*"
+	"$LAB" bg "$RCV" "$job" -- "exec $RP recv -p $PORT $*"
 	on "$RCV" "for i in \$(seq 100); do ss -ltn | grep -q ':$PORT ' && exit 0; sleep 0.1; done; echo 'receiver never listened' >&2; exit 1"
 }
 

@@ -12,7 +12,7 @@ mkdata "$SND" /tmp/e2e-src/taken 5000 >/dev/null
 
 recv_bg exist "--once -o $DST" || { fail "receiver start" "did not listen"; exit 1; }
 out=$(send /tmp/e2e-src/taken "$RCV_IP" 2>&1); src=$?
-rout=$(recv_wait exist); rrc=$?
+rout=$(recv_wait exist 2>&1); rrc=$?
 if [ $src -eq 6 ] && [ $rrc -eq 6 ] && echo "$out" | grep -q 'file exists'; then
 	ok "existing file refused: sender and receiver exit 6, 'file exists'"
 else

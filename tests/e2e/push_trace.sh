@@ -11,7 +11,7 @@ mkdata "$SND" /tmp/e2e-src/traced 200000 >/dev/null
 recv_bg trace "--once -t -J -o $DST" || { fail "receiver start" "did not listen"; exit 1; }
 snd=$(send "-t -J -c 64K" /tmp/e2e-src/traced "$RCV_IP" 2>&1)
 src=$?
-rcv=$(recv_wait trace)
+rcv=$(recv_wait trace 2>&1)
 rrc=$?
 [ $src -eq 0 ] && [ $rrc -eq 0 ] && ok "traced push succeeded" ||
 	fail "traced push" "sender $src, receiver $rrc"
@@ -21,7 +21,7 @@ in_order() {
 	local text=$1 line=0 n
 	shift
 	for p in "$@"; do
-		n=$(echo "$text" | grep -n -E "$p" | cut -d: -f1 |
+		n=$(echo "$text" | grep -n -E -e "$p" | cut -d: -f1 |
 			awk -v after="$line" '$1 > after { print; exit }')
 		[ -n "$n" ] || { echo "missing after line $line: $p"; return 1; }
 		line=$n
