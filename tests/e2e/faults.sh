@@ -1,0 +1,136 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# modes: two
+# Faults: peers killed at each phase, signals, loss and an outage on the
+# link. Each ends within the deadline with a clear error or completes
+# byte-identical; never a partial final file or a leftover temporary
+# file; the receiver keeps serving, its descriptors and the guest's
+# registered memory back to baseline.
+. "$(dirname "$0")/lib.sh"
+
+DST=/tmp/e2e-faults
+T=8			# --timeout on both sides
+A_IP=$("$LAB" ip "$SND")
+fresh_dir "$RCV" "$DST" >/dev/null
+mkdata "$SND" /tmp/e2e-src/big $((48 << 20)) >/dev/null
+mkdata "$SND" /tmp/e2e-src/small $((1 << 20)) >/dev/null
+recv_bg faults "-T $T -o $DST" || { fail "receiver start" "did not listen"; exit 1; }
+
+server_pid=$(on "$RCV" "pgrep -o -f 'rdmapush recv -p $PORT'")
+fds() { on "$RCV" "ls /proc/$server_pid/fd | wc -l"; }
+mrs() { on "$1" "rdma resource show mr 2>/dev/null | grep -c rkey"; }
+base_fds=$(fds)
+
+# settled LABEL: within T+5 s no transfer runs; then check what is left.
+settled() {
+	local label=$1 i n
+	for i in $(seq $((T * 2 + 10))); do
+		n=$(on "$RCV" "pgrep -c -f 'rdmapush recv -p $PORT'")
+		[ "$n" = 1 ] && break
+		sleep 0.5
+	done
+	[ "$n" = 1 ] && ok "$label: receiver's transfer ended within the deadline" ||
+		fail "$label: transfer ended" "$n receiver processes still running"
+	local left
+	left=$(entries "$RCV" "$DST" | grep -v -x -E "${2:-^$}")
+	[ -z "$left" ] && ok "$label: no partial or temporary file" ||
+		fail "$label: nothing left" "found: $left"
+	[ "$(fds)" = "$base_fds" ] && ok "$label: receiver descriptors back to baseline ($base_fds)" ||
+		fail "$label: descriptors" "$(fds) open, baseline $base_fds"
+	[ "$(mrs "$RCV")" = 0 ] && ok "$label: no memory registered on the receiver's node" ||
+		fail "$label: registered memory" "$(mrs "$RCV") MRs remain"
+}
+
+# A python peer stopped at a protocol point, then SIGKILLed.
+for point in before-hello after-mr after-fin; do
+	"$LAB" bg "$SND" peer -- "exec python3 $TOP/tests/e2e/peer.py $RCV_IP $PORT $A_IP $point p-$point"
+	for i in $(seq 50); do
+		"$LAB" log "$SND" peer 2>/dev/null | grep -q stopped && break
+		sleep 0.2
+	done
+	"$LAB" signal "$SND" peer KILL
+	"$LAB" wait "$SND" peer >/dev/null 2>&1
+	if [ $point = after-fin ]; then
+		settled "sender killed $point" "p-after-fin"
+		on "$RCV" "rm -f $DST/p-after-fin" >/dev/null
+	else
+		settled "sender killed $point"
+	fi
+done
+
+# kill_mid WHO SIG LABEL EXPECT-SENDER-RC: start a big push, signal WHO
+# (the sender, or the receiver's transfer process) after a second.
+kill_mid() {
+	local who=$1 sig=$2 label=$3 want=$4 out rc
+	"$LAB" bg "$SND" push -- "exec $RP send -T $T -p $PORT -c 256K /tmp/e2e-src/big $RCV_IP"
+	sleep 2
+	if [ "$who" = sender ]; then
+		"$LAB" signal "$SND" push "$sig"
+	else
+		on "$RCV" "pkill -$sig -n -f 'rdmapush recv -p $PORT'" >/dev/null
+	fi
+	out=$("$LAB" wait "$SND" push --timeout $((T * 3)) 2>&1)
+	rc=$?
+	if [ "$rc" = "$want" ]; then
+		ok "$label: sender exit $rc ($(echo "$out" | grep -m1 -o 'error: .*' | cut -c1-70))"
+	else
+		fail "$label: sender exit" "$rc, wanted $want: $(echo "$out" | tail -2)"
+	fi
+	settled "$label"
+}
+kill_mid sender KILL "sender SIGKILLed mid-data" 137
+kill_mid sender INT "sender SIGINT mid-data" 4
+kill_mid receiver TERM "receiver transfer SIGTERMed mid-data" 4
+kill_mid receiver KILL "receiver transfer SIGKILLed mid-data" 4
+
+# Still serving after all that.
+if send "-T $T -c 64K" /tmp/e2e-src/small "$RCV_IP" >/dev/null 2>&1 &&
+	[ "$(digest "$SND" /tmp/e2e-src/small)" = "$(digest "$RCV" "$DST/small")" ]; then
+	ok "receiver still serves after the faults"
+else
+	fail "receiver still serves" "push failed"
+fi
+on "$RCV" "rm -f $DST/small" >/dev/null
+
+# Loss on the wire, both directions: the transfer completes byte-identical.
+netem() { for n in $SND $RCV; do on $n "modprobe sch_netem 2>/dev/null; tc qdisc replace dev eth0 root netem $*" >/dev/null; done; }
+netem_off() { for n in $SND $RCV; do on $n "tc qdisc del dev eth0 root 2>/dev/null; true" >/dev/null; done; }
+for loss in 1 5; do
+	netem loss ${loss}%
+	t0=$(date +%s)
+	if send "-T 30 -c 64K --as loss$loss" /tmp/e2e-src/small "$RCV_IP" >/dev/null 2>&1 &&
+		[ "$(digest "$SND" /tmp/e2e-src/small)" = "$(digest "$RCV" "$DST/loss$loss")" ]; then
+		ok "${loss}% loss: 1 MiB pushed byte-identical in $(( $(date +%s) - t0 )) s"
+	else
+		fail "${loss}% loss" "push failed"
+	fi
+	netem_off
+	on "$RCV" "rm -f $DST/loss$loss" >/dev/null
+done
+
+# An outage: every packet dropped for 4 s mid-transfer, then the link
+# comes back. Either it completes byte-identical or both sides fail
+# cleanly within the deadline.
+"$LAB" bg "$SND" push -- "exec $RP send -T $T -p $PORT -c 256K --as outage /tmp/e2e-src/big $RCV_IP"
+sleep 2
+netem loss 100%
+sleep 4
+netem_off
+out=$("$LAB" wait "$SND" push --timeout $((T * 4)) 2>&1)
+rc=$?
+if [ $rc = 0 ]; then
+	[ "$(digest "$SND" /tmp/e2e-src/big)" = "$(digest "$RCV" "$DST/outage")" ] &&
+		ok "4 s outage: transfer completed byte-identical" ||
+		fail "4 s outage" "completed but the file differs"
+	on "$RCV" "rm -f $DST/outage" >/dev/null
+elif [ $rc = 4 ]; then
+	ok "4 s outage: sender failed cleanly, exit 4 ($(echo "$out" | grep -m1 -o 'error: .*' | cut -c1-70))"
+else
+	fail "4 s outage" "sender exit $rc: $(echo "$out" | tail -2)"
+fi
+settled "after the outage"
+
+"$LAB" signal "$RCV" faults TERM
+recv_wait faults 30 >/dev/null && ok "receiver exits 0 on SIGTERM after the faults" ||
+	fail "receiver exit after faults" "status $?"
+exit 0
