@@ -16,7 +16,7 @@ mkdata "$SND" /tmp/e2e-src/big $((48 << 20)) >/dev/null
 mkdata "$SND" /tmp/e2e-src/small $((1 << 20)) >/dev/null
 recv_bg faults "-T $T -o $DST" || { fail "receiver start" "did not listen"; exit 1; }
 
-server_pid=$(on "$RCV" "pgrep -o -f 'rdmapush recv -p $PORT'")
+server_pid=$(on "$RCV" "pgrep -o -f 'rdmapush [r]ecv -p $PORT'")
 fds() { on "$RCV" "ls /proc/$server_pid/fd | wc -l"; }
 mrs() { on "$1" "rdma resource show mr 2>/dev/null | grep -c rkey"; }
 base_fds=$(fds)
@@ -25,7 +25,7 @@ base_fds=$(fds)
 settled() {
 	local label=$1 i n
 	for i in $(seq $((T * 2 + 10))); do
-		n=$(on "$RCV" "pgrep -c -f 'rdmapush recv -p $PORT'")
+		n=$(on "$RCV" "pgrep -c -f 'rdmapush [r]ecv -p $PORT'")
 		[ "$n" = 1 ] && break
 		sleep 0.5
 	done
@@ -67,7 +67,7 @@ kill_mid() {
 	if [ "$who" = sender ]; then
 		"$LAB" signal "$SND" push "$sig"
 	else
-		on "$RCV" "pkill -$sig -n -f 'rdmapush recv -p $PORT'" >/dev/null
+		on "$RCV" "pkill -$sig -n -f 'rdmapush [r]ecv -p $PORT'" >/dev/null
 	fi
 	out=$("$LAB" wait "$SND" push --timeout $((T * 3)) 2>&1)
 	rc=$?
