@@ -1448,22 +1448,26 @@ static enum rp_wc_op wc_op(const struct ibv_wc *wc)
 	}
 }
 
-static int failed_wc(struct rp_verbs *v, const struct ibv_wc *wc)
+/*
+ * A failed completion carries only wr_id, status, qp_num and vendor_err
+ * (ibv_poll_cq(3)): its opcode is not reported, the caller's wr_id says
+ * which request it was.
+ */
+static void failed_wc(struct rp_verbs *v, const struct ibv_wc *wc)
 {
 	v->wc_errors++;
-	/* Only the first: the flushes that follow it add nothing. */
+	/* Report only the first: the flushes that follow it add nothing. */
 	if (!v->wc_failed) {
 		v->wc_failed = true;
 		RP_ERR("work completion failed: %s (status %d, vendor_err "
-		       "0x%x) wr_id=%" PRIu64 " opcode=%s qp=0x%x%s",
+		       "0x%x) wr_id=%" PRIu64 " opcode=n/a qp=0x%x%s",
 		       ibv_wc_status_str(wc->status), wc->status,
-		       wc->vendor_err, wc->wr_id, wc_opcode_name(wc->opcode),
-		       wc->qp_num, wc_status_hint(wc->status));
-	} else {
+		       wc->vendor_err, wc->wr_id, wc->qp_num,
+		       wc_status_hint(wc->status));
+	} else if (dp_trace(v, v->wc_errors)) {
 		RP_TRACE("verbs", "completion failed too: %s wr_id=%" PRIu64,
 			 ibv_wc_status_str(wc->status), wc->wr_id);
 	}
-	return RP_EWC;
 }
 
 /* Non-blocking: up to max completions, 0 if none, or an error. */
@@ -1484,8 +1488,13 @@ static int poll_cq(struct rp_verbs *v, struct rp_wc *out, int max)
 		for (i = 0; i < n; i++) {
 			struct rp_wc *o = &out[total + i];
 
-			if (wc[i].status != IBV_WC_SUCCESS)
-				return failed_wc(v, &wc[i]);
+			if (wc[i].status != IBV_WC_SUCCESS) {
+				/* Count the batch's other failures too. */
+				for (; i < n; i++)
+					if (wc[i].status != IBV_WC_SUCCESS)
+						failed_wc(v, &wc[i]);
+				return RP_EWC;
+			}
 			o->wr_id = wc[i].wr_id;
 			o->op = wc_op(&wc[i]);
 			o->byte_len = wc[i].byte_len;
