@@ -304,6 +304,7 @@ static int authenticate(struct xfer *x)
 
 static int handshake(struct xfer *x, struct send_state *s)
 {
+	uint32_t unused_rkey;
 	int rc;
 
 	rc = rp_ctrl_connect(x->o->host, x->o->port, xfer_deadline(x), &x->fd);
@@ -320,8 +321,9 @@ static int handshake(struct xfer *x, struct send_state *s)
 	if (rc)
 		return rc;
 	x->nchunks = (x->size + x->chunk - 1) / x->chunk;
+	/* Our ring is local-only: its rkey is never sent anywhere. */
 	rc = rp_verbs_reg_ring(x->v, (size_t)x->chunk * x->window,
-			       (void **)&x->ring, &(uint32_t){ 0 });
+			       (void **)&x->ring, &unused_rkey);
 	if (!rc)
 		rc = post_credit_recvs(x);
 	if (!rc)
