@@ -161,8 +161,12 @@ int msg_recv(struct xfer *x, uint8_t want, uint8_t *buf, uint32_t *len,
 	     const char *phase)
 {
 	struct rp_msg_hdr h;
-	int rc = rp_ctrl_recv(x->fd, &h, buf, RP_PROTO_MAX_PAYLOAD,
-			      xfer_deadline(x));
+	int rc;
+
+	if (rp_session_stop)
+		return RP_EINTERRUPTED;
+	rc = rp_ctrl_recv(x->fd, &h, buf, RP_PROTO_MAX_PAYLOAD,
+			  xfer_deadline(x));
 
 	if (rc == RP_ETIMEOUT) {
 		RP_ERR("timed out after %d s waiting for %s from %s",

@@ -273,6 +273,11 @@ static int data_phase(struct xfer *x, struct recv_state *r)
 
 	rp_progress_start(&r->prog, x->size);
 	while (r->landed < x->nchunks) {
+		/* A signal that landed outside poll() must stop us too. */
+		if (rp_session_stop) {
+			rc = RP_EINTERRUPTED;
+			break;
+		}
 		rc = rp_verbs_next(x->v, wc, 16, x->fd, deadline);
 		if (rc == 0)
 			rc = peer_spoke(x);

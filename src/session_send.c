@@ -193,6 +193,11 @@ static int data_phase(struct xfer *x, struct send_state *s)
 
 	rp_progress_start(&s->prog, x->size);
 	while (s->credited < x->nchunks) {
+		/* A signal that landed outside poll() must stop us too. */
+		if (rp_session_stop) {
+			rc = RP_EINTERRUPTED;
+			goto out;
+		}
 		while (can_post(x, s)) {
 			rc = post_next(x, s);
 			if (rc)

@@ -62,12 +62,13 @@ done
 # (the sender, or the receiver's transfer process) after a second.
 kill_mid() {
 	local who=$1 sig=$2 label=$3 want=$4 out rc
-	"$LAB" bg "$SND" push -- "exec $RP send -T $T -p $PORT -c 256K /tmp/e2e-src/big $RCV_IP"
+	"$LAB" bg "$SND" push -- "exec $RP send -T $T -p $PORT -c 256K --as mid-$who-$sig /tmp/e2e-src/big $RCV_IP"
 	sleep 2
 	if [ "$who" = sender ]; then
 		"$LAB" signal "$SND" push "$sig"
 	else
-		on "$RCV" "pkill -$sig -n -f 'rdmapush [r]ecv -p $PORT'" >/dev/null
+		# The transfer's own process: the server's child.
+		on "$RCV" "pkill -$sig -P $server_pid" >/dev/null
 	fi
 	out=$("$LAB" wait "$SND" push --timeout $((T * 3)) 2>&1)
 	rc=$?
