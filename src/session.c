@@ -8,6 +8,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <poll.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -228,6 +229,20 @@ int msg_recv_auth(struct xfer *x, uint8_t want, struct rp_auth *a)
 	}
 	RP_TRACE("ctrl", "<- AUTH step %u", a->step);
 	return 0;
+}
+
+int xfer_peer_reason(struct xfer *x, int rc)
+{
+	struct pollfd pfd = { .fd = x->fd, .events = POLLIN };
+	uint8_t buf[RP_PROTO_MAX_PAYLOAD];
+	uint32_t len;
+
+	/* A peer that gives up sends ERR first, so it is usually there. */
+	if (poll(&pfd, 1, 1000) != 1)
+		return rc;
+	RP_TRACE("ctrl", "the peer has something to say about it:");
+	rc = msg_recv(x, RP_MSG_ERR, buf, &len, "the reason");
+	return rc ? rc : RP_EPROTO;
 }
 
 void xfer_send_failure(struct xfer *x, uint8_t type, int rc)

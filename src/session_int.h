@@ -49,6 +49,12 @@ double xfer_deadline(const struct xfer *x);
 uint32_t xfer_chunk_len(const struct xfer *x, uint64_t seq);
 /* Wire status and text for a local failure, sent best-effort as type. */
 void xfer_send_failure(struct xfer *x, uint8_t type, int rc);
+/*
+ * After a failed completion, the peer has often said why on the control
+ * channel (it aborted, its disk failed): wait briefly for that and return
+ * its error, or rc if it said nothing.
+ */
+int xfer_peer_reason(struct xfer *x, int rc);
 /* Fill the report's RDMA fields from the open verbs context. */
 void xfer_report_verbs(struct xfer *x);
 /* Print summary and/or JSON for the finished transfer. */

@@ -281,6 +281,8 @@ static int data_phase(struct xfer *x, struct recv_state *r)
 		rc = rp_verbs_next(x->v, wc, 16, x->fd, deadline);
 		if (rc == 0)
 			rc = peer_spoke(x);
+		if (rc == RP_EWC)
+			rc = xfer_peer_reason(x, rc);
 		if (rc == RP_ETIMEOUT)
 			RP_ERR("no data from %s for %d s (%" PRIu64 "/%" PRIu64
 			       " chunks landed)", x->peer, x->o->timeout,
@@ -304,9 +306,15 @@ out:
 	if (!rc && x->nchunks)
 		RP_TRACE("data", "all %" PRIu64 " chunks landed and written; "
 			 "ring no longer needed", x->nchunks);
-	/* The rkey dies with the data phase: nothing can write here again. */
-	rp_verbs_dereg_ring(x->v);
-	x->ring = NULL;
+	/*
+	 * The rkey dies with the data phase: nothing can write here again.
+	 * On failure the ring goes at teardown, after we told the sender
+	 * why, so it hears the reason rather than an access error.
+	 */
+	if (!rc) {
+		rp_verbs_dereg_ring(x->v);
+		x->ring = NULL;
+	}
 	return rc;
 }
 

@@ -206,6 +206,8 @@ static int data_phase(struct xfer *x, struct send_state *s)
 		rc = rp_verbs_next(x->v, wc, 16, x->fd, deadline);
 		if (rc == 0)
 			rc = peer_spoke(x);
+		if (rc == RP_EWC)
+			rc = xfer_peer_reason(x, rc);
 		if (rc == RP_ETIMEOUT)
 			RP_ERR("no progress for %d s in the data phase "
 			       "(%" PRIu64 "/%" PRIu64 " chunks acknowledged)",

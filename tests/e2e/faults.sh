@@ -93,19 +93,26 @@ else
 fi
 on "$RCV" "rm -f $DST/small" >/dev/null
 
-# Loss on the wire, both directions: the transfer completes byte-identical.
+# Loss on the wire, both directions: the transfer completes byte-identical,
+# or (rxe's retry counter, capped at 6, runs out) both sides fail cleanly
+# with exit 4 and leave nothing behind.
 netem() { for n in $SND $RCV; do on $n "modprobe sch_netem 2>/dev/null; tc qdisc replace dev eth0 root netem $*" >/dev/null; done; }
 netem_off() { for n in $SND $RCV; do on $n "tc qdisc del dev eth0 root 2>/dev/null; true" >/dev/null; done; }
 for loss in 1 5; do
 	netem loss ${loss}%
 	t0=$(date +%s)
-	if send "-T 30 -c 64K --as loss$loss" /tmp/e2e-src/small "$RCV_IP" >/dev/null 2>&1 &&
-		[ "$(digest "$SND" /tmp/e2e-src/small)" = "$(digest "$RCV" "$DST/loss$loss")" ]; then
-		ok "${loss}% loss: 1 MiB pushed byte-identical in $(( $(date +%s) - t0 )) s"
-	else
-		fail "${loss}% loss" "push failed"
-	fi
+	out=$(send "-T 30 -c 64K --as loss$loss" /tmp/e2e-src/small "$RCV_IP" 2>&1)
+	rc=$?
+	took=$(( $(date +%s) - t0 ))
 	netem_off
+	if [ $rc = 0 ] && [ "$(digest "$SND" /tmp/e2e-src/small)" = "$(digest "$RCV" "$DST/loss$loss")" ]; then
+		ok "${loss}% loss: 1 MiB pushed byte-identical in $took s"
+	elif [ $rc = 4 ] && [ $loss = 5 ]; then
+		ok "${loss}% loss: failed cleanly in $took s, exit 4 ($(echo "$out" | grep -m1 -o 'error: .*' | cut -c1-60))"
+	else
+		fail "${loss}% loss" "exit $rc: $(echo "$out" | tail -2)"
+	fi
+	settled "after ${loss}% loss" "loss$loss"
 	on "$RCV" "rm -f $DST/loss$loss" >/dev/null
 done
 
