@@ -836,6 +836,17 @@ static void destroy_qp(struct rp_verbs *v)
 	if (!v->qp)
 		return;
 	qpn = v->qp->qp_num;
+	/*
+	 * ERROR first: the QP stops and flushes what is outstanding, so no
+	 * packet still in flight references it (or the ring) as it goes.
+	 */
+	rc = ibv_modify_qp(v->qp, &(struct ibv_qp_attr){
+				.qp_state = IBV_QPS_ERR }, IBV_QP_STATE);
+	if (rc)
+		RP_ERR("ibv_modify_qp(0x%x, ERR): %s", qpn, strerror(rc));
+	else
+		RP_TRACE("verbs", "QP 0x%x -> ERROR: outstanding work requests "
+			 "flushed before it is destroyed", qpn);
 	rc = ibv_destroy_qp(v->qp);
 	if (rc)
 		RP_ERR("ibv_destroy_qp(0x%x): %s", qpn, strerror(rc));
@@ -1120,8 +1131,9 @@ void rp_verbs_close(struct rp_verbs *v)
 		 rp_wc_op_name(RP_WC_RECV_SEND_IMM),
 		 v->completed[RP_WC_OTHER], rp_wc_op_name(RP_WC_OTHER),
 		 v->wc_errors, v->cq_events, v->async_events);
-	rp_verbs_dereg_ring(v);
+	/* The QP before the ring it reads and writes (rc_pingpong's order). */
 	destroy_qp(v);
+	rp_verbs_dereg_ring(v);
 	destroy_cq(v);
 	destroy_channel(v);
 	dealloc_pd(v);
