@@ -264,6 +264,40 @@ void xfer_send_failure(struct xfer *x, uint8_t type, int rc)
 		RP_TRACE("ctrl", "could not tell %s why we stopped", x->peer);
 }
 
+int xfer_open_verbs(struct xfer *x, bool remote_write)
+{
+	struct sockaddr_storage ss;
+	socklen_t sl;
+	struct rp_verbs_cfg cfg = {
+		.dev_name = x->o->dev,
+		.ib_port = x->o->ib_port,
+		.gid_index = x->o->gid_index,
+		.remote_write = remote_write,
+		.max_send_wr = xfer_queue_depth(x),
+		.max_recv_wr = xfer_queue_depth(x),
+	};
+	int rc = rp_ctrl_local_addr(x->fd, &ss, &sl);
+
+	if (rc)
+		return rc;
+	/* The GID is chosen to match the address the peer reached us on. */
+	cfg.local_addr = (struct sockaddr *)&ss;
+	cfg.local_addr_len = sl;
+	rc = rp_verbs_open(&x->v, &cfg);
+	if (rc)
+		return rc;
+	rp_verbs_local(x->v, &x->local);
+	xfer_report_verbs(x);
+	return 0;
+}
+
+uint32_t xfer_queue_depth(const struct xfer *x)
+{
+	/* window writes (or receives) in flight; credits are cumulative, so
+	 * the credit Sends need no more than that either. */
+	return x->window + 1;
+}
+
 void xfer_report_verbs(struct xfer *x)
 {
 	x->rep.local_qpn = x->local.qpn;

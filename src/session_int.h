@@ -55,6 +55,13 @@ void xfer_send_failure(struct xfer *x, uint8_t type, int rc);
  * its error, or rc if it said nothing.
  */
 int xfer_peer_reason(struct xfer *x, int rc);
+/*
+ * Open the device whose GID matches the control connection's local
+ * address, and create the QP (INIT); remote_write on the receiver.
+ */
+int xfer_open_verbs(struct xfer *x, bool remote_write);
+/* Send and receive queue depth for the agreed window. */
+uint32_t xfer_queue_depth(const struct xfer *x);
 /* Fill the report's RDMA fields from the open verbs context. */
 void xfer_report_verbs(struct xfer *x);
 /* Print summary and/or JSON for the finished transfer. */

@@ -116,34 +116,6 @@ static int agree_shape(struct xfer *x, const struct rp_hello *h)
 	return 0;
 }
 
-static int open_verbs(struct xfer *x, struct recv_state *r)
-{
-	struct sockaddr_storage ss;
-	socklen_t sl;
-	struct rp_verbs_cfg cfg = {
-		.dev_name = x->o->dev,
-		.ib_port = x->o->ib_port,
-		.gid_index = x->o->gid_index,
-		.remote_write = true,
-		/* Credits are cumulative, so a few Sends in flight suffice. */
-		.max_send_wr = x->window + 1,
-		.max_recv_wr = x->window + 1,
-	};
-	int rc = rp_ctrl_local_addr(x->fd, &ss, &sl);
-
-	if (rc)
-		return rc;
-	r->sq_cap = cfg.max_send_wr;
-	cfg.local_addr = (struct sockaddr *)&ss;
-	cfg.local_addr_len = sl;
-	rc = rp_verbs_open(&x->v, &cfg);
-	if (rc)
-		return rc;
-	rp_verbs_local(x->v, &x->local);
-	xfer_report_verbs(x);
-	return 0;
-}
-
 static int send_mr(struct xfer *x, uint32_t rkey)
 {
 	uint8_t buf[RP_PROTO_MAX_MSG];
@@ -179,13 +151,14 @@ static int accept_hello(struct xfer *x, struct recv_state *r,
 		return rc;
 	}
 	rc = agree_shape(x, h);
+	r->sq_cap = xfer_queue_depth(x);
 	if (!rc)
 		rc = rp_fileio_dst_open(&r->dst, r->dirfd, h->name, h->size,
 					x->o->force);
 	if (!rc)
 		rc = rp_csum_new(&x->csum);
 	if (!rc)
-		rc = open_verbs(x, r);
+		rc = xfer_open_verbs(x, true);
 	if (!rc)
 		rc = rp_verbs_reg_ring(x->v, (size_t)x->chunk * x->window,
 				       (void **)&x->ring, &rkey);

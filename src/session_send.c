@@ -28,32 +28,6 @@ struct send_state {
 	uint8_t psk[RP_PSK_LEN];
 };
 
-static int open_verbs(struct xfer *x)
-{
-	struct sockaddr_storage ss;
-	socklen_t sl;
-	struct rp_verbs_cfg cfg = {
-		.dev_name = x->o->dev,
-		.ib_port = x->o->ib_port,
-		.gid_index = x->o->gid_index,
-		.remote_write = false,
-		.max_send_wr = x->window + 1,
-		.max_recv_wr = x->window + 1,
-	};
-	int rc = rp_ctrl_local_addr(x->fd, &ss, &sl);
-
-	if (rc)
-		return rc;
-	cfg.local_addr = (struct sockaddr *)&ss;
-	cfg.local_addr_len = sl;
-	rc = rp_verbs_open(&x->v, &cfg);
-	if (rc)
-		return rc;
-	rp_verbs_local(x->v, &x->local);
-	xfer_report_verbs(x);
-	return 0;
-}
-
 static int send_hello(struct xfer *x)
 {
 	uint8_t buf[RP_PROTO_MAX_MSG];
@@ -320,7 +294,7 @@ static int handshake(struct xfer *x, struct send_state *s)
 	rp_ctrl_tune(x->fd, x->o->timeout);
 	rc = x->psk ? authenticate(x) : 0;
 	if (!rc)
-		rc = open_verbs(x);
+		rc = xfer_open_verbs(x, false);
 	if (!rc)
 		rc = send_hello(x);
 	if (!rc)
