@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# modes: two
+# A hostile receiver (tests/e2e/fake_receiver.py): an MR reply shorter
+# than promised, longer than an MR, with a length over the maximum,
+# offering more than was asked, garbage, silence, or a hang-up. The sender
+# refuses each with a clear error and the documented exit code, in time.
+. "$(dirname "$0")/lib.sh"
+
+B_IP=$("$LAB" ip "$RCV")
+mkdata "$SND" /tmp/e2e-src/h 100000 >/dev/null
+T=5
+check() {	# check MODE WANT-EXIT WANT-TEXT
+	local out rc t0 took
+	"$LAB" bg "$RCV" fake -- "exec python3 $TOP/tests/e2e/fake_receiver.py $PORT $B_IP $1"
+	for i in $(seq 100); do
+		"$LAB" log "$RCV" fake 2>/dev/null | grep -q listening && break
+		sleep 0.2
+	done
+	t0=$(date +%s)
+	out=$(send "-T $T -c 64K -w 4" /tmp/e2e-src/h "$RCV_IP" 2>&1); rc=$?
+	took=$(( $(date +%s) - t0 ))
+	"$LAB" signal "$RCV" fake KILL >/dev/null 2>&1
+	"$LAB" wait "$RCV" fake >/dev/null 2>&1
+	if [ $rc = "$2" ] && echo "$out" | grep -q "$3" && [ $took -le $((T + 5)) ]; then
+		ok "receiver sends $1: sender exit $rc in $took s ('$3')"
+	else
+		fail "receiver sends $1" "exit $rc after $took s: $(echo "$out" | grep error | head -2)"
+	fi
+}
+check short-mr 4 "timed out"
+check long-mr 3 "malformed MR"
+check overflow-len 3 "bad control message header"
+check bigger-window 3 "outside the requested"
+check garbage 3 "bad control message header"
+check silent 4 "timed out after $T s waiting for MR"
+check close 4 "closed the control connection"
+exit 0

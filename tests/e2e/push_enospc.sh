@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# modes: two
+# A full disk. Up front: a file larger than the free space is refused
+# (exit 6) before any memory is registered. Mid-transfer (the receiver
+# told not to reserve space, as on a file system without fallocate, and
+# the disk filled by someone else meanwhile): the receiver aborts with
+# ENOSPC, the sender is told "not enough space" (exit 6, as up front),
+# and nothing is left behind.
+. "$(dirname "$0")/lib.sh"
+
+DST=/tmp/e2e-small-fs
+on "$RCV" "umount $DST 2>/dev/null; mkdir -p $DST && mount -t tmpfs -o size=4m tmpfs $DST" >/dev/null ||
+	{ fail "small file system" "could not mount a 4 MiB tmpfs"; exit 1; }
+mkdata "$SND" /tmp/e2e-src/six $((6 << 20)) >/dev/null
+mkdata "$SND" /tmp/e2e-src/three $((3 << 20)) >/dev/null
+
+recv_bg nospc "-t -T 10 -o $DST" || { fail "receiver start" "did not listen"; exit 1; }
+out=$(send "-c 64K" /tmp/e2e-src/six "$RCV_IP" 2>&1); rc=$?
+log=$("$LAB" log "$RCV" nospc 2>&1)
+if [ $rc = 6 ] && echo "$out" | grep -q 'not enough space' &&
+	! echo "$log" | grep -q 'MR registered'; then
+	ok "6 MiB into 4 MiB free: refused up front (exit 6), no memory registered"
+else
+	fail "refused up front" "exit $rc: $(echo "$out" | grep error)"
+fi
+"$LAB" signal "$RCV" nospc TERM
+recv_wait nospc >/dev/null 2>&1
+
+"$LAB" bg "$RCV" nospc2 -- "RDMAPUSH_NO_FALLOCATE=1 exec $RP recv -p $PORT -T 10 -o $DST"
+on "$RCV" "for i in \$(seq 100); do ss -ltn | grep -q ':$PORT ' && exit 0; sleep 0.1; done; exit 1" >/dev/null
+# Once the transfer has begun writing, take all the space left (the
+# receiver keeps writing meanwhile, hence several grabs and the crumbs).
+"$LAB" bg "$RCV" filler -- "for i in \$(seq 400); do [ \$(df -k $DST | awk 'NR==2 { print \$3 }') -gt 0 ] && break; sleep 0.01; done; for k in 1 2 3 4; do fallocate -l \$(df -k $DST | awk 'NR==2 { print \$4 }')K $DST/.filler\$k 2>/dev/null; done; cat /dev/zero > $DST/.crumbs 2>/dev/null; true"
+"$LAB" bg "$SND" push -- "exec $RP send -p $PORT -c 4K -w 1 /tmp/e2e-src/three $RCV_IP"
+out=$("$LAB" wait "$SND" push --timeout 60 2>&1); rc=$?
+"$LAB" wait "$RCV" filler >/dev/null 2>&1
+on "$RCV" "rm -f $DST/.filler* $DST/.crumbs" >/dev/null
+if [ $rc = 6 ] && echo "$out" | grep -q 'not enough space'; then
+	ok "disk filled mid-transfer: the sender is told 'not enough space' (exit 6)"
+else
+	fail "ENOSPC mid-transfer" "exit $rc: $(echo "$out" | grep error)"
+fi
+"$LAB" signal "$RCV" nospc2 TERM
+rlog=$(recv_wait nospc2 2>&1)
+echo "$rlog" | grep -q 'No space left on device' &&
+	ok "the receiver names the failure: No space left on device" ||
+	fail "receiver's message" "$(echo "$rlog" | grep error | head -2)"
+[ -z "$(entries "$RCV" "$DST")" ] && ok "after ENOSPC: no partial or temporary file" ||
+	fail "after ENOSPC" "found: $(entries "$RCV" "$DST")"
+on "$RCV" "umount $DST" >/dev/null
+exit 0
