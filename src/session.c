@@ -158,17 +158,54 @@ static int peer_result(struct xfer *x, const struct rp_msg_hdr *h,
 	return msg_peer_failure(x, &res);
 }
 
-int msg_recv(struct xfer *x, uint8_t want, uint8_t *buf, uint32_t *len,
+/* Decode a payload of the given type; *why says what is wrong. */
+static int decode(uint8_t type, const uint8_t *buf, uint32_t len,
+		  union rp_msg *m, const char **why)
+{
+	switch (type) {
+	case RP_MSG_HELLO:
+		return rp_proto_unpack_hello(buf, len, &m->hello, why);
+	case RP_MSG_MR:
+		return rp_proto_unpack_mr(buf, len, &m->mr, why);
+	case RP_MSG_FIN:
+		return rp_proto_unpack_fin(buf, len, &m->fin, why);
+	case RP_MSG_AUTH:
+		return rp_proto_unpack_auth(buf, len, &m->auth, why);
+	default:
+		*why = "not a message we wait for";
+		return RP_EINTERNAL;
+	}
+}
+
+static void trace_in(uint8_t type, const union rp_msg *m)
+{
+	switch (type) {
+	case RP_MSG_HELLO:
+		trace_hello("<-", &m->hello);
+		break;
+	case RP_MSG_MR:
+		trace_mr("<-", &m->mr);
+		break;
+	case RP_MSG_FIN:
+		trace_fin("<-", &m->fin);
+		break;
+	case RP_MSG_AUTH:
+		RP_TRACE("ctrl", "<- AUTH step %u", m->auth.step);
+		break;
+	}
+}
+
+int msg_recv(struct xfer *x, uint8_t want, union rp_msg *m,
 	     const char *phase)
 {
+	uint8_t buf[RP_PROTO_MAX_PAYLOAD];
 	struct rp_msg_hdr h;
+	const char *why = NULL;
 	int rc;
 
 	if (rp_session_stop)
 		return RP_EINTERRUPTED;
-	rc = rp_ctrl_recv(x->fd, &h, buf, RP_PROTO_MAX_PAYLOAD,
-			  xfer_deadline(x));
-
+	rc = rp_ctrl_recv(x->fd, &h, buf, sizeof(buf), xfer_deadline(x));
 	if (rc == RP_ETIMEOUT) {
 		RP_ERR("timed out after %d s waiting for %s from %s",
 		       x->o->timeout, phase, x->peer);
@@ -182,7 +219,6 @@ int msg_recv(struct xfer *x, uint8_t want, uint8_t *buf, uint32_t *len,
 	}
 	if (rc)
 		return rc;
-	*len = h.length;
 	x->got_type = h.type;
 	if (h.type == RP_MSG_ERR || (h.type == RP_MSG_ACK && want == RP_MSG_ACK))
 		return peer_result(x, &h, buf, want);
@@ -191,7 +227,22 @@ int msg_recv(struct xfer *x, uint8_t want, uint8_t *buf, uint32_t *len,
 		       x->peer, rp_proto_type_name(h.type));
 		return RP_EUNEXPECTED;
 	}
+	rc = decode(h.type, buf, h.length, m, &why);
+	if (rc) {
+		RP_ERR("malformed %s from %s: %s", rp_proto_type_name(h.type),
+		       x->peer, why ? why : "?");
+		return rc;
+	}
+	trace_in(h.type, m);
 	return 0;
+}
+
+int msg_recv_err(struct xfer *x, const char *phase)
+{
+	union rp_msg m;
+	int rc = msg_recv(x, RP_MSG_ERR, &m, phase);
+
+	return rc ? rc : RP_EPROTO;
 }
 
 int msg_send_auth(struct xfer *x, const struct rp_auth *a)
@@ -206,10 +257,8 @@ int msg_send_auth(struct xfer *x, const struct rp_auth *a)
 
 int msg_recv_auth(struct xfer *x, uint8_t want, struct rp_auth *a)
 {
-	uint8_t buf[RP_PROTO_MAX_PAYLOAD];
-	const char *why = NULL;
-	uint32_t len;
-	int rc = msg_recv(x, RP_MSG_AUTH, buf, &len, "AUTH (pre-shared key)");
+	union rp_msg m;
+	int rc = msg_recv(x, RP_MSG_AUTH, &m, "AUTH (pre-shared key)");
 
 	if (rc == RP_EUNEXPECTED) {
 		RP_ERR("%s did not authenticate: use the same --psk on both "
@@ -218,31 +267,24 @@ int msg_recv_auth(struct xfer *x, uint8_t want, struct rp_auth *a)
 	}
 	if (rc)
 		return rc;
-	rc = rp_proto_unpack_auth(buf, len, a, &why);
-	if (!rc && a->step != want) {
-		why = "AUTH step out of order";
-		rc = RP_EPROTO;
+	if (m.auth.step != want) {
+		RP_ERR("malformed AUTH from %s: step %u, expected %u", x->peer,
+		       m.auth.step, want);
+		return RP_EPROTO;
 	}
-	if (rc) {
-		RP_ERR("malformed AUTH from %s: %s", x->peer, why ? why : "?");
-		return rc;
-	}
-	RP_TRACE("ctrl", "<- AUTH step %u", a->step);
+	*a = m.auth;
 	return 0;
 }
 
 int xfer_peer_reason(struct xfer *x, int rc)
 {
 	struct pollfd pfd = { .fd = x->fd, .events = POLLIN };
-	uint8_t buf[RP_PROTO_MAX_PAYLOAD];
-	uint32_t len;
 
 	/* A peer that gives up sends ERR first, so it is usually there. */
 	if (poll(&pfd, 1, 1000) != 1)
 		return rc;
 	RP_TRACE("ctrl", "the peer has something to say about it:");
-	rc = msg_recv(x, RP_MSG_ERR, buf, &len, "the reason");
-	return rc ? rc : RP_EPROTO;
+	return msg_recv_err(x, "the reason");
 }
 
 void xfer_send_failure(struct xfer *x, uint8_t type, int rc)

@@ -15,6 +15,14 @@
 #include "rdmapush/report.h"
 #include "rdmapush/verbs.h"
 
+/* Any decoded control message, as msg_recv() hands it back. */
+union rp_msg {
+	struct rp_hello hello;
+	struct rp_mr mr;
+	struct rp_fin fin;
+	struct rp_auth auth;
+};
+
 /* One transfer, on either side. */
 struct xfer {
 	const struct rp_opts *o;
@@ -75,13 +83,19 @@ void xfer_release(struct xfer *x);
  */
 int msg_send(struct xfer *x, const uint8_t *buf, int n, const char *what);
 /*
- * Receive the next message, which must be of type want. An ERR (or an
- * ACK with a failure status) from the peer is reported and turned into
- * the matching local error; anything else unexpected is RP_EUNEXPECTED.
- * The payload lands in buf (RP_PROTO_MAX_PAYLOAD bytes); *len its size.
+ * Receive the next message, which must be of type want, decode it into
+ * *m and trace it. An ERR (or an ACK with a failure status) from the peer
+ * is reported and turned into the matching local error; a malformed
+ * message is reported as such; anything else unexpected is
+ * RP_EUNEXPECTED. For want == RP_MSG_ACK, 0 means a positive ACK.
  */
-int msg_recv(struct xfer *x, uint8_t want, uint8_t *buf, uint32_t *len,
+int msg_recv(struct xfer *x, uint8_t want, union rp_msg *m,
 	     const char *phase);
+/*
+ * The peer may only say why it stopped (ERR): returns its error, or
+ * RP_EPROTO if it sent anything else.
+ */
+int msg_recv_err(struct xfer *x, const char *phase);
 /* AUTH of the given step out, and in (which must be of step want). */
 int msg_send_auth(struct xfer *x, const struct rp_auth *a);
 int msg_recv_auth(struct xfer *x, uint8_t want, struct rp_auth *a);

@@ -33,10 +33,8 @@ struct recv_state {
 
 static int recv_hello(struct xfer *x, struct rp_hello *h)
 {
-	uint8_t buf[RP_PROTO_MAX_PAYLOAD];
-	const char *why = NULL;
-	uint32_t len;
-	int rc = msg_recv(x, RP_MSG_HELLO, buf, &len, "HELLO");
+	union rp_msg m;
+	int rc = msg_recv(x, RP_MSG_HELLO, &m, "HELLO");
 
 	if (rc == RP_EUNEXPECTED && x->got_type == RP_MSG_AUTH) {
 		RP_ERR("%s offers a pre-shared key, but this receiver has no "
@@ -45,12 +43,7 @@ static int recv_hello(struct xfer *x, struct rp_hello *h)
 	}
 	if (rc)
 		return rc;
-	rc = rp_proto_unpack_hello(buf, len, h, &why);
-	if (rc) {
-		RP_ERR("malformed HELLO from %s: %s", x->peer, why ? why : "?");
-		return rc;
-	}
-	trace_hello("<-", h);
+	*h = m.hello;
 	return 0;
 }
 
@@ -228,16 +221,6 @@ static int handle_wc(struct xfer *x, struct recv_state *r,
 	}
 }
 
-/* Mid-data, the sender may only say ERR (it gave up). */
-static int peer_spoke(struct xfer *x)
-{
-	uint8_t buf[RP_PROTO_MAX_PAYLOAD];
-	uint32_t len;
-	int rc = msg_recv(x, RP_MSG_ERR, buf, &len, "data");
-
-	return rc ? rc : RP_EPROTO;
-}
-
 static int data_phase(struct xfer *x, struct recv_state *r)
 {
 	struct rp_wc wc[16];
@@ -253,7 +236,7 @@ static int data_phase(struct xfer *x, struct recv_state *r)
 		}
 		rc = rp_verbs_next(x->v, wc, 16, x->fd, deadline);
 		if (rc == 0)
-			rc = peer_spoke(x);
+			rc = msg_recv_err(x, "data");
 		if (rc == RP_EWC)
 			rc = xfer_peer_reason(x, rc);
 		if (rc == RP_ETIMEOUT)
@@ -291,40 +274,23 @@ out:
 	return rc;
 }
 
-static int recv_fin(struct xfer *x, struct rp_fin *fin)
-{
-	uint8_t buf[RP_PROTO_MAX_PAYLOAD];
-	const char *why = NULL;
-	uint32_t len;
-	int rc = msg_recv(x, RP_MSG_FIN, buf, &len, "FIN");
-
-	if (rc)
-		return rc;
-	rc = rp_proto_unpack_fin(buf, len, fin, &why);
-	if (rc) {
-		RP_ERR("malformed FIN from %s: %s", x->peer, why ? why : "?");
-		return rc;
-	}
-	trace_fin("<-", fin);
-	return 0;
-}
-
 static int verify_and_commit(struct xfer *x, struct recv_state *r)
 {
-	struct rp_fin fin;
+	union rp_msg m;
+	struct rp_fin *fin = &m.fin;
 	char a[33], b[33];
-	int rc = recv_fin(x, &fin);
+	int rc = msg_recv(x, RP_MSG_FIN, &m, "FIN");
 
 	if (rc)
 		return rc;
 	r->fin_seen = true;
 	rp_csum_final(x->csum, x->rep.csum);
 	x->rep.have_csum = true;
-	if (fin.bytes != x->size ||
-	    memcmp(fin.csum, x->rep.csum, RP_CSUM_LEN)) {
+	if (fin->bytes != x->size ||
+	    memcmp(fin->csum, x->rep.csum, RP_CSUM_LEN)) {
 		RP_ERR("integrity check failed: sender says %" PRIu64
 		       " bytes xxh3_128 %s, we received %" PRIu64 " bytes "
-		       "xxh3_128 %s", fin.bytes, rp_csum_hex(fin.csum, a),
+		       "xxh3_128 %s", fin->bytes, rp_csum_hex(fin->csum, a),
 		       x->size, rp_csum_hex(x->rep.csum, b));
 		return RP_ECHECKSUM;
 	}

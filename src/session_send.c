@@ -48,19 +48,12 @@ static int send_hello(struct xfer *x)
 /* The receiver may shrink chunk and window, never grow them. */
 static int recv_mr(struct xfer *x, struct rp_mr *mr)
 {
-	uint8_t buf[RP_PROTO_MAX_PAYLOAD];
-	const char *why = NULL;
-	uint32_t len;
-	int rc = msg_recv(x, RP_MSG_MR, buf, &len, "MR (the receiver's answer)");
+	union rp_msg m;
+	int rc = msg_recv(x, RP_MSG_MR, &m, "MR (the receiver's answer)");
 
 	if (rc)
 		return rc;
-	rc = rp_proto_unpack_mr(buf, len, mr, &why);
-	if (rc) {
-		RP_ERR("malformed MR from %s: %s", x->peer, why ? why : "?");
-		return rc;
-	}
-	trace_mr("<-", mr);
+	*mr = m.mr;
 	if (mr->chunk > x->chunk || mr->window > x->window ||
 	    mr->chunk < RP_MIN_CHUNK) {
 		RP_ERR("MR from %s offers chunk %u x window %u, outside the "
@@ -137,16 +130,6 @@ static int handle_wc(struct xfer *x, struct send_state *s,
 	}
 }
 
-/* The peer wrote on the control channel mid-data: only ERR makes sense. */
-static int peer_spoke(struct xfer *x)
-{
-	uint8_t buf[RP_PROTO_MAX_PAYLOAD];
-	uint32_t len;
-	int rc = msg_recv(x, RP_MSG_ERR, buf, &len, "data credits");
-
-	return rc ? rc : RP_EPROTO;
-}
-
 static void trace_milestone(const struct xfer *x, uint64_t done,
 			    uint64_t *next_mark)
 {
@@ -179,7 +162,7 @@ static int data_phase(struct xfer *x, struct send_state *s)
 		}
 		rc = rp_verbs_next(x->v, wc, 16, x->fd, deadline);
 		if (rc == 0)
-			rc = peer_spoke(x);
+			rc = msg_recv_err(x, "data credits");
 		if (rc == RP_EWC)
 			rc = xfer_peer_reason(x, rc);
 		if (rc == RP_ETIMEOUT)
@@ -212,7 +195,7 @@ static int send_fin_recv_ack(struct xfer *x)
 {
 	uint8_t buf[RP_PROTO_MAX_MSG];
 	struct rp_fin fin = { .bytes = x->size };
-	uint32_t len;
+	union rp_msg ack;
 	int rc;
 
 	rp_csum_final(x->csum, fin.csum);
@@ -222,7 +205,7 @@ static int send_fin_recv_ack(struct xfer *x)
 	rc = msg_send(x, buf, rp_proto_pack_fin(buf, sizeof(buf), &fin), "FIN");
 	if (rc)
 		return rc;
-	return msg_recv(x, RP_MSG_ACK, buf, &len,
+	return msg_recv(x, RP_MSG_ACK, &ack,
 			"ACK (the receiver verifying and syncing the file)");
 }
 
