@@ -6,7 +6,7 @@ what comes back can be tested. Prints "listening" once ready.
 
 usage: fake_receiver.py PORT LOCAL_IPV4 MODE
 MODE: short-mr | long-mr | overflow-len | bigger-window | garbage | silent |
-      close
+      close | no-ack (a valid MR, then silence after the FIN)
 """
 import socket
 import struct
@@ -51,5 +51,8 @@ elif mode == "bigger-window":  # more than the sender asked for
 elif mode == "garbage":
     c.sendall(b"HTTP/1.1 200 OK\r\n\r\n")
 elif mode == "silent":
+    time.sleep(60)
+elif mode == "no-ack":        # accept an empty file, then never answer FIN
+    c.sendall(hdr(2, len(p)) + p)
     time.sleep(60)
 c.close()

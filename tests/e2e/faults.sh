@@ -58,6 +58,20 @@ for point in before-hello after-mr after-fin; do
 	fi
 done
 
+# A sender that goes silent after MR (alive, connection open): the
+# receiver gives up after its data-phase deadline.
+"$LAB" bg "$SND" peer -- "exec python3 $TOP/tests/e2e/peer.py $RCV_IP $PORT $A_IP after-mr silent"
+for i in $(seq 50); do
+	"$LAB" log "$SND" peer 2>/dev/null | grep -q stopped && break
+	sleep 0.2
+done
+settled "sender silent after MR"
+"$LAB" log "$RCV" faults 2>&1 | grep -q "no data from .* for $T s" &&
+	ok "sender silent after MR: receiver says 'no data for $T s'" ||
+	fail "silent sender" "no data-phase timeout message in the receiver's log"
+"$LAB" signal "$SND" peer KILL
+"$LAB" wait "$SND" peer >/dev/null 2>&1
+
 # kill_mid WHO SIG LABEL EXPECT-SENDER-RC: start a big push, signal WHO
 # (the sender, or the receiver's transfer process) after a second.
 kill_mid() {

@@ -3,22 +3,23 @@
 # modes: two
 # A hostile receiver (tests/e2e/fake_receiver.py): an MR reply shorter
 # than promised, longer than an MR, with a length over the maximum,
-# offering more than was asked, garbage, silence, or a hang-up. The sender
+# offering more than was asked, garbage, silence, a hang-up, or no ACK
+# after FIN. The sender
 # refuses each with a clear error and the documented exit code, in time.
 . "$(dirname "$0")/lib.sh"
 
 B_IP=$("$LAB" ip "$RCV")
 mkdata "$SND" /tmp/e2e-src/h 100000 >/dev/null
 T=5
-check() {	# check MODE WANT-EXIT WANT-TEXT
-	local out rc t0 took
+check() {	# check MODE WANT-EXIT WANT-TEXT [FILE]
+	local out rc t0 took file=${4:-/tmp/e2e-src/h}
 	"$LAB" bg "$RCV" fake -- "exec python3 $TOP/tests/e2e/fake_receiver.py $PORT $B_IP $1"
 	for i in $(seq 100); do
 		"$LAB" log "$RCV" fake 2>/dev/null | grep -q listening && break
 		sleep 0.2
 	done
 	t0=$(date +%s)
-	out=$(send "-T $T -c 64K -w 4" /tmp/e2e-src/h "$RCV_IP" 2>&1); rc=$?
+	out=$(send "-T $T -c 64K -w 4" "$file" "$RCV_IP" 2>&1); rc=$?
 	took=$(( $(date +%s) - t0 ))
 	"$LAB" signal "$RCV" fake KILL >/dev/null 2>&1
 	"$LAB" wait "$RCV" fake >/dev/null 2>&1
@@ -35,4 +36,8 @@ check bigger-window 3 "outside the requested"
 check garbage 3 "bad control message header"
 check silent 4 "timed out after $T s waiting for MR"
 check close 4 "closed the control connection"
+# An empty file needs no RDMA Write, so the fake's MR is enough to reach
+# FIN; then it never acknowledges.
+on "$SND" ": > /tmp/e2e-src/empty" >/dev/null
+check no-ack 4 "timed out after $T s waiting for ACK" /tmp/e2e-src/empty
 exit 0
