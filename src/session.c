@@ -349,8 +349,12 @@ void xfer_report_verbs(struct xfer *x)
 	x->rep.gid_index = rp_verbs_gid_index(x->v);
 }
 
-void xfer_report(struct xfer *x, int rc)
+void xfer_report(struct xfer *x, int rc, uint64_t done)
 {
+	/* On failure, what had landed: the last chunk may be short. */
+	x->rep.bytes = rc ? done * x->chunk : x->size;
+	if (x->rep.bytes > x->size)
+		x->rep.bytes = x->size;
 	x->rep.rc = rc;
 	x->rep.name = x->name;
 	x->rep.peer = x->peer;

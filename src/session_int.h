@@ -72,8 +72,9 @@ int xfer_open_verbs(struct xfer *x, bool remote_write);
 uint32_t xfer_queue_depth(const struct xfer *x);
 /* Fill the report's RDMA fields from the open verbs context. */
 void xfer_report_verbs(struct xfer *x);
-/* Print summary and/or JSON for the finished transfer. */
-void xfer_report(struct xfer *x, int rc);
+/* Print summary and/or JSON for the finished transfer; done = chunks
+ * that reached the receiver's disk, for the byte count of a failure. */
+void xfer_report(struct xfer *x, int rc, uint64_t done);
 /* Release verbs, checksum state and the control socket. */
 void xfer_release(struct xfer *x);
 

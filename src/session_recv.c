@@ -340,10 +340,7 @@ static int serve_one(const struct rp_opts *o, const uint8_t *psk, int dirfd,
 		rp_fileio_dst_abort(&r.dst);
 		xfer_send_failure(&x, r.fin_seen ? RP_MSG_ACK : RP_MSG_ERR, rc);
 	}
-	x.rep.bytes = rc ? r.landed * x.chunk : x.size;
-	if (x.rep.bytes > x.size)
-		x.rep.bytes = x.size;
-	xfer_report(&x, rc);
+	xfer_report(&x, rc, r.landed);
 	xfer_release(&x);
 	return rc;
 }

@@ -318,10 +318,7 @@ int rp_session_send(const struct rp_opts *o)
 		RP_ERR("interrupted by signal %d", (int)rp_session_stop);
 	if (rc)
 		xfer_send_failure(&x, RP_MSG_ERR, rc);
-	x.rep.bytes = rc ? s.credited * x.chunk : x.size;
-	if (x.rep.bytes > x.size)
-		x.rep.bytes = x.size;
-	xfer_report(&x, rc);
+	xfer_report(&x, rc, s.credited);
 	xfer_release(&x);
 	rp_fileio_src_close(&s.src);
 	return rc;
