@@ -31,10 +31,7 @@ fresh_dir "$RCV" "$DST" >/dev/null
 recv_bg busy "-m 1 -T 20 -o $DST" || { fail "receiver start" "did not listen"; exit 1; }
 A_IP=$("$LAB" ip "$SND")
 "$LAB" bg "$SND" hold -- "exec python3 $TOP/tests/e2e/peer.py $RCV_IP $PORT $A_IP before-hello held"
-for i in $(seq 100); do
-	"$LAB" log "$SND" hold 2>/dev/null | grep -q stopped && break
-	sleep 0.2
-done
+await_log "$SND" hold stopped
 t0=$(date +%s)
 out=$(send "-c 256K" /tmp/e2e-src/c1 "$RCV_IP" 2>&1); rc=$?
 took=$(( $(date +%s) - t0 ))

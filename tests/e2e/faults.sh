@@ -44,10 +44,7 @@ settled() {
 # A python peer stopped at a protocol point, then SIGKILLed.
 for point in before-hello after-mr after-fin; do
 	"$LAB" bg "$SND" peer -- "exec python3 $TOP/tests/e2e/peer.py $RCV_IP $PORT $A_IP $point p-$point"
-	for i in $(seq 50); do
-		"$LAB" log "$SND" peer 2>/dev/null | grep -q stopped && break
-		sleep 0.2
-	done
+	await_log "$SND" peer stopped
 	"$LAB" signal "$SND" peer KILL
 	"$LAB" wait "$SND" peer >/dev/null 2>&1
 	if [ $point = after-fin ]; then
@@ -61,10 +58,7 @@ done
 # A sender that goes silent after MR (alive, connection open): the
 # receiver gives up after its data-phase deadline.
 "$LAB" bg "$SND" peer -- "exec python3 $TOP/tests/e2e/peer.py $RCV_IP $PORT $A_IP after-mr silent"
-for i in $(seq 50); do
-	"$LAB" log "$SND" peer 2>/dev/null | grep -q stopped && break
-	sleep 0.2
-done
+await_log "$SND" peer stopped
 settled "sender silent after MR"
 "$LAB" log "$RCV" faults 2>&1 | grep -q "no data from .* for $T s" &&
 	ok "sender silent after MR: receiver says 'no data for $T s'" ||

@@ -14,10 +14,7 @@ T=5
 check() {	# check MODE WANT-EXIT WANT-TEXT [FILE]
 	local out rc t0 took file=${4:-/tmp/e2e-src/h}
 	"$LAB" bg "$RCV" fake -- "exec python3 $TOP/tests/e2e/fake_receiver.py $PORT $B_IP $1"
-	for i in $(seq 100); do
-		"$LAB" log "$RCV" fake 2>/dev/null | grep -q listening && break
-		sleep 0.2
-	done
+	await_log "$RCV" fake listening
 	t0=$(date +%s)
 	out=$(send "-T $T -c 64K -w 4" "$file" "$RCV_IP" 2>&1); rc=$?
 	took=$(( $(date +%s) - t0 ))

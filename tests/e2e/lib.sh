@@ -29,13 +29,30 @@ on() {
 	"$LAB" run "$node" --timeout "${RP_E2E_TIMEOUT:-120}" -- "$*"
 }
 
+# await_listen NODE: return once something listens on TCP $PORT there
+# (10 s at most, then fail).
+await_listen() {
+	on "$1" "for i in \$(seq 100); do ss -ltn | grep -q ':$PORT ' && exit 0; sleep 0.1; done; echo 'nothing listens on port $PORT' >&2; exit 1"
+}
+
+# await_log NODE JOB TEXT: wait (20 s at most) until a background job's
+# output shows TEXT, e.g. a test peer reporting where it stopped.
+await_log() {
+	local i
+	for i in $(seq 100); do
+		"$LAB" log "$1" "$2" 2>/dev/null | grep -q "$3" && return 0
+		sleep 0.2
+	done
+	return 1
+}
+
 # recv_bg JOB ARGS...: start "rdmapush recv -p $PORT ARGS" on the receiver
 # node, and return once it listens.
 recv_bg() {
 	local job=$1
 	shift
 	"$LAB" bg "$RCV" "$job" -- "exec $RP recv -p $PORT $*"
-	on "$RCV" "for i in \$(seq 100); do ss -ltn | grep -q ':$PORT ' && exit 0; sleep 0.1; done; echo 'receiver never listened' >&2; exit 1"
+	await_listen "$RCV"
 }
 
 # recv_wait JOB: wait for the receiver job; its output on stdout, its

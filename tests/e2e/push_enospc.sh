@@ -28,7 +28,7 @@ fi
 recv_wait nospc >/dev/null 2>&1
 
 "$LAB" bg "$RCV" nospc2 -- "RDMAPUSH_NO_FALLOCATE=1 exec $RP recv -p $PORT -T 10 -o $DST"
-on "$RCV" "for i in \$(seq 100); do ss -ltn | grep -q ':$PORT ' && exit 0; sleep 0.1; done; exit 1" >/dev/null
+await_listen "$RCV" >/dev/null
 # Once the transfer has begun writing, take all the space left (the
 # receiver keeps writing meanwhile, hence several grabs and the crumbs).
 "$LAB" bg "$RCV" filler -- "for i in \$(seq 400); do [ \$(df -k $DST | awk 'NR==2 { print \$3 }') -gt 0 ] && break; sleep 0.01; done; for k in 1 2 3 4; do fallocate -l \$(df -k $DST | awk 'NR==2 { print \$4 }')K $DST/.filler\$k 2>/dev/null; done; cat /dev/zero > $DST/.crumbs 2>/dev/null; true"

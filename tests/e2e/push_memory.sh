@@ -13,7 +13,7 @@ peak() {	# peak SIZE-LABEL BYTES -> "sender_kib receiver_kib"
 	local label=$1 bytes=$2 s r
 	mkdata "$SND" /tmp/e2e-src/$label "$bytes" >/dev/null
 	"$LAB" bg "$RCV" mem -- "exec /usr/bin/time -f maxrss=%M $RP recv --once -q -p $PORT -o $DST"
-	on "$RCV" "for i in \$(seq 100); do ss -ltn | grep -q ':$PORT ' && exit 0; sleep 0.1; done; exit 1" || return 1
+	await_listen "$RCV" || return 1
 	s=$(on "$SND" "/usr/bin/time -f maxrss=%M $RP send -q -p $PORT $OPTS /tmp/e2e-src/$label $RCV_IP" 2>&1 |
 		sed -n 's/^maxrss=//p')
 	r=$(recv_wait mem 2>&1 | sed -n 's/^maxrss=//p')
