@@ -17,6 +17,7 @@
 
 #include "rdmapush/ctrl.h"
 #include "rdmapush/err.h"
+#include "rdmapush/sys.h"
 #include "rdmapush/trace.h"
 
 /* Milliseconds left until deadline, at least 0; -1 means no deadline. */
@@ -53,17 +54,6 @@ static int wait_fd(int fd, short events, double deadline)
 		RP_ERR("poll(control socket): %s", strerror(errno));
 		return -errno;
 	}
-}
-
-static int set_nonblock(int fd)
-{
-	int fl = fcntl(fd, F_GETFL);
-
-	if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0) {
-		RP_ERR("fcntl(O_NONBLOCK): %s", strerror(errno));
-		return -errno;
-	}
-	return 0;
 }
 
 int rp_ctrl_listen(const char *bind_addr, uint16_t port, int *lfd)
@@ -161,7 +151,7 @@ static int connect_one(const struct addrinfo *ai, double deadline, int *out)
 	fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return -errno;
-	rc = set_nonblock(fd);
+	rc = rp_sys_nonblock(fd, "control socket");
 	if (rc)
 		goto err_close;
 	if (connect(fd, ai->ai_addr, ai->ai_addrlen) && errno != EINPROGRESS) {
@@ -229,7 +219,8 @@ void rp_ctrl_tune(int fd, int timeout_s)
 	setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &idle, sizeof(idle));
 	setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &cnt, sizeof(cnt));
 	setsockopt(fd, IPPROTO_TCP, TCP_USER_TIMEOUT, &uto, sizeof(uto));
-	set_nonblock(fd);
+	/* Already reported; the deadlines still bound every wait. */
+	(void)!rp_sys_nonblock(fd, "control socket");
 }
 
 int rp_ctrl_local_addr(int fd, struct sockaddr_storage *ss, socklen_t *len)

@@ -10,13 +10,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "rdmapush/err.h"
 #include "rdmapush/fileio.h"
+#include "rdmapush/sys.h"
 #include "rdmapush/trace.h"
 
 /* Hidden temporary names: ".<name>.rdmapush-XXXXXX". */
@@ -238,23 +238,12 @@ static void random_chars(char *out, size_t n)
 {
 	static const char set[] = "abcdefghijklmnopqrstuvwxyz"
 				  "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
-	static uint64_t counter;
 	unsigned char rnd[16];
 	size_t i;
 
 	if (n > sizeof(rnd))
 		n = sizeof(rnd);
-	if (getrandom(rnd, n, GRND_NONBLOCK) != (ssize_t)n) {
-		uint64_t x = (uint64_t)(rp_now() * 1e9) ^
-			     ((uint64_t)getpid() << 32) ^ ++counter;
-
-		for (i = 0; i < n; i++) {
-			x ^= x << 13;
-			x ^= x >> 7;
-			x ^= x << 17;
-			rnd[i] = (unsigned char)x;
-		}
-	}
+	rp_sys_random(rnd, n);
 	for (i = 0; i < n; i++)
 		out[i] = set[rnd[i] % (sizeof(set) - 1)];
 	out[n] = '\0';

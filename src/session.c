@@ -14,6 +14,7 @@
 
 #include "rdmapush/ctrl.h"
 #include "rdmapush/err.h"
+#include "rdmapush/sys.h"
 #include "rdmapush/trace.h"
 #include "session_int.h"
 
@@ -47,13 +48,6 @@ uint32_t xfer_chunk_len(const struct xfer *x, uint64_t seq)
 	return left < x->chunk ? (uint32_t)left : x->chunk;
 }
 
-const char *gid_text(const uint8_t gid[RP_GID_LEN], char *buf, size_t len)
-{
-	if (!inet_ntop(AF_INET6, gid, buf, (socklen_t)len))
-		snprintf(buf, len, "?");
-	return buf;
-}
-
 static void trace_qp(const char *dir, const char *type,
 		     const struct rp_qp_addr *q, const char *rest)
 {
@@ -61,7 +55,7 @@ static void trace_qp(const char *dir, const char *type,
 
 	RP_TRACE("ctrl", "%s %s qpn=0x%06x psn=0x%06x lid=%u mtu=%u gid=%s%s",
 		 dir, type, q->qpn, q->psn, q->lid, 128u << q->mtu,
-		 gid_text(q->gid, g, sizeof(g)), rest);
+		 rp_sys_gid_text(q->gid, g, sizeof(g)), rest);
 }
 
 void trace_hello(const char *dir, const struct rp_hello *m)

@@ -107,7 +107,5 @@ void trace_hello(const char *dir, const struct rp_hello *m);
 void trace_mr(const char *dir, const struct rp_mr *m);
 void trace_fin(const char *dir, const struct rp_fin *m);
 void trace_result(const char *dir, uint8_t type, const struct rp_result *m);
-/* GID bytes as IPv6 text. */
-const char *gid_text(const uint8_t gid[RP_GID_LEN], char *buf, size_t len);
 
 #endif

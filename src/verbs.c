@@ -20,13 +20,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
 #include <infiniband/verbs.h>
 
 #include "rdmapush/err.h"
+#include "rdmapush/sys.h"
 #include "rdmapush/trace.h"
 #include "rdmapush/verbs.h"
 
@@ -103,23 +103,6 @@ struct rp_verbs {
 /* ---------------------------------------------------------------------
  * Names, for traces and error lines
  */
-
-const char *rp_wc_op_name(enum rp_wc_op op)
-{
-	switch (op) {
-	case RP_WC_WRITE:
-		return "WRITE";
-	case RP_WC_SEND:
-		return "SEND";
-	case RP_WC_RECV_WRITE_IMM:
-		return "RECV_RDMA_WITH_IMM";
-	case RP_WC_RECV_SEND_IMM:
-		return "RECV_WITH_IMM";
-	case RP_WC_OTHER:
-		return "OTHER";
-	}
-	return "?";
-}
 
 static const char *wc_opcode_name(enum ibv_wc_opcode op)
 {
@@ -245,14 +228,6 @@ static const char *access_str(char *buf, size_t len, unsigned int flags)
 	return buf;
 }
 
-static const char *gid_to_str(const union ibv_gid *gid, char *buf,
-			      size_t len)
-{
-	if (!inet_ntop(AF_INET6, gid->raw, buf, (socklen_t)len))
-		snprintf(buf, len, "?");
-	return buf;
-}
-
 /* ---------------------------------------------------------------------
  * A bounded text buffer for the multi-line "no GID matches" report
  */
@@ -343,7 +318,7 @@ static void want_from_addr(struct want *w, const struct sockaddr *sa,
 			 sa->sa_family);
 		return;
 	}
-	gid_to_str(&w->gid, w->gid_str, sizeof(w->gid_str));
+	rp_sys_gid_text(w->gid.raw, w->gid_str, sizeof(w->gid_str));
 }
 
 /*
@@ -379,7 +354,7 @@ static bool scan_gids(struct ibv_context *ctx, const char *dev,
 				 idx, strerror(rc));
 			continue;
 		}
-		gid_to_str(&e.gid, txt, sizeof(txt));
+		rp_sys_gid_text(e.gid.raw, txt, sizeof(txt));
 		sbuf_add(log, "    GID[%d] %s (%s)\n", idx, txt,
 			 gid_type_name(e.gid_type));
 		shown++;
@@ -640,7 +615,7 @@ static int select_device(struct rp_verbs *v, const struct rp_verbs_cfg *cfg)
 	v->gid_type = pick.gid_type;
 	v->max_qp_wr = pick.max_qp_wr;
 	v->max_cqe = pick.max_cqe;
-	gid_to_str(&v->gid, v->gid_str, sizeof(v->gid_str));
+	rp_sys_gid_text(v->gid.raw, v->gid_str, sizeof(v->gid_str));
 	RP_TRACE("verbs", "device %s opened: port %u, link layer %s, active "
 		 "MTU %d, GID index %d %s (%s)", v->dev_name, v->port,
 		 link_layer_name(v->link_layer), mtu_bytes(v->mtu),
@@ -663,20 +638,6 @@ out_free_list:
 /* ---------------------------------------------------------------------
  * Object lifetime: each constructor step, and its NULL-safe undo
  */
-
-static int set_nonblock(int fd, const char *what)
-{
-	int fl = fcntl(fd, F_GETFL);
-
-	if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0) {
-		int e = errno;
-
-		RP_ERR("fcntl(O_NONBLOCK) on the %s fd %d: %s", what, fd,
-		       strerror(e));
-		return -e;
-	}
-	return 0;
-}
 
 static int alloc_pd(struct rp_verbs *v)
 {
@@ -727,9 +688,9 @@ static int create_channel(struct rp_verbs *v)
 		RP_ERR("ibv_create_comp_channel: %s", strerror(errno));
 		return RP_EVERBS;
 	}
-	rc = set_nonblock(v->chan->fd, "completion channel");
+	rc = rp_sys_nonblock(v->chan->fd, "completion channel");
 	if (!rc)
-		rc = set_nonblock(v->ctx->async_fd, "async event");
+		rc = rp_sys_nonblock(v->ctx->async_fd, "async event");
 	if (rc) {
 		destroy_channel(v);
 		return rc;
@@ -872,12 +833,7 @@ static uint32_t random_psn(void)
 {
 	uint32_t r;
 
-	if (getrandom(&r, sizeof(r), GRND_NONBLOCK) != (ssize_t)sizeof(r)) {
-		/* Entropy not ready this early in boot: any PSN is valid. */
-		r = (uint32_t)getpid() ^ (uint32_t)(rp_now() * 1e6);
-		RP_TRACE("verbs", "getrandom: %s; PSN from pid and clock",
-			 strerror(errno));
-	}
+	rp_sys_random(&r, sizeof(r));
 	return r & 0xffffff;
 }
 
@@ -997,7 +953,7 @@ static int qp_to_rtr(struct rp_verbs *v, const struct rp_qp_addr *peer)
 			 "sl=0 port=%u", v->qp->qp_num, mtu_bytes(mtu),
 			 mtu_bytes(v->mtu), mtu_bytes(peer_mtu), peer->qpn,
 			 peer->psn, QP_MIN_RNR_TIMER,
-			 gid_to_str(&attr.ah_attr.grh.dgid, dgid,
+			 rp_sys_gid_text(attr.ah_attr.grh.dgid.raw, dgid,
 				    sizeof(dgid)),
 			 v->gid_index, QP_HOP_LIMIT, v->port);
 	} else {

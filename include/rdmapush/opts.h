@@ -7,16 +7,13 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "rdmapush/limits.h"
+
 #define RP_DEFAULT_PORT		18500
 #define RP_DEFAULT_CHUNK	(1u << 20)
 #define RP_DEFAULT_WINDOW	8
 #define RP_DEFAULT_TIMEOUT	30	/* seconds */
 #define RP_DEFAULT_MAX_XFERS	4	/* concurrent transfers per receiver */
-#define RP_MAX_XFERS		64
-#define RP_MIN_CHUNK		4096u
-#define RP_MAX_CHUNK		(64u << 20)
-#define RP_MAX_WINDOW		64u
-#define RP_MAX_RING		(256ull << 20)	/* chunk * window cap */
 
 enum rp_mode {
 	RP_MODE_NONE = 0,

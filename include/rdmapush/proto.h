@@ -17,13 +17,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "rdmapush/limits.h"
+
 #define RP_PROTO_MAGIC		0x52445055u	/* "RDPU" */
 #define RP_PROTO_VERSION	1
 #define RP_PROTO_HDR_LEN	12
-#define RP_PROTO_MAX_PAYLOAD	1024	/* no message needs more */
 #define RP_PROTO_MAX_MSG	(RP_PROTO_HDR_LEN + RP_PROTO_MAX_PAYLOAD)
-#define RP_NAME_MAX		255	/* bytes, like NAME_MAX */
-#define RP_TEXT_MAX		255	/* bytes of error text */
 #define RP_GID_LEN		16
 #define RP_CSUM_LEN		16	/* XXH3-128, canonical (big-endian) form */
 

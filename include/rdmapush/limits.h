@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Sizes and caps enforced on what a peer sends and on the command line:
+ * one place, shared by proto (message bounds), opts (option ranges) and
+ * session (what a receiver agrees to). Nothing a peer says can make us
+ * allocate or reserve beyond these.
+ */
+#ifndef RDMAPUSH_LIMITS_H
+#define RDMAPUSH_LIMITS_H
+
+#define RP_PROTO_MAX_PAYLOAD	1024	/* bytes; no message needs more */
+#define RP_NAME_MAX		255	/* bytes of a file name, like NAME_MAX */
+#define RP_TEXT_MAX		255	/* bytes of error text */
+
+#define RP_MIN_CHUNK		4096u	/* one page: the ring's granule */
+#define RP_MAX_CHUNK		(64u << 20)
+#define RP_MAX_WINDOW		64u
+#define RP_MAX_RING		(256ull << 20)	/* chunk * window cap */
+#define RP_MAX_XFERS		64	/* concurrent transfers per receiver */
+
+#endif

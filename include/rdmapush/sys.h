@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: MIT */
+/* Small operating-system helpers that several modules need: descriptor
+ * flags, random bytes that never block, and address text. Depends on
+ * err and trace only. */
+#ifndef RDMAPUSH_SYS_H
+#define RDMAPUSH_SYS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * Set O_NONBLOCK on fd. 0, or -errno after reporting
+ * "fcntl(O_NONBLOCK) on the <what> fd N: <reason>".
+ */
+int rp_sys_nonblock(int fd, const char *what)
+	__attribute__((warn_unused_result));
+
+/*
+ * Fill buf with n random bytes from getrandom(2) without waiting for the
+ * entropy pool; if it is not ready (early boot of a lab guest), from the
+ * clock, the pid and a counter. Never fails: only for values that must be
+ * unpredictable to a stray packet or a name clash, not to an attacker
+ * (keys and nonces come from libsodium).
+ */
+void rp_sys_random(void *buf, size_t n);
+
+/* 16 address bytes (a GID, an IPv6 address) as IPv6 text; returns buf,
+ * "?" if it does not fit. */
+const char *rp_sys_gid_text(const uint8_t gid[16], char *buf, size_t len);
+
+#endif

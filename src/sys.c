@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: MIT
+/* Small operating-system helpers shared by ctrl, verbs and fileio, each
+ * written once here. */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/random.h>
+#include <unistd.h>
+
+#include "rdmapush/sys.h"
+#include "rdmapush/trace.h"
+
+int rp_sys_nonblock(int fd, const char *what)
+{
+	int fl = fcntl(fd, F_GETFL);
+
+	if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0) {
+		int e = errno;
+
+		RP_ERR("fcntl(O_NONBLOCK) on the %s fd %d: %s", what, fd,
+		       strerror(e));
+		return -e;
+	}
+	return 0;
+}
+
+void rp_sys_random(void *buf, size_t n)
+{
+	static uint64_t counter;
+	unsigned char *p = buf;
+	ssize_t got = getrandom(buf, n, GRND_NONBLOCK);
+	uint64_t x;
+
+	if (got == (ssize_t)n)
+		return;
+	/* Not ready, or short: any value serves, as long as it varies. */
+	x = (uint64_t)(rp_now() * 1e9) ^ ((uint64_t)getpid() << 32) ^
+	    ++counter;
+	for (size_t i = 0; i < n; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		p[i] = (unsigned char)x;
+	}
+}
+
+const char *rp_sys_gid_text(const uint8_t gid[16], char *buf, size_t len)
+{
+	if (!inet_ntop(AF_INET6, gid, buf, (socklen_t)len))
+		snprintf(buf, len, "?");
+	return buf;
+}
