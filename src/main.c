@@ -5,25 +5,42 @@
 #include "config.h"
 #endif
 
+#include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "rdmapush/err.h"
 #include "rdmapush/opts.h"
+#include "rdmapush/server.h"
 #include "rdmapush/session.h"
 #include "rdmapush/trace.h"
 
+/* "push failed in DATA at 12/30 chunks: timed out" */
+static void verdict(const char *role, const char *what,
+		    const struct rp_outcome *out, int rc)
+{
+	if (out->phase == RP_PHASE_DATA)
+		fprintf(stderr, "rdmapush %s: %s failed in DATA at %" PRIu64
+			"/%" PRIu64 " chunks: %s\n", role, what, out->done,
+			out->chunks, rp_strerror(rc));
+	else
+		fprintf(stderr, "rdmapush %s: %s failed in %s: %s\n", role,
+			what, rp_phase_name(out->phase), rp_strerror(rc));
+}
+
 static int run(const struct rp_opts *o)
 {
-	const char *role = o->mode == RP_MODE_SEND ? "send" : "recv";
+	bool send = o->mode == RP_MODE_SEND;
+	const char *role = send ? "send" : "recv";
+	/* A receiver that fails before any transfer fails while starting. */
+	struct rp_outcome out = { .phase = RP_PHASE_PREPARE };
 	int rc;
 
 	rp_trace_init(o->trace ? RP_V_TRACE :
 		      o->quiet ? RP_V_QUIET : RP_V_NORMAL, role);
-	rc = o->mode == RP_MODE_SEND ? rp_session_send(o) : rp_session_recv(o);
+	rc = send ? rp_session_send(o, &out) : rp_server_run(o, &out);
 	if (rc)
-		fprintf(stderr, "rdmapush %s: %s failed: %s\n", role,
-			o->mode == RP_MODE_SEND ? "push" : "receive",
-			rp_strerror(rc));
+		verdict(role, send ? "push" : "receive", &out, rc);
 	return rp_err_exit_code(rc);
 }
 

@@ -38,6 +38,7 @@ static int fill(struct json_object *o, const struct rp_report *r)
 	rc |= add(o, "name", json_object_new_string(r->name ? r->name : ""));
 	rc |= add(o, "peer", json_object_new_string(r->peer ? r->peer : ""));
 	rc |= add(o, "status", json_object_new_string(r->rc ? "error" : "ok"));
+	rc |= add(o, "phase", json_object_new_string(r->phase ? r->phase : ""));
 	if (r->rc) {
 		rc |= add(o, "error", json_object_new_string(rp_strerror(r->rc)));
 		rc |= add(o, "error_code",

@@ -35,9 +35,31 @@ void rp_session_signals(void)
 	sigaction(SIGTERM, &sa, NULL);
 }
 
+const char *rp_phase_name(enum rp_phase p)
+{
+	static const char *const names[RP_PHASE_MAX] = {
+#define RP_PHASE_TEXT(name, text) [RP_PHASE_##name] = text,
+		RP_PHASE_MAP(RP_PHASE_TEXT)
+#undef RP_PHASE_TEXT
+	};
+
+	return (unsigned int)p < RP_PHASE_MAX ? names[p] : "?";
+}
+
+void xfer_phase(struct xfer *x, enum rp_phase p)
+{
+	x->phase = p;
+	RP_TRACE("session", "phase %s", rp_phase_name(p));
+}
+
 double xfer_deadline(const struct xfer *x)
 {
 	return rp_now() + (double)x->o->timeout;
+}
+
+uint64_t xfer_count_chunks(uint64_t size, uint32_t chunk)
+{
+	return size / chunk + (size % chunk != 0);
 }
 
 uint32_t xfer_chunk_len(const struct xfer *x, uint64_t seq)
@@ -300,6 +322,35 @@ void xfer_send_failure(struct xfer *x, uint8_t type, int rc)
 		RP_TRACE("ctrl", "could not tell %s why we stopped", x->peer);
 }
 
+int xfer_next(struct xfer *x, struct rp_wc *wc, int max, double deadline)
+{
+	int rc;
+
+	/* A signal that landed outside poll() must stop us too. */
+	if (rp_session_stop)
+		return RP_EINTERRUPTED;
+	rc = rp_verbs_next(x->v, wc, max, x->fd, deadline);
+	if (rc == 0)	/* the peer spoke mid-data: only ERR is allowed */
+		rc = msg_recv_err(x, "data completions");
+	if (rc == RP_EWC)
+		rc = xfer_peer_reason(x, rc);
+	if (rc == RP_ETIMEOUT)
+		RP_ERR("no progress for %d s in the data phase with %s "
+		       "(%" PRIu64 "/%" PRIu64 " chunks on the receiver's disk)",
+		       x->o->timeout, x->peer, x->done, x->nchunks);
+	return rc;
+}
+
+void rp_session_refuse(const struct rp_opts *o, int fd, const char *peer,
+		       int rc)
+{
+	struct xfer x = { .o = o, .fd = fd };
+
+	snprintf(x.peer, sizeof(x.peer), "%s", peer);
+	xfer_send_failure(&x, RP_MSG_ERR, rc);
+	rp_ctrl_close(&x.fd);
+}
+
 int xfer_open_verbs(struct xfer *x, bool remote_write)
 {
 	struct sockaddr_storage ss;
@@ -343,10 +394,17 @@ void xfer_report_verbs(struct xfer *x)
 	x->rep.gid_index = rp_verbs_gid_index(x->v);
 }
 
-void xfer_report(struct xfer *x, int rc, uint64_t done)
+void xfer_report(struct xfer *x, int rc, struct rp_outcome *out)
 {
+	if (!rc)
+		xfer_phase(x, RP_PHASE_DONE);
+	if (out) {
+		out->phase = x->phase;
+		out->done = x->done;
+		out->chunks = x->nchunks;
+	}
 	/* On failure, what had landed: the last chunk may be short. */
-	x->rep.bytes = rc ? done * x->chunk : x->size;
+	x->rep.bytes = rc ? x->done * x->chunk : x->size;
 	if (x->rep.bytes > x->size)
 		x->rep.bytes = x->size;
 	x->rep.rc = rc;
@@ -355,6 +413,7 @@ void xfer_report(struct xfer *x, int rc, uint64_t done)
 	x->rep.seconds = rp_now() - x->start;
 	x->rep.chunk = x->chunk;
 	x->rep.window = x->window;
+	x->rep.phase = rp_phase_name(x->phase);
 	if (!rc && !x->o->quiet)
 		rp_report_summary(stderr, &x->rep);
 	if (x->o->json)

@@ -13,6 +13,7 @@
 #include "rdmapush/opts.h"
 #include "rdmapush/proto.h"
 #include "rdmapush/report.h"
+#include "rdmapush/session.h"
 #include "rdmapush/verbs.h"
 
 /* Any decoded control message, as msg_recv() hands it back. */
@@ -37,6 +38,8 @@ struct xfer {
 	struct rp_csum *csum;
 	struct rp_qp_addr local;
 	struct rp_qp_addr remote;
+	enum rp_phase phase;
+	uint64_t done;		/* chunks on the receiver's disk */
 	struct rp_report rep;
 	char name[RP_NAME_MAX + 1];
 	char peer[80];
@@ -47,12 +50,10 @@ struct xfer {
 	uint8_t got_type;	/* type of the last message received */
 };
 
-/* Set by SIGINT/SIGTERM; polled by every wait. */
-extern volatile sig_atomic_t rp_session_stop;
-void rp_session_signals(void);
-
 /* Absolute deadline o->timeout seconds from now. */
 double xfer_deadline(const struct xfer *x);
+/* Chunks of chunk bytes in size bytes, without overflow near 2^64. */
+uint64_t xfer_count_chunks(uint64_t size, uint32_t chunk);
 /* Length of chunk seq (the last one may be short). */
 uint32_t xfer_chunk_len(const struct xfer *x, uint64_t seq);
 /* Wire status and text for a local failure, sent best-effort as type. */
@@ -72,9 +73,18 @@ int xfer_open_verbs(struct xfer *x, bool remote_write);
 uint32_t xfer_queue_depth(const struct xfer *x);
 /* Fill the report's RDMA fields from the open verbs context. */
 void xfer_report_verbs(struct xfer *x);
-/* Print summary and/or JSON for the finished transfer; done = chunks
- * that reached the receiver's disk, for the byte count of a failure. */
-void xfer_report(struct xfer *x, int rc, uint64_t done);
+/* Enter phase p (traced). */
+void xfer_phase(struct xfer *x, enum rp_phase p);
+/*
+ * The data phase's wait: completions into wc[0..max), or an error with
+ * its cause reported once: a stop signal, the peer's ERR on the control
+ * channel (what it said), a failed completion (with the peer's reason if
+ * it gives one), or no progress by deadline. Returns n > 0 or an error.
+ */
+int xfer_next(struct xfer *x, struct rp_wc *wc, int max, double deadline);
+/* Print summary and/or JSON for the finished transfer; copy where it
+ * ended to *out (may be NULL). */
+void xfer_report(struct xfer *x, int rc, struct rp_outcome *out);
 /* Release verbs, checksum state and the control socket. */
 void xfer_release(struct xfer *x);
 

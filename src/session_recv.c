@@ -9,8 +9,6 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "rdmapush/ctrl.h"
 #include "rdmapush/err.h"
@@ -23,7 +21,6 @@
 struct recv_state {
 	int dirfd;		/* borrowed from the server */
 	struct rp_dst dst;
-	uint64_t landed;	/* chunks written to the file */
 	uint64_t credit_sent;	/* cumulative credit last posted */
 	uint32_t sends_out;	/* credit Sends not yet completed */
 	uint32_t sq_cap;
@@ -92,10 +89,15 @@ static int agree_shape(struct xfer *x, const struct rp_hello *h)
 	x->size = h->size;
 	x->chunk = min_u32(h->chunk, RP_MAX_CHUNK);
 	if (x->size < x->chunk) {
+		/* A small file needs no more ring than its pages, but never
+		 * more than the sender asked for (its chunk need not be a
+		 * multiple of a page). */
 		need = (x->size + 4095) & ~(uint64_t)4095;
-		x->chunk = need < RP_MIN_CHUNK ? RP_MIN_CHUNK : (uint32_t)need;
+		if (need < RP_MIN_CHUNK)
+			need = RP_MIN_CHUNK;
+		x->chunk = min_u32(x->chunk, (uint32_t)need);
 	}
-	x->nchunks = (x->size + x->chunk - 1) / x->chunk;
+	x->nchunks = xfer_count_chunks(x->size, x->chunk);
 	if (x->nchunks > UINT32_MAX) {
 		RP_ERR("%s's file needs %" PRIu64 " chunks, over the limit",
 		       x->peer, x->nchunks);
@@ -170,12 +172,12 @@ static int give_credit(struct xfer *x, struct recv_state *r)
 {
 	int rc;
 
-	if (r->credit_sent == r->landed || r->sends_out >= r->sq_cap)
+	if (r->credit_sent == x->done || r->sends_out >= r->sq_cap)
 		return 0;
-	rc = rp_verbs_post_send_imm(x->v, r->landed, (uint32_t)r->landed);
+	rc = rp_verbs_post_send_imm(x->v, x->done, (uint32_t)x->done);
 	if (rc)
 		return rc;
-	r->credit_sent = r->landed;
+	r->credit_sent = x->done;
 	r->sends_out++;
 	return 0;
 }
@@ -183,7 +185,7 @@ static int give_credit(struct xfer *x, struct recv_state *r)
 static int land_chunk(struct xfer *x, struct recv_state *r,
 		      const struct rp_wc *wc)
 {
-	uint64_t seq = r->landed;
+	uint64_t seq = x->done;
 	uint32_t len = xfer_chunk_len(x, seq);
 	size_t off = (size_t)(seq % x->window) * x->chunk;
 	int rc;
@@ -199,7 +201,7 @@ static int land_chunk(struct xfer *x, struct recv_state *r,
 	rc = rp_fileio_dst_write(&r->dst, x->ring + off, len, seq * x->chunk);
 	if (rc)
 		return rc;
-	r->landed++;
+	x->done++;
 	rc = rp_verbs_post_recv(x->v, wc->wr_id);
 	if (rc)
 		return rc;
@@ -221,6 +223,13 @@ static int handle_wc(struct xfer *x, struct recv_state *r,
 	}
 }
 
+/* Chunks to land, or the last credit still to post (the send queue may
+ * have been full when the last chunk landed). */
+static bool data_pending(const struct xfer *x, const struct recv_state *r)
+{
+	return x->done < x->nchunks || r->credit_sent < x->done;
+}
+
 static int data_phase(struct xfer *x, struct recv_state *r)
 {
 	struct rp_wc wc[16];
@@ -228,21 +237,8 @@ static int data_phase(struct xfer *x, struct recv_state *r)
 	int rc = 0;
 
 	rp_progress_start(&r->prog, x->size);
-	while (r->landed < x->nchunks) {
-		/* A signal that landed outside poll() must stop us too. */
-		if (rp_session_stop) {
-			rc = RP_EINTERRUPTED;
-			break;
-		}
-		rc = rp_verbs_next(x->v, wc, 16, x->fd, deadline);
-		if (rc == 0)
-			rc = msg_recv_err(x, "data");
-		if (rc == RP_EWC)
-			rc = xfer_peer_reason(x, rc);
-		if (rc == RP_ETIMEOUT)
-			RP_ERR("no data from %s for %d s (%" PRIu64 "/%" PRIu64
-			       " chunks landed)", x->peer, x->o->timeout,
-			       r->landed, x->nchunks);
+	while (data_pending(x, r)) {
+		rc = xfer_next(x, wc, 16, deadline);
 		if (rc < 0)
 			break;
 		for (int i = 0; i < rc; i++) {
@@ -255,7 +251,7 @@ static int data_phase(struct xfer *x, struct recv_state *r)
 		}
 		rc = 0;
 		deadline = xfer_deadline(x);
-		rp_progress_update(&r->prog, r->landed * x->chunk);
+		rp_progress_update(&r->prog, x->done * x->chunk);
 	}
 out:
 	rp_progress_end(&r->prog);
@@ -310,175 +306,57 @@ static int send_ack(struct xfer *x)
 			"ACK");
 }
 
-/* One transfer on an accepted connection; always reports and releases. */
-static int serve_one(const struct rp_opts *o, const uint8_t *psk, int dirfd,
-		     int fd, const char *peer)
+static int run(struct xfer *x, struct recv_state *r)
+{
+	struct rp_hello h;
+	int rc = 0;
+
+	rp_ctrl_tune(x->fd, x->o->timeout);
+	if (x->psk) {
+		xfer_phase(x, RP_PHASE_AUTH);
+		rc = authenticate(x);
+	}
+	if (rc)
+		return rc;
+	xfer_phase(x, RP_PHASE_HELLO);
+	rc = recv_hello(x, &h);
+	if (rc)
+		return rc;
+	xfer_phase(x, RP_PHASE_SETUP);
+	rc = accept_hello(x, r, &h);
+	if (rc)
+		return rc;
+	xfer_phase(x, RP_PHASE_DATA);
+	rc = data_phase(x, r);
+	if (rc)
+		return rc;
+	xfer_phase(x, RP_PHASE_FIN);
+	rc = verify_and_commit(x, r);
+	if (rc)
+		return rc;
+	xfer_phase(x, RP_PHASE_ACK);
+	return send_ack(x);
+}
+
+int rp_session_recv_one(const struct rp_opts *o, const uint8_t *psk,
+			int dirfd, int fd, const char *peer,
+			struct rp_outcome *out)
 {
 	struct xfer x = {
 		.o = o, .psk = psk, .fd = fd, .rep = { .role = "recv" },
+		.start = rp_now(),
 	};
 	struct recv_state r = { .dirfd = dirfd };
-	struct rp_hello h;
 	int rc;
 
 	rp_fileio_dst_init(&r.dst);
-	x.start = rp_now();
 	snprintf(x.peer, sizeof(x.peer), "%s", peer);
-	rp_ctrl_tune(fd, o->timeout);
-	rc = psk ? authenticate(&x) : 0;
-	if (!rc)
-		rc = recv_hello(&x, &h);
-	if (!rc)
-		rc = accept_hello(&x, &r, &h);
-	if (!rc)
-		rc = data_phase(&x, &r);
-	if (!rc)
-		rc = verify_and_commit(&x, &r);
-	if (!rc)
-		rc = send_ack(&x);
+	rc = run(&x, &r);
 	if (rc) {
 		rp_fileio_dst_abort(&r.dst);
 		xfer_send_failure(&x, r.fin_seen ? RP_MSG_ACK : RP_MSG_ERR, rc);
 	}
-	xfer_report(&x, rc, r.landed);
+	xfer_report(&x, rc, out);
 	xfer_release(&x);
-	return rc;
-}
-
-/* Children serving transfers; the server itself never opens a device. */
-struct server {
-	const struct rp_opts *o;
-	int lfd;
-	int dirfd;
-	const uint8_t *psk;
-	uint8_t key[RP_PSK_LEN];
-	pid_t kids[RP_MAX_XFERS];
-	int nkids;
-};
-
-static void reap(struct server *sv, bool block)
-{
-	for (int i = 0; i < sv->nkids;) {
-		pid_t p = waitpid(sv->kids[i], NULL, block ? 0 : WNOHANG);
-
-		if (p == sv->kids[i] || (p < 0 && errno != EINTR)) {
-			sv->kids[i] = sv->kids[--sv->nkids];
-			continue;
-		}
-		if (p < 0)
-			continue;	/* interrupted: wait for it again */
-		i++;
-	}
-}
-
-/* Over the cap: say so at once rather than leave the sender waiting. */
-static void refuse_busy(struct server *sv, int fd, const char *peer)
-{
-	struct xfer x = { .o = sv->o, .fd = fd };
-
-	snprintf(x.peer, sizeof(x.peer), "%s", peer);
-	RP_INFO("refusing %s: %d transfers in progress (-m %d)", peer,
-		sv->nkids, sv->o->max_transfers);
-	xfer_send_failure(&x, RP_MSG_ERR, RP_EBUSY);
-	rp_ctrl_close(&x.fd);
-}
-
-/*
- * Serve one connection in a child process, so transfers run side by side
- * and whatever one of them holds (device context, registered memory,
- * files) is gone with it. Returns 1 in the parent, or, in the child, the
- * transfer's result (<= 0) for main to exit with.
- */
-static int spawn(struct server *sv, int fd, const char *peer)
-{
-	pid_t pid;
-
-	fflush(stdout);
-	pid = fork();
-	if (pid < 0) {
-		RP_ERR("fork: %s", strerror(errno));
-		refuse_busy(sv, fd, peer);
-		return 1;
-	}
-	if (pid == 0) {
-		close(sv->lfd);
-		sv->lfd = -1;
-		return serve_one(sv->o, sv->psk, sv->dirfd, fd, peer);
-	}
-	close(fd);
-	sv->kids[sv->nkids++] = pid;
-	return 1;
-}
-
-static int serve_loop(struct server *sv)
-{
-	while (!rp_session_stop) {
-		char peer[80];
-		int fd, rc;
-
-		rc = rp_ctrl_accept(sv->lfd, &fd, peer, sizeof(peer));
-		if (rc == -EINTR)
-			continue;
-		if (rc)
-			return rc;
-		if (sv->o->once)
-			return serve_one(sv->o, sv->psk, sv->dirfd, fd, peer);
-		reap(sv, false);
-		if (sv->nkids >= sv->o->max_transfers) {
-			refuse_busy(sv, fd, peer);
-			continue;
-		}
-		rc = spawn(sv, fd, peer);
-		if (rc <= 0)
-			return rc;	/* the child, done */
-	}
-	return 0;
-}
-
-/* Stop: tell each transfer to abort (it removes its temporary file). */
-static void stop_children(struct server *sv)
-{
-	reap(sv, false);
-	if (!sv->nkids)
-		return;
-	RP_INFO("signal %d: stopping %d transfer(s)", (int)rp_session_stop,
-		sv->nkids);
-	for (int i = 0; i < sv->nkids; i++)
-		kill(sv->kids[i], SIGTERM);
-	reap(sv, true);
-}
-
-int rp_session_recv(const struct rp_opts *o)
-{
-	struct server sv = { .o = o, .lfd = -1, .dirfd = -1 };
-	pid_t self = getpid();
-	int rc;
-
-	rp_session_signals();
-	if (o->psk_file) {
-		rc = rp_auth_load(o->psk_file, sv.key);
-		if (rc)
-			return rc;
-		sv.psk = sv.key;
-	}
-	rc = rp_fileio_dir_open(o->dir, &sv.dirfd);
-	if (rc)
-		return rc;
-	rc = rp_ctrl_listen(o->bind_addr, o->port, &sv.lfd);
-	if (rc)
-		goto out_dir;
-	RP_INFO("listening on port %u, writing into %s", o->port, o->dir);
-	rc = serve_loop(&sv);
-	if (getpid() != self)
-		goto out_dir;	/* a child: its transfer's result */
-	if (rp_session_stop && !o->once) {
-		stop_children(&sv);
-		RP_INFO("stopped by signal %d", (int)rp_session_stop);
-		rc = 0;
-	}
-	reap(&sv, true);
-	rp_ctrl_close(&sv.lfd);
-out_dir:
-	close(sv.dirfd);
 	return rc;
 }

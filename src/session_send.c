@@ -23,7 +23,6 @@ struct send_state {
 	struct rp_mr mr;
 	uint64_t posted;	/* writes posted */
 	uint64_t written;	/* write completions seen */
-	uint64_t credited;	/* chunks the receiver has on disk */
 	struct rp_progress prog;
 	uint8_t psk[RP_PSK_LEN];
 };
@@ -104,7 +103,7 @@ static int post_next(struct xfer *x, struct send_state *s)
 static bool can_post(const struct xfer *x, const struct send_state *s)
 {
 	return s->posted < x->nchunks &&
-	       s->posted < s->credited + x->window &&
+	       s->posted < x->done + x->window &&
 	       s->posted < s->written + x->window;
 }
 
@@ -116,13 +115,13 @@ static int handle_wc(struct xfer *x, struct send_state *s,
 		s->written++;
 		return 0;
 	case RP_WC_RECV_SEND_IMM:
-		if (wc->imm > s->posted || wc->imm < s->credited) {
+		if (wc->imm > s->posted || wc->imm < x->done) {
 			RP_ERR("credit %u from %s out of range (%" PRIu64
 			       " posted, %" PRIu64 " credited)", wc->imm,
-			       x->peer, s->posted, s->credited);
+			       x->peer, s->posted, x->done);
 			return RP_EPROTO;
 		}
-		s->credited = wc->imm;
+		x->done = wc->imm;
 		return rp_verbs_post_recv(x->v, wc->wr_id);
 	default:
 		RP_ERR("unexpected completion %s", rp_wc_op_name(wc->op));
@@ -149,26 +148,13 @@ static int data_phase(struct xfer *x, struct send_state *s)
 	int rc = 0;
 
 	rp_progress_start(&s->prog, x->size);
-	while (s->credited < x->nchunks) {
-		/* A signal that landed outside poll() must stop us too. */
-		if (rp_session_stop) {
-			rc = RP_EINTERRUPTED;
-			goto out;
-		}
+	while (x->done < x->nchunks) {
 		while (can_post(x, s)) {
 			rc = post_next(x, s);
 			if (rc)
 				goto out;
 		}
-		rc = rp_verbs_next(x->v, wc, 16, x->fd, deadline);
-		if (rc == 0)
-			rc = msg_recv_err(x, "data credits");
-		if (rc == RP_EWC)
-			rc = xfer_peer_reason(x, rc);
-		if (rc == RP_ETIMEOUT)
-			RP_ERR("no progress for %d s in the data phase "
-			       "(%" PRIu64 "/%" PRIu64 " chunks acknowledged)",
-			       x->o->timeout, s->credited, x->nchunks);
+		rc = xfer_next(x, wc, 16, deadline);
 		if (rc < 0)
 			goto out;
 		for (int i = 0; i < rc; i++) {
@@ -179,13 +165,13 @@ static int data_phase(struct xfer *x, struct send_state *s)
 				goto out;
 			}
 		}
+		rc = 0;
 		deadline = xfer_deadline(x);
-		trace_milestone(x, s->credited, &mark);
+		trace_milestone(x, x->done, &mark);
 		rp_progress_update(&s->prog,
-				   s->credited >= x->nchunks ? x->size :
-				   s->credited * x->chunk);
+				   x->done >= x->nchunks ? x->size :
+				   x->done * x->chunk);
 	}
-	rc = 0;
 out:
 	rp_progress_end(&s->prog);
 	return rc;
@@ -231,7 +217,7 @@ static int prepare(struct xfer *x, struct send_state *s)
 	if (rc)
 		return rc;
 	x->size = s->src.size;
-	x->nchunks = (x->size + x->chunk - 1) / x->chunk;
+	x->nchunks = xfer_count_chunks(x->size, x->chunk);
 	if (x->nchunks > UINT32_MAX) {
 		RP_ERR("%s needs %" PRIu64 " chunks; use a larger --chunk",
 		       x->o->file, x->nchunks);
@@ -266,25 +252,29 @@ static int authenticate(struct xfer *x)
 	return msg_send_auth(x, &ours);
 }
 
+/* Over an open control connection: everything up to the first write. */
 static int handshake(struct xfer *x, struct send_state *s)
 {
 	uint32_t unused_rkey;
-	int rc;
+	int rc = 0;
 
-	rc = rp_ctrl_connect(x->o->host, x->o->port, xfer_deadline(x), &x->fd);
+	rp_ctrl_tune(x->fd, x->o->timeout);
+	if (x->psk) {
+		xfer_phase(x, RP_PHASE_AUTH);
+		rc = authenticate(x);
+	}
 	if (rc)
 		return rc;
-	rp_ctrl_tune(x->fd, x->o->timeout);
-	rc = x->psk ? authenticate(x) : 0;
-	if (!rc)
-		rc = xfer_open_verbs(x, false);
+	xfer_phase(x, RP_PHASE_HELLO);
+	rc = xfer_open_verbs(x, false);
 	if (!rc)
 		rc = send_hello(x);
 	if (!rc)
 		rc = recv_mr(x, &s->mr);
 	if (rc)
 		return rc;
-	x->nchunks = (x->size + x->chunk - 1) / x->chunk;
+	xfer_phase(x, RP_PHASE_SETUP);
+	x->nchunks = xfer_count_chunks(x->size, x->chunk);
 	/* Our ring is local-only: its rkey is never sent anywhere. */
 	rc = rp_verbs_reg_ring(x->v, (size_t)x->chunk * x->window,
 			       (void **)&x->ring, &unused_rkey);
@@ -295,31 +285,78 @@ static int handshake(struct xfer *x, struct send_state *s)
 	return rc;
 }
 
-int rp_session_send(const struct rp_opts *o)
+static int run(struct xfer *x, struct send_state *s)
 {
-	struct xfer x = {
-		.o = o, .fd = -1, .chunk = o->chunk, .window = o->window,
-		.rep = { .role = "send" },
-	};
-	struct send_state s = { .src = { .fd = -1 } };
-	int rc;
+	int rc = handshake(x, s);
 
+	if (!rc) {
+		xfer_phase(x, RP_PHASE_DATA);
+		rc = data_phase(x, s);
+	}
+	if (!rc) {
+		xfer_phase(x, RP_PHASE_FIN);
+		rc = send_fin_recv_ack(x);
+	}
+	return rc;
+}
+
+static void init(struct xfer *x, struct send_state *s,
+		 const struct rp_opts *o)
+{
+	*x = (struct xfer){
+		.o = o, .fd = -1, .chunk = o->chunk, .window = o->window,
+		.rep = { .role = "send" }, .start = rp_now(),
+	};
+	*s = (struct send_state){ .src = { .fd = -1 } };
 	rp_session_signals();
-	x.start = rp_now();
-	snprintf(x.peer, sizeof(x.peer), "%s:%u", o->host, o->port);
-	rc = prepare(&x, &s);
-	if (!rc)
-		rc = handshake(&x, &s);
-	if (!rc)
-		rc = data_phase(&x, &s);
-	if (!rc)
-		rc = send_fin_recv_ack(&x);
+	xfer_phase(x, RP_PHASE_PREPARE);
+}
+
+/* Tell the receiver why (if it can still hear it), report, release. */
+static int finish(struct xfer *x, struct send_state *s, int rc,
+		  struct rp_outcome *out)
+{
 	if (rc == RP_EINTERRUPTED)
 		RP_ERR("interrupted by signal %d", (int)rp_session_stop);
 	if (rc)
-		xfer_send_failure(&x, RP_MSG_ERR, rc);
-	xfer_report(&x, rc, s.credited);
-	xfer_release(&x);
-	rp_fileio_src_close(&s.src);
+		xfer_send_failure(x, RP_MSG_ERR, rc);
+	xfer_report(x, rc, out);
+	xfer_release(x);
+	rp_fileio_src_close(&s->src);
 	return rc;
+}
+
+int rp_session_send(const struct rp_opts *o, struct rp_outcome *out)
+{
+	struct xfer x;
+	struct send_state s;
+	int rc;
+
+	init(&x, &s, o);
+	snprintf(x.peer, sizeof(x.peer), "%s:%u", o->host, o->port);
+	rc = prepare(&x, &s);
+	if (!rc) {
+		xfer_phase(&x, RP_PHASE_CONNECT);
+		rc = rp_ctrl_connect(o->host, o->port, xfer_deadline(&x),
+				     &x.fd);
+	}
+	if (!rc)
+		rc = run(&x, &s);
+	return finish(&x, &s, rc, out);
+}
+
+int rp_session_send_fd(const struct rp_opts *o, int fd, const char *peer,
+		       struct rp_outcome *out)
+{
+	struct xfer x;
+	struct send_state s;
+	int rc;
+
+	init(&x, &s, o);
+	x.fd = fd;
+	snprintf(x.peer, sizeof(x.peer), "%s", peer);
+	rc = prepare(&x, &s);
+	if (!rc)
+		rc = run(&x, &s);
+	return finish(&x, &s, rc, out);
 }

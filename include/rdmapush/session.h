@@ -1,21 +1,83 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The two state machines. Sender: connect -> open verbs -> HELLO -> MR ->
- * RTR/RTS -> chunked writes under credit -> FIN -> ACK. Receiver: accept
- * -> HELLO -> checks -> open verbs, ring, file -> MR -> land chunks, give
- * credit -> FIN -> verify, fsync, rename -> ACK. Owns ordering and teardown.
+ * One transfer's state machines. Sender: prepare -> connect -> AUTH ->
+ * HELLO/MR -> RTR/RTS -> chunked writes under credit -> FIN -> ACK.
+ * Receiver: AUTH -> HELLO -> checks -> file, verbs, ring -> MR -> land
+ * chunks, give credit -> FIN -> verify, fsync, rename -> ACK. Owns
+ * ordering and teardown. The server (accept, fork) is server.h.
  */
 #ifndef RDMAPUSH_SESSION_H
 #define RDMAPUSH_SESSION_H
 
+#include <signal.h>
+#include <stdint.h>
+
 #include "rdmapush/opts.h"
 
-/* Push o->file to o->host. 0 or an error (already reported). */
-int rp_session_send(const struct rp_opts *o);
+/* Where a transfer is; named in errors, traces and --json. */
+#define RP_PHASE_MAP(XX)						\
+	XX(PREPARE, "PREPARE")	/* sender: source file, key */		\
+	XX(CONNECT, "CONNECT")	/* sender: TCP connect */		\
+	XX(AUTH, "AUTH")	/* --psk challenge and proofs */	\
+	XX(HELLO, "HELLO")	/* HELLO out, MR back */		\
+	XX(SETUP, "SETUP")	/* file, verbs, ring, RTR/RTS */	\
+	XX(DATA, "DATA")	/* chunks under credit */		\
+	XX(FIN, "FIN")		/* FIN, checksum, the receiver's commit */ \
+	XX(ACK, "ACK")		/* receiver: telling the sender */	\
+	XX(DONE, "DONE")
+
+enum rp_phase {
+#define RP_PHASE_ENUM(name, text) RP_PHASE_##name,
+	RP_PHASE_MAP(RP_PHASE_ENUM)
+#undef RP_PHASE_ENUM
+	RP_PHASE_MAX
+};
+
+/* "DATA", ...; never NULL. */
+const char *rp_phase_name(enum rp_phase p);
+
+/* How far a transfer got, for the caller's one-line verdict. */
+struct rp_outcome {
+	enum rp_phase phase;	/* the phase it ended in (DONE on success) */
+	uint64_t done;		/* chunks on the receiver's disk */
+	uint64_t chunks;	/* chunks in the file (0 before HELLO) */
+};
+
 /*
- * Serve transfers until SIGINT/SIGTERM (0), or once with --once (the
- * transfer's result). Failures of one transfer never stop the server.
+ * Push o->file to o->host:o->port. 0 or an error (already reported);
+ * *out (may be NULL) says where it stopped.
  */
-int rp_session_recv(const struct rp_opts *o);
+int rp_session_send(const struct rp_opts *o, struct rp_outcome *out)
+	__attribute__((warn_unused_result));
+/*
+ * The same over a control connection that is already open (fd, owned
+ * from here on and closed), to the peer named peer (for messages).
+ */
+int rp_session_send_fd(const struct rp_opts *o, int fd, const char *peer,
+		       struct rp_outcome *out)
+	__attribute__((warn_unused_result));
+/*
+ * Receive exactly one transfer on an accepted control connection (fd,
+ * owned and closed), into the directory dirfd (borrowed). psk is the
+ * loaded --psk key (RP_PSK_LEN bytes) or NULL. 0 or an error (already
+ * reported, and told to the peer where it can still hear it); nothing
+ * but a complete, verified file is ever left in the directory.
+ */
+int rp_session_recv_one(const struct rp_opts *o, const uint8_t *psk,
+			int dirfd, int fd, const char *peer,
+			struct rp_outcome *out)
+	__attribute__((warn_unused_result));
+
+/*
+ * Tell the peer on fd (owned, closed) why we will not serve it (rc), best
+ * effort and briefly: a busy server must not wait on anyone.
+ */
+void rp_session_refuse(const struct rp_opts *o, int fd, const char *peer,
+		       int rc);
+
+/* Set by SIGINT/SIGTERM (the signal number); polled by every wait. */
+extern volatile sig_atomic_t rp_session_stop;
+/* Install the SIGINT/SIGTERM handlers that set rp_session_stop. */
+void rp_session_signals(void);
 
 #endif
