@@ -578,9 +578,12 @@ static void test_peer_closed(void **state)
 #define STREAM_W	8
 #define STREAM_CHUNK	4096
 
+/* Each thread writes only its own failure: no shared flag to race on.
+ * When one side stops, the other fails at its deadline. */
 struct stream {
 	struct pair p;
-	const char *fail;	/* first failure seen by a thread */
+	const char *rfail;
+	const char *sfail;
 	uint64_t got;
 };
 
@@ -628,22 +631,22 @@ static void *stream_recv(void *arg)
 	uint32_t out = 0;
 	struct rp_wc wc[16];
 
-	while (sent < STREAM_N && !s->fail) {
+	while (sent < STREAM_N && !s->rfail) {
 		int n = next_in(s->p.r, wc, 16, 5);
 
 		if (n <= 0) {
-			s->fail = "receiver: rp_verbs_next failed";
+			s->rfail = "receiver: rp_verbs_next failed";
 			break;
 		}
-		for (int i = 0; i < n && !s->fail; i++) {
+		for (int i = 0; i < n && !s->rfail; i++) {
 			if (wc[i].op == RP_WC_SEND)
 				out--;
 			else if (wc[i].op == RP_WC_RECV_WRITE_IMM)
-				s->fail = land(s, &wc[i], landed++);
+				s->rfail = land(s, &wc[i], landed++);
 			else
-				s->fail = "receiver: unexpected completion";
-			if (!s->fail && give_credit(s, landed, &sent, &out))
-				s->fail = "receiver: post_send_imm failed";
+				s->rfail = "receiver: unexpected completion";
+			if (!s->rfail && give_credit(s, landed, &sent, &out))
+				s->rfail = "receiver: post_send_imm failed";
 		}
 	}
 	s->got = landed;
@@ -669,18 +672,18 @@ static void *stream_send(void *arg)
 	uint64_t credited = 0;
 	struct rp_wc wc[16];
 
-	while (credited < STREAM_N && !s->fail) {
+	while (credited < STREAM_N && !s->sfail) {
 		while (posted < STREAM_N && posted < credited + STREAM_W &&
 		       posted < written + STREAM_W) {
 			if (stream_post(s, posted++)) {
-				s->fail = "sender: post_write_imm failed";
+				s->sfail = "sender: post_write_imm failed";
 				return NULL;
 			}
 		}
 		int n = next_in(s->p.s, wc, 16, 5);
 
 		if (n <= 0) {
-			s->fail = "sender: rp_verbs_next failed";
+			s->sfail = "sender: rp_verbs_next failed";
 			break;
 		}
 		for (int i = 0; i < n; i++) {
@@ -690,7 +693,7 @@ static void *stream_send(void *arg)
 				credited = wc[i].imm;
 			if (wc[i].op == RP_WC_RECV_SEND_IMM &&
 			    rp_verbs_post_recv(s->p.s, wc[i].wr_id))
-				s->fail = "sender: post_recv failed";
+				s->sfail = "sender: post_recv failed";
 		}
 	}
 	return NULL;
@@ -715,8 +718,8 @@ static void test_stream_threads(void **state)
 	assert_int_equal(pthread_create(&ts, NULL, stream_send, s), 0);
 	pthread_join(ts, NULL);
 	pthread_join(tr, NULL);
-	if (s->fail)
-		fail_msg("%s", s->fail);
+	if (s->rfail || s->sfail)
+		fail_msg("%s", s->rfail ? s->rfail : s->sfail);
 	assert_int_equal(s->got, STREAM_N);
 	rp_fab_stats(&st);
 	assert_int_equal(st.writes, STREAM_N);
