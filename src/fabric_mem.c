@@ -277,7 +277,8 @@ static void cq_push_raw(struct rp_verbs *v, const struct fab_cqe *c)
 		return;
 	}
 	v->cq[(v->cq_head + v->cq_len) % v->cq_cap] = *c;
-	if (v->cq_len++)
+	v->cq_len++;
+	if (v->cq_len > 1)
 		return;
 	if (write(v->efd, &one, sizeof(one)) < 0 && errno != EAGAIN)
 		RP_ERR("fabric: write(eventfd of QP 0x%x): %s", v->qpn,
@@ -291,7 +292,8 @@ static void cq_push(struct rp_verbs *v, struct fab_cqe c)
 {
 	enum rp_fab_fault what;
 
-	if (take_fault(v->side, 1u << RP_FAB_FAIL_COMPLETION, ++v->ncompl,
+	v->ncompl++;
+	if (take_fault(v->side, 1u << RP_FAB_FAIL_COMPLETION, v->ncompl,
 		       &what) && c.status == ST_OK) {
 		c.status = ST_GENERAL;
 		c.injected = true;
@@ -844,7 +846,8 @@ static void resp_done(struct rp_verbs *r, const struct fab_wr *wr,
 		.wr_id = rwr, .op = RP_WC_RECV_WRITE_IMM,
 		.byte_len = wr->len, .imm = wr->imm,
 		.status = r->state == QPS_RTS ? ST_OK : ST_FLUSH });
-	if (!--r->busy)
+	r->busy--;
+	if (!r->busy)
 		pthread_cond_broadcast(&r->idle);
 	pthread_mutex_unlock(&r->lock);
 	atomic_fetch_add_explicit(&stat_writes, 1, memory_order_relaxed);
