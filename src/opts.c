@@ -198,6 +198,8 @@ static int bad_value(const char *sub, const char *what, const char *arg,
 }
 
 /* The value of the option being parsed; arg is the text after it. */
+/* One flat case per option, in --help's order: longer than our usual
+ * function, but a table of setters would hide the ranges it checks. */
 static int set_option(struct rp_opts *o, const char *sub, int c,
 		      const char *arg)
 {

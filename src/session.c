@@ -335,9 +335,10 @@ int xfer_next(struct xfer *x, struct rp_wc *wc, int max, double deadline)
 	if (rc == RP_EWC)
 		rc = xfer_peer_reason(x, rc);
 	if (rc == RP_ETIMEOUT)
-		RP_ERR("no progress for %d s in the data phase with %s "
-		       "(%" PRIu64 "/%" PRIu64 " chunks on the receiver's disk)",
-		       x->o->timeout, x->peer, x->done, x->nchunks);
+		RP_ERR("no %s from %s for %d s in the data phase (%" PRIu64
+		       "/%" PRIu64 " chunks on the receiver's disk)",
+		       !strcmp(x->rep.role, "send") ? "credit" :
+		       "data", x->peer, x->o->timeout, x->done, x->nchunks);
 	return rc;
 }
 

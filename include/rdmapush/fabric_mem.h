@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The in-memory fabric: a second implementation of rdmapush/verbs.h,
- * chosen at link time (src/fabric_mem.c in place of src/verbs*.c), for
- * the in-process session tests and the native benchmark. This header is
+ * chosen at link time (tests/fakes/fabric_mem.c in place of
+ * src/verbs*.c), for the in-process session tests and the native benchmark. This header is
  * its test-facing side: faults to inject and what is still open.
  *
  * What it models, after rxe:
@@ -61,6 +61,12 @@ enum rp_fab_fault {
 	 * peer's next operations fail as a dead peer's would
 	 * (retry exceeded). */
 	RP_FAB_KILL,
+	/* Not counted: every endpoint of that side opened while it is
+	 * armed gets its own Send and Write completions nth milliseconds
+	 * late, as when ACKs are slow on a real link (rxe completes a
+	 * request only when the responder's ACK arrives). Stays armed until
+	 * disarmed or reset. */
+	RP_FAB_SLOW_ACK,
 };
 
 /*

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* Unit tests of the in-memory fabric (src/fabric_mem.c): the verbs.h
+/* Unit tests of the in-memory fabric (tests/fakes/fabric_mem.c): the verbs.h
  * contract as the session uses it, its failures, faults and threads. */
 #include <errno.h>
 #include <inttypes.h>

@@ -101,6 +101,12 @@ struct fab_wr {
 	uint32_t imm;
 };
 
+/* A requester's completion held back until due (RP_FAB_SLOW_ACK). */
+struct fab_late {
+	struct fab_cqe c;
+	double due;		/* rp_now() seconds */
+};
+
 struct rp_verbs {
 	/* Fixed at open. */
 	enum rp_fab_side side;
@@ -138,6 +144,10 @@ struct rp_verbs {
 	uint32_t cq_head;
 	uint32_t cq_len;
 	uint64_t ncompl;	/* completions queued, 1-based fault count */
+	double ack_delay;	/* RP_FAB_SLOW_ACK, seconds; 0: none */
+	struct fab_late *late;	/* our completions waiting for their ACK */
+	uint32_t late_head;
+	uint32_t late_len;
 
 	/* The owner's thread only. */
 	uint64_t nposts;
@@ -187,6 +197,8 @@ static const char *fault_name(enum rp_fab_fault f)
 		return "STALL";
 	case RP_FAB_KILL:
 		return "KILL";
+	case RP_FAB_SLOW_ACK:
+		return "SLOW_ACK";
 	}
 	return "?";
 }
@@ -229,6 +241,16 @@ static bool take_fault(enum rp_fab_side side, unsigned int mask, uint64_t n,
 	RP_TRACE("verbs", "fabric: fault %s fires on the %s at #%" PRIu64,
 		 fault_name(*what), side_name(side), n);
 	return true;
+}
+
+/* The ACK delay armed for side, in seconds; 0 when none. */
+static double slow_ack(enum rp_fab_side side)
+{
+	uint64_t w = atomic_load(&fault_word[side]);
+
+	if (w >> FAULT_SHIFT != RP_FAB_SLOW_ACK)
+		return 0;
+	return (double)(w & FAULT_NTH_MASK) / 1000.0;
 }
 
 void rp_fab_set_hook(rp_fab_hook hook, void *arg)
@@ -397,7 +419,8 @@ static int alloc_queues(struct rp_verbs *v)
 	v->rq = calloc(v->max_recv, sizeof(*v->rq));
 	v->cq_cap = v->max_send + v->max_recv;
 	v->cq = calloc(v->cq_cap, sizeof(*v->cq));
-	if (!v->rq || !v->cq) {
+	v->late = calloc(v->max_send, sizeof(*v->late));
+	if (!v->rq || !v->cq || !v->late) {
 		int e = errno;
 
 		RP_ERR("calloc(fabric queues: %u send, %u receive): %s",
@@ -418,6 +441,7 @@ static void free_endpoint(struct rp_verbs *v)
 {
 	if (v->efd >= 0)
 		close(v->efd);
+	free(v->late);
 	free(v->cq);
 	free(v->rq);
 	pthread_cond_destroy(&v->idle);
@@ -460,6 +484,7 @@ int rp_verbs_open(struct rp_verbs **out, const struct rp_verbs_cfg *cfg)
 	rp_sys_random(&v->psn, sizeof(v->psn));
 	v->psn &= 0xffffff;
 	gid_from_addr(v, cfg);
+	v->ack_delay = slow_ack(v->side);
 	registry_add(v);
 	atomic_fetch_add(&stat_open, 1);
 	RP_TRACE("verbs", "fabric: in-memory QP 0x%x opened (%s side, "
@@ -854,6 +879,42 @@ static void resp_done(struct rp_verbs *r, const struct fab_wr *wr,
 	atomic_fetch_add_explicit(&stat_bytes, wr->len, memory_order_relaxed);
 }
 
+/* Our own request's completion (lock held): now, or when its slow ACK
+ * is due. Each late entry holds a send-queue slot, so late[] (max_send
+ * entries) cannot overflow; the delay is constant, so it stays sorted. */
+static void sq_complete(struct rp_verbs *v, struct fab_cqe c)
+{
+	struct fab_late *l;
+
+	if (v->ack_delay <= 0 || c.status != ST_OK) {
+		cq_push(v, c);
+		return;
+	}
+	l = &v->late[(v->late_head + v->late_len) % v->max_send];
+	l->c = c;
+	l->due = rp_now() + v->ack_delay;
+	v->late_len++;
+}
+
+/* Move the late completions that are due into the CQ. Returns when the
+ * next one is due, or 0 when none is waiting. */
+static double release_late(struct rp_verbs *v)
+{
+	double now = rp_now();
+	double next = 0;
+
+	pthread_mutex_lock(&v->lock);
+	while (v->late_len && v->late[v->late_head].due <= now) {
+		cq_push(v, v->late[v->late_head].c);
+		v->late_head = (v->late_head + 1) % v->max_send;
+		v->late_len--;
+	}
+	if (v->late_len)
+		next = v->late[v->late_head].due;
+	pthread_mutex_unlock(&v->lock);
+	return next;
+}
+
 /* Execute a request on the peer, then complete it here. The copy runs
  * with no lock held: only the pin keeps the peer's ring alive. */
 static void deliver(struct rp_verbs *v, const struct fab_wr *wr)
@@ -873,7 +934,7 @@ static void deliver(struct rp_verbs *v, const struct fab_wr *wr)
 		memmove(dst, wr->src, wr->len);
 	/* Ours first: on a NIC the ACK precedes the peer's answer. */
 	pthread_mutex_lock(&v->lock);
-	cq_push(v, (struct fab_cqe){
+	sq_complete(v, (struct fab_cqe){
 		.wr_id = wr->wr_id, .status = st, .sq = true,
 		.op = wr->kind == POST_WRITE_IMM ? RP_WC_WRITE : RP_WC_SEND });
 	pthread_mutex_unlock(&v->lock);
@@ -1147,12 +1208,21 @@ int rp_verbs_next(struct rp_verbs *v, struct rp_wc *wc, int max,
 		return RP_EINTERNAL;
 	}
 	for (;;) {
+		double due = release_late(v);
+
 		n = poll_cq(v, wc, max);
 		if (n)
 			return n;
 		if (watch_ready)
 			return 0;
-		rc = wait_events(v, watch_fd, deadline, &watch_ready);
+		/* A late completion falling due wakes us like a new one. */
+		if (due && due < deadline) {
+			rc = wait_events(v, watch_fd, due, &watch_ready);
+			if (rc == RP_ETIMEOUT)
+				continue;
+		} else {
+			rc = wait_events(v, watch_fd, deadline, &watch_ready);
+		}
 		if (rc)
 			return rc;
 	}
