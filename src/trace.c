@@ -41,38 +41,49 @@ bool rp_trace_quiet(void)
 	return verbosity == RP_V_QUIET;
 }
 
+/* One whole line under stderr's lock, so that lines from two threads
+ * (the in-process tests run both sides) never interleave. */
+static void emit(const char *prefix, const char *fmt, va_list ap)
+{
+	flockfile(stderr);
+	fputs(prefix, stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	funlockfile(stderr);
+}
+
 void rp_trace_emit(const char *area, const char *fmt, ...)
 {
+	char prefix[64];
 	va_list ap;
 
-	fprintf(stderr, "[%9.6f] %s %-7s ", rp_now() - trace_t0, trace_role,
-		area);
+	snprintf(prefix, sizeof(prefix), "[%9.6f] %s %-7s ",
+		 rp_now() - trace_t0, trace_role, area);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	emit(prefix, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 }
 
 void rp_err_emit(const char *fmt, ...)
 {
+	char prefix[64];
 	va_list ap;
 
-	fprintf(stderr, "rdmapush %s: error: ", trace_role);
+	snprintf(prefix, sizeof(prefix), "rdmapush %s: error: ", trace_role);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	emit(prefix, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 }
 
 void rp_info_emit(const char *fmt, ...)
 {
+	char prefix[64];
 	va_list ap;
 
-	fprintf(stderr, "rdmapush %s: ", trace_role);
+	snprintf(prefix, sizeof(prefix), "rdmapush %s: ", trace_role);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	emit(prefix, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 }
 
 char *rp_fmt_bytes(char *buf, size_t len, uint64_t bytes)
