@@ -51,4 +51,4 @@ else
 fi
 "$LAB" signal "$RCV" busy TERM
 recv_wait busy 30 >/dev/null && ok "receiver exits 0 on SIGTERM" || fail "receiver exit" "status $?"
-exit 0
+done_testing

@@ -149,4 +149,4 @@ settled "after the outage"
 "$LAB" signal "$RCV" faults TERM
 recv_wait faults 30 >/dev/null && ok "receiver exits 0 on SIGTERM after the faults" ||
 	fail "receiver exit after faults" "status $?"
-exit 0
+done_testing

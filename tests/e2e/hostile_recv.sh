@@ -37,4 +37,4 @@ check close 4 "closed the control connection"
 # FIN; then it never acknowledges.
 on "$SND" ": > /tmp/e2e-src/empty" >/dev/null
 check no-ack 4 "timed out after $T s waiting for ACK" /tmp/e2e-src/empty
-exit 0
+done_testing

@@ -49,4 +49,4 @@ echo "$rlog" | grep -q 'No space left on device' &&
 [ -z "$(entries "$RCV" "$DST")" ] && ok "after ENOSPC: no partial or temporary file" ||
 	fail "after ENOSPC" "found: $(entries "$RCV" "$DST")"
 on "$RCV" "umount $DST" >/dev/null
-exit 0
+done_testing
