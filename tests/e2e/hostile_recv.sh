@@ -14,7 +14,8 @@ T=5
 check() {	# check MODE WANT-EXIT WANT-TEXT [FILE]
 	local out rc t0 took file=${4:-/tmp/e2e-src/h}
 	"$LAB" bg "$RCV" fake -- "exec python3 $TOP/tests/e2e/fake_receiver.py $PORT $B_IP $1"
-	await_log "$RCV" fake listening
+	await_log "$RCV" fake listening ||
+		fail "receiver sends $1: fake in place" "fake_receiver.py never said 'listening'"
 	t0=$(date +%s)
 	out=$(send "-T $T -c 64K -w 4" "$file" "$RCV_IP" 2>&1); rc=$?
 	took=$(( $(date +%s) - t0 ))
