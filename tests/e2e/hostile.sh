@@ -9,7 +9,7 @@
 DST=/tmp/e2e-hostile
 fresh_dir "$RCV" "$DST" >/dev/null
 recv_bg hostile "-T 5 -o $DST" || { fail "receiver start" "did not listen"; exit 1; }
-empty=$(on "$SND" "xxhsum -H2 /dev/null" | cut -d' ' -f1)
+empty=$(on "$SND" "xxhsum -H2 /dev/null 2>/dev/null" | cut -d' ' -f1)
 A_IP=$("$LAB" ip "$SND")
 # hostile.py reports one case per line; relay counts them as ours.
 RP_E2E_TIMEOUT=600 relay "hostile.py" on "$SND" "python3 $TOP/tests/e2e/hostile.py $RCV_IP $PORT $A_IP 5 $empty"

@@ -8,7 +8,7 @@
 # host, no lab: it runs first in tests/e2e/run.
 . "$(dirname "$0")/lib.sh"
 
-relay "wire_layout.py" python3 - "$TOP" <<'PY'
+relay "wire_layout.py" python3 -B - "$TOP" <<'PY'
 import re
 import sys
 
