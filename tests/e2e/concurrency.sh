@@ -31,7 +31,8 @@ fresh_dir "$RCV" "$DST" >/dev/null
 recv_bg busy "-m 1 -T 20 -o $DST" || { fail "receiver start" "did not listen"; exit 1; }
 A_IP=$("$LAB" ip "$SND")
 "$LAB" bg "$SND" hold -- "exec python3 $TOP/tests/e2e/peer.py $RCV_IP $PORT $A_IP before-hello held"
-await_log "$SND" hold stopped
+await_log "$SND" hold stopped ||
+	fail "first client holds the slot" "peer.py never reported 'stopped before-hello'"
 t0=$(date +%s)
 out=$(send "-c 256K" /tmp/e2e-src/c1 "$RCV_IP" 2>&1); rc=$?
 took=$(( $(date +%s) - t0 ))
@@ -42,7 +43,10 @@ else
 fi
 "$LAB" signal "$SND" hold KILL
 "$LAB" wait "$SND" hold >/dev/null 2>&1
-sleep 1
+# The slot is free once the holder's transfer process has ended (only the
+# server is left); the server reaps it at its next accept.
+await_on "$RCV" 20 "[ \$(pgrep -c -f 'rdmapush [r]ecv -p $PORT') = 1 ]" ||
+	fail "slot freed" "the held transfer's process still runs 20 s after its sender was killed"
 if send "-c 256K" /tmp/e2e-src/c1 "$RCV_IP" >/dev/null 2>&1 &&
 	[ "$(digest "$SND" /tmp/e2e-src/c1)" = "$(digest "$RCV" "$DST/c1")" ]; then
 	ok "once the slot is free, the next sender is served"
@@ -51,4 +55,4 @@ else
 fi
 "$LAB" signal "$RCV" busy TERM
 recv_wait busy 30 >/dev/null && ok "receiver exits 0 on SIGTERM" || fail "receiver exit" "status $?"
-exit 0
+done_testing

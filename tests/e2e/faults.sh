@@ -44,7 +44,8 @@ settled() {
 # A python peer stopped at a protocol point, then SIGKILLed.
 for point in before-hello after-mr after-fin; do
 	"$LAB" bg "$SND" peer -- "exec python3 $TOP/tests/e2e/peer.py $RCV_IP $PORT $A_IP $point p-$point"
-	await_log "$SND" peer stopped
+	await_log "$SND" peer stopped ||
+		fail "sender killed $point: peer in place" "peer.py never reported 'stopped $point'"
 	"$LAB" signal "$SND" peer KILL
 	"$LAB" wait "$SND" peer >/dev/null 2>&1
 	if [ $point = after-fin ]; then
@@ -58,7 +59,8 @@ done
 # A sender that goes silent after MR (alive, connection open): the
 # receiver gives up after its data-phase deadline.
 "$LAB" bg "$SND" peer -- "exec python3 $TOP/tests/e2e/peer.py $RCV_IP $PORT $A_IP after-mr silent"
-await_log "$SND" peer stopped
+await_log "$SND" peer stopped ||
+	fail "sender silent after MR: peer in place" "peer.py never reported 'stopped after-mr'"
 settled "sender silent after MR"
 "$LAB" log "$RCV" faults 2>&1 | grep -q "no data from .* for $T s" &&
 	ok "sender silent after MR: receiver says 'no data for $T s'" ||
@@ -66,24 +68,42 @@ settled "sender silent after MR"
 "$LAB" signal "$SND" peer KILL
 "$LAB" wait "$SND" peer >/dev/null 2>&1
 
+# MIDDATA: the sender's --trace line once the first chunk is on the
+# receiver's disk (src/session_send.c, trace_milestone); 48 MiB in 256 KiB
+# chunks is 192 of them, so data is then flowing and far from done.
+MIDDATA="chunks on the receiver's disk"
+
+# push_bg AS LABEL: start a traced push of the big file (as AS) in the
+# background, job "push", and return once it is mid-data; or fail LABEL
+# and return 1 (the push killed) if no data line comes within 20 s.
+push_bg() {
+	local as=$1 label=$2
+	"$LAB" bg "$SND" push -- "exec $RP send -t -T $T -p $PORT -c 256K --as $as /tmp/e2e-src/big $RCV_IP"
+	await_log "$SND" push "$MIDDATA" 20 && return 0
+	fail "$label: mid-data" "no '$MIDDATA' trace line from the sender within 20 s"
+	"$LAB" signal "$SND" push KILL >/dev/null 2>&1
+	"$LAB" wait "$SND" push >/dev/null 2>&1
+	return 1
+}
+
 # kill_mid WHO SIG LABEL EXPECT-SENDER-RC: start a big push, signal WHO
-# (the sender, or the receiver's transfer process) after a second.
+# (the sender, or the receiver's transfer process) once data flows.
 kill_mid() {
 	local who=$1 sig=$2 label=$3 want=$4 out rc
-	"$LAB" bg "$SND" push -- "exec $RP send -T $T -p $PORT -c 256K --as mid-$who-$sig /tmp/e2e-src/big $RCV_IP"
-	sleep 2
-	if [ "$who" = sender ]; then
-		"$LAB" signal "$SND" push "$sig"
-	else
-		# The transfer's own process: the server's child.
-		on "$RCV" "pkill -$sig -P $server_pid" >/dev/null
-	fi
-	out=$("$LAB" wait "$SND" push --timeout $((T * 3)) 2>&1)
-	rc=$?
-	if [ "$rc" = "$want" ]; then
-		ok "$label: sender exit $rc ($(echo "$out" | grep -m1 -o 'error: .*' | cut -c1-70))"
-	else
-		fail "$label: sender exit" "$rc, wanted $want: $(echo "$out" | tail -2)"
+	if push_bg "mid-$who-$sig" "$label"; then
+		if [ "$who" = sender ]; then
+			"$LAB" signal "$SND" push "$sig"
+		else
+			# The transfer's own process: the server's child.
+			on "$RCV" "pkill -$sig -P $server_pid" >/dev/null
+		fi
+		out=$("$LAB" wait "$SND" push --timeout $((T * 3)) 2>&1)
+		rc=$?
+		if [ "$rc" = "$want" ]; then
+			ok "$label: sender exit $rc ($(echo "$out" | grep -m1 -o 'error: .*' | cut -c1-70))"
+		else
+			fail "$label: sender exit" "$rc, wanted $want: $(echo "$out" | tail -2)"
+		fi
 	fi
 	settled "$label"
 }
@@ -124,29 +144,32 @@ for loss in 1 5; do
 	on "$RCV" "rm -f $DST/loss$loss" >/dev/null
 done
 
-# An outage: every packet dropped for 4 s mid-transfer, then the link
-# comes back. Either it completes byte-identical or both sides fail
-# cleanly within the deadline.
-"$LAB" bg "$SND" push -- "exec $RP send -T $T -p $PORT -c 256K --as outage /tmp/e2e-src/big $RCV_IP"
-sleep 2
-netem loss 100%
-sleep 4
-netem_off
-out=$("$LAB" wait "$SND" push --timeout $((T * 4)) 2>&1)
-rc=$?
-if [ $rc = 0 ]; then
-	[ "$(digest "$SND" /tmp/e2e-src/big)" = "$(digest "$RCV" "$DST/outage")" ] &&
-		ok "4 s outage: transfer completed byte-identical" ||
-		fail "4 s outage" "completed but the file differs"
-	on "$RCV" "rm -f $DST/outage" >/dev/null
-elif [ $rc = 4 ]; then
-	ok "4 s outage: sender failed cleanly, exit 4 ($(echo "$out" | grep -m1 -o 'error: .*' | cut -c1-70))"
-else
-	fail "4 s outage" "sender exit $rc: $(echo "$out" | tail -2)"
+# An outage: every packet dropped for 4 s mid-transfer (from the first
+# chunk on the receiver's disk), then the link comes back. Either it
+# completes byte-identical or both sides fail cleanly within the deadline.
+if push_bg outage "4 s outage"; then
+	netem loss 100%
+	# A push already acknowledged would make the case vacuous.
+	"$LAB" log "$SND" push 2>&1 | grep -q -e '<- ACK' &&
+		fail "4 s outage: mid-data" "the push was acknowledged before the link went down"
+	sleep 4		# the outage itself: time, not a wait for an event
+	netem_off
+	out=$("$LAB" wait "$SND" push --timeout $((T * 4)) 2>&1)
+	rc=$?
+	if [ $rc = 0 ]; then
+		[ "$(digest "$SND" /tmp/e2e-src/big)" = "$(digest "$RCV" "$DST/outage")" ] &&
+			ok "4 s outage: transfer completed byte-identical" ||
+			fail "4 s outage" "completed but the file differs"
+		on "$RCV" "rm -f $DST/outage" >/dev/null
+	elif [ $rc = 4 ]; then
+		ok "4 s outage: sender failed cleanly, exit 4 ($(echo "$out" | grep -m1 -o 'error: .*' | cut -c1-70))"
+	else
+		fail "4 s outage" "sender exit $rc: $(echo "$out" | tail -2)"
+	fi
 fi
 settled "after the outage"
 
 "$LAB" signal "$RCV" faults TERM
 recv_wait faults 30 >/dev/null && ok "receiver exits 0 on SIGTERM after the faults" ||
 	fail "receiver exit after faults" "status $?"
-exit 0
+done_testing

@@ -2,24 +2,23 @@
 # SPDX-License-Identifier: MIT
 """A hostile control-channel client for rdmapush's receiver.
 
-An independent implementation of the wire format (see src/proto.c) that
-sends malformed, truncated, out-of-range, slow and out-of-order messages,
-checks each answer, and prints one "ok - ..." / "not ok - ..." line per
-case. It never speaks RDMA: every case ends before the data phase, or
-declares a zero-byte file, whose push needs no RDMA Write at all.
+It speaks the wire format through tests/e2e/wire.py (the tests' own
+codec, independent of src/proto.c) and sends malformed, truncated,
+out-of-range, slow and out-of-order messages, checks each answer, and
+prints one "ok - ..." / "not ok - ..." line per case. It never speaks
+RDMA: every case ends before the data phase, or declares a zero-byte
+file, whose push needs no RDMA Write at all.
 
 usage: hostile.py HOST PORT LOCAL_IPV4 TIMEOUT EMPTY_XXH3_128_HEX
 """
+import os
 import socket
-import struct
 import sys
 import time
 
-MAGIC = 0x52445055
-HELLO, MR, FIN, ACK, ERR = 1, 2, 3, 4, 5
-ST = {0: "ok", 1: "exists", 2: "badname", 3: "nospace", 4: "limit",
-      5: "busy", 6: "proto", 7: "checksum", 8: "io", 9: "rdma", 10: "auth",
-      11: "version", 12: "timeout", 13: "internal", 14: "aborted"}
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import wire  # noqa: E402
+from wire import ACK, ERR, HELLO, MR, hdr, msg  # noqa: E402
 
 host, port, local_ip, timeout, empty_csum = sys.argv[1:6]
 port = int(port)
@@ -36,30 +35,17 @@ def report(ok, name, why=""):
         print(f"not ok - hostile: {name}: {why}", flush=True)
 
 
-def hdr(mtype, length, magic=MAGIC, version=1, reserved=0):
-    return struct.pack(">IBBHI", magic, version, mtype, reserved, length)
-
-
-def msg(mtype, payload, **kw):
-    return hdr(mtype, len(payload), **kw) + payload
-
-
-def gid_v4(ip):
-    return b"\0" * 10 + b"\xff\xff" + socket.inet_aton(ip)
-
-
 def qp_addr(qpn=0x11, psn=0x1234, lid=0, mtu=3, gid=None):
-    return struct.pack(">IIHBB", qpn, psn, lid, mtu, 0) + (
-        gid if gid is not None else gid_v4(local_ip))
+    return wire.qp_addr(qpn, psn, gid if gid is not None
+                        else wire.gid_v4(local_ip), lid=lid, mtu=mtu)
 
 
-def hello(name=b"hostile.bin", size=0, chunk=65536, window=4, **qp):
-    return msg(HELLO, qp_addr(**qp) + struct.pack(">QIIH", size, chunk,
-               window, len(name)) + name)
+def hello(name=b"hostile.bin", size=0, chunk=65536, window=4, name_len=None,
+          **qp):
+    return wire.hello(qp_addr(**qp), size, chunk, window, name, name_len)
 
 
-def fin(nbytes, csum):
-    return msg(FIN, struct.pack(">Q", nbytes) + csum)
+fin = wire.fin
 
 
 def connect():
@@ -67,35 +53,18 @@ def connect():
     return s
 
 
-def recv_exact(s, n):
-    buf = b""
-    while len(buf) < n:
-        part = s.recv(n - len(buf))
-        if not part:
-            return None
-        buf += part
-    return buf
-
-
 def read_msg(s):
     """(type, payload), or None if the receiver closed without a message."""
     try:
-        h = recv_exact(s, 12)
-        if h is None:
-            return None
-        magic, ver, mtype, _, length = struct.unpack(">IBBHI", h)
-        if magic != MAGIC or ver != 1 or length > 1024:
-            return ("garbage", h)
-        body = recv_exact(s, length)
-        return None if body is None else (mtype, body)
+        return wire.recv_msg(s)
     except (OSError, socket.timeout):
         return None
 
 
 def status_of(m):
-    if not m or m[0] not in (ACK, ERR) or len(m[1]) < 12:
+    if not m or m[0] not in (ACK, ERR) or len(m[1]) < wire.RESULT_FIXED_LEN:
         return None
-    return ST.get(struct.unpack(">H", m[1][:2])[0], "?")
+    return wire.status_name(wire.result_status(m[1]))
 
 
 def send_quietly(s, data, close_after=True):
@@ -162,8 +131,7 @@ expect_refusal("MTU 0", hello(mtu=0), "proto")
 expect_refusal("chunk 0", hello(chunk=0), "proto")
 expect_refusal("window 0", hello(window=0), "proto")
 expect_refusal("name_len longer than the payload",
-               msg(HELLO, qp_addr() + struct.pack(">QIIH", 0, 65536, 4, 9)
-                   + b"short"), "proto")
+               hello(name=b"short", name_len=9), "proto")
 expect_refusal("trailing bytes after the name",
                msg(HELLO, hello()[12:] + b"\0"), "proto")
 
@@ -176,8 +144,7 @@ expect_refusal("empty name", hello(name=b""), "proto")
 
 # --- out of order ----------------------------------------------------------
 expect_refusal("FIN before HELLO", fin(0, b"\0" * 16), "proto")
-expect_refusal("ACK from a sender", msg(ACK, struct.pack(">HQH", 0, 0, 0)),
-               "proto")
+expect_refusal("ACK from a sender", wire.ack(0, 0), "proto")
 expect_refusal("declared size above free space",
                hello(name=b"huge.bin", size=1 << 40), "nospace")
 expect_refusal("chunk below the minimum", hello(chunk=512), "limit")

@@ -14,7 +14,8 @@ T=5
 check() {	# check MODE WANT-EXIT WANT-TEXT [FILE]
 	local out rc t0 took file=${4:-/tmp/e2e-src/h}
 	"$LAB" bg "$RCV" fake -- "exec python3 $TOP/tests/e2e/fake_receiver.py $PORT $B_IP $1"
-	await_log "$RCV" fake listening
+	await_log "$RCV" fake listening ||
+		fail "receiver sends $1: fake in place" "fake_receiver.py never said 'listening'"
 	t0=$(date +%s)
 	out=$(send "-T $T -c 64K -w 4" "$file" "$RCV_IP" 2>&1); rc=$?
 	took=$(( $(date +%s) - t0 ))
@@ -37,4 +38,4 @@ check close 4 "closed the control connection"
 # FIN; then it never acknowledges.
 on "$SND" ": > /tmp/e2e-src/empty" >/dev/null
 check no-ack 4 "timed out after $T s waiting for ACK" /tmp/e2e-src/empty
-exit 0
+done_testing

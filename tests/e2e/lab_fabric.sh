@@ -4,10 +4,11 @@
 # Proves the lab itself, before any rdmapush test relies on it: rxe0 is
 # PORT_ACTIVE on both nodes, an RC ping-pong crosses the wire (B serves,
 # A connects), and RDMA Writes A->B move data at a plausible rate.
-# Needs the two-node lab up (scripts/rdma-lab start). Prints "ok - ..."
-# per check (as tests/e2e/run counts them) and a one-line result; on the
-# first failure prints "not ok - ...", a one-line reason on stderr, and
-# exits 1.
+# Needs the two-node lab up (scripts/rdma-lab start). Prints the plan
+# "1..4" up front, "ok - ..." per check (as tests/e2e/run counts them) and
+# a one-line result; on the first failure prints "not ok - ...", a
+# one-line reason on stderr, and exits 1 (the checks it did not reach
+# then count as missing against the plan).
 set -uo pipefail
 
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
@@ -70,6 +71,8 @@ collect() {
 }
 
 # --- preconditions ----------------------------------------------------
+
+echo "1..4"	# rxe0 on A, rxe0 on B, ping-pong, bandwidth
 
 [ -x "$LAB" ] || fail "setup" "$LAB not found"
 "$LAB" status >/dev/null 2>&1 || fail "setup" "the lab is not running (scripts/rdma-lab start)"

@@ -1,9 +1,12 @@
 # SPDX-License-Identifier: MIT
 # Shared helpers for end-to-end tests, sourced by each tests/e2e/*.sh.
-# Each case prints "ok - NAME" or "not ok - NAME: reason"; tests/e2e/run
-# counts those lines. Tests run against a lab that tests/e2e/run started:
-# RP_E2E_MODE=two (sender on A, receiver on B) or one (both on A, rxe
-# loopback).
+# Each case prints "ok - NAME" or "not ok - NAME: reason" (ok, fail, or
+# relay for a helper program's own lines), and the script ends with
+# done_testing, which prints the plan "1..N" and exits non-zero if a case
+# failed. tests/e2e/run counts the lines, and counts the script as failed
+# if it exits non-zero unexplained or stops before done_testing. Tests run
+# against a lab that tests/e2e/run started: RP_E2E_MODE=two (sender on A,
+# receiver on B) or one (both on A, rxe loopback).
 
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 LAB="$TOP/scripts/rdma-lab"
@@ -14,12 +17,45 @@ if [ "$MODE" = one ]; then RCV=A; else RCV=B; fi
 RCV_IP=$("$LAB" ip "$RCV")
 # Each test file gets its own port so a leftover receiver cannot answer.
 PORT=${RP_E2E_PORT:-18600}
+PASSED=0
 FAILED=0
 
-ok() { echo "ok - $MODE: $1"; }
+ok() {
+	echo "ok - $MODE: $1"
+	PASSED=$((PASSED + 1))
+}
 fail() {
 	echo "not ok - $MODE: $1: $2"
 	FAILED=$((FAILED + 1))
+}
+
+# done_testing: the script's last line. Prints the plan "1..N" (the cases
+# reported so far) and exits 1 if any failed, else 0. tests/e2e/run
+# counts a script that never gets here as failed.
+done_testing() {
+	echo "1..$((PASSED + FAILED))"
+	[ "$FAILED" -eq 0 ]
+	exit
+}
+
+# relay LABEL CMD...: run CMD (e.g. a python peer that reports its own
+# cases), its output (stdout and stderr) to our stdout, counting its
+# "ok - " and "not ok - " lines as our cases. Returns CMD's exit status; a
+# non-zero status that no "not ok" line explains is a failed case LABEL.
+relay() {
+	local label=$1 line f0=$FAILED rc
+	shift
+	while IFS= read -r line; do
+		printf '%s\n' "$line"
+		case $line in
+		"ok - "*) PASSED=$((PASSED + 1)) ;;
+		"not ok - "*) FAILED=$((FAILED + 1)) ;;
+		esac
+	done < <("$@" 2>&1)
+	wait $!
+	rc=$?
+	[ $rc = 0 ] || [ "$FAILED" != "$f0" ] || fail "$label" "exited with status $rc"
+	return $rc
 }
 
 # on NODE CMD...: run a shell command on a node, its output on stdout.
@@ -35,14 +71,24 @@ await_listen() {
 	on "$1" "for i in \$(seq 100); do ss -ltn | grep -q ':$PORT ' && exit 0; sleep 0.1; done; echo 'nothing listens on port $PORT' >&2; exit 1"
 }
 
-# await_log NODE JOB TEXT: wait (20 s at most) until a background job's
-# output shows TEXT, e.g. a test peer reporting where it stopped.
+# await_on NODE SECONDS COND: return once the shell condition COND holds
+# on NODE (polled there every 0.1 s), or 1 after SECONDS.
+await_on() {
+	on "$1" "for i in \$(seq $(($2 * 10))); do $3 && exit 0; sleep 0.1; done; exit 1"
+}
+
+# await_log NODE JOB TEXT [SECONDS]: wait (30 s unless told) until a
+# background job's output (stdout or stderr, e.g. rdmapush's --trace)
+# shows TEXT, a grep pattern: e.g. a test peer reporting where it stopped.
+# If it never does, print why (with the job's last lines) and return 1.
 await_log() {
-	local i
-	for i in $(seq 100); do
-		"$LAB" log "$1" "$2" 2>/dev/null | grep -q "$3" && return 0
+	local end=$((SECONDS + ${4:-30}))
+	while [ $SECONDS -lt $end ]; do
+		"$LAB" log "$1" "$2" 2>&1 | grep -q -e "$3" && return 0
 		sleep 0.2
 	done
+	echo "# waited ${4:-30} s for '$3' from job $2 on $1; its last lines:"
+	"$LAB" log "$1" "$2" 2>&1 | tail -3 | sed 's/^/#   /'
 	return 1
 }
 

@@ -6,38 +6,28 @@ there: before HELLO, after MR, or after FIN.
 
 usage: peer.py HOST PORT LOCAL_IPV4 {before-hello|after-mr|after-fin} NAME
 """
+import os
 import socket
-import struct
 import sys
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import wire  # noqa: E402
+
 host, port, local_ip, point, name = sys.argv[1:6]
-MAGIC = 0x52445055
-
-
-def msg(mtype, payload):
-    return struct.pack(">IBBHI", MAGIC, 1, mtype, 0, len(payload)) + payload
 
 
 def hello(size):
-    gid = b"\0" * 10 + b"\xff\xff" + socket.inet_aton(local_ip)
-    qp = struct.pack(">IIHBB", 0x77, 0x100, 0, 3, 0) + gid
-    n = name.encode()
-    return msg(1, qp + struct.pack(">QIIH", size, 65536, 4, len(n)) + n)
+    qp = wire.qp_addr(qpn=0x77, psn=0x100, gid=wire.gid_v4(local_ip))
+    return wire.hello(qp, size=size, chunk=65536, window=4,
+                      name=name.encode())
 
 
 def recv_msg(s):
-    h = b""
-    while len(h) < 12:
-        part = s.recv(12 - len(h))
-        if not part:
-            sys.exit("receiver closed")
-        h += part
-    length = struct.unpack(">I", h[8:12])[0]
-    body = b""
-    while len(body) < length:
-        body += s.recv(length - len(body))
-    return h[5], body
+    m = wire.recv_msg(s)
+    if m is None:
+        sys.exit("receiver closed")
+    return m
 
 
 s = socket.create_connection((host, int(port)))
@@ -46,10 +36,10 @@ if point != "before-hello":
     # whose FIN (with the XXH3-128 of nothing) completes it.
     s.sendall(hello(1 << 20 if point == "after-mr" else 0))
     t, _ = recv_msg(s)
-    if t != 2:
+    if t != wire.MR:
         sys.exit(f"expected MR, got type {t}")
     if point == "after-fin":
         csum = bytes.fromhex("99aa06d3014798d86001c324468d497f")
-        s.sendall(msg(3, struct.pack(">Q", 0) + csum))
+        s.sendall(wire.fin(0, csum))
 print(f"stopped {point}", flush=True)
 time.sleep(3600)

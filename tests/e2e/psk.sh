@@ -43,4 +43,4 @@ refused() {	# refused LABEL SEND-OPTS RECV-OPTS EXPECTED-SENDER-TEXT
 refused "wrong key" "--psk /tmp/k-bad" "--psk /tmp/k-good" "pre-shared key"
 refused "sender without key" "" "--psk /tmp/k-good" "authentication failed"
 refused "receiver without key" "--psk /tmp/k-good" "" "authentication failed"
-exit 0
+done_testing

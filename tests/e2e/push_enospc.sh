@@ -29,12 +29,15 @@ recv_wait nospc >/dev/null 2>&1
 
 "$LAB" bg "$RCV" nospc2 -- "RDMAPUSH_NO_FALLOCATE=1 exec $RP recv -p $PORT -T 10 -o $DST"
 await_listen "$RCV" >/dev/null
-# Once the transfer has begun writing, take all the space left (the
-# receiver keeps writing meanwhile, hence several grabs and the crumbs).
-"$LAB" bg "$RCV" filler -- "for i in \$(seq 400); do [ \$(df -k $DST | awk 'NR==2 { print \$3 }') -gt 0 ] && break; sleep 0.01; done; for k in 1 2 3 4; do fallocate -l \$(df -k $DST | awk 'NR==2 { print \$4 }')K $DST/.filler\$k 2>/dev/null; done; cat /dev/zero > $DST/.crumbs 2>/dev/null; true"
+# Once the transfer has begun writing (the file system shows blocks in
+# use: 20 s at most, else the filler says so and fills nothing), take all
+# the space left (the receiver keeps writing meanwhile, hence several
+# grabs and the crumbs).
+"$LAB" bg "$RCV" filler -- "used() { df -k $DST | awk 'NR==2 { print \$3 }'; }; end=\$((\$(date +%s) + 20)); while [ \$(used) = 0 ]; do [ \$(date +%s) -lt \$end ] || { echo 'filler: nothing written to $DST in 20 s'; exit 1; }; sleep 0.01; done; for k in 1 2 3 4; do fallocate -l \$(df -k $DST | awk 'NR==2 { print \$4 }')K $DST/.filler\$k 2>/dev/null; done; cat /dev/zero > $DST/.crumbs 2>/dev/null; true"
 "$LAB" bg "$SND" push -- "exec $RP send -p $PORT -c 4K -w 1 /tmp/e2e-src/three $RCV_IP"
 out=$("$LAB" wait "$SND" push --timeout 60 2>&1); rc=$?
-"$LAB" wait "$RCV" filler >/dev/null 2>&1
+fout=$("$LAB" wait "$RCV" filler 2>&1) ||
+	fail "ENOSPC mid-transfer: disk filled once writing began" "$fout"
 on "$RCV" "rm -f $DST/.filler* $DST/.crumbs" >/dev/null
 if [ $rc = 6 ] && echo "$out" | grep -q 'not enough space'; then
 	ok "disk filled mid-transfer: the sender is told 'not enough space' (exit 6)"
@@ -49,4 +52,4 @@ echo "$rlog" | grep -q 'No space left on device' &&
 [ -z "$(entries "$RCV" "$DST")" ] && ok "after ENOSPC: no partial or temporary file" ||
 	fail "after ENOSPC" "found: $(entries "$RCV" "$DST")"
 on "$RCV" "umount $DST" >/dev/null
-exit 0
+done_testing

@@ -32,4 +32,4 @@ if [ -n "$s2" ] && [ -n "$r2" ] && [ $((s2 - s1)) -lt 2048 ] && [ $((r2 - r1)) -
 else
 	fail "resident memory flat" "4 MiB: $small, 64 MiB: $large (KiB)"
 fi
-exit 0
+done_testing

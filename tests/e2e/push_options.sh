@@ -49,4 +49,4 @@ recv_wait o5 >/dev/null 2>&1
 	[ "$(digest "$SND" /tmp/e2e-src/o1)" = "$(digest "$RCV" "$DST/link")" ] &&
 	ok "symlink with --force: replaced by the file, the link's target untouched" ||
 	fail "symlink --force" "exit $rc"
-exit 0
+done_testing

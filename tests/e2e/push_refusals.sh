@@ -49,4 +49,4 @@ out=$(send /tmp/e2e-src/taken "$RCV_IP" 2>&1); src=$?
 [ "$(entries "$RCV" "$DST")" = taken ] &&
 	ok "refusals left nothing behind in the target directory" ||
 	fail "nothing left behind" "$(entries "$RCV" "$DST")"
-exit 0
+done_testing

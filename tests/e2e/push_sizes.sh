@@ -52,4 +52,4 @@ if out=$(recv_wait sizes 30); then
 else
 	fail "receiver exit on SIGTERM" "status $?: $(echo "$out" | tail -3)"
 fi
-exit 0
+done_testing

@@ -1,0 +1,221 @@
+# SPDX-License-Identifier: MIT
+"""rdmapush's control protocol, written again in Python for the tests.
+
+An independent codec of the wire format, kept apart from src/proto.c on
+purpose: the tests speak to rdmapush with it, so a layout mistake made in
+C does not hide by being made twice. The layouts below follow the table
+at the top of src/proto.c and include/rdmapush/proto.h, limits.h.
+
+Every message is a 12-byte header and then a payload of exactly
+header.length bytes; all integers are big-endian, with no padding:
+
+  header   u32 magic "RDPU" | u8 version | u8 type | u16 reserved | u32 length
+  qp_addr  u32 qpn | u32 psn | u16 lid | u8 mtu | u8 reserved | u8 gid[16]  (28)
+  HELLO    qp_addr | u64 size | u32 chunk | u32 window | u16 name_len | name
+  MR       qp_addr | u64 addr | u32 rkey | u64 len | u32 chunk | u32 window  (56)
+  FIN      u64 bytes | u8 csum[16]                                            (24)
+  ACK/ERR  u16 status | u64 bytes | u16 text_len | text
+  AUTH     u8 step | u8 nonce[32] | u8 mac[32]                                (65)
+
+The encoders check nothing: a test may send any value, in range or not
+(hostile.py sends the out-of-range ones). The decoders check lengths only
+and raise ValueError on a payload of the wrong size.
+"""
+import socket
+import struct
+
+MAGIC = 0x52445055          # "RDPU"
+VERSION = 1
+HDR_LEN = 12
+MAX_PAYLOAD = 1024          # RP_PROTO_MAX_PAYLOAD
+NAME_MAX = 255              # RP_NAME_MAX
+TEXT_MAX = 255              # RP_TEXT_MAX
+GID_LEN = 16
+CSUM_LEN = 16               # XXH3-128, canonical (big-endian) form
+NONCE_LEN = 32              # RP_AUTH_NONCE_LEN
+MAC_LEN = 32                # RP_AUTH_MAC_LEN
+
+HELLO, MR, FIN, ACK, ERR, AUTH = 1, 2, 3, 4, 5, 6
+TYPE_NAMES = {HELLO: "HELLO", MR: "MR", FIN: "FIN", ACK: "ACK", ERR: "ERR",
+              AUTH: "AUTH"}
+
+# enum rp_status: stable numbers on the wire (ACK.status, ERR.status).
+STATUS = {0: "ok", 1: "exists", 2: "badname", 3: "nospace", 4: "limit",
+          5: "busy", 6: "proto", 7: "checksum", 8: "io", 9: "rdma",
+          10: "auth", 11: "version", 12: "timeout", 13: "internal",
+          14: "aborted"}
+
+_HDR = struct.Struct(">IBBHI")
+_QP = struct.Struct(">IIHBB")           # then the 16-byte GID
+_HELLO_FIXED = struct.Struct(">QIIH")   # after qp_addr, then the name
+_MR_FIXED = struct.Struct(">QIQII")     # after qp_addr
+_FIN_FIXED = struct.Struct(">Q")        # then the checksum
+_RESULT_FIXED = struct.Struct(">HQH")   # then the text
+_AUTH_FIXED = struct.Struct(">B")       # then nonce and MAC
+
+QP_ADDR_LEN = _QP.size + GID_LEN                        # 28
+HELLO_FIXED_LEN = QP_ADDR_LEN + _HELLO_FIXED.size       # 46
+MR_LEN = QP_ADDR_LEN + _MR_FIXED.size                   # 56
+FIN_LEN = _FIN_FIXED.size + CSUM_LEN                    # 24
+RESULT_FIXED_LEN = _RESULT_FIXED.size                   # 12
+AUTH_LEN = _AUTH_FIXED.size + NONCE_LEN + MAC_LEN       # 65
+
+
+# --- encoders ---------------------------------------------------------------
+
+def hdr(mtype, length, magic=MAGIC, version=VERSION, reserved=0):
+    """The 12-byte header alone."""
+    return _HDR.pack(magic, version, mtype, reserved, length)
+
+
+def msg(mtype, payload, **kw):
+    """A whole message: header (fields overridable, see hdr) + payload."""
+    return hdr(mtype, len(payload), **kw) + payload
+
+
+def gid_v4(ip):
+    """The IPv4-mapped GID (::ffff:a.b.c.d) RoCE v2 uses for an address."""
+    return b"\0" * 10 + b"\xff\xff" + socket.inet_aton(ip)
+
+
+def qp_addr(qpn, psn, gid, lid=0, mtu=3, reserved=0):
+    """The 28-byte qp_addr shared by HELLO and MR (mtu 3 = IBV_MTU_1024)."""
+    return _QP.pack(qpn, psn, lid, mtu, reserved) + gid
+
+
+def hello_payload(qp, size, chunk, window, name, name_len=None):
+    """HELLO's payload; name_len defaults to len(name)."""
+    n = len(name) if name_len is None else name_len
+    return qp + _HELLO_FIXED.pack(size, chunk, window, n) + name
+
+
+def hello(qp, size, chunk, window, name, name_len=None):
+    return msg(HELLO, hello_payload(qp, size, chunk, window, name, name_len))
+
+
+def mr_payload(qp, addr, rkey, length, chunk, window):
+    return qp + _MR_FIXED.pack(addr, rkey, length, chunk, window)
+
+
+def mr(qp, addr, rkey, length, chunk, window):
+    return msg(MR, mr_payload(qp, addr, rkey, length, chunk, window))
+
+
+def fin_payload(nbytes, csum):
+    return _FIN_FIXED.pack(nbytes) + csum
+
+
+def fin(nbytes, csum):
+    return msg(FIN, fin_payload(nbytes, csum))
+
+
+def result_payload(status, nbytes=0, text=b""):
+    return _RESULT_FIXED.pack(status, nbytes, len(text)) + text
+
+
+def ack(status=0, nbytes=0, text=b""):
+    return msg(ACK, result_payload(status, nbytes, text))
+
+
+def err(status, nbytes=0, text=b""):
+    return msg(ERR, result_payload(status, nbytes, text))
+
+
+def auth(step, nonce, mac):
+    return msg(AUTH, _AUTH_FIXED.pack(step) + nonce + mac)
+
+
+# --- decoders ---------------------------------------------------------------
+
+def parse_hdr(h):
+    """(magic, version, type, reserved, length) of a 12-byte header."""
+    return _HDR.unpack(h)
+
+
+def _need(payload, n, what, exact=True):
+    if len(payload) < n or (exact and len(payload) != n):
+        raise ValueError(f"{what}: {len(payload)} bytes, wanted {n}")
+
+
+def unpack_qp(p):
+    """dict of a qp_addr's fields from the first 28 bytes of p."""
+    _need(p, QP_ADDR_LEN, "qp_addr", exact=False)
+    qpn, psn, lid, mtu, reserved = _QP.unpack_from(p)
+    return {"qpn": qpn, "psn": psn, "lid": lid, "mtu": mtu,
+            "reserved": reserved, "gid": p[_QP.size:QP_ADDR_LEN]}
+
+
+def unpack_hello(p):
+    _need(p, HELLO_FIXED_LEN, "HELLO", exact=False)
+    m = unpack_qp(p)
+    m["size"], m["chunk"], m["window"], n = _HELLO_FIXED.unpack_from(
+        p, QP_ADDR_LEN)
+    _need(p, HELLO_FIXED_LEN + n, "HELLO")
+    m["name"] = p[HELLO_FIXED_LEN:]
+    return m
+
+
+def unpack_mr(p):
+    _need(p, MR_LEN, "MR")
+    m = unpack_qp(p)
+    (m["addr"], m["rkey"], m["len"], m["chunk"],
+     m["window"]) = _MR_FIXED.unpack_from(p, QP_ADDR_LEN)
+    return m
+
+
+def unpack_fin(p):
+    _need(p, FIN_LEN, "FIN")
+    return {"bytes": _FIN_FIXED.unpack_from(p)[0],
+            "csum": p[_FIN_FIXED.size:]}
+
+
+def unpack_result(p):
+    """ACK/ERR payload: dict of status, bytes, text."""
+    _need(p, RESULT_FIXED_LEN, "ACK/ERR", exact=False)
+    status, nbytes, n = _RESULT_FIXED.unpack_from(p)
+    _need(p, RESULT_FIXED_LEN + n, "ACK/ERR")
+    return {"status": status, "bytes": nbytes, "text": p[RESULT_FIXED_LEN:]}
+
+
+def result_status(p):
+    """The status of an ACK/ERR payload of at least 12 bytes, the rest
+    unchecked (a test may want the status of a malformed answer)."""
+    _need(p, RESULT_FIXED_LEN, "ACK/ERR", exact=False)
+    return _RESULT_FIXED.unpack_from(p)[0]
+
+
+def unpack_auth(p):
+    _need(p, AUTH_LEN, "AUTH")
+    return {"step": p[0], "nonce": p[1:1 + NONCE_LEN],
+            "mac": p[1 + NONCE_LEN:]}
+
+
+def status_name(status):
+    return STATUS.get(status, "?")
+
+
+# --- on a socket ------------------------------------------------------------
+
+def recv_exact(s, n):
+    """n bytes from s, or None if the peer closed before they came."""
+    buf = b""
+    while len(buf) < n:
+        part = s.recv(n - len(buf))
+        if not part:
+            return None
+        buf += part
+    return buf
+
+
+def recv_msg(s):
+    """(type, payload) of the next message, or None if the peer closed
+    first. A header that is not ours (bad magic or version, or a length
+    over MAX_PAYLOAD) gives ("garbage", header) without reading on."""
+    h = recv_exact(s, HDR_LEN)
+    if h is None:
+        return None
+    magic, ver, mtype, _, length = parse_hdr(h)
+    if magic != MAGIC or ver != VERSION or length > MAX_PAYLOAD:
+        return ("garbage", h)
+    body = recv_exact(s, length)
+    return None if body is None else (mtype, body)
