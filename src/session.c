@@ -52,6 +52,21 @@ void xfer_phase(struct xfer *x, enum rp_phase p)
 	RP_TRACE("session", "phase %s", rp_phase_name(p));
 }
 
+int xfer_start(struct xfer *x, int (*authenticate)(struct xfer *x))
+{
+	int rc;
+
+	rp_ctrl_tune(x->fd, x->o->timeout);
+	if (x->psk) {
+		xfer_phase(x, RP_PHASE_AUTH);
+		rc = authenticate(x);
+		if (rc)
+			return rc;
+	}
+	xfer_phase(x, RP_PHASE_HELLO);
+	return 0;
+}
+
 double xfer_deadline(const struct xfer *x)
 {
 	return rp_now() + (double)x->o->timeout;

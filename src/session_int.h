@@ -76,6 +76,12 @@ void xfer_report_verbs(struct xfer *x);
 /* Enter phase p (traced). */
 void xfer_phase(struct xfer *x, enum rp_phase p);
 /*
+ * On a fresh control connection: tune the socket, run this side's
+ * authenticate (AUTH phase) when there is a key, then enter HELLO.
+ * 0 or authenticate's error.
+ */
+int xfer_start(struct xfer *x, int (*authenticate)(struct xfer *x));
+/*
  * The data phase's wait: completions into wc[0..max), or an error with
  * its cause reported once: a stop signal, the peer's ERR on the control
  * channel (what it said), a failed completion (with the peer's reason if

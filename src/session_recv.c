@@ -309,16 +309,10 @@ static int send_ack(struct xfer *x)
 static int run(struct xfer *x, struct recv_state *r)
 {
 	struct rp_hello h;
-	int rc = 0;
+	int rc = xfer_start(x, authenticate);
 
-	rp_ctrl_tune(x->fd, x->o->timeout);
-	if (x->psk) {
-		xfer_phase(x, RP_PHASE_AUTH);
-		rc = authenticate(x);
-	}
 	if (rc)
 		return rc;
-	xfer_phase(x, RP_PHASE_HELLO);
 	rc = recv_hello(x, &h);
 	if (rc)
 		return rc;

@@ -256,16 +256,10 @@ static int authenticate(struct xfer *x)
 static int handshake(struct xfer *x, struct send_state *s)
 {
 	uint32_t unused_rkey;
-	int rc = 0;
+	int rc = xfer_start(x, authenticate);
 
-	rp_ctrl_tune(x->fd, x->o->timeout);
-	if (x->psk) {
-		xfer_phase(x, RP_PHASE_AUTH);
-		rc = authenticate(x);
-	}
 	if (rc)
 		return rc;
-	xfer_phase(x, RP_PHASE_HELLO);
 	rc = xfer_open_verbs(x, false);
 	if (!rc)
 		rc = send_hello(x);
