@@ -29,6 +29,7 @@
 #include "rdmapush/sys.h"
 #include "rdmapush/trace.h"
 #include "rdmapush/verbs.h"
+#include "verbs_int.h"
 
 /* Room in the CQ beyond one entry per send and receive WR. */
 #define CQ_SLACK		16
@@ -48,185 +49,6 @@
 #define POLL_BATCH		32
 /* Longest single poll(2) sleep; the deadline is re-checked after it. */
 #define MAX_SLEEP_MS		(3600 * 1000)
-
-enum post_kind {
-	POST_WRITE_IMM,
-	POST_SEND_IMM,
-	POST_RECV,
-	POST_KIND_MAX
-};
-
-static const char *const post_kind_names[POST_KIND_MAX] = {
-	[POST_WRITE_IMM] = "WRITE_WITH_IMM",
-	[POST_SEND_IMM] = "SEND_WITH_IMM",
-	[POST_RECV] = "RECV",
-};
-
-#define WC_OP_COUNT	(RP_WC_OTHER + 1)
-
-struct rp_verbs {
-	struct ibv_context *ctx;
-	struct ibv_pd *pd;
-	struct ibv_comp_channel *chan;
-	struct ibv_cq *cq;
-	struct ibv_qp *qp;
-	struct ibv_mr *mr;
-	void *ring;
-	size_t ring_len;
-
-	char dev_name[IBV_SYSFS_NAME_MAX];
-	uint8_t port;
-	uint8_t link_layer;
-	enum ibv_mtu mtu;		/* active MTU of our port */
-	uint16_t lid;			/* InfiniBand only */
-	int gid_index;
-	union ibv_gid gid;
-	uint32_t gid_type;		/* enum ibv_gid_type */
-	char gid_str[INET6_ADDRSTRLEN];
-	int max_qp_wr;
-	int max_cqe;
-
-	uint32_t psn;
-	enum ibv_qp_state qp_state;	/* as last read back */
-	bool remote_write;
-	bool wc_failed;			/* a failed WC was reported */
-	bool dp_quiet;			/* "counted, not traced" said */
-	unsigned int cq_unacked;
-
-	uint64_t posted[POST_KIND_MAX];
-	uint64_t completed[WC_OP_COUNT];
-	uint64_t wc_errors;
-	uint64_t cq_events;
-	uint64_t async_events;
-};
-
-/* ---------------------------------------------------------------------
- * Names, for traces and error lines
- */
-
-static const char *wc_opcode_name(enum ibv_wc_opcode op)
-{
-	switch (op) {
-	case IBV_WC_SEND:
-		return "SEND";
-	case IBV_WC_RDMA_WRITE:
-		return "RDMA_WRITE";
-	case IBV_WC_RDMA_READ:
-		return "RDMA_READ";
-	case IBV_WC_COMP_SWAP:
-		return "COMP_SWAP";
-	case IBV_WC_FETCH_ADD:
-		return "FETCH_ADD";
-	case IBV_WC_BIND_MW:
-		return "BIND_MW";
-	case IBV_WC_LOCAL_INV:
-		return "LOCAL_INV";
-	case IBV_WC_RECV:
-		return "RECV";
-	case IBV_WC_RECV_RDMA_WITH_IMM:
-		return "RECV_RDMA_WITH_IMM";
-	default:
-		return "?";
-	}
-}
-
-static const char *qp_state_name(enum ibv_qp_state s)
-{
-	switch (s) {
-	case IBV_QPS_RESET:
-		return "RESET";
-	case IBV_QPS_INIT:
-		return "INIT";
-	case IBV_QPS_RTR:
-		return "RTR";
-	case IBV_QPS_RTS:
-		return "RTS";
-	case IBV_QPS_SQD:
-		return "SQD";
-	case IBV_QPS_SQE:
-		return "SQE";
-	case IBV_QPS_ERR:
-		return "ERROR";
-	default:
-		return "?";
-	}
-}
-
-static const char *link_layer_name(uint8_t ll)
-{
-	switch (ll) {
-	case IBV_LINK_LAYER_ETHERNET:
-		return "Ethernet (RoCE)";
-	case IBV_LINK_LAYER_INFINIBAND:
-		return "InfiniBand";
-	default:
-		/* Old kernels report 0 for InfiniBand ports. */
-		return "unspecified (InfiniBand)";
-	}
-}
-
-static const char *gid_type_name(uint32_t type)
-{
-	switch (type) {
-	case IBV_GID_TYPE_IB:
-		return "IB";
-	case IBV_GID_TYPE_ROCE_V1:
-		return "RoCE v1";
-	case IBV_GID_TYPE_ROCE_V2:
-		return "RoCE v2";
-	default:
-		return "?";
-	}
-}
-
-static int mtu_bytes(enum ibv_mtu m)
-{
-	if (m < IBV_MTU_256 || m > IBV_MTU_4096)
-		return 0;
-	return 128 << m;
-}
-
-/* "LOCAL_WRITE|REMOTE_WRITE"; "none (local read only)" for 0. */
-static const char *access_str(char *buf, size_t len, unsigned int flags)
-{
-	static const struct {
-		unsigned int bit;
-		const char *name;
-	} names[] = {
-		{ IBV_ACCESS_LOCAL_WRITE, "LOCAL_WRITE" },
-		{ IBV_ACCESS_REMOTE_WRITE, "REMOTE_WRITE" },
-		{ IBV_ACCESS_REMOTE_READ, "REMOTE_READ" },
-		{ IBV_ACCESS_REMOTE_ATOMIC, "REMOTE_ATOMIC" },
-		{ IBV_ACCESS_MW_BIND, "MW_BIND" },
-		{ IBV_ACCESS_ZERO_BASED, "ZERO_BASED" },
-		{ IBV_ACCESS_ON_DEMAND, "ON_DEMAND" },
-		{ IBV_ACCESS_RELAXED_ORDERING, "RELAXED_ORDERING" },
-	};
-	size_t used = 0;
-	size_t i;
-
-	if (!flags) {
-		snprintf(buf, len, "none (local read only)");
-		return buf;
-	}
-	buf[0] = '\0';
-	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-		int n;
-
-		if (!(flags & names[i].bit))
-			continue;
-		flags &= ~names[i].bit;
-		n = snprintf(buf + used, len - used, "%s%s", used ? "|" : "",
-			     names[i].name);
-		if (n < 0 || (size_t)n >= len - used)
-			return buf;
-		used += (size_t)n;
-	}
-	if (flags)
-		snprintf(buf + used, len - used, "%s0x%x", used ? "|" : "",
-			 flags);
-	return buf;
-}
 
 /* ---------------------------------------------------------------------
  * A bounded text buffer for the multi-line "no GID matches" report
@@ -356,7 +178,7 @@ static bool scan_gids(struct ibv_context *ctx, const char *dev,
 		}
 		rp_sys_gid_text(e.gid.raw, txt, sizeof(txt));
 		sbuf_add(log, "    GID[%d] %s (%s)\n", idx, txt,
-			 gid_type_name(e.gid_type));
+			 rp_verbs_gid_type_name(e.gid_type));
 		shown++;
 
 		if (found)
@@ -368,7 +190,7 @@ static bool scan_gids(struct ibv_context *ctx, const char *dev,
 				e.gid_type == IBV_GID_TYPE_ROCE_V2 &&
 				!memcmp(e.gid.raw, w->gid.raw, 16);
 		RP_TRACE("verbs", "  %s port %u GID[%d] %s (%s)%s", dev, port,
-			 idx, txt, gid_type_name(e.gid_type),
+			 idx, txt, rp_verbs_gid_type_name(e.gid_type),
 			 match ? "  <- chosen" : "");
 		if (!match)
 			continue;
@@ -439,13 +261,13 @@ static bool scan_device(struct ibv_context *ctx, const char *dev,
 		}
 		sbuf_add(log, "  %s port %d: %s, %s, active MTU %d\n", dev,
 			 port, ibv_port_state_str(pa.state),
-			 link_layer_name(pa.link_layer),
-			 mtu_bytes(pa.active_mtu));
+			 rp_verbs_link_layer_name(pa.link_layer),
+			 rp_verbs_mtu_bytes(pa.active_mtu));
 		RP_TRACE("verbs", "%s port %d: %s, link layer %s, active MTU "
 			 "%d, LID 0x%04x, GID table %d slots", dev, port,
 			 ibv_port_state_str(pa.state),
-			 link_layer_name(pa.link_layer),
-			 mtu_bytes(pa.active_mtu), pa.lid, pa.gid_tbl_len);
+			 rp_verbs_link_layer_name(pa.link_layer),
+			 rp_verbs_mtu_bytes(pa.active_mtu), pa.lid, pa.gid_tbl_len);
 		if (pa.state != IBV_PORT_ACTIVE) {
 			RP_TRACE("verbs", "%s port %d: not active; skipped",
 				 dev, port);
@@ -618,8 +440,8 @@ static int select_device(struct rp_verbs *v, const struct rp_verbs_cfg *cfg)
 	rp_sys_gid_text(v->gid.raw, v->gid_str, sizeof(v->gid_str));
 	RP_TRACE("verbs", "device %s opened: port %u, link layer %s, active "
 		 "MTU %d, GID index %d %s (%s)", v->dev_name, v->port,
-		 link_layer_name(v->link_layer), mtu_bytes(v->mtu),
-		 v->gid_index, v->gid_str, gid_type_name(v->gid_type));
+		 rp_verbs_link_layer_name(v->link_layer), rp_verbs_mtu_bytes(v->mtu),
+		 v->gid_index, v->gid_str, rp_verbs_gid_type_name(v->gid_type));
 	if (v->link_layer != IBV_LINK_LAYER_ETHERNET)
 		RP_TRACE("verbs", "InfiniBand: the peer is addressed by LID "
 			 "(ours 0x%04x), no GRH needed", v->lid);
@@ -862,12 +684,12 @@ static int modify_qp(struct rp_verbs *v, struct ibv_qp_attr *attr,
 	if (got.qp_state != attr->qp_state) {
 		RP_ERR("ibv_modify_qp(%s) succeeded but ibv_query_qp says QP "
 		       "0x%x is %s", name, v->qp->qp_num,
-		       qp_state_name(got.qp_state));
+		       rp_verbs_qp_state_name(got.qp_state));
 		return RP_EVERBS;
 	}
 	v->qp_state = got.qp_state;
 	RP_TRACE("verbs", "QP 0x%x state now %s (queried)", v->qp->qp_num,
-		 qp_state_name(got.qp_state));
+		 rp_verbs_qp_state_name(got.qp_state));
 	return 0;
 }
 
@@ -885,7 +707,7 @@ static int qp_to_init(struct rp_verbs *v)
 
 	RP_TRACE("verbs", "QP 0x%x RESET -> INIT: pkey_index=0 port=%u "
 		 "qp_access_flags=%s", v->qp->qp_num, v->port,
-		 access_str(acc, sizeof(acc), attr.qp_access_flags));
+		 rp_verbs_access_str(acc, sizeof(acc), attr.qp_access_flags));
 	return modify_qp(v, &attr,
 			 IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
 			 IBV_QP_ACCESS_FLAGS, "INIT");
@@ -906,7 +728,7 @@ static int check_peer(const struct rp_verbs *v, const struct rp_qp_addr *p)
 		why = "QPN out of range";
 	else if (p->psn > 0xffffff)
 		why = "PSN wider than 24 bits";
-	else if (!mtu_bytes((enum ibv_mtu)p->mtu))
+	else if (!rp_verbs_mtu_bytes((enum ibv_mtu)p->mtu))
 		why = "MTU code not in 1..5";
 	else if (v->link_layer == IBV_LINK_LAYER_ETHERNET &&
 		 gid_is_zero(p->gid))
@@ -950,8 +772,8 @@ static int qp_to_rtr(struct rp_verbs *v, const struct rp_qp_addr *peer)
 			 "ours %d and peer's %d) dest_qp_num=0x%x "
 			 "rq_psn=0x%06x max_dest_rd_atomic=1 min_rnr_timer=%d "
 			 "ah: is_global=1 dgid=%s sgid_index=%d hop_limit=%d "
-			 "sl=0 port=%u", v->qp->qp_num, mtu_bytes(mtu),
-			 mtu_bytes(v->mtu), mtu_bytes(peer_mtu), peer->qpn,
+			 "sl=0 port=%u", v->qp->qp_num, rp_verbs_mtu_bytes(mtu),
+			 rp_verbs_mtu_bytes(v->mtu), rp_verbs_mtu_bytes(peer_mtu), peer->qpn,
 			 peer->psn, QP_MIN_RNR_TIMER,
 			 rp_sys_gid_text(attr.ah_attr.grh.dgid.raw, dgid,
 				    sizeof(dgid)),
@@ -963,8 +785,8 @@ static int qp_to_rtr(struct rp_verbs *v, const struct rp_qp_addr *peer)
 			 "ours %d and peer's %d) dest_qp_num=0x%x "
 			 "rq_psn=0x%06x max_dest_rd_atomic=1 min_rnr_timer=%d "
 			 "ah: is_global=0 dlid=0x%04x sl=0 port=%u",
-			 v->qp->qp_num, mtu_bytes(mtu), mtu_bytes(v->mtu),
-			 mtu_bytes(peer_mtu), peer->qpn, peer->psn,
+			 v->qp->qp_num, rp_verbs_mtu_bytes(mtu), rp_verbs_mtu_bytes(v->mtu),
+			 rp_verbs_mtu_bytes(peer_mtu), peer->qpn, peer->psn,
 			 QP_MIN_RNR_TIMER, peer->lid, v->port);
 	}
 	return modify_qp(v, &attr,
@@ -1048,7 +870,7 @@ int rp_verbs_open(struct rp_verbs **out, const struct rp_verbs_cfg *cfg)
 	v->psn = random_psn();
 	RP_TRACE("verbs", "local QP address: qpn=0x%x psn=0x%06x (random) "
 		 "lid=0x%04x mtu=%d gid=%s: the peer needs these to reach "
-		 "us", v->qp->qp_num, v->psn, v->lid, mtu_bytes(v->mtu),
+		 "us", v->qp->qp_num, v->psn, v->lid, rp_verbs_mtu_bytes(v->mtu),
 		 v->gid_str);
 	*out = v;
 	return 0;
@@ -1076,9 +898,9 @@ void rp_verbs_close(struct rp_verbs *v)
 		 "%" PRIu64 " %s; completions %" PRIu64 " %s, %" PRIu64 " %s, "
 		 "%" PRIu64 " %s, %" PRIu64 " %s, %" PRIu64 " %s, %" PRIu64
 		 " failed; %" PRIu64 " CQ events, %" PRIu64 " async events",
-		 v->posted[POST_WRITE_IMM], post_kind_names[POST_WRITE_IMM],
-		 v->posted[POST_SEND_IMM], post_kind_names[POST_SEND_IMM],
-		 v->posted[POST_RECV], post_kind_names[POST_RECV],
+		 v->posted[POST_WRITE_IMM], rp_verbs_post_kind_name(POST_WRITE_IMM),
+		 v->posted[POST_SEND_IMM], rp_verbs_post_kind_name(POST_SEND_IMM),
+		 v->posted[POST_RECV], rp_verbs_post_kind_name(POST_RECV),
 		 v->completed[RP_WC_WRITE], rp_wc_op_name(RP_WC_WRITE),
 		 v->completed[RP_WC_SEND], rp_wc_op_name(RP_WC_SEND),
 		 v->completed[RP_WC_RECV_WRITE_IMM],
@@ -1129,7 +951,7 @@ int rp_verbs_connect(struct rp_verbs *v, const struct rp_qp_addr *peer)
 	}
 	if (v->qp_state != IBV_QPS_INIT) {
 		RP_ERR("rp_verbs_connect: QP 0x%x is %s, not INIT",
-		       v->qp->qp_num, qp_state_name(v->qp_state));
+		       v->qp->qp_num, rp_verbs_qp_state_name(v->qp_state));
 		return RP_EINTERNAL;
 	}
 	rc = check_peer(v, peer);
@@ -1179,7 +1001,7 @@ int rp_verbs_reg_ring(struct rp_verbs *v, size_t len, void **addr,
 	}
 	if (v->remote_write)
 		access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE;
-	access_str(acc, sizeof(acc), access);
+	rp_verbs_access_str(acc, sizeof(acc), access);
 
 	rc = posix_memalign(&buf, page > 0 ? (size_t)page : 4096, len);
 	if (rc) {
@@ -1263,7 +1085,7 @@ static int report_post(struct rp_verbs *v, const char *verb,
 		 kind != POST_RECV)
 		hint = " (QP not in RTS yet)";
 	RP_ERR("%s(%s, wr_id %" PRIu64 "): %s%s", verb,
-	       post_kind_names[kind], wr_id, strerror(rc), hint);
+	       rp_verbs_post_kind_name(kind), wr_id, strerror(rc), hint);
 	return RP_EVERBS;
 }
 
@@ -1375,29 +1197,6 @@ int rp_verbs_post_recv(struct rp_verbs *v, uint64_t wr_id)
  * Completions and events
  */
 
-static const char *wc_status_hint(enum ibv_wc_status s)
-{
-	switch (s) {
-	case IBV_WC_REM_ACCESS_ERR:
-		return "; the peer refused our RDMA access (wrong rkey, or "
-		       "outside its registered ring)";
-	case IBV_WC_RETRY_EXC_ERR:
-		return "; no acknowledgement from the peer after every retry "
-		       "(peer dead or unreachable)";
-	case IBV_WC_RNR_RETRY_EXC_ERR:
-		return "; the peer had no receive posted after every retry";
-	case IBV_WC_WR_FLUSH_ERR:
-		return "; flushed: the QP had already entered the error state";
-	case IBV_WC_LOC_PROT_ERR:
-		return "; local buffer not covered by our MR";
-	case IBV_WC_REM_INV_REQ_ERR:
-		return "; the peer's QP rejected the request (e.g. no "
-		       "REMOTE_WRITE access on its QP)";
-	default:
-		return "";
-	}
-}
-
 static enum rp_wc_op wc_op(const struct ibv_wc *wc)
 {
 	switch (wc->opcode) {
@@ -1431,7 +1230,7 @@ static void failed_wc(struct rp_verbs *v, const struct ibv_wc *wc)
 		       "0x%x) wr_id=%" PRIu64 " opcode=n/a qp=0x%x%s",
 		       ibv_wc_status_str(wc->status), wc->status,
 		       wc->vendor_err, wc->wr_id, wc->qp_num,
-		       wc_status_hint(wc->status));
+		       rp_verbs_wc_status_hint(wc->status));
 	} else if (dp_trace(v, v->wc_errors)) {
 		RP_TRACE("verbs", "completion failed too: %s wr_id=%" PRIu64,
 			 ibv_wc_status_str(wc->status), wc->wr_id);
@@ -1471,7 +1270,7 @@ static int poll_cq(struct rp_verbs *v, struct rp_wc *out, int max)
 			if (dp_trace(v, ++v->completed[o->op]))
 				RP_TRACE("verbs", "completion %s wr_id=%" PRIu64
 					 " status=%s byte_len=%u%s imm=%u",
-					 wc_opcode_name(wc[i].opcode),
+					 rp_verbs_wc_opcode_name(wc[i].opcode),
 					 o->wr_id,
 					 ibv_wc_status_str(wc[i].status),
 					 o->byte_len,
@@ -1530,21 +1329,6 @@ static bool async_fatal(const struct rp_verbs *v,
 	}
 }
 
-static const char *async_hint(enum ibv_event_type t)
-{
-	switch (t) {
-	case IBV_EVENT_QP_ACCESS_ERR:
-		return " (a peer's RDMA access was refused: wrong rkey, or "
-		       "outside our ring)";
-	case IBV_EVENT_QP_REQ_ERR:
-		return " (the peer sent a request our QP cannot accept)";
-	case IBV_EVENT_PORT_ERR:
-		return " (the link went down)";
-	default:
-		return "";
-	}
-}
-
 static int drain_async(struct rp_verbs *v)
 {
 	int rc = 0;
@@ -1596,7 +1380,7 @@ static int drain_async(struct rp_verbs *v)
 		if (async_fatal(v, &ev) && !rc) {
 			RP_ERR("async event: %s on %s%s",
 			       ibv_event_type_str(ev.event_type), what,
-			       async_hint(ev.event_type));
+			       rp_verbs_async_hint(ev.event_type));
 			rc = RP_EVERBS;
 		} else {
 			RP_TRACE("verbs", "async event: %s on %s%s",

@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Private to the libibverbs backend (src/verbs*.c, never installed): the
+ * full struct rp_verbs and the functions its four files share. verbs.c
+ * builds and tears down, verbs_select.c chooses device, port and GID,
+ * verbs_wait.c turns completions and events into return codes, and
+ * verbs_names.c holds names, hints and the educational --trace text.
+ */
+#ifndef RDMAPUSH_VERBS_INT_H
+#define RDMAPUSH_VERBS_INT_H
+
+#include <netinet/in.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <infiniband/verbs.h>
+
+#include "rdmapush/verbs.h"
+
+/* The kinds of work request we post, for counters and traces. */
+enum post_kind {
+	POST_WRITE_IMM,
+	POST_SEND_IMM,
+	POST_RECV,
+	POST_KIND_MAX
+};
+
+#define WC_OP_COUNT	(RP_WC_OTHER + 1)
+
+struct rp_verbs {
+	struct ibv_context *ctx;
+	struct ibv_pd *pd;
+	struct ibv_comp_channel *chan;
+	struct ibv_cq *cq;
+	struct ibv_qp *qp;
+	struct ibv_mr *mr;
+	void *ring;
+	size_t ring_len;
+
+	char dev_name[IBV_SYSFS_NAME_MAX];
+	uint8_t port;
+	uint8_t link_layer;
+	enum ibv_mtu mtu;		/* active MTU of our port */
+	uint16_t lid;			/* InfiniBand only */
+	int gid_index;
+	union ibv_gid gid;
+	uint32_t gid_type;		/* enum ibv_gid_type */
+	char gid_str[INET6_ADDRSTRLEN];
+	int max_qp_wr;
+	int max_cqe;
+
+	uint32_t psn;
+	enum ibv_qp_state qp_state;	/* as last read back */
+	bool remote_write;
+	bool wc_failed;			/* a failed WC was reported */
+	bool dp_quiet;			/* "counted, not traced" said */
+	unsigned int cq_unacked;
+
+	uint64_t posted[POST_KIND_MAX];
+	uint64_t completed[WC_OP_COUNT];
+	uint64_t wc_errors;
+	uint64_t cq_events;
+	uint64_t async_events;
+};
+
+/* --- verbs_names.c: names and hints, for traces and error lines ------ */
+
+/* Each returns a static string, "?" for a value it does not know. */
+const char *rp_verbs_wc_opcode_name(enum ibv_wc_opcode op);
+const char *rp_verbs_qp_state_name(enum ibv_qp_state s);
+const char *rp_verbs_link_layer_name(uint8_t ll);
+const char *rp_verbs_gid_type_name(uint32_t type);
+const char *rp_verbs_post_kind_name(enum post_kind kind);
+/* Bytes of an MTU code; 0 when the code is not 1..5 (256..4096). */
+int rp_verbs_mtu_bytes(enum ibv_mtu m);
+/* "LOCAL_WRITE|REMOTE_WRITE"; "none (local read only)" for 0. */
+const char *rp_verbs_access_str(char *buf, size_t len, unsigned int flags);
+/* "; <why>" to append to a failed completion's line, or "". */
+const char *rp_verbs_wc_status_hint(enum ibv_wc_status s);
+/* " (<why>)" to append to an async event's line, or "". */
+const char *rp_verbs_async_hint(enum ibv_event_type t);
+
+#endif
