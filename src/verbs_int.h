@@ -64,6 +64,16 @@ struct rp_verbs {
 	uint64_t async_events;
 };
 
+/* --- verbs_select.c ------------------------------------------------- */
+
+/*
+ * Open the device and pick port and GID (cfg's -d/-i/-g, else the RoCE v2
+ * GID equal to cfg->local_addr); fill v's device fields and leave v->ctx
+ * open. 0, or RP_ENODEV / RP_ENOGID / -errno, already reported.
+ */
+int rp_verbs_select_device(struct rp_verbs *v, const struct rp_verbs_cfg *cfg)
+	__attribute__((warn_unused_result));
+
 /* --- verbs_names.c: names and hints, for traces and error lines ------ */
 
 /* Each returns a static string, "?" for a value it does not know. */
