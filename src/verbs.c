@@ -43,12 +43,6 @@
 #define QP_HOP_LIMIT		64
 /* rxe refuses a single RDMA Write WR longer than 2^31 bytes. */
 #define MAX_WR_BYTES		(1u << 31)
-/* Data-path WRs and completions traced in full, per kind. */
-#define TRACE_FIRST		4
-/* Completions fetched per ibv_poll_cq call. */
-#define POLL_BATCH		32
-/* Longest single poll(2) sleep; the deadline is re-checked after it. */
-#define MAX_SLEEP_MS		(3600 * 1000)
 
 /* ---------------------------------------------------------------------
  * Object lifetime: each constructor step, and its NULL-safe undo
@@ -650,22 +644,6 @@ void rp_verbs_dereg_ring(struct rp_verbs *v)
  * Posting
  */
 
-/* True while this data-path event should be traced in full. */
-static bool dp_trace(struct rp_verbs *v, uint64_t nth)
-{
-	if (!rp_trace_on())
-		return false;
-	if (nth <= TRACE_FIRST)
-		return true;
-	if (!v->dp_quiet) {
-		v->dp_quiet = true;
-		RP_TRACE("verbs", "(further data-path work requests and "
-			 "completions are counted, not traced: only the first "
-			 "%d of each kind are shown)", TRACE_FIRST);
-	}
-	return false;
-}
-
 static int report_post(struct rp_verbs *v, const char *verb,
 		       enum post_kind kind, uint64_t wr_id, int rc)
 {
@@ -726,7 +704,7 @@ int rp_verbs_post_write_imm(struct rp_verbs *v, uint64_t wr_id, size_t off,
 	if (rc)
 		return report_post(v, "ibv_post_send", POST_WRITE_IMM, wr_id,
 				   rc);
-	if (dp_trace(v, ++v->posted[POST_WRITE_IMM]))
+	if (rp_verbs_dp_trace(v, ++v->posted[POST_WRITE_IMM]))
 		RP_TRACE("verbs", "post RDMA_WRITE_WITH_IMM wr_id=%" PRIu64
 			 ": ring[%zu..+%u) lkey=0x%x -> raddr=0x%" PRIx64
 			 " rkey=0x%x, imm=%u (htonl on the wire), signaled",
@@ -755,7 +733,7 @@ int rp_verbs_post_send_imm(struct rp_verbs *v, uint64_t wr_id, uint32_t imm)
 	if (rc)
 		return report_post(v, "ibv_post_send", POST_SEND_IMM, wr_id,
 				   rc);
-	if (dp_trace(v, ++v->posted[POST_SEND_IMM]))
+	if (rp_verbs_dp_trace(v, ++v->posted[POST_SEND_IMM]))
 		RP_TRACE("verbs", "post SEND_WITH_IMM wr_id=%" PRIu64 ": zero "
 			 "length, imm=%u (htonl on the wire), signaled", wr_id,
 			 imm);
@@ -779,298 +757,9 @@ int rp_verbs_post_recv(struct rp_verbs *v, uint64_t wr_id)
 	rc = ibv_post_recv(v->qp, &wr, &bad);
 	if (rc)
 		return report_post(v, "ibv_post_recv", POST_RECV, wr_id, rc);
-	if (dp_trace(v, ++v->posted[POST_RECV]))
+	if (rp_verbs_dp_trace(v, ++v->posted[POST_RECV]))
 		RP_TRACE("verbs", "post RECV wr_id=%" PRIu64 ": zero length "
 			 "(no SGE), to be consumed by a Write- or "
 			 "Send-with-immediate", wr_id);
 	return 0;
-}
-
-/* ---------------------------------------------------------------------
- * Completions and events
- */
-
-static enum rp_wc_op wc_op(const struct ibv_wc *wc)
-{
-	switch (wc->opcode) {
-	case IBV_WC_RDMA_WRITE:
-		return RP_WC_WRITE;
-	case IBV_WC_SEND:
-		return RP_WC_SEND;
-	case IBV_WC_RECV_RDMA_WITH_IMM:
-		return RP_WC_RECV_WRITE_IMM;
-	case IBV_WC_RECV:
-		if (wc->wc_flags & IBV_WC_WITH_IMM)
-			return RP_WC_RECV_SEND_IMM;
-		return RP_WC_OTHER;
-	default:
-		return RP_WC_OTHER;
-	}
-}
-
-/*
- * A failed completion carries only wr_id, status, qp_num and vendor_err
- * (ibv_poll_cq(3)): its opcode is not reported, the caller's wr_id says
- * which request it was.
- */
-static void failed_wc(struct rp_verbs *v, const struct ibv_wc *wc)
-{
-	v->wc_errors++;
-	/* Report only the first: the flushes that follow it add nothing. */
-	if (!v->wc_failed) {
-		v->wc_failed = true;
-		RP_ERR("work completion failed: %s (status %d, vendor_err "
-		       "0x%x) wr_id=%" PRIu64 " opcode=n/a qp=0x%x%s",
-		       ibv_wc_status_str(wc->status), wc->status,
-		       wc->vendor_err, wc->wr_id, wc->qp_num,
-		       rp_verbs_wc_status_hint(wc->status));
-	} else if (dp_trace(v, v->wc_errors)) {
-		RP_TRACE("verbs", "completion failed too: %s wr_id=%" PRIu64,
-			 ibv_wc_status_str(wc->status), wc->wr_id);
-	}
-}
-
-/* Non-blocking: up to max completions, 0 if none, or an error. */
-static int poll_cq(struct rp_verbs *v, struct rp_wc *out, int max)
-{
-	struct ibv_wc wc[POLL_BATCH];
-	int total = 0;
-
-	while (total < max) {
-		int want = max - total < POLL_BATCH ? max - total : POLL_BATCH;
-		int n = ibv_poll_cq(v->cq, want, wc);
-		int i;
-
-		if (n < 0) {
-			RP_ERR("ibv_poll_cq: failed (%d)", n);
-			return RP_EVERBS;
-		}
-		for (i = 0; i < n; i++) {
-			struct rp_wc *o = &out[total + i];
-
-			if (wc[i].status != IBV_WC_SUCCESS) {
-				/* Count the batch's other failures too. */
-				for (; i < n; i++)
-					if (wc[i].status != IBV_WC_SUCCESS)
-						failed_wc(v, &wc[i]);
-				return RP_EWC;
-			}
-			o->wr_id = wc[i].wr_id;
-			o->op = wc_op(&wc[i]);
-			o->byte_len = wc[i].byte_len;
-			o->imm = wc[i].wc_flags & IBV_WC_WITH_IMM ?
-				 ntohl(wc[i].imm_data) : 0;
-			if (dp_trace(v, ++v->completed[o->op]))
-				RP_TRACE("verbs", "completion %s wr_id=%" PRIu64
-					 " status=%s byte_len=%u%s imm=%u",
-					 rp_verbs_wc_opcode_name(wc[i].opcode),
-					 o->wr_id,
-					 ibv_wc_status_str(wc[i].status),
-					 o->byte_len,
-					 wc[i].wc_flags & IBV_WC_WITH_IMM ?
-					 "" : " (no immediate)", o->imm);
-		}
-		total += n;
-		if (n < want)
-			break;
-	}
-	return total;
-}
-
-static int drain_cq_events(struct rp_verbs *v)
-{
-	int rc = 0;
-
-	for (;;) {
-		struct ibv_cq *cq;
-		void *cq_ctx;
-
-		if (ibv_get_cq_event(v->chan, &cq, &cq_ctx)) {
-			if (errno == EAGAIN || errno == EWOULDBLOCK)
-				break;
-			RP_ERR("ibv_get_cq_event: %s", strerror(errno));
-			rc = RP_EVERBS;
-			break;
-		}
-		v->cq_unacked++;
-		if (dp_trace(v, ++v->cq_events))
-			RP_TRACE("verbs", "CQ event: the completion channel "
-				 "woke us; polling the CQ");
-	}
-	/* Ack what we took now: one mutex per wake-up, none left over. */
-	if (v->cq_unacked) {
-		ibv_ack_cq_events(v->cq, v->cq_unacked);
-		v->cq_unacked = 0;
-	}
-	return rc;
-}
-
-static bool async_fatal(const struct rp_verbs *v,
-			const struct ibv_async_event *ev)
-{
-	switch (ev->event_type) {
-	case IBV_EVENT_QP_FATAL:
-	case IBV_EVENT_QP_REQ_ERR:
-	case IBV_EVENT_QP_ACCESS_ERR:
-	case IBV_EVENT_CQ_ERR:
-	case IBV_EVENT_DEVICE_FATAL:
-		return true;
-	case IBV_EVENT_PORT_ERR:
-		return ev->element.port_num == v->port;
-	default:
-		return false;
-	}
-}
-
-static int drain_async(struct rp_verbs *v)
-{
-	int rc = 0;
-
-	for (;;) {
-		struct ibv_async_event ev;
-		char what[96];
-
-		if (ibv_get_async_event(v->ctx, &ev)) {
-			if (errno == EAGAIN || errno == EWOULDBLOCK)
-				break;
-			if (!rc) {
-				RP_ERR("ibv_get_async_event: %s",
-				       strerror(errno));
-				rc = RP_EVERBS;
-			}
-			break;
-		}
-		v->async_events++;
-		switch (ev.event_type) {
-		case IBV_EVENT_QP_FATAL:
-		case IBV_EVENT_QP_REQ_ERR:
-		case IBV_EVENT_QP_ACCESS_ERR:
-		case IBV_EVENT_COMM_EST:
-		case IBV_EVENT_SQ_DRAINED:
-		case IBV_EVENT_PATH_MIG:
-		case IBV_EVENT_PATH_MIG_ERR:
-		case IBV_EVENT_QP_LAST_WQE_REACHED:
-			snprintf(what, sizeof(what), "QP 0x%x",
-				 ev.element.qp->qp_num);
-			break;
-		case IBV_EVENT_CQ_ERR:
-			snprintf(what, sizeof(what), "the CQ");
-			break;
-		case IBV_EVENT_PORT_ACTIVE:
-		case IBV_EVENT_PORT_ERR:
-		case IBV_EVENT_LID_CHANGE:
-		case IBV_EVENT_PKEY_CHANGE:
-		case IBV_EVENT_GID_CHANGE:
-		case IBV_EVENT_SM_CHANGE:
-		case IBV_EVENT_CLIENT_REREGISTER:
-			snprintf(what, sizeof(what), "%s port %d",
-				 v->dev_name, ev.element.port_num);
-			break;
-		default:
-			snprintf(what, sizeof(what), "%s", v->dev_name);
-			break;
-		}
-		if (async_fatal(v, &ev) && !rc) {
-			RP_ERR("async event: %s on %s%s",
-			       ibv_event_type_str(ev.event_type), what,
-			       rp_verbs_async_hint(ev.event_type));
-			rc = RP_EVERBS;
-		} else {
-			RP_TRACE("verbs", "async event: %s on %s%s",
-				 ibv_event_type_str(ev.event_type), what,
-				 async_fatal(v, &ev) ? "" : " (not fatal)");
-		}
-		ibv_ack_async_event(&ev);
-	}
-	return rc;
-}
-
-/*
- * Sleep in poll(2) until the completion channel, the async fd or watch_fd
- * has something, or the deadline. 0 means "look again".
- */
-static int wait_events(struct rp_verbs *v, int watch_fd, double deadline,
-		       bool *watch_ready)
-{
-	struct pollfd pfd[3] = {
-		{ .fd = v->chan->fd, .events = POLLIN },
-		{ .fd = v->ctx->async_fd, .events = POLLIN },
-		{ .fd = watch_fd, .events = POLLIN },
-	};
-	nfds_t nfds = watch_fd >= 0 ? 3 : 2;
-	double left = deadline - rp_now();
-	int ms;
-	int rc;
-
-	if (left <= 0)
-		return RP_ETIMEOUT;
-	/* Round up, so we wake after the deadline, not just before. */
-	ms = left * 1000.0 >= MAX_SLEEP_MS ? MAX_SLEEP_MS
-					   : (int)(left * 1000.0) + 1;
-	rc = poll(pfd, nfds, ms);
-	if (rc < 0) {
-		int e = errno;
-
-		if (e == EINTR)
-			return RP_EINTERRUPTED;
-		RP_ERR("poll(completion channel, async fd%s): %s",
-		       nfds == 3 ? ", control socket" : "", strerror(e));
-		return -e;
-	}
-	if (!rc)
-		return 0;
-	/* Async first: a fatal event explains the failures that follow. */
-	if (pfd[1].revents) {
-		rc = drain_async(v);
-		if (rc)
-			return rc;
-	}
-	if (pfd[0].revents) {
-		rc = drain_cq_events(v);
-		if (rc)
-			return rc;
-	}
-	if (nfds == 3 && pfd[2].revents) {
-		if (pfd[2].revents & POLLNVAL) {
-			RP_ERR("poll: watched fd %d is not open", watch_fd);
-			return RP_EINTERNAL;
-		}
-		*watch_ready = true;
-	}
-	return 0;
-}
-
-int rp_verbs_next(struct rp_verbs *v, struct rp_wc *wc, int max,
-		  int watch_fd, double deadline)
-{
-	bool watch_ready = false;
-	int rc;
-	int n;
-
-	if (!v || !v->cq || !wc || max <= 0) {
-		RP_ERR("rp_verbs_next: bad arguments (max %d)", max);
-		return RP_EINTERNAL;
-	}
-	for (;;) {
-		n = poll_cq(v, wc, max);
-		if (n)
-			return n;
-		if (watch_ready)
-			return 0;
-		rc = ibv_req_notify_cq(v->cq, 0);
-		if (rc) {
-			RP_ERR("ibv_req_notify_cq: %s", strerror(rc));
-			return RP_EVERBS;
-		}
-		/*
-		 * A completion that landed between the empty poll and the
-		 * re-arm raised no event: look once more before sleeping.
-		 */
-		n = poll_cq(v, wc, max);
-		if (n)
-			return n;
-		rc = wait_events(v, watch_fd, deadline, &watch_ready);
-		if (rc)
-			return rc;
-	}
 }

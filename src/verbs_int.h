@@ -76,6 +76,13 @@ int rp_verbs_select_device(struct rp_verbs *v, const struct rp_verbs_cfg *cfg)
 
 /* --- verbs_names.c: names and hints, for traces and error lines ------ */
 
+/*
+ * True while this data-path event (the nth of its kind) should be traced
+ * in full: the first few of each kind, then one note that the rest are
+ * only counted. False whenever --trace is off.
+ */
+bool rp_verbs_dp_trace(struct rp_verbs *v, uint64_t nth);
+
 /* Each returns a static string, "?" for a value it does not know. */
 const char *rp_verbs_wc_opcode_name(enum ibv_wc_opcode op);
 const char *rp_verbs_qp_state_name(enum ibv_qp_state s);

@@ -10,7 +10,11 @@
 
 #include <stdio.h>
 
+#include "rdmapush/trace.h"
 #include "verbs_int.h"
+
+/* Data-path WRs and completions traced in full, per kind. */
+#define TRACE_FIRST		4
 
 static const char *const post_kind_names[POST_KIND_MAX] = {
 	[POST_WRITE_IMM] = "WRITE_WITH_IMM",
@@ -182,4 +186,19 @@ const char *rp_verbs_async_hint(enum ibv_event_type t)
 	default:
 		return "";
 	}
+}
+
+bool rp_verbs_dp_trace(struct rp_verbs *v, uint64_t nth)
+{
+	if (!rp_trace_on())
+		return false;
+	if (nth <= TRACE_FIRST)
+		return true;
+	if (!v->dp_quiet) {
+		v->dp_quiet = true;
+		RP_TRACE("verbs", "(further data-path work requests and "
+			 "completions are counted, not traced: only the first "
+			 "%d of each kind are shown)", TRACE_FIRST);
+	}
+	return false;
 }
