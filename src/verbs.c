@@ -55,8 +55,7 @@ static int alloc_pd(struct rp_verbs *v)
 		RP_ERR("ibv_alloc_pd: %s", strerror(errno));
 		return RP_EVERBS;
 	}
-	RP_TRACE("verbs", "PD allocated (protection domain: the QP and the MR "
-		 "must share it)");
+	rp_verbs_trace_pd();
 	return 0;
 }
 
@@ -104,9 +103,7 @@ static int create_channel(struct rp_verbs *v)
 		destroy_channel(v);
 		return rc;
 	}
-	RP_TRACE("verbs", "completion channel created (fd %d) and the async "
-		 "event fd %d made non-blocking: we sleep in poll(2) on both "
-		 "instead of spinning", v->chan->fd, v->ctx->async_fd);
+	rp_verbs_trace_channel(v);
 	return 0;
 }
 
@@ -128,10 +125,7 @@ static int create_cq(struct rp_verbs *v, const struct rp_verbs_cfg *cfg)
 		       strerror(errno));
 		return RP_EVERBS;
 	}
-	RP_TRACE("verbs", "CQ created: cqe=%d (asked %" PRIu64 " = %u send + "
-		 "%u receive + %d slack), events to the completion channel; "
-		 "sends and receives share it", v->cq->cqe, want,
-		 cfg->max_send_wr, cfg->max_recv_wr, CQ_SLACK);
+	rp_verbs_trace_cq(v, cfg, want);
 	return 0;
 }
 
@@ -187,14 +181,7 @@ static int create_qp(struct rp_verbs *v, const struct rp_verbs_cfg *cfg)
 		return RP_EVERBS;
 	}
 	v->qp_state = IBV_QPS_RESET;
-	RP_TRACE("verbs", "QP 0x%x created: type RC, state RESET, caps "
-		 "max_send_wr=%u max_recv_wr=%u max_send_sge=%u "
-		 "max_recv_sge=%u max_inline_data=%u (asked 0, never used); "
-		 "sq_sig_all=0 (each WR asks for its completion with "
-		 "IBV_SEND_SIGNALED)",
-		 v->qp->qp_num, ia.cap.max_send_wr, ia.cap.max_recv_wr,
-		 ia.cap.max_send_sge, ia.cap.max_recv_sge,
-		 ia.cap.max_inline_data);
+	rp_verbs_trace_qp_created(v, &ia.cap);
 	return 0;
 }
 
@@ -290,11 +277,8 @@ static int qp_to_init(struct rp_verbs *v)
 		.qp_access_flags = v->remote_write ? IBV_ACCESS_REMOTE_WRITE
 						   : 0,
 	};
-	char acc[96];
 
-	RP_TRACE("verbs", "QP 0x%x RESET -> INIT: pkey_index=0 port=%u "
-		 "qp_access_flags=%s", v->qp->qp_num, v->port,
-		 rp_verbs_access_str(acc, sizeof(acc), attr.qp_access_flags));
+	rp_verbs_trace_init(v, &attr);
 	return modify_qp(v, &attr,
 			 IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
 			 IBV_QP_ACCESS_FLAGS, "INIT");
@@ -347,7 +331,6 @@ static int qp_to_rtr(struct rp_verbs *v, const struct rp_qp_addr *peer)
 			.src_path_bits = 0,
 		},
 	};
-	char dgid[INET6_ADDRSTRLEN];
 
 	if (v->link_layer == IBV_LINK_LAYER_ETHERNET) {
 		/* RoCE has no LIDs: route by GID in a GRH. */
@@ -355,27 +338,11 @@ static int qp_to_rtr(struct rp_verbs *v, const struct rp_qp_addr *peer)
 		memcpy(attr.ah_attr.grh.dgid.raw, peer->gid, RP_GID_LEN);
 		attr.ah_attr.grh.sgid_index = (uint8_t)v->gid_index;
 		attr.ah_attr.grh.hop_limit = QP_HOP_LIMIT;
-		RP_TRACE("verbs", "QP 0x%x INIT -> RTR: path_mtu=%d (min of "
-			 "ours %d and peer's %d) dest_qp_num=0x%x "
-			 "rq_psn=0x%06x max_dest_rd_atomic=1 min_rnr_timer=%d "
-			 "ah: is_global=1 dgid=%s sgid_index=%d hop_limit=%d "
-			 "sl=0 port=%u", v->qp->qp_num, rp_verbs_mtu_bytes(mtu),
-			 rp_verbs_mtu_bytes(v->mtu), rp_verbs_mtu_bytes(peer_mtu), peer->qpn,
-			 peer->psn, QP_MIN_RNR_TIMER,
-			 rp_sys_gid_text(attr.ah_attr.grh.dgid.raw, dgid,
-				    sizeof(dgid)),
-			 v->gid_index, QP_HOP_LIMIT, v->port);
 	} else {
 		attr.ah_attr.is_global = 0;
 		attr.ah_attr.dlid = peer->lid;
-		RP_TRACE("verbs", "QP 0x%x INIT -> RTR: path_mtu=%d (min of "
-			 "ours %d and peer's %d) dest_qp_num=0x%x "
-			 "rq_psn=0x%06x max_dest_rd_atomic=1 min_rnr_timer=%d "
-			 "ah: is_global=0 dlid=0x%04x sl=0 port=%u",
-			 v->qp->qp_num, rp_verbs_mtu_bytes(mtu), rp_verbs_mtu_bytes(v->mtu),
-			 rp_verbs_mtu_bytes(peer_mtu), peer->qpn, peer->psn,
-			 QP_MIN_RNR_TIMER, peer->lid, v->port);
 	}
+	rp_verbs_trace_rtr(v, &attr, peer_mtu);
 	return modify_qp(v, &attr,
 			 IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
 			 IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
@@ -393,14 +360,8 @@ static int qp_to_rts(struct rp_verbs *v)
 		.rnr_retry = QP_RNR_RETRY,
 		.max_rd_atomic = 1,
 	};
-	double ack_ms = 4.096e-3 * (double)(1u << QP_TIMEOUT);
 
-	RP_TRACE("verbs", "QP 0x%x RTR -> RTS: sq_psn=0x%06x timeout=%d "
-		 "(%.0f ms per try) retry_cnt=%d rnr_retry=%d "
-		 "max_rd_atomic=1; a dead peer surfaces as a retry-exceeded "
-		 "completion after about %.1f s", v->qp->qp_num, v->psn,
-		 QP_TIMEOUT, ack_ms, QP_RETRY_CNT, QP_RNR_RETRY,
-		 ack_ms * (QP_RETRY_CNT + 1) / 1000.0);
+	rp_verbs_trace_rts(v, &attr);
 	return modify_qp(v, &attr,
 			 IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_TIMEOUT |
 			 IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
@@ -455,10 +416,7 @@ int rp_verbs_open(struct rp_verbs **out, const struct rp_verbs_cfg *cfg)
 	if (rc)
 		goto err_destroy_qp;
 	v->psn = random_psn();
-	RP_TRACE("verbs", "local QP address: qpn=0x%x psn=0x%06x (random) "
-		 "lid=0x%04x mtu=%d gid=%s: the peer needs these to reach "
-		 "us", v->qp->qp_num, v->psn, v->lid, rp_verbs_mtu_bytes(v->mtu),
-		 v->gid_str);
+	rp_verbs_trace_local_addr(v);
 	*out = v;
 	return 0;
 
@@ -481,21 +439,7 @@ void rp_verbs_close(struct rp_verbs *v)
 {
 	if (!v)
 		return;
-	RP_TRACE("verbs", "data path: posted %" PRIu64 " %s, %" PRIu64 " %s, "
-		 "%" PRIu64 " %s; completions %" PRIu64 " %s, %" PRIu64 " %s, "
-		 "%" PRIu64 " %s, %" PRIu64 " %s, %" PRIu64 " %s, %" PRIu64
-		 " failed; %" PRIu64 " CQ events, %" PRIu64 " async events",
-		 v->posted[POST_WRITE_IMM], rp_verbs_post_kind_name(POST_WRITE_IMM),
-		 v->posted[POST_SEND_IMM], rp_verbs_post_kind_name(POST_SEND_IMM),
-		 v->posted[POST_RECV], rp_verbs_post_kind_name(POST_RECV),
-		 v->completed[RP_WC_WRITE], rp_wc_op_name(RP_WC_WRITE),
-		 v->completed[RP_WC_SEND], rp_wc_op_name(RP_WC_SEND),
-		 v->completed[RP_WC_RECV_WRITE_IMM],
-		 rp_wc_op_name(RP_WC_RECV_WRITE_IMM),
-		 v->completed[RP_WC_RECV_SEND_IMM],
-		 rp_wc_op_name(RP_WC_RECV_SEND_IMM),
-		 v->completed[RP_WC_OTHER], rp_wc_op_name(RP_WC_OTHER),
-		 v->wc_errors, v->cq_events, v->async_events);
+	rp_verbs_trace_counters(v);
 	/* The QP before the ring it reads and writes (rc_pingpong's order). */
 	destroy_qp(v);
 	rp_verbs_dereg_ring(v);
@@ -554,21 +498,6 @@ int rp_verbs_connect(struct rp_verbs *v, const struct rp_qp_addr *peer)
  * The ring
  */
 
-static void report_reg_failure(size_t len, const char *acc, int e)
-{
-	struct rlimit rl;
-
-	if (e == ENOMEM && !getrlimit(RLIMIT_MEMLOCK, &rl) &&
-	    rl.rlim_cur != RLIM_INFINITY) {
-		RP_ERR("ibv_reg_mr(%zu bytes, %s): %s (pinned memory counts "
-		       "against the locked-memory limit, ulimit -l = %llu "
-		       "KiB)", len, acc, strerror(e),
-		       (unsigned long long)rl.rlim_cur / 1024);
-		return;
-	}
-	RP_ERR("ibv_reg_mr(%zu bytes, %s): %s", len, acc, strerror(e));
-}
-
 int rp_verbs_reg_ring(struct rp_verbs *v, size_t len, void **addr,
 		      uint32_t *rkey)
 {
@@ -599,7 +528,7 @@ int rp_verbs_reg_ring(struct rp_verbs *v, size_t len, void **addr,
 	v->mr = ibv_reg_mr(v->pd, buf, len, (int)access);
 	if (!v->mr) {
 		rc = errno;
-		report_reg_failure(len, acc, rc);
+		rp_verbs_report_reg_failure(len, acc, rc);
 		free(buf);
 		return RP_EVERBS;
 	}
@@ -607,10 +536,7 @@ int rp_verbs_reg_ring(struct rp_verbs *v, size_t len, void **addr,
 	v->ring_len = len;
 	*addr = buf;
 	*rkey = v->mr->rkey;
-	RP_TRACE("verbs", "MR registered: addr=%p length=%zu lkey=0x%x "
-		 "rkey=0x%x access=%s%s", buf, len, v->mr->lkey, v->mr->rkey,
-		 acc, v->remote_write ? " (the peer may write here with "
-		 "this rkey)" : " (source of our RDMA Writes)");
+	rp_verbs_trace_mr(v, acc);
 	return 0;
 }
 
@@ -643,22 +569,6 @@ void rp_verbs_dereg_ring(struct rp_verbs *v)
 /* ---------------------------------------------------------------------
  * Posting
  */
-
-static int report_post(struct rp_verbs *v, const char *verb,
-		       enum post_kind kind, uint64_t wr_id, int rc)
-{
-	const char *hint = "";
-
-	if (rc == ENOMEM)
-		hint = kind == POST_RECV ? " (receive queue full)"
-					 : " (send queue full)";
-	else if (rc == EINVAL && v->qp_state != IBV_QPS_RTS &&
-		 kind != POST_RECV)
-		hint = " (QP not in RTS yet)";
-	RP_ERR("%s(%s, wr_id %" PRIu64 "): %s%s", verb,
-	       rp_verbs_post_kind_name(kind), wr_id, strerror(rc), hint);
-	return RP_EVERBS;
-}
 
 int rp_verbs_post_write_imm(struct rp_verbs *v, uint64_t wr_id, size_t off,
 			    uint32_t len, uint64_t raddr, uint32_t rkey,
@@ -702,13 +612,10 @@ int rp_verbs_post_write_imm(struct rp_verbs *v, uint64_t wr_id, size_t off,
 	};
 	rc = ibv_post_send(v->qp, &wr, &bad);
 	if (rc)
-		return report_post(v, "ibv_post_send", POST_WRITE_IMM, wr_id,
-				   rc);
+		return rp_verbs_report_post(v, "ibv_post_send",
+					    POST_WRITE_IMM, wr_id, rc);
 	if (rp_verbs_dp_trace(v, ++v->posted[POST_WRITE_IMM]))
-		RP_TRACE("verbs", "post RDMA_WRITE_WITH_IMM wr_id=%" PRIu64
-			 ": ring[%zu..+%u) lkey=0x%x -> raddr=0x%" PRIx64
-			 " rkey=0x%x, imm=%u (htonl on the wire), signaled",
-			 wr_id, off, len, v->mr->lkey, raddr, rkey, imm);
+		rp_verbs_trace_post_write(&wr, off, imm);
 	return 0;
 }
 
@@ -731,12 +638,10 @@ int rp_verbs_post_send_imm(struct rp_verbs *v, uint64_t wr_id, uint32_t imm)
 	}
 	rc = ibv_post_send(v->qp, &wr, &bad);
 	if (rc)
-		return report_post(v, "ibv_post_send", POST_SEND_IMM, wr_id,
-				   rc);
+		return rp_verbs_report_post(v, "ibv_post_send",
+					    POST_SEND_IMM, wr_id, rc);
 	if (rp_verbs_dp_trace(v, ++v->posted[POST_SEND_IMM]))
-		RP_TRACE("verbs", "post SEND_WITH_IMM wr_id=%" PRIu64 ": zero "
-			 "length, imm=%u (htonl on the wire), signaled", wr_id,
-			 imm);
+		rp_verbs_trace_post_send(wr_id, imm);
 	return 0;
 }
 
@@ -756,10 +661,9 @@ int rp_verbs_post_recv(struct rp_verbs *v, uint64_t wr_id)
 	}
 	rc = ibv_post_recv(v->qp, &wr, &bad);
 	if (rc)
-		return report_post(v, "ibv_post_recv", POST_RECV, wr_id, rc);
+		return rp_verbs_report_post(v, "ibv_post_recv", POST_RECV,
+					    wr_id, rc);
 	if (rp_verbs_dp_trace(v, ++v->posted[POST_RECV]))
-		RP_TRACE("verbs", "post RECV wr_id=%" PRIu64 ": zero length "
-			 "(no SGE), to be consumed by a Write- or "
-			 "Send-with-immediate", wr_id);
+		rp_verbs_trace_post_recv(wr_id);
 	return 0;
 }

@@ -97,5 +97,50 @@ const char *rp_verbs_access_str(char *buf, size_t len, unsigned int flags);
 const char *rp_verbs_wc_status_hint(enum ibv_wc_status s);
 /* " (<why>)" to append to an async event's line, or "". */
 const char *rp_verbs_async_hint(enum ibv_event_type t);
+/* What the event is about ("QP 0x12", "the CQ", "rxe0 port 1"); buf. */
+const char *rp_verbs_async_element(const struct rp_verbs *v,
+				   const struct ibv_async_event *ev,
+				   char *buf, size_t len);
+
+/* Report a failed ibv_reg_mr (errno e), with the memlock hint on ENOMEM. */
+void rp_verbs_report_reg_failure(size_t len, const char *acc, int e);
+/* Report a failed post (rc: its positive errno) with a hint; RP_EVERBS. */
+int rp_verbs_report_post(const struct rp_verbs *v, const char *verb,
+			 enum post_kind kind, uint64_t wr_id, int rc);
+
+/*
+ * The --trace text of each step that explains itself, so the steps read
+ * as one line each. All print nothing when tracing is off.
+ */
+void rp_verbs_trace_device_caps(const char *dev,
+				const struct ibv_device_attr *da);
+void rp_verbs_trace_port(const char *dev, int port,
+			 const struct ibv_port_attr *pa);
+/* gid_str NULL: no local address to match (nothing to say). */
+void rp_verbs_trace_gid_wanted(int gid_index, const char *gid_str,
+			       const char *addr);
+/* by_addr: the local address the GID was chosen for, NULL if by -g. */
+void rp_verbs_trace_device_chosen(const struct rp_verbs *v,
+				  const char *by_addr);
+void rp_verbs_trace_pd(void);
+void rp_verbs_trace_channel(const struct rp_verbs *v);
+void rp_verbs_trace_cq(const struct rp_verbs *v,
+		       const struct rp_verbs_cfg *cfg, uint64_t asked);
+void rp_verbs_trace_qp_created(const struct rp_verbs *v,
+			       const struct ibv_qp_cap *cap);
+void rp_verbs_trace_init(const struct rp_verbs *v,
+			 const struct ibv_qp_attr *attr);
+void rp_verbs_trace_local_addr(const struct rp_verbs *v);
+void rp_verbs_trace_rtr(const struct rp_verbs *v,
+			const struct ibv_qp_attr *attr, enum ibv_mtu peer_mtu);
+void rp_verbs_trace_rts(const struct rp_verbs *v,
+			const struct ibv_qp_attr *attr);
+void rp_verbs_trace_mr(const struct rp_verbs *v, const char *acc);
+void rp_verbs_trace_post_write(const struct ibv_send_wr *wr, size_t off,
+			       uint32_t imm);
+void rp_verbs_trace_post_send(uint64_t wr_id, uint32_t imm);
+void rp_verbs_trace_post_recv(uint64_t wr_id);
+void rp_verbs_trace_wc(const struct ibv_wc *wc, const struct rp_wc *o);
+void rp_verbs_trace_counters(const struct rp_verbs *v);
 
 #endif

@@ -206,10 +206,7 @@ static bool scan_device(struct ibv_context *ctx, const char *dev,
 			 strerror(rc));
 		return false;
 	}
-	RP_TRACE("verbs", "%s: %u port(s), max_qp_wr %d, max_cqe %d, "
-		 "max_mr_size %" PRIu64 ", vendor 0x%x part 0x%x", dev,
-		 da.phys_port_cnt, da.max_qp_wr, da.max_cqe,
-		 (uint64_t)da.max_mr_size, da.vendor_id, da.vendor_part_id);
+	rp_verbs_trace_device_caps(dev, &da);
 	last = da.phys_port_cnt;
 	if (cfg->ib_port > 0) {
 		if (cfg->ib_port > da.phys_port_cnt) {
@@ -234,11 +231,7 @@ static bool scan_device(struct ibv_context *ctx, const char *dev,
 			 port, ibv_port_state_str(pa.state),
 			 rp_verbs_link_layer_name(pa.link_layer),
 			 rp_verbs_mtu_bytes(pa.active_mtu));
-		RP_TRACE("verbs", "%s port %d: %s, link layer %s, active MTU "
-			 "%d, LID 0x%04x, GID table %d slots", dev, port,
-			 ibv_port_state_str(pa.state),
-			 rp_verbs_link_layer_name(pa.link_layer),
-			 rp_verbs_mtu_bytes(pa.active_mtu), pa.lid, pa.gid_tbl_len);
+		rp_verbs_trace_port(dev, port, &pa);
 		if (pa.state != IBV_PORT_ACTIVE) {
 			RP_TRACE("verbs", "%s port %d: not active; skipped",
 				 dev, port);
@@ -359,13 +352,8 @@ int rp_verbs_select_device(struct rp_verbs *v, const struct rp_verbs_cfg *cfg)
 	log->buf[0] = '\0';
 
 	want_from_addr(&w, cfg->local_addr, cfg->local_addr_len);
-	if (cfg->gid_index >= 0)
-		RP_TRACE("verbs", "looking for GID index %d (given with -g)",
-			 cfg->gid_index);
-	else if (w.valid)
-		RP_TRACE("verbs", "looking for the RoCE v2 GID %s: the control "
-			 "connection's local address %s (InfiniBand ports use "
-			 "their LID and GID 0)", w.gid_str, w.addr);
+	rp_verbs_trace_gid_wanted(cfg->gid_index, w.valid ? w.gid_str : NULL,
+				  w.addr);
 
 	memset(&pick, 0, sizeof(pick));
 	for (i = 0; list[i]; i++) {
@@ -409,17 +397,7 @@ int rp_verbs_select_device(struct rp_verbs *v, const struct rp_verbs_cfg *cfg)
 	v->max_qp_wr = pick.max_qp_wr;
 	v->max_cqe = pick.max_cqe;
 	rp_sys_gid_text(v->gid.raw, v->gid_str, sizeof(v->gid_str));
-	RP_TRACE("verbs", "device %s opened: port %u, link layer %s, active "
-		 "MTU %d, GID index %d %s (%s)", v->dev_name, v->port,
-		 rp_verbs_link_layer_name(v->link_layer), rp_verbs_mtu_bytes(v->mtu),
-		 v->gid_index, v->gid_str, rp_verbs_gid_type_name(v->gid_type));
-	if (v->link_layer != IBV_LINK_LAYER_ETHERNET)
-		RP_TRACE("verbs", "InfiniBand: the peer is addressed by LID "
-			 "(ours 0x%04x), no GRH needed", v->lid);
-	else if (cfg->gid_index < 0)
-		RP_TRACE("verbs", "RoCE: every packet carries a GRH; GID %s "
-			 "chosen because it is %s, the control connection's "
-			 "local address", v->gid_str, w.addr);
+	rp_verbs_trace_device_chosen(v, cfg->gid_index < 0 ? w.addr : NULL);
 
 out_free_log:
 	free(log);

@@ -100,14 +100,7 @@ static int poll_cq(struct rp_verbs *v, struct rp_wc *out, int max)
 			o->imm = wc[i].wc_flags & IBV_WC_WITH_IMM ?
 				 ntohl(wc[i].imm_data) : 0;
 			if (rp_verbs_dp_trace(v, ++v->completed[o->op]))
-				RP_TRACE("verbs", "completion %s wr_id=%" PRIu64
-					 " status=%s byte_len=%u%s imm=%u",
-					 rp_verbs_wc_opcode_name(wc[i].opcode),
-					 o->wr_id,
-					 ibv_wc_status_str(wc[i].status),
-					 o->byte_len,
-					 wc[i].wc_flags & IBV_WC_WITH_IMM ?
-					 "" : " (no immediate)", o->imm);
+				rp_verbs_trace_wc(&wc[i], o);
 		}
 		total += n;
 		if (n < want)
@@ -180,35 +173,7 @@ static int drain_async(struct rp_verbs *v)
 			break;
 		}
 		v->async_events++;
-		switch (ev.event_type) {
-		case IBV_EVENT_QP_FATAL:
-		case IBV_EVENT_QP_REQ_ERR:
-		case IBV_EVENT_QP_ACCESS_ERR:
-		case IBV_EVENT_COMM_EST:
-		case IBV_EVENT_SQ_DRAINED:
-		case IBV_EVENT_PATH_MIG:
-		case IBV_EVENT_PATH_MIG_ERR:
-		case IBV_EVENT_QP_LAST_WQE_REACHED:
-			snprintf(what, sizeof(what), "QP 0x%x",
-				 ev.element.qp->qp_num);
-			break;
-		case IBV_EVENT_CQ_ERR:
-			snprintf(what, sizeof(what), "the CQ");
-			break;
-		case IBV_EVENT_PORT_ACTIVE:
-		case IBV_EVENT_PORT_ERR:
-		case IBV_EVENT_LID_CHANGE:
-		case IBV_EVENT_PKEY_CHANGE:
-		case IBV_EVENT_GID_CHANGE:
-		case IBV_EVENT_SM_CHANGE:
-		case IBV_EVENT_CLIENT_REREGISTER:
-			snprintf(what, sizeof(what), "%s port %d",
-				 v->dev_name, ev.element.port_num);
-			break;
-		default:
-			snprintf(what, sizeof(what), "%s", v->dev_name);
-			break;
-		}
+		rp_verbs_async_element(v, &ev, what, sizeof(what));
 		if (async_fatal(v, &ev) && !rc) {
 			RP_ERR("async event: %s on %s%s",
 			       ibv_event_type_str(ev.event_type), what,
