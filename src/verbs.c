@@ -1,10 +1,16 @@
 // SPDX-License-Identifier: MIT
 /*
- * The RDMA data plane over raw libibverbs: device, port and GID selection,
- * PD, completion channel, CQ, one RC QP driven RESET->INIT->RTR->RTS by
- * hand, the registered ring, posting work requests and turning completions
- * and async events into rdmapush return codes. The only file of rdmapush
- * that includes <infiniband/verbs.h>.
+ * The RDMA data plane over raw libibverbs, told as rc_pingpong tells it,
+ * in build order from top to bottom: device -> PD -> completion channel
+ * -> CQ -> QP -> INIT; then, once the peer's QP address has come over the
+ * control channel, RTR -> RTS; the registered ring; posting work
+ * requests; and close, the same ladder in reverse. rp_verbs_open() just
+ * below is the table of contents.
+ *
+ * The rest of the backend: verbs_select.c chooses device, port and GID,
+ * verbs_wait.c waits for completions and events, verbs_names.c holds the
+ * names and the --trace text. Only src/verbs*.c include
+ * <infiniband/verbs.h>.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -12,23 +18,15 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
-#include <netinet/in.h>
-#include <poll.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <unistd.h>
-
-#include <infiniband/verbs.h>
 
 #include "rdmapush/err.h"
 #include "rdmapush/sys.h"
 #include "rdmapush/trace.h"
-#include "rdmapush/verbs.h"
 #include "verbs_int.h"
 
 /* Room in the CQ beyond one entry per send and receive WR. */
@@ -44,8 +42,126 @@
 /* rxe refuses a single RDMA Write WR longer than 2^31 bytes. */
 #define MAX_WR_BYTES		(1u << 31)
 
+/*
+ * The steps of rp_verbs_open(), in the order it takes them and defined in
+ * that order below; each undo is NULL-safe and idempotent, so the error
+ * ladder and rp_verbs_close() can both call it.
+ */
+static int alloc_verbs(struct rp_verbs **vp, const struct rp_verbs_cfg *cfg);
+static void close_device(struct rp_verbs *v);
+static int alloc_pd(struct rp_verbs *v);
+static void dealloc_pd(struct rp_verbs *v);
+static int create_channel(struct rp_verbs *v);
+static void destroy_channel(struct rp_verbs *v);
+static int create_cq(struct rp_verbs *v, const struct rp_verbs_cfg *cfg);
+static void destroy_cq(struct rp_verbs *v);
+static int create_qp(struct rp_verbs *v, const struct rp_verbs_cfg *cfg);
+static void destroy_qp(struct rp_verbs *v);
+static int qp_to_init(struct rp_verbs *v);
+static uint32_t random_psn(void);
+
+/*
+ * Build in rc_pingpong's order (device, PD, channel, CQ, QP, INIT) and,
+ * on failure, undo in reverse: each label names what it releases.
+ */
+int rp_verbs_open(struct rp_verbs **out, const struct rp_verbs_cfg *cfg)
+{
+	struct rp_verbs *v;
+	int rc;
+
+	if (!out || !cfg) {
+		RP_ERR("rp_verbs_open: NULL argument");
+		return RP_EINTERNAL;
+	}
+	*out = NULL;
+	if (!cfg->max_send_wr || !cfg->max_recv_wr) {
+		RP_ERR("rp_verbs_open: max_send_wr %u and max_recv_wr %u must "
+		       "be non-zero", cfg->max_send_wr, cfg->max_recv_wr);
+		return RP_EINTERNAL;
+	}
+	rc = alloc_verbs(&v, cfg);
+	if (rc)
+		return rc;
+
+	rc = rp_verbs_select_device(v, cfg);
+	if (rc)
+		goto err_free;
+	rc = alloc_pd(v);
+	if (rc)
+		goto err_close_device;
+	rc = create_channel(v);
+	if (rc)
+		goto err_dealloc_pd;
+	rc = create_cq(v, cfg);
+	if (rc)
+		goto err_destroy_channel;
+	rc = create_qp(v, cfg);
+	if (rc)
+		goto err_destroy_cq;
+	rc = qp_to_init(v);
+	if (rc)
+		goto err_destroy_qp;
+	v->psn = random_psn();
+	rp_verbs_trace_local_addr(v);
+	*out = v;
+	return 0;
+
+err_destroy_qp:
+	destroy_qp(v);
+err_destroy_cq:
+	destroy_cq(v);
+err_destroy_channel:
+	destroy_channel(v);
+err_dealloc_pd:
+	dealloc_pd(v);
+err_close_device:
+	close_device(v);
+err_free:
+	free(v);
+	return rc;
+}
+
+/*
+ * A zeroed rp_verbs holding only what the reports read before a GID is
+ * chosen: no index (-1) and the text "-".
+ */
+static int alloc_verbs(struct rp_verbs **vp, const struct rp_verbs_cfg *cfg)
+{
+	struct rp_verbs *v;
+	int rc;
+
+	*vp = NULL;
+	v = calloc(1, sizeof(*v));
+	if (!v) {
+		rc = -errno;
+		RP_ERR("calloc: %s", strerror(errno));
+		return rc;
+	}
+	v->gid_index = -1;
+	v->remote_write = cfg->remote_write;
+	snprintf(v->gid_str, sizeof(v->gid_str), "-");
+	*vp = v;
+	return 0;
+}
+
 /* ---------------------------------------------------------------------
- * Object lifetime: each constructor step, and its NULL-safe undo
+ * 1. Device: chosen and opened by rp_verbs_select_device() (verbs_select.c)
+ */
+
+static void close_device(struct rp_verbs *v)
+{
+	if (!v->ctx)
+		return;
+	if (ibv_close_device(v->ctx))
+		RP_ERR("ibv_close_device(%s): %s", v->dev_name,
+		       strerror(errno));
+	else
+		RP_TRACE("verbs", "device %s closed", v->dev_name);
+	v->ctx = NULL;
+}
+
+/* ---------------------------------------------------------------------
+ * 2. Protection domain: the QP and the MR must belong to the same one
  */
 
 static int alloc_pd(struct rp_verbs *v)
@@ -73,19 +189,9 @@ static void dealloc_pd(struct rp_verbs *v)
 	v->pd = NULL;
 }
 
-static void destroy_channel(struct rp_verbs *v)
-{
-	int rc;
-
-	if (!v->chan)
-		return;
-	rc = ibv_destroy_comp_channel(v->chan);
-	if (rc)
-		RP_ERR("ibv_destroy_comp_channel: %s", strerror(rc));
-	else
-		RP_TRACE("verbs", "completion channel destroyed");
-	v->chan = NULL;
-}
+/* ---------------------------------------------------------------------
+ * 3. Completion channel: a file descriptor to sleep on instead of spinning
+ */
 
 static int create_channel(struct rp_verbs *v)
 {
@@ -106,6 +212,24 @@ static int create_channel(struct rp_verbs *v)
 	rp_verbs_trace_channel(v);
 	return 0;
 }
+
+static void destroy_channel(struct rp_verbs *v)
+{
+	int rc;
+
+	if (!v->chan)
+		return;
+	rc = ibv_destroy_comp_channel(v->chan);
+	if (rc)
+		RP_ERR("ibv_destroy_comp_channel: %s", strerror(rc));
+	else
+		RP_TRACE("verbs", "completion channel destroyed");
+	v->chan = NULL;
+}
+
+/* ---------------------------------------------------------------------
+ * 4. Completion queue, shared by sends and receives
+ */
 
 static int create_cq(struct rp_verbs *v, const struct rp_verbs_cfg *cfg)
 {
@@ -149,6 +273,10 @@ static void destroy_cq(struct rp_verbs *v)
 		RP_TRACE("verbs", "CQ destroyed");
 	v->cq = NULL;
 }
+
+/* ---------------------------------------------------------------------
+ * 5. Queue pair: RC, created in RESET
+ */
 
 static int create_qp(struct rp_verbs *v, const struct rp_verbs_cfg *cfg)
 {
@@ -212,29 +340,8 @@ static void destroy_qp(struct rp_verbs *v)
 	v->qp = NULL;
 }
 
-static void close_device(struct rp_verbs *v)
-{
-	if (!v->ctx)
-		return;
-	if (ibv_close_device(v->ctx))
-		RP_ERR("ibv_close_device(%s): %s", v->dev_name,
-		       strerror(errno));
-	else
-		RP_TRACE("verbs", "device %s closed", v->dev_name);
-	v->ctx = NULL;
-}
-
-/* A random starting PSN keeps stray packets of an old QP out of ours. */
-static uint32_t random_psn(void)
-{
-	uint32_t r;
-
-	rp_sys_random(&r, sizeof(r));
-	return r & 0xffffff;
-}
-
 /* ---------------------------------------------------------------------
- * QP state transitions
+ * 6. RESET -> INIT, and the address the peer needs to reach us
  */
 
 /* ibv_modify_qp, then read the state back; name is the target state. */
@@ -284,6 +391,67 @@ static int qp_to_init(struct rp_verbs *v)
 			 IBV_QP_ACCESS_FLAGS, "INIT");
 }
 
+/* A random starting PSN keeps stray packets of an old QP out of ours. */
+static uint32_t random_psn(void)
+{
+	uint32_t r;
+
+	rp_sys_random(&r, sizeof(r));
+	return r & 0xffffff;
+}
+
+void rp_verbs_local(const struct rp_verbs *v, struct rp_qp_addr *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (!v || !v->qp)
+		return;
+	out->qpn = v->qp->qp_num;
+	out->psn = v->psn;
+	out->lid = v->lid;
+	out->mtu = (uint8_t)v->mtu;
+	memcpy(out->gid, v->gid.raw, RP_GID_LEN);
+}
+
+const char *rp_verbs_gid_str(const struct rp_verbs *v)
+{
+	return v ? v->gid_str : "-";
+}
+
+int rp_verbs_gid_index(const struct rp_verbs *v)
+{
+	return v ? v->gid_index : -1;
+}
+
+/* ---------------------------------------------------------------------
+ * 7-8. INIT -> RTR -> RTS against the peer (rp_verbs_connect)
+ */
+
+static int check_peer(const struct rp_verbs *v, const struct rp_qp_addr *p);
+static int qp_to_rtr(struct rp_verbs *v, const struct rp_qp_addr *peer);
+static int qp_to_rts(struct rp_verbs *v);
+
+int rp_verbs_connect(struct rp_verbs *v, const struct rp_qp_addr *peer)
+{
+	int rc;
+
+	if (!v || !v->qp || !peer) {
+		RP_ERR("rp_verbs_connect: NULL argument");
+		return RP_EINTERNAL;
+	}
+	if (v->qp_state != IBV_QPS_INIT) {
+		RP_ERR("rp_verbs_connect: QP 0x%x is %s, not INIT",
+		       v->qp->qp_num, rp_verbs_qp_state_name(v->qp_state));
+		return RP_EINTERNAL;
+	}
+	rc = check_peer(v, peer);
+	if (rc)
+		return rc;
+	rc = qp_to_rtr(v, peer);
+	if (rc)
+		return rc;
+	return qp_to_rts(v);
+}
+
 static bool gid_is_zero(const uint8_t *gid)
 {
 	static const uint8_t zero[RP_GID_LEN];
@@ -291,6 +459,10 @@ static bool gid_is_zero(const uint8_t *gid)
 	return !memcmp(gid, zero, RP_GID_LEN);
 }
 
+/*
+ * The peer's address came over the control channel: refuse here, with a
+ * reason, what ibv_modify_qp(RTR) would refuse with a bare EINVAL.
+ */
 static int check_peer(const struct rp_verbs *v, const struct rp_qp_addr *p)
 {
 	const char *why = NULL;
@@ -369,133 +541,7 @@ static int qp_to_rts(struct rp_verbs *v)
 }
 
 /* ---------------------------------------------------------------------
- * Public: open, close, addresses
- */
-
-int rp_verbs_open(struct rp_verbs **out, const struct rp_verbs_cfg *cfg)
-{
-	struct rp_verbs *v;
-	int rc;
-
-	if (!out || !cfg) {
-		RP_ERR("rp_verbs_open: NULL argument");
-		return RP_EINTERNAL;
-	}
-	*out = NULL;
-	if (!cfg->max_send_wr || !cfg->max_recv_wr) {
-		RP_ERR("rp_verbs_open: max_send_wr %u and max_recv_wr %u must "
-		       "be non-zero", cfg->max_send_wr, cfg->max_recv_wr);
-		return RP_EINTERNAL;
-	}
-	v = calloc(1, sizeof(*v));
-	if (!v) {
-		rc = -errno;
-		RP_ERR("calloc: %s", strerror(errno));
-		return rc;
-	}
-	v->gid_index = -1;
-	v->remote_write = cfg->remote_write;
-	snprintf(v->gid_str, sizeof(v->gid_str), "-");
-
-	rc = rp_verbs_select_device(v, cfg);
-	if (rc)
-		goto err_free;
-	rc = alloc_pd(v);
-	if (rc)
-		goto err_close_device;
-	rc = create_channel(v);
-	if (rc)
-		goto err_dealloc_pd;
-	rc = create_cq(v, cfg);
-	if (rc)
-		goto err_destroy_channel;
-	rc = create_qp(v, cfg);
-	if (rc)
-		goto err_destroy_cq;
-	rc = qp_to_init(v);
-	if (rc)
-		goto err_destroy_qp;
-	v->psn = random_psn();
-	rp_verbs_trace_local_addr(v);
-	*out = v;
-	return 0;
-
-err_destroy_qp:
-	destroy_qp(v);
-err_destroy_cq:
-	destroy_cq(v);
-err_destroy_channel:
-	destroy_channel(v);
-err_dealloc_pd:
-	dealloc_pd(v);
-err_close_device:
-	close_device(v);
-err_free:
-	free(v);
-	return rc;
-}
-
-void rp_verbs_close(struct rp_verbs *v)
-{
-	if (!v)
-		return;
-	rp_verbs_trace_counters(v);
-	/* The QP before the ring it reads and writes (rc_pingpong's order). */
-	destroy_qp(v);
-	rp_verbs_dereg_ring(v);
-	destroy_cq(v);
-	destroy_channel(v);
-	dealloc_pd(v);
-	close_device(v);
-	free(v);
-}
-
-void rp_verbs_local(const struct rp_verbs *v, struct rp_qp_addr *out)
-{
-	memset(out, 0, sizeof(*out));
-	if (!v || !v->qp)
-		return;
-	out->qpn = v->qp->qp_num;
-	out->psn = v->psn;
-	out->lid = v->lid;
-	out->mtu = (uint8_t)v->mtu;
-	memcpy(out->gid, v->gid.raw, RP_GID_LEN);
-}
-
-const char *rp_verbs_gid_str(const struct rp_verbs *v)
-{
-	return v ? v->gid_str : "-";
-}
-
-int rp_verbs_gid_index(const struct rp_verbs *v)
-{
-	return v ? v->gid_index : -1;
-}
-
-int rp_verbs_connect(struct rp_verbs *v, const struct rp_qp_addr *peer)
-{
-	int rc;
-
-	if (!v || !v->qp || !peer) {
-		RP_ERR("rp_verbs_connect: NULL argument");
-		return RP_EINTERNAL;
-	}
-	if (v->qp_state != IBV_QPS_INIT) {
-		RP_ERR("rp_verbs_connect: QP 0x%x is %s, not INIT",
-		       v->qp->qp_num, rp_verbs_qp_state_name(v->qp_state));
-		return RP_EINTERNAL;
-	}
-	rc = check_peer(v, peer);
-	if (rc)
-		return rc;
-	rc = qp_to_rtr(v, peer);
-	if (rc)
-		return rc;
-	return qp_to_rts(v);
-}
-
-/* ---------------------------------------------------------------------
- * The ring
+ * 9. The ring: one registered buffer, deregistered as soon as it is done
  */
 
 int rp_verbs_reg_ring(struct rp_verbs *v, size_t len, void **addr,
@@ -567,7 +613,7 @@ void rp_verbs_dereg_ring(struct rp_verbs *v)
 }
 
 /* ---------------------------------------------------------------------
- * Posting
+ * 10. Posting work requests (completions: verbs_wait.c)
  */
 
 int rp_verbs_post_write_imm(struct rp_verbs *v, uint64_t wr_id, size_t off,
@@ -666,4 +712,23 @@ int rp_verbs_post_recv(struct rp_verbs *v, uint64_t wr_id)
 	if (rp_verbs_dp_trace(v, ++v->posted[POST_RECV]))
 		rp_verbs_trace_post_recv(wr_id);
 	return 0;
+}
+
+/* ---------------------------------------------------------------------
+ * 11. Close: rp_verbs_open()'s ladder in reverse, the ring right after the QP
+ */
+
+void rp_verbs_close(struct rp_verbs *v)
+{
+	if (!v)
+		return;
+	rp_verbs_trace_counters(v);
+	/* The QP before the ring it reads and writes (rc_pingpong's order). */
+	destroy_qp(v);
+	rp_verbs_dereg_ring(v);
+	destroy_cq(v);
+	destroy_channel(v);
+	dealloc_pd(v);
+	close_device(v);
+	free(v);
 }

@@ -114,6 +114,16 @@ static void want_from_addr(struct want *w, const struct sockaddr *sa,
 	rp_sys_gid_text(w->gid.raw, w->gid_str, sizeof(w->gid_str));
 }
 
+/* The entry given with -g, else the RoCE v2 GID equal to our address. */
+static bool gid_matches(int idx, const struct ibv_gid_entry *e,
+			int want_index, const struct want *w)
+{
+	if (want_index >= 0)
+		return idx == want_index;
+	return w->valid && e->gid_type == IBV_GID_TYPE_ROCE_V2 &&
+	       !memcmp(e->gid.raw, w->gid.raw, 16);
+}
+
 /*
  * Walk one active port's GID table: list every non-empty entry in log and
  * pick the entry we want. Returns true when one was picked.
@@ -154,12 +164,7 @@ static bool scan_gids(struct ibv_context *ctx, const char *dev,
 
 		if (found)
 			continue;
-		if (want_index >= 0)
-			match = idx == want_index;
-		else
-			match = w->valid &&
-				e.gid_type == IBV_GID_TYPE_ROCE_V2 &&
-				!memcmp(e.gid.raw, w->gid.raw, 16);
+		match = gid_matches(idx, &e, want_index, w);
 		RP_TRACE("verbs", "  %s port %u GID[%d] %s (%s)%s", dev, port,
 			 idx, txt, rp_verbs_gid_type_name(e.gid_type),
 			 match ? "  <- chosen" : "");
@@ -301,6 +306,88 @@ static void report_no_device(int e)
 	       "the lab (scripts/rdma-lab)", why);
 }
 
+/*
+ * Trace the device names, and check that the one given with -d is among
+ * them. 0, or RP_ENODEV (reported). Leaves log empty for the scan.
+ */
+static int list_devices(struct ibv_device **list, int ndev,
+			const struct rp_verbs_cfg *cfg, struct sbuf *log)
+{
+	int i;
+
+	for (i = 0; list[i]; i++)
+		sbuf_add(log, "%s%s", i ? ", " : "",
+			 ibv_get_device_name(list[i]));
+	RP_TRACE("verbs", "ibv_get_device_list: %d device(s): %s", ndev,
+		 log->buf);
+
+	if (cfg->dev_name) {
+		for (i = 0; list[i]; i++)
+			if (!strcmp(ibv_get_device_name(list[i]),
+				    cfg->dev_name))
+				break;
+		if (!list[i]) {
+			RP_ERR("RDMA device \"%s\" not found; devices: %s",
+			       cfg->dev_name, log->buf);
+			return RP_ENODEV;
+		}
+	}
+	log->len = 0;
+	log->buf[0] = '\0';
+	return 0;
+}
+
+/*
+ * Open each candidate device in turn and keep the first with a matching
+ * port and GID open in v->ctx (the others are closed again). v->ctx stays
+ * NULL when none matches; log then says why, device by device.
+ */
+static void open_first_match(struct rp_verbs *v, struct ibv_device **list,
+			     const struct rp_verbs_cfg *cfg,
+			     const struct want *w, struct sbuf *log,
+			     struct pick *pick, int *active)
+{
+	int i;
+
+	for (i = 0; list[i]; i++) {
+		const char *name = ibv_get_device_name(list[i]);
+		struct ibv_context *ctx;
+
+		if (cfg->dev_name && strcmp(name, cfg->dev_name))
+			continue;
+		ctx = ibv_open_device(list[i]);
+		if (!ctx) {
+			sbuf_add(log, "  %s: ibv_open_device: %s\n", name,
+				 strerror(errno));
+			RP_TRACE("verbs", "%s: ibv_open_device: %s; skipped",
+				 name, strerror(errno));
+			continue;
+		}
+		if (scan_device(ctx, name, cfg, w, log, pick, active)) {
+			v->ctx = ctx;
+			snprintf(v->dev_name, sizeof(v->dev_name), "%s", name);
+			return;
+		}
+		if (ibv_close_device(ctx))
+			RP_TRACE("verbs", "%s: ibv_close_device: %s", name,
+				 strerror(errno));
+	}
+}
+
+static void adopt_pick(struct rp_verbs *v, const struct pick *pick)
+{
+	v->port = pick->port;
+	v->link_layer = pick->link_layer;
+	v->mtu = pick->mtu;
+	v->lid = pick->lid;
+	v->gid_index = pick->gid_index;
+	v->gid = pick->gid;
+	v->gid_type = pick->gid_type;
+	v->max_qp_wr = pick->max_qp_wr;
+	v->max_cqe = pick->max_cqe;
+	rp_sys_gid_text(v->gid.raw, v->gid_str, sizeof(v->gid_str));
+}
+
 /* Fills v's device fields and leaves v->ctx open on success. */
 int rp_verbs_select_device(struct rp_verbs *v, const struct rp_verbs_cfg *cfg)
 {
@@ -310,8 +397,7 @@ int rp_verbs_select_device(struct rp_verbs *v, const struct rp_verbs_cfg *cfg)
 	struct pick pick;
 	int active = 0;
 	int ndev = 0;
-	int rc = 0;
-	int i;
+	int rc;
 
 	errno = 0;
 	list = ibv_get_device_list(&ndev);
@@ -330,73 +416,21 @@ int rp_verbs_select_device(struct rp_verbs *v, const struct rp_verbs_cfg *cfg)
 		RP_ERR("calloc: %s", strerror(errno));
 		goto out_free_list;
 	}
-	for (i = 0; list[i]; i++)
-		sbuf_add(log, "%s%s", i ? ", " : "",
-			 ibv_get_device_name(list[i]));
-	RP_TRACE("verbs", "ibv_get_device_list: %d device(s): %s", ndev,
-		 log->buf);
-
-	if (cfg->dev_name) {
-		for (i = 0; list[i]; i++)
-			if (!strcmp(ibv_get_device_name(list[i]),
-				    cfg->dev_name))
-				break;
-		if (!list[i]) {
-			RP_ERR("RDMA device \"%s\" not found; devices: %s",
-			       cfg->dev_name, log->buf);
-			rc = RP_ENODEV;
-			goto out_free_log;
-		}
-	}
-	log->len = 0;
-	log->buf[0] = '\0';
+	rc = list_devices(list, ndev, cfg, log);
+	if (rc)
+		goto out_free_log;
 
 	want_from_addr(&w, cfg->local_addr, cfg->local_addr_len);
 	rp_verbs_trace_gid_wanted(cfg->gid_index, w.valid ? w.gid_str : NULL,
 				  w.addr);
-
 	memset(&pick, 0, sizeof(pick));
-	for (i = 0; list[i]; i++) {
-		const char *name = ibv_get_device_name(list[i]);
-		struct ibv_context *ctx;
-
-		if (cfg->dev_name && strcmp(name, cfg->dev_name))
-			continue;
-		ctx = ibv_open_device(list[i]);
-		if (!ctx) {
-			sbuf_add(log, "  %s: ibv_open_device: %s\n", name,
-				 strerror(errno));
-			RP_TRACE("verbs", "%s: ibv_open_device: %s; skipped",
-				 name, strerror(errno));
-			continue;
-		}
-		if (scan_device(ctx, name, cfg, &w, log, &pick, &active)) {
-			v->ctx = ctx;
-			snprintf(v->dev_name, sizeof(v->dev_name), "%s", name);
-			break;
-		}
-		rc = ibv_close_device(ctx);
-		if (rc)
-			RP_TRACE("verbs", "%s: ibv_close_device: %s", name,
-				 strerror(errno));
-		rc = 0;
-	}
+	open_first_match(v, list, cfg, &w, log, &pick, &active);
 	if (!v->ctx) {
 		report_no_gid(cfg, &w, log, active);
 		rc = active ? RP_ENOGID : RP_ENODEV;
 		goto out_free_log;
 	}
-
-	v->port = pick.port;
-	v->link_layer = pick.link_layer;
-	v->mtu = pick.mtu;
-	v->lid = pick.lid;
-	v->gid_index = pick.gid_index;
-	v->gid = pick.gid;
-	v->gid_type = pick.gid_type;
-	v->max_qp_wr = pick.max_qp_wr;
-	v->max_cqe = pick.max_cqe;
-	rp_sys_gid_text(v->gid.raw, v->gid_str, sizeof(v->gid_str));
+	adopt_pick(v, &pick);
 	rp_verbs_trace_device_chosen(v, cfg->gid_index < 0 ? w.addr : NULL);
 
 out_free_log:
