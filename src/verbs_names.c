@@ -2,7 +2,9 @@
 /*
  * Names and hints for the libibverbs backend's traces and error lines:
  * opcodes, QP states, link layers, GID types, access flags, and what a
- * failed completion or an async event most likely means.
+ * failed completion or an async event most likely means. Also the
+ * educational --trace text of each verbs step, kept here so that the
+ * steps in verbs.c, verbs_select.c and verbs_wait.c read as code.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"

@@ -21,39 +21,13 @@
 #include "rdmapush/trace.h"
 #include "verbs_int.h"
 
-/* ---------------------------------------------------------------------
- * A bounded text buffer for the multi-line "no GID matches" report
- */
-
+/* A bounded text buffer for the multi-line "no GID matches" report. */
 struct sbuf {
 	char buf[6144];
 	size_t len;
 };
 
 static void sbuf_add(struct sbuf *s, const char *fmt, ...) RP_PRINTF(2, 3);
-
-static void sbuf_add(struct sbuf *s, const char *fmt, ...)
-{
-	size_t room = sizeof(s->buf) - s->len;
-	va_list ap;
-	int n;
-
-	if (room <= 1)
-		return;
-	va_start(ap, fmt);
-	n = vsnprintf(s->buf + s->len, room, fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		return;
-	if ((size_t)n >= room)
-		s->len = sizeof(s->buf) - 1;
-	else
-		s->len += (size_t)n;
-}
-
-/* ---------------------------------------------------------------------
- * Device, port and GID selection
- */
 
 /* What we look for in the GID table: the control connection's address. */
 struct want {
@@ -76,6 +50,113 @@ struct pick {
 	int max_qp_wr;
 	int max_cqe;
 };
+
+/* rp_verbs_select_device() first, then its steps in the order it takes them. */
+static int list_devices(struct ibv_device **list, int ndev,
+			const struct rp_verbs_cfg *cfg, struct sbuf *log);
+static void want_from_addr(struct want *w, const struct sockaddr *sa,
+			   socklen_t len);
+static void open_first_match(struct rp_verbs *v, struct ibv_device **list,
+			     const struct rp_verbs_cfg *cfg,
+			     const struct want *w, struct sbuf *log,
+			     struct pick *pick, int *active);
+static bool scan_device(struct ibv_context *ctx, const char *dev,
+			const struct rp_verbs_cfg *cfg, const struct want *w,
+			struct sbuf *log, struct pick *pick, int *active);
+static bool scan_gids(struct ibv_context *ctx, const char *dev,
+		      uint8_t port, const struct ibv_port_attr *pa,
+		      const struct rp_verbs_cfg *cfg, const struct want *w,
+		      struct sbuf *log, struct pick *pick);
+static bool gid_matches(int idx, const struct ibv_gid_entry *e,
+			int want_index, const struct want *w);
+static void adopt_pick(struct rp_verbs *v, const struct pick *pick);
+static void report_no_device(int e);
+static void report_no_gid(const struct rp_verbs_cfg *cfg,
+			  const struct want *w, const struct sbuf *log,
+			  int active);
+
+/* Fills v's device fields and leaves v->ctx open on success. */
+int rp_verbs_select_device(struct rp_verbs *v, const struct rp_verbs_cfg *cfg)
+{
+	struct ibv_device **list;
+	struct sbuf *log;
+	struct want w;
+	struct pick pick;
+	int active = 0;
+	int ndev = 0;
+	int rc;
+
+	errno = 0;
+	list = ibv_get_device_list(&ndev);
+	if (!list) {
+		report_no_device(errno);
+		return RP_ENODEV;
+	}
+	if (!ndev) {
+		report_no_device(0);
+		rc = RP_ENODEV;
+		goto out_free_list;
+	}
+	log = calloc(1, sizeof(*log));
+	if (!log) {
+		rc = -errno;
+		RP_ERR("calloc: %s", strerror(errno));
+		goto out_free_list;
+	}
+	rc = list_devices(list, ndev, cfg, log);
+	if (rc)
+		goto out_free_log;
+
+	want_from_addr(&w, cfg->local_addr, cfg->local_addr_len);
+	rp_verbs_trace_gid_wanted(cfg->gid_index, w.valid ? w.gid_str : NULL,
+				  w.addr);
+	memset(&pick, 0, sizeof(pick));
+	open_first_match(v, list, cfg, &w, log, &pick, &active);
+	if (!v->ctx) {
+		report_no_gid(cfg, &w, log, active);
+		rc = active ? RP_ENOGID : RP_ENODEV;
+		goto out_free_log;
+	}
+	adopt_pick(v, &pick);
+	rp_verbs_trace_device_chosen(v, cfg->gid_index < 0 ? w.addr : NULL);
+
+out_free_log:
+	free(log);
+out_free_list:
+	ibv_free_device_list(list);
+	return rc;
+}
+
+/*
+ * Trace the device names, and check that the one given with -d is among
+ * them. 0, or RP_ENODEV (reported). Leaves log empty for the scan.
+ */
+static int list_devices(struct ibv_device **list, int ndev,
+			const struct rp_verbs_cfg *cfg, struct sbuf *log)
+{
+	int i;
+
+	for (i = 0; list[i]; i++)
+		sbuf_add(log, "%s%s", i ? ", " : "",
+			 ibv_get_device_name(list[i]));
+	RP_TRACE("verbs", "ibv_get_device_list: %d device(s): %s", ndev,
+		 log->buf);
+
+	if (cfg->dev_name) {
+		for (i = 0; list[i]; i++)
+			if (!strcmp(ibv_get_device_name(list[i]),
+				    cfg->dev_name))
+				break;
+		if (!list[i]) {
+			RP_ERR("RDMA device \"%s\" not found; devices: %s",
+			       cfg->dev_name, log->buf);
+			return RP_ENODEV;
+		}
+	}
+	log->len = 0;
+	log->buf[0] = '\0';
+	return 0;
+}
 
 /* RoCE v2 GIDs of IPv4 addresses are IPv4-mapped IPv6: ::ffff:a.b.c.d. */
 static void want_from_addr(struct want *w, const struct sockaddr *sa,
@@ -114,78 +195,41 @@ static void want_from_addr(struct want *w, const struct sockaddr *sa,
 	rp_sys_gid_text(w->gid.raw, w->gid_str, sizeof(w->gid_str));
 }
 
-/* The entry given with -g, else the RoCE v2 GID equal to our address. */
-static bool gid_matches(int idx, const struct ibv_gid_entry *e,
-			int want_index, const struct want *w)
-{
-	if (want_index >= 0)
-		return idx == want_index;
-	return w->valid && e->gid_type == IBV_GID_TYPE_ROCE_V2 &&
-	       !memcmp(e->gid.raw, w->gid.raw, 16);
-}
-
 /*
- * Walk one active port's GID table: list every non-empty entry in log and
- * pick the entry we want. Returns true when one was picked.
+ * Open each candidate device in turn and keep the first with a matching
+ * port and GID open in v->ctx (the others are closed again). v->ctx stays
+ * NULL when none matches; log then says why, device by device.
  */
-static bool scan_gids(struct ibv_context *ctx, const char *dev,
-		      uint8_t port, const struct ibv_port_attr *pa,
-		      const struct rp_verbs_cfg *cfg, const struct want *w,
-		      struct sbuf *log, struct pick *pick)
+static void open_first_match(struct rp_verbs *v, struct ibv_device **list,
+			     const struct rp_verbs_cfg *cfg,
+			     const struct want *w, struct sbuf *log,
+			     struct pick *pick, int *active)
 {
-	bool eth = pa->link_layer == IBV_LINK_LAYER_ETHERNET;
-	int want_index = cfg->gid_index;
-	bool found = false;
-	int shown = 0;
-	int idx;
+	int i;
 
-	/* InfiniBand addresses by LID: GID 0 (or -g) is only reported. */
-	if (!eth && want_index < 0)
-		want_index = 0;
+	for (i = 0; list[i]; i++) {
+		const char *name = ibv_get_device_name(list[i]);
+		struct ibv_context *ctx;
 
-	for (idx = 0; idx < pa->gid_tbl_len; idx++) {
-		struct ibv_gid_entry e;
-		char txt[INET6_ADDRSTRLEN];
-		bool match;
-		int rc;
-
-		rc = ibv_query_gid_ex(ctx, port, (uint32_t)idx, &e, 0);
-		if (rc == ENODATA)
-			continue;	/* empty slot */
-		if (rc) {
-			sbuf_add(log, "    GID[%d]: ibv_query_gid_ex: %s\n",
-				 idx, strerror(rc));
+		if (cfg->dev_name && strcmp(name, cfg->dev_name))
+			continue;
+		ctx = ibv_open_device(list[i]);
+		if (!ctx) {
+			sbuf_add(log, "  %s: ibv_open_device: %s\n", name,
+				 strerror(errno));
+			RP_TRACE("verbs", "%s: ibv_open_device: %s; skipped",
+				 name, strerror(errno));
 			continue;
 		}
-		rp_sys_gid_text(e.gid.raw, txt, sizeof(txt));
-		sbuf_add(log, "    GID[%d] %s (%s)\n", idx, txt,
-			 rp_verbs_gid_type_name(e.gid_type));
-		shown++;
-
-		if (found)
-			continue;
-		match = gid_matches(idx, &e, want_index, w);
-		RP_TRACE("verbs", "  %s port %u GID[%d] %s (%s)%s", dev, port,
-			 idx, txt, rp_verbs_gid_type_name(e.gid_type),
-			 match ? "  <- chosen" : "");
-		if (!match)
-			continue;
-		found = true;
-		pick->port = port;
-		pick->link_layer = pa->link_layer;
-		pick->mtu = pa->active_mtu;
-		pick->lid = eth ? 0 : pa->lid;
-		pick->gid_index = idx;
-		pick->gid = e.gid;
-		pick->gid_type = e.gid_type;
+		if (scan_device(ctx, name, cfg, w, log, pick, active)) {
+			v->ctx = ctx;
+			snprintf(v->dev_name, sizeof(v->dev_name), "%s", name);
+			return;
+		}
+		if (ibv_close_device(ctx))
+			RP_TRACE("verbs", "%s: ibv_close_device: %s", name,
+				 strerror(errno));
 	}
-	if (!shown)
-		sbuf_add(log, "    (no GID in its table)\n");
-	if (!found && want_index >= 0)
-		sbuf_add(log, "    (GID index %d is empty or out of range: "
-			 "the table has %d slots)\n", want_index,
-			 pa->gid_tbl_len);
-	return found;
 }
 
 /*
@@ -253,6 +297,109 @@ static bool scan_device(struct ibv_context *ctx, const char *dev,
 	return false;
 }
 
+/*
+ * Walk one active port's GID table: list every non-empty entry in log and
+ * pick the entry we want. Returns true when one was picked.
+ */
+static bool scan_gids(struct ibv_context *ctx, const char *dev,
+		      uint8_t port, const struct ibv_port_attr *pa,
+		      const struct rp_verbs_cfg *cfg, const struct want *w,
+		      struct sbuf *log, struct pick *pick)
+{
+	bool eth = pa->link_layer == IBV_LINK_LAYER_ETHERNET;
+	int want_index = cfg->gid_index;
+	bool found = false;
+	int shown = 0;
+	int idx;
+
+	/* InfiniBand addresses by LID: GID 0 (or -g) is only reported. */
+	if (!eth && want_index < 0)
+		want_index = 0;
+
+	for (idx = 0; idx < pa->gid_tbl_len; idx++) {
+		struct ibv_gid_entry e;
+		char txt[INET6_ADDRSTRLEN];
+		bool match;
+		int rc;
+
+		rc = ibv_query_gid_ex(ctx, port, (uint32_t)idx, &e, 0);
+		if (rc == ENODATA)
+			continue;	/* empty slot */
+		if (rc) {
+			sbuf_add(log, "    GID[%d]: ibv_query_gid_ex: %s\n",
+				 idx, strerror(rc));
+			continue;
+		}
+		rp_sys_gid_text(e.gid.raw, txt, sizeof(txt));
+		sbuf_add(log, "    GID[%d] %s (%s)\n", idx, txt,
+			 rp_verbs_gid_type_name(e.gid_type));
+		shown++;
+
+		if (found)
+			continue;
+		match = gid_matches(idx, &e, want_index, w);
+		RP_TRACE("verbs", "  %s port %u GID[%d] %s (%s)%s", dev, port,
+			 idx, txt, rp_verbs_gid_type_name(e.gid_type),
+			 match ? "  <- chosen" : "");
+		if (!match)
+			continue;
+		found = true;
+		pick->port = port;
+		pick->link_layer = pa->link_layer;
+		pick->mtu = pa->active_mtu;
+		pick->lid = eth ? 0 : pa->lid;
+		pick->gid_index = idx;
+		pick->gid = e.gid;
+		pick->gid_type = e.gid_type;
+	}
+	if (!shown)
+		sbuf_add(log, "    (no GID in its table)\n");
+	if (!found && want_index >= 0)
+		sbuf_add(log, "    (GID index %d is empty or out of range: "
+			 "the table has %d slots)\n", want_index,
+			 pa->gid_tbl_len);
+	return found;
+}
+
+/* The entry given with -g, else the RoCE v2 GID equal to our address. */
+static bool gid_matches(int idx, const struct ibv_gid_entry *e,
+			int want_index, const struct want *w)
+{
+	if (want_index >= 0)
+		return idx == want_index;
+	return w->valid && e->gid_type == IBV_GID_TYPE_ROCE_V2 &&
+	       !memcmp(e->gid.raw, w->gid.raw, 16);
+}
+
+static void adopt_pick(struct rp_verbs *v, const struct pick *pick)
+{
+	v->port = pick->port;
+	v->link_layer = pick->link_layer;
+	v->mtu = pick->mtu;
+	v->lid = pick->lid;
+	v->gid_index = pick->gid_index;
+	v->gid = pick->gid;
+	v->gid_type = pick->gid_type;
+	v->max_qp_wr = pick->max_qp_wr;
+	v->max_cqe = pick->max_cqe;
+	rp_sys_gid_text(v->gid.raw, v->gid_str, sizeof(v->gid_str));
+}
+
+/* e: errno of a failed ibv_get_device_list, 0 for an empty list. */
+static void report_no_device(int e)
+{
+	char why[96] = "";
+
+	if (e == ENOSYS)
+		snprintf(why, sizeof(why), " (this kernel has no RDMA "
+			 "support: ibv_get_device_list: %s)", strerror(e));
+	else if (e)
+		snprintf(why, sizeof(why), " (ibv_get_device_list: %s)",
+			 strerror(e));
+	RP_ERR("no RDMA device%s: load rdma_rxe (scripts/setup_rxe) or use "
+	       "the lab (scripts/rdma-lab)", why);
+}
+
 static void report_no_gid(const struct rp_verbs_cfg *cfg,
 			  const struct want *w, const struct sbuf *log,
 			  int active)
@@ -291,151 +438,21 @@ static void report_no_gid(const struct rp_verbs_cfg *cfg,
 	       hint);
 }
 
-/* e: errno of a failed ibv_get_device_list, 0 for an empty list. */
-static void report_no_device(int e)
+static void sbuf_add(struct sbuf *s, const char *fmt, ...)
 {
-	char why[96] = "";
+	size_t room = sizeof(s->buf) - s->len;
+	va_list ap;
+	int n;
 
-	if (e == ENOSYS)
-		snprintf(why, sizeof(why), " (this kernel has no RDMA "
-			 "support: ibv_get_device_list: %s)", strerror(e));
-	else if (e)
-		snprintf(why, sizeof(why), " (ibv_get_device_list: %s)",
-			 strerror(e));
-	RP_ERR("no RDMA device%s: load rdma_rxe (scripts/setup_rxe) or use "
-	       "the lab (scripts/rdma-lab)", why);
-}
-
-/*
- * Trace the device names, and check that the one given with -d is among
- * them. 0, or RP_ENODEV (reported). Leaves log empty for the scan.
- */
-static int list_devices(struct ibv_device **list, int ndev,
-			const struct rp_verbs_cfg *cfg, struct sbuf *log)
-{
-	int i;
-
-	for (i = 0; list[i]; i++)
-		sbuf_add(log, "%s%s", i ? ", " : "",
-			 ibv_get_device_name(list[i]));
-	RP_TRACE("verbs", "ibv_get_device_list: %d device(s): %s", ndev,
-		 log->buf);
-
-	if (cfg->dev_name) {
-		for (i = 0; list[i]; i++)
-			if (!strcmp(ibv_get_device_name(list[i]),
-				    cfg->dev_name))
-				break;
-		if (!list[i]) {
-			RP_ERR("RDMA device \"%s\" not found; devices: %s",
-			       cfg->dev_name, log->buf);
-			return RP_ENODEV;
-		}
-	}
-	log->len = 0;
-	log->buf[0] = '\0';
-	return 0;
-}
-
-/*
- * Open each candidate device in turn and keep the first with a matching
- * port and GID open in v->ctx (the others are closed again). v->ctx stays
- * NULL when none matches; log then says why, device by device.
- */
-static void open_first_match(struct rp_verbs *v, struct ibv_device **list,
-			     const struct rp_verbs_cfg *cfg,
-			     const struct want *w, struct sbuf *log,
-			     struct pick *pick, int *active)
-{
-	int i;
-
-	for (i = 0; list[i]; i++) {
-		const char *name = ibv_get_device_name(list[i]);
-		struct ibv_context *ctx;
-
-		if (cfg->dev_name && strcmp(name, cfg->dev_name))
-			continue;
-		ctx = ibv_open_device(list[i]);
-		if (!ctx) {
-			sbuf_add(log, "  %s: ibv_open_device: %s\n", name,
-				 strerror(errno));
-			RP_TRACE("verbs", "%s: ibv_open_device: %s; skipped",
-				 name, strerror(errno));
-			continue;
-		}
-		if (scan_device(ctx, name, cfg, w, log, pick, active)) {
-			v->ctx = ctx;
-			snprintf(v->dev_name, sizeof(v->dev_name), "%s", name);
-			return;
-		}
-		if (ibv_close_device(ctx))
-			RP_TRACE("verbs", "%s: ibv_close_device: %s", name,
-				 strerror(errno));
-	}
-}
-
-static void adopt_pick(struct rp_verbs *v, const struct pick *pick)
-{
-	v->port = pick->port;
-	v->link_layer = pick->link_layer;
-	v->mtu = pick->mtu;
-	v->lid = pick->lid;
-	v->gid_index = pick->gid_index;
-	v->gid = pick->gid;
-	v->gid_type = pick->gid_type;
-	v->max_qp_wr = pick->max_qp_wr;
-	v->max_cqe = pick->max_cqe;
-	rp_sys_gid_text(v->gid.raw, v->gid_str, sizeof(v->gid_str));
-}
-
-/* Fills v's device fields and leaves v->ctx open on success. */
-int rp_verbs_select_device(struct rp_verbs *v, const struct rp_verbs_cfg *cfg)
-{
-	struct ibv_device **list;
-	struct sbuf *log;
-	struct want w;
-	struct pick pick;
-	int active = 0;
-	int ndev = 0;
-	int rc;
-
-	errno = 0;
-	list = ibv_get_device_list(&ndev);
-	if (!list) {
-		report_no_device(errno);
-		return RP_ENODEV;
-	}
-	if (!ndev) {
-		report_no_device(0);
-		rc = RP_ENODEV;
-		goto out_free_list;
-	}
-	log = calloc(1, sizeof(*log));
-	if (!log) {
-		rc = -errno;
-		RP_ERR("calloc: %s", strerror(errno));
-		goto out_free_list;
-	}
-	rc = list_devices(list, ndev, cfg, log);
-	if (rc)
-		goto out_free_log;
-
-	want_from_addr(&w, cfg->local_addr, cfg->local_addr_len);
-	rp_verbs_trace_gid_wanted(cfg->gid_index, w.valid ? w.gid_str : NULL,
-				  w.addr);
-	memset(&pick, 0, sizeof(pick));
-	open_first_match(v, list, cfg, &w, log, &pick, &active);
-	if (!v->ctx) {
-		report_no_gid(cfg, &w, log, active);
-		rc = active ? RP_ENOGID : RP_ENODEV;
-		goto out_free_log;
-	}
-	adopt_pick(v, &pick);
-	rp_verbs_trace_device_chosen(v, cfg->gid_index < 0 ? w.addr : NULL);
-
-out_free_log:
-	free(log);
-out_free_list:
-	ibv_free_device_list(list);
-	return rc;
+	if (room <= 1)
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(s->buf + s->len, room, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	if ((size_t)n >= room)
+		s->len = sizeof(s->buf) - 1;
+	else
+		s->len += (size_t)n;
 }

@@ -25,47 +25,54 @@
 /* Longest single poll(2) sleep; the deadline is re-checked after it. */
 #define MAX_SLEEP_MS		(3600 * 1000)
 
-/* ---------------------------------------------------------------------
- * Completions and events
- */
-
-static enum rp_wc_op wc_op(const struct ibv_wc *wc)
-{
-	switch (wc->opcode) {
-	case IBV_WC_RDMA_WRITE:
-		return RP_WC_WRITE;
-	case IBV_WC_SEND:
-		return RP_WC_SEND;
-	case IBV_WC_RECV_RDMA_WITH_IMM:
-		return RP_WC_RECV_WRITE_IMM;
-	case IBV_WC_RECV:
-		if (wc->wc_flags & IBV_WC_WITH_IMM)
-			return RP_WC_RECV_SEND_IMM;
-		return RP_WC_OTHER;
-	default:
-		return RP_WC_OTHER;
-	}
-}
+/* rp_verbs_next() first, then its helpers in the order it needs them. */
+static int poll_cq(struct rp_verbs *v, struct rp_wc *out, int max);
+static enum rp_wc_op wc_op(const struct ibv_wc *wc);
+static void failed_wc(struct rp_verbs *v, const struct ibv_wc *wc);
+static int wait_events(struct rp_verbs *v, int watch_fd, double deadline,
+		       bool *watch_ready);
+static int drain_async(struct rp_verbs *v);
+static bool async_fatal(const struct rp_verbs *v,
+			const struct ibv_async_event *ev);
+static int drain_cq_events(struct rp_verbs *v);
 
 /*
- * A failed completion carries only wr_id, status, qp_num and vendor_err
- * (ibv_poll_cq(3)): its opcode is not reported, the caller's wr_id says
- * which request it was.
+ * Poll first; only when the CQ is empty arm it and sleep, so a busy
+ * transfer never pays for an event. Completions win over watch_fd: the
+ * caller learns about the control socket only once the CQ is drained.
  */
-static void failed_wc(struct rp_verbs *v, const struct ibv_wc *wc)
+int rp_verbs_next(struct rp_verbs *v, struct rp_wc *wc, int max,
+		  int watch_fd, double deadline)
 {
-	v->wc_errors++;
-	/* Report only the first: the flushes that follow it add nothing. */
-	if (!v->wc_failed) {
-		v->wc_failed = true;
-		RP_ERR("work completion failed: %s (status %d, vendor_err "
-		       "0x%x) wr_id=%" PRIu64 " opcode=n/a qp=0x%x%s",
-		       ibv_wc_status_str(wc->status), wc->status,
-		       wc->vendor_err, wc->wr_id, wc->qp_num,
-		       rp_verbs_wc_status_hint(wc->status));
-	} else if (rp_verbs_dp_trace(v, v->wc_errors)) {
-		RP_TRACE("verbs", "completion failed too: %s wr_id=%" PRIu64,
-			 ibv_wc_status_str(wc->status), wc->wr_id);
+	bool watch_ready = false;
+	int rc;
+	int n;
+
+	if (!v || !v->cq || !wc || max <= 0) {
+		RP_ERR("rp_verbs_next: bad arguments (max %d)", max);
+		return RP_EINTERNAL;
+	}
+	for (;;) {
+		n = poll_cq(v, wc, max);
+		if (n)
+			return n;
+		if (watch_ready)
+			return 0;
+		rc = ibv_req_notify_cq(v->cq, 0);
+		if (rc) {
+			RP_ERR("ibv_req_notify_cq: %s", strerror(rc));
+			return RP_EVERBS;
+		}
+		/*
+		 * A completion that landed between the empty poll and the
+		 * re-arm raised no event: look once more before sleeping.
+		 */
+		n = poll_cq(v, wc, max);
+		if (n)
+			return n;
+		rc = wait_events(v, watch_fd, deadline, &watch_ready);
+		if (rc)
+			return rc;
 	}
 }
 
@@ -109,84 +116,44 @@ static int poll_cq(struct rp_verbs *v, struct rp_wc *out, int max)
 	return total;
 }
 
-static int drain_cq_events(struct rp_verbs *v)
+static enum rp_wc_op wc_op(const struct ibv_wc *wc)
 {
-	int rc = 0;
-
-	for (;;) {
-		struct ibv_cq *cq;
-		void *cq_ctx;
-
-		if (ibv_get_cq_event(v->chan, &cq, &cq_ctx)) {
-			if (errno == EAGAIN || errno == EWOULDBLOCK)
-				break;
-			RP_ERR("ibv_get_cq_event: %s", strerror(errno));
-			rc = RP_EVERBS;
-			break;
-		}
-		v->cq_unacked++;
-		if (rp_verbs_dp_trace(v, ++v->cq_events))
-			RP_TRACE("verbs", "CQ event: the completion channel "
-				 "woke us; polling the CQ");
-	}
-	/* Ack what we took now: one mutex per wake-up, none left over. */
-	if (v->cq_unacked) {
-		ibv_ack_cq_events(v->cq, v->cq_unacked);
-		v->cq_unacked = 0;
-	}
-	return rc;
-}
-
-static bool async_fatal(const struct rp_verbs *v,
-			const struct ibv_async_event *ev)
-{
-	switch (ev->event_type) {
-	case IBV_EVENT_QP_FATAL:
-	case IBV_EVENT_QP_REQ_ERR:
-	case IBV_EVENT_QP_ACCESS_ERR:
-	case IBV_EVENT_CQ_ERR:
-	case IBV_EVENT_DEVICE_FATAL:
-		return true;
-	case IBV_EVENT_PORT_ERR:
-		return ev->element.port_num == v->port;
+	switch (wc->opcode) {
+	case IBV_WC_RDMA_WRITE:
+		return RP_WC_WRITE;
+	case IBV_WC_SEND:
+		return RP_WC_SEND;
+	case IBV_WC_RECV_RDMA_WITH_IMM:
+		return RP_WC_RECV_WRITE_IMM;
+	case IBV_WC_RECV:
+		if (wc->wc_flags & IBV_WC_WITH_IMM)
+			return RP_WC_RECV_SEND_IMM;
+		return RP_WC_OTHER;
 	default:
-		return false;
+		return RP_WC_OTHER;
 	}
 }
 
-static int drain_async(struct rp_verbs *v)
+/*
+ * A failed completion carries only wr_id, status, qp_num and vendor_err
+ * (ibv_poll_cq(3)): its opcode is not reported, the caller's wr_id says
+ * which request it was.
+ */
+static void failed_wc(struct rp_verbs *v, const struct ibv_wc *wc)
 {
-	int rc = 0;
-
-	for (;;) {
-		struct ibv_async_event ev;
-		char what[96];
-
-		if (ibv_get_async_event(v->ctx, &ev)) {
-			if (errno == EAGAIN || errno == EWOULDBLOCK)
-				break;
-			if (!rc) {
-				RP_ERR("ibv_get_async_event: %s",
-				       strerror(errno));
-				rc = RP_EVERBS;
-			}
-			break;
-		}
-		v->async_events++;
-		rp_verbs_async_element(v, &ev, what, sizeof(what));
-		if (async_fatal(v, &ev) && !rc) {
-			RP_ERR("async event: %s on %s%s",
-			       ibv_event_type_str(ev.event_type), what,
-			       rp_verbs_async_hint(ev.event_type));
-			rc = RP_EVERBS;
-		} else {
-			RP_TRACE("verbs", "async event: %s on %s%s",
-				 ibv_event_type_str(ev.event_type), what,
-				 async_fatal(v, &ev) ? "" : " (not fatal)");
-		}
-		ibv_ack_async_event(&ev);
+	v->wc_errors++;
+	/* Report only the first: the flushes that follow it add nothing. */
+	if (!v->wc_failed) {
+		v->wc_failed = true;
+		RP_ERR("work completion failed: %s (status %d, vendor_err "
+		       "0x%x) wr_id=%" PRIu64 " opcode=n/a qp=0x%x%s",
+		       ibv_wc_status_str(wc->status), wc->status,
+		       wc->vendor_err, wc->wr_id, wc->qp_num,
+		       rp_verbs_wc_status_hint(wc->status));
+	} else if (rp_verbs_dp_trace(v, v->wc_errors)) {
+		RP_TRACE("verbs", "completion failed too: %s wr_id=%" PRIu64,
+			 ibv_wc_status_str(wc->status), wc->wr_id);
 	}
-	return rc;
 }
 
 /*
@@ -244,37 +211,82 @@ static int wait_events(struct rp_verbs *v, int watch_fd, double deadline,
 	return 0;
 }
 
-int rp_verbs_next(struct rp_verbs *v, struct rp_wc *wc, int max,
-		  int watch_fd, double deadline)
+static int drain_async(struct rp_verbs *v)
 {
-	bool watch_ready = false;
-	int rc;
-	int n;
+	int rc = 0;
 
-	if (!v || !v->cq || !wc || max <= 0) {
-		RP_ERR("rp_verbs_next: bad arguments (max %d)", max);
-		return RP_EINTERNAL;
-	}
 	for (;;) {
-		n = poll_cq(v, wc, max);
-		if (n)
-			return n;
-		if (watch_ready)
-			return 0;
-		rc = ibv_req_notify_cq(v->cq, 0);
-		if (rc) {
-			RP_ERR("ibv_req_notify_cq: %s", strerror(rc));
-			return RP_EVERBS;
+		struct ibv_async_event ev;
+		char what[96];
+
+		if (ibv_get_async_event(v->ctx, &ev)) {
+			if (errno == EAGAIN || errno == EWOULDBLOCK)
+				break;
+			if (!rc) {
+				RP_ERR("ibv_get_async_event: %s",
+				       strerror(errno));
+				rc = RP_EVERBS;
+			}
+			break;
 		}
-		/*
-		 * A completion that landed between the empty poll and the
-		 * re-arm raised no event: look once more before sleeping.
-		 */
-		n = poll_cq(v, wc, max);
-		if (n)
-			return n;
-		rc = wait_events(v, watch_fd, deadline, &watch_ready);
-		if (rc)
-			return rc;
+		v->async_events++;
+		rp_verbs_async_element(v, &ev, what, sizeof(what));
+		if (async_fatal(v, &ev) && !rc) {
+			RP_ERR("async event: %s on %s%s",
+			       ibv_event_type_str(ev.event_type), what,
+			       rp_verbs_async_hint(ev.event_type));
+			rc = RP_EVERBS;
+		} else {
+			RP_TRACE("verbs", "async event: %s on %s%s",
+				 ibv_event_type_str(ev.event_type), what,
+				 async_fatal(v, &ev) ? "" : " (not fatal)");
+		}
+		ibv_ack_async_event(&ev);
 	}
+	return rc;
+}
+
+static bool async_fatal(const struct rp_verbs *v,
+			const struct ibv_async_event *ev)
+{
+	switch (ev->event_type) {
+	case IBV_EVENT_QP_FATAL:
+	case IBV_EVENT_QP_REQ_ERR:
+	case IBV_EVENT_QP_ACCESS_ERR:
+	case IBV_EVENT_CQ_ERR:
+	case IBV_EVENT_DEVICE_FATAL:
+		return true;
+	case IBV_EVENT_PORT_ERR:
+		return ev->element.port_num == v->port;
+	default:
+		return false;
+	}
+}
+
+static int drain_cq_events(struct rp_verbs *v)
+{
+	int rc = 0;
+
+	for (;;) {
+		struct ibv_cq *cq;
+		void *cq_ctx;
+
+		if (ibv_get_cq_event(v->chan, &cq, &cq_ctx)) {
+			if (errno == EAGAIN || errno == EWOULDBLOCK)
+				break;
+			RP_ERR("ibv_get_cq_event: %s", strerror(errno));
+			rc = RP_EVERBS;
+			break;
+		}
+		v->cq_unacked++;
+		if (rp_verbs_dp_trace(v, ++v->cq_events))
+			RP_TRACE("verbs", "CQ event: the completion channel "
+				 "woke us; polling the CQ");
+	}
+	/* Ack what we took now: one mutex per wake-up, none left over. */
+	if (v->cq_unacked) {
+		ibv_ack_cq_events(v->cq, v->cq_unacked);
+		v->cq_unacked = 0;
+	}
+	return rc;
 }
