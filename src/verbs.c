@@ -1,10 +1,16 @@
 // SPDX-License-Identifier: MIT
 /*
- * The RDMA data plane over raw libibverbs: device, port and GID selection,
- * PD, completion channel, CQ, one RC QP driven RESET->INIT->RTR->RTS by
- * hand, the registered ring, posting work requests and turning completions
- * and async events into rdmapush return codes. The only file of rdmapush
- * that includes <infiniband/verbs.h>.
+ * The RDMA data plane over raw libibverbs, told as rc_pingpong tells it,
+ * in build order from top to bottom: device -> PD -> completion channel
+ * -> CQ -> QP -> INIT; then, once the peer's QP address has come over the
+ * control channel, RTR -> RTS; the registered ring; posting work
+ * requests; and close, the same ladder in reverse. rp_verbs_open() just
+ * below is the table of contents.
+ *
+ * The rest of the backend: verbs_select.c chooses device, port and GID,
+ * verbs_wait.c waits for completions and events, verbs_names.c holds the
+ * names and the --trace text. Only src/verbs*.c include
+ * <infiniband/verbs.h>.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -12,23 +18,16 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
-#include <netinet/in.h>
-#include <poll.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <unistd.h>
-
-#include <infiniband/verbs.h>
 
 #include "rdmapush/err.h"
 #include "rdmapush/sys.h"
 #include "rdmapush/trace.h"
-#include "rdmapush/verbs.h"
+#include "verbs_int.h"
 
 /* Room in the CQ beyond one entry per send and receive WR. */
 #define CQ_SLACK		16
@@ -42,601 +41,127 @@
 #define QP_HOP_LIMIT		64
 /* rxe refuses a single RDMA Write WR longer than 2^31 bytes. */
 #define MAX_WR_BYTES		(1u << 31)
-/* Data-path WRs and completions traced in full, per kind. */
-#define TRACE_FIRST		4
-/* Completions fetched per ibv_poll_cq call. */
-#define POLL_BATCH		32
-/* Longest single poll(2) sleep; the deadline is re-checked after it. */
-#define MAX_SLEEP_MS		(3600 * 1000)
-
-enum post_kind {
-	POST_WRITE_IMM,
-	POST_SEND_IMM,
-	POST_RECV,
-	POST_KIND_MAX
-};
-
-static const char *const post_kind_names[POST_KIND_MAX] = {
-	[POST_WRITE_IMM] = "WRITE_WITH_IMM",
-	[POST_SEND_IMM] = "SEND_WITH_IMM",
-	[POST_RECV] = "RECV",
-};
-
-#define WC_OP_COUNT	(RP_WC_OTHER + 1)
-
-struct rp_verbs {
-	struct ibv_context *ctx;
-	struct ibv_pd *pd;
-	struct ibv_comp_channel *chan;
-	struct ibv_cq *cq;
-	struct ibv_qp *qp;
-	struct ibv_mr *mr;
-	void *ring;
-	size_t ring_len;
-
-	char dev_name[IBV_SYSFS_NAME_MAX];
-	uint8_t port;
-	uint8_t link_layer;
-	enum ibv_mtu mtu;		/* active MTU of our port */
-	uint16_t lid;			/* InfiniBand only */
-	int gid_index;
-	union ibv_gid gid;
-	uint32_t gid_type;		/* enum ibv_gid_type */
-	char gid_str[INET6_ADDRSTRLEN];
-	int max_qp_wr;
-	int max_cqe;
-
-	uint32_t psn;
-	enum ibv_qp_state qp_state;	/* as last read back */
-	bool remote_write;
-	bool wc_failed;			/* a failed WC was reported */
-	bool dp_quiet;			/* "counted, not traced" said */
-	unsigned int cq_unacked;
-
-	uint64_t posted[POST_KIND_MAX];
-	uint64_t completed[WC_OP_COUNT];
-	uint64_t wc_errors;
-	uint64_t cq_events;
-	uint64_t async_events;
-};
-
-/* ---------------------------------------------------------------------
- * Names, for traces and error lines
- */
-
-static const char *wc_opcode_name(enum ibv_wc_opcode op)
-{
-	switch (op) {
-	case IBV_WC_SEND:
-		return "SEND";
-	case IBV_WC_RDMA_WRITE:
-		return "RDMA_WRITE";
-	case IBV_WC_RDMA_READ:
-		return "RDMA_READ";
-	case IBV_WC_COMP_SWAP:
-		return "COMP_SWAP";
-	case IBV_WC_FETCH_ADD:
-		return "FETCH_ADD";
-	case IBV_WC_BIND_MW:
-		return "BIND_MW";
-	case IBV_WC_LOCAL_INV:
-		return "LOCAL_INV";
-	case IBV_WC_RECV:
-		return "RECV";
-	case IBV_WC_RECV_RDMA_WITH_IMM:
-		return "RECV_RDMA_WITH_IMM";
-	default:
-		return "?";
-	}
-}
-
-static const char *qp_state_name(enum ibv_qp_state s)
-{
-	switch (s) {
-	case IBV_QPS_RESET:
-		return "RESET";
-	case IBV_QPS_INIT:
-		return "INIT";
-	case IBV_QPS_RTR:
-		return "RTR";
-	case IBV_QPS_RTS:
-		return "RTS";
-	case IBV_QPS_SQD:
-		return "SQD";
-	case IBV_QPS_SQE:
-		return "SQE";
-	case IBV_QPS_ERR:
-		return "ERROR";
-	default:
-		return "?";
-	}
-}
-
-static const char *link_layer_name(uint8_t ll)
-{
-	switch (ll) {
-	case IBV_LINK_LAYER_ETHERNET:
-		return "Ethernet (RoCE)";
-	case IBV_LINK_LAYER_INFINIBAND:
-		return "InfiniBand";
-	default:
-		/* Old kernels report 0 for InfiniBand ports. */
-		return "unspecified (InfiniBand)";
-	}
-}
-
-static const char *gid_type_name(uint32_t type)
-{
-	switch (type) {
-	case IBV_GID_TYPE_IB:
-		return "IB";
-	case IBV_GID_TYPE_ROCE_V1:
-		return "RoCE v1";
-	case IBV_GID_TYPE_ROCE_V2:
-		return "RoCE v2";
-	default:
-		return "?";
-	}
-}
-
-static int mtu_bytes(enum ibv_mtu m)
-{
-	if (m < IBV_MTU_256 || m > IBV_MTU_4096)
-		return 0;
-	return 128 << m;
-}
-
-/* "LOCAL_WRITE|REMOTE_WRITE"; "none (local read only)" for 0. */
-static const char *access_str(char *buf, size_t len, unsigned int flags)
-{
-	static const struct {
-		unsigned int bit;
-		const char *name;
-	} names[] = {
-		{ IBV_ACCESS_LOCAL_WRITE, "LOCAL_WRITE" },
-		{ IBV_ACCESS_REMOTE_WRITE, "REMOTE_WRITE" },
-		{ IBV_ACCESS_REMOTE_READ, "REMOTE_READ" },
-		{ IBV_ACCESS_REMOTE_ATOMIC, "REMOTE_ATOMIC" },
-		{ IBV_ACCESS_MW_BIND, "MW_BIND" },
-		{ IBV_ACCESS_ZERO_BASED, "ZERO_BASED" },
-		{ IBV_ACCESS_ON_DEMAND, "ON_DEMAND" },
-		{ IBV_ACCESS_RELAXED_ORDERING, "RELAXED_ORDERING" },
-	};
-	size_t used = 0;
-	size_t i;
-
-	if (!flags) {
-		snprintf(buf, len, "none (local read only)");
-		return buf;
-	}
-	buf[0] = '\0';
-	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-		int n;
-
-		if (!(flags & names[i].bit))
-			continue;
-		flags &= ~names[i].bit;
-		n = snprintf(buf + used, len - used, "%s%s", used ? "|" : "",
-			     names[i].name);
-		if (n < 0 || (size_t)n >= len - used)
-			return buf;
-		used += (size_t)n;
-	}
-	if (flags)
-		snprintf(buf + used, len - used, "%s0x%x", used ? "|" : "",
-			 flags);
-	return buf;
-}
-
-/* ---------------------------------------------------------------------
- * A bounded text buffer for the multi-line "no GID matches" report
- */
-
-struct sbuf {
-	char buf[6144];
-	size_t len;
-};
-
-static void sbuf_add(struct sbuf *s, const char *fmt, ...) RP_PRINTF(2, 3);
-
-static void sbuf_add(struct sbuf *s, const char *fmt, ...)
-{
-	size_t room = sizeof(s->buf) - s->len;
-	va_list ap;
-	int n;
-
-	if (room <= 1)
-		return;
-	va_start(ap, fmt);
-	n = vsnprintf(s->buf + s->len, room, fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		return;
-	if ((size_t)n >= room)
-		s->len = sizeof(s->buf) - 1;
-	else
-		s->len += (size_t)n;
-}
-
-/* ---------------------------------------------------------------------
- * Device, port and GID selection
- */
-
-/* What we look for in the GID table: the control connection's address. */
-struct want {
-	bool valid;
-	bool loopback;
-	union ibv_gid gid;
-	char addr[INET6_ADDRSTRLEN];
-	char gid_str[INET6_ADDRSTRLEN];
-};
-
-/* The port and GID chosen on one device. */
-struct pick {
-	uint8_t port;
-	uint8_t link_layer;
-	enum ibv_mtu mtu;
-	uint16_t lid;
-	int gid_index;
-	union ibv_gid gid;
-	uint32_t gid_type;
-	int max_qp_wr;
-	int max_cqe;
-};
-
-/* RoCE v2 GIDs of IPv4 addresses are IPv4-mapped IPv6: ::ffff:a.b.c.d. */
-static void want_from_addr(struct want *w, const struct sockaddr *sa,
-			   socklen_t len)
-{
-	memset(w, 0, sizeof(*w));
-	snprintf(w->addr, sizeof(w->addr), "(none)");
-	if (!sa)
-		return;
-	if (sa->sa_family == AF_INET && len >= sizeof(struct sockaddr_in)) {
-		const struct sockaddr_in *in = (const struct sockaddr_in *)sa;
-
-		w->gid.raw[10] = 0xff;
-		w->gid.raw[11] = 0xff;
-		memcpy(&w->gid.raw[12], &in->sin_addr, 4);
-		inet_ntop(AF_INET, &in->sin_addr, w->addr, sizeof(w->addr));
-		w->loopback = w->gid.raw[12] == 127;
-		w->valid = true;
-	} else if (sa->sa_family == AF_INET6 &&
-		   len >= sizeof(struct sockaddr_in6)) {
-		const struct sockaddr_in6 *in6 =
-			(const struct sockaddr_in6 *)sa;
-
-		memcpy(w->gid.raw, &in6->sin6_addr, 16);
-		inet_ntop(AF_INET6, &in6->sin6_addr, w->addr,
-			  sizeof(w->addr));
-		w->loopback = IN6_IS_ADDR_LOOPBACK(&in6->sin6_addr) ||
-			      (IN6_IS_ADDR_V4MAPPED(&in6->sin6_addr) &&
-			       w->gid.raw[12] == 127);
-		w->valid = true;
-	} else {
-		snprintf(w->addr, sizeof(w->addr), "(address family %d)",
-			 sa->sa_family);
-		return;
-	}
-	rp_sys_gid_text(w->gid.raw, w->gid_str, sizeof(w->gid_str));
-}
 
 /*
- * Walk one active port's GID table: list every non-empty entry in log and
- * pick the entry we want. Returns true when one was picked.
+ * The steps of rp_verbs_open(), in the order it takes them and defined in
+ * that order below; each undo is NULL-safe and idempotent, so the error
+ * ladder and rp_verbs_close() can both call it.
  */
-static bool scan_gids(struct ibv_context *ctx, const char *dev,
-		      uint8_t port, const struct ibv_port_attr *pa,
-		      const struct rp_verbs_cfg *cfg, const struct want *w,
-		      struct sbuf *log, struct pick *pick)
-{
-	bool eth = pa->link_layer == IBV_LINK_LAYER_ETHERNET;
-	int want_index = cfg->gid_index;
-	bool found = false;
-	int shown = 0;
-	int idx;
-
-	/* InfiniBand addresses by LID: GID 0 (or -g) is only reported. */
-	if (!eth && want_index < 0)
-		want_index = 0;
-
-	for (idx = 0; idx < pa->gid_tbl_len; idx++) {
-		struct ibv_gid_entry e;
-		char txt[INET6_ADDRSTRLEN];
-		bool match;
-		int rc;
-
-		rc = ibv_query_gid_ex(ctx, port, (uint32_t)idx, &e, 0);
-		if (rc == ENODATA)
-			continue;	/* empty slot */
-		if (rc) {
-			sbuf_add(log, "    GID[%d]: ibv_query_gid_ex: %s\n",
-				 idx, strerror(rc));
-			continue;
-		}
-		rp_sys_gid_text(e.gid.raw, txt, sizeof(txt));
-		sbuf_add(log, "    GID[%d] %s (%s)\n", idx, txt,
-			 gid_type_name(e.gid_type));
-		shown++;
-
-		if (found)
-			continue;
-		if (want_index >= 0)
-			match = idx == want_index;
-		else
-			match = w->valid &&
-				e.gid_type == IBV_GID_TYPE_ROCE_V2 &&
-				!memcmp(e.gid.raw, w->gid.raw, 16);
-		RP_TRACE("verbs", "  %s port %u GID[%d] %s (%s)%s", dev, port,
-			 idx, txt, gid_type_name(e.gid_type),
-			 match ? "  <- chosen" : "");
-		if (!match)
-			continue;
-		found = true;
-		pick->port = port;
-		pick->link_layer = pa->link_layer;
-		pick->mtu = pa->active_mtu;
-		pick->lid = eth ? 0 : pa->lid;
-		pick->gid_index = idx;
-		pick->gid = e.gid;
-		pick->gid_type = e.gid_type;
-	}
-	if (!shown)
-		sbuf_add(log, "    (no GID in its table)\n");
-	if (!found && want_index >= 0)
-		sbuf_add(log, "    (GID index %d is empty or out of range: "
-			 "the table has %d slots)\n", want_index,
-			 pa->gid_tbl_len);
-	return found;
-}
+static int alloc_verbs(struct rp_verbs **vp, const struct rp_verbs_cfg *cfg);
+static void close_device(struct rp_verbs *v);
+static int alloc_pd(struct rp_verbs *v);
+static void dealloc_pd(struct rp_verbs *v);
+static int create_channel(struct rp_verbs *v);
+static void destroy_channel(struct rp_verbs *v);
+static int create_cq(struct rp_verbs *v, const struct rp_verbs_cfg *cfg);
+static void destroy_cq(struct rp_verbs *v);
+static int create_qp(struct rp_verbs *v, const struct rp_verbs_cfg *cfg);
+static void destroy_qp(struct rp_verbs *v);
+static int qp_to_init(struct rp_verbs *v);
+static uint32_t random_psn(void);
 
 /*
- * Look at every port of one opened device (or only cfg->ib_port).
- * Returns true when a port and GID were picked; *active counts the
- * active ports seen.
+ * Build in rc_pingpong's order (device, PD, channel, CQ, QP, INIT) and,
+ * on failure, undo in reverse: each label names what it releases.
  */
-static bool scan_device(struct ibv_context *ctx, const char *dev,
-			const struct rp_verbs_cfg *cfg, const struct want *w,
-			struct sbuf *log, struct pick *pick, int *active)
+int rp_verbs_open(struct rp_verbs **out, const struct rp_verbs_cfg *cfg)
 {
-	struct ibv_device_attr da;
-	int first = 1;
-	int last;
-	int port;
+	struct rp_verbs *v;
 	int rc;
 
-	rc = ibv_query_device(ctx, &da);
-	if (rc) {
-		sbuf_add(log, "  %s: ibv_query_device: %s\n", dev,
-			 strerror(rc));
-		RP_TRACE("verbs", "%s: ibv_query_device: %s; skipped", dev,
-			 strerror(rc));
-		return false;
+	if (!out || !cfg) {
+		RP_ERR("rp_verbs_open: NULL argument");
+		return RP_EINTERNAL;
 	}
-	RP_TRACE("verbs", "%s: %u port(s), max_qp_wr %d, max_cqe %d, "
-		 "max_mr_size %" PRIu64 ", vendor 0x%x part 0x%x", dev,
-		 da.phys_port_cnt, da.max_qp_wr, da.max_cqe,
-		 (uint64_t)da.max_mr_size, da.vendor_id, da.vendor_part_id);
-	last = da.phys_port_cnt;
-	if (cfg->ib_port > 0) {
-		if (cfg->ib_port > da.phys_port_cnt) {
-			sbuf_add(log, "  %s: has no port %d (%u port(s))\n",
-				 dev, cfg->ib_port, da.phys_port_cnt);
-			return false;
-		}
-		first = cfg->ib_port;
-		last = cfg->ib_port;
+	*out = NULL;
+	if (!cfg->max_send_wr || !cfg->max_recv_wr) {
+		RP_ERR("rp_verbs_open: max_send_wr %u and max_recv_wr %u must "
+		       "be non-zero", cfg->max_send_wr, cfg->max_recv_wr);
+		return RP_EINTERNAL;
 	}
+	rc = alloc_verbs(&v, cfg);
+	if (rc)
+		return rc;
 
-	for (port = first; port <= last; port++) {
-		struct ibv_port_attr pa;
+	rc = rp_verbs_select_device(v, cfg);
+	if (rc)
+		goto err_free;
+	rc = alloc_pd(v);
+	if (rc)
+		goto err_close_device;
+	rc = create_channel(v);
+	if (rc)
+		goto err_dealloc_pd;
+	rc = create_cq(v, cfg);
+	if (rc)
+		goto err_destroy_channel;
+	rc = create_qp(v, cfg);
+	if (rc)
+		goto err_destroy_cq;
+	rc = qp_to_init(v);
+	if (rc)
+		goto err_destroy_qp;
+	v->psn = random_psn();
+	rp_verbs_trace_local_addr(v);
+	*out = v;
+	return 0;
 
-		rc = ibv_query_port(ctx, (uint8_t)port, &pa);
-		if (rc) {
-			sbuf_add(log, "  %s port %d: ibv_query_port: %s\n",
-				 dev, port, strerror(rc));
-			continue;
-		}
-		sbuf_add(log, "  %s port %d: %s, %s, active MTU %d\n", dev,
-			 port, ibv_port_state_str(pa.state),
-			 link_layer_name(pa.link_layer),
-			 mtu_bytes(pa.active_mtu));
-		RP_TRACE("verbs", "%s port %d: %s, link layer %s, active MTU "
-			 "%d, LID 0x%04x, GID table %d slots", dev, port,
-			 ibv_port_state_str(pa.state),
-			 link_layer_name(pa.link_layer),
-			 mtu_bytes(pa.active_mtu), pa.lid, pa.gid_tbl_len);
-		if (pa.state != IBV_PORT_ACTIVE) {
-			RP_TRACE("verbs", "%s port %d: not active; skipped",
-				 dev, port);
-			continue;
-		}
-		(*active)++;
-		if (scan_gids(ctx, dev, (uint8_t)port, &pa, cfg, w, log,
-			      pick)) {
-			pick->max_qp_wr = da.max_qp_wr;
-			pick->max_cqe = da.max_cqe;
-			return true;
-		}
-	}
-	return false;
-}
-
-static void report_no_gid(const struct rp_verbs_cfg *cfg,
-			  const struct want *w, const struct sbuf *log,
-			  int active)
-{
-	const char *hint;
-
-	if (!active) {
-		RP_ERR("no active port on any RDMA device:\n%s"
-		       "  hint: check `rdma link` / `ibv_devinfo`; pick the "
-		       "device with -d NAME and the port with -i PORT, or "
-		       "create a Soft-RoCE device (scripts/setup_rxe)",
-		       log->buf);
-		return;
-	}
-	if (cfg->gid_index >= 0) {
-		RP_ERR("GID index %d not found on any active port:\n%s"
-		       "  hint: choose an index listed above with -g (and "
-		       "the device with -d)", cfg->gid_index, log->buf);
-		return;
-	}
-	if (w->loopback)
-		hint = "the control connection runs over loopback, which "
-		       "has no GID: connect to the address of the interface "
-		       "that carries RDMA instead, or choose a GID with -g "
-		       "INDEX and -d NAME";
-	else if (!w->valid)
-		hint = "no local address to match against: choose a GID with "
-		       "-g INDEX and -d NAME";
-	else
-		hint = "choose a GID with -g INDEX and the device with -d "
-		       "NAME, or add a Soft-RoCE device on the interface "
-		       "that carries this address (scripts/setup_rxe)";
-	RP_ERR("no RoCE v2 GID equals the control connection's local "
-	       "address %s (looked for GID %s); GIDs of every port:\n%s"
-	       "  hint: %s", w->addr, w->valid ? w->gid_str : "-", log->buf,
-	       hint);
-}
-
-/* e: errno of a failed ibv_get_device_list, 0 for an empty list. */
-static void report_no_device(int e)
-{
-	char why[96] = "";
-
-	if (e == ENOSYS)
-		snprintf(why, sizeof(why), " (this kernel has no RDMA "
-			 "support: ibv_get_device_list: %s)", strerror(e));
-	else if (e)
-		snprintf(why, sizeof(why), " (ibv_get_device_list: %s)",
-			 strerror(e));
-	RP_ERR("no RDMA device%s: load rdma_rxe (scripts/setup_rxe) or use "
-	       "the lab (scripts/rdma-lab)", why);
-}
-
-/* Fills v's device fields and leaves v->ctx open on success. */
-static int select_device(struct rp_verbs *v, const struct rp_verbs_cfg *cfg)
-{
-	struct ibv_device **list;
-	struct sbuf *log;
-	struct want w;
-	struct pick pick;
-	int active = 0;
-	int ndev = 0;
-	int rc = 0;
-	int i;
-
-	errno = 0;
-	list = ibv_get_device_list(&ndev);
-	if (!list) {
-		report_no_device(errno);
-		return RP_ENODEV;
-	}
-	if (!ndev) {
-		report_no_device(0);
-		rc = RP_ENODEV;
-		goto out_free_list;
-	}
-	log = calloc(1, sizeof(*log));
-	if (!log) {
-		rc = -errno;
-		RP_ERR("calloc: %s", strerror(errno));
-		goto out_free_list;
-	}
-	for (i = 0; list[i]; i++)
-		sbuf_add(log, "%s%s", i ? ", " : "",
-			 ibv_get_device_name(list[i]));
-	RP_TRACE("verbs", "ibv_get_device_list: %d device(s): %s", ndev,
-		 log->buf);
-
-	if (cfg->dev_name) {
-		for (i = 0; list[i]; i++)
-			if (!strcmp(ibv_get_device_name(list[i]),
-				    cfg->dev_name))
-				break;
-		if (!list[i]) {
-			RP_ERR("RDMA device \"%s\" not found; devices: %s",
-			       cfg->dev_name, log->buf);
-			rc = RP_ENODEV;
-			goto out_free_log;
-		}
-	}
-	log->len = 0;
-	log->buf[0] = '\0';
-
-	want_from_addr(&w, cfg->local_addr, cfg->local_addr_len);
-	if (cfg->gid_index >= 0)
-		RP_TRACE("verbs", "looking for GID index %d (given with -g)",
-			 cfg->gid_index);
-	else if (w.valid)
-		RP_TRACE("verbs", "looking for the RoCE v2 GID %s: the control "
-			 "connection's local address %s (InfiniBand ports use "
-			 "their LID and GID 0)", w.gid_str, w.addr);
-
-	memset(&pick, 0, sizeof(pick));
-	for (i = 0; list[i]; i++) {
-		const char *name = ibv_get_device_name(list[i]);
-		struct ibv_context *ctx;
-
-		if (cfg->dev_name && strcmp(name, cfg->dev_name))
-			continue;
-		ctx = ibv_open_device(list[i]);
-		if (!ctx) {
-			sbuf_add(log, "  %s: ibv_open_device: %s\n", name,
-				 strerror(errno));
-			RP_TRACE("verbs", "%s: ibv_open_device: %s; skipped",
-				 name, strerror(errno));
-			continue;
-		}
-		if (scan_device(ctx, name, cfg, &w, log, &pick, &active)) {
-			v->ctx = ctx;
-			snprintf(v->dev_name, sizeof(v->dev_name), "%s", name);
-			break;
-		}
-		rc = ibv_close_device(ctx);
-		if (rc)
-			RP_TRACE("verbs", "%s: ibv_close_device: %s", name,
-				 strerror(errno));
-		rc = 0;
-	}
-	if (!v->ctx) {
-		report_no_gid(cfg, &w, log, active);
-		rc = active ? RP_ENOGID : RP_ENODEV;
-		goto out_free_log;
-	}
-
-	v->port = pick.port;
-	v->link_layer = pick.link_layer;
-	v->mtu = pick.mtu;
-	v->lid = pick.lid;
-	v->gid_index = pick.gid_index;
-	v->gid = pick.gid;
-	v->gid_type = pick.gid_type;
-	v->max_qp_wr = pick.max_qp_wr;
-	v->max_cqe = pick.max_cqe;
-	rp_sys_gid_text(v->gid.raw, v->gid_str, sizeof(v->gid_str));
-	RP_TRACE("verbs", "device %s opened: port %u, link layer %s, active "
-		 "MTU %d, GID index %d %s (%s)", v->dev_name, v->port,
-		 link_layer_name(v->link_layer), mtu_bytes(v->mtu),
-		 v->gid_index, v->gid_str, gid_type_name(v->gid_type));
-	if (v->link_layer != IBV_LINK_LAYER_ETHERNET)
-		RP_TRACE("verbs", "InfiniBand: the peer is addressed by LID "
-			 "(ours 0x%04x), no GRH needed", v->lid);
-	else if (cfg->gid_index < 0)
-		RP_TRACE("verbs", "RoCE: every packet carries a GRH; GID %s "
-			 "chosen because it is %s, the control connection's "
-			 "local address", v->gid_str, w.addr);
-
-out_free_log:
-	free(log);
-out_free_list:
-	ibv_free_device_list(list);
+err_destroy_qp:
+	destroy_qp(v);
+err_destroy_cq:
+	destroy_cq(v);
+err_destroy_channel:
+	destroy_channel(v);
+err_dealloc_pd:
+	dealloc_pd(v);
+err_close_device:
+	close_device(v);
+err_free:
+	free(v);
 	return rc;
 }
 
+/*
+ * A zeroed rp_verbs holding only what the reports read before a GID is
+ * chosen: no index (-1) and the text "-".
+ */
+static int alloc_verbs(struct rp_verbs **vp, const struct rp_verbs_cfg *cfg)
+{
+	struct rp_verbs *v;
+	int rc;
+
+	*vp = NULL;
+	v = calloc(1, sizeof(*v));
+	if (!v) {
+		rc = -errno;
+		RP_ERR("calloc: %s", strerror(errno));
+		return rc;
+	}
+	v->gid_index = -1;
+	v->remote_write = cfg->remote_write;
+	snprintf(v->gid_str, sizeof(v->gid_str), "-");
+	*vp = v;
+	return 0;
+}
+
 /* ---------------------------------------------------------------------
- * Object lifetime: each constructor step, and its NULL-safe undo
+ * 1. Device: chosen and opened by rp_verbs_select_device() (verbs_select.c)
+ */
+
+static void close_device(struct rp_verbs *v)
+{
+	if (!v->ctx)
+		return;
+	if (ibv_close_device(v->ctx))
+		RP_ERR("ibv_close_device(%s): %s", v->dev_name,
+		       strerror(errno));
+	else
+		RP_TRACE("verbs", "device %s closed", v->dev_name);
+	v->ctx = NULL;
+}
+
+/* ---------------------------------------------------------------------
+ * 2. Protection domain: the QP and the MR must belong to the same one
  */
 
 static int alloc_pd(struct rp_verbs *v)
@@ -646,8 +171,7 @@ static int alloc_pd(struct rp_verbs *v)
 		RP_ERR("ibv_alloc_pd: %s", strerror(errno));
 		return RP_EVERBS;
 	}
-	RP_TRACE("verbs", "PD allocated (protection domain: the QP and the MR "
-		 "must share it)");
+	rp_verbs_trace_pd();
 	return 0;
 }
 
@@ -665,19 +189,9 @@ static void dealloc_pd(struct rp_verbs *v)
 	v->pd = NULL;
 }
 
-static void destroy_channel(struct rp_verbs *v)
-{
-	int rc;
-
-	if (!v->chan)
-		return;
-	rc = ibv_destroy_comp_channel(v->chan);
-	if (rc)
-		RP_ERR("ibv_destroy_comp_channel: %s", strerror(rc));
-	else
-		RP_TRACE("verbs", "completion channel destroyed");
-	v->chan = NULL;
-}
+/* ---------------------------------------------------------------------
+ * 3. Completion channel: a file descriptor to sleep on instead of spinning
+ */
 
 static int create_channel(struct rp_verbs *v)
 {
@@ -695,11 +209,27 @@ static int create_channel(struct rp_verbs *v)
 		destroy_channel(v);
 		return rc;
 	}
-	RP_TRACE("verbs", "completion channel created (fd %d) and the async "
-		 "event fd %d made non-blocking: we sleep in poll(2) on both "
-		 "instead of spinning", v->chan->fd, v->ctx->async_fd);
+	rp_verbs_trace_channel(v);
 	return 0;
 }
+
+static void destroy_channel(struct rp_verbs *v)
+{
+	int rc;
+
+	if (!v->chan)
+		return;
+	rc = ibv_destroy_comp_channel(v->chan);
+	if (rc)
+		RP_ERR("ibv_destroy_comp_channel: %s", strerror(rc));
+	else
+		RP_TRACE("verbs", "completion channel destroyed");
+	v->chan = NULL;
+}
+
+/* ---------------------------------------------------------------------
+ * 4. Completion queue, shared by sends and receives
+ */
 
 static int create_cq(struct rp_verbs *v, const struct rp_verbs_cfg *cfg)
 {
@@ -719,10 +249,7 @@ static int create_cq(struct rp_verbs *v, const struct rp_verbs_cfg *cfg)
 		       strerror(errno));
 		return RP_EVERBS;
 	}
-	RP_TRACE("verbs", "CQ created: cqe=%d (asked %" PRIu64 " = %u send + "
-		 "%u receive + %d slack), events to the completion channel; "
-		 "sends and receives share it", v->cq->cqe, want,
-		 cfg->max_send_wr, cfg->max_recv_wr, CQ_SLACK);
+	rp_verbs_trace_cq(v, cfg, want);
 	return 0;
 }
 
@@ -746,6 +273,10 @@ static void destroy_cq(struct rp_verbs *v)
 		RP_TRACE("verbs", "CQ destroyed");
 	v->cq = NULL;
 }
+
+/* ---------------------------------------------------------------------
+ * 5. Queue pair: RC, created in RESET
+ */
 
 static int create_qp(struct rp_verbs *v, const struct rp_verbs_cfg *cfg)
 {
@@ -778,14 +309,7 @@ static int create_qp(struct rp_verbs *v, const struct rp_verbs_cfg *cfg)
 		return RP_EVERBS;
 	}
 	v->qp_state = IBV_QPS_RESET;
-	RP_TRACE("verbs", "QP 0x%x created: type RC, state RESET, caps "
-		 "max_send_wr=%u max_recv_wr=%u max_send_sge=%u "
-		 "max_recv_sge=%u max_inline_data=%u (asked 0, never used); "
-		 "sq_sig_all=0 (each WR asks for its completion with "
-		 "IBV_SEND_SIGNALED)",
-		 v->qp->qp_num, ia.cap.max_send_wr, ia.cap.max_recv_wr,
-		 ia.cap.max_send_sge, ia.cap.max_recv_sge,
-		 ia.cap.max_inline_data);
+	rp_verbs_trace_qp_created(v, &ia.cap);
 	return 0;
 }
 
@@ -816,29 +340,8 @@ static void destroy_qp(struct rp_verbs *v)
 	v->qp = NULL;
 }
 
-static void close_device(struct rp_verbs *v)
-{
-	if (!v->ctx)
-		return;
-	if (ibv_close_device(v->ctx))
-		RP_ERR("ibv_close_device(%s): %s", v->dev_name,
-		       strerror(errno));
-	else
-		RP_TRACE("verbs", "device %s closed", v->dev_name);
-	v->ctx = NULL;
-}
-
-/* A random starting PSN keeps stray packets of an old QP out of ours. */
-static uint32_t random_psn(void)
-{
-	uint32_t r;
-
-	rp_sys_random(&r, sizeof(r));
-	return r & 0xffffff;
-}
-
 /* ---------------------------------------------------------------------
- * QP state transitions
+ * 6. RESET -> INIT, and the address the peer needs to reach us
  */
 
 /* ibv_modify_qp, then read the state back; name is the target state. */
@@ -862,12 +365,12 @@ static int modify_qp(struct rp_verbs *v, struct ibv_qp_attr *attr,
 	if (got.qp_state != attr->qp_state) {
 		RP_ERR("ibv_modify_qp(%s) succeeded but ibv_query_qp says QP "
 		       "0x%x is %s", name, v->qp->qp_num,
-		       qp_state_name(got.qp_state));
+		       rp_verbs_qp_state_name(got.qp_state));
 		return RP_EVERBS;
 	}
 	v->qp_state = got.qp_state;
 	RP_TRACE("verbs", "QP 0x%x state now %s (queried)", v->qp->qp_num,
-		 qp_state_name(got.qp_state));
+		 rp_verbs_qp_state_name(got.qp_state));
 	return 0;
 }
 
@@ -881,14 +384,72 @@ static int qp_to_init(struct rp_verbs *v)
 		.qp_access_flags = v->remote_write ? IBV_ACCESS_REMOTE_WRITE
 						   : 0,
 	};
-	char acc[96];
 
-	RP_TRACE("verbs", "QP 0x%x RESET -> INIT: pkey_index=0 port=%u "
-		 "qp_access_flags=%s", v->qp->qp_num, v->port,
-		 access_str(acc, sizeof(acc), attr.qp_access_flags));
+	rp_verbs_trace_init(v, &attr);
 	return modify_qp(v, &attr,
 			 IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
 			 IBV_QP_ACCESS_FLAGS, "INIT");
+}
+
+/* A random starting PSN keeps stray packets of an old QP out of ours. */
+static uint32_t random_psn(void)
+{
+	uint32_t r;
+
+	rp_sys_random(&r, sizeof(r));
+	return r & 0xffffff;
+}
+
+void rp_verbs_local(const struct rp_verbs *v, struct rp_qp_addr *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (!v || !v->qp)
+		return;
+	out->qpn = v->qp->qp_num;
+	out->psn = v->psn;
+	out->lid = v->lid;
+	out->mtu = (uint8_t)v->mtu;
+	memcpy(out->gid, v->gid.raw, RP_GID_LEN);
+}
+
+const char *rp_verbs_gid_str(const struct rp_verbs *v)
+{
+	return v ? v->gid_str : "-";
+}
+
+int rp_verbs_gid_index(const struct rp_verbs *v)
+{
+	return v ? v->gid_index : -1;
+}
+
+/* ---------------------------------------------------------------------
+ * 7-8. INIT -> RTR -> RTS against the peer (rp_verbs_connect)
+ */
+
+static int check_peer(const struct rp_verbs *v, const struct rp_qp_addr *p);
+static int qp_to_rtr(struct rp_verbs *v, const struct rp_qp_addr *peer);
+static int qp_to_rts(struct rp_verbs *v);
+
+int rp_verbs_connect(struct rp_verbs *v, const struct rp_qp_addr *peer)
+{
+	int rc;
+
+	if (!v || !v->qp || !peer) {
+		RP_ERR("rp_verbs_connect: NULL argument");
+		return RP_EINTERNAL;
+	}
+	if (v->qp_state != IBV_QPS_INIT) {
+		RP_ERR("rp_verbs_connect: QP 0x%x is %s, not INIT",
+		       v->qp->qp_num, rp_verbs_qp_state_name(v->qp_state));
+		return RP_EINTERNAL;
+	}
+	rc = check_peer(v, peer);
+	if (rc)
+		return rc;
+	rc = qp_to_rtr(v, peer);
+	if (rc)
+		return rc;
+	return qp_to_rts(v);
 }
 
 static bool gid_is_zero(const uint8_t *gid)
@@ -898,6 +459,10 @@ static bool gid_is_zero(const uint8_t *gid)
 	return !memcmp(gid, zero, RP_GID_LEN);
 }
 
+/*
+ * The peer's address came over the control channel: refuse here, with a
+ * reason, what ibv_modify_qp(RTR) would refuse with a bare EINVAL.
+ */
 static int check_peer(const struct rp_verbs *v, const struct rp_qp_addr *p)
 {
 	const char *why = NULL;
@@ -906,7 +471,7 @@ static int check_peer(const struct rp_verbs *v, const struct rp_qp_addr *p)
 		why = "QPN out of range";
 	else if (p->psn > 0xffffff)
 		why = "PSN wider than 24 bits";
-	else if (!mtu_bytes((enum ibv_mtu)p->mtu))
+	else if (!rp_verbs_mtu_bytes((enum ibv_mtu)p->mtu))
 		why = "MTU code not in 1..5";
 	else if (v->link_layer == IBV_LINK_LAYER_ETHERNET &&
 		 gid_is_zero(p->gid))
@@ -938,7 +503,6 @@ static int qp_to_rtr(struct rp_verbs *v, const struct rp_qp_addr *peer)
 			.src_path_bits = 0,
 		},
 	};
-	char dgid[INET6_ADDRSTRLEN];
 
 	if (v->link_layer == IBV_LINK_LAYER_ETHERNET) {
 		/* RoCE has no LIDs: route by GID in a GRH. */
@@ -946,27 +510,11 @@ static int qp_to_rtr(struct rp_verbs *v, const struct rp_qp_addr *peer)
 		memcpy(attr.ah_attr.grh.dgid.raw, peer->gid, RP_GID_LEN);
 		attr.ah_attr.grh.sgid_index = (uint8_t)v->gid_index;
 		attr.ah_attr.grh.hop_limit = QP_HOP_LIMIT;
-		RP_TRACE("verbs", "QP 0x%x INIT -> RTR: path_mtu=%d (min of "
-			 "ours %d and peer's %d) dest_qp_num=0x%x "
-			 "rq_psn=0x%06x max_dest_rd_atomic=1 min_rnr_timer=%d "
-			 "ah: is_global=1 dgid=%s sgid_index=%d hop_limit=%d "
-			 "sl=0 port=%u", v->qp->qp_num, mtu_bytes(mtu),
-			 mtu_bytes(v->mtu), mtu_bytes(peer_mtu), peer->qpn,
-			 peer->psn, QP_MIN_RNR_TIMER,
-			 rp_sys_gid_text(attr.ah_attr.grh.dgid.raw, dgid,
-				    sizeof(dgid)),
-			 v->gid_index, QP_HOP_LIMIT, v->port);
 	} else {
 		attr.ah_attr.is_global = 0;
 		attr.ah_attr.dlid = peer->lid;
-		RP_TRACE("verbs", "QP 0x%x INIT -> RTR: path_mtu=%d (min of "
-			 "ours %d and peer's %d) dest_qp_num=0x%x "
-			 "rq_psn=0x%06x max_dest_rd_atomic=1 min_rnr_timer=%d "
-			 "ah: is_global=0 dlid=0x%04x sl=0 port=%u",
-			 v->qp->qp_num, mtu_bytes(mtu), mtu_bytes(v->mtu),
-			 mtu_bytes(peer_mtu), peer->qpn, peer->psn,
-			 QP_MIN_RNR_TIMER, peer->lid, v->port);
 	}
+	rp_verbs_trace_rtr(v, &attr, peer_mtu);
 	return modify_qp(v, &attr,
 			 IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
 			 IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
@@ -984,14 +532,8 @@ static int qp_to_rts(struct rp_verbs *v)
 		.rnr_retry = QP_RNR_RETRY,
 		.max_rd_atomic = 1,
 	};
-	double ack_ms = 4.096e-3 * (double)(1u << QP_TIMEOUT);
 
-	RP_TRACE("verbs", "QP 0x%x RTR -> RTS: sq_psn=0x%06x timeout=%d "
-		 "(%.0f ms per try) retry_cnt=%d rnr_retry=%d "
-		 "max_rd_atomic=1; a dead peer surfaces as a retry-exceeded "
-		 "completion after about %.1f s", v->qp->qp_num, v->psn,
-		 QP_TIMEOUT, ack_ms, QP_RETRY_CNT, QP_RNR_RETRY,
-		 ack_ms * (QP_RETRY_CNT + 1) / 1000.0);
+	rp_verbs_trace_rts(v, &attr);
 	return modify_qp(v, &attr,
 			 IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_TIMEOUT |
 			 IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
@@ -999,166 +541,8 @@ static int qp_to_rts(struct rp_verbs *v)
 }
 
 /* ---------------------------------------------------------------------
- * Public: open, close, addresses
+ * 9. The ring: one registered buffer, deregistered as soon as it is done
  */
-
-int rp_verbs_open(struct rp_verbs **out, const struct rp_verbs_cfg *cfg)
-{
-	struct rp_verbs *v;
-	int rc;
-
-	if (!out || !cfg) {
-		RP_ERR("rp_verbs_open: NULL argument");
-		return RP_EINTERNAL;
-	}
-	*out = NULL;
-	if (!cfg->max_send_wr || !cfg->max_recv_wr) {
-		RP_ERR("rp_verbs_open: max_send_wr %u and max_recv_wr %u must "
-		       "be non-zero", cfg->max_send_wr, cfg->max_recv_wr);
-		return RP_EINTERNAL;
-	}
-	v = calloc(1, sizeof(*v));
-	if (!v) {
-		rc = -errno;
-		RP_ERR("calloc: %s", strerror(errno));
-		return rc;
-	}
-	v->gid_index = -1;
-	v->remote_write = cfg->remote_write;
-	snprintf(v->gid_str, sizeof(v->gid_str), "-");
-
-	rc = select_device(v, cfg);
-	if (rc)
-		goto err_free;
-	rc = alloc_pd(v);
-	if (rc)
-		goto err_close_device;
-	rc = create_channel(v);
-	if (rc)
-		goto err_dealloc_pd;
-	rc = create_cq(v, cfg);
-	if (rc)
-		goto err_destroy_channel;
-	rc = create_qp(v, cfg);
-	if (rc)
-		goto err_destroy_cq;
-	rc = qp_to_init(v);
-	if (rc)
-		goto err_destroy_qp;
-	v->psn = random_psn();
-	RP_TRACE("verbs", "local QP address: qpn=0x%x psn=0x%06x (random) "
-		 "lid=0x%04x mtu=%d gid=%s: the peer needs these to reach "
-		 "us", v->qp->qp_num, v->psn, v->lid, mtu_bytes(v->mtu),
-		 v->gid_str);
-	*out = v;
-	return 0;
-
-err_destroy_qp:
-	destroy_qp(v);
-err_destroy_cq:
-	destroy_cq(v);
-err_destroy_channel:
-	destroy_channel(v);
-err_dealloc_pd:
-	dealloc_pd(v);
-err_close_device:
-	close_device(v);
-err_free:
-	free(v);
-	return rc;
-}
-
-void rp_verbs_close(struct rp_verbs *v)
-{
-	if (!v)
-		return;
-	RP_TRACE("verbs", "data path: posted %" PRIu64 " %s, %" PRIu64 " %s, "
-		 "%" PRIu64 " %s; completions %" PRIu64 " %s, %" PRIu64 " %s, "
-		 "%" PRIu64 " %s, %" PRIu64 " %s, %" PRIu64 " %s, %" PRIu64
-		 " failed; %" PRIu64 " CQ events, %" PRIu64 " async events",
-		 v->posted[POST_WRITE_IMM], post_kind_names[POST_WRITE_IMM],
-		 v->posted[POST_SEND_IMM], post_kind_names[POST_SEND_IMM],
-		 v->posted[POST_RECV], post_kind_names[POST_RECV],
-		 v->completed[RP_WC_WRITE], rp_wc_op_name(RP_WC_WRITE),
-		 v->completed[RP_WC_SEND], rp_wc_op_name(RP_WC_SEND),
-		 v->completed[RP_WC_RECV_WRITE_IMM],
-		 rp_wc_op_name(RP_WC_RECV_WRITE_IMM),
-		 v->completed[RP_WC_RECV_SEND_IMM],
-		 rp_wc_op_name(RP_WC_RECV_SEND_IMM),
-		 v->completed[RP_WC_OTHER], rp_wc_op_name(RP_WC_OTHER),
-		 v->wc_errors, v->cq_events, v->async_events);
-	/* The QP before the ring it reads and writes (rc_pingpong's order). */
-	destroy_qp(v);
-	rp_verbs_dereg_ring(v);
-	destroy_cq(v);
-	destroy_channel(v);
-	dealloc_pd(v);
-	close_device(v);
-	free(v);
-}
-
-void rp_verbs_local(const struct rp_verbs *v, struct rp_qp_addr *out)
-{
-	memset(out, 0, sizeof(*out));
-	if (!v || !v->qp)
-		return;
-	out->qpn = v->qp->qp_num;
-	out->psn = v->psn;
-	out->lid = v->lid;
-	out->mtu = (uint8_t)v->mtu;
-	memcpy(out->gid, v->gid.raw, RP_GID_LEN);
-}
-
-const char *rp_verbs_gid_str(const struct rp_verbs *v)
-{
-	return v ? v->gid_str : "-";
-}
-
-int rp_verbs_gid_index(const struct rp_verbs *v)
-{
-	return v ? v->gid_index : -1;
-}
-
-int rp_verbs_connect(struct rp_verbs *v, const struct rp_qp_addr *peer)
-{
-	int rc;
-
-	if (!v || !v->qp || !peer) {
-		RP_ERR("rp_verbs_connect: NULL argument");
-		return RP_EINTERNAL;
-	}
-	if (v->qp_state != IBV_QPS_INIT) {
-		RP_ERR("rp_verbs_connect: QP 0x%x is %s, not INIT",
-		       v->qp->qp_num, qp_state_name(v->qp_state));
-		return RP_EINTERNAL;
-	}
-	rc = check_peer(v, peer);
-	if (rc)
-		return rc;
-	rc = qp_to_rtr(v, peer);
-	if (rc)
-		return rc;
-	return qp_to_rts(v);
-}
-
-/* ---------------------------------------------------------------------
- * The ring
- */
-
-static void report_reg_failure(size_t len, const char *acc, int e)
-{
-	struct rlimit rl;
-
-	if (e == ENOMEM && !getrlimit(RLIMIT_MEMLOCK, &rl) &&
-	    rl.rlim_cur != RLIM_INFINITY) {
-		RP_ERR("ibv_reg_mr(%zu bytes, %s): %s (pinned memory counts "
-		       "against the locked-memory limit, ulimit -l = %llu "
-		       "KiB)", len, acc, strerror(e),
-		       (unsigned long long)rl.rlim_cur / 1024);
-		return;
-	}
-	RP_ERR("ibv_reg_mr(%zu bytes, %s): %s", len, acc, strerror(e));
-}
 
 int rp_verbs_reg_ring(struct rp_verbs *v, size_t len, void **addr,
 		      uint32_t *rkey)
@@ -1179,7 +563,7 @@ int rp_verbs_reg_ring(struct rp_verbs *v, size_t len, void **addr,
 	}
 	if (v->remote_write)
 		access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE;
-	access_str(acc, sizeof(acc), access);
+	rp_verbs_access_str(acc, sizeof(acc), access);
 
 	rc = posix_memalign(&buf, page > 0 ? (size_t)page : 4096, len);
 	if (rc) {
@@ -1190,7 +574,7 @@ int rp_verbs_reg_ring(struct rp_verbs *v, size_t len, void **addr,
 	v->mr = ibv_reg_mr(v->pd, buf, len, (int)access);
 	if (!v->mr) {
 		rc = errno;
-		report_reg_failure(len, acc, rc);
+		rp_verbs_report_reg_failure(len, acc, rc);
 		free(buf);
 		return RP_EVERBS;
 	}
@@ -1198,10 +582,7 @@ int rp_verbs_reg_ring(struct rp_verbs *v, size_t len, void **addr,
 	v->ring_len = len;
 	*addr = buf;
 	*rkey = v->mr->rkey;
-	RP_TRACE("verbs", "MR registered: addr=%p length=%zu lkey=0x%x "
-		 "rkey=0x%x access=%s%s", buf, len, v->mr->lkey, v->mr->rkey,
-		 acc, v->remote_write ? " (the peer may write here with "
-		 "this rkey)" : " (source of our RDMA Writes)");
+	rp_verbs_trace_mr(v, acc);
 	return 0;
 }
 
@@ -1232,40 +613,8 @@ void rp_verbs_dereg_ring(struct rp_verbs *v)
 }
 
 /* ---------------------------------------------------------------------
- * Posting
+ * 10. Posting work requests (completions: verbs_wait.c)
  */
-
-/* True while this data-path event should be traced in full. */
-static bool dp_trace(struct rp_verbs *v, uint64_t nth)
-{
-	if (!rp_trace_on())
-		return false;
-	if (nth <= TRACE_FIRST)
-		return true;
-	if (!v->dp_quiet) {
-		v->dp_quiet = true;
-		RP_TRACE("verbs", "(further data-path work requests and "
-			 "completions are counted, not traced: only the first "
-			 "%d of each kind are shown)", TRACE_FIRST);
-	}
-	return false;
-}
-
-static int report_post(struct rp_verbs *v, const char *verb,
-		       enum post_kind kind, uint64_t wr_id, int rc)
-{
-	const char *hint = "";
-
-	if (rc == ENOMEM)
-		hint = kind == POST_RECV ? " (receive queue full)"
-					 : " (send queue full)";
-	else if (rc == EINVAL && v->qp_state != IBV_QPS_RTS &&
-		 kind != POST_RECV)
-		hint = " (QP not in RTS yet)";
-	RP_ERR("%s(%s, wr_id %" PRIu64 "): %s%s", verb,
-	       post_kind_names[kind], wr_id, strerror(rc), hint);
-	return RP_EVERBS;
-}
 
 int rp_verbs_post_write_imm(struct rp_verbs *v, uint64_t wr_id, size_t off,
 			    uint32_t len, uint64_t raddr, uint32_t rkey,
@@ -1309,13 +658,10 @@ int rp_verbs_post_write_imm(struct rp_verbs *v, uint64_t wr_id, size_t off,
 	};
 	rc = ibv_post_send(v->qp, &wr, &bad);
 	if (rc)
-		return report_post(v, "ibv_post_send", POST_WRITE_IMM, wr_id,
-				   rc);
-	if (dp_trace(v, ++v->posted[POST_WRITE_IMM]))
-		RP_TRACE("verbs", "post RDMA_WRITE_WITH_IMM wr_id=%" PRIu64
-			 ": ring[%zu..+%u) lkey=0x%x -> raddr=0x%" PRIx64
-			 " rkey=0x%x, imm=%u (htonl on the wire), signaled",
-			 wr_id, off, len, v->mr->lkey, raddr, rkey, imm);
+		return rp_verbs_report_post(v, "ibv_post_send",
+					    POST_WRITE_IMM, wr_id, rc);
+	if (rp_verbs_dp_trace(v, ++v->posted[POST_WRITE_IMM]))
+		rp_verbs_trace_post_write(&wr, off, imm);
 	return 0;
 }
 
@@ -1338,12 +684,10 @@ int rp_verbs_post_send_imm(struct rp_verbs *v, uint64_t wr_id, uint32_t imm)
 	}
 	rc = ibv_post_send(v->qp, &wr, &bad);
 	if (rc)
-		return report_post(v, "ibv_post_send", POST_SEND_IMM, wr_id,
-				   rc);
-	if (dp_trace(v, ++v->posted[POST_SEND_IMM]))
-		RP_TRACE("verbs", "post SEND_WITH_IMM wr_id=%" PRIu64 ": zero "
-			 "length, imm=%u (htonl on the wire), signaled", wr_id,
-			 imm);
+		return rp_verbs_report_post(v, "ibv_post_send",
+					    POST_SEND_IMM, wr_id, rc);
+	if (rp_verbs_dp_trace(v, ++v->posted[POST_SEND_IMM]))
+		rp_verbs_trace_post_send(wr_id, imm);
 	return 0;
 }
 
@@ -1363,337 +707,28 @@ int rp_verbs_post_recv(struct rp_verbs *v, uint64_t wr_id)
 	}
 	rc = ibv_post_recv(v->qp, &wr, &bad);
 	if (rc)
-		return report_post(v, "ibv_post_recv", POST_RECV, wr_id, rc);
-	if (dp_trace(v, ++v->posted[POST_RECV]))
-		RP_TRACE("verbs", "post RECV wr_id=%" PRIu64 ": zero length "
-			 "(no SGE), to be consumed by a Write- or "
-			 "Send-with-immediate", wr_id);
+		return rp_verbs_report_post(v, "ibv_post_recv", POST_RECV,
+					    wr_id, rc);
+	if (rp_verbs_dp_trace(v, ++v->posted[POST_RECV]))
+		rp_verbs_trace_post_recv(wr_id);
 	return 0;
 }
 
 /* ---------------------------------------------------------------------
- * Completions and events
+ * 11. Close: rp_verbs_open()'s ladder in reverse, the ring right after the QP
  */
 
-static const char *wc_status_hint(enum ibv_wc_status s)
+void rp_verbs_close(struct rp_verbs *v)
 {
-	switch (s) {
-	case IBV_WC_REM_ACCESS_ERR:
-		return "; the peer refused our RDMA access (wrong rkey, or "
-		       "outside its registered ring)";
-	case IBV_WC_RETRY_EXC_ERR:
-		return "; no acknowledgement from the peer after every retry "
-		       "(peer dead or unreachable)";
-	case IBV_WC_RNR_RETRY_EXC_ERR:
-		return "; the peer had no receive posted after every retry";
-	case IBV_WC_WR_FLUSH_ERR:
-		return "; flushed: the QP had already entered the error state";
-	case IBV_WC_LOC_PROT_ERR:
-		return "; local buffer not covered by our MR";
-	case IBV_WC_REM_INV_REQ_ERR:
-		return "; the peer's QP rejected the request (e.g. no "
-		       "REMOTE_WRITE access on its QP)";
-	default:
-		return "";
-	}
-}
-
-static enum rp_wc_op wc_op(const struct ibv_wc *wc)
-{
-	switch (wc->opcode) {
-	case IBV_WC_RDMA_WRITE:
-		return RP_WC_WRITE;
-	case IBV_WC_SEND:
-		return RP_WC_SEND;
-	case IBV_WC_RECV_RDMA_WITH_IMM:
-		return RP_WC_RECV_WRITE_IMM;
-	case IBV_WC_RECV:
-		if (wc->wc_flags & IBV_WC_WITH_IMM)
-			return RP_WC_RECV_SEND_IMM;
-		return RP_WC_OTHER;
-	default:
-		return RP_WC_OTHER;
-	}
-}
-
-/*
- * A failed completion carries only wr_id, status, qp_num and vendor_err
- * (ibv_poll_cq(3)): its opcode is not reported, the caller's wr_id says
- * which request it was.
- */
-static void failed_wc(struct rp_verbs *v, const struct ibv_wc *wc)
-{
-	v->wc_errors++;
-	/* Report only the first: the flushes that follow it add nothing. */
-	if (!v->wc_failed) {
-		v->wc_failed = true;
-		RP_ERR("work completion failed: %s (status %d, vendor_err "
-		       "0x%x) wr_id=%" PRIu64 " opcode=n/a qp=0x%x%s",
-		       ibv_wc_status_str(wc->status), wc->status,
-		       wc->vendor_err, wc->wr_id, wc->qp_num,
-		       wc_status_hint(wc->status));
-	} else if (dp_trace(v, v->wc_errors)) {
-		RP_TRACE("verbs", "completion failed too: %s wr_id=%" PRIu64,
-			 ibv_wc_status_str(wc->status), wc->wr_id);
-	}
-}
-
-/* Non-blocking: up to max completions, 0 if none, or an error. */
-static int poll_cq(struct rp_verbs *v, struct rp_wc *out, int max)
-{
-	struct ibv_wc wc[POLL_BATCH];
-	int total = 0;
-
-	while (total < max) {
-		int want = max - total < POLL_BATCH ? max - total : POLL_BATCH;
-		int n = ibv_poll_cq(v->cq, want, wc);
-		int i;
-
-		if (n < 0) {
-			RP_ERR("ibv_poll_cq: failed (%d)", n);
-			return RP_EVERBS;
-		}
-		for (i = 0; i < n; i++) {
-			struct rp_wc *o = &out[total + i];
-
-			if (wc[i].status != IBV_WC_SUCCESS) {
-				/* Count the batch's other failures too. */
-				for (; i < n; i++)
-					if (wc[i].status != IBV_WC_SUCCESS)
-						failed_wc(v, &wc[i]);
-				return RP_EWC;
-			}
-			o->wr_id = wc[i].wr_id;
-			o->op = wc_op(&wc[i]);
-			o->byte_len = wc[i].byte_len;
-			o->imm = wc[i].wc_flags & IBV_WC_WITH_IMM ?
-				 ntohl(wc[i].imm_data) : 0;
-			if (dp_trace(v, ++v->completed[o->op]))
-				RP_TRACE("verbs", "completion %s wr_id=%" PRIu64
-					 " status=%s byte_len=%u%s imm=%u",
-					 wc_opcode_name(wc[i].opcode),
-					 o->wr_id,
-					 ibv_wc_status_str(wc[i].status),
-					 o->byte_len,
-					 wc[i].wc_flags & IBV_WC_WITH_IMM ?
-					 "" : " (no immediate)", o->imm);
-		}
-		total += n;
-		if (n < want)
-			break;
-	}
-	return total;
-}
-
-static int drain_cq_events(struct rp_verbs *v)
-{
-	int rc = 0;
-
-	for (;;) {
-		struct ibv_cq *cq;
-		void *cq_ctx;
-
-		if (ibv_get_cq_event(v->chan, &cq, &cq_ctx)) {
-			if (errno == EAGAIN || errno == EWOULDBLOCK)
-				break;
-			RP_ERR("ibv_get_cq_event: %s", strerror(errno));
-			rc = RP_EVERBS;
-			break;
-		}
-		v->cq_unacked++;
-		if (dp_trace(v, ++v->cq_events))
-			RP_TRACE("verbs", "CQ event: the completion channel "
-				 "woke us; polling the CQ");
-	}
-	/* Ack what we took now: one mutex per wake-up, none left over. */
-	if (v->cq_unacked) {
-		ibv_ack_cq_events(v->cq, v->cq_unacked);
-		v->cq_unacked = 0;
-	}
-	return rc;
-}
-
-static bool async_fatal(const struct rp_verbs *v,
-			const struct ibv_async_event *ev)
-{
-	switch (ev->event_type) {
-	case IBV_EVENT_QP_FATAL:
-	case IBV_EVENT_QP_REQ_ERR:
-	case IBV_EVENT_QP_ACCESS_ERR:
-	case IBV_EVENT_CQ_ERR:
-	case IBV_EVENT_DEVICE_FATAL:
-		return true;
-	case IBV_EVENT_PORT_ERR:
-		return ev->element.port_num == v->port;
-	default:
-		return false;
-	}
-}
-
-static const char *async_hint(enum ibv_event_type t)
-{
-	switch (t) {
-	case IBV_EVENT_QP_ACCESS_ERR:
-		return " (a peer's RDMA access was refused: wrong rkey, or "
-		       "outside our ring)";
-	case IBV_EVENT_QP_REQ_ERR:
-		return " (the peer sent a request our QP cannot accept)";
-	case IBV_EVENT_PORT_ERR:
-		return " (the link went down)";
-	default:
-		return "";
-	}
-}
-
-static int drain_async(struct rp_verbs *v)
-{
-	int rc = 0;
-
-	for (;;) {
-		struct ibv_async_event ev;
-		char what[96];
-
-		if (ibv_get_async_event(v->ctx, &ev)) {
-			if (errno == EAGAIN || errno == EWOULDBLOCK)
-				break;
-			if (!rc) {
-				RP_ERR("ibv_get_async_event: %s",
-				       strerror(errno));
-				rc = RP_EVERBS;
-			}
-			break;
-		}
-		v->async_events++;
-		switch (ev.event_type) {
-		case IBV_EVENT_QP_FATAL:
-		case IBV_EVENT_QP_REQ_ERR:
-		case IBV_EVENT_QP_ACCESS_ERR:
-		case IBV_EVENT_COMM_EST:
-		case IBV_EVENT_SQ_DRAINED:
-		case IBV_EVENT_PATH_MIG:
-		case IBV_EVENT_PATH_MIG_ERR:
-		case IBV_EVENT_QP_LAST_WQE_REACHED:
-			snprintf(what, sizeof(what), "QP 0x%x",
-				 ev.element.qp->qp_num);
-			break;
-		case IBV_EVENT_CQ_ERR:
-			snprintf(what, sizeof(what), "the CQ");
-			break;
-		case IBV_EVENT_PORT_ACTIVE:
-		case IBV_EVENT_PORT_ERR:
-		case IBV_EVENT_LID_CHANGE:
-		case IBV_EVENT_PKEY_CHANGE:
-		case IBV_EVENT_GID_CHANGE:
-		case IBV_EVENT_SM_CHANGE:
-		case IBV_EVENT_CLIENT_REREGISTER:
-			snprintf(what, sizeof(what), "%s port %d",
-				 v->dev_name, ev.element.port_num);
-			break;
-		default:
-			snprintf(what, sizeof(what), "%s", v->dev_name);
-			break;
-		}
-		if (async_fatal(v, &ev) && !rc) {
-			RP_ERR("async event: %s on %s%s",
-			       ibv_event_type_str(ev.event_type), what,
-			       async_hint(ev.event_type));
-			rc = RP_EVERBS;
-		} else {
-			RP_TRACE("verbs", "async event: %s on %s%s",
-				 ibv_event_type_str(ev.event_type), what,
-				 async_fatal(v, &ev) ? "" : " (not fatal)");
-		}
-		ibv_ack_async_event(&ev);
-	}
-	return rc;
-}
-
-/*
- * Sleep in poll(2) until the completion channel, the async fd or watch_fd
- * has something, or the deadline. 0 means "look again".
- */
-static int wait_events(struct rp_verbs *v, int watch_fd, double deadline,
-		       bool *watch_ready)
-{
-	struct pollfd pfd[3] = {
-		{ .fd = v->chan->fd, .events = POLLIN },
-		{ .fd = v->ctx->async_fd, .events = POLLIN },
-		{ .fd = watch_fd, .events = POLLIN },
-	};
-	nfds_t nfds = watch_fd >= 0 ? 3 : 2;
-	double left = deadline - rp_now();
-	int ms;
-	int rc;
-
-	if (left <= 0)
-		return RP_ETIMEOUT;
-	/* Round up, so we wake after the deadline, not just before. */
-	ms = left * 1000.0 >= MAX_SLEEP_MS ? MAX_SLEEP_MS
-					   : (int)(left * 1000.0) + 1;
-	rc = poll(pfd, nfds, ms);
-	if (rc < 0) {
-		int e = errno;
-
-		if (e == EINTR)
-			return RP_EINTERRUPTED;
-		RP_ERR("poll(completion channel, async fd%s): %s",
-		       nfds == 3 ? ", control socket" : "", strerror(e));
-		return -e;
-	}
-	if (!rc)
-		return 0;
-	/* Async first: a fatal event explains the failures that follow. */
-	if (pfd[1].revents) {
-		rc = drain_async(v);
-		if (rc)
-			return rc;
-	}
-	if (pfd[0].revents) {
-		rc = drain_cq_events(v);
-		if (rc)
-			return rc;
-	}
-	if (nfds == 3 && pfd[2].revents) {
-		if (pfd[2].revents & POLLNVAL) {
-			RP_ERR("poll: watched fd %d is not open", watch_fd);
-			return RP_EINTERNAL;
-		}
-		*watch_ready = true;
-	}
-	return 0;
-}
-
-int rp_verbs_next(struct rp_verbs *v, struct rp_wc *wc, int max,
-		  int watch_fd, double deadline)
-{
-	bool watch_ready = false;
-	int rc;
-	int n;
-
-	if (!v || !v->cq || !wc || max <= 0) {
-		RP_ERR("rp_verbs_next: bad arguments (max %d)", max);
-		return RP_EINTERNAL;
-	}
-	for (;;) {
-		n = poll_cq(v, wc, max);
-		if (n)
-			return n;
-		if (watch_ready)
-			return 0;
-		rc = ibv_req_notify_cq(v->cq, 0);
-		if (rc) {
-			RP_ERR("ibv_req_notify_cq: %s", strerror(rc));
-			return RP_EVERBS;
-		}
-		/*
-		 * A completion that landed between the empty poll and the
-		 * re-arm raised no event: look once more before sleeping.
-		 */
-		n = poll_cq(v, wc, max);
-		if (n)
-			return n;
-		rc = wait_events(v, watch_fd, deadline, &watch_ready);
-		if (rc)
-			return rc;
-	}
+	if (!v)
+		return;
+	rp_verbs_trace_counters(v);
+	/* The QP before the ring it reads and writes (rc_pingpong's order). */
+	destroy_qp(v);
+	rp_verbs_dereg_ring(v);
+	destroy_cq(v);
+	destroy_channel(v);
+	dealloc_pd(v);
+	close_device(v);
+	free(v);
 }

@@ -2,8 +2,8 @@
 /*
  * The RDMA data plane over libibverbs: device and GID selection, PD, CQ
  * with a completion channel, one RC QP driven RESET->INIT->RTR->RTS by
- * hand, one registered ring buffer, posting and polling. src/verbs.c is
- * the only file that includes <infiniband/verbs.h>; this interface uses
+ * hand, one registered ring buffer, posting and polling. src/verbs*.c are
+ * the only files that include <infiniband/verbs.h>; this interface uses
  * plain values so the session and its unit tests never see ibverbs types.
  * Every step is traced (RP_TRACE("verbs", ...)) for --trace.
  */

@@ -1,0 +1,146 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Private to the libibverbs backend (src/verbs*.c, never installed): the
+ * full struct rp_verbs and the functions its four files share. verbs.c
+ * builds and tears down, verbs_select.c chooses device, port and GID,
+ * verbs_wait.c turns completions and events into return codes, and
+ * verbs_names.c holds names, hints and the educational --trace text.
+ */
+#ifndef RDMAPUSH_VERBS_INT_H
+#define RDMAPUSH_VERBS_INT_H
+
+#include <netinet/in.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <infiniband/verbs.h>
+
+#include "rdmapush/verbs.h"
+
+/* The kinds of work request we post, for counters and traces. */
+enum post_kind {
+	POST_WRITE_IMM,
+	POST_SEND_IMM,
+	POST_RECV,
+	POST_KIND_MAX
+};
+
+#define WC_OP_COUNT	(RP_WC_OTHER + 1)
+
+struct rp_verbs {
+	struct ibv_context *ctx;
+	struct ibv_pd *pd;
+	struct ibv_comp_channel *chan;
+	struct ibv_cq *cq;
+	struct ibv_qp *qp;
+	struct ibv_mr *mr;
+	void *ring;
+	size_t ring_len;
+
+	char dev_name[IBV_SYSFS_NAME_MAX];
+	uint8_t port;
+	uint8_t link_layer;
+	enum ibv_mtu mtu;		/* active MTU of our port */
+	uint16_t lid;			/* InfiniBand only */
+	int gid_index;
+	union ibv_gid gid;
+	uint32_t gid_type;		/* enum ibv_gid_type */
+	char gid_str[INET6_ADDRSTRLEN];
+	int max_qp_wr;
+	int max_cqe;
+
+	uint32_t psn;
+	enum ibv_qp_state qp_state;	/* as last read back */
+	bool remote_write;
+	bool wc_failed;			/* a failed WC was reported */
+	bool dp_quiet;			/* "counted, not traced" said */
+	unsigned int cq_unacked;
+
+	uint64_t posted[POST_KIND_MAX];
+	uint64_t completed[WC_OP_COUNT];
+	uint64_t wc_errors;
+	uint64_t cq_events;
+	uint64_t async_events;
+};
+
+/* --- verbs_select.c ------------------------------------------------- */
+
+/*
+ * Open the device and pick port and GID (cfg's -d/-i/-g, else the RoCE v2
+ * GID equal to cfg->local_addr); fill v's device fields and leave v->ctx
+ * open. 0, or RP_ENODEV / RP_ENOGID / -errno, already reported.
+ */
+int rp_verbs_select_device(struct rp_verbs *v, const struct rp_verbs_cfg *cfg)
+	__attribute__((warn_unused_result));
+
+/* --- verbs_names.c: names and hints, for traces and error lines ------ */
+
+/*
+ * True while this data-path event (the nth of its kind) should be traced
+ * in full: the first few of each kind, then one note that the rest are
+ * only counted. False whenever --trace is off.
+ */
+bool rp_verbs_dp_trace(struct rp_verbs *v, uint64_t nth);
+
+/* Each returns a static string, "?" for a value it does not know. */
+const char *rp_verbs_wc_opcode_name(enum ibv_wc_opcode op);
+const char *rp_verbs_qp_state_name(enum ibv_qp_state s);
+const char *rp_verbs_link_layer_name(uint8_t ll);
+const char *rp_verbs_gid_type_name(uint32_t type);
+const char *rp_verbs_post_kind_name(enum post_kind kind);
+/* Bytes of an MTU code; 0 when the code is not 1..5 (256..4096). */
+int rp_verbs_mtu_bytes(enum ibv_mtu m);
+/* "LOCAL_WRITE|REMOTE_WRITE"; "none (local read only)" for 0. */
+const char *rp_verbs_access_str(char *buf, size_t len, unsigned int flags);
+/* "; <why>" to append to a failed completion's line, or "". */
+const char *rp_verbs_wc_status_hint(enum ibv_wc_status s);
+/* " (<why>)" to append to an async event's line, or "". */
+const char *rp_verbs_async_hint(enum ibv_event_type t);
+/* What the event is about ("QP 0x12", "the CQ", "rxe0 port 1"); buf. */
+const char *rp_verbs_async_element(const struct rp_verbs *v,
+				   const struct ibv_async_event *ev,
+				   char *buf, size_t len);
+
+/* Report a failed ibv_reg_mr (errno e), with the memlock hint on ENOMEM. */
+void rp_verbs_report_reg_failure(size_t len, const char *acc, int e);
+/* Report a failed post (rc: its positive errno) with a hint; RP_EVERBS. */
+int rp_verbs_report_post(const struct rp_verbs *v, const char *verb,
+			 enum post_kind kind, uint64_t wr_id, int rc);
+
+/*
+ * The --trace text of each step that explains itself, so the steps read
+ * as one line each. All print nothing when tracing is off.
+ */
+void rp_verbs_trace_device_caps(const char *dev,
+				const struct ibv_device_attr *da);
+void rp_verbs_trace_port(const char *dev, int port,
+			 const struct ibv_port_attr *pa);
+/* gid_str NULL: no local address to match (nothing to say). */
+void rp_verbs_trace_gid_wanted(int gid_index, const char *gid_str,
+			       const char *addr);
+/* by_addr: the local address the GID was chosen for, NULL if by -g. */
+void rp_verbs_trace_device_chosen(const struct rp_verbs *v,
+				  const char *by_addr);
+void rp_verbs_trace_pd(void);
+void rp_verbs_trace_channel(const struct rp_verbs *v);
+void rp_verbs_trace_cq(const struct rp_verbs *v,
+		       const struct rp_verbs_cfg *cfg, uint64_t asked);
+void rp_verbs_trace_qp_created(const struct rp_verbs *v,
+			       const struct ibv_qp_cap *cap);
+void rp_verbs_trace_init(const struct rp_verbs *v,
+			 const struct ibv_qp_attr *attr);
+void rp_verbs_trace_local_addr(const struct rp_verbs *v);
+void rp_verbs_trace_rtr(const struct rp_verbs *v,
+			const struct ibv_qp_attr *attr, enum ibv_mtu peer_mtu);
+void rp_verbs_trace_rts(const struct rp_verbs *v,
+			const struct ibv_qp_attr *attr);
+void rp_verbs_trace_mr(const struct rp_verbs *v, const char *acc);
+void rp_verbs_trace_post_write(const struct ibv_send_wr *wr, size_t off,
+			       uint32_t imm);
+void rp_verbs_trace_post_send(uint64_t wr_id, uint32_t imm);
+void rp_verbs_trace_post_recv(uint64_t wr_id);
+void rp_verbs_trace_wc(const struct ibv_wc *wc, const struct rp_wc *o);
+void rp_verbs_trace_counters(const struct rp_verbs *v);
+
+#endif

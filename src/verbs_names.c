@@ -1,0 +1,510 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Names and hints for the libibverbs backend's traces and error lines:
+ * opcodes, QP states, link layers, GID types, access flags, and what a
+ * failed completion or an async event most likely means. Also the
+ * educational --trace text of each verbs step, kept here so that the
+ * steps in verbs.c, verbs_select.c and verbs_wait.c read as code.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/resource.h>
+
+#include "rdmapush/err.h"
+#include "rdmapush/sys.h"
+#include "rdmapush/trace.h"
+#include "verbs_int.h"
+
+/* Data-path WRs and completions traced in full, per kind. */
+#define TRACE_FIRST		4
+
+static const char *const post_kind_names[POST_KIND_MAX] = {
+	[POST_WRITE_IMM] = "WRITE_WITH_IMM",
+	[POST_SEND_IMM] = "SEND_WITH_IMM",
+	[POST_RECV] = "RECV",
+};
+
+const char *rp_verbs_post_kind_name(enum post_kind kind)
+{
+	return kind < POST_KIND_MAX ? post_kind_names[kind] : "?";
+}
+
+const char *rp_verbs_wc_opcode_name(enum ibv_wc_opcode op)
+{
+	switch (op) {
+	case IBV_WC_SEND:
+		return "SEND";
+	case IBV_WC_RDMA_WRITE:
+		return "RDMA_WRITE";
+	case IBV_WC_RDMA_READ:
+		return "RDMA_READ";
+	case IBV_WC_COMP_SWAP:
+		return "COMP_SWAP";
+	case IBV_WC_FETCH_ADD:
+		return "FETCH_ADD";
+	case IBV_WC_BIND_MW:
+		return "BIND_MW";
+	case IBV_WC_LOCAL_INV:
+		return "LOCAL_INV";
+	case IBV_WC_RECV:
+		return "RECV";
+	case IBV_WC_RECV_RDMA_WITH_IMM:
+		return "RECV_RDMA_WITH_IMM";
+	default:
+		return "?";
+	}
+}
+
+const char *rp_verbs_qp_state_name(enum ibv_qp_state s)
+{
+	switch (s) {
+	case IBV_QPS_RESET:
+		return "RESET";
+	case IBV_QPS_INIT:
+		return "INIT";
+	case IBV_QPS_RTR:
+		return "RTR";
+	case IBV_QPS_RTS:
+		return "RTS";
+	case IBV_QPS_SQD:
+		return "SQD";
+	case IBV_QPS_SQE:
+		return "SQE";
+	case IBV_QPS_ERR:
+		return "ERROR";
+	default:
+		return "?";
+	}
+}
+
+const char *rp_verbs_link_layer_name(uint8_t ll)
+{
+	switch (ll) {
+	case IBV_LINK_LAYER_ETHERNET:
+		return "Ethernet (RoCE)";
+	case IBV_LINK_LAYER_INFINIBAND:
+		return "InfiniBand";
+	default:
+		/* Old kernels report 0 for InfiniBand ports. */
+		return "unspecified (InfiniBand)";
+	}
+}
+
+const char *rp_verbs_gid_type_name(uint32_t type)
+{
+	switch (type) {
+	case IBV_GID_TYPE_IB:
+		return "IB";
+	case IBV_GID_TYPE_ROCE_V1:
+		return "RoCE v1";
+	case IBV_GID_TYPE_ROCE_V2:
+		return "RoCE v2";
+	default:
+		return "?";
+	}
+}
+
+int rp_verbs_mtu_bytes(enum ibv_mtu m)
+{
+	if (m < IBV_MTU_256 || m > IBV_MTU_4096)
+		return 0;
+	return 128 << m;
+}
+
+const char *rp_verbs_access_str(char *buf, size_t len, unsigned int flags)
+{
+	static const struct {
+		unsigned int bit;
+		const char *name;
+	} names[] = {
+		{ IBV_ACCESS_LOCAL_WRITE, "LOCAL_WRITE" },
+		{ IBV_ACCESS_REMOTE_WRITE, "REMOTE_WRITE" },
+		{ IBV_ACCESS_REMOTE_READ, "REMOTE_READ" },
+		{ IBV_ACCESS_REMOTE_ATOMIC, "REMOTE_ATOMIC" },
+		{ IBV_ACCESS_MW_BIND, "MW_BIND" },
+		{ IBV_ACCESS_ZERO_BASED, "ZERO_BASED" },
+		{ IBV_ACCESS_ON_DEMAND, "ON_DEMAND" },
+		{ IBV_ACCESS_RELAXED_ORDERING, "RELAXED_ORDERING" },
+	};
+	size_t used = 0;
+	size_t i;
+
+	if (!flags) {
+		snprintf(buf, len, "none (local read only)");
+		return buf;
+	}
+	buf[0] = '\0';
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		int n;
+
+		if (!(flags & names[i].bit))
+			continue;
+		flags &= ~names[i].bit;
+		n = snprintf(buf + used, len - used, "%s%s", used ? "|" : "",
+			     names[i].name);
+		if (n < 0 || (size_t)n >= len - used)
+			return buf;
+		used += (size_t)n;
+	}
+	if (flags)
+		snprintf(buf + used, len - used, "%s0x%x", used ? "|" : "",
+			 flags);
+	return buf;
+}
+
+const char *rp_verbs_wc_status_hint(enum ibv_wc_status s)
+{
+	switch (s) {
+	case IBV_WC_REM_ACCESS_ERR:
+		return "; the peer refused our RDMA access (wrong rkey, or "
+		       "outside its registered ring)";
+	case IBV_WC_RETRY_EXC_ERR:
+		return "; no acknowledgement from the peer after every retry "
+		       "(peer dead or unreachable)";
+	case IBV_WC_RNR_RETRY_EXC_ERR:
+		return "; the peer had no receive posted after every retry";
+	case IBV_WC_WR_FLUSH_ERR:
+		return "; flushed: the QP had already entered the error state";
+	case IBV_WC_LOC_PROT_ERR:
+		return "; local buffer not covered by our MR";
+	case IBV_WC_REM_INV_REQ_ERR:
+		return "; the peer's QP rejected the request (e.g. no "
+		       "REMOTE_WRITE access on its QP)";
+	default:
+		return "";
+	}
+}
+
+const char *rp_verbs_async_hint(enum ibv_event_type t)
+{
+	switch (t) {
+	case IBV_EVENT_QP_ACCESS_ERR:
+		return " (a peer's RDMA access was refused: wrong rkey, or "
+		       "outside our ring)";
+	case IBV_EVENT_QP_REQ_ERR:
+		return " (the peer sent a request our QP cannot accept)";
+	case IBV_EVENT_PORT_ERR:
+		return " (the link went down)";
+	default:
+		return "";
+	}
+}
+
+/* What an async event is about: "QP 0x12", "the CQ", "rxe0 port 1". */
+const char *rp_verbs_async_element(const struct rp_verbs *v,
+				   const struct ibv_async_event *ev,
+				   char *buf, size_t len)
+{
+	switch (ev->event_type) {
+	case IBV_EVENT_QP_FATAL:
+	case IBV_EVENT_QP_REQ_ERR:
+	case IBV_EVENT_QP_ACCESS_ERR:
+	case IBV_EVENT_COMM_EST:
+	case IBV_EVENT_SQ_DRAINED:
+	case IBV_EVENT_PATH_MIG:
+	case IBV_EVENT_PATH_MIG_ERR:
+	case IBV_EVENT_QP_LAST_WQE_REACHED:
+		snprintf(buf, len, "QP 0x%x", ev->element.qp->qp_num);
+		break;
+	case IBV_EVENT_CQ_ERR:
+		snprintf(buf, len, "the CQ");
+		break;
+	case IBV_EVENT_PORT_ACTIVE:
+	case IBV_EVENT_PORT_ERR:
+	case IBV_EVENT_LID_CHANGE:
+	case IBV_EVENT_PKEY_CHANGE:
+	case IBV_EVENT_GID_CHANGE:
+	case IBV_EVENT_SM_CHANGE:
+	case IBV_EVENT_CLIENT_REREGISTER:
+		snprintf(buf, len, "%s port %d", v->dev_name,
+			 ev->element.port_num);
+		break;
+	default:
+		snprintf(buf, len, "%s", v->dev_name);
+		break;
+	}
+	return buf;
+}
+
+bool rp_verbs_dp_trace(struct rp_verbs *v, uint64_t nth)
+{
+	if (!rp_trace_on())
+		return false;
+	if (nth <= TRACE_FIRST)
+		return true;
+	if (!v->dp_quiet) {
+		v->dp_quiet = true;
+		RP_TRACE("verbs", "(further data-path work requests and "
+			 "completions are counted, not traced: only the first "
+			 "%d of each kind are shown)", TRACE_FIRST);
+	}
+	return false;
+}
+
+/* ---------------------------------------------------------------------
+ * Error reports that explain the likely cause
+ */
+
+/* ibv_reg_mr failed with errno e; ENOMEM usually means RLIMIT_MEMLOCK. */
+void rp_verbs_report_reg_failure(size_t len, const char *acc, int e)
+{
+	struct rlimit rl;
+
+	if (e == ENOMEM && !getrlimit(RLIMIT_MEMLOCK, &rl) &&
+	    rl.rlim_cur != RLIM_INFINITY) {
+		RP_ERR("ibv_reg_mr(%zu bytes, %s): %s (pinned memory counts "
+		       "against the locked-memory limit, ulimit -l = %llu "
+		       "KiB)", len, acc, strerror(e),
+		       (unsigned long long)rl.rlim_cur / 1024);
+		return;
+	}
+	RP_ERR("ibv_reg_mr(%zu bytes, %s): %s", len, acc, strerror(e));
+}
+
+int rp_verbs_report_post(const struct rp_verbs *v, const char *verb,
+			 enum post_kind kind, uint64_t wr_id, int rc)
+{
+	const char *hint = "";
+
+	if (rc == ENOMEM)
+		hint = kind == POST_RECV ? " (receive queue full)"
+					 : " (send queue full)";
+	else if (rc == EINVAL && v->qp_state != IBV_QPS_RTS &&
+		 kind != POST_RECV)
+		hint = " (QP not in RTS yet)";
+	RP_ERR("%s(%s, wr_id %" PRIu64 "): %s%s", verb,
+	       rp_verbs_post_kind_name(kind), wr_id, strerror(rc), hint);
+	return RP_EVERBS;
+}
+
+/* ---------------------------------------------------------------------
+ * The --trace text: one helper per step that explains itself. Each
+ * prints nothing when tracing is off. The wording is what the lab's
+ * end-to-end tests and the README's walk-through rely on.
+ */
+
+void rp_verbs_trace_device_caps(const char *dev,
+				const struct ibv_device_attr *da)
+{
+	RP_TRACE("verbs", "%s: %u port(s), max_qp_wr %d, max_cqe %d, "
+		 "max_mr_size %" PRIu64 ", vendor 0x%x part 0x%x", dev,
+		 da->phys_port_cnt, da->max_qp_wr, da->max_cqe,
+		 (uint64_t)da->max_mr_size, da->vendor_id,
+		 da->vendor_part_id);
+}
+
+void rp_verbs_trace_port(const char *dev, int port,
+			 const struct ibv_port_attr *pa)
+{
+	RP_TRACE("verbs", "%s port %d: %s, link layer %s, active MTU "
+		 "%d, LID 0x%04x, GID table %d slots", dev, port,
+		 ibv_port_state_str(pa->state),
+		 rp_verbs_link_layer_name(pa->link_layer),
+		 rp_verbs_mtu_bytes(pa->active_mtu), pa->lid,
+		 pa->gid_tbl_len);
+}
+
+void rp_verbs_trace_gid_wanted(int gid_index, const char *gid_str,
+			       const char *addr)
+{
+	if (gid_index >= 0)
+		RP_TRACE("verbs", "looking for GID index %d (given with -g)",
+			 gid_index);
+	else if (gid_str)
+		RP_TRACE("verbs", "looking for the RoCE v2 GID %s: the control "
+			 "connection's local address %s (InfiniBand ports use "
+			 "their LID and GID 0)", gid_str, addr);
+}
+
+void rp_verbs_trace_device_chosen(const struct rp_verbs *v,
+				  const char *by_addr)
+{
+	RP_TRACE("verbs", "device %s opened: port %u, link layer %s, active "
+		 "MTU %d, GID index %d %s (%s)", v->dev_name, v->port,
+		 rp_verbs_link_layer_name(v->link_layer),
+		 rp_verbs_mtu_bytes(v->mtu), v->gid_index, v->gid_str,
+		 rp_verbs_gid_type_name(v->gid_type));
+	if (v->link_layer != IBV_LINK_LAYER_ETHERNET)
+		RP_TRACE("verbs", "InfiniBand: the peer is addressed by LID "
+			 "(ours 0x%04x), no GRH needed", v->lid);
+	else if (by_addr)
+		RP_TRACE("verbs", "RoCE: every packet carries a GRH; GID %s "
+			 "chosen because it is %s, the control connection's "
+			 "local address", v->gid_str, by_addr);
+}
+
+void rp_verbs_trace_pd(void)
+{
+	RP_TRACE("verbs", "PD allocated (protection domain: the QP and the MR "
+		 "must share it)");
+}
+
+void rp_verbs_trace_channel(const struct rp_verbs *v)
+{
+	RP_TRACE("verbs", "completion channel created (fd %d) and the async "
+		 "event fd %d made non-blocking: we sleep in poll(2) on both "
+		 "instead of spinning", v->chan->fd, v->ctx->async_fd);
+}
+
+void rp_verbs_trace_cq(const struct rp_verbs *v,
+		       const struct rp_verbs_cfg *cfg, uint64_t asked)
+{
+	int slack = (int)(asked - cfg->max_send_wr - cfg->max_recv_wr);
+
+	RP_TRACE("verbs", "CQ created: cqe=%d (asked %" PRIu64 " = %u send + "
+		 "%u receive + %d slack), events to the completion channel; "
+		 "sends and receives share it", v->cq->cqe, asked,
+		 cfg->max_send_wr, cfg->max_recv_wr, slack);
+}
+
+/* cap: as ibv_create_qp returned it (what we got, not what we asked). */
+void rp_verbs_trace_qp_created(const struct rp_verbs *v,
+			       const struct ibv_qp_cap *cap)
+{
+	RP_TRACE("verbs", "QP 0x%x created: type RC, state RESET, caps "
+		 "max_send_wr=%u max_recv_wr=%u max_send_sge=%u "
+		 "max_recv_sge=%u max_inline_data=%u (asked 0, never used); "
+		 "sq_sig_all=0 (each WR asks for its completion with "
+		 "IBV_SEND_SIGNALED)",
+		 v->qp->qp_num, cap->max_send_wr, cap->max_recv_wr,
+		 cap->max_send_sge, cap->max_recv_sge, cap->max_inline_data);
+}
+
+void rp_verbs_trace_init(const struct rp_verbs *v,
+			 const struct ibv_qp_attr *attr)
+{
+	char acc[96];
+
+	if (!rp_trace_on())
+		return;
+	RP_TRACE("verbs", "QP 0x%x RESET -> INIT: pkey_index=0 port=%u "
+		 "qp_access_flags=%s", v->qp->qp_num, v->port,
+		 rp_verbs_access_str(acc, sizeof(acc),
+				     attr->qp_access_flags));
+}
+
+void rp_verbs_trace_local_addr(const struct rp_verbs *v)
+{
+	RP_TRACE("verbs", "local QP address: qpn=0x%x psn=0x%06x (random) "
+		 "lid=0x%04x mtu=%d gid=%s: the peer needs these to reach "
+		 "us", v->qp->qp_num, v->psn, v->lid,
+		 rp_verbs_mtu_bytes(v->mtu), v->gid_str);
+}
+
+/* attr: the RTR attributes about to be applied; peer_mtu: the peer's. */
+void rp_verbs_trace_rtr(const struct rp_verbs *v,
+			const struct ibv_qp_attr *attr, enum ibv_mtu peer_mtu)
+{
+	const struct ibv_ah_attr *ah = &attr->ah_attr;
+	char dgid[INET6_ADDRSTRLEN];
+
+	if (!rp_trace_on())
+		return;
+	if (ah->is_global)
+		RP_TRACE("verbs", "QP 0x%x INIT -> RTR: path_mtu=%d (min of "
+			 "ours %d and peer's %d) dest_qp_num=0x%x "
+			 "rq_psn=0x%06x max_dest_rd_atomic=1 min_rnr_timer=%d "
+			 "ah: is_global=1 dgid=%s sgid_index=%d hop_limit=%d "
+			 "sl=0 port=%u", v->qp->qp_num,
+			 rp_verbs_mtu_bytes(attr->path_mtu),
+			 rp_verbs_mtu_bytes(v->mtu),
+			 rp_verbs_mtu_bytes(peer_mtu), attr->dest_qp_num,
+			 attr->rq_psn, attr->min_rnr_timer,
+			 rp_sys_gid_text(ah->grh.dgid.raw, dgid, sizeof(dgid)),
+			 v->gid_index, ah->grh.hop_limit, v->port);
+	else
+		RP_TRACE("verbs", "QP 0x%x INIT -> RTR: path_mtu=%d (min of "
+			 "ours %d and peer's %d) dest_qp_num=0x%x "
+			 "rq_psn=0x%06x max_dest_rd_atomic=1 min_rnr_timer=%d "
+			 "ah: is_global=0 dlid=0x%04x sl=0 port=%u",
+			 v->qp->qp_num, rp_verbs_mtu_bytes(attr->path_mtu),
+			 rp_verbs_mtu_bytes(v->mtu),
+			 rp_verbs_mtu_bytes(peer_mtu), attr->dest_qp_num,
+			 attr->rq_psn, attr->min_rnr_timer, ah->dlid, v->port);
+}
+
+/* The local ACK timeout is 4.096 us * 2^timeout per try. */
+void rp_verbs_trace_rts(const struct rp_verbs *v,
+			const struct ibv_qp_attr *attr)
+{
+	double ack_ms = 4.096e-3 * (double)(1u << attr->timeout);
+
+	RP_TRACE("verbs", "QP 0x%x RTR -> RTS: sq_psn=0x%06x timeout=%d "
+		 "(%.0f ms per try) retry_cnt=%d rnr_retry=%d "
+		 "max_rd_atomic=1; a dead peer surfaces as a retry-exceeded "
+		 "completion after about %.1f s", v->qp->qp_num, attr->sq_psn,
+		 attr->timeout, ack_ms, attr->retry_cnt, attr->rnr_retry,
+		 ack_ms * (attr->retry_cnt + 1) / 1000.0);
+}
+
+void rp_verbs_trace_mr(const struct rp_verbs *v, const char *acc)
+{
+	RP_TRACE("verbs", "MR registered: addr=%p length=%zu lkey=0x%x "
+		 "rkey=0x%x access=%s%s", v->ring, v->ring_len, v->mr->lkey,
+		 v->mr->rkey, acc, v->remote_write ? " (the peer may write "
+		 "here with this rkey)" : " (source of our RDMA Writes)");
+}
+
+/* off: where the WR's single SGE starts in the ring; imm in host order. */
+void rp_verbs_trace_post_write(const struct ibv_send_wr *wr, size_t off,
+			       uint32_t imm)
+{
+	RP_TRACE("verbs", "post RDMA_WRITE_WITH_IMM wr_id=%" PRIu64
+		 ": ring[%zu..+%u) lkey=0x%x -> raddr=0x%" PRIx64
+		 " rkey=0x%x, imm=%u (htonl on the wire), signaled",
+		 (uint64_t)wr->wr_id, off, wr->sg_list->length,
+		 wr->sg_list->lkey, (uint64_t)wr->wr.rdma.remote_addr,
+		 wr->wr.rdma.rkey, imm);
+}
+
+void rp_verbs_trace_post_send(uint64_t wr_id, uint32_t imm)
+{
+	RP_TRACE("verbs", "post SEND_WITH_IMM wr_id=%" PRIu64 ": zero "
+		 "length, imm=%u (htonl on the wire), signaled", wr_id, imm);
+}
+
+void rp_verbs_trace_post_recv(uint64_t wr_id)
+{
+	RP_TRACE("verbs", "post RECV wr_id=%" PRIu64 ": zero length "
+		 "(no SGE), to be consumed by a Write- or "
+		 "Send-with-immediate", wr_id);
+}
+
+/* wc: the successful completion as polled; o: what we made of it. */
+void rp_verbs_trace_wc(const struct ibv_wc *wc, const struct rp_wc *o)
+{
+	RP_TRACE("verbs", "completion %s wr_id=%" PRIu64
+		 " status=%s byte_len=%u%s imm=%u",
+		 rp_verbs_wc_opcode_name(wc->opcode), o->wr_id,
+		 ibv_wc_status_str(wc->status), o->byte_len,
+		 wc->wc_flags & IBV_WC_WITH_IMM ? "" : " (no immediate)",
+		 o->imm);
+}
+
+/* The data-path counters, once, as the device is closed. */
+void rp_verbs_trace_counters(const struct rp_verbs *v)
+{
+	RP_TRACE("verbs", "data path: posted %" PRIu64 " %s, %" PRIu64 " %s, "
+		 "%" PRIu64 " %s; completions %" PRIu64 " %s, %" PRIu64 " %s, "
+		 "%" PRIu64 " %s, %" PRIu64 " %s, %" PRIu64 " %s, %" PRIu64
+		 " failed; %" PRIu64 " CQ events, %" PRIu64 " async events",
+		 v->posted[POST_WRITE_IMM],
+		 rp_verbs_post_kind_name(POST_WRITE_IMM),
+		 v->posted[POST_SEND_IMM],
+		 rp_verbs_post_kind_name(POST_SEND_IMM),
+		 v->posted[POST_RECV], rp_verbs_post_kind_name(POST_RECV),
+		 v->completed[RP_WC_WRITE], rp_wc_op_name(RP_WC_WRITE),
+		 v->completed[RP_WC_SEND], rp_wc_op_name(RP_WC_SEND),
+		 v->completed[RP_WC_RECV_WRITE_IMM],
+		 rp_wc_op_name(RP_WC_RECV_WRITE_IMM),
+		 v->completed[RP_WC_RECV_SEND_IMM],
+		 rp_wc_op_name(RP_WC_RECV_SEND_IMM),
+		 v->completed[RP_WC_OTHER], rp_wc_op_name(RP_WC_OTHER),
+		 v->wc_errors, v->cq_events, v->async_events);
+}

@@ -1,0 +1,458 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Which device, port and GID to use: the RoCE v2 GID equal to the control
+ * connection's local address (or the one given with -d/-i/-g), and, when
+ * none fits, one report that lists every port and GID seen with a hint.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rdmapush/err.h"
+#include "rdmapush/sys.h"
+#include "rdmapush/trace.h"
+#include "verbs_int.h"
+
+/* A bounded text buffer for the multi-line "no GID matches" report. */
+struct sbuf {
+	char buf[6144];
+	size_t len;
+};
+
+static void sbuf_add(struct sbuf *s, const char *fmt, ...) RP_PRINTF(2, 3);
+
+/* What we look for in the GID table: the control connection's address. */
+struct want {
+	bool valid;
+	bool loopback;
+	union ibv_gid gid;
+	char addr[INET6_ADDRSTRLEN];
+	char gid_str[INET6_ADDRSTRLEN];
+};
+
+/* The port and GID chosen on one device. */
+struct pick {
+	uint8_t port;
+	uint8_t link_layer;
+	enum ibv_mtu mtu;
+	uint16_t lid;
+	int gid_index;
+	union ibv_gid gid;
+	uint32_t gid_type;
+	int max_qp_wr;
+	int max_cqe;
+};
+
+/* rp_verbs_select_device() first, then its steps in the order it takes them. */
+static int list_devices(struct ibv_device **list, int ndev,
+			const struct rp_verbs_cfg *cfg, struct sbuf *log);
+static void want_from_addr(struct want *w, const struct sockaddr *sa,
+			   socklen_t len);
+static void open_first_match(struct rp_verbs *v, struct ibv_device **list,
+			     const struct rp_verbs_cfg *cfg,
+			     const struct want *w, struct sbuf *log,
+			     struct pick *pick, int *active);
+static bool scan_device(struct ibv_context *ctx, const char *dev,
+			const struct rp_verbs_cfg *cfg, const struct want *w,
+			struct sbuf *log, struct pick *pick, int *active);
+static bool scan_gids(struct ibv_context *ctx, const char *dev,
+		      uint8_t port, const struct ibv_port_attr *pa,
+		      const struct rp_verbs_cfg *cfg, const struct want *w,
+		      struct sbuf *log, struct pick *pick);
+static bool gid_matches(int idx, const struct ibv_gid_entry *e,
+			int want_index, const struct want *w);
+static void adopt_pick(struct rp_verbs *v, const struct pick *pick);
+static void report_no_device(int e);
+static void report_no_gid(const struct rp_verbs_cfg *cfg,
+			  const struct want *w, const struct sbuf *log,
+			  int active);
+
+/* Fills v's device fields and leaves v->ctx open on success. */
+int rp_verbs_select_device(struct rp_verbs *v, const struct rp_verbs_cfg *cfg)
+{
+	struct ibv_device **list;
+	struct sbuf *log;
+	struct want w;
+	struct pick pick;
+	int active = 0;
+	int ndev = 0;
+	int rc;
+
+	errno = 0;
+	list = ibv_get_device_list(&ndev);
+	if (!list) {
+		report_no_device(errno);
+		return RP_ENODEV;
+	}
+	if (!ndev) {
+		report_no_device(0);
+		rc = RP_ENODEV;
+		goto out_free_list;
+	}
+	log = calloc(1, sizeof(*log));
+	if (!log) {
+		rc = -errno;
+		RP_ERR("calloc: %s", strerror(errno));
+		goto out_free_list;
+	}
+	rc = list_devices(list, ndev, cfg, log);
+	if (rc)
+		goto out_free_log;
+
+	want_from_addr(&w, cfg->local_addr, cfg->local_addr_len);
+	rp_verbs_trace_gid_wanted(cfg->gid_index, w.valid ? w.gid_str : NULL,
+				  w.addr);
+	memset(&pick, 0, sizeof(pick));
+	open_first_match(v, list, cfg, &w, log, &pick, &active);
+	if (!v->ctx) {
+		report_no_gid(cfg, &w, log, active);
+		rc = active ? RP_ENOGID : RP_ENODEV;
+		goto out_free_log;
+	}
+	adopt_pick(v, &pick);
+	rp_verbs_trace_device_chosen(v, cfg->gid_index < 0 ? w.addr : NULL);
+
+out_free_log:
+	free(log);
+out_free_list:
+	ibv_free_device_list(list);
+	return rc;
+}
+
+/*
+ * Trace the device names, and check that the one given with -d is among
+ * them. 0, or RP_ENODEV (reported). Leaves log empty for the scan.
+ */
+static int list_devices(struct ibv_device **list, int ndev,
+			const struct rp_verbs_cfg *cfg, struct sbuf *log)
+{
+	int i;
+
+	for (i = 0; list[i]; i++)
+		sbuf_add(log, "%s%s", i ? ", " : "",
+			 ibv_get_device_name(list[i]));
+	RP_TRACE("verbs", "ibv_get_device_list: %d device(s): %s", ndev,
+		 log->buf);
+
+	if (cfg->dev_name) {
+		for (i = 0; list[i]; i++)
+			if (!strcmp(ibv_get_device_name(list[i]),
+				    cfg->dev_name))
+				break;
+		if (!list[i]) {
+			RP_ERR("RDMA device \"%s\" not found; devices: %s",
+			       cfg->dev_name, log->buf);
+			return RP_ENODEV;
+		}
+	}
+	log->len = 0;
+	log->buf[0] = '\0';
+	return 0;
+}
+
+/* RoCE v2 GIDs of IPv4 addresses are IPv4-mapped IPv6: ::ffff:a.b.c.d. */
+static void want_from_addr(struct want *w, const struct sockaddr *sa,
+			   socklen_t len)
+{
+	memset(w, 0, sizeof(*w));
+	snprintf(w->addr, sizeof(w->addr), "(none)");
+	if (!sa)
+		return;
+	if (sa->sa_family == AF_INET && len >= sizeof(struct sockaddr_in)) {
+		const struct sockaddr_in *in = (const struct sockaddr_in *)sa;
+
+		w->gid.raw[10] = 0xff;
+		w->gid.raw[11] = 0xff;
+		memcpy(&w->gid.raw[12], &in->sin_addr, 4);
+		inet_ntop(AF_INET, &in->sin_addr, w->addr, sizeof(w->addr));
+		w->loopback = w->gid.raw[12] == 127;
+		w->valid = true;
+	} else if (sa->sa_family == AF_INET6 &&
+		   len >= sizeof(struct sockaddr_in6)) {
+		const struct sockaddr_in6 *in6 =
+			(const struct sockaddr_in6 *)sa;
+
+		memcpy(w->gid.raw, &in6->sin6_addr, 16);
+		inet_ntop(AF_INET6, &in6->sin6_addr, w->addr,
+			  sizeof(w->addr));
+		w->loopback = IN6_IS_ADDR_LOOPBACK(&in6->sin6_addr) ||
+			      (IN6_IS_ADDR_V4MAPPED(&in6->sin6_addr) &&
+			       w->gid.raw[12] == 127);
+		w->valid = true;
+	} else {
+		snprintf(w->addr, sizeof(w->addr), "(address family %d)",
+			 sa->sa_family);
+		return;
+	}
+	rp_sys_gid_text(w->gid.raw, w->gid_str, sizeof(w->gid_str));
+}
+
+/*
+ * Open each candidate device in turn and keep the first with a matching
+ * port and GID open in v->ctx (the others are closed again). v->ctx stays
+ * NULL when none matches; log then says why, device by device.
+ */
+static void open_first_match(struct rp_verbs *v, struct ibv_device **list,
+			     const struct rp_verbs_cfg *cfg,
+			     const struct want *w, struct sbuf *log,
+			     struct pick *pick, int *active)
+{
+	int i;
+
+	for (i = 0; list[i]; i++) {
+		const char *name = ibv_get_device_name(list[i]);
+		struct ibv_context *ctx;
+
+		if (cfg->dev_name && strcmp(name, cfg->dev_name))
+			continue;
+		ctx = ibv_open_device(list[i]);
+		if (!ctx) {
+			sbuf_add(log, "  %s: ibv_open_device: %s\n", name,
+				 strerror(errno));
+			RP_TRACE("verbs", "%s: ibv_open_device: %s; skipped",
+				 name, strerror(errno));
+			continue;
+		}
+		if (scan_device(ctx, name, cfg, w, log, pick, active)) {
+			v->ctx = ctx;
+			snprintf(v->dev_name, sizeof(v->dev_name), "%s", name);
+			return;
+		}
+		if (ibv_close_device(ctx))
+			RP_TRACE("verbs", "%s: ibv_close_device: %s", name,
+				 strerror(errno));
+	}
+}
+
+/*
+ * Look at every port of one opened device (or only cfg->ib_port).
+ * Returns true when a port and GID were picked; *active counts the
+ * active ports seen.
+ */
+static bool scan_device(struct ibv_context *ctx, const char *dev,
+			const struct rp_verbs_cfg *cfg, const struct want *w,
+			struct sbuf *log, struct pick *pick, int *active)
+{
+	struct ibv_device_attr da;
+	int first = 1;
+	int last;
+	int port;
+	int rc;
+
+	rc = ibv_query_device(ctx, &da);
+	if (rc) {
+		sbuf_add(log, "  %s: ibv_query_device: %s\n", dev,
+			 strerror(rc));
+		RP_TRACE("verbs", "%s: ibv_query_device: %s; skipped", dev,
+			 strerror(rc));
+		return false;
+	}
+	rp_verbs_trace_device_caps(dev, &da);
+	last = da.phys_port_cnt;
+	if (cfg->ib_port > 0) {
+		if (cfg->ib_port > da.phys_port_cnt) {
+			sbuf_add(log, "  %s: has no port %d (%u port(s))\n",
+				 dev, cfg->ib_port, da.phys_port_cnt);
+			return false;
+		}
+		first = cfg->ib_port;
+		last = cfg->ib_port;
+	}
+
+	for (port = first; port <= last; port++) {
+		struct ibv_port_attr pa;
+
+		rc = ibv_query_port(ctx, (uint8_t)port, &pa);
+		if (rc) {
+			sbuf_add(log, "  %s port %d: ibv_query_port: %s\n",
+				 dev, port, strerror(rc));
+			continue;
+		}
+		sbuf_add(log, "  %s port %d: %s, %s, active MTU %d\n", dev,
+			 port, ibv_port_state_str(pa.state),
+			 rp_verbs_link_layer_name(pa.link_layer),
+			 rp_verbs_mtu_bytes(pa.active_mtu));
+		rp_verbs_trace_port(dev, port, &pa);
+		if (pa.state != IBV_PORT_ACTIVE) {
+			RP_TRACE("verbs", "%s port %d: not active; skipped",
+				 dev, port);
+			continue;
+		}
+		(*active)++;
+		if (scan_gids(ctx, dev, (uint8_t)port, &pa, cfg, w, log,
+			      pick)) {
+			pick->max_qp_wr = da.max_qp_wr;
+			pick->max_cqe = da.max_cqe;
+			return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * Walk one active port's GID table: list every non-empty entry in log and
+ * pick the entry we want. Returns true when one was picked.
+ */
+static bool scan_gids(struct ibv_context *ctx, const char *dev,
+		      uint8_t port, const struct ibv_port_attr *pa,
+		      const struct rp_verbs_cfg *cfg, const struct want *w,
+		      struct sbuf *log, struct pick *pick)
+{
+	bool eth = pa->link_layer == IBV_LINK_LAYER_ETHERNET;
+	int want_index = cfg->gid_index;
+	bool found = false;
+	int shown = 0;
+	int idx;
+
+	/* InfiniBand addresses by LID: GID 0 (or -g) is only reported. */
+	if (!eth && want_index < 0)
+		want_index = 0;
+
+	for (idx = 0; idx < pa->gid_tbl_len; idx++) {
+		struct ibv_gid_entry e;
+		char txt[INET6_ADDRSTRLEN];
+		bool match;
+		int rc;
+
+		rc = ibv_query_gid_ex(ctx, port, (uint32_t)idx, &e, 0);
+		if (rc == ENODATA)
+			continue;	/* empty slot */
+		if (rc) {
+			sbuf_add(log, "    GID[%d]: ibv_query_gid_ex: %s\n",
+				 idx, strerror(rc));
+			continue;
+		}
+		rp_sys_gid_text(e.gid.raw, txt, sizeof(txt));
+		sbuf_add(log, "    GID[%d] %s (%s)\n", idx, txt,
+			 rp_verbs_gid_type_name(e.gid_type));
+		shown++;
+
+		if (found)
+			continue;
+		match = gid_matches(idx, &e, want_index, w);
+		RP_TRACE("verbs", "  %s port %u GID[%d] %s (%s)%s", dev, port,
+			 idx, txt, rp_verbs_gid_type_name(e.gid_type),
+			 match ? "  <- chosen" : "");
+		if (!match)
+			continue;
+		found = true;
+		pick->port = port;
+		pick->link_layer = pa->link_layer;
+		pick->mtu = pa->active_mtu;
+		pick->lid = eth ? 0 : pa->lid;
+		pick->gid_index = idx;
+		pick->gid = e.gid;
+		pick->gid_type = e.gid_type;
+	}
+	if (!shown)
+		sbuf_add(log, "    (no GID in its table)\n");
+	if (!found && want_index >= 0)
+		sbuf_add(log, "    (GID index %d is empty or out of range: "
+			 "the table has %d slots)\n", want_index,
+			 pa->gid_tbl_len);
+	return found;
+}
+
+/* The entry given with -g, else the RoCE v2 GID equal to our address. */
+static bool gid_matches(int idx, const struct ibv_gid_entry *e,
+			int want_index, const struct want *w)
+{
+	if (want_index >= 0)
+		return idx == want_index;
+	return w->valid && e->gid_type == IBV_GID_TYPE_ROCE_V2 &&
+	       !memcmp(e->gid.raw, w->gid.raw, 16);
+}
+
+static void adopt_pick(struct rp_verbs *v, const struct pick *pick)
+{
+	v->port = pick->port;
+	v->link_layer = pick->link_layer;
+	v->mtu = pick->mtu;
+	v->lid = pick->lid;
+	v->gid_index = pick->gid_index;
+	v->gid = pick->gid;
+	v->gid_type = pick->gid_type;
+	v->max_qp_wr = pick->max_qp_wr;
+	v->max_cqe = pick->max_cqe;
+	rp_sys_gid_text(v->gid.raw, v->gid_str, sizeof(v->gid_str));
+}
+
+/* e: errno of a failed ibv_get_device_list, 0 for an empty list. */
+static void report_no_device(int e)
+{
+	char why[96] = "";
+
+	if (e == ENOSYS)
+		snprintf(why, sizeof(why), " (this kernel has no RDMA "
+			 "support: ibv_get_device_list: %s)", strerror(e));
+	else if (e)
+		snprintf(why, sizeof(why), " (ibv_get_device_list: %s)",
+			 strerror(e));
+	RP_ERR("no RDMA device%s: load rdma_rxe (scripts/setup_rxe) or use "
+	       "the lab (scripts/rdma-lab)", why);
+}
+
+static void report_no_gid(const struct rp_verbs_cfg *cfg,
+			  const struct want *w, const struct sbuf *log,
+			  int active)
+{
+	const char *hint;
+
+	if (!active) {
+		RP_ERR("no active port on any RDMA device:\n%s"
+		       "  hint: check `rdma link` / `ibv_devinfo`; pick the "
+		       "device with -d NAME and the port with -i PORT, or "
+		       "create a Soft-RoCE device (scripts/setup_rxe)",
+		       log->buf);
+		return;
+	}
+	if (cfg->gid_index >= 0) {
+		RP_ERR("GID index %d not found on any active port:\n%s"
+		       "  hint: choose an index listed above with -g (and "
+		       "the device with -d)", cfg->gid_index, log->buf);
+		return;
+	}
+	if (w->loopback)
+		hint = "the control connection runs over loopback, which "
+		       "has no GID: connect to the address of the interface "
+		       "that carries RDMA instead, or choose a GID with -g "
+		       "INDEX and -d NAME";
+	else if (!w->valid)
+		hint = "no local address to match against: choose a GID with "
+		       "-g INDEX and -d NAME";
+	else
+		hint = "choose a GID with -g INDEX and the device with -d "
+		       "NAME, or add a Soft-RoCE device on the interface "
+		       "that carries this address (scripts/setup_rxe)";
+	RP_ERR("no RoCE v2 GID equals the control connection's local "
+	       "address %s (looked for GID %s); GIDs of every port:\n%s"
+	       "  hint: %s", w->addr, w->valid ? w->gid_str : "-", log->buf,
+	       hint);
+}
+
+static void sbuf_add(struct sbuf *s, const char *fmt, ...)
+{
+	size_t room = sizeof(s->buf) - s->len;
+	va_list ap;
+	int n;
+
+	if (room <= 1)
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(s->buf + s->len, room, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	if ((size_t)n >= room)
+		s->len = sizeof(s->buf) - 1;
+	else
+		s->len += (size_t)n;
+}
