@@ -69,16 +69,9 @@ int rp_verbs_open(struct rp_verbs **out, const struct rp_verbs_cfg *cfg)
 	struct rp_verbs *v;
 	int rc;
 
-	if (!out || !cfg) {
-		RP_ERR("rp_verbs_open: NULL argument");
-		return RP_EINTERNAL;
-	}
-	*out = NULL;
-	if (!cfg->max_send_wr || !cfg->max_recv_wr) {
-		RP_ERR("rp_verbs_open: max_send_wr %u and max_recv_wr %u must "
-		       "be non-zero", cfg->max_send_wr, cfg->max_recv_wr);
-		return RP_EINTERNAL;
-	}
+	rc = rp_verbs_check_open(out, cfg);
+	if (rc)
+		return rc;
 	rc = alloc_verbs(&v, cfg);
 	if (rc)
 		return rc;

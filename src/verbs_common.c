@@ -6,7 +6,24 @@
 #include "config.h"
 #endif
 
+#include "rdmapush/err.h"
+#include "rdmapush/trace.h"
 #include "rdmapush/verbs.h"
+
+int rp_verbs_check_open(struct rp_verbs **out, const struct rp_verbs_cfg *cfg)
+{
+	if (!out || !cfg) {
+		RP_ERR("rp_verbs_open: NULL argument");
+		return RP_EINTERNAL;
+	}
+	*out = NULL;
+	if (!cfg->max_send_wr || !cfg->max_recv_wr) {
+		RP_ERR("rp_verbs_open: max_send_wr %u and max_recv_wr %u must "
+		       "be non-zero", cfg->max_send_wr, cfg->max_recv_wr);
+		return RP_EINTERNAL;
+	}
+	return 0;
+}
 
 const char *rp_wc_op_name(enum rp_wc_op op)
 {

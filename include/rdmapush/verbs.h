@@ -113,6 +113,13 @@ int rp_verbs_next(struct rp_verbs *v, struct rp_wc *wc, int max,
 		  int watch_fd, double deadline)
 	__attribute__((warn_unused_result));
 
+/*
+ * For backends, at the top of rp_verbs_open(): NULL arguments and empty
+ * queues are refused (RP_EINTERNAL, reported); else *out = NULL and 0.
+ */
+int rp_verbs_check_open(struct rp_verbs **out, const struct rp_verbs_cfg *cfg)
+	__attribute__((warn_unused_result));
+
 /* "WRITE", "RECV_RDMA_WITH_IMM", ... for traces. */
 const char *rp_wc_op_name(enum rp_wc_op op);
 
