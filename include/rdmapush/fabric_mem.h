@@ -7,18 +7,31 @@
  *
  * What it models, after rxe:
  *   - Endpoints pair by QPN at rp_verbs_connect(). Either side may open
- *     first; the pairing holds once both have connected.
+ *     first; the pairing holds once both have connected. A request to a
+ *     QP that is not (or no longer) paired with us, or is in ERROR,
+ *     completes with "transport retry counter exceeded", as to a dead
+ *     host.
  *   - Write with immediate checks the rkey and bounds against the peer's
  *     registered ring, copies the bytes, consumes a posted receive and
  *     completes on both sides. A bad rkey, an out-of-bounds access or no
  *     posted receive fails the writer's completion (reported with the
  *     status rxe would give: remote access error, RNR retry exceeded)
  *     and moves the responder's QP to ERROR, so everything it has posted
- *     is flushed.
+ *     is flushed ("Work Request Flushed Error").
  *   - Zero-length Send with immediate consumes a posted receive.
+ *   - Any failed completion moves that endpoint's QP to ERROR as well;
+ *     on a QP in ERROR every later post is accepted and completes
+ *     flushed. A Send or Write before rp_verbs_connect() fails to post
+ *     (EINVAL, RP_EVERBS), as ibv_post_send does before RTS.
+ *   - Queue depths: at most max_send_wr sends/writes and max_recv_wr
+ *     receives outstanding, a slot being freed when its completion is
+ *     returned by rp_verbs_next(); one more post fails (ENOMEM,
+ *     RP_EVERBS, reported).
  *   - rp_verbs_next() keeps the real contract: deadline, watch_fd, signal
  *     (RP_EINTERRUPTED), RP_EWC for a failed completion, no busy polling.
- * Thread-safe: a sender and a receiver may run as two threads.
+ * Thread-safe: a sender and a receiver may run as two threads (each
+ * endpoint used by one thread at a time); rp_fab_*() from any thread.
+ * Build: link libfabric_mem.a before librdmapush.a, with -pthread.
  */
 #ifndef RDMAPUSH_FABRIC_MEM_H
 #define RDMAPUSH_FABRIC_MEM_H
@@ -52,23 +65,48 @@ enum rp_fab_fault {
 
 /*
  * Arm one fault for the next transfer (one per side at a time; arming
- * RP_FAB_NONE disarms). Takes effect on endpoints opened afterwards and
- * on those open now.
+ * RP_FAB_NONE, or nth 0, disarms). Takes effect on endpoints opened
+ * afterwards and on those open now. Counts are kept per endpoint: each
+ * QP counts its own posts (every rp_verbs_post_*() call, failed ones
+ * included) and its own completions (flushed ones included) from 1; with
+ * one sender and one receiver open that is the count per side. A fault
+ * is one-shot: it fires on the first endpoint of its side to reach nth,
+ * then it is disarmed, so the transfer after it runs clean.
+ *
+ * What each does when it fires:
+ *   FAIL_POST        that post returns RP_EVERBS after one RP_ERR line
+ *                    ("ibv_post_recv(RECV, ...): Input/output error
+ *                    (fault injected by the fabric)"); nothing is posted.
+ *   FAIL_COMPLETION  that completion is returned as "general error":
+ *                    rp_verbs_next() reports it and returns RP_EWC; the
+ *                    QP goes to ERROR and its receives are flushed.
+ *   STALL            that endpoint freezes: its sends and writes take a
+ *                    send-queue slot and vanish, the peer's requests to
+ *                    it vanish too (never completed); receives may still
+ *                    be posted. Both sides wait for their deadline or
+ *                    their watch_fd.
+ *   KILL             that post returns 0, but the endpoint is unpaired
+ *                    and in ERROR: it and the receives still posted
+ *                    are flushed (its rp_verbs_next() returns RP_EWC);
+ *                    the peer's later requests fail with "transport
+ *                    retry counter exceeded".
  */
 void rp_fab_fault(enum rp_fab_side side, enum rp_fab_fault what,
 		  uint64_t nth);
 
 /*
- * Called (outside the fabric's locks) after every successful post on
- * either side, with the 1-based count of posts on that side. Lets a test
- * act mid-data (raise a stop flag, close a socket) at a chosen point
- * without sleeping. NULL removes it.
+ * Called (outside the fabric's locks, in the posting thread) after every
+ * successful post on either side, with that post's 1-based count on its
+ * endpoint (as the faults count: a failed post is counted, not hooked).
+ * Lets a test act mid-data (raise a stop flag, close a socket) at a
+ * chosen point without sleeping. NULL removes it.
  */
 typedef void (*rp_fab_hook)(enum rp_fab_side side, uint64_t nth, void *arg);
 void rp_fab_set_hook(rp_fab_hook hook, void *arg);
 
 /* What the fabric holds right now, to assert that a transfer released
- * everything. */
+ * everything. open and rings are live counts; the others count since the
+ * last rp_fab_reset(). "Delivered" means it consumed the peer's receive. */
 struct rp_fab_stats {
 	int open;		/* contexts opened and not yet closed */
 	int rings;		/* rings registered and not deregistered */
@@ -78,8 +116,9 @@ struct rp_fab_stats {
 };
 void rp_fab_stats(struct rp_fab_stats *out);
 
-/* Disarm faults and hook, zero the counters. Endpoints still open are
- * kept (their count stays visible in rp_fab_stats().open). */
+/* Disarm faults and hook, zero writes, sends and bytes. Endpoints and
+ * rings still open are kept (their counts stay visible in
+ * rp_fab_stats()). */
 void rp_fab_reset(void);
 
 #endif

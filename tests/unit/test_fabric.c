@@ -1,0 +1,849 @@
+// SPDX-License-Identifier: MIT
+/* Unit tests of the in-memory fabric (src/fabric_mem.c): the verbs.h
+ * contract as the session uses it, its failures, faults and threads. */
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+
+#include <cmocka.h>
+
+#include "rdmapush/err.h"
+#include "rdmapush/fabric_mem.h"
+#include "rdmapush/trace.h"
+#include "rdmapush/verbs.h"
+
+#define RING_LEN	(64 * 1024)
+
+/* A sender (s) and a receiver (r), each with a registered ring. */
+struct pair {
+	struct rp_verbs *s;
+	struct rp_verbs *r;
+	uint8_t *sring;
+	uint8_t *rring;
+	uint32_t rkey;
+	size_t len;
+};
+
+static void open_pair(struct pair *p, uint32_t depth, size_t len)
+{
+	struct rp_verbs_cfg sc = { .max_send_wr = depth,
+				   .max_recv_wr = depth };
+	struct rp_verbs_cfg rc = sc;
+	uint32_t unused;
+
+	rc.remote_write = true;
+	memset(p, 0, sizeof(*p));
+	p->len = len;
+	assert_int_equal(rp_verbs_open(&p->r, &rc), 0);
+	assert_int_equal(rp_verbs_open(&p->s, &sc), 0);
+	assert_int_equal(rp_verbs_reg_ring(p->r, len, (void **)&p->rring,
+					   &p->rkey), 0);
+	assert_int_equal(rp_verbs_reg_ring(p->s, len, (void **)&p->sring,
+					   &unused), 0);
+}
+
+static void connect_pair(struct pair *p)
+{
+	struct rp_qp_addr sa;
+	struct rp_qp_addr ra;
+
+	rp_verbs_local(p->s, &sa);
+	rp_verbs_local(p->r, &ra);
+	assert_int_equal(rp_verbs_connect(p->r, &sa), 0);
+	assert_int_equal(rp_verbs_connect(p->s, &ra), 0);
+}
+
+static void close_pair(struct pair *p)
+{
+	rp_verbs_close(p->s);
+	rp_verbs_close(p->r);
+	p->s = NULL;
+	p->r = NULL;
+}
+
+/* Completions within timeout seconds, no watched fd. */
+static int next_in(struct rp_verbs *v, struct rp_wc *wc, int max,
+		   double timeout)
+{
+	return rp_verbs_next(v, wc, max, -1, rp_now() + timeout);
+}
+
+static uint64_t raddr_of(const struct pair *p, size_t off)
+{
+	return (uint64_t)(uintptr_t)p->rring + off;
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	rp_fab_reset();
+	return 0;
+}
+
+/* Every test must leave nothing open behind it. */
+static int teardown(void **state)
+{
+	struct rp_fab_stats st;
+
+	(void)state;
+	rp_fab_reset();
+	rp_fab_stats(&st);
+	assert_int_equal(st.open, 0);
+	assert_int_equal(st.rings, 0);
+	return 0;
+}
+
+static void test_local_and_pairing(void **state)
+{
+	struct sockaddr_in in = { .sin_family = AF_INET };
+	struct rp_verbs_cfg cfg = { .max_send_wr = 2, .max_recv_wr = 2 };
+	struct rp_qp_addr a;
+	struct rp_qp_addr b;
+	struct rp_verbs *v;
+	struct pair p;
+	struct rp_wc wc[2];
+
+	(void)state;
+	open_pair(&p, 4, RING_LEN);
+	rp_verbs_local(p.s, &a);
+	rp_verbs_local(p.r, &b);
+	assert_true(a.qpn && a.qpn <= 0xffffff);
+	assert_true(b.qpn && b.qpn <= 0xffffff);
+	assert_int_not_equal(a.qpn, b.qpn);
+	assert_true(a.psn <= 0xffffff);
+	assert_int_equal(a.lid, 0);
+	assert_int_equal(a.mtu, 3);	/* IBV_MTU_1024, as rxe */
+	assert_string_equal(rp_verbs_gid_str(p.s), "::ffff:127.0.0.1");
+	assert_int_equal(rp_verbs_gid_index(p.s), 1);
+
+	/* The sender connects first this time; unusable addresses fail. */
+	assert_int_equal(rp_verbs_connect(p.s, &b), 0);
+	assert_int_equal(rp_verbs_connect(p.s, &b), RP_EINTERNAL);
+	b.qpn = 0;
+	assert_int_equal(rp_verbs_connect(p.r, &b), RP_EPROTO);
+	assert_int_equal(rp_verbs_connect(p.r, &a), 0);
+	assert_int_equal(rp_verbs_post_recv(p.r, 1), 0);
+	assert_int_equal(rp_verbs_post_write_imm(p.s, 9, 0, 16,
+						 raddr_of(&p, 0), p.rkey, 1),
+			 0);
+	assert_int_equal(next_in(p.r, wc, 2, 1), 1);
+	assert_int_equal(wc[0].op, RP_WC_RECV_WRITE_IMM);
+	close_pair(&p);
+
+	/* An IPv4 control connection gives its IPv4-mapped GID. */
+	inet_pton(AF_INET, "10.0.0.5", &in.sin_addr);
+	cfg.local_addr = (const struct sockaddr *)&in;
+	cfg.local_addr_len = sizeof(in);
+	assert_int_equal(rp_verbs_open(&v, &cfg), 0);
+	assert_string_equal(rp_verbs_gid_str(v), "::ffff:10.0.0.5");
+	rp_verbs_close(v);
+}
+
+static void test_write_imm(void **state)
+{
+	struct rp_fab_stats st;
+	struct rp_wc wc[4];
+	struct pair p;
+
+	(void)state;
+	open_pair(&p, 4, RING_LEN);
+	assert_int_equal(rp_verbs_post_recv(p.r, 7), 0);
+	assert_int_equal(rp_verbs_post_recv(p.r, 8), 0);
+	connect_pair(&p);
+	for (int i = 0; i < 1000; i++)
+		p.sring[4096 + i] = (uint8_t)(i * 7 + 3);
+
+	assert_int_equal(rp_verbs_post_write_imm(p.s, 11, 4096, 1000,
+						 raddr_of(&p, 8192), p.rkey,
+						 0xdeadbeef), 0);
+	assert_int_equal(next_in(p.s, wc, 4, 1), 1);
+	assert_int_equal(wc[0].op, RP_WC_WRITE);
+	assert_int_equal(wc[0].wr_id, 11);
+	assert_int_equal(next_in(p.r, wc, 4, 1), 1);
+	assert_int_equal(wc[0].op, RP_WC_RECV_WRITE_IMM);
+	assert_int_equal(wc[0].wr_id, 7);	/* receives are FIFO */
+	assert_int_equal(wc[0].byte_len, 1000);
+	assert_int_equal(wc[0].imm, 0xdeadbeef);
+	assert_memory_equal(p.rring + 8192, p.sring + 4096, 1000);
+	assert_int_equal(p.rring[8191], 0);
+	assert_int_equal(p.rring[9192], 0);
+
+	/* The whole ring in one Write, into the next receive. */
+	memset(p.sring, 0x5a, RING_LEN);
+	assert_int_equal(rp_verbs_post_write_imm(p.s, 12, 0, RING_LEN,
+						 raddr_of(&p, 0), p.rkey, 2),
+			 0);
+	assert_int_equal(next_in(p.r, wc, 4, 1), 1);
+	assert_int_equal(wc[0].wr_id, 8);
+	assert_int_equal(wc[0].byte_len, RING_LEN);
+	assert_memory_equal(p.rring, p.sring, RING_LEN);
+	rp_fab_stats(&st);
+	assert_int_equal(st.writes, 2);
+	assert_int_equal(st.bytes, 1000 + RING_LEN);
+	assert_int_equal(st.open, 2);
+	assert_int_equal(st.rings, 2);
+	close_pair(&p);
+}
+
+static void test_send_imm(void **state)
+{
+	struct rp_fab_stats st;
+	struct rp_wc wc[4];
+	struct pair p;
+
+	(void)state;
+	open_pair(&p, 4, RING_LEN);
+	assert_int_equal(rp_verbs_post_recv(p.s, 3), 0);
+	connect_pair(&p);
+	assert_int_equal(rp_verbs_post_send_imm(p.r, 5, 42), 0);
+	assert_int_equal(next_in(p.s, wc, 4, 1), 1);
+	assert_int_equal(wc[0].op, RP_WC_RECV_SEND_IMM);
+	assert_int_equal(wc[0].wr_id, 3);
+	assert_int_equal(wc[0].imm, 42);
+	assert_int_equal(wc[0].byte_len, 0);
+	assert_int_equal(next_in(p.r, wc, 4, 1), 1);
+	assert_int_equal(wc[0].op, RP_WC_SEND);
+	assert_int_equal(wc[0].wr_id, 5);
+	rp_fab_stats(&st);
+	assert_int_equal(st.sends, 1);
+	assert_int_equal(st.writes, 0);
+	close_pair(&p);
+}
+
+/* A refused Write: the writer's completion fails, the responder's QP
+ * goes to ERROR and flushes its receives, later posts flush too. */
+static void expect_refused(struct pair *p, uint64_t raddr, uint32_t len,
+			   uint32_t rkey)
+{
+	struct rp_wc wc[4];
+
+	assert_int_equal(rp_verbs_post_recv(p->r, 1), 0);
+	assert_int_equal(rp_verbs_post_recv(p->r, 2), 0);
+	connect_pair(p);
+	assert_int_equal(rp_verbs_post_write_imm(p->s, 1, 0, len, raddr, rkey,
+						 0), 0);
+	assert_int_equal(next_in(p->s, wc, 4, 1), RP_EWC);
+	assert_int_equal(next_in(p->r, wc, 4, 1), RP_EWC);
+	/* Both QPs are in ERROR now: whatever is posted comes back flushed. */
+	assert_int_equal(rp_verbs_post_recv(p->r, 3), 0);
+	assert_int_equal(next_in(p->r, wc, 4, 1), RP_EWC);
+	assert_int_equal(rp_verbs_post_write_imm(p->s, 2, 0, 8,
+						 raddr_of(p, 0), p->rkey, 0),
+			 0);
+	assert_int_equal(next_in(p->s, wc, 4, 1), RP_EWC);
+	assert_int_equal(next_in(p->s, wc, 4, 0.01), RP_ETIMEOUT);
+}
+
+static void test_bad_rkey(void **state)
+{
+	struct rp_fab_stats st;
+	struct pair p;
+
+	(void)state;
+	open_pair(&p, 4, RING_LEN);
+	expect_refused(&p, raddr_of(&p, 0), 64, p.rkey ^ 1);
+	rp_fab_stats(&st);
+	assert_int_equal(st.writes, 0);
+	close_pair(&p);
+}
+
+static void test_out_of_bounds(void **state)
+{
+	struct pair p;
+
+	(void)state;
+	open_pair(&p, 4, RING_LEN);
+	expect_refused(&p, raddr_of(&p, RING_LEN - 10), 100, p.rkey);
+	close_pair(&p);
+	open_pair(&p, 4, RING_LEN);
+	expect_refused(&p, raddr_of(&p, 0) - 1, 8, p.rkey);
+	close_pair(&p);
+}
+
+static void test_no_recv_posted(void **state)
+{
+	struct rp_wc wc[4];
+	struct pair p;
+
+	(void)state;
+	open_pair(&p, 4, RING_LEN);
+	connect_pair(&p);
+	assert_int_equal(rp_verbs_post_write_imm(p.s, 1, 0, 8,
+						 raddr_of(&p, 0), p.rkey, 0),
+			 0);
+	assert_int_equal(next_in(p.s, wc, 4, 1), RP_EWC);
+	/* The responder is in ERROR: a receive posted now is flushed. */
+	assert_int_equal(rp_verbs_post_recv(p.r, 1), 0);
+	assert_int_equal(next_in(p.r, wc, 4, 1), RP_EWC);
+	close_pair(&p);
+}
+
+static void test_queue_depth(void **state)
+{
+	struct rp_wc wc[4];
+	struct pair p;
+
+	(void)state;
+	open_pair(&p, 2, RING_LEN);
+	/* A Send before RTS fails as ibv_post_send does (EINVAL). */
+	assert_int_equal(rp_verbs_post_send_imm(p.s, 1, 0), RP_EVERBS);
+	assert_int_equal(rp_verbs_post_recv(p.r, 1), 0);
+	assert_int_equal(rp_verbs_post_recv(p.r, 2), 0);
+	assert_int_equal(rp_verbs_post_recv(p.r, 3), RP_EVERBS);
+	connect_pair(&p);
+	assert_int_equal(rp_verbs_post_write_imm(p.s, 1, 0, 8,
+						 raddr_of(&p, 0), p.rkey, 0),
+			 0);
+	assert_int_equal(rp_verbs_post_write_imm(p.s, 2, 0, 8,
+						 raddr_of(&p, 0), p.rkey, 0),
+			 0);
+	/* Slots come back when completions are polled, not before. */
+	assert_int_equal(rp_verbs_post_write_imm(p.s, 3, 0, 8,
+						 raddr_of(&p, 0), p.rkey, 0),
+			 RP_EVERBS);
+	assert_int_equal(rp_verbs_post_recv(p.r, 3), RP_EVERBS);
+	assert_int_equal(next_in(p.s, wc, 4, 1), 2);
+	assert_int_equal(next_in(p.r, wc, 1, 1), 1);
+	assert_int_equal(rp_verbs_post_recv(p.r, wc[0].wr_id), 0);
+	assert_int_equal(rp_verbs_post_write_imm(p.s, 3, 0, 8,
+						 raddr_of(&p, 0), p.rkey, 0),
+			 0);
+	assert_int_equal(next_in(p.s, wc, 4, 1), 1);
+	assert_int_equal(next_in(p.r, wc, 4, 1), 2);
+	/* Bad local arguments are bugs, not verbs failures. */
+	assert_int_equal(rp_verbs_post_write_imm(p.s, 4, RING_LEN - 4, 8,
+						 raddr_of(&p, 0), p.rkey, 0),
+			 RP_EINTERNAL);
+	close_pair(&p);
+}
+
+static void test_timeout(void **state)
+{
+	struct rp_wc wc[4];
+	struct pair p;
+	double t0;
+
+	(void)state;
+	open_pair(&p, 2, RING_LEN);
+	connect_pair(&p);
+	t0 = rp_now();
+	assert_int_equal(next_in(p.s, wc, 4, 0.05), RP_ETIMEOUT);
+	assert_true(rp_now() - t0 >= 0.05);
+	assert_true(rp_now() - t0 < 1.0);
+	/* A deadline already past: no sleep at all. */
+	assert_int_equal(rp_verbs_next(p.s, wc, 4, -1, rp_now() - 1),
+			 RP_ETIMEOUT);
+	assert_int_equal(rp_verbs_next(p.s, wc, 0, -1, rp_now() + 1),
+			 RP_EINTERNAL);
+	close_pair(&p);
+}
+
+static void test_watch_fd(void **state)
+{
+	struct rp_wc wc[4];
+	struct pair p;
+	int sv[2];
+
+	(void)state;
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	open_pair(&p, 2, RING_LEN);
+	assert_int_equal(rp_verbs_post_recv(p.s, 1), 0);
+	connect_pair(&p);
+	assert_int_equal(rp_verbs_next(p.s, wc, 4, sv[0], rp_now() + 0.02),
+			 RP_ETIMEOUT);
+	assert_int_equal(write(sv[1], "x", 1), 1);
+	assert_int_equal(rp_verbs_next(p.s, wc, 4, sv[0], rp_now() + 5), 0);
+	/* Completions come before the watched fd's readiness. */
+	assert_int_equal(rp_verbs_post_send_imm(p.r, 1, 7), 0);
+	assert_int_equal(rp_verbs_next(p.s, wc, 4, sv[0], rp_now() + 5), 1);
+	assert_int_equal(wc[0].imm, 7);
+	assert_int_equal(rp_verbs_next(p.s, wc, 4, sv[0], rp_now() + 5), 0);
+	/* A closed peer reads as readable too (EOF). */
+	close(sv[1]);
+	assert_int_equal(rp_verbs_next(p.r, wc, 4, sv[0], rp_now() + 5), 1);
+	assert_int_equal(rp_verbs_next(p.r, wc, 4, sv[0], rp_now() + 5), 0);
+	close(sv[0]);
+	close_pair(&p);
+}
+
+static void on_usr1(int sig)
+{
+	(void)sig;
+}
+
+struct kick {
+	pthread_t target;
+	atomic_bool done;
+};
+
+/* Again and again until the waiter is out: a signal that lands before
+ * it sleeps in poll(2) would be lost on a slow machine. */
+static void *kick_later(void *arg)
+{
+	struct kick *k = arg;
+
+	while (!atomic_load(&k->done)) {
+		usleep(50 * 1000);
+		if (!atomic_load(&k->done))
+			pthread_kill(k->target, SIGUSR1);
+	}
+	return NULL;
+}
+
+static void test_eintr(void **state)
+{
+	struct sigaction sa = { .sa_handler = on_usr1 };	/* no SA_RESTART */
+	struct sigaction old;
+	struct rp_wc wc[4];
+	struct kick k = { .target = pthread_self() };
+	pthread_t kicker;
+	struct pair p;
+	double t0;
+	int rc;
+
+	(void)state;
+	sigemptyset(&sa.sa_mask);
+	assert_int_equal(sigaction(SIGUSR1, &sa, &old), 0);
+	open_pair(&p, 2, RING_LEN);
+	connect_pair(&p);
+	assert_int_equal(pthread_create(&kicker, NULL, kick_later, &k), 0);
+	t0 = rp_now();
+	rc = next_in(p.r, wc, 4, 5);
+	atomic_store(&k.done, true);
+	pthread_join(kicker, NULL);
+	assert_int_equal(rc, RP_EINTERRUPTED);
+	assert_true(rp_now() - t0 < 4);
+	sigaction(SIGUSR1, &old, NULL);
+	close_pair(&p);
+}
+
+struct hook_log {
+	int calls;
+	enum rp_fab_side side[8];
+	uint64_t nth[8];
+};
+
+static void record_hook(enum rp_fab_side side, uint64_t nth, void *arg)
+{
+	struct hook_log *h = arg;
+
+	if (h->calls < 8) {
+		h->side[h->calls] = side;
+		h->nth[h->calls] = nth;
+	}
+	h->calls++;
+}
+
+static void test_fault_fail_post_and_hook(void **state)
+{
+	struct hook_log h = { 0 };
+	struct pair p;
+
+	(void)state;
+	open_pair(&p, 4, RING_LEN);
+	rp_fab_set_hook(record_hook, &h);
+	rp_fab_fault(RP_FAB_SENDER, RP_FAB_FAIL_POST, 2);
+	assert_int_equal(rp_verbs_post_recv(p.s, 1), 0);
+	assert_int_equal(rp_verbs_post_recv(p.s, 2), RP_EVERBS);
+	assert_int_equal(rp_verbs_post_recv(p.s, 3), 0);
+	assert_int_equal(rp_verbs_post_recv(p.r, 1), 0);
+	assert_int_equal(h.calls, 3);
+	assert_int_equal(h.side[0], RP_FAB_SENDER);
+	assert_int_equal(h.nth[0], 1);
+	assert_int_equal(h.nth[1], 3);	/* the failed post is counted */
+	assert_int_equal(h.side[2], RP_FAB_RECEIVER);
+	assert_int_equal(h.nth[2], 1);
+	/* One-shot: the next transfer runs clean. */
+	close_pair(&p);
+	open_pair(&p, 4, RING_LEN);
+	assert_int_equal(rp_verbs_post_recv(p.s, 1), 0);
+	assert_int_equal(rp_verbs_post_recv(p.s, 2), 0);
+	rp_fab_set_hook(NULL, NULL);
+	assert_int_equal(rp_verbs_post_recv(p.s, 3), 0);
+	assert_int_equal(h.calls, 5);
+	close_pair(&p);
+}
+
+static void test_fault_fail_completion(void **state)
+{
+	struct rp_wc wc[4];
+	struct pair p;
+
+	(void)state;
+	open_pair(&p, 4, RING_LEN);
+	rp_fab_fault(RP_FAB_RECEIVER, RP_FAB_FAIL_COMPLETION, 1);
+	assert_int_equal(rp_verbs_post_recv(p.r, 1), 0);
+	assert_int_equal(rp_verbs_post_recv(p.r, 2), 0);
+	connect_pair(&p);
+	assert_int_equal(rp_verbs_post_write_imm(p.s, 1, 0, 8,
+						 raddr_of(&p, 0), p.rkey, 0),
+			 0);
+	/* The writer saw success; the receiver's completion failed. */
+	assert_int_equal(next_in(p.s, wc, 4, 1), 1);
+	assert_int_equal(wc[0].op, RP_WC_WRITE);
+	assert_int_equal(next_in(p.r, wc, 4, 1), RP_EWC);
+	/* Its QP is in ERROR: the peer's next Write is not answered. */
+	assert_int_equal(rp_verbs_post_write_imm(p.s, 2, 0, 8,
+						 raddr_of(&p, 0), p.rkey, 0),
+			 0);
+	assert_int_equal(next_in(p.s, wc, 4, 1), RP_EWC);
+	close_pair(&p);
+}
+
+static void test_fault_stall(void **state)
+{
+	struct rp_fab_stats st;
+	struct rp_wc wc[4];
+	struct pair p;
+
+	(void)state;
+	open_pair(&p, 4, RING_LEN);
+	rp_fab_fault(RP_FAB_SENDER, RP_FAB_STALL, 1);
+	assert_int_equal(rp_verbs_post_recv(p.r, 1), 0);
+	connect_pair(&p);
+	assert_int_equal(rp_verbs_post_write_imm(p.s, 1, 0, 8,
+						 raddr_of(&p, 0), p.rkey, 0),
+			 0);
+	assert_int_equal(next_in(p.r, wc, 4, 0.05), RP_ETIMEOUT);
+	assert_int_equal(next_in(p.s, wc, 4, 0.05), RP_ETIMEOUT);
+	/* Nor does anything reach the stalled side. */
+	assert_int_equal(rp_verbs_post_recv(p.s, 1), 0);
+	assert_int_equal(rp_verbs_post_send_imm(p.r, 1, 1), 0);
+	assert_int_equal(next_in(p.s, wc, 4, 0.05), RP_ETIMEOUT);
+	assert_int_equal(next_in(p.r, wc, 4, 0.05), RP_ETIMEOUT);
+	rp_fab_stats(&st);
+	assert_int_equal(st.writes, 0);
+	assert_int_equal(st.sends, 0);
+	close_pair(&p);
+}
+
+static void test_fault_kill(void **state)
+{
+	struct rp_wc wc[4];
+	struct pair p;
+
+	(void)state;
+	open_pair(&p, 4, RING_LEN);
+	rp_fab_fault(RP_FAB_RECEIVER, RP_FAB_KILL, 3);
+	assert_int_equal(rp_verbs_post_recv(p.r, 1), 0);
+	assert_int_equal(rp_verbs_post_recv(p.r, 2), 0);
+	connect_pair(&p);
+	/* Post #3 kills the receiver: its receives and this Send flush. */
+	assert_int_equal(rp_verbs_post_send_imm(p.r, 3, 0), 0);
+	assert_int_equal(next_in(p.r, wc, 4, 1), RP_EWC);
+	/* The sender's next request finds nobody: retry exceeded. */
+	assert_int_equal(rp_verbs_post_write_imm(p.s, 1, 0, 8,
+						 raddr_of(&p, 0), p.rkey, 0),
+			 0);
+	assert_int_equal(next_in(p.s, wc, 4, 1), RP_EWC);
+	close_pair(&p);
+}
+
+static void test_peer_closed(void **state)
+{
+	struct rp_fab_stats st;
+	struct rp_wc wc[4];
+	uint64_t raddr;
+	uint32_t rkey;
+	struct pair p;
+
+	(void)state;
+	open_pair(&p, 4, RING_LEN);
+	assert_int_equal(rp_verbs_post_recv(p.r, 1), 0);
+	connect_pair(&p);
+	raddr = raddr_of(&p, 0);
+	rkey = p.rkey;
+	rp_verbs_close(p.r);
+	p.r = NULL;
+	rp_fab_stats(&st);
+	assert_int_equal(st.open, 1);
+	assert_int_equal(st.rings, 1);
+	assert_int_equal(rp_verbs_post_write_imm(p.s, 1, 0, 8, raddr, rkey,
+						 0), 0);
+	assert_int_equal(next_in(p.s, wc, 4, 1), RP_EWC);
+	/* NULL-safe, and deregistering twice is harmless. */
+	rp_verbs_dereg_ring(p.s);
+	rp_verbs_dereg_ring(p.s);
+	rp_verbs_dereg_ring(NULL);
+	rp_verbs_close(NULL);
+	assert_string_equal(rp_verbs_gid_str(NULL), "-");
+	assert_int_equal(rp_verbs_gid_index(NULL), -1);
+	close_pair(&p);
+	rp_fab_stats(&st);
+	assert_int_equal(st.open, 0);
+	assert_int_equal(st.rings, 0);
+}
+
+/* ---------------------------------------------------------------------
+ * Two threads: the session's data phase in miniature
+ */
+
+#define STREAM_N	4000
+#define STREAM_W	8
+#define STREAM_CHUNK	4096
+
+/* Each thread writes only its own failure: no shared flag to race on.
+ * When one side stops, the other fails at its deadline. */
+struct stream {
+	struct pair p;
+	const char *rfail;
+	const char *sfail;
+	uint64_t got;
+};
+
+static uint8_t stream_byte(uint64_t seq, size_t i)
+{
+	return (uint8_t)(seq * 131 + i * 7);
+}
+
+/* Cumulative credit, as session_recv.c gives it. */
+static int give_credit(struct stream *s, uint64_t landed, uint64_t *sent,
+		       uint32_t *out)
+{
+	int rc;
+
+	if (*sent == landed || *out >= STREAM_W + 1)
+		return 0;
+	rc = rp_verbs_post_send_imm(s->p.r, landed, (uint32_t)landed);
+	if (!rc) {
+		*sent = landed;
+		(*out)++;
+	}
+	return rc;
+}
+
+static const char *land(struct stream *s, const struct rp_wc *wc,
+			uint64_t landed)
+{
+	const uint8_t *slot = s->p.rring + (landed % STREAM_W) * STREAM_CHUNK;
+
+	if (wc->imm != (uint32_t)landed || wc->byte_len != STREAM_CHUNK)
+		return "receiver: chunk out of order or size";
+	for (size_t i = 0; i < STREAM_CHUNK; i++)
+		if (slot[i] != stream_byte(landed, i))
+			return "receiver: chunk content differs";
+	if (rp_verbs_post_recv(s->p.r, wc->wr_id))
+		return "receiver: post_recv failed";
+	return NULL;
+}
+
+static void *stream_recv(void *arg)
+{
+	struct stream *s = arg;
+	uint64_t landed = 0;
+	uint64_t sent = 0;
+	uint32_t out = 0;
+	struct rp_wc wc[16];
+
+	while (sent < STREAM_N && !s->rfail) {
+		int n = next_in(s->p.r, wc, 16, 5);
+
+		if (n <= 0) {
+			s->rfail = "receiver: rp_verbs_next failed";
+			break;
+		}
+		for (int i = 0; i < n && !s->rfail; i++) {
+			if (wc[i].op == RP_WC_SEND)
+				out--;
+			else if (wc[i].op == RP_WC_RECV_WRITE_IMM)
+				s->rfail = land(s, &wc[i], landed++);
+			else
+				s->rfail = "receiver: unexpected completion";
+			if (!s->rfail && give_credit(s, landed, &sent, &out))
+				s->rfail = "receiver: post_send_imm failed";
+		}
+	}
+	s->got = landed;
+	return NULL;
+}
+
+static int stream_post(struct stream *s, uint64_t seq)
+{
+	size_t off = (seq % STREAM_W) * STREAM_CHUNK;
+
+	for (size_t i = 0; i < STREAM_CHUNK; i++)
+		s->p.sring[off + i] = stream_byte(seq, i);
+	return rp_verbs_post_write_imm(s->p.s, seq, off, STREAM_CHUNK,
+				       raddr_of(&s->p, off), s->p.rkey,
+				       (uint32_t)seq);
+}
+
+static void *stream_send(void *arg)
+{
+	struct stream *s = arg;
+	uint64_t posted = 0;
+	uint64_t written = 0;
+	uint64_t credited = 0;
+	struct rp_wc wc[16];
+
+	while (credited < STREAM_N && !s->sfail) {
+		while (posted < STREAM_N && posted < credited + STREAM_W &&
+		       posted < written + STREAM_W) {
+			if (stream_post(s, posted++)) {
+				s->sfail = "sender: post_write_imm failed";
+				return NULL;
+			}
+		}
+		int n = next_in(s->p.s, wc, 16, 5);
+
+		if (n <= 0) {
+			s->sfail = "sender: rp_verbs_next failed";
+			break;
+		}
+		for (int i = 0; i < n; i++) {
+			if (wc[i].op == RP_WC_WRITE)
+				written++;
+			else if (wc[i].op == RP_WC_RECV_SEND_IMM)
+				credited = wc[i].imm;
+			if (wc[i].op == RP_WC_RECV_SEND_IMM &&
+			    rp_verbs_post_recv(s->p.s, wc[i].wr_id))
+				s->sfail = "sender: post_recv failed";
+		}
+	}
+	return NULL;
+}
+
+static void test_stream_threads(void **state)
+{
+	struct stream *s = calloc(1, sizeof(*s));
+	struct rp_fab_stats st;
+	pthread_t tr;
+	pthread_t ts;
+
+	(void)state;
+	assert_non_null(s);
+	open_pair(&s->p, STREAM_W + 1, STREAM_W * STREAM_CHUNK);
+	for (uint32_t i = 0; i < STREAM_W; i++) {
+		assert_int_equal(rp_verbs_post_recv(s->p.r, i), 0);
+		assert_int_equal(rp_verbs_post_recv(s->p.s, i), 0);
+	}
+	connect_pair(&s->p);
+	assert_int_equal(pthread_create(&tr, NULL, stream_recv, s), 0);
+	assert_int_equal(pthread_create(&ts, NULL, stream_send, s), 0);
+	pthread_join(ts, NULL);
+	pthread_join(tr, NULL);
+	if (s->rfail || s->sfail)
+		fail_msg("%s", s->rfail ? s->rfail : s->sfail);
+	assert_int_equal(s->got, STREAM_N);
+	rp_fab_stats(&st);
+	assert_int_equal(st.writes, STREAM_N);
+	assert_int_equal(st.bytes, (uint64_t)STREAM_N * STREAM_CHUNK);
+	assert_true(st.sends > 0 && st.sends <= STREAM_N);
+	close_pair(&s->p);
+	free(s);
+}
+
+/* A receiver closing while the peer's Writes are landing: the close
+ * waits for the copy in progress; later Writes fail as to a dead QP. */
+#define CLOSE_RECVS	20000
+
+struct close_race {
+	struct pair p;
+	const char *fail;
+	uint64_t ok;
+};
+
+static void *write_until_error(void *arg)
+{
+	struct close_race *c = arg;
+	struct rp_wc wc[4];
+
+	for (uint64_t i = 0; i <= CLOSE_RECVS; i++) {
+		if (rp_verbs_post_write_imm(c->p.s, i, 0, RING_LEN,
+					    raddr_of(&c->p, 0), c->p.rkey, 0)) {
+			c->fail = "post failed";
+			return NULL;
+		}
+		if (next_in(c->p.s, wc, 4, 5) == RP_EWC)
+			return NULL;
+		c->ok++;
+	}
+	c->fail = "never failed";
+	return NULL;
+}
+
+static void test_close_during_writes(void **state)
+{
+	struct close_race *c = calloc(1, sizeof(*c));
+	struct rp_verbs_cfg sc = { .max_send_wr = 4, .max_recv_wr = 4 };
+	struct rp_verbs_cfg rc = { .max_send_wr = 4,
+				   .max_recv_wr = CLOSE_RECVS,
+				   .remote_write = true };
+	uint32_t unused;
+	pthread_t t;
+
+	(void)state;
+	assert_non_null(c);
+	assert_int_equal(rp_verbs_open(&c->p.r, &rc), 0);
+	assert_int_equal(rp_verbs_open(&c->p.s, &sc), 0);
+	assert_int_equal(rp_verbs_reg_ring(c->p.r, RING_LEN,
+					   (void **)&c->p.rring, &c->p.rkey),
+			 0);
+	assert_int_equal(rp_verbs_reg_ring(c->p.s, RING_LEN,
+					   (void **)&c->p.sring, &unused), 0);
+	for (uint64_t i = 0; i < CLOSE_RECVS; i++)
+		assert_int_equal(rp_verbs_post_recv(c->p.r, i), 0);
+	connect_pair(&c->p);
+	assert_int_equal(pthread_create(&t, NULL, write_until_error, c), 0);
+	usleep(20 * 1000);
+	rp_verbs_close(c->p.r);
+	c->p.r = NULL;
+	pthread_join(t, NULL);
+	if (c->fail)
+		fail_msg("%s after %" PRIu64 " writes", c->fail, c->ok);
+	print_message("%" PRIu64 " writes landed before the close\n", c->ok);
+	close_pair(&c->p);
+	free(c);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_local_and_pairing, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_write_imm, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_send_imm, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_bad_rkey, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_out_of_bounds, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_no_recv_posted, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_queue_depth, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_timeout, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_watch_fd, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_eintr, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_fault_fail_post_and_hook,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_fault_fail_completion,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_fault_stall, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_fault_kill, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_peer_closed, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_stream_threads, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_close_during_writes, setup,
+						teardown),
+	};
+
+	/* Traces on, so every trace format in the fabric is exercised. */
+	rp_trace_init(getenv("FABRIC_TRACE") ? RP_V_TRACE : RP_V_NORMAL,
+		      "fabric");
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
