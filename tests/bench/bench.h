@@ -42,6 +42,8 @@ struct bench_cfg {
 	uint32_t chunk;
 	uint32_t window;
 	int runs;		/* of each measurement; the table has medians */
+	int warmup;		/* uncounted rounds first, per file system */
+	unsigned int only;	/* mask of 1u << enum bench_side to run */
 	int timeout;		/* seconds, each push phase (rp_opts.timeout) */
 	bool json;
 	bool use_tmpfs;

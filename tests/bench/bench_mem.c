@@ -45,6 +45,10 @@ static const char usage[] =
 "  -c, --chunk SIZE    chunk (default 1M)\n"
 "  -w, --window N      chunks in flight (default 8)\n"
 "  -r, --runs N        runs of each measurement, 1..99 (default 3)\n"
+"      --warmup N      uncounted rounds first, per file system (default 1):\n"
+"                      the first write to fresh memory is slow in a VM\n"
+"      --only LIST     measure only these, e.g. both,send (default all:\n"
+"                      xxh3,memcpy,ceiling-send,ceiling-recv,both,send,recv)\n"
 "  -f, --fs WHICH      tmpfs, disk or both (default both)\n"
 "      --tmpfs DIR     where to make the tmpfs directory (/dev/shm)\n"
 "      --disk DIR      where to make the disk directory (.)\n"
@@ -99,6 +103,27 @@ static int parse_fs(const char *arg, struct bench_cfg *c)
 	return 0;
 }
 
+static int parse_only(const char *arg, struct bench_cfg *c)
+{
+	char list[128];
+	char *save = NULL;
+
+	if ((size_t)snprintf(list, sizeof(list), "%s", arg) >= sizeof(list))
+		return bad("--only", arg, "too long");
+	c->only = 0;
+	for (char *t = strtok_r(list, ",", &save); t;
+	     t = strtok_r(NULL, ",", &save)) {
+		int s = 0;
+
+		while (s < BS_MAX && strcmp(t, bench_side_name(s)))
+			s++;
+		if (s == BS_MAX)
+			return bad("--only", t, "not a measurement's name");
+		c->only |= 1u << s;
+	}
+	return c->only ? 0 : bad("--only", arg, "names nothing");
+}
+
 /* The shape must be one the real receiver agrees to unchanged. */
 static int check_shape(const struct bench_cfg *c)
 {
@@ -136,6 +161,12 @@ static int parse_one(int opt, const char *arg, struct bench_cfg *c)
 		rc = parse_count("--runs", arg, 1, BENCH_RUNS_MAX, &l);
 		c->runs = (int)l;
 		break;
+	case 'W':
+		rc = parse_count("--warmup", arg, 0, 9, &l);
+		c->warmup = (int)l;
+		break;
+	case 'O':
+		return parse_only(arg, c);
 	case 't':
 		rc = parse_count("--timeout", arg, 1, 3600, &l);
 		c->timeout = (int)l;
@@ -166,6 +197,8 @@ static int parse_args(int argc, char **argv, struct bench_cfg *c)
 		{ "chunk", required_argument, NULL, 'c' },
 		{ "window", required_argument, NULL, 'w' },
 		{ "runs", required_argument, NULL, 'r' },
+		{ "warmup", required_argument, NULL, 'W' },
+		{ "only", required_argument, NULL, 'O' },
 		{ "fs", required_argument, NULL, 'f' },
 		{ "tmpfs", required_argument, NULL, 'T' },
 		{ "disk", required_argument, NULL, 'D' },
@@ -178,7 +211,8 @@ static int parse_args(int argc, char **argv, struct bench_cfg *c)
 
 	*c = (struct bench_cfg){
 		.size = 1ull << 30, .chunk = RP_DEFAULT_CHUNK,
-		.window = RP_DEFAULT_WINDOW, .runs = 3, .timeout = 60,
+		.window = RP_DEFAULT_WINDOW, .runs = 3, .warmup = 1,
+		.only = (1u << BS_MAX) - 1, .timeout = 60,
 		.use_tmpfs = true, .use_disk = true,
 		.tmpfs_dir = "/dev/shm", .disk_dir = ".",
 	};
@@ -458,11 +492,13 @@ static double run_gbps(const struct bench_run *r)
 	       (double)r->bytes / r->seconds / 1e9;
 }
 
+/* One measurement into its series, or nowhere for a warm-up round. */
 static int measure_into(struct bench_results *res, int w, enum bench_side s,
-			const struct bench_fs *fs)
+			const struct bench_fs *fs, bool warmup)
 {
 	struct bench_series *ser = &res->s[w][s];
-	struct bench_run *r = &ser->run[ser->n++];
+	struct bench_run scratch;
+	struct bench_run *r = warmup ? &scratch : &ser->run[ser->n++];
 	int rc;
 
 	*r = (struct bench_run){ .cpu_send = -1.0, .cpu_recv = -1.0 };
@@ -475,30 +511,54 @@ static int measure_into(struct bench_results *res, int w, enum bench_side s,
 	return rc;
 }
 
-/* Runs of sides first..last, interleaved; the number of failures. */
+/* Round i (warm-up rounds first, numbered from 1 - warmup) of sides
+ * first..last; the number of failures. */
+static int run_round(struct bench_results *res, int w, int i,
+		     enum bench_side first, enum bench_side last,
+		     const struct bench_fs *fs)
+{
+	const struct bench_cfg *c = res->cfg;
+	int failed = 0;
+
+	if (i < 1)
+		fprintf(stderr, "bench_mem: %s warm-up GB/s:",
+			fs ? fs->label : "memory");
+	else
+		fprintf(stderr, "bench_mem: %s run %d/%d GB/s:",
+			fs ? fs->label : "memory", i, c->runs);
+	for (int s = (int)first; s <= (int)last && !stop; s++)
+		if (c->only & (1u << s))
+			failed += measure_into(res, w, (enum bench_side)s, fs,
+					       i < 1) != 0;
+	fputc('\n', stderr);
+	return failed;
+}
+
+/* Interleaved rounds: each run of every side before the next run. */
 static int run_block(struct bench_results *res, int w, enum bench_side first,
 		     enum bench_side last, const struct bench_fs *fs)
 {
-	const char *where = fs ? fs->label : "memory";
+	const struct bench_cfg *c = res->cfg;
+	unsigned int mask = ((1u << (last + 1)) - 1) & ~((1u << first) - 1);
 	int failed = 0;
 
-	for (int i = 1; i <= res->cfg->runs && !stop; i++) {
-		fprintf(stderr, "bench_mem: %s run %d/%d GB/s:", where, i,
-			res->cfg->runs);
-		for (int s = (int)first; s <= (int)last && !stop; s++)
-			failed += measure_into(res, w, (enum bench_side)s,
-					       fs) != 0;
-		fputc('\n', stderr);
-	}
+	if (!(c->only & mask))
+		return 0;
+	for (int i = 1 - c->warmup; i <= c->runs && !stop; i++)
+		failed += run_round(res, w, i, first, last, fs);
 	return failed;
 }
 
 static int run_fs(struct bench_results *res, int w, struct bench_fs *fs,
 		  const char *label, const char *base)
 {
-	int failed;
-	int rc = fs_setup(fs, label, base, res->cfg);
+	/* Every measurement from the ceilings on needs the directory. */
+	unsigned int on_files = (1u << BS_MAX) - (1u << BS_CEIL_SEND);
+	int failed, rc;
 
+	if (!(res->cfg->only & on_files))
+		return 0;
+	rc = fs_setup(fs, label, base, res->cfg);
 	if (rc)
 		return 1;
 	check_kind(fs);

@@ -226,9 +226,11 @@ static void table_head(FILE *f, const struct view *v)
 		res->load_start[0], res->load_start[1], res->load_start[2],
 		res->load_end[0], res->load_end[1], res->load_end[2]);
 	fprintf(f, "file %s, chunk %s, window %u, 1 thread per side; "
-		"medians of %d runs; GB/s = 10^9 bytes/s\n",
+		"medians of %d runs after %d uncounted warm-up round%s; "
+		"GB/s = 10^9 bytes/s\n",
 		rp_fmt_bytes(sz, sizeof(sz), c->size),
-		rp_fmt_bytes(ch, sizeof(ch), c->chunk), c->window, c->runs);
+		rp_fmt_bytes(ch, sizeof(ch), c->chunk), c->window, c->runs,
+		c->warmup, c->warmup == 1 ? "" : "s");
 	for (int w = BW_TMPFS; w < BW_MAX; w++)
 		if (res->fs[w])
 			fprintf(f, "%s: %s (%s)\n", where_names[w],
@@ -333,6 +335,7 @@ static int put_machine(struct json_object *o, const struct view *v)
 	rc |= put(o, "chunk", json_object_new_int64(c->chunk));
 	rc |= put(o, "window", json_object_new_int64(c->window));
 	rc |= put(o, "runs", json_object_new_int(c->runs));
+	rc |= put(o, "warmup", json_object_new_int(c->warmup));
 	rc |= put_str(o, "date", res->date);
 	rc |= put_str(o, "cpu", res->cpu);
 	rc |= put(o, "nproc", json_object_new_int64(res->nproc));

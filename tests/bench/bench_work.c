@@ -315,7 +315,13 @@ static int real_recv(struct bench_job *j)
 static void *job_main(void *arg)
 {
 	struct bench_job *j = arg;
-	double cpu = bench_thread_cpu();
+	double cpu;
+
+	/* For perf and top: which side a thread is (best effort). */
+	(void)pthread_setname_np(pthread_self(), j->fn == real_send ||
+				 j->fn == bench_source ? "bench-send" :
+				 "bench-recv");
+	cpu = bench_thread_cpu();
 
 	j->rc = j->fn(j);
 	j->cpu = bench_thread_cpu() - cpu;
