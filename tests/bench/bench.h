@@ -72,6 +72,10 @@ struct bench_run {
 	double cpu_send;
 	double cpu_recv;
 	double sync_seconds;	/* ceiling-recv: its commit alone */
+	/* Context switches of each side's thread: voluntary ones are waits,
+	 * involuntary ones are other load taking the CPU. */
+	long vcsw_send, ivcsw_send;
+	long vcsw_recv, ivcsw_recv;
 	long rss_kib;		/* the child's peak RSS (wait4), parent-filled */
 };
 
@@ -89,6 +93,16 @@ void bench_fill(void *buf, size_t len, uint64_t seed);
 /* Thread CPU seconds (CLOCK_THREAD_CPUTIME_ID). */
 double bench_thread_cpu(void);
 
+/* What a thread spent: CPU seconds and context switches. */
+struct bench_usage {
+	double cpu;
+	long vcsw;
+	long ivcsw;
+};
+/* The calling thread's usage so far; bench_usage_since() the delta. */
+void bench_usage_now(struct bench_usage *u);
+void bench_usage_since(struct bench_usage *u);
+
 /* One side of a push, run in its own thread by bench_work.c. */
 struct bench_job {
 	int (*fn)(struct bench_job *j);
@@ -98,7 +112,7 @@ struct bench_job {
 	const uint8_t *slot;	/* synthetic sender: the chunk it writes */
 	const uint8_t *csum;	/* synthetic sender: the stream's XXH3-128 */
 	int rc;			/* what fn returned */
-	double cpu;		/* thread CPU seconds spent in fn */
+	struct bench_usage use;	/* the thread's, in fn */
 };
 
 /*

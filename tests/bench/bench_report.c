@@ -29,6 +29,7 @@ struct row {
 	double cpu_recv;
 	double sync;
 	double rss_mib;
+	long csw[4];		/* vcsw, ivcsw of send, then of recv */
 };
 
 /* Every series' medians, computed once. */
@@ -62,6 +63,8 @@ static void row_of_run(struct row *w, const struct bench_run *r, int run)
 		.seconds = r->seconds, .cpu_send = r->cpu_send,
 		.cpu_recv = r->cpu_recv, .sync = r->sync_seconds,
 		.rss_mib = (double)r->rss_kib / 1024.0,
+		.csw = { r->vcsw_send, r->ivcsw_send, r->vcsw_recv,
+			 r->ivcsw_recv },
 	};
 }
 
@@ -132,6 +135,16 @@ static double ceiling(const struct view *v, int where, enum bench_side s)
 	default:
 		return 0.0;
 	}
+}
+
+/* Cores' worth of CPU the row's threads used over its wall time: near
+ * 2 when a push's sides ran in parallel, near 1 when they took turns. */
+static double cores_busy(const struct row *w)
+{
+	double cpu = (w->cpu_send > 0 ? w->cpu_send : 0) +
+		     (w->cpu_recv > 0 ? w->cpu_recv : 0);
+
+	return w->seconds > 0 ? cpu / w->seconds : 0.0;
 }
 
 static bool is_push(enum bench_side s)
@@ -207,6 +220,7 @@ static void table_row(FILE *f, const struct view *v, int w,
 	cell(f, 8, r->seconds, true, "%.3f");
 	cpu_cell(f, v, r->cpu_send, peer && !strcmp(peer, "send"));
 	cpu_cell(f, v, r->cpu_recv, peer && !strcmp(peer, "recv"));
+	cell(f, 6, cores_busy(r), true, "%.2f");
 	cell(f, 8, r->rss_mib, true, "%.1f");
 	if (r->ok < ser->n)
 		fprintf(f, "  (%d of %d runs failed)", ser->n - r->ok, ser->n);
@@ -235,9 +249,9 @@ static void table_head(FILE *f, const struct view *v)
 		if (res->fs[w])
 			fprintf(f, "%s: %s (%s)\n", where_names[w],
 				res->fs[w]->dir, res->fs[w]->type);
-	fprintf(f, "\n%-6s %-13s %7s %9s %8s %10s %10s %8s\n", "fs", "side",
-		"GB/s", "/ceiling", "seconds", "send CPU", "recv CPU",
-		"RSS MiB");
+	fprintf(f, "\n%-6s %-13s %7s %9s %8s %10s %10s %6s %8s\n", "fs",
+		"side", "GB/s", "/ceiling", "seconds", "send CPU", "recv CPU",
+		"cores", "RSS MiB");
 }
 
 static void table_notes(FILE *f, const struct view *v)
@@ -262,6 +276,10 @@ static void table_notes(FILE *f, const struct view *v)
 		"fabric's copy (the NIC's\n"
 		"  DMA in real life) runs in the sending thread: it is inside "
 		"the sender's CPU.\n"
+		"cores: both threads' CPU over wall time: ~2 when a push's "
+		"sides ran in parallel,\n"
+		"  ~1 when they took turns on one core (the JSON has their "
+		"context switches).\n"
 		"RSS: peak RSS of the forked child that ran the measurement "
 		"(wait4 ru_maxrss).\n");
 }
@@ -363,6 +381,29 @@ static int put_speeds(struct json_object *o, const struct view *v, int w,
 	return rc;
 }
 
+/* A single run's context switches per side (not medians): voluntary
+ * ones are waits, involuntary ones other load taking the CPU. */
+static int put_csw(struct json_object *o, const struct row *r)
+{
+	static const char *const keys[4] = {
+		"vcsw_send", "ivcsw_send", "vcsw_recv", "ivcsw_recv",
+	};
+	bool have_send = r->run && r->ok && r->cpu_send >= 0;
+	bool have_recv = r->run && r->ok && r->cpu_recv >= 0;
+	int rc = 0;
+
+	for (int i = 0; i < 4; i++) {
+		bool have = i < 2 ? have_send : have_recv;
+
+		if (!have)
+			rc |= json_object_object_add(o, keys[i], NULL) ?
+			      -ENOMEM : 0;
+		else
+			rc |= put(o, keys[i], json_object_new_int64(r->csw[i]));
+	}
+	return rc;
+}
+
 static int put_costs(struct json_object *o, const struct view *v,
 		     enum bench_side s, const struct row *r)
 {
@@ -377,8 +418,10 @@ static int put_costs(struct json_object *o, const struct view *v,
 	rc |= put_num(o, "cpu_s_per_GiB_recv", r->cpu_recv / gib,
 		      r->ok && !refs && r->cpu_recv >= 0);
 	rc |= put_num(o, "cpu_s_per_GiB", total / gib, r->ok);
+	rc |= put_num(o, "cores_busy", cores_busy(r), r->ok);
 	rc |= put_num(o, "peak_rss_MiB", r->rss_mib, r->ok);
 	rc |= put_num(o, "sync_seconds", r->sync, r->ok && s == BS_CEIL_RECV);
+	rc |= put_csw(o, r);
 	rc |= put_str(o, "synthetic", synthetic(s));
 	rc |= put_str(o, "includes", includes(s));
 	return rc;

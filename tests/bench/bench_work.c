@@ -13,6 +13,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -63,26 +64,61 @@ double bench_thread_cpu(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* Wall and thread CPU time of a single-threaded measurement. */
+void bench_usage_now(struct bench_usage *u)
+{
+	struct rusage ru;
+
+	u->cpu = bench_thread_cpu();
+	/* Cannot fail for RUSAGE_THREAD; zeros keep the deltas sane. */
+	if (getrusage(RUSAGE_THREAD, &ru))
+		memset(&ru, 0, sizeof(ru));
+	u->vcsw = ru.ru_nvcsw;
+	u->ivcsw = ru.ru_nivcsw;
+}
+
+void bench_usage_since(struct bench_usage *u)
+{
+	struct bench_usage now;
+
+	bench_usage_now(&now);
+	u->cpu = now.cpu - u->cpu;
+	u->vcsw = now.vcsw - u->vcsw;
+	u->ivcsw = now.ivcsw - u->ivcsw;
+}
+
+/* Store one side's usage in the run. */
+static void put_usage(struct bench_run *r, const struct bench_usage *u,
+		      bool recv_side)
+{
+	if (recv_side) {
+		r->cpu_recv = u->cpu;
+		r->vcsw_recv = u->vcsw;
+		r->ivcsw_recv = u->ivcsw;
+	} else {
+		r->cpu_send = u->cpu;
+		r->vcsw_send = u->vcsw;
+		r->ivcsw_send = u->ivcsw;
+	}
+}
+
+/* Wall time and usage of a single-threaded measurement. */
 struct stopwatch {
 	double wall;
-	double cpu;
+	struct bench_usage use;
 };
 
 static void sw_start(struct stopwatch *sw)
 {
 	sw->wall = rp_now();
-	sw->cpu = bench_thread_cpu();
+	bench_usage_now(&sw->use);
 }
 
-static void sw_stop(const struct stopwatch *sw, struct bench_run *r,
+static void sw_stop(struct stopwatch *sw, struct bench_run *r,
 		    bool recv_side)
 {
-	double cpu = bench_thread_cpu() - sw->cpu;
-
+	bench_usage_since(&sw->use);
 	r->seconds = rp_now() - sw->wall;
-	r->cpu_send = recv_side ? -1.0 : cpu;
-	r->cpu_recv = recv_side ? cpu : -1.0;
+	put_usage(r, &sw->use, recv_side);
 }
 
 static uint64_t nchunks(const struct bench_cfg *c)
@@ -315,16 +351,14 @@ static int real_recv(struct bench_job *j)
 static void *job_main(void *arg)
 {
 	struct bench_job *j = arg;
-	double cpu;
 
 	/* For perf and top: which side a thread is (best effort). */
 	(void)pthread_setname_np(pthread_self(), j->fn == real_send ||
 				 j->fn == bench_source ? "bench-send" :
 				 "bench-recv");
-	cpu = bench_thread_cpu();
-
+	bench_usage_now(&j->use);
 	j->rc = j->fn(j);
-	j->cpu = bench_thread_cpu() - cpu;
+	bench_usage_since(&j->use);
 	return NULL;
 }
 
@@ -420,8 +454,8 @@ static int push(enum bench_side side, const struct bench_cfg *c,
 	v.fd = sp[1];
 	rc = run_pair(&s, &v, &r->seconds);
 	r->bytes = c->size;
-	r->cpu_send = s.cpu;
-	r->cpu_recv = v.cpu;
+	put_usage(r, &s.use, false);
+	put_usage(r, &v.use, true);
 out:
 	free(one);
 	return rc;
