@@ -132,10 +132,11 @@ static int check_shape(const struct bench_cfg *c)
 	snprintf(arg, sizeof(arg), "%u x %u", c->chunk, c->window);
 	if ((uint64_t)c->chunk * c->window > RP_MAX_RING)
 		return bad("--chunk x --window", arg, "over the 256 MiB ring cap");
+	snprintf(arg, sizeof(arg), "%llu", (unsigned long long)c->size);
 	if (c->size < c->chunk)
-		return bad("--size", "", "must be at least one chunk");
+		return bad("--size", arg, "must be at least one chunk");
 	if (c->size / c->chunk >= UINT32_MAX)
-		return bad("--size", "", "too many chunks for --chunk");
+		return bad("--size", arg, "too many chunks for --chunk");
 	return 0;
 }
 

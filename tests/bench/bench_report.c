@@ -284,6 +284,21 @@ static void table_notes(FILE *f, const struct view *v)
 		"(wait4 ru_maxrss).\n");
 }
 
+/* A single-threaded row that got less than a core was sharing it. */
+static void busy_warning(FILE *f, const struct view *v)
+{
+	double least = 1.0;
+
+	for (int w = 0; w < BW_MAX; w++)
+		for (int s = BS_XXH3; s <= BS_CEIL_RECV; s++)
+			if (v->med[w][s].ok && cores_busy(&v->med[w][s]) < least)
+				least = cores_busy(&v->med[w][s]);
+	if (least < 0.9)
+		fprintf(f, "warning: a single-threaded row got only %.2f of a "
+			"core: the machine was busy, the figures are low.\n",
+			least);
+}
+
 void bench_report_table(FILE *f, const struct bench_results *res)
 {
 	struct view v;
@@ -298,6 +313,7 @@ void bench_report_table(FILE *f, const struct bench_results *res)
 				table_row(f, &v, w, (enum bench_side)s);
 	}
 	table_notes(f, &v);
+	busy_warning(f, &v);
 	fprintf(f, "wall time of the whole benchmark: %.1f s\n", res->wall);
 }
 
