@@ -19,13 +19,13 @@
 
 /* What one measurement runs. The order is the order of the table. */
 #define BENCH_SIDE_MAP(XX)						\
-	XX(XXH3, "xxh3")		/* XXH3-128 over a ring in memory */ \
-	XX(MEMCPY, "memcpy")		/* ring to ring, chunk blocks */  \
-	XX(CEIL_SEND, "ceiling-send")	/* pread + hash of the file */	  \
+	XX(XXH3, "xxh3")		/* XXH3-128, ring in memory */	\
+	XX(MEMCPY, "memcpy")		/* ring to ring, by chunk */	\
+	XX(CEIL_SEND, "ceiling-send")	/* pread + hash of the file */	\
 	XX(CEIL_RECV, "ceiling-recv")	/* open, hash + pwrite, commit */ \
-	XX(BOTH, "both")		/* real sender and receiver */	  \
-	XX(SEND, "send")		/* real sender, synthetic receiver */ \
-	XX(RECV, "recv")		/* synthetic sender, real receiver */
+	XX(BOTH, "both")		/* real sender and receiver */	\
+	XX(SEND, "send")		/* real sender, synthetic recv */ \
+	XX(RECV, "recv")		/* synthetic sender, real recv */
 
 enum bench_side {
 #define BENCH_SIDE_ENUM(name, text) BS_##name,
@@ -41,10 +41,10 @@ struct bench_cfg {
 	uint64_t size;		/* file size */
 	uint32_t chunk;
 	uint32_t window;
-	int runs;		/* of each measurement; the table has medians */
+	int runs;		/* of each measurement (the table: medians) */
 	int warmup;		/* uncounted rounds first, per file system */
 	unsigned int only;	/* mask of 1u << enum bench_side to run */
-	int timeout;		/* seconds, each push phase (rp_opts.timeout) */
+	int timeout;		/* seconds per push phase (rp_opts.timeout) */
 	bool json;
 	bool use_tmpfs;
 	bool use_disk;
@@ -76,7 +76,7 @@ struct bench_run {
 	 * involuntary ones are other load taking the CPU. */
 	long vcsw_send, ivcsw_send;
 	long vcsw_recv, ivcsw_recv;
-	long rss_kib;		/* the child's peak RSS (wait4), parent-filled */
+	long rss_kib;		/* the child's peak RSS (wait4), by the parent */
 };
 
 /*

@@ -131,7 +131,8 @@ static int check_shape(const struct bench_cfg *c)
 
 	snprintf(arg, sizeof(arg), "%u x %u", c->chunk, c->window);
 	if ((uint64_t)c->chunk * c->window > RP_MAX_RING)
-		return bad("--chunk x --window", arg, "over the 256 MiB ring cap");
+		return bad("--chunk x --window", arg,
+			   "over the 256 MiB ring cap");
 	snprintf(arg, sizeof(arg), "%llu", (unsigned long long)c->size);
 	if (c->size < c->chunk)
 		return bad("--size", arg, "must be at least one chunk");
@@ -151,7 +152,8 @@ static int parse_one(int opt, const char *arg, struct bench_cfg *c)
 		rc = parse_bytes("--size", arg, 1, UINT64_MAX / 2, &c->size);
 		break;
 	case 'c':
-		rc = parse_bytes("--chunk", arg, RP_MIN_CHUNK, RP_MAX_CHUNK, &u);
+		rc = parse_bytes("--chunk", arg, RP_MIN_CHUNK, RP_MAX_CHUNK,
+				 &u);
 		c->chunk = (uint32_t)u;
 		break;
 	case 'w':
@@ -208,7 +210,6 @@ static int parse_args(int argc, char **argv, struct bench_cfg *c)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int opt;
 
 	*c = (struct bench_cfg){
 		.size = 1ull << 30, .chunk = RP_DEFAULT_CHUNK,
@@ -217,10 +218,13 @@ static int parse_args(int argc, char **argv, struct bench_cfg *c)
 		.use_tmpfs = true, .use_disk = true,
 		.tmpfs_dir = "/dev/shm", .disk_dir = ".",
 	};
-	while ((opt = getopt_long(argc, argv, "s:c:w:r:f:t:jh", longs,
-				  NULL)) != -1) {
+	for (;;) {
+		int opt = getopt_long(argc, argv, "s:c:w:r:f:t:jh", longs,
+				      NULL);
 		int rc;
 
+		if (opt == -1)
+			break;
 		if (opt == 'h') {
 			fputs(usage, stdout);
 			return 1;
@@ -280,7 +284,8 @@ static int write_full(int fd, const void *buf, size_t len)
 static int fill_source(int fd, const struct bench_cfg *c, uint8_t *buf)
 {
 	for (uint64_t off = 0; off < c->size; off += c->chunk) {
-		size_t len = c->size - off < c->chunk ? c->size - off : c->chunk;
+		uint64_t left = c->size - off;
+		size_t len = left < c->chunk ? (size_t)left : c->chunk;
 		int rc;
 
 		bench_fill(buf, len, off / c->chunk + 100);

@@ -37,7 +37,7 @@ struct peer {
 	struct rp_qp_addr local;
 	struct rp_qp_addr remote;
 	struct rp_mr mr;	/* sender: where to write */
-	uint64_t done;		/* chunks landed (sink), credited (source) */
+	uint64_t done;		/* chunks landed (sink) or credited (source) */
 	uint64_t posted;	/* source: writes posted */
 	uint64_t written;	/* source: write completions */
 	uint64_t credit_sent;	/* sink: cumulative credit last posted */

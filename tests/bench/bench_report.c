@@ -291,7 +291,8 @@ static void busy_warning(FILE *f, const struct view *v)
 
 	for (int w = 0; w < BW_MAX; w++)
 		for (int s = BS_XXH3; s <= BS_CEIL_RECV; s++)
-			if (v->med[w][s].ok && cores_busy(&v->med[w][s]) < least)
+			if (v->med[w][s].ok &&
+			    cores_busy(&v->med[w][s]) < least)
 				least = cores_busy(&v->med[w][s]);
 	if (least < 0.9)
 		fprintf(f, "warning: a single-threaded row got only %.2f of a "

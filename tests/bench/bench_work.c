@@ -204,7 +204,7 @@ static int ref_memcpy(const struct bench_cfg *c, struct bench_run *r)
 	sw_start(&sw);
 	for (uint64_t seq = 0; seq < nchunks(c); seq++) {
 		memcpy(slot(c, dst, seq), slot(c, src, seq), chunk_len(c, seq));
-		/* The copy is never read: keep the compiler from dropping it. */
+		/* Never read: keep the compiler from dropping the copy. */
 		__asm__ volatile("" : : "r"(dst) : "memory");
 	}
 	sw_stop(&sw, r, false);
