@@ -76,7 +76,7 @@ struct bench_run {
 	 * involuntary ones are other load taking the CPU. */
 	long vcsw_send, ivcsw_send;
 	long vcsw_recv, ivcsw_recv;
-	long rss_kib;		/* the child's peak RSS (wait4), by the parent */
+	long rss_kib;		/* peak RSS of the child (wait4) */
 };
 
 /*
