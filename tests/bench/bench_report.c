@@ -277,27 +277,30 @@ static void table_notes(FILE *f, const struct view *v)
 		"  DMA in real life) runs in the sending thread: it is inside "
 		"the sender's CPU.\n"
 		"cores: both threads' CPU over wall time: ~2 when a push's "
-		"sides ran in parallel,\n"
-		"  ~1 when they took turns on one core (the JSON has their "
-		"context switches).\n"
+		"sides ran in parallel;\n"
+		"  less when they waited: for each other, for the disk, or "
+		"for a core (the JSON\n"
+		"  has each side's voluntary and involuntary context "
+		"switches).\n"
 		"RSS: peak RSS of the forked child that ran the measurement "
 		"(wait4 ru_maxrss).\n");
 }
 
-/* A single-threaded row that got less than a core was sharing it. */
+/* A single-threaded row that got less than a core was sharing it; on
+ * disk the receiver also waits for I/O, so only memory and tmpfs tell. */
 static void busy_warning(FILE *f, const struct view *v)
 {
 	double least = 1.0;
 
-	for (int w = 0; w < BW_MAX; w++)
+	for (int w = BW_MEM; w <= BW_TMPFS; w++)
 		for (int s = BS_XXH3; s <= BS_CEIL_RECV; s++)
 			if (v->med[w][s].ok &&
 			    cores_busy(&v->med[w][s]) < least)
 				least = cores_busy(&v->med[w][s]);
 	if (least < 0.9)
-		fprintf(f, "warning: a single-threaded row got only %.2f of a "
-			"core: the machine was busy, the figures are low.\n",
-			least);
+		fprintf(f, "warning: a single-threaded row in memory or on "
+			"tmpfs got only %.2f of a core:\n  the machine was "
+			"busy, the figures are low.\n", least);
 }
 
 void bench_report_table(FILE *f, const struct bench_results *res)
