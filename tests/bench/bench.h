@@ -1,0 +1,170 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * scripts/bench mem: the host side of a transfer measured natively over
+ * the in-memory fabric. Shared by the driver (bench_mem.c: options,
+ * forks, medians, table and JSON), the measurements (bench_work.c) and
+ * the synthetic peers (bench_peer.c).
+ */
+#ifndef RDMAPUSH_BENCH_H
+#define RDMAPUSH_BENCH_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* Name of the received file in the directory under test. */
+#define BENCH_DST	"dst.bin"
+
+/* What one measurement runs. The order is the order of the table. */
+#define BENCH_SIDE_MAP(XX)						\
+	XX(XXH3, "xxh3")		/* XXH3-128, ring in memory */	\
+	XX(MEMCPY, "memcpy")		/* ring to ring, by chunk */	\
+	XX(CEIL_SEND, "ceiling-send")	/* pread + hash of the file */	\
+	XX(CEIL_RECV, "ceiling-recv")	/* open, hash + pwrite, commit */ \
+	XX(BOTH, "both")		/* real sender and receiver */	\
+	XX(SEND, "send")		/* real sender, synthetic recv */ \
+	XX(RECV, "recv")		/* synthetic sender, real recv */
+
+enum bench_side {
+#define BENCH_SIDE_ENUM(name, text) BS_##name,
+	BENCH_SIDE_MAP(BENCH_SIDE_ENUM)
+#undef BENCH_SIDE_ENUM
+	BS_MAX
+};
+
+/* "both", "ceiling-send", ...; never NULL. */
+const char *bench_side_name(enum bench_side s);
+
+struct bench_cfg {
+	uint64_t size;		/* file size */
+	uint32_t chunk;
+	uint32_t window;
+	int runs;		/* of each measurement (the table: medians) */
+	int warmup;		/* uncounted rounds first, per file system */
+	unsigned int only;	/* mask of 1u << enum bench_side to run */
+	int timeout;		/* seconds per push phase (rp_opts.timeout) */
+	bool json;
+	bool use_tmpfs;
+	bool use_disk;
+	const char *tmpfs_dir;	/* where the tmpfs directory is made */
+	const char *disk_dir;	/* where the disk directory is made */
+};
+
+/* One file system under test: a private directory holding the source. */
+struct bench_fs {
+	const char *label;	/* "tmpfs", "disk"; "mem" for the references */
+	char type[24];		/* what statfs(2) says it is: "tmpfs", "ext4" */
+	char dir[PATH_MAX];	/* made with mkdtemp */
+	char src[PATH_MAX + 16];/* dir/src.bin, size bytes */
+	int dirfd;		/* dir, the receiver's target */
+	bool made;		/* dir exists: fs_teardown removes it */
+};
+
+/* One measurement, as the forked child that ran it reports it. */
+struct bench_run {
+	int rc;			/* 0 or the error (reported by the child) */
+	uint64_t bytes;
+	double seconds;		/* wall */
+	/* Thread CPU seconds of each side, < 0 where there is no such side;
+	 * the references' one thread counts as the sending side. */
+	double cpu_send;
+	double cpu_recv;
+	double sync_seconds;	/* ceiling-recv: its commit alone */
+	/* Context switches of each side's thread: voluntary ones are waits,
+	 * involuntary ones are other load taking the CPU. */
+	long vcsw_send, ivcsw_send;
+	long vcsw_recv, ivcsw_recv;
+	long rss_kib;		/* peak RSS of the child (wait4) */
+};
+
+/*
+ * Run measurement side once, in the calling (forked, single-threaded)
+ * process, into *r. fs is NULL for the references. 0 or an error
+ * (reported).
+ */
+int bench_measure(enum bench_side side, const struct bench_cfg *c,
+		  const struct bench_fs *fs, struct bench_run *r)
+	__attribute__((warn_unused_result));
+
+/* Deterministic, incompressible bytes (splitmix64 of seed and offset). */
+void bench_fill(void *buf, size_t len, uint64_t seed);
+/* Thread CPU seconds (CLOCK_THREAD_CPUTIME_ID). */
+double bench_thread_cpu(void);
+
+/* What a thread spent: CPU seconds and context switches. */
+struct bench_usage {
+	double cpu;
+	long vcsw;
+	long ivcsw;
+};
+/* The calling thread's usage so far; bench_usage_since() the delta. */
+void bench_usage_now(struct bench_usage *u);
+void bench_usage_since(struct bench_usage *u);
+
+/* One side of a push, run in its own thread by bench_work.c. */
+struct bench_job {
+	int (*fn)(struct bench_job *j);
+	const struct bench_cfg *cfg;
+	const struct bench_fs *fs;
+	int fd;			/* control socket, owned and closed by fn */
+	const uint8_t *slot;	/* synthetic sender: the chunk it writes */
+	const uint8_t *csum;	/* synthetic sender: the stream's XXH3-128 */
+	int rc;			/* what fn returned */
+	struct bench_usage use;	/* the thread's, in fn */
+};
+
+/*
+ * The synthetic peers, which cost nothing the real side would not pay.
+ * Sink: a receiver that registers a ring, posts receives and returns
+ * credit for each write at once, never hashing or writing; FIN -> ACK ok.
+ * Source: a sender that writes j->slot as every chunk without reading a
+ * file and sends FIN with j->csum. Both close j->fd; 0 or an error
+ * (reported once, prefixed "synthetic receiver:" / "synthetic sender:").
+ */
+int bench_sink(struct bench_job *j) __attribute__((warn_unused_result));
+int bench_source(struct bench_job *j) __attribute__((warn_unused_result));
+
+/* ---------------------------------------------------------------------
+ * What one invocation measured (bench_mem.c), and its report
+ * (bench_report.c)
+ */
+
+#define BENCH_RUNS_MAX	99
+
+/* Where a series ran: memory only (the references), tmpfs, disk. */
+enum bench_where {
+	BW_MEM = 0,
+	BW_TMPFS,
+	BW_DISK,
+	BW_MAX
+};
+
+struct bench_series {
+	struct bench_run run[BENCH_RUNS_MAX];
+	int n;			/* runs done, successful or not */
+};
+
+struct bench_results {
+	const struct bench_cfg *cfg;
+	const struct bench_fs *fs[BW_MAX];	/* NULL: not measured */
+	struct bench_series s[BW_MAX][BS_MAX];
+	long nproc;
+	char cpu[128];		/* "model name" of /proc/cpuinfo */
+	double load_start[3];	/* getloadavg() before the first run */
+	double load_end[3];	/* and after the last */
+	char date[40];		/* UTC, when it started */
+	double wall;		/* the whole invocation, seconds */
+};
+
+/* The table of medians, and notes on what each row holds, to f. */
+void bench_report_table(FILE *f, const struct bench_results *res);
+/*
+ * One JSON object per line to f: every run, then each series' medians
+ * ("median": true). 0 or -ENOMEM / -EIO (reported).
+ */
+int bench_report_json(FILE *f, const struct bench_results *res)
+	__attribute__((warn_unused_result));
+
+#endif

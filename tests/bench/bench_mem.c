@@ -1,0 +1,659 @@
+// SPDX-License-Identifier: MIT
+/*
+ * scripts/bench mem: the host side of a transfer (read, hash, write)
+ * measured natively, since no machine here has RDMA and the lab's CPUs
+ * are emulated. Options, the directories under test, one forked child
+ * per measurement (so peak RSS is each one's own), and the schedule;
+ * bench_work.c measures, bench_report.c prints.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <linux/magic.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "rdmapush/err.h"
+#include "rdmapush/fileio.h"
+#include "rdmapush/limits.h"
+#include "rdmapush/opts.h"
+#include "rdmapush/trace.h"
+
+#include "bench.h"
+
+static volatile sig_atomic_t stop;
+
+static const char usage[] =
+"usage: bench_mem [options]\n"
+"Measure rdmapush's host side natively over the in-memory fabric:\n"
+"XXH3-128 and memcpy, each side's ceiling, and pushes (both sides, send\n"
+"alone, recv alone) on tmpfs and on disk. Prints medians.\n"
+"\n"
+"  -s, --size SIZE     file size (default 1G)\n"
+"  -c, --chunk SIZE    chunk (default 1M)\n"
+"  -w, --window N      chunks in flight (default 8)\n"
+"  -r, --runs N        runs of each measurement, 1..99 (default 3)\n"
+"      --warmup N      uncounted rounds first, per file system (default 1):\n"
+"                      the first write to fresh memory is slow in a VM\n"
+"      --only LIST     measure only these, e.g. both,send (default all:\n"
+"                      xxh3,memcpy,ceiling-send,ceiling-recv,both,send,recv)\n"
+"  -f, --fs WHICH      tmpfs, disk or both (default both)\n"
+"      --tmpfs DIR     where to make the tmpfs directory (/dev/shm)\n"
+"      --disk DIR      where to make the disk directory (.)\n"
+"  -t, --timeout S     per-phase timeout of each push (default 60)\n"
+"  -j, --json          one JSON object per run and per median on stdout;\n"
+"                      the table goes to stderr\n"
+"  -h, --help\n";
+
+/* ---------------------------------------------------------------------
+ * Options
+ */
+
+static int bad(const char *opt, const char *arg, const char *why)
+{
+	fprintf(stderr, "bench_mem: %s %s: %s\n%s", opt, arg, why, usage);
+	return RP_EUSAGE;
+}
+
+static int parse_count(const char *opt, const char *arg, long min, long max,
+		       long *out)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(arg, &end, 10);
+	if (errno || end == arg || *end || v < min || v > max) {
+		char why[64];
+
+		snprintf(why, sizeof(why), "must be an integer in %ld..%ld",
+			 min, max);
+		return bad(opt, arg, why);
+	}
+	*out = v;
+	return 0;
+}
+
+static int parse_bytes(const char *opt, const char *arg, uint64_t min,
+		       uint64_t max, uint64_t *out)
+{
+	if (rp_opts_parse_size(arg, out) || *out < min || *out > max)
+		return bad(opt, arg, "not a size in range (e.g. 64M, 1G)");
+	return 0;
+}
+
+static int parse_fs(const char *arg, struct bench_cfg *c)
+{
+	c->use_tmpfs = !strcmp(arg, "tmpfs") || !strcmp(arg, "both");
+	c->use_disk = !strcmp(arg, "disk") || !strcmp(arg, "both");
+	if (!c->use_tmpfs && !c->use_disk)
+		return bad("--fs", arg, "must be tmpfs, disk or both");
+	return 0;
+}
+
+static int parse_only(const char *arg, struct bench_cfg *c)
+{
+	char list[128];
+	char *save = NULL;
+
+	if ((size_t)snprintf(list, sizeof(list), "%s", arg) >= sizeof(list))
+		return bad("--only", arg, "too long");
+	c->only = 0;
+	for (char *t = strtok_r(list, ",", &save); t;
+	     t = strtok_r(NULL, ",", &save)) {
+		int s = 0;
+
+		while (s < BS_MAX && strcmp(t, bench_side_name(s)))
+			s++;
+		if (s == BS_MAX)
+			return bad("--only", t, "not a measurement's name");
+		c->only |= 1u << s;
+	}
+	return c->only ? 0 : bad("--only", arg, "names nothing");
+}
+
+/* The shape must be one the real receiver agrees to unchanged. */
+static int check_shape(const struct bench_cfg *c)
+{
+	char arg[32];
+
+	snprintf(arg, sizeof(arg), "%u x %u", c->chunk, c->window);
+	if ((uint64_t)c->chunk * c->window > RP_MAX_RING)
+		return bad("--chunk x --window", arg,
+			   "over the 256 MiB ring cap");
+	snprintf(arg, sizeof(arg), "%llu", (unsigned long long)c->size);
+	if (c->size < c->chunk)
+		return bad("--size", arg, "must be at least one chunk");
+	if (c->size / c->chunk >= UINT32_MAX)
+		return bad("--size", arg, "too many chunks for --chunk");
+	return 0;
+}
+
+static int parse_one(int opt, const char *arg, struct bench_cfg *c)
+{
+	uint64_t u;
+	long l;
+	int rc = 0;
+
+	switch (opt) {
+	case 's':
+		rc = parse_bytes("--size", arg, 1, UINT64_MAX / 2, &c->size);
+		break;
+	case 'c':
+		rc = parse_bytes("--chunk", arg, RP_MIN_CHUNK, RP_MAX_CHUNK,
+				 &u);
+		c->chunk = (uint32_t)u;
+		break;
+	case 'w':
+		rc = parse_count("--window", arg, 1, RP_MAX_WINDOW, &l);
+		c->window = (uint32_t)l;
+		break;
+	case 'r':
+		rc = parse_count("--runs", arg, 1, BENCH_RUNS_MAX, &l);
+		c->runs = (int)l;
+		break;
+	case 'W':
+		rc = parse_count("--warmup", arg, 0, 9, &l);
+		c->warmup = (int)l;
+		break;
+	case 'O':
+		return parse_only(arg, c);
+	case 't':
+		rc = parse_count("--timeout", arg, 1, 3600, &l);
+		c->timeout = (int)l;
+		break;
+	case 'f':
+		return parse_fs(arg, c);
+	case 'T':
+		c->tmpfs_dir = arg;
+		break;
+	case 'D':
+		c->disk_dir = arg;
+		break;
+	case 'j':
+		c->json = true;
+		break;
+	default:
+		fputs(usage, stderr);
+		return RP_EUSAGE;
+	}
+	return rc;
+}
+
+/* 0, RP_EUSAGE (reported), or 1 for --help (printed). */
+static int parse_args(int argc, char **argv, struct bench_cfg *c)
+{
+	static const struct option longs[] = {
+		{ "size", required_argument, NULL, 's' },
+		{ "chunk", required_argument, NULL, 'c' },
+		{ "window", required_argument, NULL, 'w' },
+		{ "runs", required_argument, NULL, 'r' },
+		{ "warmup", required_argument, NULL, 'W' },
+		{ "only", required_argument, NULL, 'O' },
+		{ "fs", required_argument, NULL, 'f' },
+		{ "tmpfs", required_argument, NULL, 'T' },
+		{ "disk", required_argument, NULL, 'D' },
+		{ "timeout", required_argument, NULL, 't' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+
+	*c = (struct bench_cfg){
+		.size = 1ull << 30, .chunk = RP_DEFAULT_CHUNK,
+		.window = RP_DEFAULT_WINDOW, .runs = 3, .warmup = 1,
+		.only = (1u << BS_MAX) - 1, .timeout = 60,
+		.use_tmpfs = true, .use_disk = true,
+		.tmpfs_dir = "/dev/shm", .disk_dir = ".",
+	};
+	for (;;) {
+		int opt = getopt_long(argc, argv, "s:c:w:r:f:t:jh", longs,
+				      NULL);
+		int rc;
+
+		if (opt == -1)
+			break;
+		if (opt == 'h') {
+			fputs(usage, stdout);
+			return 1;
+		}
+		rc = parse_one(opt, optarg, c);
+		if (rc)
+			return rc;
+	}
+	if (optind < argc)
+		return bad("argument", argv[optind], "unexpected");
+	return check_shape(c);
+}
+
+/* ---------------------------------------------------------------------
+ * The directories under test
+ */
+
+static void fs_type(struct bench_fs *fs, const struct statfs *st)
+{
+	static const struct {
+		long magic;
+		const char *name;
+	} known[] = {
+		{ TMPFS_MAGIC, "tmpfs" }, { EXT4_SUPER_MAGIC, "ext4" },
+		{ XFS_SUPER_MAGIC, "xfs" }, { BTRFS_SUPER_MAGIC, "btrfs" },
+		{ OVERLAYFS_SUPER_MAGIC, "overlay" }, { V9FS_MAGIC, "9p" },
+	};
+
+	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++) {
+		if ((long)st->f_type == known[i].magic) {
+			snprintf(fs->type, sizeof(fs->type), "%s",
+				 known[i].name);
+			return;
+		}
+	}
+	snprintf(fs->type, sizeof(fs->type), "0x%lx", (long)st->f_type);
+}
+
+static int write_full(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+
+	while (len) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : -EIO;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/* Write the source and fsync it, so its writeback never overlaps a run. */
+static int fill_source(int fd, const struct bench_cfg *c, uint8_t *buf)
+{
+	for (uint64_t off = 0; off < c->size; off += c->chunk) {
+		uint64_t left = c->size - off;
+		size_t len = left < c->chunk ? (size_t)left : c->chunk;
+		int rc;
+
+		bench_fill(buf, len, off / c->chunk + 100);
+		rc = write_full(fd, buf, len);
+		if (rc) {
+			RP_ERR("write(source, %zu bytes at %llu): %s", len,
+			       (unsigned long long)off, strerror(-rc));
+			return rc;
+		}
+	}
+	if (fsync(fd)) {
+		int e = errno;
+
+		RP_ERR("fsync(source): %s", strerror(e));
+		return -e;
+	}
+	return 0;
+}
+
+static int make_source(const struct bench_fs *fs, const struct bench_cfg *c)
+{
+	uint8_t *buf = malloc(c->chunk);
+	int fd, rc;
+
+	if (!buf) {
+		RP_ERR("malloc(%u): %s", c->chunk, strerror(ENOMEM));
+		return -ENOMEM;
+	}
+	fd = open(fs->src, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		rc = -errno;
+		RP_ERR("open(%s): %s", fs->src, strerror(-rc));
+		goto out;
+	}
+	rc = fill_source(fd, c, buf);
+	if (close(fd) && !rc) {
+		rc = -errno;
+		RP_ERR("close(%s): %s", fs->src, strerror(-rc));
+	}
+out:
+	free(buf);
+	return rc;
+}
+
+/* The received file goes after every measurement (ENOENT is fine). */
+static void clear_dst(const struct bench_fs *fs)
+{
+	if (unlinkat(fs->dirfd, BENCH_DST, 0) && errno != ENOENT)
+		RP_ERR("unlinkat(%s/%s): %s", fs->dir, BENCH_DST,
+		       strerror(errno));
+}
+
+/* Removes what fs_setup made, reporting and continuing; the name stays
+ * for the report. NULL-safe, and a second call does nothing. */
+static void fs_teardown(struct bench_fs *fs)
+{
+	if (!fs || !fs->made)
+		return;
+	if (fs->dirfd >= 0) {
+		clear_dst(fs);
+		close(fs->dirfd);
+		fs->dirfd = -1;
+	}
+	if (unlink(fs->src) && errno != ENOENT)
+		RP_ERR("unlink(%s): %s", fs->src, strerror(errno));
+	if (rmdir(fs->dir))
+		RP_ERR("rmdir(%s): %s", fs->dir, strerror(errno));
+	fs->made = false;
+}
+
+static int fs_setup(struct bench_fs *fs, const char *label, const char *base,
+		    const struct bench_cfg *c)
+{
+	struct statfs st;
+	int rc;
+
+	*fs = (struct bench_fs){ .label = label, .dirfd = -1 };
+	if ((size_t)snprintf(fs->dir, sizeof(fs->dir), "%s/rp-bench-XXXXXX",
+			     base) >= sizeof(fs->dir)) {
+		RP_ERR("--%s %s: path too long", label, base);
+		return -ENAMETOOLONG;
+	}
+	if (!mkdtemp(fs->dir)) {
+		rc = -errno;
+		RP_ERR("mkdtemp(%s): %s", fs->dir, strerror(-rc));
+		return rc;
+	}
+	fs->made = true;
+	snprintf(fs->src, sizeof(fs->src), "%s/src.bin", fs->dir);
+	if (statfs(fs->dir, &st)) {
+		rc = -errno;
+		RP_ERR("statfs(%s): %s", fs->dir, strerror(-rc));
+		goto err_teardown;
+	}
+	fs_type(fs, &st);
+	rc = rp_fileio_dir_open(fs->dir, &fs->dirfd);
+	if (!rc)
+		rc = make_source(fs, c);
+	if (rc)
+		goto err_teardown;
+	return 0;
+
+err_teardown:
+	fs_teardown(fs);
+	return rc;
+}
+
+/* Say so when a directory is not on the kind of file system named. */
+static void check_kind(const struct bench_fs *fs)
+{
+	bool tmpfs = !strcmp(fs->type, "tmpfs");
+
+	if (tmpfs != !strcmp(fs->label, "tmpfs"))
+		fprintf(stderr, "bench_mem: warning: the %s directory %s is "
+			"on %s\n", fs->label, fs->dir, fs->type);
+}
+
+/* ---------------------------------------------------------------------
+ * One measurement in a forked child
+ */
+
+static int read_full(int fd, void *buf, size_t len)
+{
+	char *p = buf;
+
+	while (len) {
+		ssize_t n = read(fd, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -1;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+static void child(enum bench_side side, const struct bench_cfg *c,
+		  const struct bench_fs *fs, int wfd)
+{
+	struct bench_run r = { .cpu_send = -1.0, .cpu_recv = -1.0 };
+
+	r.rc = bench_measure(side, c, fs, &r);
+	/* Same binary on both ends of the pipe: the raw struct is fine. */
+	if (write_full(wfd, &r, sizeof(r)))
+		RP_ERR("write(result pipe): %s", strerror(errno));
+	_exit(r.rc ? 1 : 0);
+}
+
+static int reap(pid_t pid, struct rusage *ru, int *status)
+{
+	while (wait4(pid, status, 0, ru) < 0) {
+		int e = errno;
+
+		if (e != EINTR) {
+			RP_ERR("wait4(%d): %s", (int)pid, strerror(e));
+			return -e;
+		}
+	}
+	return 0;
+}
+
+static int measure(enum bench_side side, const struct bench_cfg *c,
+		   const struct bench_fs *fs, struct bench_run *r)
+{
+	struct rusage ru;
+	int p[2], status, got;
+	pid_t pid;
+
+	if (pipe2(p, O_CLOEXEC)) {
+		r->rc = -errno;
+		RP_ERR("pipe2: %s", strerror(-r->rc));
+		return r->rc;
+	}
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		r->rc = -errno;
+		RP_ERR("fork: %s", strerror(-r->rc));
+		close(p[0]);
+		close(p[1]);
+		return r->rc;
+	}
+	if (pid == 0) {
+		close(p[0]);
+		child(side, c, fs, p[1]);
+	}
+	close(p[1]);
+	got = read_full(p[0], r, sizeof(*r));
+	close(p[0]);
+	if (reap(pid, &ru, &status))
+		return r->rc = RP_EINTERNAL;
+	r->rss_kib = ru.ru_maxrss;
+	if (got) {
+		RP_ERR("%s: the measuring process died (wait status 0x%x)",
+		       bench_side_name(side), status);
+		r->rc = RP_EINTERNAL;
+	}
+	return r->rc;
+}
+
+/* ---------------------------------------------------------------------
+ * The schedule: references, then per file system interleaved runs
+ */
+
+static double run_gbps(const struct bench_run *r)
+{
+	return r->rc || r->seconds <= 0 ? 0.0 :
+	       (double)r->bytes / r->seconds / 1e9;
+}
+
+/* One measurement into its series, or nowhere for a warm-up round. */
+static int measure_into(struct bench_results *res, int w, enum bench_side s,
+			const struct bench_fs *fs, bool warmup)
+{
+	struct bench_series *ser = &res->s[w][s];
+	struct bench_run scratch;
+	struct bench_run *r = warmup ? &scratch : &ser->run[ser->n++];
+	int rc;
+
+	*r = (struct bench_run){ .cpu_send = -1.0, .cpu_recv = -1.0 };
+	if (fs)
+		clear_dst(fs);
+	rc = measure(s, res->cfg, fs, r);
+	if (fs)
+		clear_dst(fs);
+	fprintf(stderr, " %s %.2f", bench_side_name(s), run_gbps(r));
+	return rc;
+}
+
+/* Round i (warm-up rounds first, numbered from 1 - warmup) of sides
+ * first..last; the number of failures. */
+static int run_round(struct bench_results *res, int w, int i,
+		     enum bench_side first, enum bench_side last,
+		     const struct bench_fs *fs)
+{
+	const struct bench_cfg *c = res->cfg;
+	int failed = 0;
+
+	if (i < 1)
+		fprintf(stderr, "bench_mem: %s warm-up GB/s:",
+			fs ? fs->label : "memory");
+	else
+		fprintf(stderr, "bench_mem: %s run %d/%d GB/s:",
+			fs ? fs->label : "memory", i, c->runs);
+	for (int s = (int)first; s <= (int)last && !stop; s++)
+		if (c->only & (1u << s))
+			failed += measure_into(res, w, (enum bench_side)s, fs,
+					       i < 1) != 0;
+	fputc('\n', stderr);
+	return failed;
+}
+
+/* Interleaved rounds: each run of every side before the next run. */
+static int run_block(struct bench_results *res, int w, enum bench_side first,
+		     enum bench_side last, const struct bench_fs *fs)
+{
+	const struct bench_cfg *c = res->cfg;
+	unsigned int mask = ((1u << (last + 1)) - 1) & ~((1u << first) - 1);
+	int failed = 0;
+
+	if (!(c->only & mask))
+		return 0;
+	for (int i = 1 - c->warmup; i <= c->runs && !stop; i++)
+		failed += run_round(res, w, i, first, last, fs);
+	return failed;
+}
+
+static int run_fs(struct bench_results *res, int w, struct bench_fs *fs,
+		  const char *label, const char *base)
+{
+	/* Every measurement from the ceilings on needs the directory. */
+	unsigned int on_files = (1u << BS_MAX) - (1u << BS_CEIL_SEND);
+	int failed, rc;
+
+	if (!(res->cfg->only & on_files))
+		return 0;
+	rc = fs_setup(fs, label, base, res->cfg);
+	if (rc)
+		return 1;
+	check_kind(fs);
+	res->fs[w] = fs;
+	failed = run_block(res, w, BS_CEIL_SEND, BS_RECV, fs);
+	fs_teardown(fs);
+	return failed;
+}
+
+static void machine_info(struct bench_results *res)
+{
+	char line[256];
+	FILE *f = fopen("/proc/cpuinfo", "re");
+	time_t now = time(NULL);
+	struct tm tm;
+
+	res->nproc = sysconf(_SC_NPROCESSORS_ONLN);
+	snprintf(res->cpu, sizeof(res->cpu), "?");
+	while (f && fgets(line, sizeof(line), f)) {
+		char *colon = strchr(line, ':');
+
+		if (strncmp(line, "model name", 10) || !colon)
+			continue;
+		colon[strcspn(colon, "\n")] = '\0';
+		snprintf(res->cpu, sizeof(res->cpu), "%s", colon + 2);
+		break;
+	}
+	if (f)
+		fclose(f);
+	if (getloadavg(res->load_start, 3) < 0)
+		memset(res->load_start, 0, sizeof(res->load_start));
+	gmtime_r(&now, &tm);
+	strftime(res->date, sizeof(res->date), "%Y-%m-%d %H:%M UTC", &tm);
+}
+
+static void on_signal(int sig)
+{
+	stop = sig;
+}
+
+static void signals(void)
+{
+	/* No SA_RESTART: stop between measurements, clean up, report. */
+	struct sigaction sa = { .sa_handler = on_signal };
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
+static int run_all(struct bench_results *res)
+{
+	static struct bench_fs tmpfs, disk;
+	const struct bench_cfg *c = res->cfg;
+	int failed = run_block(res, BW_MEM, BS_XXH3, BS_MEMCPY, NULL);
+
+	if (c->use_tmpfs && !stop)
+		failed += run_fs(res, BW_TMPFS, &tmpfs, "tmpfs", c->tmpfs_dir);
+	if (c->use_disk && !stop)
+		failed += run_fs(res, BW_DISK, &disk, "disk", c->disk_dir);
+	if (getloadavg(res->load_end, 3) < 0)
+		memset(res->load_end, 0, sizeof(res->load_end));
+	return failed;
+}
+
+int main(int argc, char **argv)
+{
+	static struct bench_results res;
+	struct bench_cfg c;
+	double t0 = rp_now();
+	int rc = parse_args(argc, argv, &c);
+	int failed;
+
+	if (rc)
+		return rc > 0 ? 0 : RP_EXIT_USAGE;
+	rp_trace_init(RP_V_QUIET, "bench");
+	signals();
+	res.cfg = &c;
+	machine_info(&res);
+	failed = run_all(&res);
+	res.wall = rp_now() - t0;
+	bench_report_table(c.json ? stderr : stdout, &res);
+	if (c.json && bench_report_json(stdout, &res))
+		failed++;
+	if (stop)
+		fprintf(stderr, "bench_mem: interrupted by signal %d\n",
+			(int)stop);
+	if (failed)
+		fprintf(stderr, "bench_mem: %d measurement(s) failed\n",
+			failed);
+	return failed || stop ? RP_EXIT_INTERNAL : RP_EXIT_OK;
+}

@@ -1,0 +1,531 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The report of scripts/bench mem: medians of each series, push versus
+ * ceiling, as an aligned table or one JSON object per line (json-c).
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <errno.h>
+#include <json-c/json.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rdmapush/err.h"
+#include "rdmapush/trace.h"
+
+#include "bench.h"
+
+#define GIB	(1024.0 * 1024.0 * 1024.0)
+
+/* One row: a single run, or the medians of a series (run == 0). */
+struct row {
+	int run;		/* 1-based; 0 for the medians */
+	int ok;			/* successful runs behind it */
+	int rc;			/* a single run's error */
+	double seconds;
+	double cpu_send;	/* < 0: no such side */
+	double cpu_recv;
+	double sync;
+	double rss_mib;
+	long csw[4];		/* vcsw, ivcsw of send, then of recv */
+};
+
+/* Every series' medians, computed once. */
+struct view {
+	const struct bench_results *res;
+	struct row med[BW_MAX][BS_MAX];
+};
+
+static const char *const where_names[BW_MAX] = {
+	[BW_MEM] = "mem", [BW_TMPFS] = "tmpfs", [BW_DISK] = "disk",
+};
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a;
+	double y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+static double median(double *v, int n)
+{
+	qsort(v, (size_t)n, sizeof(*v), cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2.0;
+}
+
+static void row_of_run(struct row *w, const struct bench_run *r, int run)
+{
+	*w = (struct row){
+		.run = run, .ok = r->rc == 0, .rc = r->rc,
+		.seconds = r->seconds, .cpu_send = r->cpu_send,
+		.cpu_recv = r->cpu_recv, .sync = r->sync_seconds,
+		.rss_mib = (double)r->rss_kib / 1024.0,
+		.csw = { r->vcsw_send, r->ivcsw_send, r->vcsw_recv,
+			 r->ivcsw_recv },
+	};
+}
+
+/* Medians over the successful runs only. */
+static void row_of_series(struct row *w, const struct bench_series *s)
+{
+	double v[5][BENCH_RUNS_MAX];
+	int n = 0;
+
+	for (int i = 0; i < s->n; i++) {
+		struct row one;
+
+		row_of_run(&one, &s->run[i], i + 1);
+		if (!one.ok)
+			continue;
+		v[0][n] = one.seconds;
+		v[1][n] = one.cpu_send;
+		v[2][n] = one.cpu_recv;
+		v[3][n] = one.sync;
+		v[4][n] = one.rss_mib;
+		n++;
+	}
+	*w = (struct row){ .ok = n, .cpu_send = -1.0, .cpu_recv = -1.0 };
+	if (!n)
+		return;
+	w->seconds = median(v[0], n);
+	w->cpu_send = median(v[1], n);
+	w->cpu_recv = median(v[2], n);
+	w->sync = median(v[3], n);
+	w->rss_mib = median(v[4], n);
+}
+
+static void view_init(struct view *v, const struct bench_results *res)
+{
+	v->res = res;
+	for (int w = 0; w < BW_MAX; w++)
+		for (int s = 0; s < BS_MAX; s++)
+			row_of_series(&v->med[w][s], &res->s[w][s]);
+}
+
+static double gbps(const struct view *v, const struct row *w)
+{
+	if (!w->ok || w->seconds <= 0)
+		return 0.0;
+	return (double)v->res->cfg->size / w->seconds / 1e9;
+}
+
+static double med_gbps(const struct view *v, int where, enum bench_side s)
+{
+	return gbps(v, &v->med[where][s]);
+}
+
+/* A push's ceiling: its side's, or for both the slower side's. 0: none. */
+static double ceiling(const struct view *v, int where, enum bench_side s)
+{
+	double snd = med_gbps(v, where, BS_CEIL_SEND);
+	double rcv = med_gbps(v, where, BS_CEIL_RECV);
+
+	switch (s) {
+	case BS_CEIL_SEND:
+	case BS_SEND:
+		return snd;
+	case BS_CEIL_RECV:
+	case BS_RECV:
+		return rcv;
+	case BS_BOTH:
+		return snd < rcv ? snd : rcv;
+	default:
+		return 0.0;
+	}
+}
+
+/* Cores' worth of CPU the row's threads used over its wall time: near
+ * 2 when a push's sides ran in parallel, near 1 when they took turns. */
+static double cores_busy(const struct row *w)
+{
+	double cpu = (w->cpu_send > 0 ? w->cpu_send : 0) +
+		     (w->cpu_recv > 0 ? w->cpu_recv : 0);
+
+	return w->seconds > 0 ? cpu / w->seconds : 0.0;
+}
+
+static bool is_push(enum bench_side s)
+{
+	return s == BS_BOTH || s == BS_SEND || s == BS_RECV;
+}
+
+/* Which side of the row is a synthetic peer, or NULL. */
+static const char *synthetic(enum bench_side s)
+{
+	if (s == BS_SEND)
+		return "recv";
+	if (s == BS_RECV)
+		return "send";
+	return NULL;
+}
+
+/* What a row's seconds contain, for readers of the JSON alone. */
+static const char *includes(enum bench_side s)
+{
+	static const char *const what[BS_MAX] = {
+		[BS_XXH3] = "XXH3-128 of a chunk x window ring in memory",
+		[BS_MEMCPY] = "memcpy ring to ring in chunk blocks",
+		[BS_CEIL_SEND] = "open + pread + XXH3-128 of the file",
+		[BS_CEIL_RECV] = "open (O_TMPFILE, fallocate) + XXH3-128 + "
+				 "pwrite + commit (fsync, link, fsync dir)",
+		[BS_BOTH] = "a whole push, HELLO to ACK, both sides real",
+		[BS_SEND] = "a whole push, real sender, synthetic receiver",
+		[BS_RECV] = "a whole push, synthetic sender, real receiver",
+	};
+
+	return (unsigned int)s < BS_MAX ? what[s] : "?";
+}
+
+/* ---------------------------------------------------------------------
+ * The table
+ */
+
+static void cell(FILE *f, int width, double x, bool have, const char *fmt)
+{
+	char buf[32];
+
+	if (have)
+		snprintf(buf, sizeof(buf), fmt, x);
+	else
+		snprintf(buf, sizeof(buf), "-");
+	fprintf(f, " %*s", width, buf);
+}
+
+/* CPU seconds per GiB; a synthetic peer's is starred. */
+static void cpu_cell(FILE *f, const struct view *v, double cpu, bool peer)
+{
+	double per = cpu / ((double)v->res->cfg->size / GIB);
+
+	cell(f, 10, per, cpu >= 0, peer ? "%.3f*" : "%.3f ");
+}
+
+static void table_row(FILE *f, const struct view *v, int w,
+		      enum bench_side s)
+{
+	const struct row *r = &v->med[w][s];
+	const struct bench_series *ser = &v->res->s[w][s];
+	const char *peer = synthetic(s);
+	double ceil = ceiling(v, w, s);
+
+	fprintf(f, "%-6s %-13s", where_names[w], bench_side_name(s));
+	if (!r->ok) {
+		fprintf(f, "  failed in all %d runs\n", ser->n);
+		return;
+	}
+	cell(f, 7, gbps(v, r), true, "%.2f");
+	cell(f, 9, gbps(v, r) / ceil, is_push(s) && ceil > 0, "%.2f");
+	cell(f, 8, r->seconds, true, "%.3f");
+	cpu_cell(f, v, r->cpu_send, peer && !strcmp(peer, "send"));
+	cpu_cell(f, v, r->cpu_recv, peer && !strcmp(peer, "recv"));
+	cell(f, 6, cores_busy(r), true, "%.2f");
+	cell(f, 8, r->rss_mib, true, "%.1f");
+	if (r->ok < ser->n)
+		fprintf(f, "  (%d of %d runs failed)", ser->n - r->ok, ser->n);
+	fputc('\n', f);
+}
+
+static void table_head(FILE *f, const struct view *v)
+{
+	const struct bench_results *res = v->res;
+	const struct bench_cfg *c = res->cfg;
+	char sz[32], ch[32];
+
+	fprintf(f, "rdmapush host-side benchmark over the in-memory fabric, "
+		"%s\n", res->date);
+	fprintf(f, "machine: %s, nproc %ld; load average %.2f %.2f %.2f at "
+		"start, %.2f %.2f %.2f at end\n", res->cpu, res->nproc,
+		res->load_start[0], res->load_start[1], res->load_start[2],
+		res->load_end[0], res->load_end[1], res->load_end[2]);
+	fprintf(f, "file %s, chunk %s, window %u, 1 thread per side; "
+		"medians of %d runs after %d uncounted warm-up round%s; "
+		"GB/s = 10^9 bytes/s\n",
+		rp_fmt_bytes(sz, sizeof(sz), c->size),
+		rp_fmt_bytes(ch, sizeof(ch), c->chunk), c->window, c->runs,
+		c->warmup, c->warmup == 1 ? "" : "s");
+	for (int w = BW_TMPFS; w < BW_MAX; w++)
+		if (res->fs[w])
+			fprintf(f, "%s: %s (%s)\n", where_names[w],
+				res->fs[w]->dir, res->fs[w]->type);
+	fprintf(f, "\n%-6s %-13s %7s %9s %8s %10s %10s %6s %8s\n", "fs",
+		"side", "GB/s", "/ceiling", "seconds", "send CPU", "recv CPU",
+		"cores", "RSS MiB");
+}
+
+static void table_notes(FILE *f, const struct view *v)
+{
+	fprintf(f, "\n"
+		"/ceiling: push GB/s over the ceiling of its side (both: the "
+		"slower side's).\n"
+		"ceiling-send: %s, the source warm in the page cache.\n"
+		"ceiling-recv: %s, as a push's receiver does",
+		includes(BS_CEIL_SEND), includes(BS_CEIL_RECV));
+	for (int w = BW_TMPFS; w < BW_MAX; w++)
+		if (v->med[w][BS_CEIL_RECV].ok)
+			fprintf(f, "; commit %.3f s on %s", v->med[w]
+				[BS_CEIL_RECV].sync, where_names[w]);
+	fprintf(f, ".\n"
+		"both/send/recv: wall time of a whole push (HELLO to ACK, "
+		"the receiver's fsync included).\n"
+		"send: synthetic receiver (credit only); recv: synthetic "
+		"sender (one pre-filled slot);\n"
+		"  * marks the synthetic peer's CPU.\n"
+		"CPU: thread CPU seconds per GiB of each side's thread. The "
+		"fabric's copy (the NIC's\n"
+		"  DMA in real life) runs in the sending thread: it is inside "
+		"the sender's CPU.\n"
+		"cores: both threads' CPU over wall time: ~2 when a push's "
+		"sides ran in parallel;\n"
+		"  less when they waited: for each other, for the disk, or "
+		"for a core (the JSON\n"
+		"  has each side's voluntary and involuntary context "
+		"switches).\n"
+		"RSS: peak RSS of the forked child that ran the measurement "
+		"(wait4 ru_maxrss).\n");
+}
+
+/* A single-threaded row that got less than a core was sharing it; on
+ * disk the receiver also waits for I/O, so only memory and tmpfs tell. */
+static void busy_warning(FILE *f, const struct view *v)
+{
+	double least = 1.0;
+
+	for (int w = BW_MEM; w <= BW_TMPFS; w++)
+		for (int s = BS_XXH3; s <= BS_CEIL_RECV; s++)
+			if (v->med[w][s].ok &&
+			    cores_busy(&v->med[w][s]) < least)
+				least = cores_busy(&v->med[w][s]);
+	if (least < 0.9)
+		fprintf(f, "warning: a single-threaded row in memory or on "
+			"tmpfs got only %.2f of a core:\n  the machine was "
+			"busy, the figures are low.\n", least);
+}
+
+void bench_report_table(FILE *f, const struct bench_results *res)
+{
+	struct view v;
+
+	view_init(&v, res);
+	table_head(f, &v);
+	for (int w = 0; w < BW_MAX; w++) {
+		if (w != BW_MEM && !res->fs[w])
+			continue;
+		for (int s = 0; s < BS_MAX; s++)
+			if (res->s[w][s].n)
+				table_row(f, &v, w, (enum bench_side)s);
+	}
+	table_notes(f, &v);
+	busy_warning(f, &v);
+	fprintf(f, "wall time of the whole benchmark: %.1f s\n", res->wall);
+}
+
+/* ---------------------------------------------------------------------
+ * JSON
+ */
+
+static int put(struct json_object *o, const char *k, struct json_object *x)
+{
+	if (!x)
+		return -ENOMEM;
+	if (json_object_object_add(o, k, x)) {
+		json_object_put(x);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* A number, or null when there is none. */
+static int put_num(struct json_object *o, const char *k, double x,
+		   bool have)
+{
+	if (!have)
+		return json_object_object_add(o, k, NULL) ? -ENOMEM : 0;
+	return put(o, k, json_object_new_double(x));
+}
+
+static int put_str(struct json_object *o, const char *k, const char *s)
+{
+	if (!s)
+		return json_object_object_add(o, k, NULL) ? -ENOMEM : 0;
+	return put(o, k, json_object_new_string(s));
+}
+
+static int put_where(struct json_object *o, const struct view *v, int w)
+{
+	const struct bench_fs *fs = v->res->fs[w];
+	int rc = 0;
+
+	rc |= put_str(o, "fs", where_names[w]);
+	rc |= put_str(o, "fs_type", fs ? fs->type : "memory");
+	rc |= put_str(o, "dir", fs ? fs->dir : NULL);
+	return rc;
+}
+
+static int put_machine(struct json_object *o, const struct view *v)
+{
+	const struct bench_results *res = v->res;
+	const struct bench_cfg *c = res->cfg;
+	int rc = 0;
+
+	rc |= put(o, "threads", json_object_new_int(1));
+	rc |= put(o, "chunk", json_object_new_int64(c->chunk));
+	rc |= put(o, "window", json_object_new_int64(c->window));
+	rc |= put(o, "runs", json_object_new_int(c->runs));
+	rc |= put(o, "warmup", json_object_new_int(c->warmup));
+	rc |= put_str(o, "date", res->date);
+	rc |= put_str(o, "cpu", res->cpu);
+	rc |= put(o, "nproc", json_object_new_int64(res->nproc));
+	rc |= put_num(o, "load1_start", res->load_start[0], true);
+	rc |= put_num(o, "load1_end", res->load_end[0], true);
+	return rc;
+}
+
+static int put_speeds(struct json_object *o, const struct view *v, int w,
+		      enum bench_side s, const struct row *r)
+{
+	double g = gbps(v, r);
+	double ceil = ceiling(v, w, s);
+	double xxh = med_gbps(v, BW_MEM, BS_XXH3);
+	double mcp = med_gbps(v, BW_MEM, BS_MEMCPY);
+	int rc = 0;
+
+	rc |= put(o, "bytes", json_object_new_uint64(v->res->cfg->size));
+	rc |= put_num(o, "seconds", r->seconds, r->ok);
+	rc |= put_num(o, "GBps", g, r->ok);
+	rc |= put_num(o, "ceiling_GBps", ceil, ceil > 0);
+	rc |= put_num(o, "ratio", g / ceil, r->ok && is_push(s) && ceil > 0);
+	rc |= put_num(o, "xxh3_GBps", xxh, xxh > 0);
+	rc |= put_num(o, "memcpy_GBps", mcp, mcp > 0);
+	return rc;
+}
+
+/* A single run's context switches per side (not medians): voluntary
+ * ones are waits, involuntary ones other load taking the CPU. */
+static int put_csw(struct json_object *o, const struct row *r)
+{
+	static const char *const keys[4] = {
+		"vcsw_send", "ivcsw_send", "vcsw_recv", "ivcsw_recv",
+	};
+	bool have_send = r->run && r->ok && r->cpu_send >= 0;
+	bool have_recv = r->run && r->ok && r->cpu_recv >= 0;
+	int rc = 0;
+
+	for (int i = 0; i < 4; i++) {
+		bool have = i < 2 ? have_send : have_recv;
+
+		if (!have)
+			rc |= json_object_object_add(o, keys[i], NULL) ?
+			      -ENOMEM : 0;
+		else
+			rc |= put(o, keys[i], json_object_new_int64(r->csw[i]));
+	}
+	return rc;
+}
+
+static int put_costs(struct json_object *o, const struct view *v,
+		     enum bench_side s, const struct row *r)
+{
+	double gib = (double)v->res->cfg->size / GIB;
+	bool refs = s == BS_XXH3 || s == BS_MEMCPY;
+	double total = (r->cpu_send > 0 ? r->cpu_send : 0) +
+		       (r->cpu_recv > 0 ? r->cpu_recv : 0);
+	int rc = 0;
+
+	rc |= put_num(o, "cpu_s_per_GiB_send", r->cpu_send / gib,
+		      r->ok && !refs && r->cpu_send >= 0);
+	rc |= put_num(o, "cpu_s_per_GiB_recv", r->cpu_recv / gib,
+		      r->ok && !refs && r->cpu_recv >= 0);
+	rc |= put_num(o, "cpu_s_per_GiB", total / gib, r->ok);
+	rc |= put_num(o, "cores_busy", cores_busy(r), r->ok);
+	rc |= put_num(o, "peak_rss_MiB", r->rss_mib, r->ok);
+	rc |= put_num(o, "sync_seconds", r->sync, r->ok && s == BS_CEIL_RECV);
+	rc |= put_csw(o, r);
+	rc |= put_str(o, "synthetic", synthetic(s));
+	rc |= put_str(o, "includes", includes(s));
+	return rc;
+}
+
+static int put_status(struct json_object *o, const struct row *r)
+{
+	int rc = 0;
+
+	if (r->run) {
+		rc |= put(o, "run", json_object_new_int(r->run));
+		rc |= put(o, "median", json_object_new_boolean(0));
+	} else {
+		rc |= put_num(o, "run", 0, false);
+		rc |= put(o, "median", json_object_new_boolean(1));
+		rc |= put(o, "ok_runs", json_object_new_int(r->ok));
+	}
+	rc |= put_str(o, "status", r->ok ? "ok" : "error");
+	if (r->run && !r->ok)
+		rc |= put_str(o, "error", rp_strerror(r->rc));
+	return rc;
+}
+
+static int json_row(FILE *f, const struct view *v, int w, enum bench_side s,
+		    const struct row *r)
+{
+	struct json_object *o = json_object_new_object();
+	int rc;
+
+	if (!o)
+		return -ENOMEM;
+	rc = put_str(o, "side", bench_side_name(s));
+	rc |= put_where(o, v, w);
+	rc |= put_status(o, r);
+	rc |= put_speeds(o, v, w, s, r);
+	rc |= put_costs(o, v, s, r);
+	rc |= put_machine(o, v);
+	if (!rc) {
+		fputs(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN),
+		      f);
+		fputc('\n', f);
+	}
+	json_object_put(o);
+	return rc ? -ENOMEM : 0;
+}
+
+static int json_series(FILE *f, const struct view *v, int w,
+		       enum bench_side s)
+{
+	const struct bench_series *ser = &v->res->s[w][s];
+	int rc = 0;
+
+	for (int i = 0; !rc && i < ser->n; i++) {
+		struct row r;
+
+		row_of_run(&r, &ser->run[i], i + 1);
+		rc = json_row(f, v, w, s, &r);
+	}
+	return rc;
+}
+
+int bench_report_json(FILE *f, const struct bench_results *res)
+{
+	struct view v;
+	int rc = 0;
+
+	view_init(&v, res);
+	/* Six significant digits: the runs are not more precise. */
+	json_c_set_serialization_double_format("%.6g", JSON_C_OPTION_GLOBAL);
+	for (int w = 0; !rc && w < BW_MAX; w++)
+		for (int s = 0; !rc && s < BS_MAX; s++)
+			rc = json_series(f, &v, w, (enum bench_side)s);
+	for (int w = 0; !rc && w < BW_MAX; w++)
+		for (int s = 0; !rc && s < BS_MAX; s++)
+			if (res->s[w][s].n)
+				rc = json_row(f, &v, w, (enum bench_side)s,
+					      &v.med[w][s]);
+	if (rc) {
+		RP_ERR("json-c: %s", strerror(-rc));
+		return rc;
+	}
+	if (fflush(f)) {
+		RP_ERR("writing the JSON report: %s", strerror(errno));
+		return -EIO;
+	}
+	return 0;
+}
