@@ -657,36 +657,32 @@ static void test_existing_name_forced(void **s)
  * Faults in the fabric
  */
 
-/* The receiver's 3rd completion fails: it stops and tells the sender
- * why, and the sender reports that rather than a timeout. */
-static void test_recv_completion_fails(void **s)
+/*
+ * One side's nth completion fails. Its QP goes to ERROR, so the other
+ * side's next operation fails too; each tells the other why, and each
+ * reports its own failed completion or the peer's word that its RDMA
+ * failed, whichever it hears first. Never a timeout, never a file.
+ */
+static void completion_fails(void **s, enum rp_fab_side side, uint64_t nth)
 {
 	struct result r;
 
-	push_fails(s, &(struct scenario){ .size = 2 * MIB,
-		   .fault_side = RP_FAB_RECEIVER,
-		   .fault = RP_FAB_FAIL_COMPLETION, .fault_nth = 3 }, &r);
-	/* Its own failed completion, or the sender's word that its writes
-	 * failed (our QP went to ERROR), whichever is heard first. */
+	push_fails(s, &(struct scenario){ .size = 2 * MIB, .fault_side = side,
+		   .fault = RP_FAB_FAIL_COMPLETION, .fault_nth = nth }, &r);
+	assert_true(r.send_rc == RP_EWC || r.send_rc == RP_EPEERRDMA);
 	assert_true(r.recv_rc == RP_EWC || r.recv_rc == RP_EPEERRDMA);
-	assert_int_equal(r.recv_out.phase, RP_PHASE_DATA);
-	/* Its ERR, or our own failed write if the QP died first and the
-	 * ERR came after we stopped listening. Never a timeout. */
-	assert_true(r.send_rc == RP_EPEERRDMA || r.send_rc == RP_EWC);
 	assert_int_equal(r.send_out.phase, RP_PHASE_DATA);
+	assert_int_equal(r.recv_out.phase, RP_PHASE_DATA);
+}
+
+static void test_recv_completion_fails(void **s)
+{
+	completion_fails(s, RP_FAB_RECEIVER, 3);
 }
 
 static void test_send_completion_fails(void **s)
 {
-	struct result r;
-
-	push_fails(s, &(struct scenario){ .size = 2 * MIB,
-		   .fault_side = RP_FAB_SENDER,
-		   .fault = RP_FAB_FAIL_COMPLETION, .fault_nth = 5 }, &r);
-	/* As above, the other way round: either side's word may come first. */
-	assert_true(r.send_rc == RP_EWC || r.send_rc == RP_EPEERRDMA);
-	assert_true(r.recv_rc == RP_EWC || r.recv_rc == RP_EPEERRDMA);
-	assert_int_equal(r.send_out.phase, RP_PHASE_DATA);
+	completion_fails(s, RP_FAB_SENDER, 5);
 }
 
 static void test_send_post_fails(void **s)
