@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <json-c/json.h>
+#include <string.h>
 
 #include "rdmapush/csum.h"
 #include "rdmapush/err.h"
@@ -29,13 +30,23 @@ static int add(struct json_object *o, const char *k, struct json_object *v)
 	return 0;
 }
 
+/* The receiver's name came from the sender: shown escaped, always. */
+static const char *shown_name(const struct rp_report *r, char *buf,
+			      size_t len)
+{
+	if (!r->name)
+		return "";
+	return rp_fmt_peer(buf, len, r->name, strlen(r->name));
+}
+
 static int fill(struct json_object *o, const struct rp_report *r)
 {
-	char hex[33];
+	char hex[33], name[RP_PEER_TEXT_MAX];
 	int rc = 0;
 
 	rc |= add(o, "role", json_object_new_string(r->role));
-	rc |= add(o, "name", json_object_new_string(r->name ? r->name : ""));
+	rc |= add(o, "name", json_object_new_string(shown_name(r, name,
+							       sizeof(name))));
 	rc |= add(o, "peer", json_object_new_string(r->peer ? r->peer : ""));
 	rc |= add(o, "status", json_object_new_string(r->rc ? "error" : "ok"));
 	rc |= add(o, "phase", json_object_new_string(r->phase ? r->phase : ""));
@@ -82,11 +93,11 @@ int rp_report_json(FILE *f, const struct rp_report *r)
 
 void rp_report_summary(FILE *f, const struct rp_report *r)
 {
-	char b[32], t[32];
+	char b[32], t[32], name[RP_PEER_TEXT_MAX];
 	const char *verb = r->role[0] == 's' ? "sent" : "received";
 
 	fprintf(f, "rdmapush %s: %s %s: %s in %.2f s, %s\n", r->role, verb,
-		r->name ? r->name : "?",
+		shown_name(r, name, sizeof(name)),
 		rp_fmt_bytes(b, sizeof(b), r->bytes), r->seconds,
 		rp_fmt_rate(t, sizeof(t), r->bytes, r->seconds));
 }

@@ -97,13 +97,15 @@ static void trace_qp(const char *dir, const char *type,
 
 void trace_hello(const char *dir, const struct rp_hello *m)
 {
-	char rest[RP_NAME_MAX + 128];
+	char rest[RP_PEER_TEXT_MAX + 128];
+	char name[RP_PEER_TEXT_MAX];
 
 	if (!rp_trace_on())
 		return;
 	snprintf(rest, sizeof(rest),
 		 " name=\"%s\" size=%" PRIu64 " chunk=%u window=%u",
-		 m->name, m->size, m->chunk, m->window);
+		 rp_fmt_peer(name, sizeof(name), m->name, m->name_len),
+		 m->size, m->chunk, m->window);
 	trace_qp(dir, "HELLO", &m->qp, rest);
 }
 
@@ -130,10 +132,15 @@ void trace_fin(const char *dir, const struct rp_fin *m)
 
 void trace_result(const char *dir, uint8_t type, const struct rp_result *m)
 {
+	char text[RP_PEER_TEXT_MAX];
+
+	if (!rp_trace_on())
+		return;
 	RP_TRACE("ctrl", "%s %s status=%u (%s) bytes=%" PRIu64 "%s%s%s", dir,
 		 rp_proto_type_name(type), m->status,
 		 rp_proto_status_name(m->status), m->bytes,
-		 m->text_len ? " text=\"" : "", m->text,
+		 m->text_len ? " text=\"" : "",
+		 rp_fmt_peer(text, sizeof(text), m->text, m->text_len),
 		 m->text_len ? "\"" : "");
 }
 
@@ -159,10 +166,13 @@ int msg_peer_failure(struct xfer *x, const struct rp_result *res)
 	const char *st = rp_proto_status_name(res->status);
 	/* Our peers send their error text; don't say it twice. */
 	bool same = !strcmp(st, res->text) || !res->text_len;
+	char text[RP_PEER_TEXT_MAX];
 
 	x->peer_failed = true;
 	RP_ERR("%s refused or aborted the transfer: %s%s%s", x->peer, st,
-	       same ? "" : ": ", same ? "" : res->text);
+	       same ? "" : ": ",
+	       same ? "" : rp_fmt_peer(text, sizeof(text), res->text,
+				       res->text_len));
 	return rp_proto_status_to_err(res->status);
 }
 

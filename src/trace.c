@@ -6,6 +6,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -84,6 +85,94 @@ void rp_info_emit(const char *fmt, ...)
 	va_start(ap, fmt);
 	emit(prefix, fmt, ap);
 	va_end(ap);
+}
+
+/* Length of the valid UTF-8 sequence at s (n bytes left) and its code
+ * point, or 0 if it is invalid (overlong, surrogate, > U+10FFFF, cut). */
+static size_t utf8_seq(const unsigned char *s, size_t n, uint32_t *cp)
+{
+	static const uint32_t min[5] = { 0, 0, 0x80, 0x800, 0x10000 };
+	size_t len = s[0] >= 0xf0 ? 4 : s[0] >= 0xe0 ? 3 : s[0] >= 0xc0 ? 2 : 0;
+
+	if (!len || s[0] > 0xf4 || len > n)
+		return 0;
+	*cp = s[0] & (0x7f >> len);
+	for (size_t i = 1; i < len; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		*cp = *cp << 6 | (s[i] & 0x3f);
+	}
+	if (*cp < min[len] || *cp > 0x10ffff ||
+	    (*cp >= 0xd800 && *cp <= 0xdfff))
+		return 0;
+	return len;
+}
+
+/* Code points that can move or hide text on a terminal. */
+static bool unsafe_cp(uint32_t cp)
+{
+	return cp < 0x20 || (cp >= 0x7f && cp <= 0x9f) || cp == 0x061c ||
+	       cp == 0x200e || cp == 0x200f ||
+	       (cp >= 0x202a && cp <= 0x202e) ||
+	       (cp >= 0x2066 && cp <= 0x2069);
+}
+
+/* One input unit as shown: its text in piece, its input length. */
+static size_t escape_one(const unsigned char *s, size_t n, char piece[16])
+{
+	uint32_t cp = s[0];
+	size_t len = s[0] < 0x80 ? 1 : utf8_seq(s, n, &cp);
+
+	if (!len) {
+		snprintf(piece, 16, "\\x%02x", s[0]);
+		return 1;
+	}
+	if (unsafe_cp(cp))
+		snprintf(piece, 16, "\\u{%04x}", (unsigned int)cp);
+	else if (cp == '\\')
+		snprintf(piece, 16, "\\\\");
+	else {
+		memcpy(piece, s, len);
+		piece[len] = '\0';
+	}
+	return len;
+}
+
+/* Bytes rp_fmt_peer() would write for all of s, without the NUL. */
+static size_t escaped_len(const unsigned char *p, size_t n)
+{
+	size_t total = 0;
+	char piece[16];
+
+	for (size_t i = 0; i < n;) {
+		i += escape_one(p + i, n - i, piece);
+		total += strlen(piece);
+	}
+	return total;
+}
+
+char *rp_fmt_peer(char *out, size_t len, const char *s, size_t n)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	/* When it cannot all fit, stop where "..." still fits. */
+	size_t room = escaped_len(p, n) < len ? len : len - 3;
+	size_t used = 0;
+
+	out[0] = '\0';
+	for (size_t i = 0; i < n;) {
+		char piece[16];
+		size_t step = escape_one(p + i, n - i, piece);
+		size_t pl = strlen(piece);
+
+		if (used + pl + 1 > room) {
+			snprintf(out + used, len - used, "...");
+			break;
+		}
+		memcpy(out + used, piece, pl + 1);
+		used += pl;
+		i += step;
+	}
+	return out;
 }
 
 char *rp_fmt_bytes(char *buf, size_t len, uint64_t bytes)

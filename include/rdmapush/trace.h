@@ -41,6 +41,18 @@ void rp_info_emit(const char *fmt, ...) RP_PRINTF(1, 2);
 			rp_info_emit(__VA_ARGS__);			\
 	} while (0)
 
+/*
+ * Text that came from the peer (ERR text, a file name), made safe to show
+ * on a terminal, in a log or in JSON: printable ASCII and valid UTF-8
+ * pass; a backslash becomes "\\"; control characters (C0, DEL, C1), bidi
+ * controls (U+061C, U+200E-F, U+202A-E, U+2066-9) become "\u{XXXX}";
+ * every byte of invalid UTF-8 becomes "\xHH". Reads n bytes of s (NULs
+ * included, shown as \u{0000}); out (len >= 4) ends in "..." when it had
+ * to be cut, never mid-sequence. Returns out.
+ */
+#define RP_PEER_TEXT_MAX (4 * 255 + 8)	/* room for 255 bytes escaped */
+char *rp_fmt_peer(char *out, size_t len, const char *s, size_t n);
+
 /* "1.50 MiB", "812 B"; returns buf. */
 char *rp_fmt_bytes(char *buf, size_t len, uint64_t bytes);
 /* "93.4 Mb/s" from bytes over seconds; returns buf. */

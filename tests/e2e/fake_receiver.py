@@ -6,7 +6,9 @@ what comes back can be tested. Prints "listening" once ready.
 
 usage: fake_receiver.py PORT LOCAL_IPV4 MODE
 MODE: short-mr | long-mr | overflow-len | bigger-window | garbage | silent |
-      close | no-ack (a valid MR, then silence after the FIN)
+      close | no-ack (a valid MR, then silence after the FIN) |
+      escape-err (an ERR whose text carries terminal escapes, a fake log
+      line and a bidi override)
 """
 import os
 import socket
@@ -49,6 +51,10 @@ elif mode == "bigger-window":  # more than the sender asked for
     c.sendall(hdr(wire.MR, len(p)) + mr_payload(window=4096))
 elif mode == "garbage":
     c.sendall(b"HTTP/1.1 200 OK\r\n\r\n")
+elif mode == "escape-err":    # text meant to rewrite the sender's terminal
+    text = (b"\x1b[2J\x1b[32mall good\r\nrdmapush send: sent h\n"
+            b"\xe2\x80\xaeevil\x9b")
+    c.sendall(wire.err(6, text=text))  # status "proto"
 elif mode == "silent":
     time.sleep(60)
 elif mode == "no-ack":        # accept an empty file, then never answer FIN

@@ -3,7 +3,8 @@
 # modes: two
 # A hostile receiver (tests/e2e/fake_receiver.py): an MR reply shorter
 # than promised, longer than an MR, with a length over the maximum,
-# offering more than was asked, garbage, silence, a hang-up, or no ACK
+# offering more than was asked, garbage, silence, a hang-up, an ERR whose
+# text tries to rewrite the terminal (it must arrive escaped), or no ACK
 # after FIN. The sender
 # refuses each with a clear error and the documented exit code, in time.
 . "$(dirname "$0")/lib.sh"
@@ -21,7 +22,9 @@ check() {	# check MODE WANT-EXIT WANT-TEXT [FILE]
 	took=$(( $(date +%s) - t0 ))
 	"$LAB" signal "$RCV" fake KILL >/dev/null 2>&1
 	"$LAB" wait "$RCV" fake >/dev/null 2>&1
-	if [ $rc = "$2" ] && echo "$out" | grep -q "$3" && [ $took -le $((T + 5)) ]; then
+	# Whatever the peer said, no raw ESC reaches our terminal.
+	if [ $rc = "$2" ] && echo "$out" | grep -q -- "$3" &&
+	   ! printf '%s' "$out" | grep -q $'\x1b' && [ $took -le $((T + 5)) ]; then
 		ok "receiver sends $1: sender exit $rc in $took s ('$3')"
 	else
 		fail "receiver sends $1" "exit $rc after $took s: $(echo "$out" | grep error | head -2)"
@@ -34,6 +37,7 @@ check bigger-window 3 "outside the requested"
 check garbage 3 "bad control message header"
 check silent 4 "timed out after $T s waiting for MR"
 check close 4 "closed the control connection"
+check escape-err 3 '\\u{001b}\[2J\\u{001b}\[32mall good\\u{000d}\\u{000a}rdmapush send: sent h\\u{000a}\\u{202e}evil\\x9b'
 # An empty file needs no RDMA Write, so the fake's MR is enough to reach
 # FIN; then it never acknowledges.
 on "$SND" ": > /tmp/e2e-src/empty" >/dev/null

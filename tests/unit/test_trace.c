@@ -102,6 +102,60 @@ static void test_progress_due(void **state)
 	assert_true(rp_progress_due(&p, 10.0, true));
 }
 
+/* Peer text: what a hostile peer sends must reach the terminal inert. */
+static void test_fmt_peer(void **state)
+{
+	char b[RP_PEER_TEXT_MAX];
+#define PEER(lit) rp_fmt_peer(b, sizeof(b), lit, sizeof(lit) - 1)
+
+	(void)state;
+	assert_string_equal(PEER("plain text 1.0"), "plain text 1.0");
+	assert_string_equal(PEER(""), "");
+	/* Valid UTF-8 passes. */
+	assert_string_equal(PEER("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80"),
+			    "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80");
+	/* Terminal escapes, CR, newline, DEL, NUL. */
+	assert_string_equal(PEER("\x1b[2Jx\r\n\x7f"),
+			    "\\u{001b}[2Jx\\u{000d}\\u{000a}\\u{007f}");
+	assert_string_equal(PEER("a\0b"), "a\\u{0000}b");
+	/* The backslash itself, so an escape cannot be forged. */
+	assert_string_equal(PEER("\\x41"), "\\\\x41");
+	/* C1 encoded, and C1 as a raw (invalid) byte. */
+	assert_string_equal(PEER("\xc2\x9b" "1m"), "\\u{009b}1m");
+	assert_string_equal(PEER("\x9b" "1m"), "\\x9b1m");
+	/* Bidi overrides and isolates, LRM/RLM, ALM. */
+	assert_string_equal(PEER("a\xe2\x80\xae" "b"), "a\\u{202e}b");
+	assert_string_equal(PEER("\xe2\x81\xa6\xe2\x80\x8f\xd8\x9c"),
+			    "\\u{2066}\\u{200f}\\u{061c}");
+	/* Invalid UTF-8: overlong, surrogate, beyond U+10FFFF, cut short. */
+	assert_string_equal(PEER("\xc0\xaf"), "\\xc0\\xaf");
+	assert_string_equal(PEER("\xed\xa0\x80"), "\\xed\\xa0\\x80");
+	assert_string_equal(PEER("\xf4\x90\x80\x80"),
+			    "\\xf4\\x90\\x80\\x80");
+	assert_string_equal(PEER("ab\xe2\x82"), "ab\\xe2\\x82");
+#undef PEER
+}
+
+/* Cut to fit, with "...", never inside an escape or a sequence. */
+static void test_fmt_peer_cut(void **state)
+{
+	char b[12];
+
+	(void)state;
+	assert_string_equal(rp_fmt_peer(b, sizeof(b), "0123456789a", 11),
+			    "0123456789a");
+	assert_string_equal(rp_fmt_peer(b, sizeof(b), "0123456789ab", 12),
+			    "01234567...");
+	assert_string_equal(rp_fmt_peer(b, sizeof(b), "0123\x1b" "56789", 10),
+			    "0123...");
+	assert_string_equal(rp_fmt_peer(b, sizeof(b),
+					"0123456\xe2\x82\xac" "x", 11),
+			    "0123456\xe2\x82\xac" "x");
+	assert_string_equal(rp_fmt_peer(b, sizeof(b),
+					"01234567\xe2\x82\xac" "x", 12),
+			    "01234567...");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -109,6 +163,8 @@ int main(void)
 		cmocka_unit_test(test_fmt_rate),
 		cmocka_unit_test(test_fmt_eta),
 		cmocka_unit_test(test_progress_due),
+		cmocka_unit_test(test_fmt_peer),
+		cmocka_unit_test(test_fmt_peer_cut),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
