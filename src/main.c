@@ -19,7 +19,10 @@
 static void verdict(const char *role, const char *what,
 		    const struct rp_outcome *out, int rc)
 {
-	if (out->phase == RP_PHASE_DATA)
+	if (out->phase == RP_PHASE_MAX)	/* no transfer began */
+		fprintf(stderr, "rdmapush %s: %s failed: %s\n", role, what,
+			rp_strerror(rc));
+	else if (out->phase == RP_PHASE_DATA)
 		fprintf(stderr, "rdmapush %s: %s failed in DATA at %" PRIu64
 			"/%" PRIu64 " chunks: %s\n", role, what, out->done,
 			out->chunks, rp_strerror(rc));
@@ -32,8 +35,8 @@ static int run(const struct rp_opts *o)
 {
 	bool send = o->mode == RP_MODE_SEND;
 	const char *role = send ? "send" : "recv";
-	/* A receiver that fails before any transfer fails while starting. */
-	struct rp_outcome out = { .phase = RP_PHASE_PREPARE };
+	/* Stays so when a receiver fails before any transfer began. */
+	struct rp_outcome out = { .phase = RP_PHASE_MAX };
 	int rc;
 
 	rp_trace_init(o->trace ? RP_V_TRACE :
