@@ -39,8 +39,6 @@
 /* Receiver-not-ready back-off we ask the peer to wait: 12 = 0.64 ms. */
 #define QP_MIN_RNR_TIMER	12
 #define QP_HOP_LIMIT		64
-/* rxe refuses a single RDMA Write WR longer than 2^31 bytes. */
-#define MAX_WR_BYTES		(1u << 31)
 
 /*
  * The steps of rp_verbs_open(), in the order it takes them and defined in
@@ -622,16 +620,9 @@ int rp_verbs_post_write_imm(struct rp_verbs *v, uint64_t wr_id, size_t off,
 		RP_ERR("rp_verbs_post_write_imm: no QP or no ring registered");
 		return RP_EINTERNAL;
 	}
-	if (off > v->ring_len || len > v->ring_len - off) {
-		RP_ERR("rp_verbs_post_write_imm: [%zu, +%u) is outside the "
-		       "ring of %zu bytes", off, len, v->ring_len);
-		return RP_EINTERNAL;
-	}
-	if (len > MAX_WR_BYTES) {
-		RP_ERR("rp_verbs_post_write_imm: %u bytes in one WR; rxe "
-		       "refuses more than 2^31", len);
-		return RP_EINTERNAL;
-	}
+	rc = rp_verbs_check_write(v->ring_len, off, len);
+	if (rc)
+		return rc;
 	sge = (struct ibv_sge){
 		.addr = (uintptr_t)v->ring + off,
 		.length = len,

@@ -120,6 +120,13 @@ int rp_verbs_next(struct rp_verbs *v, struct rp_wc *wc, int max,
 int rp_verbs_check_open(struct rp_verbs **out, const struct rp_verbs_cfg *cfg)
 	__attribute__((warn_unused_result));
 
+/*
+ * For backends, in rp_verbs_post_write_imm(): [off, off+len) must lie in
+ * the ring and len fit one WR. 0, or RP_EINTERNAL (reported).
+ */
+int rp_verbs_check_write(size_t ring_len, size_t off, uint32_t len)
+	__attribute__((warn_unused_result));
+
 /* "WRITE", "RECV_RDMA_WITH_IMM", ... for traces. */
 const char *rp_wc_op_name(enum rp_wc_op op);
 

@@ -39,8 +39,6 @@
 /* enum ibv_mtu's IBV_MTU_1024, what rxe reports on a 1500-byte link. */
 #define FAB_MTU			3
 #define FAB_GID_INDEX		1
-/* rxe refuses a single RDMA Write WR longer than 2^31 bytes. */
-#define MAX_WR_BYTES		(1u << 31)
 /* Completions taken per lock round in rp_verbs_next(). */
 #define POLL_BATCH		32
 /* Longest single poll(2) sleep; the deadline is re-checked after it. */
@@ -960,21 +958,15 @@ int rp_verbs_post_write_imm(struct rp_verbs *v, uint64_t wr_id, size_t off,
 		.kind = POST_WRITE_IMM, .wr_id = wr_id, .len = len,
 		.raddr = raddr, .rkey = rkey, .imm = imm,
 	};
+	int rc;
 
 	if (!v || !v->ring) {
 		RP_ERR("rp_verbs_post_write_imm: no QP or no ring registered");
 		return RP_EINTERNAL;
 	}
-	if (off > v->ring_len || len > v->ring_len - off) {
-		RP_ERR("rp_verbs_post_write_imm: [%zu, +%u) is outside the "
-		       "ring of %zu bytes", off, len, v->ring_len);
-		return RP_EINTERNAL;
-	}
-	if (len > MAX_WR_BYTES) {
-		RP_ERR("rp_verbs_post_write_imm: %u bytes in one WR; rxe "
-		       "refuses more than 2^31", len);
-		return RP_EINTERNAL;
-	}
+	rc = rp_verbs_check_write(v->ring_len, off, len);
+	if (rc)
+		return rc;
 	wr.src = v->ring + off;
 	return post_send_wr(v, &wr);
 }
