@@ -13,6 +13,9 @@ enum rp_exit {
 	RP_EXIT_TRANSPORT = 4,	/* peer died, network/RDMA failure, timeout */
 	RP_EXIT_IO = 5,		/* local file or disk error */
 	RP_EXIT_POLICY = 6,	/* refused by policy: existing file, bad name, too big */
+	RP_EXIT_LISTEN = 7,	/* receiver cannot bind or listen on its port */
+	/* Stopped by SIGINT or SIGTERM: 128 + the signal (130, 143). */
+	RP_EXIT_SIGNAL_BASE = 128,
 };
 
 /*
@@ -28,6 +31,8 @@ enum rp_exit {
 	XX(BUSY,	-2006, RP_EXIT_PROTO,	  "receiver is busy")		\
 	XX(CHECKSUM,	-2007, RP_EXIT_PROTO,	  "checksum or size mismatch")	\
 	XX(AUTH,	-2008, RP_EXIT_PROTO,	  "authentication failed")	\
+	XX(NOTPEER,	-2009, RP_EXIT_PROTO,	  "not an rdmapush peer")	\
+	XX(TAMPERED,	-2010, RP_EXIT_PROTO,	  "control message failed its integrity check") \
 	XX(CTRLCLOSED,	-2101, RP_EXIT_TRANSPORT, "peer closed the control connection") \
 	XX(TIMEOUT,	-2102, RP_EXIT_TRANSPORT, "timed out")			\
 	XX(WC,		-2103, RP_EXIT_TRANSPORT, "RDMA work completion failed") \
@@ -44,7 +49,9 @@ enum rp_exit {
 	XX(NOSPACE,	-2203, RP_EXIT_POLICY,	  "not enough free space")	\
 	XX(LIMIT,	-2204, RP_EXIT_POLICY,	  "request exceeds a limit")	\
 	XX(NOTREG,	-2205, RP_EXIT_IO,	  "not a regular file")		\
-	XX(INTERNAL,	-2301, RP_EXIT_INTERNAL,  "internal error")
+	XX(INTERNAL,	-2301, RP_EXIT_INTERNAL,  "internal error")		\
+	XX(CONFIG,	-2401, RP_EXIT_USAGE,	  "configuration error")	\
+	XX(LISTEN,	-2402, RP_EXIT_LISTEN,	  "cannot listen on the port")
 
 enum rp_err {
 #define RP_ERR_ENUM(name, val, ex, msg) RP_E##name = (val),

@@ -18,4 +18,9 @@
 #define RP_MAX_RING		(256ull << 20)	/* chunk * window cap */
 #define RP_MAX_XFERS		64	/* concurrent transfers per receiver */
 
+/* Before AUTH (with --psk) or HELLO: connections hold no transfer slot. */
+#define RP_HANDSHAKE_SECS	5	/* deadline from accept to a valid HELLO */
+#define RP_MAX_PENDING		64	/* connections still in their handshake */
+#define RP_DEFAULT_PER_ADDR	8	/* connections from one address */
+
 #endif

@@ -37,6 +37,8 @@ static const struct entry documented[] = {
 	{ RP_EBUSY, "RP_EBUSY", 3 },
 	{ RP_ECHECKSUM, "RP_ECHECKSUM", 3 },
 	{ RP_EAUTH, "RP_EAUTH", 3 },
+	{ RP_ENOTPEER, "RP_ENOTPEER", 3 },
+	{ RP_ETAMPERED, "RP_ETAMPERED", 3 },
 	{ RP_ECTRLCLOSED, "RP_ECTRLCLOSED", 4 },
 	{ RP_ETIMEOUT, "RP_ETIMEOUT", 4 },
 	{ RP_EWC, "RP_EWC", 4 },
@@ -54,6 +56,8 @@ static const struct entry documented[] = {
 	{ RP_ELIMIT, "RP_ELIMIT", 6 },
 	{ RP_ENOTREG, "RP_ENOTREG", 5 },
 	{ RP_EINTERNAL, "RP_EINTERNAL", 1 },
+	{ RP_ECONFIG, "RP_ECONFIG", 2 },
+	{ RP_ELISTEN, "RP_ELISTEN", 7 },
 };
 
 /* The table itself, for the checks that must cover every entry. */
