@@ -4,12 +4,14 @@
 #include "config.h"
 #endif
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
@@ -25,9 +27,35 @@
 #define TMP_TRIES	64
 /* How much of <name> fits so the whole temp name stays <= RP_NAME_MAX. */
 #define TMP_NAME_KEEP	(RP_NAME_MAX - 1 - (sizeof(TMP_SUFFIX) - 1) - TMP_RAND)
+#define TMP_TAIL	(sizeof(TMP_SUFFIX) - 1 + TMP_RAND)
 
-/* Bytes of a refused name shown in the error line. */
-#define ESC_SHOW	64
+/* Wait for writeback before, start it, wait for it: the range is on disk. */
+#define SFR_WAIT	(SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE | \
+			 SYNC_FILE_RANGE_WAIT_AFTER)
+
+/* name (not NUL-terminated) escaped for a message, into a local buffer. */
+static const char *show(char *out, const char *name, size_t len)
+{
+	return rp_fmt_peer(out, RP_PEER_TEXT_MAX, name, len);
+}
+
+/* What the random part of a temp name is made of. */
+static const char tmp_chars[] = "abcdefghijklmnopqrstuvwxyz"
+				"ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+
+/* ".<anything>.rdmapush-" and TMP_RAND letters or digits: ours. */
+static bool is_tmp_pattern(const char *name, size_t len)
+{
+	size_t i;
+
+	if (len < 1 + TMP_TAIL || name[0] != '.' ||
+	    memcmp(name + len - TMP_TAIL, TMP_SUFFIX, sizeof(TMP_SUFFIX) - 1))
+		return false;
+	for (i = len - TMP_RAND; i < len; i++)
+		if (!name[i] || !strchr(tmp_chars, name[i]))
+			return false;
+	return true;
+}
 
 /* Which rule name breaks, or NULL when it is a plain file name. */
 static const char *name_problem(const char *name, size_t len)
@@ -50,6 +78,13 @@ static const char *name_problem(const char *name, size_t len)
 		if (c < 0x20 || c == 0x7f)
 			return "contains a control character";
 	}
+	/*
+	 * Another transfer's temporary file may have that name: a sender
+	 * must not be able to replace it (with --force) or block it.
+	 */
+	if (is_tmp_pattern(name, len))
+		return "reserved: the pattern of rdmapush's hidden temporary "
+		       "files (.NAME.rdmapush-XXXXXX)";
 	return NULL;
 }
 
@@ -62,37 +97,6 @@ int rp_fileio_check_name(const char *name, size_t len, const char **why)
 	if (why)
 		*why = problem;
 	return RP_EBADNAME;
-}
-
-/*
- * A refused name comes from the peer and may hold terminal escapes: show
- * only printable ASCII as is, everything else as \xNN, and cut it short.
- */
-static char *escape_name(char *out, size_t outlen, const char *name,
-			 size_t len)
-{
-	static const char hex[] = "0123456789abcdef";
-	size_t o = 0;
-	size_t i;
-
-	for (i = 0; i < len && i < ESC_SHOW && o + 5 < outlen; i++) {
-		unsigned char c = (unsigned char)name[i];
-
-		if (c >= 0x20 && c < 0x7f && c != '\\') {
-			out[o++] = (char)c;
-			continue;
-		}
-		out[o++] = '\\';
-		out[o++] = 'x';
-		out[o++] = hex[c >> 4];
-		out[o++] = hex[c & 0xf];
-	}
-	if (i < len && o + 4 <= outlen) {
-		memcpy(out + o, "...", 3);
-		o += 3;
-	}
-	out[o] = '\0';
-	return out;
 }
 
 const char *rp_fileio_basename(const char *path)
@@ -236,8 +240,6 @@ void rp_fileio_dst_init(struct rp_dst *d)
  */
 static void random_chars(char *out, size_t n)
 {
-	static const char set[] = "abcdefghijklmnopqrstuvwxyz"
-				  "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
 	unsigned char rnd[16];
 	size_t i;
 
@@ -245,7 +247,7 @@ static void random_chars(char *out, size_t n)
 		n = sizeof(rnd);
 	rp_sys_random(rnd, n);
 	for (i = 0; i < n; i++)
-		out[i] = set[rnd[i] % (sizeof(set) - 1)];
+		out[i] = tmp_chars[rnd[i] % (sizeof(tmp_chars) - 1)];
 	out[n] = '\0';
 }
 
@@ -261,43 +263,145 @@ static void make_tmpname(char *out, size_t outlen, const char *name)
 	snprintf(out, outlen, ".%.*s" TMP_SUFFIX "%s", (int)keep, name, rnd);
 }
 
+/* Create a fresh hidden temp of name: fd, or -errno (not reported). */
+static int create_tmp(int dirfd, const char *name, char *tmp, size_t len)
+{
+	const int flags = O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC;
+	int fd = -EEXIST;
+
+	for (int i = 0; i < TMP_TRIES && fd == -EEXIST; i++) {
+		make_tmpname(tmp, len, name);
+		fd = openat(dirfd, tmp, flags, 0600);
+		if (fd < 0)
+			fd = -errno;
+	}
+	return fd;
+}
+
+int rp_fileio_dir_probe(int dirfd, const char *path)
+{
+	char tmp[RP_NAME_MAX + 1];
+	int fd = create_tmp(dirfd, "probe", tmp, sizeof(tmp));
+
+	if (fd < 0) {
+		RP_ERR("cannot write into %s: creating a file there failed: %s",
+		       path, strerror(-fd));
+		return fd;
+	}
+	close(fd);
+	if (unlinkat(dirfd, tmp, 0) < 0) {
+		int e = errno;
+
+		RP_ERR("cannot write into %s: unlinkat(%s): %s", path, tmp,
+		       strerror(e));
+		return -e;
+	}
+	return 0;
+}
+
+/* fd is what name (in dirfd) names, now: nobody replaced or removed it. */
+static bool same_entry(int dirfd, int fd, const char *name)
+{
+	struct stat a, b;
+
+	return fstat(fd, &a) == 0 &&
+	       fstatat(dirfd, name, &b, AT_SYMLINK_NOFOLLOW) == 0 &&
+	       a.st_ino == b.st_ino && a.st_dev == b.st_dev;
+}
+
+/* Remove name if it is a regular file no receiver holds: 1 if removed. */
+static int remove_if_stale(int dirfd, const char *name)
+{
+	char shown[RP_PEER_TEXT_MAX];
+	struct stat st;
+	int removed = 0;
+	int fd;
+
+	/* O_NOFOLLOW, O_NONBLOCK: never a symlink's target, never a FIFO's
+	 * wait; a file we cannot open is not one we made. */
+	fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
+		    O_NOCTTY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	/* A live receiver holds its lock until the file is renamed; after
+	 * that, the name is gone or no longer this file. */
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
+	    flock(fd, LOCK_EX | LOCK_NB) < 0 || !same_entry(dirfd, fd, name))
+		goto out;
+	show(shown, name, strlen(name));
+	if (unlinkat(dirfd, name, 0) < 0) {
+		RP_ERR("unlinkat(%s): %s", shown, strerror(errno));
+		goto out;
+	}
+	RP_INFO("removed %s, a temporary file left by a receiver that "
+		"stopped", shown);
+	removed = 1;
+out:
+	close(fd);
+	return removed;
+}
+
+int rp_fileio_clean_stale(int dirfd)
+{
+	/* Our own descriptor: readdir moves its offset. */
+	int fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	struct dirent *e;
+	DIR *dir;
+	int n = 0;
+
+	dir = fd < 0 ? NULL : fdopendir(fd);
+	if (!dir) {
+		RP_ERR("looking for stale temporary files: %s",
+		       strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return 0;
+	}
+	while ((e = readdir(dir)))
+		if (is_tmp_pattern(e->d_name, strlen(e->d_name)))
+			n += remove_if_stale(dirfd, e->d_name);
+	closedir(dir);
+	return n;
+}
+
 /* Refuse what may not be replaced; with force, a file or symlink may. */
-static int check_existing(int dirfd, const char *name, bool force)
+static int check_existing(const struct rp_dst *d, bool force)
 {
 	struct stat st;
 
-	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+	if (fstatat(d->dirfd, d->name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
 		int e = errno;
 
 		if (e == ENOENT)
 			return 0;
-		RP_ERR("fstatat(%s): %s", name, strerror(e));
+		RP_ERR("fstatat(%s): %s", d->shown, strerror(e));
 		return -e;
 	}
 	if (!S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode)) {
-		RP_ERR("%s: exists and is %s; never replacing it", name,
+		RP_ERR("%s: exists and is %s; never replacing it", d->shown,
 		       file_kind(st.st_mode));
 		return RP_EEXIST;
 	}
 	if (!force) {
-		RP_ERR("%s: file exists (use --force on the receiver)", name);
+		RP_ERR("%s: file exists (use --force on the receiver)",
+		       d->shown);
 		return RP_EEXIST;
 	}
-	RP_TRACE("file", "%s exists: --force, it will be replaced", name);
+	RP_TRACE("file", "%s exists: --force, it will be replaced", d->shown);
 	return 0;
 }
 
-static int check_space(int dirfd, const char *name, uint64_t size)
+static int check_space(const struct rp_dst *d, uint64_t size)
 {
 	char need[32], have[32];
 	struct statvfs sv;
 	uint64_t unit;
 	uint64_t avail;
 
-	if (fstatvfs(dirfd, &sv) < 0) {
+	if (fstatvfs(d->dirfd, &sv) < 0) {
 		int e = errno;
 
-		RP_ERR("fstatvfs(directory for %s): %s", name, strerror(e));
+		RP_ERR("fstatvfs(directory for %s): %s", d->shown, strerror(e));
 		return -e;
 	}
 	unit = sv.f_frsize ? sv.f_frsize : sv.f_bsize;
@@ -306,7 +410,7 @@ static int check_space(int dirfd, const char *name, uint64_t size)
 	else
 		avail = (uint64_t)sv.f_bavail * unit;
 	if (size > avail) {
-		RP_ERR("%s: not enough free space: need %s, have %s", name,
+		RP_ERR("%s: not enough free space: need %s, have %s", d->shown,
 		       rp_fmt_bytes(need, sizeof(need), size),
 		       rp_fmt_bytes(have, sizeof(have), avail));
 		return RP_ENOSPACE;
@@ -337,7 +441,8 @@ static int create_anon(struct rp_dst *d)
 				 strerror(e));
 			return 0;
 		}
-		RP_ERR("openat(., O_TMPFILE) for %s: %s", d->name, strerror(e));
+		RP_ERR("openat(., O_TMPFILE) for %s: %s", d->shown,
+		       strerror(e));
 		return -e;
 	}
 	if (!proc_fd_usable(fd)) {
@@ -350,28 +455,35 @@ static int create_anon(struct rp_dst *d)
 	return 1;
 }
 
+/*
+ * Lock a temp we just created under tmp, so that rp_fileio_clean_stale()
+ * leaves it alone: 0, or 1 if a cleaner got there first (it holds the
+ * lock, or already removed the name), so try another name.
+ */
+static int lock_tmp(int dirfd, int fd, const char *tmp)
+{
+	return flock(fd, LOCK_EX | LOCK_NB) < 0 || !same_entry(dirfd, fd, tmp);
+}
+
 static int create_named(struct rp_dst *d)
 {
-	const int flags = O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC;
 	char tmp[sizeof(d->tmpname)];
-	int fd = -1;
-	int i;
+	char shown[RP_PEER_TEXT_MAX];
+	int fd = -EEXIST;
 
-	for (i = 0; i < TMP_TRIES && fd < 0; i++) {
-		make_tmpname(tmp, sizeof(tmp), d->name);
-		fd = openat(d->dirfd, tmp, flags, 0600);
-		if (fd < 0 && errno != EEXIST) {
-			int e = errno;
-
-			RP_ERR("openat(%s, O_CREAT|O_EXCL): %s", tmp,
-			       strerror(e));
-			return -e;
+	for (int i = 0; i < TMP_TRIES && fd < 0; i++) {
+		fd = create_tmp(d->dirfd, d->name, tmp, sizeof(tmp));
+		if (fd < 0)
+			break;
+		if (lock_tmp(d->dirfd, fd, tmp)) {
+			close(fd);
+			fd = -EEXIST;
 		}
 	}
 	if (fd < 0) {
-		RP_ERR("openat(%s, O_CREAT|O_EXCL): %s (%d tries)", tmp,
-		       strerror(EEXIST), TMP_TRIES);
-		return -EEXIST;
+		RP_ERR("openat(%s, O_CREAT|O_EXCL): %s",
+		       show(shown, tmp, strlen(tmp)), strerror(-fd));
+		return fd;
 	}
 	/* Only a name we created ourselves is ever unlinked by abort. */
 	memcpy(d->tmpname, tmp, sizeof(d->tmpname));
@@ -380,39 +492,58 @@ static int create_named(struct rp_dst *d)
 	return 0;
 }
 
-/* Claim the blocks now, so a full disk fails before any data moves. */
-static int reserve_space(struct rp_dst *d, uint64_t size)
+/* Claim the blocks up to upto (<= the declared size): a full disk fails
+ * here, not mid-write. Without fallocate, pwrite's ENOSPC will say it. */
+static int reserve(struct rp_dst *d, uint64_t upto)
 {
+	uint64_t from = d->reserved;
 	int e;
 
-	if (size == 0)
+	if (upto > d->size)
+		upto = d->size;
+	if (upto <= from)
 		return 0;
-	if (size > INT64_MAX) {
-		RP_ERR("fallocate(%s, %llu): %s", d->name,
-		       (unsigned long long)size, strerror(EFBIG));
-		return -EFBIG;
+	if (fallocate(d->fd, 0, (off_t)from, (off_t)(upto - from)) == 0) {
+		d->reserved = upto;
+		return 0;
 	}
-	/*
-	 * RDMAPUSH_NO_FALLOCATE makes us behave as on a file system without
-	 * fallocate, where a full disk shows up mid-transfer (for tests).
-	 */
-	if (getenv("RDMAPUSH_NO_FALLOCATE"))
-		e = EOPNOTSUPP;
-	else if (fallocate(d->fd, 0, 0, (off_t)size) == 0)
-		return 0;
-	else
-		e = errno;
+	e = errno;
 	if (e != EOPNOTSUPP && e != ENOSYS) {
-		RP_ERR("fallocate(%s, %llu): %s", d->name,
-		       (unsigned long long)size, strerror(e));
+		RP_ERR("fallocate(%s, %llu bytes at %llu): %s", d->shown,
+		       (unsigned long long)(upto - from),
+		       (unsigned long long)from, strerror(e));
 		return -e;
 	}
-	RP_TRACE("file", "fallocate unsupported here: ftruncate");
-	if (ftruncate(d->fd, (off_t)size) < 0) {
-		e = errno;
-		RP_ERR("ftruncate(%s, %llu): %s", d->name,
-		       (unsigned long long)size, strerror(e));
-		return -e;
+	RP_TRACE("file", "fallocate unsupported here: no reservation");
+	d->reserved = d->size;
+	return 0;
+}
+
+/* The temporary file, 0644 (O_TMPFILE's mode is cut by the umask). */
+static int create_file(struct rp_dst *d)
+{
+	int rc = 0;
+
+	if (!getenv("RDMAPUSH_NO_TMPFILE"))
+		rc = create_anon(d);
+	if (rc < 0)
+		return rc;
+	/* The lock also covers the hidden name a --force commit links. */
+	if (rc == 1 && flock(d->fd, LOCK_EX | LOCK_NB) < 0) {
+		rc = -errno;
+		RP_ERR("flock(temporary file for %s): %s", d->shown,
+		       strerror(-rc));
+		return rc;
+	}
+	if (rc == 0) {
+		rc = create_named(d);
+		if (rc)
+			return rc;
+	}
+	if (fchmod(d->fd, 0644) < 0) {
+		rc = -errno;
+		RP_ERR("fchmod(%s, 0644): %s", d->shown, strerror(-rc));
+		return rc;
 	}
 	return 0;
 }
@@ -420,7 +551,6 @@ static int reserve_space(struct rp_dst *d, uint64_t size)
 int rp_fileio_dst_open(struct rp_dst *d, int dirfd, const char *name,
 		       uint64_t size, bool force)
 {
-	char esc[ESC_SHOW * 4 + 4];
 	const char *why = NULL;
 	size_t len;
 	int rc;
@@ -428,45 +558,32 @@ int rp_fileio_dst_open(struct rp_dst *d, int dirfd, const char *name,
 	rp_fileio_dst_init(d);
 	/* Stop at 256 bytes: enough to refuse a long name, never unbounded. */
 	len = strnlen(name, RP_NAME_MAX + 1);
+	show(d->shown, name, len);
 	rc = rp_fileio_check_name(name, len, &why);
 	if (rc) {
-		RP_ERR("refusing file name \"%s\": %s",
-		       escape_name(esc, sizeof(esc), name, len), why);
+		RP_ERR("refusing file name \"%s\": %s", d->shown, why);
 		return rc;
 	}
 	memcpy(d->name, name, len);
 	d->name[len] = '\0';
 	d->dirfd = dirfd;
+	d->size = size;
 
-	rc = check_existing(dirfd, d->name, force);
-	if (rc)
-		return rc;
-	rc = check_space(dirfd, d->name, size);
-	if (rc)
-		return rc;
-
-	rc = 0;
-	if (!getenv("RDMAPUSH_NO_TMPFILE"))
-		rc = create_anon(d);
-	if (rc < 0)
-		return rc;
-	if (rc == 0) {
-		rc = create_named(d);
-		if (rc)
-			return rc;
-	}
-	/* O_TMPFILE's mode is cut by the umask: both paths end at 0644. */
-	if (fchmod(d->fd, 0644) < 0) {
-		rc = -errno;
-		RP_ERR("fchmod(%s, 0644): %s", d->name, strerror(-rc));
-		goto err_abort;
-	}
-	rc = reserve_space(d, size);
+	rc = check_existing(d, force);
+	if (!rc)
+		rc = check_space(d, size);
+	if (!rc)
+		rc = create_file(d);
+	/* RDMAPUSH_NO_FALLOCATE: as on a file system without it (tests). */
+	if (!rc && getenv("RDMAPUSH_NO_FALLOCATE"))
+		d->reserved = size;
+	if (!rc)
+		rc = reserve(d, RP_FILEIO_RESERVE_STEP);
 	if (rc)
 		goto err_abort;
-	RP_TRACE("file", "receiving %s into %s (%llu bytes reserved)", d->name,
+	RP_TRACE("file", "receiving %s into %s (%llu bytes reserved)", d->shown,
 		 d->anon ? "an O_TMPFILE" : d->tmpname,
-		 (unsigned long long)size);
+		 (unsigned long long)d->reserved);
 	return 0;
 
 err_abort:
@@ -474,33 +591,78 @@ err_abort:
 	return rc;
 }
 
-int rp_fileio_dst_write(struct rp_dst *d, const void *buf, size_t len,
-			uint64_t off)
+/* sync_file_range: 0, 1 if unsupported here, or -errno (reported). */
+static int sync_range(struct rp_dst *d, uint64_t off, uint64_t len,
+		      unsigned int flags)
 {
-	const char *p = buf;
+	int e;
 
-	if (off > INT64_MAX || len > INT64_MAX - off) {
-		RP_ERR("pwrite(%s, %zu bytes at %llu): %s", d->name, len,
-		       (unsigned long long)off, strerror(EFBIG));
-		return -EFBIG;
+	if (d->no_sfr)
+		return 1;
+	if (sync_file_range(d->fd, (off_t)off, (off_t)len, flags) == 0)
+		return 0;
+	e = errno;
+	if (e == EINVAL || e == ENOSYS || e == ESPIPE) {
+		RP_TRACE("file", "sync_file_range: %s: fdatasync instead",
+			 strerror(e));
+		d->no_sfr = true;
+		return 1;
 	}
+	RP_ERR("sync_file_range(%s, %llu bytes at %llu): %s", d->shown,
+	       (unsigned long long)len, (unsigned long long)off, strerror(e));
+	return -e;
+}
+
+static int datasync(struct rp_dst *d)
+{
+	if (fdatasync(d->fd) < 0) {
+		int e = errno;
+
+		RP_ERR("fdatasync(%s): %s", d->shown, strerror(e));
+		return -e;
+	}
+	d->synced = d->end;
+	return 0;
+}
+
+/* Start writeback of what was just written; wait for what is older than
+ * RP_FILEIO_WB_LAG, so the disk, not the network, sets the pace. */
+static int write_behind(struct rp_dst *d, uint64_t off, uint64_t len)
+{
+	uint64_t upto;
+	int rc = sync_range(d, off, len, SYNC_FILE_RANGE_WRITE);
+
+	if (rc < 0)
+		return rc;
+	if (d->end - d->synced <= RP_FILEIO_WB_LAG)
+		return 0;
+	if (rc == 1)
+		return datasync(d);
+	upto = d->end - RP_FILEIO_WB_LAG;
+	rc = sync_range(d, d->synced, upto - d->synced, SFR_WAIT);
+	if (rc == 1)
+		return datasync(d);
+	if (rc == 0)
+		d->synced = upto;
+	return rc;
+}
+
+static int pwrite_all(struct rp_dst *d, const char *p, size_t len,
+		      uint64_t off)
+{
 	while (len > 0) {
 		ssize_t n = pwrite(d->fd, p, len, (off_t)off);
 
-		if (n < 0) {
-			int e = errno;
+		/* 0 is not expected from a regular file: never spin. */
+		if (n <= 0) {
+			int e = n < 0 ? errno : EIO;
 
 			if (e == EINTR)
 				continue;
-			RP_ERR("pwrite(%s, %zu bytes at %llu): %s", d->name,
-			       len, (unsigned long long)off, strerror(e));
+			RP_ERR("pwrite(%s, %zu bytes at %llu): %s", d->shown,
+			       len, (unsigned long long)off,
+			       n < 0 ? strerror(e) : "wrote nothing");
 			return -e;
-		}
-		if (n == 0) {
-			/* Not expected from a regular file: avoid spinning. */
-			RP_ERR("pwrite(%s, %zu bytes at %llu): wrote nothing",
-			       d->name, len, (unsigned long long)off);
-			return -EIO;
 		}
 		p += n;
 		len -= (size_t)n;
@@ -509,15 +671,83 @@ int rp_fileio_dst_write(struct rp_dst *d, const void *buf, size_t len,
 	return 0;
 }
 
+int rp_fileio_dst_write(struct rp_dst *d, const void *buf, size_t len,
+			uint64_t off)
+{
+	int rc;
+
+	if (off > INT64_MAX || len > INT64_MAX - off) {
+		RP_ERR("pwrite(%s, %zu bytes at %llu): %s", d->shown, len,
+		       (unsigned long long)off, strerror(EFBIG));
+		return -EFBIG;
+	}
+	/* Half a step before the end of the reservation, claim the next. */
+	if (off + len + RP_FILEIO_RESERVE_STEP / 2 > d->reserved) {
+		rc = reserve(d, off + len + RP_FILEIO_RESERVE_STEP);
+		if (rc)
+			return rc;
+	}
+	rc = pwrite_all(d, buf, len, off);
+	if (rc)
+		return rc;
+	if (off + len > d->end)
+		d->end = off + len;
+	d->fsynced = false;
+	return write_behind(d, off, len);
+}
+
+int rp_fileio_dst_sync(struct rp_dst *d, uint64_t step, bool *done)
+{
+	uint64_t n = d->end - d->synced;
+	int rc;
+
+	*done = d->fsynced;
+	if (d->fsynced)
+		return 0;
+	if (n > step)
+		n = step;
+	if (n) {
+		rc = sync_range(d, d->synced, n, SFR_WAIT);
+		if (rc < 0)
+			return rc;
+		if (rc == 0) {
+			d->synced += n;
+			return 0;
+		}
+	}
+	/* The rest, and the size and block map that make it readable. */
+	if (fsync(d->fd) < 0) {
+		rc = -errno;
+		RP_ERR("fsync(%s): %s", d->shown, strerror(-rc));
+		return rc;
+	}
+	d->synced = d->end;
+	d->fsynced = true;
+	*done = true;
+	return 0;
+}
+
 static int appeared(const struct rp_dst *d)
 {
-	RP_ERR("%s: appeared while receiving; not replacing it", d->name);
+	RP_ERR("%s: appeared while receiving; not replacing it", d->shown);
 	return RP_EEXIST;
+}
+
+/* Report a failed rename-like call from the temp to the final name. */
+static int rename_failed(const struct rp_dst *d, const char *call,
+			 const char *from, int e)
+{
+	char shown[RP_PEER_TEXT_MAX];
+
+	RP_ERR("%s(%s, %s): %s", call, show(shown, from, strlen(from)),
+	       d->shown, strerror(e));
+	return -e;
 }
 
 /* Rename the named temp over name; without force never replace. */
 static int rename_into_place(struct rp_dst *d, bool force)
 {
+	char shown[RP_PEER_TEXT_MAX];
 	int e;
 
 	if (force) {
@@ -526,12 +756,10 @@ static int rename_into_place(struct rp_dst *d, bool force)
 		e = errno;
 		if (e == EISDIR) {
 			RP_ERR("%s: a directory appeared at the name; never replacing it",
-			       d->name);
+			       d->shown);
 			return RP_EEXIST;
 		}
-		RP_ERR("renameat(%s, %s): %s", d->tmpname, d->name,
-		       strerror(e));
-		return -e;
+		return rename_failed(d, "renameat", d->tmpname, e);
 	}
 	if (renameat2(d->dirfd, d->tmpname, d->dirfd, d->name,
 		      RENAME_NOREPLACE) == 0)
@@ -539,22 +767,21 @@ static int rename_into_place(struct rp_dst *d, bool force)
 	e = errno;
 	if (e == EEXIST)
 		return appeared(d);
-	if (e != EINVAL && e != ENOSYS) {
-		RP_ERR("renameat2(%s, %s, RENAME_NOREPLACE): %s", d->tmpname,
-		       d->name, strerror(e));
-		return -e;
-	}
+	if (e != EINVAL && e != ENOSYS)
+		return rename_failed(d, "renameat2(RENAME_NOREPLACE)",
+				     d->tmpname, e);
 	/* No RENAME_NOREPLACE on this file system: link() never replaces. */
 	if (linkat(d->dirfd, d->tmpname, d->dirfd, d->name, 0) < 0) {
 		e = errno;
 		if (e == EEXIST)
 			return appeared(d);
-		RP_ERR("linkat(%s, %s): %s", d->tmpname, d->name, strerror(e));
-		return -e;
+		return rename_failed(d, "linkat", d->tmpname, e);
 	}
 	if (unlinkat(d->dirfd, d->tmpname, 0) < 0) {
 		/* The file is in place; only a hidden second name remains. */
-		RP_ERR("unlinkat(%s): %s", d->tmpname, strerror(errno));
+		RP_ERR("unlinkat(%s): %s",
+		       show(shown, d->tmpname, strlen(d->tmpname)),
+		       strerror(errno));
 	}
 renamed:
 	/* Gone from under that name: abort must never unlink it again. */
@@ -583,8 +810,7 @@ static int link_anon(struct rp_dst *d, bool force)
 		e = errno;
 		if (e == EEXIST)
 			return appeared(d);
-		RP_ERR("linkat(%s, %s): %s", proc, d->name, strerror(e));
-		return -e;
+		return rename_failed(d, "linkat", proc, e);
 	}
 	/* To replace, link under a hidden name, then rename over. */
 	for (i = 0; i < TMP_TRIES; i++) {
@@ -598,22 +824,32 @@ static int link_anon(struct rp_dst *d, bool force)
 		if (e != EEXIST)
 			break;
 	}
-	RP_ERR("linkat(%s, %s): %s", proc, tmp, strerror(e));
-	return -e;
+	return rename_failed(d, "linkat", tmp, e);
+}
+
+/* In place: nothing may unlink it any more; close the file. */
+static void committed(struct rp_dst *d)
+{
+	d->committed = true;
+	/* The data is on disk: a late close error changes nothing. */
+	if (close(d->fd) < 0)
+		RP_TRACE("file", "close(%s): %s", d->shown, strerror(errno));
+	d->fd = -1;
 }
 
 int rp_fileio_dst_commit(struct rp_dst *d, bool force)
 {
+	bool done = false;
 	int rc;
 
 	if (d->fd < 0 || d->committed) {
-		RP_ERR("commit of %s: no open temporary file", d->name);
+		RP_ERR("commit of %s: no open temporary file", d->shown);
 		return RP_EINTERNAL;
 	}
-	if (fsync(d->fd) < 0) {
-		rc = -errno;
-		RP_ERR("fsync(%s): %s", d->name, strerror(-rc));
-		goto err_abort;
+	while (!done) {
+		rc = rp_fileio_dst_sync(d, UINT64_MAX, &done);
+		if (rc)
+			goto err_abort;
 	}
 	if (d->anon)
 		rc = link_anon(d, force);
@@ -621,26 +857,22 @@ int rp_fileio_dst_commit(struct rp_dst *d, bool force)
 		rc = rename_into_place(d, force);
 	if (rc)
 		goto err_abort;
+	committed(d);
 	if (fsync(d->dirfd) < 0) {
 		rc = -errno;
-		RP_ERR("fsync(directory of %s): %s", d->name, strerror(-rc));
-		goto err_unlink;
+		/*
+		 * Never unlink it now: with --force it has replaced the old
+		 * version, and removing it would lose both. The sender is
+		 * told this push failed; the file stays.
+		 */
+		RP_ERR("fsync(directory of %s): %s: the file is in place, but "
+		       "its directory entry may not survive a crash", d->shown,
+		       strerror(-rc));
+		return rc;
 	}
-	d->committed = true;
-	/* The data is on disk: a late close error changes nothing. */
-	if (close(d->fd) < 0)
-		RP_TRACE("file", "close(%s): %s", d->name, strerror(errno));
-	d->fd = -1;
-	RP_TRACE("file", "%s: fsynced and in place", d->name);
+	RP_TRACE("file", "%s: fsynced and in place", d->shown);
 	return 0;
 
-err_unlink:
-	/*
-	 * A rename that may not survive a crash is not a success, and the
-	 * sender will be told this push failed: leave no file under its name.
-	 */
-	if (unlinkat(d->dirfd, d->name, 0) < 0)
-		RP_ERR("unlinkat(%s): %s", d->name, strerror(errno));
 err_abort:
 	rp_fileio_dst_abort(d);
 	return rc;
@@ -648,11 +880,15 @@ err_abort:
 
 void rp_fileio_dst_abort(struct rp_dst *d)
 {
+	char shown[RP_PEER_TEXT_MAX];
+
 	if (!d)
 		return;
 	if (!d->committed && d->tmpname[0] && d->dirfd >= 0 &&
 	    unlinkat(d->dirfd, d->tmpname, 0) < 0 && errno != ENOENT)
-		RP_ERR("unlinkat(%s): %s", d->tmpname, strerror(errno));
+		RP_ERR("unlinkat(%s): %s",
+		       show(shown, d->tmpname, strlen(d->tmpname)),
+		       strerror(errno));
 	d->tmpname[0] = '\0';
 	if (d->fd >= 0) {
 		close(d->fd);

@@ -2,9 +2,11 @@
 /*
  * Files: the sender's source, the receiver's destination. The receiver
  * writes into an anonymous (O_TMPFILE) or hidden temporary file inside the
- * target directory, and only a verified, fsynced file is renamed to its
- * final name; every failure removes the temporary file. Names are plain
- * names only, opened relative to the directory without following links.
+ * target directory, reserving space a step ahead of what it has written
+ * and starting writeback as it goes, and only a verified, fsynced file is
+ * renamed to its final name; every failure before the rename removes the
+ * temporary file. Names are plain names only, opened relative to the
+ * directory without following links.
  */
 #ifndef RDMAPUSH_FILEIO_H
 #define RDMAPUSH_FILEIO_H
@@ -14,11 +16,30 @@
 #include <stdint.h>
 
 #include "rdmapush/proto.h"
+#include "rdmapush/trace.h"
+
+/*
+ * Space is reserved (fallocate) this far ahead of the highest byte
+ * written, never all at once: a HELLO that declares a huge size and then
+ * sends nothing holds at most this much of the disk.
+ */
+#define RP_FILEIO_RESERVE_STEP	(64ull << 20)
+
+/*
+ * Written data allowed to sit in the page cache before the receiver waits
+ * for the disk: this paces the data phase by the disk rather than the
+ * network, so the final fsync after FIN has at most this much to do
+ * (a fraction of a second on any disk), while still letting the kernel
+ * merge writes into large requests.
+ */
+#define RP_FILEIO_WB_LAG	(32ull << 20)
 
 /*
  * 0 if name (len bytes, not necessarily NUL-terminated) is a plain file
  * name: 1..255 bytes, not "." or "..", no '/', NUL or control characters
- * (bytes < 0x20 and 0x7f). Else RP_EBADNAME and *why says which rule.
+ * (bytes < 0x20 and 0x7f), and not of our hidden temporary pattern
+ * (".<anything>.rdmapush-" and 6 letters or digits), which belongs to
+ * transfers in progress. Else RP_EBADNAME and *why says which rule.
  */
 int rp_fileio_check_name(const char *name, size_t len, const char **why);
 
@@ -40,13 +61,35 @@ void rp_fileio_src_close(struct rp_src *s);
 /* Open the destination directory (O_DIRECTORY). 0 or -errno (reported). */
 int rp_fileio_dir_open(const char *path, int *dirfd)
 	__attribute__((warn_unused_result));
+/*
+ * Prove that files can be created in dirfd by creating and removing a
+ * hidden temporary file. 0 or -errno, reported naming path (the
+ * directory as the user gave it).
+ */
+int rp_fileio_dir_probe(int dirfd, const char *path)
+	__attribute__((warn_unused_result));
+/*
+ * Remove the hidden temporaries of our pattern in dirfd that no live
+ * receiver holds (each in use is flock()ed by its receiver): what a
+ * crashed receiver left behind. Each removal is reported (RP_INFO).
+ * Returns how many were removed; failures are reported and skipped.
+ */
+int rp_fileio_clean_stale(int dirfd);
 
 struct rp_dst {
 	int dirfd;		/* borrowed */
 	int fd;
 	bool anon;		/* O_TMPFILE: nothing to unlink on abort */
 	bool committed;
+	bool no_sfr;		/* no sync_file_range here: fdatasync */
+	bool fsynced;		/* everything written is on disk */
+	uint64_t size;		/* declared size */
+	uint64_t reserved;	/* bytes from 0 claimed with fallocate */
+	uint64_t end;		/* highest byte written, + 1 */
+	uint64_t wb_started;	/* writeback started up to here */
+	uint64_t synced;	/* on disk up to here */
 	char name[RP_NAME_MAX + 1];
+	char shown[RP_PEER_TEXT_MAX];	/* name, escaped for messages */
 	char tmpname[RP_NAME_MAX + 32];
 };
 
@@ -61,20 +104,40 @@ void rp_fileio_dst_init(struct rp_dst *d);
  * Check name, refuse an existing entry unless force (RP_EEXIST; never
  * replace a directory or follow a symlink), refuse sizes above the free
  * space of the directory's file system (RP_ENOSPACE), then create the
- * temporary file and size it. 0 or an error (reported); on error nothing
- * is left behind and d is closed. d must not hold an open file.
- * RDMAPUSH_NO_TMPFILE=1 in the environment skips O_TMPFILE (for tests).
+ * temporary file (a named one is flock()ed while it exists) and reserve
+ * its first RP_FILEIO_RESERVE_STEP bytes. 0 or an error (reported); on
+ * error nothing is left behind and d is closed. d must not hold an open
+ * file. RDMAPUSH_NO_TMPFILE=1 in the environment skips O_TMPFILE, and
+ * RDMAPUSH_NO_FALLOCATE=1 reserves nothing (for tests).
  */
 int rp_fileio_dst_open(struct rp_dst *d, int dirfd, const char *name,
 		       uint64_t size, bool force)
 	__attribute__((warn_unused_result));
-/* Write exactly len bytes at off. 0 or -errno (ENOSPC...), reported. */
+/*
+ * Write exactly len bytes at off, reserving the next step of space first
+ * when the write comes near the end of what is reserved, then start
+ * writeback of the range and wait for ranges more than RP_FILEIO_WB_LAG
+ * behind (fdatasync every RP_FILEIO_WB_LAG bytes where sync_file_range is
+ * not supported). 0 or -errno (ENOSPC...), reported.
+ */
 int rp_fileio_dst_write(struct rp_dst *d, const void *buf, size_t len,
 			uint64_t off) __attribute__((warn_unused_result));
 /*
- * fsync the file, give it its final name (atomically; without force the
- * rename does not replace a file that appeared meanwhile), fsync the
- * directory. 0 or an error (reported); on error nothing is left behind.
+ * One step of the final sync: wait for up to step more bytes of what was
+ * written to reach the disk and return 0 with *done false; once all have,
+ * fsync the file (size and metadata) and return 0 with *done true. d->
+ * synced says how far it got. 0 or -errno (reported).
+ */
+int rp_fileio_dst_sync(struct rp_dst *d, uint64_t step, bool *done)
+	__attribute__((warn_unused_result));
+/*
+ * fsync the file (unless rp_fileio_dst_sync() finished), give it its
+ * final name (atomically; without force the rename does not replace a
+ * file that appeared meanwhile), fsync the directory. 0 or an error
+ * (reported). An error before the rename leaves nothing behind; if the
+ * directory fsync fails, the file stays in place under its name (it may
+ * have replaced the old one: removing it would lose both) and the error
+ * says its entry may not survive a crash.
  */
 int rp_fileio_dst_commit(struct rp_dst *d, bool force)
 	__attribute__((warn_unused_result));
