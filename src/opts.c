@@ -20,6 +20,7 @@
 enum {
 	OPT_AS = 256,
 	OPT_PSK,
+	OPT_MAX_SIZE,
 };
 
 static const char recv_short[] = ":p:b:o:1fm:d:i:g:tJqT:h";
@@ -30,6 +31,7 @@ static const struct option recv_long[] = {
 	{ "once",	no_argument,	   NULL, '1' },
 	{ "force",	no_argument,	   NULL, 'f' },
 	{ "max-transfers", required_argument, NULL, 'm' },
+	{ "max-size",	required_argument, NULL, OPT_MAX_SIZE },
 	{ "device",	required_argument, NULL, 'd' },
 	{ "ib-port",	required_argument, NULL, 'i' },
 	{ "gid-index",	required_argument, NULL, 'g' },
@@ -228,6 +230,12 @@ static int set_option(struct rp_opts *o, const char *sub, int c,
 		if (parse_range(arg, 1, RP_MAX_XFERS, &v))
 			return bad_value(sub, "max transfers", arg, "1..64");
 		o->max_transfers = (int)v;
+		break;
+	case OPT_MAX_SIZE:
+		if (rp_opts_parse_size(arg, &size) || size == 0)
+			return bad_value(sub, "maximum file size", arg,
+					 "1 or more bytes, e.g. 10G");
+		o->max_size = size;
 		break;
 	case 'd':
 		o->dev = arg;
@@ -476,7 +484,9 @@ static const char help_recv[] =
 	"  -f, --force          replace an existing file or symbolic link of\n"
 	"                       the same name (never a directory)\n"
 	"  -m, --max-transfers N  transfers at once, 1..64 (default 4); one\n"
-	"                       more sender is told the receiver is busy\n";
+	"                       more sender is told the receiver is busy\n"
+	"      --max-size SIZE  refuse files larger than SIZE, with an\n"
+	"                       optional K, M or G suffix (default: no limit)\n";
 
 static const char help_send[] =
 	"Usage: rdmapush send [OPTION]... FILE HOST\n"

@@ -45,6 +45,10 @@
  *	 1 u8  nonce[32]
  *	33 u8  mac[32]
  *
+ * SYNC, 16 bytes:
+ *	 0 u64 synced_bytes	<= total_bytes
+ *	 8 u64 total_bytes
+ *
  * Encoders and decoders share one validator per message, so we never send
  * anything we would refuse to receive.
  */
@@ -65,6 +69,7 @@
 #define FIN_LEN			(8 + RP_CSUM_LEN)
 #define RESULT_FIXED_LEN	(2 + 8 + 2)
 #define AUTH_LEN		(1 + RP_AUTH_NONCE_LEN + RP_AUTH_MAC_LEN)
+#define SYNC_LEN		(8 + 8)
 
 #define QPN_LIMIT		(1u << 24)	/* QPNs and PSNs are 24 bits */
 #define PSN_LIMIT		(1u << 24)
@@ -558,6 +563,46 @@ int rp_proto_unpack_auth(const uint8_t *p, size_t len, struct rp_auth *m,
 	return 0;
 }
 
+static const char *check_sync(const struct rp_sync *m)
+{
+	if (m->synced_bytes > m->total_bytes)
+		return "synced bytes above total";
+	return NULL;
+}
+
+int rp_proto_pack_sync(uint8_t *buf, size_t len, const struct rp_sync *m)
+{
+	struct wcur c;
+	int rc;
+
+	if (check_sync(m))
+		return RP_EPROTO;
+	rc = begin(&c, buf, len, RP_MSG_SYNC, SYNC_LEN);
+	if (rc)
+		return rc;
+	put_u64(&c, m->synced_bytes);
+	put_u64(&c, m->total_bytes);
+	return finish(&c, SYNC_LEN);
+}
+
+int rp_proto_unpack_sync(const uint8_t *p, size_t len, struct rp_sync *m,
+			 const char **why)
+{
+	struct cur c = { .p = p, .left = len };
+	struct rp_sync t;
+	const char *r;
+
+	if (get_u64(&c, &t.synced_bytes) || get_u64(&c, &t.total_bytes))
+		return fail(why, "truncated SYNC");
+	if (c.left)
+		return fail(why, "trailing bytes");
+	r = check_sync(&t);
+	if (r)
+		return fail(why, r);
+	*m = t;
+	return 0;
+}
+
 static const char *const type_names[RP_MSG_TYPE_MAX] = {
 	[RP_MSG_HELLO] = "HELLO",
 	[RP_MSG_MR] = "MR",
@@ -565,6 +610,7 @@ static const char *const type_names[RP_MSG_TYPE_MAX] = {
 	[RP_MSG_ACK] = "ACK",
 	[RP_MSG_ERR] = "ERR",
 	[RP_MSG_AUTH] = "AUTH",
+	[RP_MSG_SYNC] = "SYNC",
 };
 
 static const char *const status_names[RP_ST_MAX] = {

@@ -142,6 +142,11 @@ int rp_server_run(const struct rp_opts *o, struct rp_outcome *out)
 	rc = rp_fileio_dir_open(o->dir, &sv.dirfd);
 	if (rc)
 		return rc;
+	/* Fail now, naming -o, not when the first sender arrives. */
+	rc = rp_fileio_dir_probe(sv.dirfd, o->dir);
+	if (rc)
+		goto out_dir;
+	rp_fileio_clean_stale(sv.dirfd);
 	rc = rp_ctrl_listen(o->bind_addr, o->port, &sv.lfd);
 	if (rc)
 		goto out_dir;

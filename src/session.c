@@ -79,10 +79,17 @@ uint64_t xfer_count_chunks(uint64_t size, uint32_t chunk)
 
 uint32_t xfer_chunk_len(const struct xfer *x, uint64_t seq)
 {
-	uint64_t off = seq * x->chunk;
-	uint64_t left = x->size - off;
+	uint64_t full = x->size / x->chunk;
 
-	return left < x->chunk ? (uint32_t)left : x->chunk;
+	if (seq < full)
+		return x->chunk;
+	return seq == full ? (uint32_t)(x->size % x->chunk) : 0;
+}
+
+uint64_t xfer_bytes_done(const struct xfer *x)
+{
+	/* done < nchunks: done * chunk < size, so the product cannot wrap. */
+	return x->done >= x->nchunks ? x->size : x->done * x->chunk;
 }
 
 static void trace_qp(const char *dir, const char *type,
@@ -128,6 +135,15 @@ void trace_fin(const char *dir, const struct rp_fin *m)
 
 	RP_TRACE("ctrl", "%s FIN bytes=%" PRIu64 " xxh3_128=%s", dir, m->bytes,
 		 rp_csum_hex(m->csum, hex));
+}
+
+void trace_sync(const char *dir, const struct rp_sync *m)
+{
+	char a[32], b[32];
+
+	RP_TRACE("ctrl", "%s SYNC %s of %s on disk", dir,
+		 rp_fmt_bytes(a, sizeof(a), m->synced_bytes),
+		 rp_fmt_bytes(b, sizeof(b), m->total_bytes));
 }
 
 void trace_result(const char *dir, uint8_t type, const struct rp_result *m)
@@ -176,9 +192,9 @@ int msg_peer_failure(struct xfer *x, const struct rp_result *res)
 	return rp_proto_status_to_err(res->status);
 }
 
-/* An ERR, or an ACK carrying a failure, in place of what we expected. */
+/* An ACK we wait for (0 if positive), or an ERR: the peer's failure. */
 static int peer_result(struct xfer *x, const struct rp_msg_hdr *h,
-		       const uint8_t *buf, uint8_t want)
+		       const uint8_t *buf)
 {
 	struct rp_result res;
 	const char *why = NULL;
@@ -190,7 +206,7 @@ static int peer_result(struct xfer *x, const struct rp_msg_hdr *h,
 		return rc;
 	}
 	trace_result("<-", h->type, &res);
-	if (h->type == want && res.status == RP_ST_OK)
+	if (h->type == RP_MSG_ACK && res.status == RP_ST_OK)
 		return 0;
 	if (res.status == RP_ST_OK) {
 		RP_ERR("%s sent ERR with status ok", x->peer);
@@ -212,6 +228,8 @@ static int decode(uint8_t type, const uint8_t *buf, uint32_t len,
 		return rp_proto_unpack_fin(buf, len, &m->fin, why);
 	case RP_MSG_AUTH:
 		return rp_proto_unpack_auth(buf, len, &m->auth, why);
+	case RP_MSG_SYNC:
+		return rp_proto_unpack_sync(buf, len, &m->sync, why);
 	default:
 		*why = "not a message we wait for";
 		return RP_EINTERNAL;
@@ -232,6 +250,9 @@ static void trace_in(uint8_t type, const union rp_msg *m)
 		break;
 	case RP_MSG_AUTH:
 		RP_TRACE("ctrl", "<- AUTH step %u", m->auth.step);
+		break;
+	case RP_MSG_SYNC:
+		trace_sync("<-", &m->sync);
 		break;
 	}
 }
@@ -261,8 +282,9 @@ int msg_recv(struct xfer *x, uint8_t want, union rp_msg *m,
 	if (rc)
 		return rc;
 	x->got_type = h.type;
-	if (h.type == RP_MSG_ERR || (h.type == RP_MSG_ACK && want == RP_MSG_ACK))
-		return peer_result(x, &h, buf, want);
+	if (h.type == RP_MSG_ERR || (h.type == RP_MSG_ACK &&
+				     (want == RP_MSG_ACK || want == RP_MSG_SYNC)))
+		return peer_result(x, &h, buf);
 	if (h.type != want) {
 		RP_ERR("expected %s from %s, got %s", rp_proto_type_name(want),
 		       x->peer, rp_proto_type_name(h.type));
@@ -430,9 +452,7 @@ void xfer_report(struct xfer *x, int rc, struct rp_outcome *out)
 		out->chunks = x->nchunks;
 	}
 	/* On failure, what had landed: the last chunk may be short. */
-	x->rep.bytes = rc ? x->done * x->chunk : x->size;
-	if (x->rep.bytes > x->size)
-		x->rep.bytes = x->size;
+	x->rep.bytes = rc ? xfer_bytes_done(x) : x->size;
 	x->rep.rc = rc;
 	x->rep.name = x->name;
 	x->rep.peer = x->peer;

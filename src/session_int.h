@@ -22,6 +22,7 @@ union rp_msg {
 	struct rp_mr mr;
 	struct rp_fin fin;
 	struct rp_auth auth;
+	struct rp_sync sync;
 };
 
 /* One transfer, on either side. */
@@ -54,8 +55,14 @@ struct xfer {
 double xfer_deadline(const struct xfer *x);
 /* Chunks of chunk bytes in size bytes, without overflow near 2^64. */
 uint64_t xfer_count_chunks(uint64_t size, uint32_t chunk);
-/* Length of chunk seq (the last one may be short). */
+/*
+ * Length of chunk seq (the last one may be short; 0 past the end), with
+ * no product that can wrap. For seq < nchunks, seq * chunk < size, so
+ * the chunk's offset is that product.
+ */
 uint32_t xfer_chunk_len(const struct xfer *x, uint64_t seq);
+/* Bytes in the first x->done chunks (at most x->size), without overflow. */
+uint64_t xfer_bytes_done(const struct xfer *x);
 /* Wire status and text for a local failure, sent best-effort as type. */
 void xfer_send_failure(struct xfer *x, uint8_t type, int rc);
 /*
@@ -104,7 +111,9 @@ int msg_send(struct xfer *x, const uint8_t *buf, int n, const char *what);
  * *m and trace it. An ERR (or an ACK with a failure status) from the peer
  * is reported and turned into the matching local error; a malformed
  * message is reported as such; anything else unexpected is
- * RP_EUNEXPECTED. For want == RP_MSG_ACK, 0 means a positive ACK.
+ * RP_EUNEXPECTED. For want == RP_MSG_ACK, 0 means a positive ACK. For
+ * want == RP_MSG_SYNC an ACK may come instead (the end of the syncing):
+ * 0 with x->got_type RP_MSG_ACK means a positive ACK.
  */
 int msg_recv(struct xfer *x, uint8_t want, union rp_msg *m,
 	     const char *phase);
@@ -122,6 +131,7 @@ int msg_peer_failure(struct xfer *x, const struct rp_result *res);
 void trace_hello(const char *dir, const struct rp_hello *m);
 void trace_mr(const char *dir, const struct rp_mr *m);
 void trace_fin(const char *dir, const struct rp_fin *m);
+void trace_sync(const char *dir, const struct rp_sync *m);
 void trace_result(const char *dir, uint8_t type, const struct rp_result *m);
 
 #endif

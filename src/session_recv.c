@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "rdmapush/ctrl.h"
@@ -17,10 +18,22 @@
 #include "rdmapush/trace.h"
 #include "session_int.h"
 
+/*
+ * After FIN the receiver syncs what the disk has not yet taken (at most
+ * RP_FILEIO_WB_LAG) in steps of SYNC_STEP, and tells the sender how far
+ * it got at most every SYNC_EVERY seconds, so the sender's --timeout
+ * measures silence, not the disk. A quarter second: a sender with the
+ * smallest --timeout (1 s) still hears one in time even when a step
+ * takes half a second.
+ */
+#define SYNC_STEP	(8ull << 20)
+#define SYNC_EVERY	0.25
+
 /* Receiver-side progress through one transfer. */
 struct recv_state {
 	int dirfd;		/* borrowed from the server */
 	struct rp_dst dst;
+	uint8_t *bounce;	/* one chunk, never registered: see land_chunk */
 	uint64_t credit_sent;	/* cumulative credit last posted */
 	uint32_t sends_out;	/* credit Sends not yet completed */
 	uint32_t sq_cap;
@@ -81,6 +94,12 @@ static int agree_shape(struct xfer *x, const struct rp_hello *h)
 {
 	uint64_t need;
 
+	if (x->o->max_size && h->size > x->o->max_size) {
+		RP_ERR("%s offers a file of %" PRIu64 " bytes, above this "
+		       "receiver's --max-size of %" PRIu64 " bytes", x->peer,
+		       h->size, x->o->max_size);
+		return RP_ELIMIT;
+	}
 	if (h->chunk < RP_MIN_CHUNK) {
 		RP_ERR("%s asks for %u-byte chunks, below the minimum %u",
 		       x->peer, h->chunk, RP_MIN_CHUNK);
@@ -91,7 +110,8 @@ static int agree_shape(struct xfer *x, const struct rp_hello *h)
 	if (x->size < x->chunk) {
 		/* A small file needs no more ring than its pages, but never
 		 * more than the sender asked for (its chunk need not be a
-		 * multiple of a page). */
+		 * multiple of a page). size < chunk <= 64 MiB here: the
+		 * rounding cannot wrap. */
 		need = (x->size + 4095) & ~(uint64_t)4095;
 		if (need < RP_MIN_CHUNK)
 			need = RP_MIN_CHUNK;
@@ -152,6 +172,13 @@ static int accept_hello(struct xfer *x, struct recv_state *r,
 					x->o->force);
 	if (!rc)
 		rc = rp_csum_new(&x->csum);
+	if (!rc) {
+		r->bounce = malloc(x->chunk);
+		if (!r->bounce) {
+			RP_ERR("malloc(%u): %s", x->chunk, strerror(ENOMEM));
+			rc = -ENOMEM;
+		}
+	}
 	if (!rc)
 		rc = xfer_open_verbs(x, true);
 	if (!rc)
@@ -197,15 +224,21 @@ static int land_chunk(struct xfer *x, struct recv_state *r,
 		       wc->byte_len, seq, len);
 		return RP_EPROTO;
 	}
-	rp_csum_update(x->csum, x->ring + off, len);
-	rc = rp_fileio_dst_write(&r->dst, x->ring + off, len, seq * x->chunk);
-	if (rc)
-		return rc;
+	/*
+	 * The slot stays remotely writable: hashing it and then writing it
+	 * could hash one version and write another. Copy it out once; what
+	 * is hashed is then exactly what is written, and the slot can be
+	 * handed back before the disk write.
+	 */
+	memcpy(r->bounce, x->ring + off, len);
 	x->done++;
 	rc = rp_verbs_post_recv(x->v, wc->wr_id);
+	if (!rc)
+		rc = give_credit(x, r);
 	if (rc)
 		return rc;
-	return give_credit(x, r);
+	rp_csum_update(x->csum, r->bounce, len);
+	return rp_fileio_dst_write(&r->dst, r->bounce, len, seq * x->chunk);
 }
 
 static int handle_wc(struct xfer *x, struct recv_state *r,
@@ -218,8 +251,10 @@ static int handle_wc(struct xfer *x, struct recv_state *r,
 		r->sends_out--;
 		return give_credit(x, r);
 	default:
-		RP_ERR("unexpected completion %s", rp_wc_op_name(wc->op));
-		return RP_EINTERNAL;
+		/* We post no writes: only the sender's Send can cause it. */
+		RP_ERR("unexpected completion %s: %s does not follow the "
+		       "protocol", rp_wc_op_name(wc->op), x->peer);
+		return RP_EPROTO;
 	}
 }
 
@@ -251,7 +286,7 @@ static int data_phase(struct xfer *x, struct recv_state *r)
 		}
 		rc = 0;
 		deadline = xfer_deadline(x);
-		rp_progress_update(&r->prog, x->done * x->chunk);
+		rp_progress_update(&r->prog, xfer_bytes_done(x));
 	}
 out:
 	rp_progress_end(&r->prog);
@@ -268,6 +303,41 @@ out:
 		x->ring = NULL;
 	}
 	return rc;
+}
+
+static int send_sync(struct xfer *x, const struct recv_state *r)
+{
+	uint8_t buf[RP_PROTO_MAX_MSG];
+	struct rp_sync s = {
+		.synced_bytes = r->dst.synced, .total_bytes = x->size,
+	};
+
+	trace_sync("->", &s);
+	return msg_send(x, buf, rp_proto_pack_sync(buf, sizeof(buf), &s),
+			"SYNC");
+}
+
+/* Sync the rest in steps, keeping the sender informed; then commit. */
+static int sync_and_commit(struct xfer *x, struct recv_state *r)
+{
+	double next = 0;	/* the first SYNC goes before the first step */
+	bool done = false;
+	int rc;
+
+	while (!done) {
+		if (rp_session_stop)
+			return RP_EINTERRUPTED;
+		if (rp_now() >= next) {
+			rc = send_sync(x, r);
+			if (rc)
+				return rc;
+			next = rp_now() + SYNC_EVERY;
+		}
+		rc = rp_fileio_dst_sync(&r->dst, SYNC_STEP, &done);
+		if (rc)
+			return rc;
+	}
+	return rp_fileio_dst_commit(&r->dst, x->o->force);
 }
 
 static int verify_and_commit(struct xfer *x, struct recv_state *r)
@@ -290,9 +360,9 @@ static int verify_and_commit(struct xfer *x, struct recv_state *r)
 		       x->size, rp_csum_hex(x->rep.csum, b));
 		return RP_ECHECKSUM;
 	}
-	RP_TRACE("file", "checksum verified; fsync, rename to \"%s\", fsync "
+	RP_TRACE("file", "checksum verified; sync, rename to \"%s\", fsync "
 		 "directory", x->name);
-	return rp_fileio_dst_commit(&r->dst, x->o->force);
+	return sync_and_commit(x, r);
 }
 
 static int send_ack(struct xfer *x)
@@ -352,5 +422,6 @@ int rp_session_recv_one(const struct rp_opts *o, const uint8_t *psk,
 	}
 	xfer_report(&x, rc, out);
 	xfer_release(&x);
+	free(r.bounce);
 	return rc;
 }

@@ -124,8 +124,10 @@ static int handle_wc(struct xfer *x, struct send_state *s,
 		x->done = wc->imm;
 		return rp_verbs_post_recv(x->v, wc->wr_id);
 	default:
-		RP_ERR("unexpected completion %s", rp_wc_op_name(wc->op));
-		return RP_EINTERNAL;
+		/* We never post receives for writes: the receiver wrote. */
+		RP_ERR("unexpected completion %s: %s does not follow the "
+		       "protocol", rp_wc_op_name(wc->op), x->peer);
+		return RP_EPROTO;
 	}
 }
 
@@ -168,9 +170,7 @@ static int data_phase(struct xfer *x, struct send_state *s)
 		rc = 0;
 		deadline = xfer_deadline(x);
 		trace_milestone(x, x->done, &mark);
-		rp_progress_update(&s->prog,
-				   x->done >= x->nchunks ? x->size :
-				   x->done * x->chunk);
+		rp_progress_update(&s->prog, xfer_bytes_done(x));
 	}
 out:
 	rp_progress_end(&s->prog);
@@ -181,7 +181,7 @@ static int send_fin_recv_ack(struct xfer *x)
 {
 	uint8_t buf[RP_PROTO_MAX_MSG];
 	struct rp_fin fin = { .bytes = x->size };
-	union rp_msg ack;
+	union rp_msg m;
 	int rc;
 
 	rp_csum_final(x->csum, fin.csum);
@@ -189,10 +189,21 @@ static int send_fin_recv_ack(struct xfer *x)
 	x->rep.have_csum = true;
 	trace_fin("->", &fin);
 	rc = msg_send(x, buf, rp_proto_pack_fin(buf, sizeof(buf), &fin), "FIN");
-	if (rc)
-		return rc;
-	return msg_recv(x, RP_MSG_ACK, &ack,
-			"ACK (the receiver verifying and syncing the file)");
+	/* Each SYNC says the receiver is still writing to disk: it resets
+	 * our deadline (msg_recv's), however long the disk takes. */
+	do {
+		if (!rc)
+			rc = msg_recv(x, RP_MSG_SYNC, &m, "ACK (the receiver "
+				      "verifying and syncing the file)");
+		if (!rc && x->got_type == RP_MSG_SYNC &&
+		    m.sync.total_bytes != x->size) {
+			RP_ERR("SYNC from %s is about %" PRIu64 " bytes, we "
+			       "sent %" PRIu64, x->peer, m.sync.total_bytes,
+			       x->size);
+			rc = RP_EPROTO;
+		}
+	} while (!rc && x->got_type == RP_MSG_SYNC);
+	return rc;
 }
 
 static int prepare(struct xfer *x, struct send_state *s)

@@ -41,6 +41,7 @@ struct rp_opts {
 	const char *dir;	/* -o, default "." */
 	bool once;
 	int max_transfers;	/* -m: concurrent transfers, 1..64 */
+	uint64_t max_size;	/* --max-size bytes, 0 = no limit */
 	bool force;
 	/* send */
 	const char *file;

@@ -33,6 +33,7 @@ enum rp_msg_type {
 	RP_MSG_ACK = 4,		/* receiver -> sender: final result */
 	RP_MSG_ERR = 5,		/* either way: refusal or abort, with reason */
 	RP_MSG_AUTH = 6,	/* either way, before HELLO: pre-shared key proof */
+	RP_MSG_SYNC = 7,	/* receiver -> sender, after FIN: still syncing */
 	RP_MSG_TYPE_MAX
 };
 
@@ -162,6 +163,20 @@ int rp_proto_unpack_result(const uint8_t *p, size_t len, struct rp_result *m,
 			   const char **why);
 /* step must be 1..3. */
 int rp_proto_unpack_auth(const uint8_t *p, size_t len, struct rp_auth *m,
+			 const char **why);
+
+/*
+ * SYNC: after FIN verified, the receiver is writing the file to disk and
+ * has synced_bytes of total_bytes there; any number may come before ACK,
+ * each one showing it is alive. synced_bytes <= total_bytes.
+ */
+struct rp_sync {
+	uint64_t synced_bytes;
+	uint64_t total_bytes;
+};
+/* As the other encoders and decoders above. */
+int rp_proto_pack_sync(uint8_t *buf, size_t len, const struct rp_sync *m);
+int rp_proto_unpack_sync(const uint8_t *p, size_t len, struct rp_sync *m,
 			 const char **why);
 
 /* "HELLO", "MR", ...; "?" for unknown. */

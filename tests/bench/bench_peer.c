@@ -100,13 +100,18 @@ static int peer_said(struct peer *p, const uint8_t *buf, uint32_t len)
 	return RP_EREFUSED;
 }
 
-/* The next message, which must be of type want: its payload into buf. */
+/* The next message, which must be of type want: its payload into buf.
+ * Before an ACK, the receiver's SYNC messages (it is syncing) are skipped. */
 static int ctl_recv(struct peer *p, uint8_t want, uint8_t *buf,
 		    uint32_t *len)
 {
 	struct rp_msg_hdr h;
-	int rc = rp_ctrl_recv(p->j->fd, &h, buf, RP_PROTO_MAX_PAYLOAD,
-			      deadline(p));
+	int rc;
+
+	do
+		rc = rp_ctrl_recv(p->j->fd, &h, buf, RP_PROTO_MAX_PAYLOAD,
+				  deadline(p));
+	while (!rc && want == RP_MSG_ACK && h.type == RP_MSG_SYNC);
 
 	if (ctl_unreported(rc))
 		RP_ERR("%s: rp_ctrl_recv(%s): %s", p->who,

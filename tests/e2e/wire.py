@@ -16,6 +16,7 @@ header.length bytes; all integers are big-endian, with no padding:
   FIN      u64 bytes | u8 csum[16]                                            (24)
   ACK/ERR  u16 status | u64 bytes | u16 text_len | text
   AUTH     u8 step | u8 nonce[32] | u8 mac[32]                                (65)
+  SYNC     u64 synced_bytes | u64 total_bytes                                 (16)
 
 The encoders check nothing: a test may send any value, in range or not
 (hostile.py sends the out-of-range ones). The decoders check lengths only
@@ -35,9 +36,9 @@ CSUM_LEN = 16               # XXH3-128, canonical (big-endian) form
 NONCE_LEN = 32              # RP_AUTH_NONCE_LEN
 MAC_LEN = 32                # RP_AUTH_MAC_LEN
 
-HELLO, MR, FIN, ACK, ERR, AUTH = 1, 2, 3, 4, 5, 6
+HELLO, MR, FIN, ACK, ERR, AUTH, SYNC = 1, 2, 3, 4, 5, 6, 7
 TYPE_NAMES = {HELLO: "HELLO", MR: "MR", FIN: "FIN", ACK: "ACK", ERR: "ERR",
-              AUTH: "AUTH"}
+              AUTH: "AUTH", SYNC: "SYNC"}
 
 # enum rp_status: stable numbers on the wire (ACK.status, ERR.status).
 STATUS = {0: "ok", 1: "exists", 2: "badname", 3: "nospace", 4: "limit",
@@ -52,6 +53,7 @@ _MR_FIXED = struct.Struct(">QIQII")     # after qp_addr
 _FIN_FIXED = struct.Struct(">Q")        # then the checksum
 _RESULT_FIXED = struct.Struct(">HQH")   # then the text
 _AUTH_FIXED = struct.Struct(">B")       # then nonce and MAC
+_SYNC = struct.Struct(">QQ")            # synced, total (receiver -> sender)
 
 QP_ADDR_LEN = _QP.size + GID_LEN                        # 28
 HELLO_FIXED_LEN = QP_ADDR_LEN + _HELLO_FIXED.size       # 46
@@ -59,6 +61,7 @@ MR_LEN = QP_ADDR_LEN + _MR_FIXED.size                   # 56
 FIN_LEN = _FIN_FIXED.size + CSUM_LEN                    # 24
 RESULT_FIXED_LEN = _RESULT_FIXED.size                   # 12
 AUTH_LEN = _AUTH_FIXED.size + NONCE_LEN + MAC_LEN       # 65
+SYNC_LEN = _SYNC.size                                   # 16
 
 
 # --- encoders ---------------------------------------------------------------
@@ -125,6 +128,10 @@ def auth(step, nonce, mac):
     return msg(AUTH, _AUTH_FIXED.pack(step) + nonce + mac)
 
 
+def sync(synced, total):
+    return msg(SYNC, _SYNC.pack(synced, total))
+
+
 # --- decoders ---------------------------------------------------------------
 
 def parse_hdr(h):
@@ -188,6 +195,14 @@ def unpack_auth(p):
     _need(p, AUTH_LEN, "AUTH")
     return {"step": p[0], "nonce": p[1:1 + NONCE_LEN],
             "mac": p[1 + NONCE_LEN:]}
+
+
+def unpack_sync(p):
+    """SYNC payload: dict of synced and total (not checked: a test may
+    want to see a receiver's out-of-range claim)."""
+    _need(p, SYNC_LEN, "SYNC")
+    synced, total = _SYNC.unpack(p)
+    return {"synced": synced, "total": total}
 
 
 def status_name(status):

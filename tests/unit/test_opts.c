@@ -157,6 +157,25 @@ static void test_recv_long(void **state)
 	assert_true(o.once && o.force && o.json && o.quiet);
 }
 
+/* --max-size: recv only, a size with a suffix, not 0; unset = no limit. */
+static void test_max_size(void **state)
+{
+	struct rp_opts o;
+
+	(void)state;
+	assert_int_equal(PARSE(&o, "recv"), 0);
+	assert_true(o.max_size == 0);
+	assert_int_equal(PARSE(&o, "recv", "--max-size", "10G"), 0);
+	assert_true(o.max_size == 10ull << 30);
+	assert_int_equal(PARSE(&o, "recv", "--max-size=1"), 0);
+	assert_true(o.max_size == 1);
+	REFUSED("recv", "--max-size", "0");
+	REFUSED("recv", "--max-size", "-1");
+	REFUSED("recv", "--max-size", "1Q");
+	REFUSED("recv", "--max-size", "99999999999G");
+	REFUSED("send", "--max-size", "1G", "f", "h");
+}
+
 static void test_send_options(void **state)
 {
 	struct rp_opts o;
@@ -548,6 +567,7 @@ int main(void)
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_recv_short),
 		cmocka_unit_test(test_recv_long),
+		cmocka_unit_test(test_max_size),
 		cmocka_unit_test(test_send_options),
 		cmocka_unit_test(test_positional),
 		cmocka_unit_test(test_reentrant),

@@ -256,6 +256,49 @@ static void test_auth(void **state)
 	assert_string_equal(rp_proto_type_name(RP_MSG_AUTH), "AUTH");
 }
 
+/* SYNC: 16 bytes, synced <= total, every truncation and a trailing byte
+ * refused, both boundaries exact. */
+static void test_sync(void **state)
+{
+	static const uint8_t wire[] = { 0, 0, 0, 0, 0, 0xc0, 0, 0,
+					0, 0, 0, 0, 0x10, 0, 0, 0 };
+	uint8_t buf[RP_PROTO_MAX_MSG];
+	struct rp_sync in = { .synced_bytes = 12u << 20,
+			      .total_bytes = 256u << 20 };
+	struct rp_sync out;
+	const char *why = NULL;
+	int n;
+
+	(void)state;
+	n = rp_proto_pack_sync(buf, sizeof(buf), &in);
+	assert_int_equal(n, HDR + 16);
+	assert_hdr(buf, n, RP_MSG_SYNC);
+	assert_memory_equal(buf + HDR, wire, sizeof(wire));
+	assert_int_equal(rp_proto_unpack_sync(buf + HDR, 16, &out, &why), 0);
+	assert_true(out.synced_bytes == in.synced_bytes);
+	assert_true(out.total_bytes == in.total_bytes);
+	for (size_t len = 0; len < 16; len++)
+		assert_int_equal(rp_proto_unpack_sync(buf + HDR, len, &out,
+						      NULL), RP_EPROTO);
+	assert_int_equal(rp_proto_unpack_sync(buf + HDR, 17, &out, NULL),
+			 RP_EPROTO);
+	/* All synced, at the largest size: fine. One above: refused. */
+	in.synced_bytes = in.total_bytes = UINT64_MAX;
+	n = rp_proto_pack_sync(buf, sizeof(buf), &in);
+	assert_int_equal(n, HDR + 16);
+	assert_int_equal(rp_proto_unpack_sync(buf + HDR, 16, &out, NULL), 0);
+	buf[HDR + 15] = 0xfe;
+	why = NULL;
+	assert_int_equal(rp_proto_unpack_sync(buf + HDR, 16, &out, &why),
+			 RP_EPROTO);
+	assert_string_equal(why, "synced bytes above total");
+	in.total_bytes = UINT64_MAX - 1;
+	assert_int_equal(rp_proto_pack_sync(buf, sizeof(buf), &in), RP_EPROTO);
+	in.synced_bytes = 0;
+	assert_int_equal(rp_proto_pack_sync(buf, HDR + 15, &in), -ENOBUFS);
+	assert_string_equal(rp_proto_type_name(RP_MSG_SYNC), "SYNC");
+}
+
 static void test_fin_roundtrip(void **state)
 {
 	uint8_t buf[RP_PROTO_MAX_MSG];
@@ -1450,6 +1493,7 @@ int main(void)
 		cmocka_unit_test(test_mr_roundtrip),
 		cmocka_unit_test(test_fin_roundtrip),
 		cmocka_unit_test(test_auth),
+		cmocka_unit_test(test_sync),
 		cmocka_unit_test(test_result_roundtrip),
 		cmocka_unit_test(test_pack_result_bad_type),
 		cmocka_unit_test(test_golden_hello),
