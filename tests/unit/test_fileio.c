@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -19,6 +20,11 @@
 #include "rdmapush/csum.h"
 #include "rdmapush/err.h"
 #include "rdmapush/fileio.h"
+
+/* Bytes written by the tests: filled in main. */
+static uint8_t pattern[5000];
+/* A chunk's worth of them for the write-behind tests. */
+static uint8_t chunk[1 << 20];
 
 /* One fresh directory per test; named forces the hidden-temp path. */
 struct fixture {
@@ -204,6 +210,186 @@ static void test_check_name(void **state)
 	expect_bad("\x1b[2J", 4, "contains a control character");
 	expect_bad("a\nb", 3, "contains a control character");
 	expect_bad("a\x1f", 2, "contains a control character");
+}
+
+#define RESERVED "reserved: the pattern of rdmapush's hidden temporary files " \
+		 "(.NAME.rdmapush-XXXXXX)"
+
+/* Another transfer's hidden temporary name is never a file name. */
+static void test_reserved_pattern(void **state)
+{
+	const char *why = NULL;
+
+	(void)state;
+	expect_bad(".big.iso.rdmapush-aZ09xy", 24, RESERVED);
+	expect_bad("..rdmapush-abcdef", 17, RESERVED);
+	expect_bad(".a.rdmapush-rdmapu", 18, RESERVED);
+	/* Near misses are plain names. */
+	assert_int_equal(rp_fileio_check_name("big.rdmapush-abcdef", 19, &why),
+			 0);
+	assert_int_equal(rp_fileio_check_name(".a.rdmapush-abcde", 17, &why),
+			 0);
+	assert_int_equal(rp_fileio_check_name(".a.rdmapush-abcdefg", 19,
+					      &why), 0);
+	assert_int_equal(rp_fileio_check_name(".a.rdmapush-abc-ef", 18, &why),
+			 0);
+	assert_int_equal(rp_fileio_check_name(".a.rdmapush-abc\x80" "ef", 18,
+					      &why), 0);
+	assert_null(why);
+}
+
+/* A temp file of ours, flock()ed through its own descriptor if held. */
+static int make_tmp(int dirfd, const char *name, bool held)
+{
+	int fd = openat(dirfd, name, O_CREAT | O_EXCL | O_WRONLY, 0600);
+
+	assert_true(fd >= 0);
+	if (!held) {
+		close(fd);
+		return -1;
+	}
+	assert_int_equal(flock(fd, LOCK_EX | LOCK_NB), 0);
+	return fd;
+}
+
+/* Stale temporaries (no lock) go; held ones, live transfers' and what
+ * only looks like ours stay. */
+static void test_clean_stale(void **state)
+{
+	struct fixture *fx = *state;
+	struct rp_dst d;
+	struct stat st;
+	int held;
+
+	held = make_tmp(fx->dirfd, ".a.rdmapush-HELD01", true);
+	make_tmp(fx->dirfd, ".a.rdmapush-stale1", false);
+	make_tmp(fx->dirfd, ".b.rdmapush-stale2", false);
+	make_tmp(fx->dirfd, "a.rdmapush-plain1", false);
+	assert_int_equal(symlinkat("/etc/passwd", fx->dirfd,
+				   ".c.rdmapush-link01"), 0);
+	assert_int_equal(mkdirat(fx->dirfd, ".d.rdmapush-dir001", 0700), 0);
+	assert_int_equal(rp_fileio_dst_open(&d, fx->dirfd, "live", 5, false),
+			 0);
+	assert_int_equal(rp_fileio_dst_write(&d, "live\n", 5, 0), 0);
+
+	assert_int_equal(rp_fileio_clean_stale(fx->dirfd), 2);
+	assert_int_equal(count_entries(fx->dirfd, NULL, 0), 4 + !d.anon);
+	assert_int_equal(fstatat(fx->dirfd, ".a.rdmapush-HELD01", &st, 0), 0);
+	assert_int_not_equal(fstatat(fx->dirfd, ".a.rdmapush-stale1", &st, 0),
+			     0);
+	/* The live transfer is intact and commits. */
+	assert_int_equal(rp_fileio_dst_commit(&d, false), 0);
+	check_regular(fx->dirfd, "live", "live\n");
+	close(held);
+	/* Once its receiver is gone, the held one is stale too. */
+	assert_int_equal(rp_fileio_clean_stale(fx->dirfd), 1);
+	assert_int_equal(rp_fileio_clean_stale(fx->dirfd), 0);
+}
+
+/* The probe proves a directory writable and leaves nothing; a directory
+ * where files cannot be made fails it (root too: /proc). */
+static void test_dir_probe(void **state)
+{
+	struct fixture *fx = *state;
+	int proc = open("/proc", O_RDONLY | O_DIRECTORY);
+
+	assert_int_equal(rp_fileio_dir_probe(fx->dirfd, fx->dir), 0);
+	assert_int_equal(count_entries(fx->dirfd, NULL, 0), 0);
+	assert_true(proc >= 0);
+	assert_true(rp_fileio_dir_probe(proc, "/proc") < 0);
+	close(proc);
+}
+
+/* Blocks the file holds, in bytes. */
+static uint64_t allocated(int fd)
+{
+	struct stat st;
+
+	assert_int_equal(fstat(fd, &st), 0);
+	return (uint64_t)st.st_blocks * 512;
+}
+
+/* A declared size of three steps reserves one at open, then follows the
+ * writes half a step ahead, never the whole size before it is needed. */
+static void test_progressive_reservation(void **state)
+{
+	struct fixture *fx = *state;
+	const uint64_t step = RP_FILEIO_RESERVE_STEP;
+	struct rp_dst d;
+
+	assert_int_equal(rp_fileio_dst_open(&d, fx->dirfd, "big", 3 * step,
+					    false), 0);
+	assert_true(allocated(d.fd) >= step);
+	assert_true(allocated(d.fd) <= step + (1 << 20));
+	assert_true(d.reserved == step);
+	/* Far from the end of the reservation: nothing more. */
+	assert_int_equal(rp_fileio_dst_write(&d, pattern, 4096, 0), 0);
+	assert_true(d.reserved == step);
+	/* Within half a step of it: one more step beyond the write. */
+	assert_int_equal(rp_fileio_dst_write(&d, pattern, 4096, step - 4096),
+			 0);
+	assert_true(d.reserved == 2 * step);
+	assert_true(allocated(d.fd) >= 2 * step);
+	assert_true(allocated(d.fd) <= 2 * step + (1 << 20));
+	/* Never past the declared size. */
+	assert_int_equal(rp_fileio_dst_write(&d, pattern, 4096,
+					     3 * step - 4096), 0);
+	assert_true(d.reserved == 3 * step);
+	rp_fileio_dst_abort(&d);
+	assert_int_equal(count_entries(fx->dirfd, NULL, 0), 0);
+}
+
+/* The final sync in steps: each waits for at most step bytes, then one
+ * fsync; the commit after it has nothing left to sync. */
+static void test_sync_steps(void **state)
+{
+	struct fixture *fx = *state;
+	struct rp_dst d;
+	bool done = true;
+	int steps = 0;
+
+	assert_int_equal(rp_fileio_dst_open(&d, fx->dirfd, "s", 3 << 20,
+					    false), 0);
+	for (int i = 0; i < 3 * 64; i++)
+		assert_int_equal(rp_fileio_dst_write(&d, chunk, 16384,
+						     (uint64_t)i * 16384), 0);
+	assert_true(d.end == 3 << 20);
+	assert_true(d.synced == 0);	/* under the write-behind lag */
+	while (steps < 10) {
+		uint64_t before = d.synced;
+
+		assert_int_equal(rp_fileio_dst_sync(&d, 1 << 20, &done), 0);
+		steps++;
+		if (done)
+			break;
+		assert_true(d.synced - before <= 1 << 20);
+	}
+	assert_true(done);
+	assert_int_equal(steps, 4);	/* three ranges, then the fsync */
+	assert_true(d.synced == d.end);
+	assert_int_equal(rp_fileio_dst_sync(&d, 1 << 20, &done), 0);
+	assert_true(done);
+	assert_int_equal(rp_fileio_dst_commit(&d, false), 0);
+	assert_int_equal(count_entries(fx->dirfd, NULL, 0), 1);
+}
+
+/* More than the lag written: the receiver waits for the oldest data as
+ * it goes, so the sync after FIN has at most the lag left. */
+static void test_write_behind_lag(void **state)
+{
+	struct fixture *fx = *state;
+	const uint64_t total = RP_FILEIO_WB_LAG + (4 << 20);
+	struct rp_dst d;
+
+	assert_int_equal(rp_fileio_dst_open(&d, fx->dirfd, "wb", total,
+					    false), 0);
+	for (uint64_t off = 0; off < total; off += sizeof(chunk))
+		assert_int_equal(rp_fileio_dst_write(&d, chunk, sizeof(chunk),
+						     off), 0);
+	assert_true(d.end == total);
+	assert_true(d.end - d.synced <= RP_FILEIO_WB_LAG);
+	assert_true(d.synced >= 4 << 20);
+	rp_fileio_dst_abort(&d);
 }
 
 static void test_basename(void **state)
@@ -640,7 +826,6 @@ static void expect_csum(const void *buf, size_t len, const char *want)
 	rp_csum_free(c);
 }
 
-static uint8_t pattern[5000];
 
 static void test_csum_vectors(void **state)
 {
@@ -718,6 +903,12 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_check_name),
 		cmocka_unit_test(test_basename),
+		cmocka_unit_test(test_reserved_pattern),
+		BOTH(test_clean_stale),
+		ANON(test_dir_probe),
+		ANON(test_progressive_reservation),
+		ANON(test_sync_steps),
+		ANON(test_write_behind_lag),
 		BOTH(test_commit),
 		BOTH(test_commit_empty),
 		BOTH(test_commit_long_name),
