@@ -10,7 +10,14 @@
  * Every case checks both exit statuses, the directory (the complete,
  * byte-identical file, or nothing at all, not even a hidden temporary),
  * and that every context, ring and descriptor was released.
+ *
+ * fsync, fdatasync and sync_file_range are --wrap'ped (Makefile.am), so
+ * a case can make the receiver's disk slow or its directory fsync fail.
  */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -37,6 +44,7 @@
 #include "rdmapush/proto.h"
 #include "rdmapush/session.h"
 #include "rdmapush/trace.h"
+#include "../../src/session_int.h"
 
 #define KIB 1024u
 #define MIB (1024u * 1024u)
@@ -60,6 +68,9 @@ struct scenario {
 	uint64_t signal_at;	/* raise SIGINT at the sender's nth post */
 	unsigned int recv_ack_ms;	/* the receiver's ACKs come this late */
 	unsigned int send_ack_ms;	/* the sender's ACKs come this late */
+	unsigned int sync_ms;	/* each wait for the receiver's disk: this long */
+	bool dir_fsync_fails;	/* the receiver's directory fsync: EIO */
+	uint64_t max_size;	/* the receiver's --max-size */
 };
 
 /* What came of it. */
@@ -67,6 +78,7 @@ struct result {
 	int send_rc, recv_rc;
 	struct rp_outcome send_out, recv_out;
 	uint32_t msgs;		/* control messages the relay carried */
+	uint32_t syncs;		/* of which SYNC */
 };
 
 struct env {
@@ -85,8 +97,57 @@ struct relay {
 	int a, b;		/* to the sender, to the receiver */
 	uint32_t cut_after;
 	uint32_t msgs;
+	uint32_t syncs;
 	pthread_t thr;
 };
+
+/* ---------------------------------------------------------------------
+ * The disk, as the receiver sees it (--wrap)
+ */
+
+static volatile unsigned int sync_ms;	/* sleep per wait for the disk */
+static volatile bool dir_fsync_fails;
+
+int __real_sync_file_range(int fd, off_t off, off_t n, unsigned int flags);
+int __real_fsync(int fd);
+int __real_fdatasync(int fd);
+int __wrap_sync_file_range(int fd, off_t off, off_t n, unsigned int flags);
+int __wrap_fsync(int fd);
+int __wrap_fdatasync(int fd);
+
+static bool is_dir(int fd)
+{
+	struct stat st;
+
+	return fstat(fd, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* Only the calls that wait for the disk are slow; starting writeback
+ * is not. */
+int __wrap_sync_file_range(int fd, off_t off, off_t n, unsigned int flags)
+{
+	if (sync_ms && (flags & SYNC_FILE_RANGE_WAIT_AFTER))
+		usleep(sync_ms * 1000);
+	return __real_sync_file_range(fd, off, n, flags);
+}
+
+int __wrap_fsync(int fd)
+{
+	if (is_dir(fd) && dir_fsync_fails) {
+		errno = EIO;
+		return -1;
+	}
+	if (!is_dir(fd) && sync_ms)
+		usleep(sync_ms * 1000);
+	return __real_fsync(fd);
+}
+
+int __wrap_fdatasync(int fd)
+{
+	if (sync_ms)
+		usleep(sync_ms * 1000);
+	return __real_fdatasync(fd);
+}
 
 static int read_full(int fd, uint8_t *p, size_t n)
 {
@@ -118,13 +179,15 @@ static int write_full(int fd, const uint8_t *p, size_t n)
 	return 0;
 }
 
-/* One message from 'from' to 'to'. 0, or -1 when either side closed. */
-static int forward(int from, int to)
+/* One message from 'from' to 'to'. 0, or -1 when either side closed;
+ * its type in *type (0 if the header was not ours). */
+static int forward(int from, int to, uint8_t *type)
 {
 	uint8_t buf[RP_PROTO_MAX_MSG];
 	struct rp_msg_hdr h;
 	const char *why;
 
+	*type = 0;
 	if (read_full(from, buf, RP_PROTO_HDR_LEN))
 		return -1;
 	/* A header we cannot parse is passed on as is, for the side to judge. */
@@ -132,6 +195,7 @@ static int forward(int from, int to)
 		return write_full(to, buf, RP_PROTO_HDR_LEN);
 	if (read_full(from, buf + RP_PROTO_HDR_LEN, h.length))
 		return -1;
+	*type = h.type;
 	return write_full(to, buf, RP_PROTO_HDR_LEN + h.length);
 }
 
@@ -140,6 +204,7 @@ static void *relay_main(void *arg)
 	struct relay *r = arg;
 
 	while (r->msgs < r->cut_after) {
+		uint8_t type = 0;
 		struct pollfd p[2] = {
 			{ .fd = r->a, .events = POLLIN },
 			{ .fd = r->b, .events = POLLIN },
@@ -150,15 +215,17 @@ static void *relay_main(void *arg)
 				continue;
 			break;
 		}
-		if (p[0].revents && forward(r->a, r->b))
+		if (p[0].revents && forward(r->a, r->b, &type))
 			break;
 		if (p[0].revents)
 			r->msgs++;
 		if (p[1].revents && r->msgs < r->cut_after &&
-		    forward(r->b, r->a))
+		    forward(r->b, r->a, &type))
 			break;
-		if (p[1].revents && r->msgs < r->cut_after)
+		if (p[1].revents && r->msgs < r->cut_after) {
 			r->msgs++;
+			r->syncs += type == RP_MSG_SYNC;
+		}
 	}
 	/* The connection dies: both sides see it closed. */
 	shutdown(r->a, SHUT_RDWR);
@@ -358,6 +425,7 @@ static void opts_for(struct rp_opts *o, const struct env *e,
 	o->file = file;
 	o->host = "test-receiver";
 	o->dir = e->dst;
+	o->max_size = sc->max_size;
 	if (send && sc->psk_send)
 		o->psk_file = sc->wrong_key ? e->key_b : e->key_a;
 }
@@ -390,6 +458,8 @@ static void run(struct env *e, const struct scenario *sc, struct result *res,
 		rp_fab_fault(sc->fault_side, sc->fault, sc->fault_nth);
 	if (sc->signal_at)
 		rp_fab_set_hook(on_post, (void *)sc);
+	sync_ms = sc->sync_ms;
+	dir_fsync_fails = sc->dir_fsync_fails;
 	job.o = &ro;
 	job.fd = rp[0];
 	assert_int_equal(pthread_create(&rl.thr, NULL, relay_main, &rl), 0);
@@ -404,6 +474,9 @@ static void run(struct env *e, const struct scenario *sc, struct result *res,
 	res->recv_rc = job.rc;
 	res->recv_out = job.out;
 	res->msgs = rl.msgs;
+	res->syncs = rl.syncs;
+	sync_ms = 0;
+	dir_fsync_fails = false;
 	rp_fab_set_hook(NULL, NULL);
 	rp_session_stop = 0;
 }
@@ -824,6 +897,126 @@ static void test_cut_after_fin(void **s)
 		assert_delivered(e, file, "data.bin");
 }
 
+/* ---------------------------------------------------------------------
+ * The disk after FIN: SYNC, the directory fsync, --max-size
+ */
+
+/* Every push: at least one SYNC before the ACK. */
+static void test_sync_seen(void **s)
+{
+	struct env *e = *s;
+	char file[160];
+	struct result r;
+
+	push(e, &(struct scenario){ .size = 300 * KIB }, &r);
+	snprintf(file, sizeof(file), "%s/data.bin", e->src);
+	assert_int_equal(r.send_rc, 0);
+	assert_int_equal(r.recv_rc, 0);
+	assert_true(r.syncs >= 1);
+	/* HELLO, MR, FIN, the SYNCs, ACK. */
+	assert_int_equal(r.msgs, 4 + r.syncs);
+	assert_delivered(e, file, "data.bin");
+}
+
+/*
+ * The receiver's final sync takes longer than --timeout (1 s): 32 MiB,
+ * all still unsynced at FIN, in 8 MiB steps of 0.3 s each and a 0.3 s
+ * fsync. SYNC keeps the sender waiting, and it succeeds. (Without SYNC,
+ * the sender times out: checked by hand.)
+ */
+static void test_slow_disk_no_false_timeout(void **s)
+{
+	struct env *e = *s;
+	char file[160];
+	struct result r;
+	double t0 = rp_now();
+
+	push(e, &(struct scenario){ .size = 32 * MIB, .chunk = 1 * MIB,
+				    .timeout = 1, .sync_ms = 300 }, &r);
+	snprintf(file, sizeof(file), "%s/data.bin", e->src);
+	assert_int_equal(r.send_rc, 0);
+	assert_int_equal(r.recv_rc, 0);
+	assert_true(rp_now() - t0 > 1.4);
+	assert_true(r.syncs >= 3);
+	assert_delivered(e, file, "data.bin");
+}
+
+/*
+ * The directory fsync fails after a --force rename: the new file stays
+ * in place (deleting it would lose both versions), the receiver fails
+ * with an I/O error and the sender hears it.
+ */
+static void test_dir_fsync_fails_keeps_file(void **s)
+{
+	struct env *e = *s;
+	char path[160], file[160];
+	struct result r;
+
+	snprintf(path, sizeof(path), "%s/data.bin", e->dst);
+	make_file(path, 1000, 1);
+	push(e, &(struct scenario){ .size = 70 * KIB, .force = true,
+				    .dir_fsync_fails = true }, &r);
+	assert_int_equal(r.recv_rc, -EIO);
+	assert_int_equal(r.send_rc, RP_EPEERIO);
+	assert_int_equal(r.send_out.phase, RP_PHASE_FIN);
+	snprintf(file, sizeof(file), "%s/data.bin", e->src);
+	assert_delivered(e, file, "data.bin");
+}
+
+static void test_max_size_refused(void **s)
+{
+	struct result r;
+
+	push_fails(s, &(struct scenario){ .size = 2 * MIB + 1,
+					  .max_size = 2 * MIB }, &r);
+	assert_int_equal(r.recv_rc, RP_ELIMIT);
+	assert_int_equal(r.send_rc, RP_ELIMIT);
+	assert_int_equal(r.recv_out.phase, RP_PHASE_SETUP);
+}
+
+static void test_max_size_exact(void **s)
+{
+	push_ok(s, &(struct scenario){ .size = 2 * MIB, .max_size = 2 * MIB });
+}
+
+/* ---------------------------------------------------------------------
+ * Chunk arithmetic at the top of the range
+ */
+
+static void test_chunk_arithmetic_near_2_64(void **s)
+{
+	struct xfer x = { .size = UINT64_MAX, .chunk = 1u << 26 };
+	const uint64_t n = 1ull << 38;	/* (2^64 - 1) / 2^26, rounded up */
+
+	(void)s;
+	assert_true(xfer_count_chunks(UINT64_MAX, 1) == UINT64_MAX);
+	assert_true(xfer_count_chunks(UINT64_MAX, UINT32_MAX) ==
+		    (1ull << 32) + 1);
+	assert_true(xfer_count_chunks(UINT64_MAX - 1, UINT32_MAX) ==
+		    (1ull << 32) + 1);
+	assert_true(xfer_count_chunks(UINT64_MAX, x.chunk) == n);
+	assert_true(xfer_count_chunks(0, x.chunk) == 0);
+	x.nchunks = n;
+	assert_int_equal(xfer_chunk_len(&x, 0), x.chunk);
+	assert_int_equal(xfer_chunk_len(&x, n - 2), x.chunk);
+	assert_int_equal(xfer_chunk_len(&x, n - 1), x.chunk - 1);
+	/* Past the end: 0, where seq * chunk used to wrap to a small
+	 * offset and give a whole chunk. */
+	assert_int_equal(xfer_chunk_len(&x, n), 0);
+	assert_int_equal(xfer_chunk_len(&x, UINT64_MAX), 0);
+	assert_int_equal(xfer_chunk_len(&x, 1ull << 38 << 8), 0);
+	x.done = n - 1;
+	assert_true(xfer_bytes_done(&x) == UINT64_MAX - (x.chunk - 1));
+	x.done = n;
+	assert_true(xfer_bytes_done(&x) == UINT64_MAX);
+	x.chunk = UINT32_MAX;
+	x.nchunks = xfer_count_chunks(x.size, x.chunk);
+	assert_int_equal(xfer_chunk_len(&x, x.nchunks - 1), UINT32_MAX);
+	assert_int_equal(xfer_chunk_len(&x, x.nchunks), 0);
+	x.done = x.nchunks;
+	assert_true(xfer_bytes_done(&x) == UINT64_MAX);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -862,6 +1055,12 @@ int main(void)
 		T(test_cut_after_hello),
 		T(test_cut_after_mr),
 		T(test_cut_after_fin),
+		T(test_sync_seen),
+		T(test_slow_disk_no_false_timeout),
+		T(test_dir_fsync_fails_keeps_file),
+		T(test_max_size_refused),
+		T(test_max_size_exact),
+		T(test_chunk_arithmetic_near_2_64),
 #undef T
 	};
 
