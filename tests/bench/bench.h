@@ -22,7 +22,8 @@
 	XX(XXH3, "xxh3")		/* XXH3-128, ring in memory */	\
 	XX(MEMCPY, "memcpy")		/* ring to ring, by chunk */	\
 	XX(CEIL_SEND, "ceiling-send")	/* pread + hash of the file */	\
-	XX(CEIL_RECV, "ceiling-recv")	/* open, hash + pwrite, commit */ \
+	XX(CEIL_RECV, "ceiling-recv")	/* open, copy, hash + pwrite, commit */ \
+	XX(CEIL_RECV_NOCOPY, "ceiling-recv-nocopy") /* the same, no copy */ \
 	XX(BOTH, "both")		/* real sender and receiver */	\
 	XX(SEND, "send")		/* real sender, synthetic recv */ \
 	XX(RECV, "recv")		/* synthetic sender, real recv */

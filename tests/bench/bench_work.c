@@ -254,9 +254,13 @@ out:
 	return rc;
 }
 
-/* Hash + pwrite every chunk from its slot, as land_chunk() does. */
+/*
+ * Copy every chunk out of its slot into bounce, then hash + pwrite it,
+ * as land_chunk() does; with no bounce, hash + pwrite from the slot (the
+ * receiver before issue 8), so the two rows show what the copy costs.
+ */
 static int write_all(const struct bench_cfg *c, struct rp_dst *d,
-		     struct rp_csum *cs, uint8_t *ring)
+		     struct rp_csum *cs, uint8_t *ring, uint8_t *bounce)
 {
 	uint8_t out[RP_CSUM_LEN];
 	int rc = 0;
@@ -264,6 +268,10 @@ static int write_all(const struct bench_cfg *c, struct rp_dst *d,
 	for (uint64_t seq = 0; !rc && seq < nchunks(c); seq++) {
 		uint8_t *p = slot(c, ring, seq);
 
+		if (bounce) {
+			memcpy(bounce, p, chunk_len(c, seq));
+			p = bounce;
+		}
 		rp_csum_update(cs, p, chunk_len(c, seq));
 		rc = rp_fileio_dst_write(d, p, chunk_len(c, seq),
 					 seq * c->chunk);
@@ -278,9 +286,10 @@ static int write_all(const struct bench_cfg *c, struct rp_dst *d,
  * directory) after. The commit is also timed alone.
  */
 static int ceil_recv(const struct bench_cfg *c, const struct bench_fs *fs,
-		     struct bench_run *r)
+		     struct bench_run *r, bool copy)
 {
 	struct rp_csum *cs = NULL;
+	uint8_t *bounce = NULL;
 	struct stopwatch sw;
 	struct rp_dst d;
 	uint8_t *ring;
@@ -288,6 +297,8 @@ static int ceil_recv(const struct bench_cfg *c, const struct bench_fs *fs,
 	int rc = buf_new(ring_len(c), 1, &ring);
 
 	rp_fileio_dst_init(&d);
+	if (!rc && copy)
+		rc = buf_new(c->chunk, 1, &bounce);
 	if (!rc)
 		rc = rp_csum_new(&cs);
 	if (rc)
@@ -295,7 +306,7 @@ static int ceil_recv(const struct bench_cfg *c, const struct bench_fs *fs,
 	sw_start(&sw);
 	rc = rp_fileio_dst_open(&d, fs->dirfd, BENCH_DST, c->size, false);
 	if (!rc)
-		rc = write_all(c, &d, cs, ring);
+		rc = write_all(c, &d, cs, ring, bounce);
 	t = rp_now();
 	if (!rc)
 		rc = rp_fileio_dst_commit(&d, false);
@@ -305,6 +316,7 @@ static int ceil_recv(const struct bench_cfg *c, const struct bench_fs *fs,
 	rp_fileio_dst_abort(&d);
 out:
 	rp_csum_free(cs);
+	free(bounce);
 	free(ring);
 	return rc;
 }
@@ -472,7 +484,8 @@ int bench_measure(enum bench_side side, const struct bench_cfg *c,
 	case BS_CEIL_SEND:
 		return ceil_send(c, fs, r);
 	case BS_CEIL_RECV:
-		return ceil_recv(c, fs, r);
+	case BS_CEIL_RECV_NOCOPY:
+		return ceil_recv(c, fs, r, side == BS_CEIL_RECV);
 	case BS_BOTH:
 	case BS_SEND:
 	case BS_RECV:

@@ -12,6 +12,6 @@ out=$(./tests/bench/bench_mem --size 2M --chunk 64K --window 4 --runs 1 \
 }
 medians=$(printf '%s\n' "$out" | grep -c '"median":true' || true)
 ok=$(printf '%s\n' "$out" | grep '"median":true' | grep -c '"status":"ok"' || true)
-echo "bench_mem smoke: $ok of $medians medians ok (expected 12)"
+echo "bench_mem smoke: $ok of $medians medians ok (expected 14)"
 rm -f smoke.err
-[ "$medians" = 12 ] && [ "$ok" = 12 ]
+[ "$medians" = 14 ] && [ "$ok" = 14 ]
