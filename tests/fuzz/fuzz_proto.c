@@ -37,6 +37,7 @@ static void check_payload(uint8_t type, const uint8_t *p, size_t len,
 		struct rp_fin fin;
 		struct rp_result result;
 		struct rp_auth auth;
+		struct rp_sync sync;
 	} m;
 	struct rp_msg_hdr h;
 	const char *why = NULL;
@@ -78,6 +79,13 @@ static void check_payload(uint8_t type, const uint8_t *p, size_t len,
 		if (rc)
 			break;
 		n = rp_proto_pack_auth(out, sizeof(out), &m.auth);
+		break;
+	case RP_MSG_SYNC:
+		rc = rp_proto_unpack_sync(p, len, &m.sync, &why);
+		if (rc)
+			break;
+		check(m.sync.synced_bytes <= m.sync.total_bytes);
+		n = rp_proto_pack_sync(out, sizeof(out), &m.sync);
 		break;
 	default:
 		abort();
