@@ -428,6 +428,7 @@ void xfer_report(struct xfer *x, int rc, struct rp_outcome *out)
 		out->phase = x->phase;
 		out->done = x->done;
 		out->chunks = x->nchunks;
+		snprintf(out->peer, sizeof(out->peer), "%s", x->peer);
 	}
 	/* On failure, what had landed: the last chunk may be short. */
 	x->rep.bytes = rc ? x->done * x->chunk : x->size;

@@ -42,6 +42,7 @@ struct rp_opts {
 	bool once;
 	int max_transfers;	/* -m: concurrent transfers, 1..64 */
 	bool force;
+	bool no_device_check;	/* --no-device-check: skip the startup probe */
 	/* send */
 	const char *file;
 	const char *host;
