@@ -56,6 +56,32 @@ static int wait_fd(int fd, short events, double deadline)
 	}
 }
 
+/* One socket bound and listening on ai. 0 or -errno (not reported). */
+static int listen_one(const struct addrinfo *ai, int *out)
+{
+	int fd, one = 1, zero = 0;
+
+	fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (ai->ai_family == AF_INET6)
+		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof(zero));
+	if (bind(fd, ai->ai_addr, ai->ai_addrlen) || listen(fd, 16)) {
+		int e = errno;
+
+		close(fd);
+		return -e;
+	}
+	*out = fd;
+	return 0;
+}
+
+/*
+ * Every failure here is RP_ELISTEN (exit 7): port in use, no permission,
+ * an address not of this host, or one that does not resolve, all mean
+ * "this receiver cannot start where asked", not a disk or network fault.
+ */
 int rp_ctrl_listen(const char *bind_addr, uint16_t port, int *lfd)
 {
 	struct addrinfo hints = {
@@ -63,9 +89,10 @@ int rp_ctrl_listen(const char *bind_addr, uint16_t port, int *lfd)
 		.ai_socktype = SOCK_STREAM,
 		.ai_flags = AI_PASSIVE | AI_NUMERICSERV,
 	};
+	const char *where = bind_addr ? bind_addr : "*";
 	struct addrinfo *res, *ai;
 	char serv[8];
-	int fd = -1, rc, err = 0, one = 1;
+	int fd = -1, rc;
 
 	snprintf(serv, sizeof(serv), "%u", port);
 	/* With no address, prefer one IPv6 socket that also takes IPv4. */
@@ -73,37 +100,23 @@ int rp_ctrl_listen(const char *bind_addr, uint16_t port, int *lfd)
 		hints.ai_family = AF_INET6;
 	rc = getaddrinfo(bind_addr, serv, &hints, &res);
 	if (rc) {
-		RP_ERR("getaddrinfo(%s): %s", bind_addr ? bind_addr : "::",
-		       gai_strerror(rc));
-		return RP_ERESOLVE;
+		RP_ERR("cannot listen on %s port %u: cannot resolve %s: %s",
+		       where, port, where, gai_strerror(rc));
+		return RP_ELISTEN;
 	}
+	rc = -EADDRNOTAVAIL;	/* should getaddrinfo return an empty list */
 	for (ai = res; ai; ai = ai->ai_next) {
-		fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, 0);
-		if (fd < 0) {
-			err = errno;
-			continue;
-		}
-		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-		if (ai->ai_family == AF_INET6) {
-			int zero = 0;
-
-			setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero,
-				   sizeof(zero));
-		}
-		if (!bind(fd, ai->ai_addr, ai->ai_addrlen) && !listen(fd, 16))
+		rc = listen_one(ai, &fd);
+		if (!rc)
 			break;
-		err = errno;
-		close(fd);
-		fd = -1;
 	}
 	freeaddrinfo(res);
-	if (fd < 0) {
-		RP_ERR("bind/listen(%s port %u): %s",
-		       bind_addr ? bind_addr : "*", port, strerror(err));
-		return -err;
+	if (rc) {
+		RP_ERR("cannot listen on %s port %u: %s", where, port,
+		       strerror(-rc));
+		return RP_ELISTEN;
 	}
-	RP_TRACE("ctrl", "listening on %s port %u (TCP)",
-		 bind_addr ? bind_addr : "*", port);
+	RP_TRACE("ctrl", "listening on %s port %u (TCP)", where, port);
 	*lfd = fd;
 	return 0;
 }
@@ -186,7 +199,7 @@ int rp_ctrl_connect(const char *host, uint16_t port, double deadline, int *fd)
 	snprintf(serv, sizeof(serv), "%u", port);
 	rc = getaddrinfo(host, serv, &hints, &res);
 	if (rc) {
-		RP_ERR("getaddrinfo(%s): %s", host, gai_strerror(rc));
+		RP_ERR("cannot resolve %s: %s", host, gai_strerror(rc));
 		return RP_ERESOLVE;
 	}
 	rc = -EHOSTUNREACH;

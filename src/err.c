@@ -5,6 +5,7 @@
 #endif
 
 #include <errno.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "rdmapush/err.h"
@@ -65,4 +66,48 @@ int rp_err_exit_code(int rc)
 	if (rc >= 0)
 		return RP_EXIT_OK;
 	return errno_exit_code(-rc);
+}
+
+/* One row per error class that has something to do about it. */
+static const struct {
+	int rc;
+	const char *hint;
+} hints[] = {
+	{ RP_ENODEV, "check 'ibv_devices' and 'rdma link'; without RDMA "
+	  "hardware, create a Soft-RoCE device on the network interface, "
+	  "e.g. 'rdma link add rxe0 type rxe netdev eth0'" },
+	{ RP_ENOGID, "HOST must be an address on the RDMA interface's "
+	  "network; or choose the device and GID with -d and -g" },
+	{ RP_ETIMEOUT, "check that the peer is still running and reachable; "
+	  "raise --timeout on both sides for a slow link or disk" },
+	{ RP_ECTRLCLOSED, "the peer stopped or dropped the connection; "
+	  "its own error says why" },
+	{ RP_EEXIST, "start the receiver with --force to replace it, or "
+	  "name the file with --as NAME" },
+	{ RP_EBADNAME, "name the file with --as NAME: a plain name, no '/'" },
+	{ RP_EBUSY, "try again later, or raise the receiver's -m" },
+	{ RP_EAUTH, "both sides need the same --psk key file" },
+	{ RP_EVERSION, "run the same rdmapush version on both sides" },
+	{ RP_ENOTPEER, "check HOST and -p: something else answers there" },
+	{ RP_ECONFIG, "create a key with 'rdmapush keygen FILE' (32 random "
+	  "bytes, mode 0600) and give both sides the same file" },
+	{ RP_ELISTEN, "if the port is in use, choose another with -p PORT; "
+	  "-b must be an address of this host; ports below 1024 need "
+	  "privileges" },
+	{ RP_EVERBS, "registering memory needs a high locked-memory limit: "
+	  "check 'ulimit -l' (unlimited, or LimitMEMLOCK= for a service)" },
+	{ RP_ERESOLVE, "check the host name, or give its address" },
+	{ RP_ENOSPACE, "free space in the receiver's directory" },
+	{ -ECONNREFUSED, "is 'rdmapush recv' running on HOST, on this port "
+	  "(-p)? check a firewall too" },
+	{ -EHOSTUNREACH, "check the address and the route to HOST" },
+	{ -ENETUNREACH, "check the address and the route to HOST" },
+};
+
+const char *rp_err_hint(int rc)
+{
+	for (size_t i = 0; i < sizeof(hints) / sizeof(hints[0]); i++)
+		if (hints[i].rc == rc)
+			return hints[i].hint;
+	return NULL;
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
-/* rdmapush: parse options, run the session, map the result to an exit
- * code. The only caller of exit(). */
+/* rdmapush: parse options, check the host, run the session, say in one
+ * line what failed (and what to do), map the result to an exit code.
+ * The only caller of exit(). */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
@@ -8,43 +9,105 @@
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "rdmapush/err.h"
 #include "rdmapush/opts.h"
+#include "rdmapush/preflight.h"
+#include "rdmapush/report.h"
 #include "rdmapush/server.h"
 #include "rdmapush/session.h"
 #include "rdmapush/trace.h"
 
-/* "push failed in DATA at 12/30 chunks: timed out" */
-static void verdict(const char *role, const char *what,
-		    const struct rp_outcome *out, int rc)
+/* Stopped by SIGINT/SIGTERM: the shell's 128 + signal, not "network". */
+static bool stopped(int rc)
 {
-	if (out->phase == RP_PHASE_MAX)	/* no transfer began */
-		fprintf(stderr, "rdmapush %s: %s failed: %s\n", role, what,
-			rp_strerror(rc));
-	else if (out->phase == RP_PHASE_DATA)
-		fprintf(stderr, "rdmapush %s: %s failed in DATA at %" PRIu64
-			"/%" PRIu64 " chunks: %s\n", role, what, out->done,
-			out->chunks, rp_strerror(rc));
+	return rc == RP_EINTERRUPTED && rp_session_stop;
+}
+
+static int exit_code(int rc)
+{
+	if (stopped(rc))
+		return RP_EXIT_SIGNAL_BASE + (int)rp_session_stop;
+	return rp_err_exit_code(rc);
+}
+
+/* What failed, in the words of the place that found it. */
+static const char *cause_of(int rc, char *buf, size_t len)
+{
+	const char *held = rp_trace_held_error();
+
+	if (stopped(rc)) {
+		snprintf(buf, len, "stopped by %s",
+			 rp_session_stop == SIGINT ? "SIGINT" :
+			 rp_session_stop == SIGTERM ? "SIGTERM" : "a signal");
+		return buf;
+	}
+	return held ? held : rp_strerror(rc);
+}
+
+/*
+ * "rdmapush send: push failed in DATA at 12/30 chunks: CAUSE", and where
+ * it helps "rdmapush send: hint: ...". A cause that carries its own hint
+ * (the GID table report) gets no second one.
+ */
+static void verdict(const char *role, bool send, const struct rp_outcome *out,
+		    int rc)
+{
+	char what[128], where[96], buf[64];
+	const char *cause = cause_of(rc, buf, sizeof(buf));
+	const char *hint = stopped(rc) ? NULL : rp_err_hint(rc);
+
+	if (send)
+		snprintf(what, sizeof(what), "push");
+	else if (out->peer[0])
+		snprintf(what, sizeof(what), "receive from %s", out->peer);
 	else
-		fprintf(stderr, "rdmapush %s: %s failed in %s: %s\n", role,
-			what, rp_phase_name(out->phase), rp_strerror(rc));
+		snprintf(what, sizeof(what), "receive");
+	if (out->phase == RP_PHASE_MAX)	/* no transfer began */
+		where[0] = '\0';
+	else if (out->phase == RP_PHASE_DATA)
+		snprintf(where, sizeof(where), " in DATA at %" PRIu64 "/%"
+			 PRIu64 " chunks", out->done, out->chunks);
+	else
+		snprintf(where, sizeof(where), " in %s",
+			 rp_phase_name(out->phase));
+	flockfile(stderr);
+	fprintf(stderr, "rdmapush %s: %s failed%s: %s\n", role, what, where,
+		cause);
+	if (hint && !strstr(cause, "hint:"))
+		fprintf(stderr, "rdmapush %s: hint: %s\n", role, hint);
+	funlockfile(stderr);
 }
 
 static int run(const struct rp_opts *o)
 {
 	bool send = o->mode == RP_MODE_SEND;
 	const char *role = send ? "send" : "recv";
-	/* Stays so when a receiver fails before any transfer began. */
+	/* Stays so when a command fails before any transfer began. */
 	struct rp_outcome out = { .phase = RP_PHASE_MAX };
+	const char *held;
+	char buf[64];
 	int rc;
 
 	rp_trace_init(o->trace ? RP_V_TRACE :
 		      o->quiet ? RP_V_QUIET : RP_V_NORMAL, role);
-	rc = send ? rp_session_send(o, &out) : rp_server_run(o, &out);
-	if (rc)
-		verdict(role, send ? "push" : "receive", &out, rc);
-	return rp_err_exit_code(rc);
+	rp_trace_hold_first_error();
+	rc = rp_preflight(o);
+	if (!rc)
+		rc = send ? rp_session_send(o, &out) : rp_server_run(o, &out);
+	held = rp_trace_held_error();
+	if (rc) {
+		verdict(role, send, &out, rc);
+		/* A transfer's own JSON object is out already. */
+		if (o->json && out.phase == RP_PHASE_MAX)
+			(void)!rp_report_json_failure(stdout, role, rc,
+				cause_of(rc, buf, sizeof(buf)), exit_code(rc));
+	} else if (held) {
+		/* An error that did not fail the command still shows. */
+		fprintf(stderr, "rdmapush %s: error: %s\n", role, held);
+	}
+	return exit_code(rc);
 }
 
 int main(int argc, char **argv)

@@ -21,6 +21,7 @@ enum {
 	OPT_AS = 256,
 	OPT_PSK,
 	OPT_MAX_SIZE,
+	OPT_NO_DEVICE_CHECK,
 };
 
 static const char recv_short[] = ":p:b:o:1fm:d:i:g:tJqT:h";
@@ -40,6 +41,7 @@ static const struct option recv_long[] = {
 	{ "quiet",	no_argument,	   NULL, 'q' },
 	{ "timeout",	required_argument, NULL, 'T' },
 	{ "psk",	required_argument, NULL, OPT_PSK },
+	{ "no-device-check", no_argument,  NULL, OPT_NO_DEVICE_CHECK },
 	{ "help",	no_argument,	   NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -268,6 +270,9 @@ static int set_option(struct rp_opts *o, const char *sub, int c,
 	case OPT_PSK:
 		o->psk_file = arg;
 		break;
+	case OPT_NO_DEVICE_CHECK:
+		o->no_device_check = true;
+		break;
 	case OPT_AS:
 		/* Checked by the session, which refuses it as policy (6). */
 		o->as_name = arg;
@@ -320,9 +325,30 @@ static int check_combination(const struct rp_opts *o, const char *sub)
 	return check_not_empty(o, sub);
 }
 
+/*
+ * HOST written as for another tool: ssh's host:port, a URL's [v6], or
+ * scp's host:path. NULL when h looks like a name or an address (an IPv6
+ * address has two colons or more).
+ */
+static const char *host_hint(const char *h)
+{
+	const char *colon = strchr(h, ':');
+
+	if (h[0] == '[')
+		return "write an IPv6 address without brackets";
+	if (!colon || strchr(colon + 1, ':'))
+		return NULL;
+	if (colon[1] && strspn(colon + 1, "0123456789") == strlen(colon + 1))
+		return "use -p PORT for the port";
+	return "rdmapush writes into the receiver's -o directory; name the "
+	       "file with --as NAME";
+}
+
 static int check_positional(struct rp_opts *o, const char *sub, int n,
 			    char **pos)
 {
+	const char *hint;
+
 	if (o->mode == RP_MODE_RECV) {
 		if (n > 0)
 			return usage_error(sub, "unexpected argument '%s'",
@@ -339,6 +365,9 @@ static int check_positional(struct rp_opts *o, const char *sub, int n,
 		return usage_error(sub, "empty FILE");
 	if (!pos[1][0])
 		return usage_error(sub, "empty HOST");
+	hint = host_hint(pos[1]);
+	if (hint)
+		return usage_error(sub, "invalid HOST '%s': %s", pos[1], hint);
 	o->file = pos[0];
 	o->host = pos[1];
 	return 0;
@@ -486,7 +515,10 @@ static const char help_recv[] =
 	"  -m, --max-transfers N  transfers at once, 1..64 (default 4); one\n"
 	"                       more sender is told the receiver is busy\n"
 	"      --max-size SIZE  refuse files larger than SIZE, with an\n"
-	"                       optional K, M or G suffix (default: no limit)\n";
+	"                       optional K, M or G suffix (default: no limit)\n"
+	"      --no-device-check  start without an active RDMA port (one\n"
+	"                       that comes up later); each transfer then\n"
+	"                       checks for itself\n";
 
 static const char help_send[] =
 	"Usage: rdmapush send [OPTION]... FILE HOST\n"
@@ -534,11 +566,14 @@ static const char help_exit[] =
 	"Exit status:\n"
 	"  0  success: the file is verified and on the receiver's disk\n"
 	"  1  internal error\n"
-	"  2  usage error\n"
+	"  2  usage or configuration error (command line, key file)\n"
 	"  3  refused by the peer, or a protocol error\n"
 	"  4  peer, network or RDMA failure, or timeout\n"
 	"  5  local I/O error (reading or writing the file)\n"
-	"  6  refused by policy: file exists, bad name, too big or no space\n";
+	"  6  refused by policy: file exists, bad name, too big or no space\n"
+	"  7  the receiver cannot listen: port in use, not allowed, or an\n"
+	"     address not of this host\n"
+	"  130, 143  stopped by SIGINT or SIGTERM\n";
 
 static const char help_security[] =
 	"Security: without --psk, anyone who can reach the receiver's port\n"

@@ -51,7 +51,11 @@ static int fill(struct json_object *o, const struct rp_report *r)
 	rc |= add(o, "status", json_object_new_string(r->rc ? "error" : "ok"));
 	rc |= add(o, "phase", json_object_new_string(r->phase ? r->phase : ""));
 	if (r->rc) {
-		rc |= add(o, "error", json_object_new_string(rp_strerror(r->rc)));
+		/* The cause main's verdict names, when it holds one. */
+		const char *cause = rp_trace_held_error();
+
+		rc |= add(o, "error", json_object_new_string(cause ? cause :
+						rp_strerror(r->rc)));
 		rc |= add(o, "error_code",
 			  json_object_new_string(rp_err_name(r->rc)));
 		rc |= add(o, "exit_code",
@@ -72,14 +76,9 @@ static int fill(struct json_object *o, const struct rp_report *r)
 	return rc ? -ENOMEM : 0;
 }
 
-int rp_report_json(FILE *f, const struct rp_report *r)
+/* One object on one line to f, then released. */
+static int print(FILE *f, struct json_object *o, int rc)
 {
-	struct json_object *o = json_object_new_object();
-	int rc;
-
-	if (!o)
-		return -ENOMEM;
-	rc = fill(o, r);
 	if (!rc) {
 		fputs(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN),
 		      f);
@@ -89,6 +88,33 @@ int rp_report_json(FILE *f, const struct rp_report *r)
 	}
 	json_object_put(o);
 	return rc;
+}
+
+int rp_report_json(FILE *f, const struct rp_report *r)
+{
+	struct json_object *o = json_object_new_object();
+
+	if (!o)
+		return -ENOMEM;
+	return print(f, o, fill(o, r));
+}
+
+int rp_report_json_failure(FILE *f, const char *role, int rc,
+			   const char *cause, int exit_code)
+{
+	struct json_object *o = json_object_new_object();
+	int err = 0;
+
+	if (!o)
+		return -ENOMEM;
+	err |= add(o, "role", json_object_new_string(role));
+	err |= add(o, "status", json_object_new_string("error"));
+	/* null: no transfer began, so it stopped in none of its phases. */
+	err |= json_object_object_add(o, "phase", NULL) ? -ENOMEM : 0;
+	err |= add(o, "error", json_object_new_string(cause));
+	err |= add(o, "error_code", json_object_new_string(rp_err_name(rc)));
+	err |= add(o, "exit_code", json_object_new_int(exit_code));
+	return print(f, o, err ? -ENOMEM : 0);
 }
 
 void rp_report_summary(FILE *f, const struct rp_report *r)

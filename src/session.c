@@ -450,6 +450,7 @@ void xfer_report(struct xfer *x, int rc, struct rp_outcome *out)
 		out->phase = x->phase;
 		out->done = x->done;
 		out->chunks = x->nchunks;
+		snprintf(out->peer, sizeof(out->peer), "%s", x->peer);
 	}
 	/* On failure, what had landed: the last chunk may be short. */
 	x->rep.bytes = rc ? xfer_bytes_done(x) : x->size;

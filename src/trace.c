@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/types.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -25,11 +26,68 @@ double rp_now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+/*
+ * The held first error (rp_trace_hold_first_error): the cause main's
+ * verdict names. Scoped by process: a child forked after arming starts
+ * with nothing held and holds its own first error (a receiver's
+ * transfer has its own verdict); hold_stopped is the one process that
+ * stopped holding. Guarded by stderr's lock, as the lines are.
+ */
+static bool hold_armed;
+static pid_t hold_stopped;
+static pid_t held_pid;
+static char held[RP_HELD_ERROR_MAX];
+
 void rp_trace_init(enum rp_verbosity v, const char *role)
 {
 	verbosity = v;
 	trace_role = role;
 	trace_t0 = rp_now();
+	hold_armed = false;
+	hold_stopped = 0;
+	held_pid = 0;
+	held[0] = '\0';
+}
+
+void rp_trace_hold_first_error(void)
+{
+	hold_armed = true;
+	hold_stopped = 0;
+}
+
+void rp_trace_hold_stop(void)
+{
+	hold_stopped = getpid();
+}
+
+const char *rp_trace_held_error(void)
+{
+	const char *r;
+
+	flockfile(stderr);
+	r = held_pid == getpid() && held[0] ? held : NULL;
+	funlockfile(stderr);
+	return r;
+}
+
+/* Under stderr's lock: true when msg became this process's cause. */
+static bool hold(const char *msg)
+{
+	pid_t me;
+
+	if (!hold_armed)
+		return false;
+	me = getpid();
+	if (me == hold_stopped)
+		return false;
+	if (held_pid != me) {	/* a forked child: nothing held yet */
+		held_pid = me;
+		held[0] = '\0';
+	}
+	if (held[0])
+		return false;	/* a later, secondary error: printed */
+	snprintf(held, sizeof(held), "%s", msg);
+	return true;
 }
 
 bool rp_trace_on(void)
@@ -65,15 +123,26 @@ void rp_trace_emit(const char *area, const char *fmt, ...)
 	va_end(ap);
 }
 
+/*
+ * An error line, or, when main asked for it, the first one held as the
+ * cause for its verdict. With --trace a held error still shows inline,
+ * tagged "error", so the trace reads in order.
+ */
 void rp_err_emit(const char *fmt, ...)
 {
-	char prefix[64];
+	char msg[RP_HELD_ERROR_MAX];
 	va_list ap;
 
-	snprintf(prefix, sizeof(prefix), "rdmapush %s: error: ", trace_role);
 	va_start(ap, fmt);
-	emit(prefix, fmt, ap);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
+	flockfile(stderr);
+	if (!hold(msg))
+		fprintf(stderr, "rdmapush %s: error: %s\n", trace_role, msg);
+	else if (rp_trace_on())
+		fprintf(stderr, "[%9.6f] %s %-7s %s\n",
+			rp_now() - trace_t0, trace_role, "error", msg);
+	funlockfile(stderr);
 }
 
 void rp_info_emit(const char *fmt, ...)

@@ -396,8 +396,8 @@ static void report_no_device(int e)
 	else if (e)
 		snprintf(why, sizeof(why), " (ibv_get_device_list: %s)",
 			 strerror(e));
-	RP_ERR("no RDMA device%s: load rdma_rxe (scripts/setup_rxe) or use "
-	       "the lab (scripts/rdma-lab)", why);
+	/* What to do is main's hint line (rp_err_hint(RP_ENODEV)). */
+	RP_ERR("no RDMA device%s", why);
 }
 
 static void report_no_gid(const struct rp_verbs_cfg *cfg,
@@ -410,7 +410,7 @@ static void report_no_gid(const struct rp_verbs_cfg *cfg,
 		RP_ERR("no active port on any RDMA device:\n%s"
 		       "  hint: check `rdma link` / `ibv_devinfo`; pick the "
 		       "device with -d NAME and the port with -i PORT, or "
-		       "create a Soft-RoCE device (scripts/setup_rxe)",
+		       "create a Soft-RoCE device (rdma link add)",
 		       log->buf);
 		return;
 	}
@@ -436,6 +436,82 @@ static void report_no_gid(const struct rp_verbs_cfg *cfg,
 	       "address %s (looked for GID %s); GIDs of every port:\n%s"
 	       "  hint: %s", w->addr, w->valid ? w->gid_str : "-", log->buf,
 	       hint);
+}
+
+/* One device's ports (or only ib_port) into log; the ACTIVE ones counted. */
+static int probe_ports(struct ibv_device *dev, int ib_port, struct sbuf *log)
+{
+	const char *name = ibv_get_device_name(dev);
+	struct ibv_context *ctx = ibv_open_device(dev);
+	struct ibv_device_attr da;
+	int active = 0;
+
+	if (!ctx) {
+		sbuf_add(log, "; %s: ibv_open_device: %s", name,
+			 strerror(errno));
+		return 0;
+	}
+	if (ibv_query_device(ctx, &da)) {
+		sbuf_add(log, "; %s: ibv_query_device failed", name);
+	} else if (ib_port > da.phys_port_cnt) {
+		sbuf_add(log, "; %s has no port %d (%u port(s))", name,
+			 ib_port, da.phys_port_cnt);
+	} else {
+		for (int p = ib_port ? ib_port : 1;
+		     p <= (ib_port ? ib_port : da.phys_port_cnt); p++) {
+			struct ibv_port_attr pa;
+
+			if (ibv_query_port(ctx, (uint8_t)p, &pa))
+				continue;
+			RP_TRACE("verbs", "probe: %s port %d is %s", name, p,
+				 ibv_port_state_str(pa.state));
+			if (pa.state == IBV_PORT_ACTIVE)
+				active++;
+			else
+				sbuf_add(log, "; %s port %d is %s", name, p,
+					 ibv_port_state_str(pa.state));
+		}
+	}
+	ibv_close_device(ctx);
+	return active;
+}
+
+int rp_verbs_probe(const char *dev_name, int ib_port)
+{
+	struct rp_verbs_cfg cfg = { .dev_name = dev_name, .ib_port = ib_port };
+	struct ibv_device **list;
+	struct sbuf *log;
+	int ndev = 0, active = 0, rc;
+
+	errno = 0;
+	list = ibv_get_device_list(&ndev);
+	if (!list || !ndev) {
+		report_no_device(list ? 0 : errno);
+		rc = RP_ENODEV;
+		goto out_free_list;
+	}
+	log = calloc(1, sizeof(*log));
+	if (!log) {
+		rc = -errno;
+		RP_ERR("calloc: %s", strerror(errno));
+		goto out_free_list;
+	}
+	rc = list_devices(list, ndev, &cfg, log);
+	for (int i = 0; !rc && list[i]; i++)
+		if (!dev_name || !strcmp(ibv_get_device_name(list[i]),
+					 dev_name))
+			active += probe_ports(list[i], ib_port, log);
+	if (!rc && !active) {
+		/* log is "; rxe0 port 1 is PORT_DOWN; ...": skip "; ". */
+		RP_ERR("no active RDMA port: %s", log->buf[0] ? log->buf + 2 :
+		       "no port found");
+		rc = RP_ENODEV;
+	}
+	free(log);
+out_free_list:
+	if (list)
+		ibv_free_device_list(list);
+	return rc;
 }
 
 static void sbuf_add(struct sbuf *s, const char *fmt, ...)

@@ -15,7 +15,10 @@
 
 #include "rdmapush/proto.h"
 
-/* Listen on bind_addr (NULL: all, IPv6 dual-stack) port. 0 or -errno. */
+/*
+ * Listen on bind_addr (NULL: all, IPv6 dual-stack) port. 0, or
+ * RP_ELISTEN (reported with the cause: in use, no permission, ...).
+ */
 int rp_ctrl_listen(const char *bind_addr, uint16_t port, int *lfd)
 	__attribute__((warn_unused_result));
 /*

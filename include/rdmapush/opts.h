@@ -43,6 +43,7 @@ struct rp_opts {
 	int max_transfers;	/* -m: concurrent transfers, 1..64 */
 	uint64_t max_size;	/* --max-size bytes, 0 = no limit */
 	bool force;
+	bool no_device_check;	/* --no-device-check: skip the startup probe */
 	/* send */
 	const char *file;
 	const char *host;

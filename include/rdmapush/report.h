@@ -29,6 +29,14 @@ struct rp_report {
 
 /* One JSON object on one line to f. 0 or -ENOMEM / -EIO. */
 int rp_report_json(FILE *f, const struct rp_report *r);
+/*
+ * A command that failed before any transfer began (a receiver that cannot
+ * start, a sender without a device): {"role", "status":"error",
+ * "phase":null, "error": cause, "error_code", "exit_code"}, the names
+ * rp_report_json uses. 0 or -ENOMEM / -EIO.
+ */
+int rp_report_json_failure(FILE *f, const char *role, int rc,
+			   const char *cause, int exit_code);
 /* "sent big.iso: 64.00 MiB in 3.20 s, 167.8 Mb/s" to f. */
 void rp_report_summary(FILE *f, const struct rp_report *r);
 

@@ -21,6 +21,22 @@ void rp_trace_init(enum rp_verbosity v, const char *role);
 bool rp_trace_on(void);
 bool rp_trace_quiet(void);
 
+/*
+ * Hold the first error line of this process instead of printing it, so
+ * that main can print one line that says what failed and why (the
+ * cause, rp_trace_held_error()). Later errors, secondary ones during
+ * teardown, print as they happen; with --trace the held one also shows
+ * inline. A process forked after this holds its own first error. Reset
+ * by rp_trace_init().
+ */
+#define RP_HELD_ERROR_MAX 8192
+void rp_trace_hold_first_error(void);
+/* Stop holding in the calling process only (a server once it listens:
+ * its later errors are not the cause of a verdict); its children hold. */
+void rp_trace_hold_stop(void);
+/* This process's held error, or NULL. */
+const char *rp_trace_held_error(void);
+
 /* Prefer the macros below: they cost one branch when tracing is off. */
 void rp_trace_emit(const char *area, const char *fmt, ...) RP_PRINTF(2, 3);
 void rp_err_emit(const char *fmt, ...) RP_PRINTF(1, 2);

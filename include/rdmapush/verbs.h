@@ -39,6 +39,16 @@ struct rp_verbs_cfg {
 int rp_verbs_open(struct rp_verbs **out, const struct rp_verbs_cfg *cfg)
 	__attribute__((warn_unused_result));
 
+/*
+ * Startup check, before any connection: is there a device (dev_name, or
+ * any when NULL) with an ACTIVE port (ib_port, or any when 0)? Opens and
+ * closes the devices it looks at, nothing else. 0, or RP_ENODEV
+ * (reported, naming what it found: no device, which devices there are,
+ * or each port's state), or -errno for a local failure (reported).
+ */
+int rp_verbs_probe(const char *dev_name, int ib_port)
+	__attribute__((warn_unused_result));
+
 /* Release everything in reverse order; NULL-safe; continues past failures. */
 void rp_verbs_close(struct rp_verbs *v);
 

@@ -100,7 +100,7 @@ kill_mid() {
 		out=$("$LAB" wait "$SND" push --timeout $((T * 3)) 2>&1)
 		rc=$?
 		if [ "$rc" = "$want" ]; then
-			ok "$label: sender exit $rc ($(echo "$out" | grep -m1 -o 'error: .*' | cut -c1-70))"
+			ok "$label: sender exit $rc ($(echo "$out" | grep -m1 -o 'push failed.*' | cut -c1-70))"
 		else
 			fail "$label: sender exit" "$rc, wanted $want: $(echo "$out" | tail -2)"
 		fi
@@ -108,7 +108,9 @@ kill_mid() {
 	settled "$label"
 }
 kill_mid sender KILL "sender SIGKILLed mid-data" 137
-kill_mid sender INT "sender SIGINT mid-data" 4
+# Stopped by a signal: the shell's 128 + signal, nothing left behind.
+kill_mid sender INT "sender SIGINT mid-data" 130
+kill_mid sender TERM "sender SIGTERM mid-data" 143
 kill_mid receiver TERM "receiver transfer SIGTERMed mid-data" 4
 kill_mid receiver KILL "receiver transfer SIGKILLed mid-data" 4
 
@@ -136,7 +138,7 @@ for loss in 1 5; do
 	if [ $rc = 0 ] && [ "$(digest "$SND" /tmp/e2e-src/small)" = "$(digest "$RCV" "$DST/loss$loss")" ]; then
 		ok "${loss}% loss: 1 MiB pushed byte-identical in $took s"
 	elif [ $rc = 4 ] && [ $loss = 5 ]; then
-		ok "${loss}% loss: failed cleanly in $took s, exit 4 ($(echo "$out" | grep -m1 -o 'error: .*' | cut -c1-60))"
+		ok "${loss}% loss: failed cleanly in $took s, exit 4 ($(echo "$out" | grep -m1 -o 'push failed.*' | cut -c1-60))"
 	else
 		fail "${loss}% loss" "exit $rc: $(echo "$out" | tail -2)"
 	fi
@@ -162,7 +164,7 @@ if push_bg outage "4 s outage"; then
 			fail "4 s outage" "completed but the file differs"
 		on "$RCV" "rm -f $DST/outage" >/dev/null
 	elif [ $rc = 4 ]; then
-		ok "4 s outage: sender failed cleanly, exit 4 ($(echo "$out" | grep -m1 -o 'error: .*' | cut -c1-70))"
+		ok "4 s outage: sender failed cleanly, exit 4 ($(echo "$out" | grep -m1 -o 'push failed.*' | cut -c1-70))"
 	else
 		fail "4 s outage" "sender exit $rc: $(echo "$out" | tail -2)"
 	fi

@@ -1212,3 +1212,23 @@ int rp_verbs_next(struct rp_verbs *v, struct rp_wc *wc, int max,
 			return rc;
 	}
 }
+
+/*
+ * The in-memory fabric has one device, "mem0", with one port, always
+ * active: a named other device or port is missing, as on a host.
+ */
+int rp_verbs_probe(const char *dev_name, int ib_port)
+{
+	if (dev_name && strcmp(dev_name, "mem0")) {
+		RP_ERR("RDMA device \"%s\" not found; devices: mem0",
+		       dev_name);
+		return RP_ENODEV;
+	}
+	if (ib_port > 1) {
+		RP_ERR("no active RDMA port: mem0 has no port %d (1 port(s))",
+		       ib_port);
+		return RP_ENODEV;
+	}
+	RP_TRACE("verbs", "probe: mem0 port 1 is PORT_ACTIVE");
+	return 0;
+}

@@ -206,6 +206,49 @@ static void test_success(void **state)
 	assert_string_equal(rp_strerror(0), "success");
 }
 
+/*
+ * The hint line: the classes a user can act on have one, naming what to
+ * do (the option or command); the others have none rather than filler.
+ */
+static void test_hints(void **state)
+{
+	static const struct {
+		int rc;
+		const char *says;	/* NULL: no hint */
+	} cases[] = {
+		{ RP_ENODEV, "rdma link add" },
+		{ RP_ENOGID, "HOST must be an address" },
+		{ RP_ETIMEOUT, "--timeout" },
+		{ RP_EEXIST, "--force" },
+		{ RP_EBADNAME, "--as NAME" },
+		{ RP_ECONFIG, "rdmapush keygen" },
+		{ RP_ELISTEN, "-p PORT" },
+		{ RP_EVERBS, "ulimit -l" },
+		{ RP_EBUSY, "-m" },
+		{ RP_EAUTH, "--psk" },
+		{ -ECONNREFUSED, "rdmapush recv" },
+		{ RP_EINTERNAL, NULL },
+		{ RP_ECHECKSUM, NULL },
+		{ -EIO, NULL },
+		{ 0, NULL },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		const char *h = rp_err_hint(cases[i].rc);
+
+		if (!cases[i].says) {
+			assert_null(h);
+			continue;
+		}
+		assert_non_null(h);
+		assert_non_null(strstr(h, cases[i].says));
+		/* One line, after "rdmapush send: hint: ", in 200 columns. */
+		assert_null(strchr(h, '\n'));
+		assert_true(strlen(h) < 180);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -217,6 +260,7 @@ int main(void)
 		cmocka_unit_test(test_exit_codes),
 		cmocka_unit_test(test_errno),
 		cmocka_unit_test(test_success),
+		cmocka_unit_test(test_hints),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

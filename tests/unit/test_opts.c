@@ -82,6 +82,7 @@ static void check_defaults(const struct rp_opts *o)
 	assert_string_equal(o->dir, ".");
 	assert_false(o->once);
 	assert_false(o->force);
+	assert_false(o->no_device_check);
 	assert_null(o->as_name);
 	assert_int_equal(o->chunk, 1u << 20);
 	assert_int_equal(o->window, 8);
@@ -139,8 +140,9 @@ static void test_recv_long(void **state)
 			       "--dir", "out", "--once", "--force", "--device",
 			       "mlx5_0", "--ib-port=255", "--gid-index", "0",
 			       "--quiet", "--json", "--timeout", "86400",
-			       "--psk=k"), 0);
+			       "--psk=k", "--no-device-check"), 0);
 	assert_int_equal(o.port, 65535);
+	assert_true(o.no_device_check);
 	assert_string_equal(o.bind_addr, "::1");
 	assert_string_equal(o.dir, "out");
 	assert_true(o.once);
@@ -343,6 +345,8 @@ static void test_refusals(void **state)
 	REFUSED("help", "bogus");
 	REFUSED("help", "send", "extra");
 	REFUSED("--version", "extra");
+	/* A sender needs its device: it always checks. */
+	REFUSED("send", "--no-device-check", "f", "h");
 }
 
 /* One line saying what is wrong, one pointing at the right help. */
@@ -401,6 +405,59 @@ static void test_messages(void **state)
 	/* Success prints nothing. */
 	assert_int_equal(CAPTURE(&o, "send", "f", "h"), 0);
 	assert_string_equal(captured, "");
+}
+
+/*
+ * HOST as written for ssh, a URL or scp: refused at parse time with what
+ * to write instead; names and addresses (IPv6 included) pass.
+ */
+static void test_host_hints(void **state)
+{
+	static const struct {
+		const char *host;
+		const char *hint;	/* NULL: accepted */
+	} cases[] = {
+		{ "h:22", "use -p PORT for the port" },
+		{ "192.0.2.10:18500", "use -p PORT for the port" },
+		{ "[fe80::1]", "write an IPv6 address without brackets" },
+		{ "[::1]:18500", "write an IPv6 address without brackets" },
+		{ "h:/srv/in", "name the file with --as NAME" },
+		{ "h:in/x", "name the file with --as NAME" },
+		{ "h:", "name the file with --as NAME" },
+		{ "h", NULL },
+		{ "192.0.2.10", NULL },
+		{ "fe80::1", NULL },
+		{ "::1", NULL },
+		{ "2001:db8::10", NULL },
+	};
+	struct rp_opts o;
+	char want[256];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int rc = CAPTURE(&o, "send", "f", cases[i].host);
+
+		if (!cases[i].hint) {
+			assert_int_equal(rc, 0);
+			assert_string_equal(o.host, cases[i].host);
+			assert_string_equal(captured, "");
+			continue;
+		}
+		assert_int_equal(rc, RP_EUSAGE);
+		snprintf(want, sizeof(want), "rdmapush: invalid HOST '%s': ",
+			 cases[i].host);
+		assert_memory_equal(captured, want, strlen(want));
+		assert_non_null(strstr(captured, cases[i].hint));
+		assert_non_null(strstr(captured, "\nTry 'rdmapush send "
+					"--help'.\n"));
+	}
+	/* The whole line for one of them. */
+	assert_int_equal(CAPTURE(&o, "send", "f", "h:/tmp"), RP_EUSAGE);
+	assert_string_equal(captured,
+			    "rdmapush: invalid HOST 'h:/tmp': rdmapush writes "
+			    "into the receiver's -o directory; name the file "
+			    "with --as NAME\n"
+			    "Try 'rdmapush send --help'.\n");
 }
 
 static void test_parse_size(void **state)
@@ -500,8 +557,10 @@ static void check_common_text(const char *t)
 
 	/* Exit codes, example and the security note, in every text. */
 	assert_non_null(strstr(t, "Exit status:"));
-	assert_non_null(strstr(t, "  2  usage error"));
+	assert_non_null(strstr(t, "  2  usage or configuration error"));
 	assert_non_null(strstr(t, "  6  refused by policy"));
+	assert_non_null(strstr(t, "  7  the receiver cannot listen"));
+	assert_non_null(strstr(t, "  130, 143  stopped by SIGINT or SIGTERM"));
 	assert_non_null(strstr(t, "rdmapush recv -o /srv/in"));
 	assert_non_null(strstr(t, "rdmapush send big.iso 192.0.2.10"));
 	assert_non_null(strstr(t, "without --psk, anyone who can reach"));
@@ -527,6 +586,7 @@ static void test_usage_text(void **state)
 	static const char *const recv_only[] = {
 		"Usage: rdmapush recv", "--bind ADDR", "--dir DIR", "--once",
 		"--force", "current", "never a directory",
+		"--no-device-check",
 	};
 	static const char *const send_only[] = {
 		"Usage: rdmapush send", "FILE HOST", "--as NAME",
@@ -552,6 +612,7 @@ static void test_usage_text(void **state)
 	for (i = 0; i < sizeof(send_only) / sizeof(send_only[0]); i++)
 		assert_non_null(strstr(t, send_only[i]));
 	assert_null(strstr(t, "--force"));
+	assert_null(strstr(t, "--no-device-check"));
 	free(t);
 
 	t = usage_text(RP_MODE_NONE);
@@ -574,6 +635,7 @@ int main(void)
 		cmocka_unit_test(test_combinations),
 		cmocka_unit_test(test_refusals),
 		cmocka_unit_test(test_messages),
+		cmocka_unit_test(test_host_hints),
 		cmocka_unit_test(test_parse_size),
 		cmocka_unit_test(test_help_version),
 		cmocka_unit_test(test_usage_text),

@@ -1,10 +1,14 @@
 // SPDX-License-Identifier: MIT
-/* Unit tests of trace's pure parts: byte, rate and ETA text, redraw gate. */
+/* Unit tests of trace's pure parts: byte, rate and ETA text, redraw gate;
+ * and the held first error main's verdict names. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -156,6 +160,123 @@ static void test_fmt_peer_cut(void **state)
 			    "01234567...");
 }
 
+/* stderr into a temp file while the test writes errors; read back. */
+static FILE *err_tmp;
+static int err_saved = -1;
+static char err_text[4096];
+
+static void capture_start(void)
+{
+	err_tmp = tmpfile();
+	assert_non_null(err_tmp);
+	err_saved = dup(STDERR_FILENO);
+	assert_true(err_saved >= 0);
+	fflush(stderr);
+	assert_true(dup2(fileno(err_tmp), STDERR_FILENO) >= 0);
+}
+
+static const char *capture_end(void)
+{
+	size_t n;
+
+	fflush(stderr);
+	assert_true(dup2(err_saved, STDERR_FILENO) >= 0);
+	close(err_saved);
+	rewind(err_tmp);
+	n = fread(err_text, 1, sizeof(err_text) - 1, err_tmp);
+	err_text[n] = '\0';
+	fclose(err_tmp);
+	return err_text;
+}
+
+static void test_errors_unheld(void **state)
+{
+	(void)state;
+	rp_trace_init(RP_V_NORMAL, "send");
+	capture_start();
+	RP_ERR("first %d", 1);
+	RP_ERR("second");
+	assert_string_equal(capture_end(), "rdmapush send: error: first 1\n"
+			    "rdmapush send: error: second\n");
+	/* Nothing held unless main asked for it. */
+	assert_null(rp_trace_held_error());
+}
+
+static void test_hold_first_error(void **state)
+{
+	(void)state;
+	rp_trace_init(RP_V_NORMAL, "send");
+	rp_trace_hold_first_error();
+	assert_null(rp_trace_held_error());
+	capture_start();
+	RP_ERR("no credit from %s for %d s", "10.0.0.2:18500", 30);
+	RP_ERR("ibv_destroy_qp: busy");
+	/* The cause is held; a later, secondary one prints at once. */
+	assert_string_equal(capture_end(),
+			    "rdmapush send: error: ibv_destroy_qp: busy\n");
+	assert_string_equal(rp_trace_held_error(),
+			    "no credit from 10.0.0.2:18500 for 30 s");
+	/* rp_trace_init starts over: nothing held, nothing holding. */
+	rp_trace_init(RP_V_NORMAL, "send");
+	assert_null(rp_trace_held_error());
+	capture_start();
+	RP_ERR("printed");
+	assert_string_equal(capture_end(), "rdmapush send: error: printed\n");
+}
+
+/* With --trace the held cause also shows inline, in order. */
+static void test_hold_with_trace(void **state)
+{
+	const char *t;
+
+	(void)state;
+	rp_trace_init(RP_V_TRACE, "recv");
+	rp_trace_hold_first_error();
+	capture_start();
+	RP_TRACE("ctrl", "before");
+	RP_ERR("the cause");
+	RP_TRACE("ctrl", "after");
+	t = capture_end();
+	assert_non_null(strstr(t, " recv error   the cause\n"));
+	assert_true(strstr(t, "before") < strstr(t, "the cause"));
+	assert_true(strstr(t, "the cause") < strstr(t, "after"));
+	assert_null(strstr(t, "rdmapush recv: error:"));
+	assert_string_equal(rp_trace_held_error(), "the cause");
+}
+
+/* A server: stops holding once it listens; a child it forks holds its
+ * own first error, not one the parent held before the fork. */
+static void test_hold_stop_and_fork(void **state)
+{
+	int status;
+	pid_t pid;
+
+	(void)state;
+	rp_trace_init(RP_V_NORMAL, "recv");
+	rp_trace_hold_first_error();
+	capture_start();
+	RP_ERR("parent cause");
+	rp_trace_hold_stop();
+	RP_ERR("parent later");
+	fflush(stderr);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		const char *h0 = rp_trace_held_error();
+		const char *h1;
+
+		RP_ERR("child cause");
+		h1 = rp_trace_held_error();
+		_exit(!h0 && h1 && !strcmp(h1, "child cause") ? 0 : 1);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	assert_string_equal(capture_end(),
+			    "rdmapush recv: error: parent later\n");
+	assert_string_equal(rp_trace_held_error(), "parent cause");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -165,6 +286,10 @@ int main(void)
 		cmocka_unit_test(test_progress_due),
 		cmocka_unit_test(test_fmt_peer),
 		cmocka_unit_test(test_fmt_peer_cut),
+		cmocka_unit_test(test_errors_unheld),
+		cmocka_unit_test(test_hold_first_error),
+		cmocka_unit_test(test_hold_with_trace),
+		cmocka_unit_test(test_hold_stop_and_fork),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
