@@ -431,7 +431,8 @@ static void report_no_gid(const struct rp_verbs_cfg *cfg,
 	else
 		hint = "choose a GID with -g INDEX and the device with -d "
 		       "NAME, or add a Soft-RoCE device on the interface "
-		       "that carries this address ('rdma link add rxe0 type rxe netdev IFACE')";
+		       "that carries this address ('rdma link add rxe0 type "
+		       "rxe netdev IFACE')";
 	RP_ERR("no RoCE v2 GID equals the control connection's local "
 	       "address %s (looked for GID %s); GIDs of every port:\n%s"
 	       "  hint: %s", w->addr, w->valid ? w->gid_str : "-", log->buf,
