@@ -71,7 +71,7 @@ recv_wait psk3 >/dev/null; rrc=$?
 on "$RCV" "rm -f $DST/secret" >/dev/null
 
 # Key files others can read, or too short: exit 2, before connecting.
-on "$SND" "cp /tmp/k-good /tmp/k-open; chmod 644 /tmp/k-open; head -c 31 /tmp/k-good > /tmp/k-short" >/dev/null
+on "$SND" "umask 077; cp /tmp/k-good /tmp/k-open; chmod 644 /tmp/k-open; head -c 31 /tmp/k-good > /tmp/k-short" >/dev/null
 out=$(send "--psk /tmp/k-open" /tmp/e2e-src/secret "$RCV_IP" 2>&1); src=$?
 [ $src -eq 2 ] && echo "$out" | grep -q "permissions 0644 are too open; chmod 600 /tmp/k-open" &&
 	ok "a 0644 key file is refused (exit 2)" || fail "0644 key" "exit $src: $out"
