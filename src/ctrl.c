@@ -305,21 +305,18 @@ int rp_ctrl_recv(int fd, struct rp_msg_hdr *h, uint8_t *payload, size_t cap,
 		 double deadline)
 {
 	uint8_t hdr[RP_PROTO_HDR_LEN];
-	const char *why = NULL;
 	int rc;
 
 	rc = recv_all(fd, hdr, sizeof(hdr), deadline);
 	if (rc)
 		return rc;
-	rc = rp_proto_parse_hdr(hdr, sizeof(hdr), h, &why);
-	if (rc) {
-		RP_ERR("bad control message header: %s", why ? why : "?");
+	/* The caller, who knows the peer's name, reports a bad header. */
+	memcpy(h->raw, hdr, sizeof(hdr));
+	rc = rp_proto_parse_hdr(hdr, sizeof(hdr), h, NULL);
+	if (rc)
 		return rc;
-	}
-	if (h->length > cap) {
-		RP_ERR("control message of %u bytes exceeds buffer", h->length);
+	if (h->length > cap)
 		return RP_EPROTO;
-	}
 	return recv_all(fd, payload, h->length, deadline);
 }
 

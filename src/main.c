@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "rdmapush/auth.h"
 #include "rdmapush/err.h"
 #include "rdmapush/opts.h"
 #include "rdmapush/preflight.h"
@@ -110,6 +111,18 @@ static int run(const struct rp_opts *o)
 	return exit_code(rc);
 }
 
+static int keygen(const struct rp_opts *o)
+{
+	int rc;
+
+	rp_trace_init(RP_V_NORMAL, "keygen");
+	rc = rp_auth_keygen(o->file);
+	if (!rc)
+		RP_INFO("wrote a %d-byte key to %s (mode 0600)",
+			RP_PSK_MIN_FILE, o->file);
+	return rp_err_exit_code(rc);
+}
+
 int main(int argc, char **argv)
 {
 	struct rp_opts o;
@@ -127,6 +140,8 @@ int main(int argc, char **argv)
 	case RP_MODE_SEND:
 	case RP_MODE_RECV:
 		return run(&o);
+	case RP_MODE_KEYGEN:
+		return keygen(&o);
 	default:
 		rp_opts_usage(stderr, RP_MODE_NONE);
 		return RP_EXIT_USAGE;

@@ -434,9 +434,32 @@ static int parse_help(struct rp_opts *o, int argc, char **argv)
 		o->help_for = RP_MODE_SEND;
 	else if (!strcmp(argv[2], "recv"))
 		o->help_for = RP_MODE_RECV;
+	else if (!strcmp(argv[2], "keygen"))
+		o->help_for = RP_MODE_KEYGEN;
 	else
-		return usage_error(NULL, "no help for '%s': try send or recv",
-				   argv[2]);
+		return usage_error(NULL, "no help for '%s': try send, recv or "
+				   "keygen", argv[2]);
+	return 0;
+}
+
+/* "keygen FILE": nothing else, so no getopt. */
+static int parse_keygen(struct rp_opts *o, int argc, char **argv)
+{
+	if (argc > 2 && (!strcmp(argv[2], "-h") ||
+			 !strcmp(argv[2], "--help"))) {
+		o->mode = RP_MODE_HELP;
+		o->help_for = RP_MODE_KEYGEN;
+		return 0;
+	}
+	if (argc < 3)
+		return usage_error("keygen", "missing FILE");
+	if (argc > 3)
+		return usage_error("keygen", "unexpected argument '%s'",
+				   argv[3]);
+	if (!argv[2][0])
+		return usage_error("keygen", "empty FILE");
+	o->mode = RP_MODE_KEYGEN;
+	o->file = argv[2];
 	return 0;
 }
 
@@ -446,12 +469,15 @@ int rp_opts_parse(struct rp_opts *o, int argc, char **argv)
 
 	set_defaults(o);
 	if (argc < 2 || !argv[1])
-		return usage_error(NULL, "missing command: send, recv or help");
+		return usage_error(NULL, "missing command: send, recv, keygen "
+				   "or help");
 	cmd = argv[1];
 	if (!strcmp(cmd, "send"))
 		return parse_sub(o, RP_MODE_SEND, argc - 1, argv + 1);
 	if (!strcmp(cmd, "recv"))
 		return parse_sub(o, RP_MODE_RECV, argc - 1, argv + 1);
+	if (!strcmp(cmd, "keygen"))
+		return parse_keygen(o, argc, argv);
 	if (!strcmp(cmd, "help") || !strcmp(cmd, "--help") ||
 	    !strcmp(cmd, "-h"))
 		return parse_help(o, argc, argv);
@@ -475,7 +501,8 @@ int rp_opts_parse(struct rp_opts *o, int argc, char **argv)
 static const char help_overview[] =
 	"Usage: rdmapush recv [OPTION]...\n"
 	"       rdmapush send [OPTION]... FILE HOST\n"
-	"       rdmapush help [send|recv]\n"
+	"       rdmapush keygen FILE\n"
+	"       rdmapush help [send|recv|keygen]\n"
 	"       rdmapush --help | --version\n"
 	"\n"
 	"Push a file from one machine to another over RDMA, with the safety\n"
@@ -486,6 +513,7 @@ static const char help_overview[] =
 	"Commands:\n"
 	"  recv           receive pushed files into a directory\n"
 	"  send           push FILE to the receiver on HOST\n"
+	"  keygen FILE    write a new random key for --psk into FILE\n"
 	"  help [CMD]     show this help, or that of send or recv\n"
 	"\n"
 	"Options:\n"
@@ -539,6 +567,13 @@ static const char help_send[] =
 	"                       window, at most 256M, is about the memory\n"
 	"                       each side pins\n";
 
+static const char help_keygen[] =
+	"Usage: rdmapush keygen FILE\n"
+	"\n"
+	"Write 32 random bytes into the new file FILE, readable by its owner\n"
+	"only (mode 0600), for use with --psk FILE on both sides. An\n"
+	"existing FILE is never replaced.\n";
+
 static const char help_common[] =
 	"  -d, --device DEV     RDMA device, e.g. mlx5_0 or rxe0 (default:\n"
 	"                       the one with the control connection's\n"
@@ -589,6 +624,9 @@ void rp_opts_usage(FILE *f, enum rp_mode mode)
 	case RP_MODE_RECV:
 		fputs(help_recv, f);
 		fputs(help_common, f);
+		break;
+	case RP_MODE_KEYGEN:
+		fputs(help_keygen, f);
 		break;
 	default:
 		fputs(help_overview, f);

@@ -49,6 +49,10 @@
  *	 0 u64 synced_bytes	<= total_bytes
  *	 8 u64 total_bytes
  *
+ * With --psk, every message after the AUTH exchange (version 2) ends in a
+ * 32-byte tag, counted in the header's length; the session appends and
+ * checks it (src/session.c, src/auth.c) and these decoders never see it.
+ *
  * Encoders and decoders share one validator per message, so we never send
  * anything we would refuse to receive.
  */
@@ -79,10 +83,12 @@
 /* Linux never returns an errno above this (MAX_ERRNO in the kernel). */
 #define ERRNO_MAX		4095
 
-_Static_assert(HELLO_FIXED_LEN + RP_NAME_MAX <= RP_PROTO_MAX_PAYLOAD,
-	       "the longest HELLO must fit in one message");
-_Static_assert(RESULT_FIXED_LEN + RP_TEXT_MAX <= RP_PROTO_MAX_PAYLOAD,
-	       "the longest ACK/ERR must fit in one message");
+_Static_assert(HELLO_FIXED_LEN + RP_NAME_MAX + RP_PROTO_TAG_ROOM <=
+	       RP_PROTO_MAX_PAYLOAD,
+	       "the longest HELLO and its tag must fit in one message");
+_Static_assert(RESULT_FIXED_LEN + RP_TEXT_MAX + RP_PROTO_TAG_ROOM <=
+	       RP_PROTO_MAX_PAYLOAD,
+	       "the longest ACK/ERR and its tag must fit in one message");
 
 /* A read cursor: getters fail rather than read past the end. */
 struct cur {
@@ -408,6 +414,30 @@ int rp_proto_pack_result(uint8_t *buf, size_t len, uint8_t type,
 	return finish(&c, plen);
 }
 
+int rp_proto_pack_err_at(uint8_t *buf, size_t len, uint8_t version,
+			 const struct rp_result *m)
+{
+	int n = rp_proto_pack_result(buf, len, RP_MSG_ERR, m);
+
+	/* Only the version byte differs (see proto.h). */
+	if (n > 0)
+		buf[4] = version;
+	return n;
+}
+
+int rp_proto_grow(uint8_t *buf, size_t n, size_t extra)
+{
+	struct rp_msg_hdr h;
+	struct wcur c = { .p = buf + 8, .left = 4 };
+
+	if (rp_proto_parse_hdr(buf, n, &h, NULL) ||
+	    n != RP_PROTO_HDR_LEN + (size_t)h.length ||
+	    extra > RP_PROTO_MAX_PAYLOAD - h.length)
+		return RP_EPROTO;
+	put_u32(&c, h.length + (uint32_t)extra);
+	return 0;
+}
+
 int rp_proto_parse_hdr(const uint8_t *buf, size_t len, struct rp_msg_hdr *h,
 		       const char **why)
 {
@@ -422,12 +452,16 @@ int rp_proto_parse_hdr(const uint8_t *buf, size_t len, struct rp_msg_hdr *h,
 	    get_u8(&c, &type) || get_u16(&c, &reserved) ||
 	    get_u32(&c, &length))
 		return fail(why, "short header");
-	if (magic != RP_PROTO_MAGIC)
-		return fail(why, "bad magic");
+	if (magic != RP_PROTO_MAGIC) {
+		if (why)
+			*why = "bad magic";
+		return RP_ENOTPEER;
+	}
 	/* Before the type: another version may define other types. */
 	if (version != RP_PROTO_VERSION) {
 		if (why)
 			*why = "unsupported version";
+		h->version = version;
 		return RP_EVERSION;
 	}
 	if (type == 0 || type >= RP_MSG_TYPE_MAX)
@@ -629,6 +663,7 @@ static const char *const status_names[RP_ST_MAX] = {
 	[RP_ST_TIMEOUT] = "timed out",
 	[RP_ST_INTERNAL] = "internal error",
 	[RP_ST_ABORTED] = "aborted by peer",
+	[RP_ST_TAMPERED] = "integrity check failed",
 };
 
 const char *rp_proto_type_name(unsigned int type)
@@ -675,7 +710,10 @@ uint16_t rp_proto_status_from_err(int rc)
 		return RP_ST_BUSY;
 	case RP_EPROTO:
 	case RP_EUNEXPECTED:
+	case RP_ENOTPEER:
 		return RP_ST_PROTO;
+	case RP_ETAMPERED:
+		return RP_ST_TAMPERED;
 	case RP_ECHECKSUM:
 		return RP_ST_CHECKSUM;
 	/* An I/O failure the peer reported stays one if we pass it on. */
@@ -736,6 +774,8 @@ int rp_proto_status_to_err(uint16_t status)
 		return RP_ETIMEOUT;
 	case RP_ST_ABORTED:
 		return RP_EPEERABORT;
+	case RP_ST_TAMPERED:
+		return RP_ETAMPERED;
 	/* The peer found fault with us or itself: either way it refused. */
 	case RP_ST_PROTO:
 	case RP_ST_INTERNAL:

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <poll.h>
+#include <sodium.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -160,10 +161,37 @@ void trace_result(const char *dir, uint8_t type, const struct rp_result *m)
 		 m->text_len ? "\"" : "");
 }
 
-int msg_send(struct xfer *x, const uint8_t *buf, int n, const char *what)
+/*
+ * With a session key, end the message packed in buf[0..n) with its tag:
+ * the header's length grows to count it, and the tag covers that header.
+ * buf has room for RP_PROTO_MAX_MSG bytes. Returns the new length.
+ */
+static int seal(struct xfer *x, uint8_t *buf, int n)
 {
+	size_t len = (size_t)n;
 	int rc;
 
+	if (!x->keyed || n < 0)
+		return n;
+	rc = rp_proto_grow(buf, len, RP_TAG_LEN);
+	if (rc)
+		return rc;
+	rp_auth_tag(x->skey, x->dir_out, x->seq_out++, buf,
+		    buf + RP_PROTO_HDR_LEN, len - RP_PROTO_HDR_LEN, buf + len);
+	return n + RP_TAG_LEN;
+}
+
+int msg_send(struct xfer *x, const uint8_t *msg, int n, const char *what)
+{
+	uint8_t buf[RP_PROTO_MAX_MSG];
+	int rc;
+
+	if (n > (int)sizeof(buf))
+		n = -ENOBUFS;
+	if (n > 0) {
+		memcpy(buf, msg, (size_t)n);
+		n = seal(x, buf, n);
+	}
 	if (n < 0) {
 		RP_ERR("cannot encode %s: %s", what, rp_strerror(n));
 		return n;
@@ -175,6 +203,21 @@ int msg_send(struct xfer *x, const uint8_t *buf, int n, const char *what)
 		RP_ERR("%s closed the control connection before %s", x->peer,
 		       what);
 	return rc;
+}
+
+void msg_keyed(struct xfer *x, const uint8_t send_nonce[RP_AUTH_NONCE_LEN],
+	       const uint8_t recv_nonce[RP_AUTH_NONCE_LEN],
+	       enum rp_auth_role us)
+{
+	rp_auth_session_key(x->psk, send_nonce, recv_nonce, x->skey);
+	x->keyed = true;
+	x->dir_out = us;
+	x->dir_in = us == RP_AUTH_ROLE_SEND ? RP_AUTH_ROLE_RECV :
+		    RP_AUTH_ROLE_SEND;
+	x->seq_out = 0;
+	x->seq_in = 0;
+	RP_TRACE("ctrl", "session key derived: every message from here on "
+		 "carries a tag");
 }
 
 int msg_peer_failure(struct xfer *x, const struct rp_result *res)
@@ -231,8 +274,9 @@ static int decode(uint8_t type, const uint8_t *buf, uint32_t len,
 	case RP_MSG_SYNC:
 		return rp_proto_unpack_sync(buf, len, &m->sync, why);
 	default:
+		/* The peer chose the type: its violation, not our bug. */
 		*why = "not a message we wait for";
-		return RP_EINTERNAL;
+		return RP_EUNEXPECTED;
 	}
 }
 
@@ -257,17 +301,98 @@ static void trace_in(uint8_t type, const union rp_msg *m)
 	}
 }
 
-int msg_recv(struct xfer *x, uint8_t want, union rp_msg *m,
-	     const char *phase)
+/*
+ * An older peer cannot read our version: tell it why at its own version
+ * (best effort, briefly), and send nothing more it could not read.
+ */
+static void answer_old_version(struct xfer *x, uint8_t version)
 {
-	uint8_t buf[RP_PROTO_MAX_PAYLOAD];
-	struct rp_msg_hdr h;
-	const char *why = NULL;
-	int rc;
+	uint8_t buf[RP_PROTO_MAX_MSG];
+	struct rp_result res = { .status = RP_ST_VERSION };
+	int n;
 
-	if (rp_session_stop)
-		return RP_EINTERRUPTED;
-	rc = rp_ctrl_recv(x->fd, &h, buf, sizeof(buf), xfer_deadline(x));
+	snprintf(res.text, sizeof(res.text), "version %d needed; this peer "
+		 "runs rdmapush %s", RP_PROTO_VERSION, PACKAGE_VERSION);
+	res.text_len = (uint16_t)strlen(res.text);
+	n = rp_proto_pack_err_at(buf, sizeof(buf), version, &res);
+	if (n > 0 && rp_ctrl_send(x->fd, buf, (size_t)n, rp_now() + 2.0))
+		RP_TRACE("ctrl", "could not tell %s which version we need",
+			 x->peer);
+	x->peer_failed = true;
+}
+
+/* A header rp_ctrl_recv() refused (rc): say who sent what. */
+static int bad_header(struct xfer *x, const struct rp_msg_hdr *h, int rc)
+{
+	char seen[RP_PEER_TEXT_MAX];
+	struct rp_msg_hdr t;
+	const char *why = NULL;
+
+	if (rc == RP_ENOTPEER) {
+		RP_ERR("%s is not an rdmapush peer (it sent: %s)", x->peer,
+		       rp_fmt_peer(seen, sizeof(seen), (const char *)h->raw,
+				   sizeof(h->raw)));
+	} else if (rc == RP_EVERSION && h->version < RP_PROTO_VERSION) {
+		answer_old_version(x, h->version);
+		RP_ERR("%s speaks rdmapush protocol version %u; version %d "
+		       "needed: upgrade rdmapush there", x->peer, h->version,
+		       RP_PROTO_VERSION);
+	} else if (rc == RP_EVERSION) {
+		RP_ERR("%s speaks protocol version %u; this rdmapush speaks "
+		       "%d: upgrade rdmapush here", x->peer, h->version,
+		       RP_PROTO_VERSION);
+	} else {
+		(void)rp_proto_parse_hdr(h->raw, sizeof(h->raw), &t, &why);
+		RP_ERR("bad control message header from %s: %s", x->peer,
+		       why ? why : "payload too long");
+	}
+	return rc;
+}
+
+/*
+ * The receiver derives the key only once our proof checks out, so its
+ * refusal of that proof comes untagged. Accept that one ERR before any
+ * tagged message: it can only make us fail, never succeed.
+ */
+static bool untagged_refusal(const struct xfer *x, const struct rp_msg_hdr *h,
+			     const uint8_t *buf)
+{
+	struct rp_result res;
+
+	return x->seq_in == 0 && h->type == RP_MSG_ERR &&
+	       !rp_proto_unpack_result(buf, h->length, &res, NULL) &&
+	       res.status == RP_ST_AUTH;
+}
+
+/* With a session key: check and strip the tag before anything decodes. */
+static int unseal(struct xfer *x, struct rp_msg_hdr *h, const uint8_t *buf)
+{
+	size_t body;
+
+	if (!x->keyed)
+		return 0;
+	body = h->length >= RP_TAG_LEN ? h->length - RP_TAG_LEN : 0;
+	if (h->length >= RP_TAG_LEN &&
+	    rp_auth_tag_check(x->skey, x->dir_in, x->seq_in, h->raw, buf,
+			      body, buf + body)) {
+		x->seq_in++;
+		h->length = (uint32_t)body;
+		return 0;
+	}
+	if (untagged_refusal(x, h, buf))
+		return 0;
+	RP_ERR("control message from %s failed its integrity check (altered, "
+	       "replayed or reordered): %s", x->peer,
+	       rp_proto_type_name(h->type));
+	return RP_ETAMPERED;
+}
+
+/* The next message, header checked and tag stripped, into h and buf. */
+static int next_msg(struct xfer *x, struct rp_msg_hdr *h, uint8_t *buf,
+		    size_t cap, const char *phase)
+{
+	int rc = rp_ctrl_recv(x->fd, h, buf, cap, xfer_deadline(x));
+
 	if (rc == RP_ETIMEOUT) {
 		RP_ERR("timed out after %d s waiting for %s from %s",
 		       x->o->timeout, phase, x->peer);
@@ -279,6 +404,24 @@ int msg_recv(struct xfer *x, uint8_t want, union rp_msg *m,
 		x->peer_failed = true;
 		return rc;
 	}
+	if (rc == RP_ENOTPEER || rc == RP_EVERSION || rc == RP_EPROTO)
+		return bad_header(x, h, rc);
+	if (rc)
+		return rc;
+	return unseal(x, h, buf);
+}
+
+int msg_recv(struct xfer *x, uint8_t want, union rp_msg *m,
+	     const char *phase)
+{
+	uint8_t buf[RP_PROTO_MAX_PAYLOAD];
+	struct rp_msg_hdr h;
+	const char *why = NULL;
+	int rc;
+
+	if (rp_session_stop)
+		return RP_EINTERRUPTED;
+	rc = next_msg(x, &h, buf, sizeof(buf), phase);
 	if (rc)
 		return rc;
 	x->got_type = h.type;
@@ -360,7 +503,7 @@ void xfer_send_failure(struct xfer *x, uint8_t type, int rc)
 		return;
 	snprintf(res.text, sizeof(res.text), "%s", rp_strerror(rc));
 	res.text_len = (uint16_t)strlen(res.text);
-	n = rp_proto_pack_result(buf, sizeof(buf), type, &res);
+	n = seal(x, buf, rp_proto_pack_result(buf, sizeof(buf), type, &res));
 	if (n < 0)
 		return;
 	trace_result("->", type, &res);
@@ -469,6 +612,8 @@ void xfer_report(struct xfer *x, int rc, struct rp_outcome *out)
 
 void xfer_release(struct xfer *x)
 {
+	sodium_memzero(x->skey, sizeof(x->skey));
+	x->keyed = false;
 	rp_verbs_close(x->v);
 	x->v = NULL;
 	x->ring = NULL;

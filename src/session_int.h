@@ -49,6 +49,11 @@ struct xfer {
 	/* The peer has already said why it stopped: don't send ERR back. */
 	bool peer_failed;
 	uint8_t got_type;	/* type of the last message received */
+	/* --psk, after AUTH: every message is tagged (msg_keyed()). */
+	bool keyed;
+	uint8_t skey[RP_SKEY_LEN];
+	enum rp_auth_role dir_out, dir_in;
+	uint64_t seq_out, seq_in;	/* tagged messages each way so far */
 };
 
 /* Absolute deadline o->timeout seconds from now. */
@@ -103,17 +108,21 @@ void xfer_release(struct xfer *x);
 
 /*
  * Send one message already packed (n > 0 bytes) or propagate the packing
- * error; trace it by type.
+ * error; trace it by type. After msg_keyed(), it goes out tagged.
  */
 int msg_send(struct xfer *x, const uint8_t *buf, int n, const char *what);
 /*
  * Receive the next message, which must be of type want, decode it into
  * *m and trace it. An ERR (or an ACK with a failure status) from the peer
  * is reported and turned into the matching local error; a malformed
- * message is reported as such; anything else unexpected is
+ * message is reported as such (RP_EPROTO); anything else unexpected is
  * RP_EUNEXPECTED. For want == RP_MSG_ACK, 0 means a positive ACK. For
  * want == RP_MSG_SYNC an ACK may come instead (the end of the syncing):
- * 0 with x->got_type RP_MSG_ACK means a positive ACK.
+ * 0 with x->got_type RP_MSG_ACK means a positive ACK. A header not of
+ * our protocol is RP_ENOTPEER, another version RP_EVERSION (an older
+ * peer is told at its version what we need). After msg_keyed(), a
+ * message whose tag does not check out is RP_ETAMPERED, before any of
+ * it is decoded. Every error is reported, naming the peer.
  */
 int msg_recv(struct xfer *x, uint8_t want, union rp_msg *m,
 	     const char *phase);
@@ -122,6 +131,14 @@ int msg_recv(struct xfer *x, uint8_t want, union rp_msg *m,
  * RP_EPROTO if it sent anything else.
  */
 int msg_recv_err(struct xfer *x, const char *phase);
+/*
+ * Both proofs checked: derive the session key from both nonces; from now
+ * on every message each way carries a tag, with its own sequence number.
+ * us: the direction we send in (RP_AUTH_ROLE_SEND on the sender).
+ */
+void msg_keyed(struct xfer *x, const uint8_t send_nonce[RP_AUTH_NONCE_LEN],
+	       const uint8_t recv_nonce[RP_AUTH_NONCE_LEN],
+	       enum rp_auth_role us);
 /* AUTH of the given step out, and in (which must be of step want). */
 int msg_send_auth(struct xfer *x, const struct rp_auth *a);
 int msg_recv_auth(struct xfer *x, uint8_t want, struct rp_auth *a);

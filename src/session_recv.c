@@ -58,7 +58,8 @@ static int recv_hello(struct xfer *x, struct rp_hello *h)
 }
 
 /* --psk: prove the key to the sender, then check its proof, before we
- * create a QP, register memory or open a file. */
+ * create a QP, register memory or open a file; then derive the session
+ * key that tags everything that follows. */
 static int authenticate(struct xfer *x)
 {
 	struct rp_auth chal, resp, ours = { .step = RP_AUTH_PROVE };
@@ -80,6 +81,7 @@ static int authenticate(struct xfer *x)
 		return RP_EAUTH;
 	}
 	RP_TRACE("ctrl", "the sender proved the pre-shared key");
+	msg_keyed(x, chal.nonce, ours.nonce, RP_AUTH_ROLE_RECV);
 	return 0;
 }
 

@@ -237,7 +237,8 @@ static int prepare(struct xfer *x, struct send_state *s)
 	return rp_csum_new(&x->csum);
 }
 
-/* --psk: the receiver proves the key first, then we do. */
+/* --psk: the receiver proves the key first, then we do; then both
+ * derive the session key that tags everything that follows. */
 static int authenticate(struct xfer *x)
 {
 	struct rp_auth ours = { .step = RP_AUTH_CHALLENGE };
@@ -260,7 +261,10 @@ static int authenticate(struct xfer *x)
 	ours.step = RP_AUTH_RESPOND;
 	rp_auth_mac(x->psk, RP_AUTH_ROLE_SEND, theirs.nonce, ours.nonce,
 		    ours.mac);
-	return msg_send_auth(x, &ours);
+	rc = msg_send_auth(x, &ours);
+	if (!rc)
+		msg_keyed(x, ours.nonce, theirs.nonce, RP_AUTH_ROLE_SEND);
+	return rc;
 }
 
 /* Over an open control connection: everything up to the first write. */

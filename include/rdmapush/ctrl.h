@@ -39,10 +39,14 @@ int rp_ctrl_local_addr(int fd, struct sockaddr_storage *ss, socklen_t *len);
 int rp_ctrl_send(int fd, const uint8_t *buf, size_t len, double deadline)
 	__attribute__((warn_unused_result));
 /*
- * Read one message: header into *h, payload into payload (cap bytes,
- * at least RP_PROTO_MAX_PAYLOAD). Returns 0, RP_ECTRLCLOSED (peer closed,
- * even mid-message), RP_ETIMEOUT, RP_EPROTO/RP_EVERSION (bad header,
- * reported), or -errno.
+ * Read one message: header into *h (h->raw: the 12 bytes as received, also
+ * on failure once they are in), payload into payload (cap bytes, at least
+ * RP_PROTO_MAX_PAYLOAD). Returns 0, RP_ECTRLCLOSED (peer closed, even
+ * mid-message), RP_ETIMEOUT, -errno (reported), or the error of
+ * rp_proto_parse_hdr() for a bad header (RP_ENOTPEER, RP_EVERSION,
+ * RP_EPROTO), NOT reported here: the caller knows whom to name, and
+ * rp_proto_parse_hdr(h->raw) says why. RP_EPROTO also when the payload
+ * exceeds cap.
  */
 int rp_ctrl_recv(int fd, struct rp_msg_hdr *h, uint8_t *payload, size_t cap,
 		 double deadline) __attribute__((warn_unused_result));

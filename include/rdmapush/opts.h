@@ -21,11 +21,12 @@ enum rp_mode {
 	RP_MODE_RECV,
 	RP_MODE_HELP,		/* --help, possibly for one subcommand */
 	RP_MODE_VERSION,
+	RP_MODE_KEYGEN,		/* write a new key file (o->file) */
 };
 
 struct rp_opts {
 	enum rp_mode mode;
-	enum rp_mode help_for;	/* with RP_MODE_HELP: NONE, SEND or RECV */
+	enum rp_mode help_for;	/* with RP_MODE_HELP: NONE, SEND, RECV, KEYGEN */
 	/* both sides */
 	uint16_t port;
 	const char *dev;	/* -d, NULL = automatic */

@@ -10,6 +10,9 @@
  * and a hard maximum. Decoders never read past the buffer they are given,
  * reject trailing bytes, and return RP_EPROTO / RP_EVERSION on anything
  * malformed, with a reason readable through the 'why' out-parameter.
+ * With --psk, what follows the AUTH exchange also carries a tag at the end
+ * of its payload, counted in header.length; the session adds and strips
+ * it (rp_proto_grow()), so the decoders here never see it.
  */
 #ifndef RDMAPUSH_PROTO_H
 #define RDMAPUSH_PROTO_H
@@ -20,8 +23,11 @@
 #include "rdmapush/limits.h"
 
 #define RP_PROTO_MAGIC		0x52445055u	/* "RDPU" */
-#define RP_PROTO_VERSION	1
+/* 2: with --psk, every message after AUTH ends in a tag (see auth.h) */
+#define RP_PROTO_VERSION	2
 #define RP_PROTO_HDR_LEN	12
+/* Room every message leaves in RP_PROTO_MAX_PAYLOAD for that tag. */
+#define RP_PROTO_TAG_ROOM	32
 #define RP_PROTO_MAX_MSG	(RP_PROTO_HDR_LEN + RP_PROTO_MAX_PAYLOAD)
 #define RP_GID_LEN		16
 #define RP_CSUM_LEN		16	/* XXH3-128, canonical (big-endian) form */
@@ -57,6 +63,7 @@ enum rp_status {
 	RP_ST_TIMEOUT = 12,
 	RP_ST_INTERNAL = 13,
 	RP_ST_ABORTED = 14,	/* peer gave up (signal, local error) */
+	RP_ST_TAMPERED = 15,	/* a control message failed its tag check */
 	RP_ST_MAX
 };
 
@@ -123,6 +130,7 @@ struct rp_msg_hdr {
 	uint8_t version;
 	uint8_t type;
 	uint32_t length;
+	uint8_t raw[RP_PROTO_HDR_LEN];	/* as received (rp_ctrl_recv) */
 };
 
 /*
@@ -138,8 +146,25 @@ int rp_proto_pack_result(uint8_t *buf, size_t len, uint8_t type,
 int rp_proto_pack_auth(uint8_t *buf, size_t len, const struct rp_auth *m);
 
 /*
- * Parse a 12-byte header. Returns 0, or RP_EPROTO (bad magic, reserved
- * bits, unknown type, length > RP_PROTO_MAX_PAYLOAD) or RP_EVERSION.
+ * An ERR at another protocol version, for a peer that speaks an older
+ * one: the header and ERR layouts are the same in versions 1 and 2, so it
+ * can read why we stop. Returns as the encoders above.
+ */
+int rp_proto_pack_err_at(uint8_t *buf, size_t len, uint8_t version,
+			 const struct rp_result *m);
+/*
+ * Lengthen the payload of the message packed in buf[0..n) by extra bytes,
+ * which the caller appends (a tag): rewrites header.length. 0, or
+ * RP_EPROTO if the message is not one, or would grow past
+ * RP_PROTO_MAX_PAYLOAD.
+ */
+int rp_proto_grow(uint8_t *buf, size_t n, size_t extra);
+
+/*
+ * Parse a 12-byte header. Returns 0, RP_ENOTPEER (bad magic: not our
+ * protocol at all), RP_EVERSION (magic right, version not ours: then
+ * h->version is the peer's, nothing else of *h is set), or RP_EPROTO
+ * (reserved bits, unknown type, length > RP_PROTO_MAX_PAYLOAD).
  * *why is set to a static reason string on failure (may be NULL).
  */
 int rp_proto_parse_hdr(const uint8_t *buf, size_t len, struct rp_msg_hdr *h,

@@ -4,11 +4,17 @@
 with a broken MR (or other wrong reply), so the sender's handling of
 what comes back can be tested. Prints "listening" once ready.
 
-usage: fake_receiver.py PORT LOCAL_IPV4 MODE
+usage: fake_receiver.py PORT LOCAL_IPV4 MODE [UPSTREAM_PORT]
 MODE: short-mr | long-mr | overflow-len | bigger-window | garbage | silent |
       close | no-ack (a valid MR, then silence after the FIN) |
       escape-err (an ERR whose text carries terminal escapes, a fake log
-      line and a bidi override)
+      line and a bidi override) |
+      mitm-mr, mitm-ack: a party in the path without the key, in front of
+      a real --psk receiver on LOCAL_IPV4:UPSTREAM_PORT. It relays AUTH
+      (so the sender sees a genuine proof of the key), then mitm-mr
+      answers the HELLO with its own MR; mitm-ack relays HELLO and MR,
+      keeps the FIN from the receiver and answers ACK ok itself, then
+      relays what the sender says next.
 """
 import os
 import socket
@@ -38,6 +44,29 @@ srv.bind(("0.0.0.0", port))
 srv.listen(1)
 print("listening", flush=True)
 c, _ = srv.accept()
+
+
+def relay_one(src, dst):
+    """One whole message from src to dst, as it came; its type."""
+    m = wire.recv_raw(src)
+    if m is None or m[0] == "garbage":
+        sys.exit(f"mitm: no message to relay ({m!r})")
+    dst.sendall(m[0] + m[1])
+    return wire.parse_hdr(m[0])[2]
+
+
+if mode.startswith("mitm-"):
+    up = socket.create_connection((local_ip, int(sys.argv[4])))
+    for src, dst in ((c, up), (up, c), (c, up)):    # AUTH steps 1, 2, 3
+        relay_one(src, dst)
+    if mode == "mitm-ack":
+        relay_one(c, up)                            # HELLO
+        relay_one(up, c)                            # MR
+        wire.recv_msg(c)                            # FIN, kept
+        c.sendall(wire.ack(0, 100000))
+        relay_one(c, up)                            # the sender's ERR
+        time.sleep(5)
+        sys.exit(0)
 wire.recv_msg(c)    # the sender's HELLO, whatever it says
 p = mr_payload()
 if mode == "short-mr":        # header promises 56 bytes, 20 arrive
@@ -55,6 +84,9 @@ elif mode == "escape-err":    # text meant to rewrite the sender's terminal
     text = (b"\x1b[2J\x1b[32mall good\r\nrdmapush send: sent h\n"
             b"\xe2\x80\xaeevil\x9b")
     c.sendall(wire.err(6, text=text))  # status "proto"
+elif mode == "mitm-mr":       # our own QP and ring, untagged
+    c.sendall(hdr(wire.MR, len(p)) + p)
+    time.sleep(5)
 elif mode == "silent":
     time.sleep(60)
 elif mode == "no-ack":        # accept an empty file, then never answer FIN

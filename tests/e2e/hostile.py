@@ -101,7 +101,28 @@ def expect_refusal(name, data, want, close_after=True):
 good = hello()
 expect_refusal("garbage bytes", b"GET / HTTP/1.0\r\n\r\n", None)
 expect_refusal("bad magic", msg(HELLO, good[12:], magic=0xdeadbeef), None)
-expect_refusal("bad version", msg(HELLO, good[12:], version=2), None)
+expect_refusal("newer version", msg(HELLO, good[12:], version=3), None)
+
+
+def old_version():
+    """A version 1 HELLO gets an ERR at version 1 that says what to do."""
+    s = connect()
+    try:
+        send_quietly(s, msg(HELLO, good[12:], version=1), False)
+        m = wire.recv_raw(s, versions=(1,))
+    except OSError as e:
+        m = repr(e)
+    finally:
+        s.close()
+    ok = (isinstance(m, tuple) and m[0] != "garbage" and
+          wire.parse_hdr(m[0])[1:3] == (1, ERR) and
+          wire.unpack_result(m[1])["status"] == 11 and
+          wire.unpack_result(m[1])["text"].startswith(b"version 2 needed"))
+    report(ok, "version 1 HELLO: ERR at version 1, 'version 2 needed'",
+           f"got {m!r}")
+
+
+old_version()
 expect_refusal("unknown type 99", msg(99, b""), None)
 expect_refusal("reserved bits set", msg(HELLO, good[12:], reserved=1), None)
 expect_refusal("length above the maximum", hdr(HELLO, 1 << 30), None)

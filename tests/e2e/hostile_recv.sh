@@ -32,9 +32,9 @@ check() {	# check MODE WANT-EXIT WANT-TEXT [FILE]
 }
 check short-mr 4 "timed out"
 check long-mr 3 "malformed MR"
-check overflow-len 3 "bad control message header"
+check overflow-len 3 "bad control message header from .*: payload too long"
 check bigger-window 3 "outside the requested"
-check garbage 3 "bad control message header"
+check garbage 3 "is not an rdmapush peer (it sent: HTTP/1.1 200)"
 check silent 4 "timed out after $T s waiting for MR"
 check close 4 "closed the control connection"
 check escape-err 3 '\\u{001b}\[2J\\u{001b}\[32mall good\\u{000d}\\u{000a}rdmapush send: sent h\\u{000a}\\u{202e}evil\\x9b'

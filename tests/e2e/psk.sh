@@ -3,12 +3,15 @@
 # modes: two
 # --psk: the right key pushes; a wrong or missing key on either side is
 # refused with exit 3, before the receiver creates a QP, registers memory
-# or opens a file.
+# or opens a file. rdmapush keygen makes a key that pushes; a key file
+# others can read, or a short one, is refused with exit 2. A party in
+# the path without the key, relaying a genuine AUTH, cannot forge the MR
+# or the ACK: the sender exits 3 and nothing is committed.
 . "$(dirname "$0")/lib.sh"
 
 DST=/tmp/e2e-psk
 for n in $SND $RCV; do
-	on $n "printf 'correct horse battery staple' > /tmp/k-good; printf 'wrong horse battery staple!!' > /tmp/k-bad" >/dev/null
+	on $n "rm -f /tmp/k-good /tmp/k-bad /tmp/k-gen /tmp/k-open /tmp/k-short; umask 077; printf 'correct horse battery staple, 32' > /tmp/k-good; printf 'wrong horse battery staple!! 32b' > /tmp/k-bad" >/dev/null
 done
 fresh_dir "$RCV" "$DST" >/dev/null
 mkdata "$SND" /tmp/e2e-src/secret 100000 >/dev/null
@@ -43,4 +46,62 @@ refused() {	# refused LABEL SEND-OPTS RECV-OPTS EXPECTED-SENDER-TEXT
 refused "wrong key" "--psk /tmp/k-bad" "--psk /tmp/k-good" "pre-shared key"
 refused "sender without key" "" "--psk /tmp/k-good" "authentication failed"
 refused "receiver without key" "--psk /tmp/k-good" "" "authentication failed"
+
+# keygen: 32 bytes, 0600, never replaced; the key pushes.
+on "$SND" "$RP keygen /tmp/k-gen" >/dev/null 2>&1; krc=$?
+kst=$(on "$SND" "stat -c '%a %s' /tmp/k-gen" 2>&1)
+[ $krc -eq 0 ] && [ "$kst" = "600 32" ] &&
+	ok "keygen: a 32-byte key, mode 0600" ||
+	fail "keygen" "exit $krc, mode and size '$kst'"
+out=$(on "$SND" "$RP keygen /tmp/k-gen" 2>&1); krc=$?
+[ $krc -eq 2 ] && echo "$out" | grep -q "file exists" &&
+	ok "keygen: an existing file is not replaced (exit 2)" ||
+	fail "keygen over a key" "exit $krc: $out"
+if [ "$SND" != "$RCV" ]; then
+	b64=$(on "$SND" "base64 -w0 /tmp/k-gen")
+	on "$RCV" "umask 077; echo $b64 | base64 -d > /tmp/k-gen" >/dev/null
+fi
+recv_bg psk3 "--once --psk /tmp/k-gen -o $DST" || fail "keygen push" "receiver did not listen"
+send "--psk /tmp/k-gen" /tmp/e2e-src/secret "$RCV_IP" >/dev/null 2>&1; src=$?
+recv_wait psk3 >/dev/null; rrc=$?
+[ $src -eq 0 ] && [ $rrc -eq 0 ] &&
+	[ "$(digest "$SND" /tmp/e2e-src/secret)" = "$(digest "$RCV" "$DST/secret")" ] &&
+	ok "keygen's key on both sides: pushed byte-identical" ||
+	fail "keygen's key" "sender $src, receiver $rrc"
+on "$RCV" "rm -f $DST/secret" >/dev/null
+
+# Key files others can read, or too short: exit 2, before connecting.
+on "$SND" "umask 077; cp /tmp/k-good /tmp/k-open; chmod 644 /tmp/k-open; head -c 31 /tmp/k-good > /tmp/k-short" >/dev/null
+out=$(send "--psk /tmp/k-open" /tmp/e2e-src/secret "$RCV_IP" 2>&1); src=$?
+[ $src -eq 2 ] && echo "$out" | grep -q "permissions 0644 are too open; chmod 600 /tmp/k-open" &&
+	ok "a 0644 key file is refused (exit 2)" || fail "0644 key" "exit $src: $out"
+out=$(send "--psk /tmp/k-short" /tmp/e2e-src/secret "$RCV_IP" 2>&1); src=$?
+[ $src -eq 2 ] && echo "$out" | grep -q "31 bytes; a key needs at least 32" &&
+	ok "a 31-byte key is refused (exit 2)" || fail "short key" "exit $src: $out"
+
+# A party in the path (fake_receiver.py on $PORT) in front of the real
+# receiver (on $PORT + 1): it relays AUTH, then forges.
+UP=$((PORT + 1))
+mitm() {	# mitm MODE WANT-SENDER-TEXT
+	local out rout src rrc
+	"$LAB" bg "$RCV" real -- "exec $RP recv -p $UP -T 5 --once --psk /tmp/k-good -o $DST"
+	await_on "$RCV" 10 "ss -ltn | grep -q ':$UP '" ||
+		{ fail "$1" "the real receiver did not listen"; return; }
+	"$LAB" bg "$RCV" fake -- "exec python3 $TOP/tests/e2e/fake_receiver.py $PORT $RCV_IP $1 $UP"
+	await_log "$RCV" fake listening || { fail "$1" "no fake"; return; }
+	out=$(send "-T 5 --psk /tmp/k-good" /tmp/e2e-src/secret "$RCV_IP" 2>&1); src=$?
+	rout=$("$LAB" wait "$RCV" real --timeout 30 2>&1); rrc=$?
+	"$LAB" signal "$RCV" fake KILL >/dev/null 2>&1
+	"$LAB" wait "$RCV" fake >/dev/null 2>&1
+	if [ $src -eq 3 ] && echo "$out" | grep -q "$2"; then
+		ok "$1: the sender exits 3 ('$2')"
+	else
+		fail "$1" "sender $src: $(echo "$out" | grep error)"
+	fi
+	[ $rrc -ne 0 ] && [ -z "$(entries "$RCV" "$DST")" ] &&
+		ok "$1: the receiver fails (exit $rrc) and commits nothing" ||
+		fail "$1: receiver" "exit $rrc, files: $(entries "$RCV" "$DST")"
+}
+mitm mitm-mr "failed its integrity check (altered, replayed or reordered): MR"
+mitm mitm-ack "failed its integrity check (altered, replayed or reordered): ACK"
 done_testing

@@ -18,15 +18,30 @@ header.length bytes; all integers are big-endian, with no padding:
   AUTH     u8 step | u8 nonce[32] | u8 mac[32]                                (65)
   SYNC     u64 synced_bytes | u64 total_bytes                                 (16)
 
+Version 2, with --psk: the key is BLAKE2b-256 of the key file's bytes.
+AUTH: the sender sends step 1 (its nonce Ns), the receiver step 2 (its
+nonce Nr, HMAC-SHA-256(key, "R" | Ns | Nr)), the sender step 3
+(HMAC-SHA-256(key, "S" | Nr | Ns)). Then both derive the session key
+K = BLAKE2b-256(key=psk, "rdmapush v2 session key" | Ns | Nr), and every
+later message ends in a 32-byte tag counted in header.length:
+
+  tag = HMAC-SHA-256(K, dir | u64 seq | header | body)
+
+dir is "S" (sender -> receiver) or "R"; seq counts that direction's
+tagged messages from 0; header is the 12 bytes as sent (length counts
+the tag); body is the payload without the tag.
+
 The encoders check nothing: a test may send any value, in range or not
 (hostile.py sends the out-of-range ones). The decoders check lengths only
 and raise ValueError on a payload of the wrong size.
 """
+import hashlib
+import hmac
 import socket
 import struct
 
 MAGIC = 0x52445055          # "RDPU"
-VERSION = 1
+VERSION = 2
 HDR_LEN = 12
 MAX_PAYLOAD = 1024          # RP_PROTO_MAX_PAYLOAD
 NAME_MAX = 255              # RP_NAME_MAX
@@ -35,6 +50,7 @@ GID_LEN = 16
 CSUM_LEN = 16               # XXH3-128, canonical (big-endian) form
 NONCE_LEN = 32              # RP_AUTH_NONCE_LEN
 MAC_LEN = 32                # RP_AUTH_MAC_LEN
+TAG_LEN = 32                # RP_TAG_LEN
 
 HELLO, MR, FIN, ACK, ERR, AUTH, SYNC = 1, 2, 3, 4, 5, 6, 7
 TYPE_NAMES = {HELLO: "HELLO", MR: "MR", FIN: "FIN", ACK: "ACK", ERR: "ERR",
@@ -44,7 +60,7 @@ TYPE_NAMES = {HELLO: "HELLO", MR: "MR", FIN: "FIN", ACK: "ACK", ERR: "ERR",
 STATUS = {0: "ok", 1: "exists", 2: "badname", 3: "nospace", 4: "limit",
           5: "busy", 6: "proto", 7: "checksum", 8: "io", 9: "rdma",
           10: "auth", 11: "version", 12: "timeout", 13: "internal",
-          14: "aborted"}
+          14: "aborted", 15: "tampered"}
 
 _HDR = struct.Struct(">IBBHI")
 _QP = struct.Struct(">IIHBB")           # then the 16-byte GID
@@ -209,6 +225,41 @@ def status_name(status):
     return STATUS.get(status, "?")
 
 
+# --- pre-shared key and tags ------------------------------------------------
+
+def psk_of(key_file_bytes):
+    return hashlib.blake2b(key_file_bytes, digest_size=32).digest()
+
+
+def auth_mac(psk, role, first, second):
+    return hmac.new(psk, role + first + second, hashlib.sha256).digest()
+
+
+def session_key(psk, send_nonce, recv_nonce):
+    return hashlib.blake2b(b"rdmapush v2 session key" + send_nonce +
+                           recv_nonce, digest_size=32, key=psk).digest()
+
+
+def tag(skey, direction, seq, header, body):
+    return hmac.new(skey, direction + struct.pack(">Q", seq) + header + body,
+                    hashlib.sha256).digest()
+
+
+def seal(skey, direction, seq, m):
+    """Message m (header + payload) with its tag appended."""
+    _, ver, mtype, res, length = parse_hdr(m[:HDR_LEN])
+    h = _HDR.pack(MAGIC, ver, mtype, res, length + TAG_LEN)
+    return h + m[HDR_LEN:] + tag(skey, direction, seq, h, m[HDR_LEN:])
+
+
+def unseal(skey, direction, seq, header, payload):
+    """The payload without its tag, or None if the tag is wrong."""
+    body, t = payload[:-TAG_LEN], payload[-TAG_LEN:]
+    ok = len(payload) >= TAG_LEN and hmac.compare_digest(
+        t, tag(skey, direction, seq, header, body))
+    return body if ok else None
+
+
 # --- on a socket ------------------------------------------------------------
 
 def recv_exact(s, n):
@@ -222,15 +273,24 @@ def recv_exact(s, n):
     return buf
 
 
-def recv_msg(s):
-    """(type, payload) of the next message, or None if the peer closed
-    first. A header that is not ours (bad magic or version, or a length
-    over MAX_PAYLOAD) gives ("garbage", header) without reading on."""
+def recv_raw(s, versions=(VERSION,)):
+    """(header, payload) of the next message, or None if the peer closed
+    first. A header that is not ours (bad magic, a version not in
+    versions, or a length over MAX_PAYLOAD) gives ("garbage", header)
+    without reading on."""
     h = recv_exact(s, HDR_LEN)
     if h is None:
         return None
     magic, ver, mtype, _, length = parse_hdr(h)
-    if magic != MAGIC or ver != VERSION or length > MAX_PAYLOAD:
+    if magic != MAGIC or ver not in versions or length > MAX_PAYLOAD:
         return ("garbage", h)
     body = recv_exact(s, length)
-    return None if body is None else (mtype, body)
+    return None if body is None else (h, body)
+
+
+def recv_msg(s, versions=(VERSION,)):
+    """(type, payload) of the next message, as recv_raw."""
+    m = recv_raw(s, versions)
+    if m is None or m[0] == "garbage":
+        return m
+    return (parse_hdr(m[0])[2], m[1])

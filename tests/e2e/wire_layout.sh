@@ -17,6 +17,7 @@ sys.path.insert(0, top + "/tests/e2e")
 import wire  # noqa: E402
 
 hdr_h = open(top + "/include/rdmapush/proto.h").read()
+auth_h = open(top + "/include/rdmapush/auth.h").read()
 lim_h = open(top + "/include/rdmapush/limits.h").read()
 proto_c = open(top + "/src/proto.c").read()
 
@@ -47,6 +48,9 @@ same("GID, checksum, nonce and MAC lengths",
      (wire.GID_LEN, wire.CSUM_LEN, wire.NONCE_LEN, wire.MAC_LEN),
      tuple(define(hdr_h, n) for n in ("RP_GID_LEN", "RP_CSUM_LEN",
                                       "RP_AUTH_NONCE_LEN", "RP_AUTH_MAC_LEN")))
+same("tag length and the room left for it",
+     (wire.TAG_LEN, wire.TAG_LEN),
+     (define(auth_h, "RP_TAG_LEN"), define(hdr_h, "RP_PROTO_TAG_ROOM")))
 same("payload, name and text limits",
      (wire.MAX_PAYLOAD, wire.NAME_MAX, wire.TEXT_MAX),
      tuple(define(lim_h, n) for n in ("RP_PROTO_MAX_PAYLOAD", "RP_NAME_MAX",
@@ -76,7 +80,7 @@ q = {"qpn": 0x123456, "psn": 0xabcdef, "lid": 7, "mtu": 5, "reserved": 0,
 def trip(name, m, mtype, unpack, want):
     magic, ver, t, res, n = wire.parse_hdr(m[:wire.HDR_LEN])
     got = unpack(m[wire.HDR_LEN:])
-    report((magic, ver, t, res, n) == (wire.MAGIC, 1, mtype, 0,
+    report((magic, ver, t, res, n) == (wire.MAGIC, wire.VERSION, mtype, 0,
                                        len(m) - wire.HDR_LEN) and got == want,
            f"{name} round trip", f"header {(magic, ver, t, res, n)}, {got}")
 
@@ -95,5 +99,28 @@ trip("ERR", wire.err(5, 0, b"receiver busy"), wire.ERR, wire.unpack_result,
      {"status": 5, "bytes": 0, "text": b"receiver busy"})
 trip("AUTH", wire.auth(2, b"n" * 32, b"m" * 32), wire.AUTH, wire.unpack_auth,
      {"step": 2, "nonce": b"n" * 32, "mac": b"m" * 32})
+
+# The session key and tag, against the known answers in
+# tests/unit/test_auth.c (which the C side must match too).
+unit = open(top + "/tests/unit/test_auth.c").read()
+
+
+def kat(name):
+    m = re.search(r"%s\[[A-Z_]+\] = \{([^}]*)\}" % name, unit)
+    return bytes(int(x, 16) for x in re.findall(r"0x[0-9a-f]{2}", m.group(1)))
+
+
+skey = wire.session_key(bytes(range(32)), b"\x11" * 32, b"\x22" * 32)
+same("session key (test_auth.c's known answer)", skey.hex(),
+     kat("kat_skey").hex())
+sealed = wire.seal(skey, b"S", 5, wire.msg(wire.FIN, b"hello, tag"))
+same("tag (test_auth.c's known answer)", sealed[-32:].hex(),
+     kat("kat_tag").hex())
+same("a sealed header counts the tag", sealed[:12].hex(),
+     kat("kat_hdr").hex())
+same("unseal checks the sequence number",
+     (wire.unseal(skey, b"S", 5, sealed[:12], sealed[12:]),
+      wire.unseal(skey, b"S", 6, sealed[:12], sealed[12:])),
+     (b"hello, tag", None))
 PY
 done_testing

@@ -124,7 +124,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		hdr = rest == h.length ? data : NULL;
 		check_payload(h.type, data + RP_PROTO_HDR_LEN, rest, hdr);
 	} else {
-		check(rc == RP_EPROTO || rc == RP_EVERSION);
+		check(rc == RP_EPROTO || rc == RP_EVERSION ||
+		      rc == RP_ENOTPEER);
+		/* The peer's version is reported back (see proto.h). */
+		check(rc != RP_EVERSION || h.version != RP_PROTO_VERSION);
 		check(why && why[0]);
 	}
 

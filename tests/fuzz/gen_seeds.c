@@ -173,7 +173,7 @@ int main(int argc, char **argv)
 	buf[0] ^= 0x20;
 	save("bad_magic", buf, n);
 	n = hello(buf, 8);
-	buf[4] = 2;
+	buf[4] = RP_PROTO_VERSION - 1;
 	save("bad_version", buf, n);
 	n = hello(buf, 8);
 	buf[5] = 0;

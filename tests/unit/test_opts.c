@@ -400,7 +400,7 @@ static void test_messages(void **state)
 				      "Try 'rdmapush --help'.\n");
 	assert_int_equal(CAPTURE(&o, NULL), RP_EUSAGE);
 	assert_string_equal(captured,
-			    "rdmapush: missing command: send, recv or help\n"
+			    "rdmapush: missing command: send, recv, keygen or help\n"
 			    "Try 'rdmapush --help'.\n");
 	/* Success prints nothing. */
 	assert_int_equal(CAPTURE(&o, "send", "f", "h"), 0);

@@ -375,7 +375,7 @@ static void test_pack_result_bad_type(void **state)
 
 static const uint8_t golden_hello[] = {
 	0x52, 0x44, 0x50, 0x55,		/* magic "RDPU" */
-	0x01,				/* version */
+	0x02,				/* version */
 	0x01,				/* type HELLO */
 	0x00, 0x00,			/* reserved */
 	0x00, 0x00, 0x00, 0x33,		/* length 51 */
@@ -436,7 +436,7 @@ static void test_golden_hello(void **state)
 }
 
 static const uint8_t golden_err[] = {
-	0x52, 0x44, 0x50, 0x55, 0x01,
+	0x52, 0x44, 0x50, 0x55, 0x02,
 	0x05,				/* type ERR */
 	0x00, 0x00,
 	0x00, 0x00, 0x00, 0x0e,		/* length 14 */
@@ -1134,7 +1134,7 @@ static void test_trailing_byte(void **state)
 static void valid_hdr(uint8_t *b)
 {
 	static const uint8_t hdr[HDR] = {
-		0x52, 0x44, 0x50, 0x55, 1, RP_MSG_FIN, 0, 0, 0, 0, 0, FIN_PLEN,
+		0x52, 0x44, 0x50, 0x55, 2, RP_MSG_FIN, 0, 0, 0, 0, 0, FIN_PLEN,
 	};
 
 	memcpy(b, hdr, HDR);
@@ -1152,7 +1152,8 @@ static void test_hdr_valid(void **state)
 	memset(&h, 0, sizeof(h));
 	assert_int_equal(rp_proto_parse_hdr(b, HDR, &h, &why), 0);
 	assert_null(why);
-	assert_int_equal(h.version, 1);
+	assert_int_equal(h.version, 2);
+	assert_int_equal(RP_PROTO_VERSION, 2);
 	assert_int_equal(h.type, RP_MSG_FIN);
 	assert_int_equal(h.length, FIN_PLEN);
 	/* A longer buffer is fine: only the first 12 bytes are the header. */
@@ -1185,20 +1186,25 @@ static void test_hdr_bad_magic(void **state)
 			valid_hdr(b);
 			b[i] ^= (uint8_t)(1u << bit);
 			why = NULL;
+			/* Not our protocol at all: told apart from a
+			 * malformed message of ours. */
 			assert_int_equal(rp_proto_parse_hdr(b, HDR, &h, &why),
-					 RP_EPROTO);
+					 RP_ENOTPEER);
 			assert_string_equal(why, "bad magic");
 		}
 	}
 	/* Byte-swapped: the magic is big-endian, not host order. */
 	valid_hdr(b);
 	be_put(b, 4, 0x55504452);
-	assert_int_equal(rp_proto_parse_hdr(b, HDR, &h, NULL), RP_EPROTO);
+	assert_int_equal(rp_proto_parse_hdr(b, HDR, &h, NULL), RP_ENOTPEER);
+	/* What an SSH server says first. */
+	memcpy(b, "SSH-2.0-Open", HDR);
+	assert_int_equal(rp_proto_parse_hdr(b, HDR, &h, NULL), RP_ENOTPEER);
 }
 
 static void test_hdr_version(void **state)
 {
-	static const uint8_t bad[] = { 0, 2, 0xff };
+	static const uint8_t bad[] = { 0, 1, 3, 0xff };
 	uint8_t b[HDR];
 	struct rp_msg_hdr h;
 	const char *why;
@@ -1212,9 +1218,58 @@ static void test_hdr_version(void **state)
 		assert_int_equal(rp_proto_parse_hdr(b, HDR, &h, &why),
 				 RP_EVERSION);
 		assert_string_equal(why, "unsupported version");
+		memset(&h, 0, sizeof(h));
 		assert_int_equal(rp_proto_parse_hdr(b, HDR, &h, NULL),
 				 RP_EVERSION);
+		/* The caller says which version the peer speaks. */
+		assert_int_equal(h.version, bad[i]);
 	}
+}
+
+/* An ERR for an older peer: our ERR with its version byte, nothing else. */
+static void test_err_at_version(void **state)
+{
+	uint8_t buf[RP_PROTO_MAX_MSG], want[RP_PROTO_MAX_MSG];
+	struct rp_result r = { .status = RP_ST_VERSION, .text_len = 2 };
+	struct rp_msg_hdr h;
+	int n;
+
+	(void)state;
+	memcpy(r.text, "v2", 2);
+	n = rp_proto_pack_err_at(buf, sizeof(buf), 1, &r);
+	assert_int_equal(n, rp_proto_pack_result(want, sizeof(want),
+						 RP_MSG_ERR, &r));
+	assert_int_equal(buf[4], 1);
+	assert_int_equal(rp_proto_parse_hdr(buf, HDR, &h, NULL), RP_EVERSION);
+	assert_int_equal(h.version, 1);
+	buf[4] = RP_PROTO_VERSION;
+	assert_memory_equal(buf, want, (size_t)n);
+}
+
+/* Room for a tag: the header's length grows, within the cap only. */
+static void test_grow(void **state)
+{
+	uint8_t buf[RP_PROTO_MAX_MSG];
+	struct rp_fin f = { .bytes = 7 };
+	struct rp_msg_hdr h;
+	int n;
+
+	(void)state;
+	n = rp_proto_pack_fin(buf, sizeof(buf), &f);
+	assert_int_equal(n, HDR + FIN_PLEN);
+	assert_int_equal(rp_proto_grow(buf, (size_t)n, 32), 0);
+	assert_int_equal(rp_proto_parse_hdr(buf, HDR, &h, NULL), 0);
+	assert_int_equal(h.length, FIN_PLEN + 32);
+	/* n no longer matches the header: refused. */
+	assert_int_equal(rp_proto_grow(buf, (size_t)n, 32), RP_EPROTO);
+	n = rp_proto_pack_fin(buf, sizeof(buf), &f);
+	assert_int_equal(rp_proto_grow(buf, (size_t)n,
+				       RP_PROTO_MAX_PAYLOAD - FIN_PLEN), 0);
+	n = rp_proto_pack_fin(buf, sizeof(buf), &f);
+	assert_int_equal(rp_proto_grow(buf, (size_t)n,
+				       RP_PROTO_MAX_PAYLOAD - FIN_PLEN + 1),
+			 RP_EPROTO);
+	assert_int_equal(rp_proto_grow(buf, 3, 0), RP_EPROTO);
 }
 
 static void test_hdr_type(void **state)
@@ -1360,7 +1415,7 @@ static const char *const status_text[RP_ST_MAX] = {
 	"limit exceeded", "receiver busy", "protocol error",
 	"checksum mismatch", "I/O error on receiver", "RDMA failure",
 	"authentication failed", "unsupported version", "timed out",
-	"internal error", "aborted by peer",
+	"internal error", "aborted by peer", "integrity check failed",
 };
 
 static void test_status_names(void **state)
@@ -1390,6 +1445,8 @@ static const struct err_st from_err[] = {
 	{ RP_EBUSY, RP_ST_BUSY },
 	{ RP_EPROTO, RP_ST_PROTO },
 	{ RP_EUNEXPECTED, RP_ST_PROTO },
+	{ RP_ENOTPEER, RP_ST_PROTO },
+	{ RP_ETAMPERED, RP_ST_TAMPERED },
 	{ RP_ECHECKSUM, RP_ST_CHECKSUM },
 	{ RP_EPEERIO, RP_ST_IO },
 	{ RP_EPEERRDMA, RP_ST_RDMA },
@@ -1437,6 +1494,7 @@ static const int to_err[RP_ST_MAX] = {
 	[RP_ST_TIMEOUT] = RP_ETIMEOUT,
 	[RP_ST_INTERNAL] = RP_EREFUSED,
 	[RP_ST_ABORTED] = RP_EPEERABORT,
+	[RP_ST_TAMPERED] = RP_ETAMPERED,
 };
 
 static void test_status_from_err(void **state)
@@ -1515,6 +1573,8 @@ int main(void)
 		cmocka_unit_test(test_hdr_valid),
 		cmocka_unit_test(test_hdr_bad_magic),
 		cmocka_unit_test(test_hdr_version),
+		cmocka_unit_test(test_err_at_version),
+		cmocka_unit_test(test_grow),
 		cmocka_unit_test(test_hdr_type),
 		cmocka_unit_test(test_hdr_reserved),
 		cmocka_unit_test(test_hdr_length),

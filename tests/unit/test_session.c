@@ -5,7 +5,9 @@
  * over a socketpair control channel and the in-memory fabric, with real
  * files in a temporary directory. A relay between the two control
  * sockets counts messages and can cut the connection after any of them,
- * which is how a side "dies" at a chosen phase.
+ * which is how a side "dies" at a chosen phase, or play the party in the
+ * path: alter, repeat, replay or forge a message, or speak another
+ * protocol or version.
  *
  * Every case checks both exit statuses, the directory (the complete,
  * byte-identical file, or nothing at all, not even a hidden temporary),
@@ -50,6 +52,21 @@
 #define MIB (1024u * 1024u)
 #define NEVER UINT32_MAX	/* relay: never cut */
 
+/*
+ * What the relay does to the traffic. Messages are counted each way from
+ * 0, after the AUTH exchange when there is one: sender -> receiver HELLO,
+ * FIN; receiver -> sender MR, ACK.
+ */
+enum tamper {
+	TAMPER_NONE,
+	TAMPER_FLIP_MR,		/* one bit of the MR's rkey */
+	TAMPER_DUP_MR,		/* the MR, delivered twice */
+	TAMPER_REPLAY_HELLO,	/* the HELLO again, in place of the FIN */
+	TAMPER_FORGE_ACK,	/* FIN kept from the receiver, ACK ok forged */
+	TAMPER_OLD_VERSION,	/* the first message as version 1 */
+	TAMPER_NOT_PEER,	/* the receiver's first words from HTTP */
+};
+
 /* One case: what to push, how, and what goes wrong. */
 struct scenario {
 	uint64_t size;
@@ -62,6 +79,8 @@ struct scenario {
 	bool force;
 	bool exists;		/* a file of that name is already there */
 	uint32_t cut_after;	/* relay: close after this many messages */
+	enum tamper tamper;
+	bool keygen;		/* the key comes from rp_auth_keygen() */
 	enum rp_fab_side fault_side;
 	enum rp_fab_fault fault;
 	uint64_t fault_nth;
@@ -98,6 +117,12 @@ struct relay {
 	uint32_t cut_after;
 	uint32_t msgs;
 	uint32_t syncs;
+	enum tamper how;
+	bool psk;		/* AUTH first: 2 messages to b, 1 to a */
+	uint64_t size;		/* what a forged ACK claims */
+	uint32_t n[2];		/* messages each way: to b, to a */
+	uint8_t saved[RP_PROTO_MAX_MSG];
+	size_t saved_len;
 	pthread_t thr;
 };
 
@@ -179,13 +204,75 @@ static int write_full(int fd, const uint8_t *p, size_t n)
 	return 0;
 }
 
-/* One message from 'from' to 'to'. 0, or -1 when either side closed;
+/* An ACK ok for the whole file, as a party without the key can make it. */
+static int forge_ack(struct relay *r)
+{
+	uint8_t buf[RP_PROTO_MAX_MSG];
+	struct rp_result ok = { .status = RP_ST_OK, .bytes = r->size };
+	int n = rp_proto_pack_result(buf, sizeof(buf), RP_MSG_ACK, &ok);
+
+	assert_true(n > 0);
+	return write_full(r->a, buf, (size_t)n);
+}
+
+/*
+ * Pass on message n of direction to_a (receiver -> sender) as the
+ * scenario wants it; buf holds len bytes.
+ */
+static int pass_on(struct relay *r, bool to_a, uint32_t n, uint8_t *buf,
+		   size_t len)
+{
+	static const char http[] = "HTTP/1.1 400 Bad Request\r\n\r\n";
+	int to = to_a ? r->a : r->b;
+	uint32_t auth = r->psk ? (to_a ? 1 : 2) : 0;
+	/* Counted after AUTH; AUTH itself is left alone (UINT32_MAX). */
+	uint32_t nth = n >= auth ? n - auth : UINT32_MAX;
+
+	switch (r->how) {
+	case TAMPER_FLIP_MR:
+		if (to_a && nth == 0)
+			buf[RP_PROTO_HDR_LEN + 36] ^= 0x01;
+		break;
+	case TAMPER_DUP_MR:
+		if (to_a && nth == 0 && write_full(to, buf, len))
+			return -1;
+		break;
+	case TAMPER_REPLAY_HELLO:
+		if (!to_a && nth == 0) {
+			memcpy(r->saved, buf, len);
+			r->saved_len = len;
+		}
+		if (!to_a && nth == 1)
+			return write_full(to, r->saved, r->saved_len);
+		break;
+	case TAMPER_FORGE_ACK:
+		if (!to_a && nth == 1)
+			return forge_ack(r);
+		break;
+	case TAMPER_OLD_VERSION:
+		if (!to_a && n == 0)
+			buf[4] = 1;
+		break;
+	case TAMPER_NOT_PEER:
+		if (to_a && n == 0)
+			return write_full(to, (const uint8_t *)http,
+					  sizeof(http) - 1);
+		break;
+	case TAMPER_NONE:
+		break;
+	}
+	return write_full(to, buf, len);
+}
+
+/* One message from one side to the other. 0, or -1 when either closed;
  * its type in *type (0 if the header was not ours). */
-static int forward(int from, int to, uint8_t *type)
+static int forward(struct relay *r, bool to_a, uint8_t *type)
 {
 	uint8_t buf[RP_PROTO_MAX_MSG];
 	struct rp_msg_hdr h;
 	const char *why;
+	int from = to_a ? r->b : r->a;
+	int to = to_a ? r->a : r->b;
 
 	*type = 0;
 	if (read_full(from, buf, RP_PROTO_HDR_LEN))
@@ -196,7 +283,8 @@ static int forward(int from, int to, uint8_t *type)
 	if (read_full(from, buf + RP_PROTO_HDR_LEN, h.length))
 		return -1;
 	*type = h.type;
-	return write_full(to, buf, RP_PROTO_HDR_LEN + h.length);
+	return pass_on(r, to_a, r->n[to_a]++, buf,
+		       RP_PROTO_HDR_LEN + h.length);
 }
 
 static void *relay_main(void *arg)
@@ -215,12 +303,12 @@ static void *relay_main(void *arg)
 				continue;
 			break;
 		}
-		if (p[0].revents && forward(r->a, r->b, &type))
+		if (p[0].revents && forward(r, false, &type))
 			break;
 		if (p[0].revents)
 			r->msgs++;
 		if (p[1].revents && r->msgs < r->cut_after &&
-		    forward(r->b, r->a, &type))
+		    forward(r, true, &type))
 			break;
 		if (p[1].revents && r->msgs < r->cut_after) {
 			r->msgs++;
@@ -430,18 +518,29 @@ static void opts_for(struct rp_opts *o, const struct env *e,
 		o->psk_file = sc->wrong_key ? e->key_b : e->key_a;
 }
 
+/* A fresh key from keygen, for both sides, in place of key_a. */
+static void keygen_key_a(const struct env *e)
+{
+	assert_int_equal(unlink(e->key_a), 0);
+	assert_int_equal(rp_auth_keygen(e->key_a), 0);
+}
+
 static void run(struct env *e, const struct scenario *sc, struct result *res,
 		const char *file)
 {
 	struct rp_opts so, ro;
 	uint8_t key[RP_PSK_LEN];
 	struct recv_job job = { .dirfd = e->dirfd };
-	struct relay rl = { .cut_after = sc->cut_after ? sc->cut_after : NEVER };
+	struct relay rl = { .cut_after = sc->cut_after ? sc->cut_after : NEVER,
+			    .how = sc->tamper, .psk = sc->psk_send,
+			    .size = sc->size };
 	int sp[2], rp[2];
 	pthread_t rt;
 
 	opts_for(&so, e, sc, true, file);
 	opts_for(&ro, e, sc, false, NULL);
+	if (sc->keygen)
+		keygen_key_a(e);
 	if (sc->psk_recv) {
 		assert_int_equal(rp_auth_load(e->key_a, key), 0);
 		job.psk = key;
@@ -684,6 +783,89 @@ static void test_psk_receiver_only(void **s)
 	push_fails(s, &(struct scenario){ .size = 10 * KIB, .psk_recv = true },
 		   &r);
 	assert_int_equal(r.send_rc, RP_EAUTH);
+}
+
+static void test_psk_keygen(void **s)
+{
+	push_ok(s, &(struct scenario){ .size = 100 * KIB, .psk_send = true,
+				       .psk_recv = true, .keygen = true });
+}
+
+/*
+ * A party in the path without the key, after a genuine AUTH: whatever it
+ * alters, repeats or forges fails its tag check on the side it reaches,
+ * which stops and says so to the other (tagged); neither side succeeds
+ * and nothing is committed.
+ */
+static void tampered(void **s, enum tamper how, enum rp_phase send_phase)
+{
+	struct result r;
+
+	push_fails(s, &(struct scenario){ .size = 300 * KIB, .psk_send = true,
+		   .psk_recv = true, .tamper = how }, &r);
+	assert_int_equal(r.send_rc, RP_ETAMPERED);
+	assert_int_equal(r.recv_rc, RP_ETAMPERED);
+	assert_int_equal(r.send_out.phase, send_phase);
+}
+
+static void test_tamper_flip_mr(void **s)
+{
+	tampered(s, TAMPER_FLIP_MR, RP_PHASE_HELLO);
+}
+
+static void test_tamper_dup_mr(void **s)
+{
+	/* Seen as soon as the sender next looks at the control channel. */
+	tampered(s, TAMPER_DUP_MR, RP_PHASE_DATA);
+}
+
+static void test_tamper_replay_hello(void **s)
+{
+	tampered(s, TAMPER_REPLAY_HELLO, RP_PHASE_FIN);
+}
+
+/* The receiver never got the FIN: the sender's ERR that follows skips a
+ * sequence number, so the receiver flags that one too (a drop). */
+static void test_tamper_forge_ack(void **s)
+{
+	tampered(s, TAMPER_FORGE_ACK, RP_PHASE_FIN);
+}
+
+/* Without --psk nothing is tagged: a forged ACK then passes (the reason
+ * for --psk), which shows the case above tests the tag. */
+static void test_forge_ack_without_psk(void **s)
+{
+	struct env *e = *s;
+	struct result r;
+
+	push(e, &(struct scenario){ .size = 300 * KIB,
+		   .tamper = TAMPER_FORGE_ACK }, &r);
+	assert_int_equal(r.send_rc, 0);
+	assert_int_not_equal(r.recv_rc, 0);
+	assert_nothing(e);
+}
+
+/* A version 1 peer: the receiver answers at version 1, both fail. */
+static void test_old_version(void **s)
+{
+	struct result r;
+
+	push_fails(s, &(struct scenario){ .size = 10 * KIB,
+		   .tamper = TAMPER_OLD_VERSION }, &r);
+	assert_int_equal(r.recv_rc, RP_EVERSION);
+	assert_int_equal(r.send_rc, RP_EVERSION);
+	assert_int_equal(rp_err_exit_code(r.send_rc), RP_EXIT_PROTO);
+}
+
+static void test_not_a_peer(void **s)
+{
+	struct result r;
+
+	push_fails(s, &(struct scenario){ .size = 10 * KIB,
+		   .tamper = TAMPER_NOT_PEER }, &r);
+	assert_int_equal(r.send_rc, RP_ENOTPEER);
+	assert_int_equal(r.send_out.phase, RP_PHASE_HELLO);
+	assert_int_equal(rp_err_exit_code(r.send_rc), RP_EXIT_PROTO);
 }
 
 static void test_bad_name_refused_before_connecting(void **s)
@@ -1038,6 +1220,14 @@ int main(void)
 		T(test_psk_wrong),
 		T(test_psk_sender_only),
 		T(test_psk_receiver_only),
+		T(test_psk_keygen),
+		T(test_tamper_flip_mr),
+		T(test_tamper_dup_mr),
+		T(test_tamper_replay_hello),
+		T(test_tamper_forge_ack),
+		T(test_forge_ack_without_psk),
+		T(test_old_version),
+		T(test_not_a_peer),
 		T(test_bad_name_refused_before_connecting),
 		T(test_existing_name_refused),
 		T(test_existing_name_forced),
