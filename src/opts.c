@@ -20,6 +20,7 @@
 enum {
 	OPT_AS = 256,
 	OPT_PSK,
+	OPT_PER_ADDR,
 };
 
 static const char recv_short[] = ":p:b:o:1fm:d:i:g:tJqT:h";
@@ -30,6 +31,7 @@ static const struct option recv_long[] = {
 	{ "once",	no_argument,	   NULL, '1' },
 	{ "force",	no_argument,	   NULL, 'f' },
 	{ "max-transfers", required_argument, NULL, 'm' },
+	{ "max-per-address", required_argument, NULL, OPT_PER_ADDR },
 	{ "device",	required_argument, NULL, 'd' },
 	{ "ib-port",	required_argument, NULL, 'i' },
 	{ "gid-index",	required_argument, NULL, 'g' },
@@ -151,6 +153,7 @@ static void set_defaults(struct rp_opts *o)
 	o->gid_index = -1;
 	o->timeout = RP_DEFAULT_TIMEOUT;
 	o->max_transfers = RP_DEFAULT_MAX_XFERS;
+	o->max_per_addr = RP_DEFAULT_PER_ADDR;
 	o->dir = ".";
 	o->chunk = RP_DEFAULT_CHUNK;
 	o->window = RP_DEFAULT_WINDOW;
@@ -228,6 +231,12 @@ static int set_option(struct rp_opts *o, const char *sub, int c,
 		if (parse_range(arg, 1, RP_MAX_XFERS, &v))
 			return bad_value(sub, "max transfers", arg, "1..64");
 		o->max_transfers = (int)v;
+		break;
+	case OPT_PER_ADDR:
+		if (parse_range(arg, 1, RP_MAX_PENDING, &v))
+			return bad_value(sub, "connections per address", arg,
+					 "1..64");
+		o->max_per_addr = (int)v;
 		break;
 	case 'd':
 		o->dev = arg;
@@ -476,7 +485,10 @@ static const char help_recv[] =
 	"  -f, --force          replace an existing file or symbolic link of\n"
 	"                       the same name (never a directory)\n"
 	"  -m, --max-transfers N  transfers at once, 1..64 (default 4); one\n"
-	"                       more sender is told the receiver is busy\n";
+	"                       more sender is told the receiver is busy\n"
+	"      --max-per-address N  connections from one address, 1..64\n"
+	"                       (default 8), whether in their handshake or\n"
+	"                       transferring; one more is refused as busy\n";
 
 static const char help_send[] =
 	"Usage: rdmapush send [OPTION]... FILE HOST\n"

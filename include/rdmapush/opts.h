@@ -41,6 +41,7 @@ struct rp_opts {
 	const char *dir;	/* -o, default "." */
 	bool once;
 	int max_transfers;	/* -m: concurrent transfers, 1..64 */
+	int max_per_addr;	/* --max-per-address: connections, 1..64 */
 	bool force;
 	/* send */
 	const char *file;
