@@ -34,6 +34,8 @@
 #define KILL_GRACE_S	5.0
 /* accept() out of descriptors or memory: retry after this long. */
 #define BACKOFF_S	0.1
+/* Connections taken per wake-up at most. */
+#define ACCEPT_BURST	16
 /* How long a child waits for the server to answer its slot request. */
 #define ANSWER_WAIT_MS	5000
 
@@ -63,7 +65,8 @@ struct server {
 	sigset_t old_mask;	/* as we found it: children get it back */
 	sigset_t wait_mask;	/* inside ppoll(): ours unblocked */
 	double backoff_end;	/* accept() starved: not before this; or 0 */
-	bool starved;		/* said so; cleared by the next accept */
+	bool starved;		/* said so; cleared once the queue is empty */
+	bool drained;		/* accept() found the queue empty */
 	int once_fd;		/* --once: the connection to serve here */
 	char once_peer[80];
 	/* In a forked child: */
@@ -328,21 +331,16 @@ static void refuse(struct server *sv, int fd, const char *peer,
 	rp_session_refuse(sv->o, fd, peer, RP_EBUSY);
 }
 
-/* Serve fd in a child, with a socket to ask for its slot on. In the
- * child: its result, with sv->is_child set. In the server: 0. */
-static int spawn(struct server *sv, int fd, const char *peer,
-		 const char *addr, double since)
+/* Serve fd in a child, which asks for its slot on sp[1] (both ends
+ * owned). In the child: its result, with sv->is_child set. In the
+ * server: 0. */
+static int spawn(struct server *sv, int fd, const int sp[2],
+		 const char *peer, const char *addr, double since)
 {
 	char why[96];
 	struct kid *k;
-	int sp[2];
 	pid_t pid;
 
-	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sp)) {
-		snprintf(why, sizeof(why), "socketpair: %s", strerror(errno));
-		refuse(sv, fd, peer, why);
-		return 0;
-	}
 	fflush(stdout);
 	fflush(stderr);
 	pid = fork();
@@ -367,26 +365,56 @@ static int spawn(struct server *sv, int fd, const char *peer,
 	return 0;
 }
 
-static int accept_failed(struct server *sv, int rc)
+/*
+ * accept() or the socketpair before it failed: out of descriptors or
+ * memory is transient (new connections wait in the queue meanwhile, and
+ * we say so once, not once per retry); anything else stops the server.
+ */
+static int take_failed(struct server *sv, const char *call, int rc)
 {
 	switch (-rc) {
 	case EMFILE:
 	case ENFILE:
 	case ENOBUFS:
 	case ENOMEM:
-		/* New connections wait in the queue meanwhile. Once, not
-		 * once per retry. */
 		if (!sv->starved)
-			RP_INFO("accept: %s; new connections wait until "
-				"some close (retrying every %.0f ms)",
+			RP_INFO("%s: %s; new connections wait until some "
+				"close (retrying every %.0f ms)", call,
 				strerror(-rc), BACKOFF_S * 1000);
 		sv->starved = true;
 		sv->backoff_end = rp_now() + BACKOFF_S;
 		return 0;
 	default:
-		RP_ERR("accept: %s", strerror(-rc));
+		RP_ERR("%s: %s", call, strerror(-rc));
 		return rc;
 	}
+}
+
+/* A connection: its child's admission socket first, so that running
+ * out of descriptors leaves the connection queued rather than refused. */
+static int accept_one(struct server *sv, int *fd, int sp[2], char *peer,
+		      size_t len)
+{
+	int rc;
+
+	if (!sv->o->once &&
+	    socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sp))
+		return take_failed(sv, "socketpair", -errno);
+	rc = rp_ctrl_accept(sv->lfd, fd, peer, len);
+	if (rc && !sv->o->once) {
+		close(sp[0]);
+		close(sp[1]);
+	}
+	if (rc && rc != -EAGAIN)
+		return take_failed(sv, "accept", rc);
+	/* Caught up with the queue: the shortage is over. */
+	if (rc == -EAGAIN && sv->starved)
+		RP_INFO("accepting connections again");
+	if (rc == -EAGAIN) {
+		sv->starved = false;
+		sv->drained = true;
+	}
+	return 0;
 }
 
 /* Take one connection: check the caps, then serve it in a child (or,
@@ -396,15 +424,11 @@ static int take(struct server *sv)
 	char peer[80], addr[RP_ADMIT_ADDR_MAX], why[160];
 	enum rp_admit_verdict v;
 	double now = rp_now();
-	int fd, rc = rp_ctrl_accept(sv->lfd, &fd, peer, sizeof(peer));
+	int fd = -1, sp[2] = { -1, -1 };
+	int rc = accept_one(sv, &fd, sp, peer, sizeof(peer));
 
-	if (rc == -EAGAIN)
-		return 0;
-	if (rc)
-		return accept_failed(sv, rc);
-	if (sv->starved)
-		RP_INFO("accepting connections again");
-	sv->starved = false;
+	if (rc || fd < 0)
+		return rc;
 	if (sv->o->once) {
 		sv->once_fd = fd;
 		snprintf(sv->once_peer, sizeof(sv->once_peer), "%s", peer);
@@ -413,11 +437,25 @@ static int take(struct server *sv)
 	rp_admit_addr(peer, addr, sizeof(addr));
 	v = rp_admit_check(&sv->adm, addr);
 	if (v) {
+		close(sp[0]);
+		close(sp[1]);
 		refuse(sv, fd, peer,
 		       rp_admit_why(&sv->adm, v, addr, why, sizeof(why)));
 		return 0;
 	}
-	return spawn(sv, fd, peer, addr, now);
+	return spawn(sv, fd, sp, peer, addr, now);
+}
+
+/* What is queued, up to a burst (children wait for their answers). */
+static int take_queued(struct server *sv)
+{
+	int rc = 0;
+
+	sv->drained = false;
+	for (int i = 0; i < ACCEPT_BURST && !rc && !sv->drained &&
+	     sv->backoff_end <= 0 && !sv->is_child && sv->once_fd < 0; i++)
+		rc = take(sv);
+	return rc;
 }
 
 /* The listening socket (unless backing off) and each child's admission
@@ -472,7 +510,7 @@ static int serve_step(struct server *sv)
 	if (sv->backoff_end > 0 && rp_now() >= sv->backoff_end)
 		sv->backoff_end = 0;
 	if (incoming && !rp_session_stop)
-		return take(sv);
+		return take_queued(sv);
 	return 0;
 }
 
