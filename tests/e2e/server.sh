@@ -22,10 +22,19 @@ fresh_dir "$RCV" "$DST" >/dev/null
 mkdata "$SND" /tmp/e2e-src/s1 $((1 << 20)) >/dev/null
 
 # closed_after JOB I: whole seconds after which the receiver closed idle
-# connection I of idle.py job JOB on the sender ("" if it has not).
-closed_after() {
-	"$LAB" log "$SND" "$1" 2>&1 | sed -n "s/^closed $2 after \([0-9]*\)\..*/\1/p"
+# connection I of idle.py job JOB on the sender ("" if it has not). Once
+# the job has been waited for, from its output saved in $JOB.out.
+idle_out() {
+	if [ -f "$TMP/$1.out" ]; then cat "$TMP/$1.out"; else "$LAB" log "$SND" "$1" 2>&1; fi
 }
+closed_after() {
+	idle_out "$1" | sed -n "s/^closed $2 after \([0-9]*\)\..*/\1/p"
+}
+idle_wait() {
+	"$LAB" wait "$SND" "$1" --timeout 60 >"$TMP/$1.out" 2>&1
+}
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
 ms_since() {
 	echo $((($(date +%s%N) - $1) / 1000000))
 }
@@ -57,10 +66,10 @@ if push_ok "push past two idle connections" "--psk $KEY"; then
 		[ "$took" -lt 10000 ]; then
 		ok "two idle connections on a -m 2 --psk receiver: a --psk push succeeds in $took ms"
 	else
-		fail "push past two idle connections" "took $took ms; idle: $("$LAB" log "$SND" idle2 2>&1 | tr '\n' ' ')"
+		fail "push past two idle connections" "took $took ms; idle: $(idle_out idle2 | tr '\n' ' ')"
 	fi
 fi
-"$LAB" wait "$SND" idle2 --timeout 40 >/dev/null 2>&1
+idle_wait idle2
 a=$(closed_after idle2 0)
 b=$(closed_after idle2 1)
 if [ -n "$a" ] && [ -n "$b" ] && [ "$a" -ge 4 ] && [ "$a" -le 7 ] &&
@@ -79,24 +88,24 @@ recv_wait idle 30 >/dev/null || fail "receiver exit" "status $?"
 recv_bg cap "--max-per-address 3 -T 60 -o $DST" ||
 	{ fail "receiver start" "did not listen"; exit 1; }
 "$LAB" bg "$SND" idle4 -- "exec $IDLE 4 30"
-await_log "$SND" idle4 "closed 3 after" 5 >/dev/null
+await_log "$SND" idle4 "closed 3 after" 30 >/dev/null
 c=$(closed_after idle4 3)
-if [ "$c" = 0 ] && "$LAB" log "$SND" idle4 2>&1 | grep -q "^closed 3 after .*, [1-9][0-9]* bytes" &&
+if [ "$c" = 0 ] && idle_out idle4 | grep -q "^closed 3 after .*, [1-9][0-9]* bytes" &&
 	[ -z "$(closed_after idle4 0)" ]; then
 	ok "per-address cap: the 4th connection with --max-per-address 3 is refused at once (ERR)"
 else
-	fail "per-address cap" "$("$LAB" log "$SND" idle4 2>&1 | tr '\n' ' ')"
+	fail "per-address cap" "$(idle_out idle4 | tr '\n' ' ')"
 fi
 "$LAB" log "$RCV" cap 2>&1 | grep -q "refusing $SND_IP:[0-9]*: 3 connections from $SND_IP (--max-per-address 3)" &&
 	ok "the receiver says why: 3 connections from $SND_IP" ||
 	fail "per-address cap message" "$("$LAB" log "$RCV" cap 2>&1 | tail -2)"
 "$LAB" signal "$RCV" cap TERM
-out=$(recv_wait cap 30); rc=$?
+out=$(recv_wait cap 30 2>&1); rc=$?
 [ $rc = 0 ] && echo "$out" | grep -q "stopping 3 connection" &&
 	ok "SIGTERM with 3 connections in their handshake: they are stopped, exit 0" ||
 	fail "stop while handshaking" "exit $rc: $(echo "$out" | tail -2)"
-"$LAB" signal "$SND" idle4 TERM
-"$LAB" wait "$SND" idle4 >/dev/null 2>&1
+"$LAB" signal "$SND" idle4 TERM 2>/dev/null
+idle_wait idle4
 
 # --- No zombies between connections -----------------------------------
 recv_bg zomb "-m 2 -o $DST" || { fail "receiver start" "did not listen"; exit 1; }
@@ -122,7 +131,7 @@ if await_log "$RCV" emfile "Too many open files; new connections wait" 20; then
 else
 	fail "out of descriptors" "no such line from the receiver"
 fi
-"$LAB" wait "$SND" idle48 --timeout 30 >/dev/null 2>&1
+idle_wait idle48
 n=$("$LAB" log "$RCV" emfile 2>&1 | grep -c "Too many open files")
 if push_ok "push after running out of descriptors" "" &&
 	"$LAB" log "$RCV" emfile 2>&1 | grep -q "accepting connections again"; then
@@ -135,7 +144,7 @@ recv_wait emfile 30 >/dev/null || fail "receiver exit" "status $?"
 for sig in INT TERM; do
 	recv_bg once "--once -o $DST" || { fail "receiver start" "did not listen"; exit 1; }
 	"$LAB" signal "$RCV" once $sig
-	out=$(recv_wait once 30); rc=$?
+	out=$(recv_wait once 30 2>&1); rc=$?
 	# 130/143 once main maps RP_EINTERRUPTED; any non-zero until then.
 	[ $rc != 0 ] && [ $rc -lt 124 -o $rc -ge 128 ] &&
 		ok "recv --once stopped by SIG$sig before any transfer exits non-zero ($rc)" ||
