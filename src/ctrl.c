@@ -10,6 +10,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -137,6 +138,35 @@ static void addr_str(const struct sockaddr *sa, char *buf, size_t len)
 		 strncmp(host, "::ffff:", 7) ? host : host + 7, serv);
 }
 
+/*
+ * Nothing to take now, but nothing wrong with us either: a signal, an
+ * empty queue, or a network error of a connection that died in the
+ * queue, which Linux reports from accept() (accept(2): treat these like
+ * EAGAIN and retry).
+ */
+static bool accept_retry(int err)
+{
+	switch (err) {
+	case EINTR:
+	case EAGAIN:
+#if EWOULDBLOCK != EAGAIN
+	case EWOULDBLOCK:
+#endif
+	case ECONNABORTED:
+	case EPROTO:
+	case ENETDOWN:
+	case ENOPROTOOPT:
+	case EHOSTDOWN:
+	case ENONET:
+	case EHOSTUNREACH:
+	case EOPNOTSUPP:
+	case ENETUNREACH:
+		return true;
+	default:
+		return false;
+	}
+}
+
 int rp_ctrl_accept(int lfd, int *fd, char *peer, size_t peer_len)
 {
 	struct sockaddr_storage ss;
@@ -144,10 +174,14 @@ int rp_ctrl_accept(int lfd, int *fd, char *peer, size_t peer_len)
 	int c = accept4(lfd, (struct sockaddr *)&ss, &sl, SOCK_CLOEXEC);
 
 	if (c < 0) {
-		if (errno == EINTR)
-			return -EINTR;
-		RP_ERR("accept: %s", strerror(errno));
-		return -errno;
+		int err = errno;
+
+		if (!accept_retry(err))
+			return -err;
+		if (err != EAGAIN && err != EWOULDBLOCK && err != EINTR)
+			RP_TRACE("ctrl", "accept: %s (a connection that "
+				 "died in the queue); going on", strerror(err));
+		return -EAGAIN;
 	}
 	addr_str((struct sockaddr *)&ss, peer, peer_len);
 	RP_TRACE("ctrl", "accepted control connection from %s", peer);

@@ -22,6 +22,7 @@ enum {
 	OPT_PSK,
 	OPT_MAX_SIZE,
 	OPT_NO_DEVICE_CHECK,
+	OPT_PER_ADDR,
 };
 
 static const char recv_short[] = ":p:b:o:1fm:d:i:g:tJqT:h";
@@ -33,6 +34,7 @@ static const struct option recv_long[] = {
 	{ "force",	no_argument,	   NULL, 'f' },
 	{ "max-transfers", required_argument, NULL, 'm' },
 	{ "max-size",	required_argument, NULL, OPT_MAX_SIZE },
+	{ "max-per-address", required_argument, NULL, OPT_PER_ADDR },
 	{ "device",	required_argument, NULL, 'd' },
 	{ "ib-port",	required_argument, NULL, 'i' },
 	{ "gid-index",	required_argument, NULL, 'g' },
@@ -155,6 +157,7 @@ static void set_defaults(struct rp_opts *o)
 	o->gid_index = -1;
 	o->timeout = RP_DEFAULT_TIMEOUT;
 	o->max_transfers = RP_DEFAULT_MAX_XFERS;
+	o->max_per_addr = RP_DEFAULT_PER_ADDR;
 	o->dir = ".";
 	o->chunk = RP_DEFAULT_CHUNK;
 	o->window = RP_DEFAULT_WINDOW;
@@ -238,6 +241,12 @@ static int set_option(struct rp_opts *o, const char *sub, int c,
 			return bad_value(sub, "maximum file size", arg,
 					 "1 or more bytes, e.g. 10G");
 		o->max_size = size;
+		break;
+	case OPT_PER_ADDR:
+		if (parse_range(arg, 1, RP_MAX_PENDING, &v))
+			return bad_value(sub, "connections per address", arg,
+					 "1..64");
+		o->max_per_addr = (int)v;
 		break;
 	case 'd':
 		o->dev = arg;
@@ -546,7 +555,10 @@ static const char help_recv[] =
 	"                       optional K, M or G suffix (default: no limit)\n"
 	"      --no-device-check  start without an active RDMA port (one\n"
 	"                       that comes up later); each transfer then\n"
-	"                       checks for itself\n";
+	"                       checks for itself\n"
+	"      --max-per-address N  connections from one address, 1..64\n"
+	"                       (default 8), whether in their handshake or\n"
+	"                       transferring; one more is refused as busy\n";
 
 static const char help_send[] =
 	"Usage: rdmapush send [OPTION]... FILE HOST\n"

@@ -1,25 +1,57 @@
 // SPDX-License-Identifier: MIT
-/* The receiver's server: listen, accept, one forked child per transfer
- * (capped by -m), reap, refuse when busy, stop on a signal. A child
- * serves exactly one transfer (session_recv.c) and returns its result
- * to main; the server itself never opens a device. */
+/* The receiver's server: listen, accept, one forked child per connection,
+ * admission (a transfer slot only once the sender has passed its
+ * handshake, and caps on connections), reap, refuse when busy, stop on a
+ * signal. A child serves exactly one connection (session_recv.c) and
+ * returns its result to main; the server itself never opens a device. */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
 
 #include <errno.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "rdmapush/admit.h"
 #include "rdmapush/auth.h"
 #include "rdmapush/ctrl.h"
 #include "rdmapush/err.h"
 #include "rdmapush/fileio.h"
 #include "rdmapush/server.h"
+#include "rdmapush/sys.h"
 #include "rdmapush/trace.h"
+
+#define MAX_KIDS	(RP_MAX_PENDING + RP_MAX_XFERS)
+/* The safety net: a child still in its handshake this long after its
+ * own deadline has passed is killed (it should have closed itself). */
+#define KILL_GRACE_S	5.0
+/* accept() out of descriptors or memory: retry after this long. */
+#define BACKOFF_S	0.1
+/* Connections taken per wake-up at most. */
+#define ACCEPT_BURST	16
+/* How long a child waits for the server to answer its slot request. */
+#define ANSWER_WAIT_MS	5000
+
+/* The admission socket's one request and its two answers. */
+#define SLOT_ASK	'?'
+#define SLOT_GRANTED	'Y'
+#define SLOT_BUSY	'N'
+
+/* A connection served by a child process. */
+struct kid {
+	pid_t pid;
+	int chan;		/* our end of its admission socket, or -1 */
+	double since;		/* accepted at (rp_now()) */
+	bool killed;		/* by the safety net */
+	char peer[80];
+};
 
 struct server {
 	const struct rp_opts *o;
@@ -27,109 +59,498 @@ struct server {
 	int dirfd;
 	const uint8_t *psk;
 	uint8_t key[RP_PSK_LEN];
-	pid_t kids[RP_MAX_XFERS];
+	struct rp_admit adm;
+	struct kid kids[MAX_KIDS];
 	int nkids;
-	bool is_child;		/* a forked child, done with its transfer */
+	sigset_t old_mask;	/* as we found it: children get it back */
+	sigset_t wait_mask;	/* inside ppoll(): ours unblocked */
+	double backoff_end;	/* accept() starved: not before this; or 0 */
+	bool starved;		/* said so; cleared once the queue is empty */
+	bool drained;		/* accept() found the queue empty */
+	int once_fd;		/* --once: the connection to serve here */
+	char once_peer[80];
+	/* In a forked child: */
+	bool is_child;
+	bool refused;		/* refused a slot; the server said why */
+	int chan;		/* its end of the admission socket */
 	struct rp_outcome *out;
 };
 
-static void reap(struct server *sv, bool block)
-{
-	for (int i = 0; i < sv->nkids;) {
-		pid_t p = waitpid(sv->kids[i], NULL, block ? 0 : WNOHANG);
+static volatile sig_atomic_t child_exited;
 
-		if (p == sv->kids[i] || (p < 0 && errno != EINTR)) {
-			sv->kids[i] = sv->kids[--sv->nkids];
-			continue;
-		}
-		if (p < 0)
-			continue;	/* interrupted: wait for it again */
-		i++;
-	}
-}
-
-/* Over the cap: say so at once rather than leave the sender waiting. */
-static void refuse_busy(struct server *sv, int fd, const char *peer)
+static void on_sigchld(int sig)
 {
-	RP_INFO("refusing %s: %d transfers in progress (-m %d)", peer,
-		sv->nkids, sv->o->max_transfers);
-	rp_session_refuse(sv->o, fd, peer, RP_EBUSY);
-}
-
-static int serve(struct server *sv, int fd, const char *peer)
-{
-	return rp_session_recv_one(sv->o, sv->psk, sv->dirfd, fd, peer,
-				   sv->out);
+	(void)sig;
+	child_exited = 1;
 }
 
 /*
- * Serve one connection in a child process, so transfers run side by side
- * and whatever one of them holds (device context, registered memory,
- * files) is gone with it. In the parent: 0. In the child: sets
- * sv->is_child and returns the transfer's result for main to exit with.
+ * Our signals are delivered only inside ppoll(), which unblocks them
+ * atomically for its wait: a stop signal can no longer land between the
+ * check of the stop flag and the wait, and be missed until the next
+ * connection. SIGCHLD wakes us to reap at once.
  */
-static int spawn(struct server *sv, int fd, const char *peer)
+static void block_signals(struct server *sv)
 {
+	struct sigaction sa = {
+		.sa_handler = on_sigchld,
+		.sa_flags = SA_NOCLDSTOP,
+	};
+	sigset_t ours;
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGCHLD, &sa, NULL);
+	sigemptyset(&ours);
+	sigaddset(&ours, SIGINT);
+	sigaddset(&ours, SIGTERM);
+	sigaddset(&ours, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &ours, &sv->old_mask);
+	/* Not an empty mask: what our parent blocked stays blocked. */
+	sv->wait_mask = sv->old_mask;
+	sigdelset(&sv->wait_mask, SIGINT);
+	sigdelset(&sv->wait_mask, SIGTERM);
+	sigdelset(&sv->wait_mask, SIGCHLD);
+}
+
+/* As we found them: a session relies on signals interrupting its waits. */
+static void restore_signals(struct server *sv)
+{
+	struct sigaction dfl = { .sa_handler = SIG_DFL };
+
+	sigemptyset(&dfl.sa_mask);
+	sigaction(SIGCHLD, &dfl, NULL);
+	sigprocmask(SIG_SETMASK, &sv->old_mask, NULL);
+}
+
+static int handshake_s(const struct rp_opts *o)
+{
+	return o->timeout < RP_HANDSHAKE_SECS ? o->timeout : RP_HANDSHAKE_SECS;
+}
+
+/* --------------------------------------------------------------------
+ * In a child
+ */
+
+/* The admission hook: ask the server for a transfer slot, and wait for
+ * its answer. */
+static int ask_slot(void *ctx, const char *peer)
+{
+	struct server *sv = ctx;
+	struct pollfd pfd = { .fd = sv->chan, .events = POLLIN };
+	char c = SLOT_ASK;
+	int rc;
+
+	if (send(sv->chan, &c, 1, MSG_NOSIGNAL) != 1) {
+		rc = -errno;
+		RP_ERR("send(transfer slot request): %s", strerror(-rc));
+		return rc;
+	}
+	rc = poll(&pfd, 1, ANSWER_WAIT_MS);
+	if (rc < 0 && errno == EINTR)
+		return RP_EINTERRUPTED;
+	if (rc == 1 && recv(sv->chan, &c, 1, 0) == 1 &&
+	    (c == SLOT_GRANTED || c == SLOT_BUSY)) {
+		rp_ctrl_close(&sv->chan);
+		sv->refused = c == SLOT_BUSY;
+		return sv->refused ? RP_EBUSY : 0;
+	}
+	RP_ERR("the server did not answer the request for a transfer slot "
+	       "for %s", peer);
+	return RP_EINTERNAL;
+}
+
+/* Serve the one connection fd; only what it needs stays open. */
+static int child(struct server *sv, int chan, int fd, const char *peer)
+{
+	struct rp_admission adm = { .admit = ask_slot, .ctx = sv };
+	int rc;
+
+	sv->is_child = true;
+	sv->chan = chan;
+	restore_signals(sv);
+	rp_ctrl_close(&sv->lfd);
+	for (int i = 0; i < sv->nkids; i++)
+		rp_ctrl_close(&sv->kids[i].chan);
+	sv->nkids = 0;
+	rc = rp_session_recv_one(sv->o, sv->psk, sv->dirfd, fd, peer, &adm,
+				 sv->out);
+	rp_ctrl_close(&sv->chan);
+	/* Refused as busy: the server said why and the sender was told;
+	 * no failure of this receiver. */
+	return sv->refused ? 0 : rc;
+}
+
+/* --------------------------------------------------------------------
+ * In the server: children and their slots
+ */
+
+static struct kid *kid_of(struct server *sv, pid_t pid)
+{
+	for (int i = 0; i < sv->nkids; i++)
+		if (sv->kids[i].pid == pid)
+			return &sv->kids[i];
+	return NULL;
+}
+
+/* pid has exited and is reaped: its place and its slot are free. */
+static void forget(struct server *sv, pid_t pid)
+{
+	struct kid *k = kid_of(sv, pid);
+
+	if (!k)
+		return;
+	rp_ctrl_close(&k->chan);
+	(void)rp_admit_release(&sv->adm, pid);
+	*k = sv->kids[--sv->nkids];
+}
+
+/* Every child that has exited, without waiting: no zombies linger. */
+static void reap(struct server *sv)
+{
+	for (;;) {
+		pid_t p = waitpid(-1, NULL, WNOHANG);
+
+		if (p <= 0)
+			break;
+		forget(sv, p);
+	}
+}
+
+/* A child has passed its handshake (or closed its socket on exiting):
+ * grant it a slot or refuse it. One request per child. */
+static void answer(struct server *sv, struct kid *k)
+{
+	enum rp_admit_verdict v;
+	char c, why[160];
+	ssize_t n = recv(k->chan, &c, 1, MSG_DONTWAIT);
+
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return;
+	if (n == 1 && c == SLOT_ASK) {
+		v = rp_admit_promote(&sv->adm, k->pid);
+		if (v)
+			RP_INFO("refusing %s: %s", k->peer,
+				rp_admit_why(&sv->adm, v, "", why,
+					     sizeof(why)));
+		else
+			RP_TRACE("server", "%s passed its handshake: transfer "
+				 "%d of %d", k->peer, rp_admit_xfers(&sv->adm),
+				 sv->adm.max_xfers);
+		c = v ? SLOT_BUSY : SLOT_GRANTED;
+		/* If it is gone, it is reaped soon; nothing to undo. */
+		(void)!send(k->chan, &c, 1, MSG_NOSIGNAL);
+	}
+	rp_ctrl_close(&k->chan);
+}
+
+static double kill_time(const struct server *sv, const struct kid *k)
+{
+	return k->since + handshake_s(sv->o) + KILL_GRACE_S;
+}
+
+static bool handshaking(const struct server *sv, const struct kid *k)
+{
+	return !k->killed && !rp_admit_has_slot(&sv->adm, k->pid);
+}
+
+/* The safety net: each child closes itself at its handshake deadline;
+ * one that has not, well after it, is killed (and reaped as usual). */
+static void kill_stale(struct server *sv, double now)
+{
+	for (int i = 0; i < sv->nkids; i++) {
+		struct kid *k = &sv->kids[i];
+
+		if (!handshaking(sv, k) || now < kill_time(sv, k))
+			continue;
+		RP_INFO("%s: still in its handshake %.0f s after connecting; "
+			"killing its process %d", k->peer, now - k->since,
+			(int)k->pid);
+		kill(k->pid, SIGKILL);
+		k->killed = true;
+	}
+}
+
+/* How long ppoll() may sleep: until the next kill or the end of a
+ * back-off; NULL: until something happens. */
+static struct timespec *next_wake(const struct server *sv, double now,
+				  struct timespec *ts)
+{
+	double t = sv->backoff_end;
+
+	for (int i = 0; i < sv->nkids; i++) {
+		const struct kid *k = &sv->kids[i];
+
+		if (handshaking(sv, k) && (t <= 0 || kill_time(sv, k) < t))
+			t = kill_time(sv, k);
+	}
+	if (t <= 0)
+		return NULL;
+	t = t > now ? t - now : 0;
+	ts->tv_sec = (time_t)t;
+	ts->tv_nsec = (long)((t - (double)ts->tv_sec) * 1e9);
+	return ts;
+}
+
+/* Stop: tell each child to abort (it removes its temporary file), and
+ * wait for all of them. */
+static void stop_children(struct server *sv)
+{
+	reap(sv);
+	if (!sv->nkids)
+		return;
+	RP_INFO("signal %d: stopping %d connection(s)", (int)rp_session_stop,
+		sv->nkids);
+	for (int i = 0; i < sv->nkids; i++)
+		kill(sv->kids[i].pid, SIGTERM);
+}
+
+/* Wait for every child to end (their transfers finish or abort). */
+static void wait_children(struct server *sv)
+{
+	while (sv->nkids) {
+		pid_t p = waitpid(-1, NULL, 0);
+
+		if (p < 0 && errno == EINTR)
+			continue;
+		if (p < 0)
+			break;
+		forget(sv, p);
+	}
+}
+
+/* --------------------------------------------------------------------
+ * In the server: connections
+ */
+
+/* Over a cap, or out of resources: say so at once, rather than leave
+ * the sender waiting. */
+static void refuse(struct server *sv, int fd, const char *peer,
+		   const char *why)
+{
+	RP_INFO("refusing %s: %s", peer, why);
+	rp_session_refuse(sv->o, fd, peer, RP_EBUSY);
+}
+
+/* Serve fd in a child, which asks for its slot on sp[1] (both ends
+ * owned). In the child: its result, with sv->is_child set. In the
+ * server: 0. */
+static int spawn(struct server *sv, int fd, const int sp[2],
+		 const char *peer, const char *addr, double since)
+{
+	char why[96];
+	struct kid *k;
 	pid_t pid;
 
 	fflush(stdout);
+	fflush(stderr);
 	pid = fork();
 	if (pid < 0) {
-		RP_ERR("fork: %s", strerror(errno));
-		refuse_busy(sv, fd, peer);
+		snprintf(why, sizeof(why), "fork: %s", strerror(errno));
+		close(sp[0]);
+		close(sp[1]);
+		refuse(sv, fd, peer, why);
 		return 0;
 	}
 	if (pid == 0) {
-		sv->is_child = true;
-		rp_ctrl_close(&sv->lfd);
-		return serve(sv, fd, peer);
+		close(sp[0]);
+		return child(sv, sp[1], fd, peer);
 	}
+	close(sp[1]);
 	rp_ctrl_close(&fd);
-	sv->kids[sv->nkids++] = pid;
+	k = &sv->kids[sv->nkids++];
+	*k = (struct kid){ .pid = pid, .chan = sp[0], .since = since };
+	snprintf(k->peer, sizeof(k->peer), "%s", peer);
+	/* Checked before the fork, and nothing came in since. */
+	(void)rp_admit_add(&sv->adm, pid, addr);
+	return 0;
+}
+
+/*
+ * accept() or the socketpair before it failed: out of descriptors or
+ * memory is transient (new connections wait in the queue meanwhile, and
+ * we say so once, not once per retry); anything else stops the server.
+ */
+static int take_failed(struct server *sv, const char *call, int rc)
+{
+	switch (-rc) {
+	case EMFILE:
+	case ENFILE:
+	case ENOBUFS:
+	case ENOMEM:
+		if (!sv->starved)
+			RP_INFO("%s: %s; new connections wait until some "
+				"close (retrying every %.0f ms)", call,
+				strerror(-rc), BACKOFF_S * 1000);
+		sv->starved = true;
+		sv->backoff_end = rp_now() + BACKOFF_S;
+		return 0;
+	default:
+		RP_ERR("%s: %s", call, strerror(-rc));
+		return rc;
+	}
+}
+
+/* A connection: its child's admission socket first, so that running
+ * out of descriptors leaves the connection queued rather than refused. */
+static int accept_one(struct server *sv, int *fd, int sp[2], char *peer,
+		      size_t len)
+{
+	int rc;
+
+	if (!sv->o->once &&
+	    socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sp))
+		return take_failed(sv, "socketpair", -errno);
+	rc = rp_ctrl_accept(sv->lfd, fd, peer, len);
+	if (rc && !sv->o->once) {
+		close(sp[0]);
+		close(sp[1]);
+	}
+	if (rc && rc != -EAGAIN)
+		return take_failed(sv, "accept", rc);
+	/* Caught up with the queue: the shortage is over. */
+	if (rc == -EAGAIN && sv->starved)
+		RP_INFO("accepting connections again");
+	if (rc == -EAGAIN) {
+		sv->starved = false;
+		sv->drained = true;
+	}
+	return 0;
+}
+
+/* Take one connection: check the caps, then serve it in a child (or,
+ * with --once, keep it to serve here). */
+static int take(struct server *sv)
+{
+	char peer[80], addr[RP_ADMIT_ADDR_MAX], why[160];
+	enum rp_admit_verdict v;
+	double now = rp_now();
+	int fd = -1, sp[2] = { -1, -1 };
+	int rc = accept_one(sv, &fd, sp, peer, sizeof(peer));
+
+	if (rc || fd < 0)
+		return rc;
+	if (sv->o->once) {
+		sv->once_fd = fd;
+		snprintf(sv->once_peer, sizeof(sv->once_peer), "%s", peer);
+		return 0;
+	}
+	rp_admit_addr(peer, addr, sizeof(addr));
+	v = rp_admit_check(&sv->adm, addr);
+	if (v) {
+		close(sp[0]);
+		close(sp[1]);
+		refuse(sv, fd, peer,
+		       rp_admit_why(&sv->adm, v, addr, why, sizeof(why)));
+		return 0;
+	}
+	return spawn(sv, fd, sp, peer, addr, now);
+}
+
+/* What is queued, up to a burst (children wait for their answers). */
+static int take_queued(struct server *sv)
+{
+	int rc = 0;
+
+	sv->drained = false;
+	for (int i = 0; i < ACCEPT_BURST && !rc && !sv->drained &&
+	     sv->backoff_end <= 0 && !sv->is_child && sv->once_fd < 0; i++)
+		rc = take(sv);
+	return rc;
+}
+
+/* The listening socket (unless backing off) and each child's admission
+ * socket; who[i] is the child of pfd[i], NULL for the listener. */
+static int watch(struct server *sv, struct pollfd *pfd, struct kid **who)
+{
+	int n = 0;
+
+	if (sv->backoff_end <= 0) {
+		pfd[n] = (struct pollfd){ .fd = sv->lfd, .events = POLLIN };
+		who[n++] = NULL;
+	}
+	for (int i = 0; i < sv->nkids; i++) {
+		if (sv->kids[i].chan < 0)
+			continue;
+		pfd[n] = (struct pollfd){ .fd = sv->kids[i].chan,
+					  .events = POLLIN };
+		who[n++] = &sv->kids[i];
+	}
+	return n;
+}
+
+/* One wait, and what it woke us for. 0 or a fatal error (reported). */
+static int serve_step(struct server *sv)
+{
+	struct pollfd pfd[1 + MAX_KIDS];
+	struct kid *who[1 + MAX_KIDS];
+	struct timespec ts;
+	bool incoming = false;
+	int n = watch(sv, pfd, who), rc;
+
+	rc = ppoll(pfd, (nfds_t)n, next_wake(sv, rp_now(), &ts),
+		   &sv->wait_mask);
+	if (rc < 0 && errno != EINTR) {
+		rc = -errno;
+		RP_ERR("ppoll: %s", strerror(-rc));
+		return rc;
+	}
+	for (int i = 0; rc > 0 && i < n; i++) {
+		if (!pfd[i].revents)
+			continue;
+		if (who[i])
+			answer(sv, who[i]);
+		else
+			incoming = true;
+	}
+	if (child_exited) {
+		child_exited = 0;
+		reap(sv);
+	}
+	kill_stale(sv, rp_now());
+	if (sv->backoff_end > 0 && rp_now() >= sv->backoff_end)
+		sv->backoff_end = 0;
+	if (incoming && !rp_session_stop)
+		return take_queued(sv);
 	return 0;
 }
 
 static int serve_loop(struct server *sv)
 {
-	while (!rp_session_stop) {
-		char peer[80];
-		int fd, rc;
+	int rc = 0;
 
-		rc = rp_ctrl_accept(sv->lfd, &fd, peer, sizeof(peer));
-		if (rc == -EINTR)
-			continue;
-		if (rc)
-			return rc;
-		if (sv->o->once)
-			return serve(sv, fd, peer);
-		reap(sv, false);
-		if (sv->nkids >= sv->o->max_transfers) {
-			refuse_busy(sv, fd, peer);
-			continue;
-		}
-		rc = spawn(sv, fd, peer);
-		if (sv->is_child)
-			return rc;
-	}
-	return 0;
+	while (!rc && !rp_session_stop && !sv->is_child && sv->once_fd < 0)
+		rc = serve_step(sv);
+	return rc;
 }
 
-/* Stop: tell each transfer to abort (it removes its temporary file). */
-static void stop_children(struct server *sv)
+/* After the loop, in the server: serve --once's connection, or stop. */
+static int finish(struct server *sv, int rc)
 {
-	reap(sv, false);
-	if (!sv->nkids)
-		return;
-	RP_INFO("signal %d: stopping %d transfer(s)", (int)rp_session_stop,
-		sv->nkids);
-	for (int i = 0; i < sv->nkids; i++)
-		kill(sv->kids[i], SIGTERM);
-	reap(sv, true);
+	if (sv->once_fd >= 0) {
+		/* Here, not in a child: no slot to ask for. */
+		restore_signals(sv);
+		return rp_session_recv_one(sv->o, sv->psk, sv->dirfd,
+					   sv->once_fd, sv->once_peer, NULL,
+					   sv->out);
+	}
+	if (rp_session_stop && sv->o->once)
+		return RP_EINTERRUPTED;	/* stopped before any transfer */
+	if (rp_session_stop) {
+		stop_children(sv);
+		wait_children(sv);
+		RP_INFO("stopped by signal %d", (int)rp_session_stop);
+		return 0;
+	}
+	wait_children(sv);
+	return rc;
 }
 
 int rp_server_run(const struct rp_opts *o, struct rp_outcome *out)
 {
-	struct server sv = { .o = o, .lfd = -1, .dirfd = -1, .out = out };
+	struct server sv = {
+		.o = o, .lfd = -1, .dirfd = -1, .once_fd = -1, .chan = -1,
+		.out = out,
+	};
 	int rc;
 
 	rp_session_signals();
@@ -150,16 +571,26 @@ int rp_server_run(const struct rp_opts *o, struct rp_outcome *out)
 	rc = rp_ctrl_listen(o->bind_addr, o->port, &sv.lfd);
 	if (rc)
 		goto out_dir;
+	rc = rp_sys_nonblock(sv.lfd, "listening socket");
+	if (rc)
+		goto out_listen;
+	rp_admit_init(&sv.adm, o->max_transfers, RP_MAX_PENDING,
+		      o->max_per_addr);
 	RP_INFO("listening on port %u, writing into %s", o->port, o->dir);
+	/* The server's own later errors (fork, accept) are no verdict's
+	 * cause: print them as they happen. Each child holds its own; with
+	 * --once the one transfer runs here, so keep holding. */
+	if (!o->once)
+		rp_trace_hold_stop();
+	/* A stop signal from here on is seen by the loop's first check
+	 * (its handler is in place) or wakes its first wait. */
+	block_signals(&sv);
 	rc = serve_loop(&sv);
 	if (sv.is_child)
-		goto out_dir;	/* its one transfer's result, for main */
-	if (rp_session_stop && !o->once) {
-		stop_children(&sv);
-		RP_INFO("stopped by signal %d", (int)rp_session_stop);
-		rc = 0;
-	}
-	reap(&sv, true);
+		goto out_dir;	/* its one connection's result, for main */
+	rc = finish(&sv, rc);
+	restore_signals(&sv);
+out_listen:
 	rp_ctrl_close(&sv.lfd);
 out_dir:
 	close(sv.dirfd);

@@ -70,7 +70,23 @@ int xfer_start(struct xfer *x, int (*authenticate)(struct xfer *x))
 
 double xfer_deadline(const struct xfer *x)
 {
-	return rp_now() + (double)x->o->timeout;
+	double d = rp_now() + (double)x->o->timeout;
+
+	/* From accept to a valid HELLO: one short deadline for the whole
+	 * handshake, so an idle connection cannot linger for --timeout. */
+	if (x->handshake_end > 0 && x->handshake_end < d)
+		return x->handshake_end;
+	return d;
+}
+
+void xfer_report_timeout(const struct xfer *x, const char *what)
+{
+	if (x->handshake_end > 0)
+		RP_ERR("no %s from %s within %.0f s of connecting; closing",
+		       what, x->peer, x->handshake_end - x->start);
+	else
+		RP_ERR("timed out after %d s waiting for %s from %s",
+		       x->o->timeout, what, x->peer);
 }
 
 uint64_t xfer_count_chunks(uint64_t size, uint32_t chunk)
@@ -394,8 +410,7 @@ static int next_msg(struct xfer *x, struct rp_msg_hdr *h, uint8_t *buf,
 	int rc = rp_ctrl_recv(x->fd, h, buf, cap, xfer_deadline(x));
 
 	if (rc == RP_ETIMEOUT) {
-		RP_ERR("timed out after %d s waiting for %s from %s",
-		       x->o->timeout, phase, x->peer);
+		xfer_report_timeout(x, phase);
 		return rc;
 	}
 	if (rc == RP_ECTRLCLOSED) {

@@ -46,6 +46,9 @@ struct xfer {
 	char peer[80];
 	char gid[48];		/* GID in use, text: outlives the verbs context */
 	double start;
+	/* Receiver: the handshake deadline (absolute), until the sender has
+	 * passed its handshake and holds a transfer slot; then 0. */
+	double handshake_end;
 	/* The peer has already said why it stopped: don't send ERR back. */
 	bool peer_failed;
 	uint8_t got_type;	/* type of the last message received */
@@ -56,8 +59,12 @@ struct xfer {
 	uint64_t seq_out, seq_in;	/* tagged messages each way so far */
 };
 
-/* Absolute deadline o->timeout seconds from now. */
+/* Absolute deadline o->timeout seconds from now, or the handshake
+ * deadline while that is sooner. */
 double xfer_deadline(const struct xfer *x);
+/* A wait for what (e.g. "HELLO") timed out: report it, naming the
+ * handshake deadline when that was the one. */
+void xfer_report_timeout(const struct xfer *x, const char *what);
 /* Chunks of chunk bytes in size bytes, without overflow near 2^64. */
 uint64_t xfer_count_chunks(uint64_t size, uint32_t chunk);
 /*

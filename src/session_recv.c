@@ -378,7 +378,18 @@ static int send_ack(struct xfer *x)
 			"ACK");
 }
 
-static int run(struct xfer *x, struct recv_state *r)
+/* The handshake is over: ask for a transfer slot; --timeout from here. */
+static int admit(struct xfer *x, const struct rp_admission *adm)
+{
+	int rc = adm ? adm->admit(adm->ctx, x->peer) : 0;
+
+	if (!rc)
+		x->handshake_end = 0;
+	return rc;
+}
+
+static int run(struct xfer *x, struct recv_state *r,
+	       const struct rp_admission *adm)
 {
 	struct rp_hello h;
 	int rc = xfer_start(x, authenticate);
@@ -386,6 +397,8 @@ static int run(struct xfer *x, struct recv_state *r)
 	if (rc)
 		return rc;
 	rc = recv_hello(x, &h);
+	if (!rc)
+		rc = admit(x, adm);
 	if (rc)
 		return rc;
 	xfer_phase(x, RP_PHASE_SETUP);
@@ -406,6 +419,7 @@ static int run(struct xfer *x, struct recv_state *r)
 
 int rp_session_recv_one(const struct rp_opts *o, const uint8_t *psk,
 			int dirfd, int fd, const char *peer,
+			const struct rp_admission *adm,
 			struct rp_outcome *out)
 {
 	struct xfer x = {
@@ -415,9 +429,11 @@ int rp_session_recv_one(const struct rp_opts *o, const uint8_t *psk,
 	struct recv_state r = { .dirfd = dirfd };
 	int rc;
 
+	x.handshake_end = x.start + (o->timeout < RP_HANDSHAKE_SECS ?
+				     o->timeout : RP_HANDSHAKE_SECS);
 	rp_fileio_dst_init(&r.dst);
 	snprintf(x.peer, sizeof(x.peer), "%s", peer);
-	rc = run(&x, &r);
+	rc = run(&x, &r, adm);
 	if (rc) {
 		rp_fileio_dst_abort(&r.dst);
 		xfer_send_failure(&x, r.fin_seen ? RP_MSG_ACK : RP_MSG_ERR, rc);

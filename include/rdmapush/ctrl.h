@@ -22,8 +22,12 @@
 int rp_ctrl_listen(const char *bind_addr, uint16_t port, int *lfd)
 	__attribute__((warn_unused_result));
 /*
- * Wait for one client. Returns 0, -EINTR when interrupted by a signal
- * (the caller checks its stop flag), or -errno. peer gets "addr:port".
+ * Take one client from the listening socket lfd (blocking or not); *fd
+ * is blocking and close-on-exec, peer gets "addr:port". Returns 0,
+ * -EAGAIN when there is nothing to take now (none queued, a signal, or
+ * a connection that died in the queue: poll and call again), or another
+ * -errno, not reported: the caller decides whether it is transient
+ * (EMFILE, ENFILE, ENOBUFS, ENOMEM) or fatal.
  */
 int rp_ctrl_accept(int lfd, int *fd, char *peer, size_t peer_len)
 	__attribute__((warn_unused_result));

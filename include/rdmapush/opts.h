@@ -43,6 +43,7 @@ struct rp_opts {
 	bool once;
 	int max_transfers;	/* -m: concurrent transfers, 1..64 */
 	uint64_t max_size;	/* --max-size bytes, 0 = no limit */
+	int max_per_addr;	/* --max-per-address: connections, 1..64 */
 	bool force;
 	bool no_device_check;	/* --no-device-check: skip the startup probe */
 	/* send */

@@ -58,14 +58,30 @@ int rp_session_send_fd(const struct rp_opts *o, int fd, const char *peer,
 		       struct rp_outcome *out)
 	__attribute__((warn_unused_result));
 /*
+ * The receiver's admission hook, asked once per connection when the
+ * sender has passed its handshake (AUTH with --psk, then a HELLO) and
+ * before anything is opened for it (file, device, ring). admit returns
+ * 0 to go on with a transfer slot, or an error already reported:
+ * RP_EBUSY (the sender is told the receiver is busy), RP_EINTERRUPTED.
+ */
+struct rp_admission {
+	int (*admit)(void *ctx, const char *peer);
+	void *ctx;
+};
+
+/*
  * Receive exactly one transfer on an accepted control connection (fd,
  * owned and closed), into the directory dirfd (borrowed). psk is the
- * loaded --psk key (RP_PSK_LEN bytes) or NULL. 0 or an error (already
- * reported, and told to the peer where it can still hear it); nothing
- * but a complete, verified file is ever left in the directory.
+ * loaded --psk key (RP_PSK_LEN bytes) or NULL. adm is asked for a
+ * transfer slot after the handshake (NULL: always granted). Until then
+ * the handshake deadline applies: min(--timeout, RP_HANDSHAKE_SECS) from
+ * the call, not per message. 0 or an error (already reported, and told
+ * to the peer where it can still hear it); nothing but a complete,
+ * verified file is ever left in the directory.
  */
 int rp_session_recv_one(const struct rp_opts *o, const uint8_t *psk,
 			int dirfd, int fd, const char *peer,
+			const struct rp_admission *adm,
 			struct rp_outcome *out)
 	__attribute__((warn_unused_result));
 

@@ -357,7 +357,7 @@ static int real_recv(struct bench_job *j)
 	o.dir = j->fs->dir;
 	o.once = true;
 	return rp_session_recv_one(&o, NULL, j->fs->dirfd, j->fd,
-				   "bench-sender", NULL);
+				   "bench-sender", NULL, NULL);
 }
 
 static void *job_main(void *arg)

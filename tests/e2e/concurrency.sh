@@ -26,13 +26,14 @@ fi
 "$LAB" signal "$RCV" conc TERM
 recv_wait conc 30 >/dev/null || fail "receiver exit" "status $?"
 
-# Over the cap: a silent first client holds the only slot.
+# Over the cap: a first client past its handshake (HELLO, MR) holds the
+# only slot. (One still in its handshake holds none: see server.sh.)
 fresh_dir "$RCV" "$DST" >/dev/null
 recv_bg busy "-m 1 -T 20 -o $DST" || { fail "receiver start" "did not listen"; exit 1; }
 A_IP=$("$LAB" ip "$SND")
-"$LAB" bg "$SND" hold -- "exec python3 $TOP/tests/e2e/peer.py $RCV_IP $PORT $A_IP before-hello held"
+"$LAB" bg "$SND" hold -- "exec python3 $TOP/tests/e2e/peer.py $RCV_IP $PORT $A_IP after-mr held"
 await_log "$SND" hold stopped ||
-	fail "first client holds the slot" "peer.py never reported 'stopped before-hello'"
+	fail "first client holds the slot" "peer.py never reported 'stopped after-mr'"
 t0=$(date +%s)
 out=$(send "-c 256K" /tmp/e2e-src/c1 "$RCV_IP" 2>&1); rc=$?
 took=$(( $(date +%s) - t0 ))
@@ -44,7 +45,7 @@ fi
 "$LAB" signal "$SND" hold KILL
 "$LAB" wait "$SND" hold >/dev/null 2>&1
 # The slot is free once the holder's transfer process has ended (only the
-# server is left); the server reaps it at its next accept.
+# server is left): the server reaps it at once.
 await_on "$RCV" 20 "[ \$(pgrep -c -f 'rdmapush [r]ecv -p $PORT') = 1 ]" ||
 	fail "slot freed" "the held transfer's process still runs 20 s after its sender was killed"
 if send "-c 256K" /tmp/e2e-src/c1 "$RCV_IP" >/dev/null 2>&1 &&

@@ -349,6 +349,24 @@ static void test_refusals(void **state)
 	REFUSED("send", "--no-device-check", "f", "h");
 }
 
+/* --max-per-address: default, range, receiver only. */
+static void test_max_per_address(void **state)
+{
+	struct rp_opts o;
+
+	(void)state;
+	assert_int_equal(PARSE(&o, "recv"), 0);
+	assert_int_equal(o.max_per_addr, RP_DEFAULT_PER_ADDR);
+	assert_int_equal(PARSE(&o, "recv", "--max-per-address", "1"), 0);
+	assert_int_equal(o.max_per_addr, 1);
+	assert_int_equal(PARSE(&o, "recv", "--max-per-address=64"), 0);
+	assert_int_equal(o.max_per_addr, RP_MAX_PENDING);
+	REFUSED("recv", "--max-per-address", "0");
+	REFUSED("recv", "--max-per-address", "65");
+	REFUSED("recv", "--max-per-address", "2x");
+	REFUSED("send", "--max-per-address", "2", "f", "h");
+}
+
 /* One line saying what is wrong, one pointing at the right help. */
 static void test_messages(void **state)
 {
@@ -634,6 +652,7 @@ int main(void)
 		cmocka_unit_test(test_reentrant),
 		cmocka_unit_test(test_combinations),
 		cmocka_unit_test(test_refusals),
+		cmocka_unit_test(test_max_per_address),
 		cmocka_unit_test(test_messages),
 		cmocka_unit_test(test_host_hints),
 		cmocka_unit_test(test_parse_size),

@@ -35,6 +35,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -90,6 +91,7 @@ struct scenario {
 	unsigned int sync_ms;	/* each wait for the receiver's disk: this long */
 	bool dir_fsync_fails;	/* the receiver's directory fsync: EIO */
 	uint64_t max_size;	/* the receiver's --max-size */
+	bool busy;		/* the receiver's admission hook says busy */
 };
 
 /* What came of it. */
@@ -98,6 +100,8 @@ struct result {
 	struct rp_outcome send_out, recv_out;
 	uint32_t msgs;		/* control messages the relay carried */
 	uint32_t syncs;		/* of which SYNC */
+	int admit_calls;	/* times the admission hook was asked */
+	int admit_open;		/* fabric contexts open when it was asked */
 };
 
 struct env {
@@ -329,6 +333,7 @@ struct recv_job {
 	const struct rp_opts *o;
 	const uint8_t *psk;
 	int dirfd, fd;
+	const struct rp_admission *adm;
 	int rc;
 	struct rp_outcome out;
 };
@@ -338,7 +343,7 @@ static void *recv_main(void *arg)
 	struct recv_job *j = arg;
 
 	j->rc = rp_session_recv_one(j->o, j->psk, j->dirfd, j->fd, "test-sender",
-				    &j->out);
+				    j->adm, &j->out);
 	return NULL;
 }
 
@@ -497,6 +502,24 @@ static void on_post(enum rp_fab_side side, uint64_t nth, void *arg)
 		raise(SIGINT);
 }
 
+/* The admission hook: what the receiver had done when it asked. */
+struct admit_probe {
+	const struct scenario *sc;
+	struct result *res;
+};
+
+static int admit_hook(void *ctx, const char *peer)
+{
+	struct admit_probe *p = ctx;
+	struct rp_fab_stats st;
+
+	(void)peer;
+	rp_fab_stats(&st);
+	p->res->admit_calls++;
+	p->res->admit_open = st.open;
+	return p->sc->busy ? RP_EBUSY : 0;
+}
+
 static void opts_for(struct rp_opts *o, const struct env *e,
 		     const struct scenario *sc, bool send, const char *file)
 {
@@ -534,6 +557,8 @@ static void run(struct env *e, const struct scenario *sc, struct result *res,
 	struct relay rl = { .cut_after = sc->cut_after ? sc->cut_after : NEVER,
 			    .how = sc->tamper, .psk = sc->psk_send,
 			    .size = sc->size };
+	struct admit_probe probe = { .sc = sc, .res = res };
+	struct rp_admission adm = { .admit = admit_hook, .ctx = &probe };
 	int sp[2], rp[2];
 	pthread_t rt;
 
@@ -557,10 +582,12 @@ static void run(struct env *e, const struct scenario *sc, struct result *res,
 		rp_fab_fault(sc->fault_side, sc->fault, sc->fault_nth);
 	if (sc->signal_at)
 		rp_fab_set_hook(on_post, (void *)sc);
+	memset(res, 0, sizeof(*res));
 	sync_ms = sc->sync_ms;
 	dir_fsync_fails = sc->dir_fsync_fails;
 	job.o = &ro;
 	job.fd = rp[0];
+	job.adm = &adm;
 	assert_int_equal(pthread_create(&rl.thr, NULL, relay_main, &rl), 0);
 	assert_int_equal(pthread_create(&rt, NULL, recv_main, &job), 0);
 	res->send_rc = rp_session_send_fd(&so, sp[0], "test-receiver",
@@ -635,6 +662,7 @@ static void push_ok(void **state, const struct scenario *sc)
 	assert_int_equal(r.send_out.phase, RP_PHASE_DONE);
 	assert_int_equal(r.recv_out.phase, RP_PHASE_DONE);
 	assert_true(r.send_out.done == r.send_out.chunks);
+	assert_int_equal(r.admit_calls, 1);
 	assert_delivered(e, file, sc->as_name ? sc->as_name : "data.bin");
 }
 
@@ -765,6 +793,8 @@ static void test_psk_wrong(void **s)
 	assert_int_equal(r.send_rc, RP_EAUTH);
 	assert_int_equal(r.send_out.phase, RP_PHASE_AUTH);
 	assert_int_equal(r.recv_out.phase, RP_PHASE_AUTH);
+	/* Never past its handshake: it never asked for a transfer slot. */
+	assert_int_equal(r.admit_calls, 0);
 }
 
 static void test_psk_sender_only(void **s)
@@ -1199,6 +1229,84 @@ static void test_chunk_arithmetic_near_2_64(void **s)
 	assert_true(xfer_bytes_done(&x) == UINT64_MAX);
 }
 
+/* ---------------------------------------------------------------------
+ * Admission: a slot is asked for only after the handshake, before
+ * anything is opened; the handshake has its own short deadline
+ */
+
+/* Refused a slot after AUTH and HELLO: the sender hears "busy" (exit 3),
+ * and the receiver had opened nothing when it asked. */
+static void test_busy_after_handshake(void **s)
+{
+	struct result r;
+
+	push_fails(s, &(struct scenario){ .size = 100 * KIB, .psk_send = true,
+					  .psk_recv = true, .busy = true }, &r);
+	assert_int_equal(r.admit_calls, 1);
+	/* The sender's context (its HELLO carries its QP), not ours. */
+	assert_int_equal(r.admit_open, 1);
+	assert_int_equal(r.send_rc, RP_EBUSY);
+	assert_int_equal(rp_err_exit_code(r.send_rc), 3);
+	assert_int_equal(r.send_out.phase, RP_PHASE_HELLO);
+	assert_int_equal(r.recv_rc, RP_EBUSY);
+	assert_int_equal(r.recv_out.phase, RP_PHASE_HELLO);
+}
+
+/* A connection that says nothing, or starts AUTH and stalls, is closed
+ * handshake_s after it was accepted, whatever --timeout says; a message
+ * on the way does not restart the clock. */
+static void silent_peer(struct env *e, int timeout, bool psk, double delay,
+			double want_s)
+{
+	struct rp_opts o;
+	uint8_t key[RP_PSK_LEN], buf[RP_PROTO_MAX_MSG];
+	struct rp_auth chal = { .step = RP_AUTH_CHALLENGE };
+	struct rp_outcome out;
+	int sp[2], rc, n;
+	double t0 = rp_now(), took;
+	pid_t kid;
+
+	opts_for(&o, e, &(struct scenario){ .timeout = timeout }, false, NULL);
+	assert_int_equal(rp_auth_load(e->key_a, key), 0);
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sp), 0);
+	n = rp_proto_pack_auth(buf, sizeof(buf), &chal);
+	assert_true(n > 0);
+	kid = fork();
+	assert_true(kid >= 0);
+	if (kid == 0) {
+		close(sp[0]);
+		usleep((useconds_t)(delay * 1e6));
+		if (psk)
+			(void)!write(sp[1], buf, (size_t)n);
+		sleep(30);
+		_exit(0);
+	}
+	close(sp[1]);
+	rc = rp_session_recv_one(&o, psk ? key : NULL, e->dirfd, sp[0],
+				 "silent", NULL, &out);
+	took = rp_now() - t0;
+	kill(kid, SIGKILL);
+	waitpid(kid, NULL, 0);
+	assert_int_equal(rc, RP_ETIMEOUT);
+	assert_int_equal(out.phase, psk ? RP_PHASE_AUTH : RP_PHASE_HELLO);
+	assert_true(took > want_s - 0.3);
+	assert_true(took < want_s + 0.8);
+	assert_nothing(e);
+	assert_released(e);
+}
+
+static void test_handshake_deadline(void **s)
+{
+	/* RP_HANDSHAKE_SECS, not --timeout 60. */
+	silent_peer(*s, 60, false, 0, RP_HANDSHAKE_SECS);
+}
+
+static void test_handshake_deadline_not_reset(void **s)
+{
+	/* --timeout 2 is shorter: 2 s from accept, though AUTH came at 1.5 s. */
+	silent_peer(*s, 2, true, 1.5, 2.0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1251,6 +1359,9 @@ int main(void)
 		T(test_max_size_refused),
 		T(test_max_size_exact),
 		T(test_chunk_arithmetic_near_2_64),
+		T(test_busy_after_handshake),
+		T(test_handshake_deadline),
+		T(test_handshake_deadline_not_reset),
 #undef T
 	};
 
