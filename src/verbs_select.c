@@ -75,6 +75,42 @@ static void report_no_gid(const struct rp_verbs_cfg *cfg,
 			  const struct want *w, const struct sbuf *log,
 			  int active);
 
+/*
+ * The device list, with every device and port traced (-d checked) and a
+ * log for the error report that may follow. 0 with *list and *log ours
+ * to free, or an error (reported) with nothing held.
+ */
+static int open_list(const struct rp_verbs_cfg *cfg, struct ibv_device ***list,
+		     struct sbuf **log)
+{
+	int ndev = 0;
+	int rc;
+
+	errno = 0;
+	*list = ibv_get_device_list(&ndev);
+	if (!*list || !ndev) {
+		report_no_device(*list ? 0 : errno);
+		rc = RP_ENODEV;
+		goto err_free_list;
+	}
+	*log = calloc(1, sizeof(**log));
+	if (!*log) {
+		rc = -errno;
+		RP_ERR("calloc: %s", strerror(-rc));
+		goto err_free_list;
+	}
+	rc = list_devices(*list, ndev, cfg, *log);
+	if (!rc)
+		return 0;
+	free(*log);
+err_free_list:
+	if (*list)
+		ibv_free_device_list(*list);
+	*list = NULL;
+	*log = NULL;
+	return rc;
+}
+
 /* Fills v's device fields and leaves v->ctx open on success. */
 int rp_verbs_select_device(struct rp_verbs *v, const struct rp_verbs_cfg *cfg)
 {
@@ -83,30 +119,10 @@ int rp_verbs_select_device(struct rp_verbs *v, const struct rp_verbs_cfg *cfg)
 	struct want w;
 	struct pick pick;
 	int active = 0;
-	int ndev = 0;
-	int rc;
+	int rc = open_list(cfg, &list, &log);
 
-	errno = 0;
-	list = ibv_get_device_list(&ndev);
-	if (!list) {
-		report_no_device(errno);
-		return RP_ENODEV;
-	}
-	if (!ndev) {
-		report_no_device(0);
-		rc = RP_ENODEV;
-		goto out_free_list;
-	}
-	log = calloc(1, sizeof(*log));
-	if (!log) {
-		rc = -errno;
-		RP_ERR("calloc: %s", strerror(errno));
-		goto out_free_list;
-	}
-	rc = list_devices(list, ndev, cfg, log);
 	if (rc)
-		goto out_free_log;
-
+		return rc;
 	want_from_addr(&w, cfg->local_addr, cfg->local_addr_len);
 	rp_verbs_trace_gid_wanted(cfg->gid_index, w.valid ? w.gid_str : NULL,
 				  w.addr);
@@ -115,14 +131,12 @@ int rp_verbs_select_device(struct rp_verbs *v, const struct rp_verbs_cfg *cfg)
 	if (!v->ctx) {
 		report_no_gid(cfg, &w, log, active);
 		rc = active ? RP_ENOGID : RP_ENODEV;
-		goto out_free_log;
+		goto out_free;
 	}
 	adopt_pick(v, &pick);
 	rp_verbs_trace_device_chosen(v, cfg->gid_index < 0 ? w.addr : NULL);
-
-out_free_log:
+out_free:
 	free(log);
-out_free_list:
 	ibv_free_device_list(list);
 	return rc;
 }
@@ -482,36 +496,23 @@ int rp_verbs_probe(const char *dev_name, int ib_port)
 	struct rp_verbs_cfg cfg = { .dev_name = dev_name, .ib_port = ib_port };
 	struct ibv_device **list;
 	struct sbuf *log;
-	int ndev = 0, active = 0, rc;
+	int active = 0;
+	int rc = open_list(&cfg, &list, &log);
 
-	errno = 0;
-	list = ibv_get_device_list(&ndev);
-	if (!list || !ndev) {
-		report_no_device(list ? 0 : errno);
-		rc = RP_ENODEV;
-		goto out_free_list;
-	}
-	log = calloc(1, sizeof(*log));
-	if (!log) {
-		rc = -errno;
-		RP_ERR("calloc: %s", strerror(errno));
-		goto out_free_list;
-	}
-	rc = list_devices(list, ndev, &cfg, log);
-	for (int i = 0; !rc && list[i]; i++)
+	if (rc)
+		return rc;
+	for (int i = 0; list[i]; i++)
 		if (!dev_name || !strcmp(ibv_get_device_name(list[i]),
 					 dev_name))
 			active += probe_ports(list[i], ib_port, log);
-	if (!rc && !active) {
+	if (!active) {
 		/* log is "; rxe0 port 1 is PORT_DOWN; ...": skip "; ". */
 		RP_ERR("no active RDMA port: %s", log->buf[0] ? log->buf + 2 :
 		       "no port found");
 		rc = RP_ENODEV;
 	}
 	free(log);
-out_free_list:
-	if (list)
-		ibv_free_device_list(list);
+	ibv_free_device_list(list);
 	return rc;
 }
 

@@ -14,31 +14,21 @@
 
 #include <cmocka.h>
 
+#include "capture.h"
+
 #include "rdmapush/auth.h"
 #include "rdmapush/err.h"
 
 /* What the last rp_auth_load() wrote to stderr. */
-static char captured[4096];
+static const char *captured = "";
 
 static int load_path(const char *p, uint8_t key[RP_PSK_LEN])
 {
-	FILE *tmp = tmpfile();
-	int saved = dup(STDERR_FILENO);
-	size_t n;
 	int rc;
 
-	assert_non_null(tmp);
-	assert_true(saved >= 0);
-	fflush(stderr);
-	assert_true(dup2(fileno(tmp), STDERR_FILENO) >= 0);
+	capture_start();
 	rc = rp_auth_load(p, key);
-	fflush(stderr);
-	assert_true(dup2(saved, STDERR_FILENO) >= 0);
-	close(saved);
-	rewind(tmp);
-	n = fread(captured, 1, sizeof(captured) - 1, tmp);
-	captured[n] = '\0';
-	fclose(tmp);
+	captured = capture_end();
 	return rc;
 }
 

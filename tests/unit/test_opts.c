@@ -11,6 +11,8 @@
 
 #include <cmocka.h>
 
+#include "capture.h"
+
 #include "rdmapush/err.h"
 #include "rdmapush/opts.h"
 
@@ -40,27 +42,15 @@ static int parse_args(struct rp_opts *o, const char *const *args)
 	} while (0)
 
 /* What the last call wrote to stderr, captured through a temp file. */
-static char captured[4096];
+static const char *captured = "";
 
 static int capture_parse(struct rp_opts *o, const char *const *args)
 {
-	FILE *tmp = tmpfile();
-	int saved = dup(STDERR_FILENO);
-	size_t n;
 	int rc;
 
-	assert_non_null(tmp);
-	assert_true(saved >= 0);
-	fflush(stderr);
-	assert_true(dup2(fileno(tmp), STDERR_FILENO) >= 0);
+	capture_start();
 	rc = parse_args(o, args);
-	fflush(stderr);
-	assert_true(dup2(saved, STDERR_FILENO) >= 0);
-	close(saved);
-	rewind(tmp);
-	n = fread(captured, 1, sizeof(captured) - 1, tmp);
-	captured[n] = '\0';
-	fclose(tmp);
+	captured = capture_end();
 	return rc;
 }
 

@@ -12,6 +12,8 @@
 
 #include <cmocka.h>
 
+#include "capture.h"
+
 #include "rdmapush/trace.h"
 
 static void test_fmt_bytes(void **state)
@@ -158,35 +160,6 @@ static void test_fmt_peer_cut(void **state)
 	assert_string_equal(rp_fmt_peer(b, sizeof(b),
 					"01234567\xe2\x82\xac" "x", 12),
 			    "01234567...");
-}
-
-/* stderr into a temp file while the test writes errors; read back. */
-static FILE *err_tmp;
-static int err_saved = -1;
-static char err_text[4096];
-
-static void capture_start(void)
-{
-	err_tmp = tmpfile();
-	assert_non_null(err_tmp);
-	err_saved = dup(STDERR_FILENO);
-	assert_true(err_saved >= 0);
-	fflush(stderr);
-	assert_true(dup2(fileno(err_tmp), STDERR_FILENO) >= 0);
-}
-
-static const char *capture_end(void)
-{
-	size_t n;
-
-	fflush(stderr);
-	assert_true(dup2(err_saved, STDERR_FILENO) >= 0);
-	close(err_saved);
-	rewind(err_tmp);
-	n = fread(err_text, 1, sizeof(err_text) - 1, err_tmp);
-	err_text[n] = '\0';
-	fclose(err_tmp);
-	return err_text;
 }
 
 static void test_errors_unheld(void **state)
