@@ -239,6 +239,11 @@ static void answer(struct server *sv, struct kid *k)
 		c = v ? SLOT_BUSY : SLOT_GRANTED;
 		/* If it is gone, it is reaped soon; nothing to undo. */
 		(void)!send(k->chan, &c, 1, MSG_NOSIGNAL);
+	} else if (n == 0) {
+		/* Closed without asking: its connection is over, so it no
+		 * longer counts against the caps, though its process may
+		 * take a while to exit (and be reaped). */
+		(void)rp_admit_release(&sv->adm, k->pid);
 	}
 	rp_ctrl_close(&k->chan);
 }

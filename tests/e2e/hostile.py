@@ -18,7 +18,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import wire  # noqa: E402
-from wire import ACK, ERR, HELLO, MR, hdr, msg  # noqa: E402
+from wire import ACK, ERR, HELLO, MR, SYNC, hdr, msg  # noqa: E402
 
 host, port, local_ip, timeout, empty_csum = sys.argv[1:6]
 port = int(port)
@@ -183,6 +183,11 @@ def after_mr(name, then, want):
     if then:
         s.sendall(then)
     a = read_msg(s)
+    # While it syncs the file, the receiver says how far it got.
+    syncs = 0
+    while a and a[0] == SYNC and syncs < 1000:
+        syncs += 1
+        a = read_msg(s)
     s.close()
     got = status_of(a)
     report(got == want, f"{name.decode()}: answered {want}",
