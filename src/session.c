@@ -541,7 +541,7 @@ int xfer_next(struct xfer *x, struct rp_wc *wc, int max, double deadline)
 		rc = xfer_peer_reason(x, rc);
 	if (rc == RP_ETIMEOUT)
 		RP_ERR("no %s from %s for %d s in the data phase (%" PRIu64
-		       "/%" PRIu64 " chunks on the receiver's disk)",
+		       "/%" PRIu64 " chunks taken by the receiver)",
 		       !strcmp(x->rep.role, "send") ? "credit" :
 		       "data", x->peer, x->o->timeout, x->done, x->nchunks);
 	return rc;

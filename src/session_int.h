@@ -40,7 +40,7 @@ struct xfer {
 	struct rp_qp_addr local;
 	struct rp_qp_addr remote;
 	enum rp_phase phase;
-	uint64_t done;		/* chunks on the receiver's disk */
+	uint64_t done;		/* chunks the receiver has taken (credit) */
 	struct rp_report rep;
 	char name[RP_NAME_MAX + 1];
 	char peer[80];

@@ -136,8 +136,10 @@ static void trace_milestone(const struct xfer *x, uint64_t done,
 {
 	if (done < *next_mark || !x->nchunks)
 		return;
-	RP_TRACE("data", "%" PRIu64 "/%" PRIu64 " chunks on the receiver's "
-		 "disk (%" PRIu64 "%%)", done, x->nchunks,
+	/* Credit: the receiver has copied these out of its ring (it
+	 * writes them to disk right after). */
+	RP_TRACE("data", "%" PRIu64 "/%" PRIu64 " chunks taken by the "
+		 "receiver (%" PRIu64 "%%)", done, x->nchunks,
 		 done * 100 / x->nchunks);
 	*next_mark = done + (x->nchunks + 3) / 4;
 }

@@ -39,7 +39,7 @@ const char *rp_phase_name(enum rp_phase p);
 /* How far a transfer got, for the caller's one-line verdict. */
 struct rp_outcome {
 	enum rp_phase phase;	/* the phase it ended in (DONE on success) */
-	uint64_t done;		/* chunks on the receiver's disk */
+	uint64_t done;		/* chunks the receiver has taken (credit) */
 	uint64_t chunks;	/* chunks in the file (0 before HELLO) */
 	char peer[80];		/* "addr:port" of the peer, "" before one */
 };

@@ -68,10 +68,10 @@ settled "sender silent after MR"
 "$LAB" signal "$SND" peer KILL
 "$LAB" wait "$SND" peer >/dev/null 2>&1
 
-# MIDDATA: the sender's --trace line once the first chunk is on the
-# receiver's disk (src/session_send.c, trace_milestone); 48 MiB in 256 KiB
+# MIDDATA: the sender's --trace line once the receiver has taken the
+# first chunk (src/session_send.c, trace_milestone); 48 MiB in 256 KiB
 # chunks is 192 of them, so data is then flowing and far from done.
-MIDDATA="chunks on the receiver's disk"
+MIDDATA="chunks taken by the receiver"
 
 # push_bg AS LABEL: start a traced push of the big file (as AS) in the
 # background, job "push", and return once it is mid-data; or fail LABEL
@@ -147,7 +147,7 @@ for loss in 1 5; do
 done
 
 # An outage: every packet dropped for 4 s mid-transfer (from the first
-# chunk on the receiver's disk), then the link comes back. Either it
+# chunk the receiver took), then the link comes back. Either it
 # completes byte-identical or both sides fail cleanly within the deadline.
 if push_bg outage "4 s outage"; then
 	netem loss 100%
