@@ -26,13 +26,6 @@ static bool stopped(int rc)
 	return rc == RP_EINTERRUPTED && rp_session_stop;
 }
 
-static int exit_code(int rc)
-{
-	if (stopped(rc))
-		return RP_EXIT_SIGNAL_BASE + (int)rp_session_stop;
-	return rp_err_exit_code(rc);
-}
-
 /* What failed, in the words of the place that found it. */
 static const char *cause_of(int rc, char *buf, size_t len)
 {
@@ -103,12 +96,13 @@ static int run(const struct rp_opts *o)
 		/* A transfer's own JSON object is out already. */
 		if (o->json && out.phase == RP_PHASE_MAX)
 			(void)!rp_report_json_failure(stdout, role, rc,
-				cause_of(rc, buf, sizeof(buf)), exit_code(rc));
+				cause_of(rc, buf, sizeof(buf)),
+				rp_session_exit_code(rc));
 	} else if (held) {
 		/* An error that did not fail the command still shows. */
 		fprintf(stderr, "rdmapush %s: error: %s\n", role, held);
 	}
-	return exit_code(rc);
+	return rp_session_exit_code(rc);
 }
 
 static int keygen(const struct rp_opts *o)

@@ -59,7 +59,7 @@ static int fill(struct json_object *o, const struct rp_report *r)
 		rc |= add(o, "error_code",
 			  json_object_new_string(rp_err_name(r->rc)));
 		rc |= add(o, "exit_code",
-			  json_object_new_int(rp_err_exit_code(r->rc)));
+			  json_object_new_int(r->exit_code));
 	}
 	rc |= add(o, "bytes", json_object_new_uint64(r->bytes));
 	rc |= add(o, "seconds", json_object_new_double(r->seconds));

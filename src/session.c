@@ -36,6 +36,13 @@ void rp_session_signals(void)
 	sigaction(SIGTERM, &sa, NULL);
 }
 
+int rp_session_exit_code(int rc)
+{
+	if (rc == RP_EINTERRUPTED && rp_session_stop)
+		return RP_EXIT_SIGNAL_BASE + (int)rp_session_stop;
+	return rp_err_exit_code(rc);
+}
+
 const char *rp_phase_name(enum rp_phase p)
 {
 	static const char *const names[RP_PHASE_MAX] = {
@@ -613,6 +620,7 @@ void xfer_report(struct xfer *x, int rc, struct rp_outcome *out)
 	/* On failure, what had landed: the last chunk may be short. */
 	x->rep.bytes = rc ? xfer_bytes_done(x) : x->size;
 	x->rep.rc = rc;
+	x->rep.exit_code = rp_session_exit_code(rc);
 	x->rep.name = x->name;
 	x->rep.peer = x->peer;
 	x->rep.seconds = rp_now() - x->start;

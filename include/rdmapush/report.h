@@ -18,6 +18,7 @@ struct rp_report {
 	uint8_t csum[RP_CSUM_LEN];
 	bool have_csum;
 	int rc;			/* 0 or the error */
+	int exit_code;		/* the process's exit status for rc */
 	const char *phase;	/* where it ended: "DONE", "DATA", ... */
 	uint32_t local_qpn;
 	uint32_t remote_qpn;

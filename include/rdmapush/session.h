@@ -92,6 +92,12 @@ int rp_session_recv_one(const struct rp_opts *o, const uint8_t *psk,
 void rp_session_refuse(const struct rp_opts *o, int fd, const char *peer,
 		       int rc);
 
+/*
+ * The exit status for a result rc: 128 + the signal when a stop signal
+ * interrupted it (130, 143), else rp_err_exit_code(rc).
+ */
+int rp_session_exit_code(int rc);
+
 /* Set by SIGINT/SIGTERM (the signal number); polled by every wait. */
 extern volatile sig_atomic_t rp_session_stop;
 /* Install the SIGINT/SIGTERM handlers that set rp_session_stop. */

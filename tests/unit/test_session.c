@@ -100,6 +100,7 @@ struct result {
 	struct rp_outcome send_out, recv_out;
 	uint32_t msgs;		/* control messages the relay carried */
 	uint32_t syncs;		/* of which SYNC */
+	int send_exit;		/* the sender's exit status, as main gives it */
 	int admit_calls;	/* times the admission hook was asked */
 	int admit_open;		/* fabric contexts open when it was asked */
 };
@@ -604,6 +605,7 @@ static void run(struct env *e, const struct scenario *sc, struct result *res,
 	sync_ms = 0;
 	dir_fsync_fails = false;
 	rp_fab_set_hook(NULL, NULL);
+	res->send_exit = rp_session_exit_code(res->send_rc);
 	rp_session_stop = 0;
 }
 
@@ -1015,6 +1017,7 @@ static void test_stalled_receiver_times_out(void **s)
 		   .fault_side = RP_FAB_RECEIVER, .fault = RP_FAB_STALL,
 		   .fault_nth = 6 }, &r);
 	assert_int_equal(r.send_rc, RP_ETIMEOUT);
+	assert_int_equal(r.send_exit, RP_EXIT_TRANSPORT);
 	assert_int_equal(r.send_out.phase, RP_PHASE_DATA);
 }
 
@@ -1026,6 +1029,7 @@ static void test_signal_mid_data(void **s)
 	push_fails(s, &(struct scenario){ .size = 4 * MIB, .chunk = 16 * KIB,
 		   .signal_at = 40 }, &r);
 	assert_int_equal(r.send_rc, RP_EINTERRUPTED);
+	assert_int_equal(r.send_exit, 130);	/* 128 + SIGINT, as shells expect */
 	assert_int_equal(r.send_out.phase, RP_PHASE_DATA);
 	assert_true(r.send_out.done < r.send_out.chunks);
 }
