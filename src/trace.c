@@ -102,13 +102,34 @@ bool rp_trace_quiet(void)
 
 /* One whole line under stderr's lock, so that lines from two threads
  * (the in-process tests run both sides) never interleave. */
+/*
+ * One line, in one write(2) when it fits: the receiver's children share
+ * its stderr, and a line written in pieces would interleave with theirs
+ * (stderr is unbuffered, and flockfile only orders our own threads).
+ */
 static void emit(const char *prefix, const char *fmt, va_list ap)
 {
+	char line[8192];
+	size_t p = strlen(prefix);
+	va_list again;
+	int n = -1;
+
+	va_copy(again, ap);
+	if (p < sizeof(line)) {
+		memcpy(line, prefix, p);
+		n = vsnprintf(line + p, sizeof(line) - p, fmt, ap);
+	}
 	flockfile(stderr);
-	fputs(prefix, stderr);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	if (n >= 0 && (size_t)n < sizeof(line) - p - 1) {
+		line[p + (size_t)n] = '\n';
+		fwrite(line, 1, p + (size_t)n + 1, stderr);
+	} else {	/* too long for one write: in pieces */
+		fputs(prefix, stderr);
+		vfprintf(stderr, fmt, again);
+		fputc('\n', stderr);
+	}
 	funlockfile(stderr);
+	va_end(again);
 }
 
 void rp_trace_emit(const char *area, const char *fmt, ...)
