@@ -500,8 +500,8 @@ int rp_opts_parse(struct rp_opts *o, int argc, char **argv)
 	if (cmd[0] == '-')
 		return usage_error(NULL, "unknown option '%s' %s", cmd,
 				   "(options follow send or recv)");
-	return usage_error(NULL, "unknown command '%s': use send or recv",
-			   cmd);
+	return usage_error(NULL, "unknown command '%s': use send, recv or "
+			   "keygen", cmd);
 }
 
 /* --- help text ----------------------------------------------------------- */
@@ -523,7 +523,7 @@ static const char help_overview[] =
 	"  recv           receive pushed files into a directory\n"
 	"  send           push FILE to the receiver on HOST\n"
 	"  keygen FILE    write a new random key for --psk into FILE\n"
-	"  help [CMD]     show this help, or that of send or recv\n"
+	"  help [CMD]     show this help, or that of send, recv or keygen\n"
 	"\n"
 	"Options:\n"
 	"  -h, --help     show this help and exit\n"

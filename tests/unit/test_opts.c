@@ -404,7 +404,7 @@ static void test_messages(void **state)
 				         "over 256.00 MiB"));
 	assert_int_equal(CAPTURE(&o, "push"), RP_EUSAGE);
 	assert_string_equal(captured, "rdmapush: unknown command 'push': "
-				      "use send or recv\n"
+				      "use send, recv or keygen\n"
 				      "Try 'rdmapush --help'.\n");
 	assert_int_equal(CAPTURE(&o, NULL), RP_EUSAGE);
 	assert_string_equal(captured,
