@@ -1,0 +1,567 @@
+// SPDX-License-Identifier: MIT
+/* The receiver's destination file: checks, the temporary file, space
+ * reserved ahead of the writes, write-behind, the final sync in steps,
+ * and the commit under the final name (or nothing left at all). */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+#include "rdmapush/err.h"
+#include "rdmapush/fileio.h"
+#include "rdmapush/trace.h"
+#include "fileio_int.h"
+
+/* Wait for writeback before, start it, wait for it: the range is on disk. */
+#define SFR_WAIT	(SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE | \
+			 SYNC_FILE_RANGE_WAIT_AFTER)
+
+void rp_fileio_dst_init(struct rp_dst *d)
+{
+	memset(d, 0, sizeof(*d));
+	d->dirfd = -1;
+	d->fd = -1;
+}
+
+/* Refuse what may not be replaced; with force, a file or symlink may. */
+static int check_existing(const struct rp_dst *d, bool force)
+{
+	struct stat st;
+
+	if (fstatat(d->dirfd, d->name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+		int e = errno;
+
+		if (e == ENOENT)
+			return 0;
+		RP_ERR("fstatat(%s): %s", d->shown, strerror(e));
+		return -e;
+	}
+	if (!S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode)) {
+		RP_ERR("%s: exists and is %s; never replacing it", d->shown,
+		       rp_fileio_kind(st.st_mode));
+		return RP_EEXIST;
+	}
+	if (!force) {
+		RP_ERR("%s: file exists (use --force on the receiver)",
+		       d->shown);
+		return RP_EEXIST;
+	}
+	RP_TRACE("file", "%s exists: --force, it will be replaced", d->shown);
+	return 0;
+}
+
+static int check_space(const struct rp_dst *d, uint64_t size)
+{
+	char need[32], have[32];
+	struct statvfs sv;
+	uint64_t unit;
+	uint64_t avail;
+
+	if (fstatvfs(d->dirfd, &sv) < 0) {
+		int e = errno;
+
+		RP_ERR("fstatvfs(directory for %s): %s", d->shown, strerror(e));
+		return -e;
+	}
+	unit = sv.f_frsize ? sv.f_frsize : sv.f_bsize;
+	if (unit && sv.f_bavail > UINT64_MAX / unit)
+		avail = UINT64_MAX;
+	else
+		avail = (uint64_t)sv.f_bavail * unit;
+	if (size > avail) {
+		RP_ERR("%s: not enough free space: need %s, have %s", d->shown,
+		       rp_fmt_bytes(need, sizeof(need), size),
+		       rp_fmt_bytes(have, sizeof(have), avail));
+		return RP_ENOSPACE;
+	}
+	return 0;
+}
+
+/* O_TMPFILE links back into the tree only through /proc/self/fd. */
+static bool proc_fd_usable(int fd)
+{
+	char proc[32];
+
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	return faccessat(AT_FDCWD, proc, F_OK, 0) == 0;
+}
+
+/* An anonymous temp file: 1 if made, 0 if unsupported here, or -errno. */
+static int create_anon(struct rp_dst *d)
+{
+	int fd;
+
+	fd = openat(d->dirfd, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		int e = errno;
+
+		if (e == EOPNOTSUPP || e == EISDIR || e == EINVAL) {
+			RP_TRACE("file", "no O_TMPFILE here (%s): named temp",
+				 strerror(e));
+			return 0;
+		}
+		RP_ERR("openat(., O_TMPFILE) for %s: %s", d->shown,
+		       strerror(e));
+		return -e;
+	}
+	if (!proc_fd_usable(fd)) {
+		RP_TRACE("file", "/proc/self/fd is not usable: named temp");
+		close(fd);
+		return 0;
+	}
+	d->fd = fd;
+	d->anon = true;
+	return 1;
+}
+
+/*
+ * Lock a temp we just created under tmp, so that rp_fileio_clean_stale()
+ * leaves it alone: 0, or 1 if a cleaner got there first (it holds the
+ * lock, or already removed the name), so try another name.
+ */
+static int lock_tmp(int dirfd, int fd, const char *tmp)
+{
+	return flock(fd, LOCK_EX | LOCK_NB) < 0 ||
+	       !rp_fileio_same_entry(dirfd, fd, tmp);
+}
+
+static int create_named(struct rp_dst *d)
+{
+	char tmp[sizeof(d->tmpname)];
+	char shown[RP_PEER_TEXT_MAX];
+	int fd = -EEXIST;
+
+	for (int i = 0; i < RP_FILEIO_TMP_TRIES && fd < 0; i++) {
+		fd = rp_fileio_create_tmp(d->dirfd, d->name, tmp, sizeof(tmp));
+		if (fd < 0)
+			break;
+		if (lock_tmp(d->dirfd, fd, tmp)) {
+			close(fd);
+			fd = -EEXIST;
+		}
+	}
+	if (fd < 0) {
+		RP_ERR("openat(%s, O_CREAT|O_EXCL): %s",
+		       rp_fileio_show(shown, tmp, strlen(tmp)), strerror(-fd));
+		return fd;
+	}
+	/* Only a name we created ourselves is ever unlinked by abort. */
+	memcpy(d->tmpname, tmp, sizeof(d->tmpname));
+	d->fd = fd;
+	d->anon = false;
+	return 0;
+}
+
+/* Claim the blocks up to upto (<= the declared size): a full disk fails
+ * here, not mid-write. Without fallocate, pwrite's ENOSPC will say it. */
+static int reserve(struct rp_dst *d, uint64_t upto)
+{
+	uint64_t from = d->reserved;
+	int e;
+
+	if (upto > d->size)
+		upto = d->size;
+	if (upto <= from)
+		return 0;
+	if (fallocate(d->fd, 0, (off_t)from, (off_t)(upto - from)) == 0) {
+		d->reserved = upto;
+		return 0;
+	}
+	e = errno;
+	if (e != EOPNOTSUPP && e != ENOSYS) {
+		RP_ERR("fallocate(%s, %llu bytes at %llu): %s", d->shown,
+		       (unsigned long long)(upto - from),
+		       (unsigned long long)from, strerror(e));
+		return -e;
+	}
+	RP_TRACE("file", "fallocate unsupported here: no reservation");
+	d->reserved = d->size;
+	return 0;
+}
+
+/* The temporary file, 0644 (O_TMPFILE's mode is cut by the umask). */
+static int create_file(struct rp_dst *d)
+{
+	int rc = 0;
+
+	if (!getenv("RDMAPUSH_NO_TMPFILE"))
+		rc = create_anon(d);
+	if (rc < 0)
+		return rc;
+	/* The lock also covers the hidden name a --force commit links. */
+	if (rc == 1 && flock(d->fd, LOCK_EX | LOCK_NB) < 0) {
+		rc = -errno;
+		RP_ERR("flock(temporary file for %s): %s", d->shown,
+		       strerror(-rc));
+		return rc;
+	}
+	if (rc == 0) {
+		rc = create_named(d);
+		if (rc)
+			return rc;
+	}
+	if (fchmod(d->fd, 0644) < 0) {
+		rc = -errno;
+		RP_ERR("fchmod(%s, 0644): %s", d->shown, strerror(-rc));
+		return rc;
+	}
+	return 0;
+}
+
+int rp_fileio_dst_open(struct rp_dst *d, int dirfd, const char *name,
+		       uint64_t size, bool force)
+{
+	const char *why = NULL;
+	size_t len;
+	int rc;
+
+	rp_fileio_dst_init(d);
+	/* Stop at 256 bytes: enough to refuse a long name, never unbounded. */
+	len = strnlen(name, RP_NAME_MAX + 1);
+	rp_fileio_show(d->shown, name, len);
+	rc = rp_fileio_check_name(name, len, &why);
+	if (rc) {
+		RP_ERR("refusing file name \"%s\": %s", d->shown, why);
+		return rc;
+	}
+	memcpy(d->name, name, len);
+	d->name[len] = '\0';
+	d->dirfd = dirfd;
+	d->size = size;
+
+	rc = check_existing(d, force);
+	if (!rc)
+		rc = check_space(d, size);
+	if (!rc)
+		rc = create_file(d);
+	/* RDMAPUSH_NO_FALLOCATE: as on a file system without it (tests). */
+	if (!rc && getenv("RDMAPUSH_NO_FALLOCATE"))
+		d->reserved = size;
+	if (!rc)
+		rc = reserve(d, RP_FILEIO_RESERVE_STEP);
+	if (rc)
+		goto err_abort;
+	RP_TRACE("file", "receiving %s into %s (%llu bytes reserved)", d->shown,
+		 d->anon ? "an O_TMPFILE" : d->tmpname,
+		 (unsigned long long)d->reserved);
+	return 0;
+
+err_abort:
+	rp_fileio_dst_abort(d);
+	return rc;
+}
+
+/* sync_file_range: 0, 1 if unsupported here, or -errno (reported). */
+static int sync_range(struct rp_dst *d, uint64_t off, uint64_t len,
+		      unsigned int flags)
+{
+	int e;
+
+	if (d->no_sfr)
+		return 1;
+	if (sync_file_range(d->fd, (off_t)off, (off_t)len, flags) == 0)
+		return 0;
+	e = errno;
+	if (e == EINVAL || e == ENOSYS || e == ESPIPE) {
+		RP_TRACE("file", "sync_file_range: %s: fdatasync instead",
+			 strerror(e));
+		d->no_sfr = true;
+		return 1;
+	}
+	RP_ERR("sync_file_range(%s, %llu bytes at %llu): %s", d->shown,
+	       (unsigned long long)len, (unsigned long long)off, strerror(e));
+	return -e;
+}
+
+static int datasync(struct rp_dst *d)
+{
+	if (fdatasync(d->fd) < 0) {
+		int e = errno;
+
+		RP_ERR("fdatasync(%s): %s", d->shown, strerror(e));
+		return -e;
+	}
+	d->synced = d->end;
+	return 0;
+}
+
+/* Start writeback of what was just written; wait for what is older than
+ * RP_FILEIO_WB_LAG, so the disk, not the network, sets the pace. */
+static int write_behind(struct rp_dst *d, uint64_t off, uint64_t len)
+{
+	uint64_t upto;
+	int rc = sync_range(d, off, len, SYNC_FILE_RANGE_WRITE);
+
+	if (rc < 0)
+		return rc;
+	if (d->end - d->synced <= RP_FILEIO_WB_LAG)
+		return 0;
+	if (rc == 1)
+		return datasync(d);
+	upto = d->end - RP_FILEIO_WB_LAG;
+	rc = sync_range(d, d->synced, upto - d->synced, SFR_WAIT);
+	if (rc == 1)
+		return datasync(d);
+	if (rc == 0)
+		d->synced = upto;
+	return rc;
+}
+
+static int pwrite_all(struct rp_dst *d, const char *p, size_t len,
+		      uint64_t off)
+{
+	while (len > 0) {
+		ssize_t n = pwrite(d->fd, p, len, (off_t)off);
+
+		/* 0 is not expected from a regular file: never spin. */
+		if (n <= 0) {
+			int e = n < 0 ? errno : EIO;
+
+			if (e == EINTR)
+				continue;
+			RP_ERR("pwrite(%s, %zu bytes at %llu): %s", d->shown,
+			       len, (unsigned long long)off,
+			       n < 0 ? strerror(e) : "wrote nothing");
+			return -e;
+		}
+		p += n;
+		len -= (size_t)n;
+		off += (uint64_t)n;
+	}
+	return 0;
+}
+
+int rp_fileio_dst_write(struct rp_dst *d, const void *buf, size_t len,
+			uint64_t off)
+{
+	int rc;
+
+	if (off > INT64_MAX || len > INT64_MAX - off) {
+		RP_ERR("pwrite(%s, %zu bytes at %llu): %s", d->shown, len,
+		       (unsigned long long)off, strerror(EFBIG));
+		return -EFBIG;
+	}
+	/* Half a step before the end of the reservation, claim the next. */
+	if (off + len + RP_FILEIO_RESERVE_STEP / 2 > d->reserved) {
+		rc = reserve(d, off + len + RP_FILEIO_RESERVE_STEP);
+		if (rc)
+			return rc;
+	}
+	rc = pwrite_all(d, buf, len, off);
+	if (rc)
+		return rc;
+	if (off + len > d->end)
+		d->end = off + len;
+	d->fsynced = false;
+	return write_behind(d, off, len);
+}
+
+int rp_fileio_dst_sync(struct rp_dst *d, uint64_t step, bool *done)
+{
+	uint64_t n = d->end - d->synced;
+	int rc;
+
+	*done = d->fsynced;
+	if (d->fsynced)
+		return 0;
+	if (n > step)
+		n = step;
+	if (n) {
+		rc = sync_range(d, d->synced, n, SFR_WAIT);
+		if (rc < 0)
+			return rc;
+		if (rc == 0) {
+			d->synced += n;
+			return 0;
+		}
+	}
+	/* The rest, and the size and block map that make it readable. */
+	if (fsync(d->fd) < 0) {
+		rc = -errno;
+		RP_ERR("fsync(%s): %s", d->shown, strerror(-rc));
+		return rc;
+	}
+	d->synced = d->end;
+	d->fsynced = true;
+	*done = true;
+	return 0;
+}
+
+static int appeared(const struct rp_dst *d)
+{
+	RP_ERR("%s: appeared while receiving; not replacing it", d->shown);
+	return RP_EEXIST;
+}
+
+/* Report a failed rename-like call from the temp to the final name. */
+static int rename_failed(const struct rp_dst *d, const char *call,
+			 const char *from, int e)
+{
+	char shown[RP_PEER_TEXT_MAX];
+
+	RP_ERR("%s(%s, %s): %s", call, rp_fileio_show(shown, from, strlen(from)),
+	       d->shown, strerror(e));
+	return -e;
+}
+
+/* Rename the named temp over name; without force never replace. */
+static int rename_into_place(struct rp_dst *d, bool force)
+{
+	char shown[RP_PEER_TEXT_MAX];
+	int e;
+
+	if (force) {
+		if (renameat(d->dirfd, d->tmpname, d->dirfd, d->name) == 0)
+			goto renamed;
+		e = errno;
+		if (e == EISDIR) {
+			RP_ERR("%s: a directory appeared at the name; never replacing it",
+			       d->shown);
+			return RP_EEXIST;
+		}
+		return rename_failed(d, "renameat", d->tmpname, e);
+	}
+	if (renameat2(d->dirfd, d->tmpname, d->dirfd, d->name,
+		      RENAME_NOREPLACE) == 0)
+		goto renamed;
+	e = errno;
+	if (e == EEXIST)
+		return appeared(d);
+	if (e != EINVAL && e != ENOSYS)
+		return rename_failed(d, "renameat2(RENAME_NOREPLACE)",
+				     d->tmpname, e);
+	/* No RENAME_NOREPLACE on this file system: link() never replaces. */
+	if (linkat(d->dirfd, d->tmpname, d->dirfd, d->name, 0) < 0) {
+		e = errno;
+		if (e == EEXIST)
+			return appeared(d);
+		return rename_failed(d, "linkat", d->tmpname, e);
+	}
+	if (unlinkat(d->dirfd, d->tmpname, 0) < 0) {
+		/* The file is in place; only a hidden second name remains. */
+		RP_ERR("unlinkat(%s): %s",
+		       rp_fileio_show(shown, d->tmpname, strlen(d->tmpname)),
+		       strerror(errno));
+	}
+renamed:
+	/* Gone from under that name: abort must never unlink it again. */
+	d->tmpname[0] = '\0';
+	return 0;
+}
+
+/* Give the O_TMPFILE its final name. */
+static int link_anon(struct rp_dst *d, bool force)
+{
+	char tmp[sizeof(d->tmpname)];
+	char proc[32];
+	int e = EEXIST;
+	int i;
+
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", d->fd);
+	if (!force) {
+		/*
+		 * linkat() never replaces an entry, so linking straight to
+		 * the final name is the atomic no-replace rename, and no
+		 * temp name can be left behind by a crash.
+		 */
+		if (linkat(AT_FDCWD, proc, d->dirfd, d->name,
+			   AT_SYMLINK_FOLLOW) == 0)
+			return 0;
+		e = errno;
+		if (e == EEXIST)
+			return appeared(d);
+		return rename_failed(d, "linkat", proc, e);
+	}
+	/* To replace, link under a hidden name, then rename over. */
+	for (i = 0; i < RP_FILEIO_TMP_TRIES; i++) {
+		rp_fileio_tmpname(tmp, sizeof(tmp), d->name);
+		if (linkat(AT_FDCWD, proc, d->dirfd, tmp,
+			   AT_SYMLINK_FOLLOW) == 0) {
+			memcpy(d->tmpname, tmp, sizeof(d->tmpname));
+			return rename_into_place(d, true);
+		}
+		e = errno;
+		if (e != EEXIST)
+			break;
+	}
+	return rename_failed(d, "linkat", tmp, e);
+}
+
+/* In place: nothing may unlink it any more; close the file. */
+static void committed(struct rp_dst *d)
+{
+	d->committed = true;
+	/* The data is on disk: a late close error changes nothing. */
+	if (close(d->fd) < 0)
+		RP_TRACE("file", "close(%s): %s", d->shown, strerror(errno));
+	d->fd = -1;
+}
+
+int rp_fileio_dst_commit(struct rp_dst *d, bool force)
+{
+	bool done = false;
+	int rc;
+
+	if (d->fd < 0 || d->committed) {
+		RP_ERR("commit of %s: no open temporary file", d->shown);
+		return RP_EINTERNAL;
+	}
+	while (!done) {
+		rc = rp_fileio_dst_sync(d, UINT64_MAX, &done);
+		if (rc)
+			goto err_abort;
+	}
+	if (d->anon)
+		rc = link_anon(d, force);
+	else
+		rc = rename_into_place(d, force);
+	if (rc)
+		goto err_abort;
+	committed(d);
+	if (fsync(d->dirfd) < 0) {
+		rc = -errno;
+		/*
+		 * Never unlink it now: with --force it has replaced the old
+		 * version, and removing it would lose both. The sender is
+		 * told this push failed; the file stays.
+		 */
+		RP_ERR("fsync(directory of %s): %s: the file is in place, but "
+		       "its directory entry may not survive a crash", d->shown,
+		       strerror(-rc));
+		return rc;
+	}
+	RP_TRACE("file", "%s: fsynced and in place", d->shown);
+	return 0;
+
+err_abort:
+	rp_fileio_dst_abort(d);
+	return rc;
+}
+
+void rp_fileio_dst_abort(struct rp_dst *d)
+{
+	char shown[RP_PEER_TEXT_MAX];
+
+	if (!d)
+		return;
+	if (!d->committed && d->tmpname[0] && d->dirfd >= 0 &&
+	    unlinkat(d->dirfd, d->tmpname, 0) < 0 && errno != ENOENT)
+		RP_ERR("unlinkat(%s): %s",
+		       rp_fileio_show(shown, d->tmpname, strlen(d->tmpname)),
+		       strerror(errno));
+	d->tmpname[0] = '\0';
+	if (d->fd >= 0) {
+		close(d->fd);
+		d->fd = -1;
+	}
+}

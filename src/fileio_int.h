@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: MIT */
+/* Internal to fileio: what the names and temporaries (fileio.c) share
+ * with the destination file (fileio_dst.c). */
+#ifndef RDMAPUSH_FILEIO_INT_H
+#define RDMAPUSH_FILEIO_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+/* Attempts at a fresh random temporary name before giving up. */
+#define RP_FILEIO_TMP_TRIES	64
+
+/* name (len bytes, not NUL-terminated) escaped for a message into out,
+ * which holds RP_PEER_TEXT_MAX bytes. */
+const char *rp_fileio_show(char *out, const char *name, size_t len);
+/* "a directory", "a FIFO", ... for a message. */
+const char *rp_fileio_kind(mode_t m);
+/* A fresh hidden temp name ".<name>.rdmapush-XXXXXX" for name into out,
+ * at most RP_NAME_MAX bytes. */
+void rp_fileio_tmpname(char *out, size_t outlen, const char *name);
+/* Create a fresh hidden temp of name in dirfd, its name into tmp: the fd,
+ * or -errno (not reported). */
+int rp_fileio_create_tmp(int dirfd, const char *name, char *tmp, size_t len);
+/* Whether fd is the file dirfd holds under name (not a replacement). */
+bool rp_fileio_same_entry(int dirfd, int fd, const char *name);
+
+#endif
