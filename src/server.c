@@ -122,11 +122,6 @@ static void restore_signals(struct server *sv)
 	sigprocmask(SIG_SETMASK, &sv->old_mask, NULL);
 }
 
-static int handshake_s(const struct rp_opts *o)
-{
-	return o->timeout < RP_HANDSHAKE_SECS ? o->timeout : RP_HANDSHAKE_SECS;
-}
-
 /* --------------------------------------------------------------------
  * In a child
  */
@@ -250,7 +245,7 @@ static void answer(struct server *sv, struct kid *k)
 
 static double kill_time(const struct server *sv, const struct kid *k)
 {
-	return k->since + handshake_s(sv->o) + KILL_GRACE_S;
+	return k->since + rp_session_handshake_secs(sv->o) + KILL_GRACE_S;
 }
 
 static bool handshaking(const struct server *sv, const struct kid *k)

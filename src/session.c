@@ -36,6 +36,11 @@ void rp_session_signals(void)
 	sigaction(SIGTERM, &sa, NULL);
 }
 
+int rp_session_handshake_secs(const struct rp_opts *o)
+{
+	return o->timeout < RP_HANDSHAKE_SECS ? o->timeout : RP_HANDSHAKE_SECS;
+}
+
 int rp_session_exit_code(int rc)
 {
 	if (rc == RP_EINTERRUPTED && rp_session_stop)

@@ -429,8 +429,7 @@ int rp_session_recv_one(const struct rp_opts *o, const uint8_t *psk,
 	struct recv_state r = { .dirfd = dirfd };
 	int rc;
 
-	x.handshake_end = x.start + (o->timeout < RP_HANDSHAKE_SECS ?
-				     o->timeout : RP_HANDSHAKE_SECS);
+	x.handshake_end = x.start + rp_session_handshake_secs(o);
 	rp_fileio_dst_init(&r.dst);
 	snprintf(x.peer, sizeof(x.peer), "%s", peer);
 	rc = run(&x, &r, adm);

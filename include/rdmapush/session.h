@@ -93,6 +93,13 @@ void rp_session_refuse(const struct rp_opts *o, int fd, const char *peer,
 		       int rc);
 
 /*
+ * Seconds a receiver's connection has, from accept, to finish its
+ * handshake (AUTH with --psk, a valid HELLO): RP_HANDSHAKE_SECS, or
+ * --timeout if shorter.
+ */
+int rp_session_handshake_secs(const struct rp_opts *o);
+
+/*
  * The exit status for a result rc: 128 + the signal when a stop signal
  * interrupted it (130, 143), else rp_err_exit_code(rc).
  */
