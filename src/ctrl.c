@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -24,14 +25,7 @@
 /* Milliseconds left until deadline, at least 0; -1 means no deadline. */
 static int ms_left(double deadline)
 {
-	double left;
-
-	if (deadline <= 0)
-		return -1;
-	left = deadline - rp_now();
-	if (left <= 0)
-		return 0;
-	return (int)(left * 1000.0) + 1;
+	return deadline <= 0 ? -1 : rp_sys_poll_ms(deadline, INT_MAX);
 }
 
 /* Wait until fd is ready for events or the deadline passes. */

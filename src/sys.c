@@ -56,3 +56,12 @@ const char *rp_sys_gid_text(const uint8_t gid[16], char *buf, size_t len)
 		snprintf(buf, len, "?");
 	return buf;
 }
+
+int rp_sys_poll_ms(double deadline, int cap_ms)
+{
+	double left = deadline - rp_now();
+
+	if (left <= 0)
+		return 0;
+	return left * 1000.0 >= cap_ms ? cap_ms : (int)(left * 1000.0) + 1;
+}

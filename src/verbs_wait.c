@@ -17,13 +17,12 @@
 #include <string.h>
 
 #include "rdmapush/err.h"
+#include "rdmapush/sys.h"
 #include "rdmapush/trace.h"
 #include "verbs_int.h"
 
 /* Completions fetched per ibv_poll_cq call. */
 #define POLL_BATCH		32
-/* Longest single poll(2) sleep; the deadline is re-checked after it. */
-#define MAX_SLEEP_MS		(3600 * 1000)
 
 /* rp_verbs_next() first, then its helpers in the order it needs them. */
 static int poll_cq(struct rp_verbs *v, struct rp_wc *out, int max);
@@ -169,15 +168,12 @@ static int wait_events(struct rp_verbs *v, int watch_fd, double deadline,
 		{ .fd = watch_fd, .events = POLLIN },
 	};
 	nfds_t nfds = watch_fd >= 0 ? 3 : 2;
-	double left = deadline - rp_now();
 	int ms;
 	int rc;
 
-	if (left <= 0)
+	ms = rp_sys_poll_ms(deadline, RP_SYS_MAX_SLEEP_MS);
+	if (!ms)
 		return RP_ETIMEOUT;
-	/* Round up, so we wake after the deadline, not just before. */
-	ms = left * 1000.0 >= MAX_SLEEP_MS ? MAX_SLEEP_MS
-					   : (int)(left * 1000.0) + 1;
 	rc = poll(pfd, nfds, ms);
 	if (rc < 0) {
 		int e = errno;

@@ -24,6 +24,17 @@ int rp_sys_nonblock(int fd, const char *what)
  */
 void rp_sys_random(void *buf, size_t n);
 
+/* Longest single poll(2) sleep of the completion waits; the deadline is
+ * re-checked after it. */
+#define RP_SYS_MAX_SLEEP_MS	(3600 * 1000)
+
+/*
+ * The timeout to give poll(2) for an absolute deadline (rp_now() time):
+ * rounded up, so that it wakes after the deadline, not just before; at
+ * most cap_ms; 0 once the deadline has passed.
+ */
+int rp_sys_poll_ms(double deadline, int cap_ms);
+
 /* 16 address bytes (a GID, an IPv6 address) as IPv6 text; returns buf,
  * "?" if it does not fit. */
 const char *rp_sys_gid_text(const uint8_t gid[16], char *buf, size_t len);

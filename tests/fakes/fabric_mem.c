@@ -41,8 +41,6 @@
 #define FAB_GID_INDEX		1
 /* Completions taken per lock round in rp_verbs_next(). */
 #define POLL_BATCH		32
-/* Longest single poll(2) sleep; the deadline is re-checked after it. */
-#define MAX_SLEEP_MS		(3600 * 1000)
 /* Failed completions traced after the one that is reported. */
 #define TRACE_FIRST		4
 
@@ -1146,16 +1144,13 @@ static int wait_events(struct rp_verbs *v, int watch_fd, double deadline,
 		{ .fd = watch_fd, .events = POLLIN },
 	};
 	nfds_t nfds = watch_fd >= 0 ? 2 : 1;
-	double left = deadline - rp_now();
 	uint64_t cnt;
 	int ms;
 	int rc;
 
-	if (left <= 0)
+	ms = rp_sys_poll_ms(deadline, RP_SYS_MAX_SLEEP_MS);
+	if (!ms)
 		return RP_ETIMEOUT;
-	/* Round up, so we wake after the deadline, not just before. */
-	ms = left * 1000.0 >= MAX_SLEEP_MS ? MAX_SLEEP_MS
-					   : (int)(left * 1000.0) + 1;
 	rc = poll(pfd, nfds, ms);
 	if (rc < 0) {
 		int e = errno;
