@@ -23,7 +23,7 @@
 /* Stopped by SIGINT/SIGTERM: the shell's 128 + signal, not "network". */
 static bool stopped(int rc)
 {
-	return rc == RP_EINTERRUPTED && rp_session_stop;
+	return rp_session_exit_code(rc) >= RP_EXIT_SIGNAL_BASE;
 }
 
 /* What failed, in the words of the place that found it. */
