@@ -100,12 +100,12 @@ bool rp_trace_quiet(void)
 	return verbosity == RP_V_QUIET;
 }
 
-/* One whole line under stderr's lock, so that lines from two threads
- * (the in-process tests run both sides) never interleave. */
 /*
- * One line, in one write(2) when it fits: the receiver's children share
- * its stderr, and a line written in pieces would interleave with theirs
- * (stderr is unbuffered, and flockfile only orders our own threads).
+ * One whole line under stderr's lock, so that lines from two threads
+ * (the in-process tests run both sides) never interleave; and in one
+ * write(2) when it fits, because the receiver's children share its
+ * stderr and stderr is unbuffered: a line written in pieces would
+ * interleave with theirs.
  */
 static void emit(const char *prefix, const char *fmt, va_list ap)
 {
@@ -160,9 +160,8 @@ void rp_err_emit(const char *fmt, ...)
 	flockfile(stderr);
 	if (!hold(msg))
 		fprintf(stderr, "rdmapush %s: error: %s\n", trace_role, msg);
-	else if (rp_trace_on())
-		fprintf(stderr, "[%9.6f] %s %-7s %s\n",
-			rp_now() - trace_t0, trace_role, "error", msg);
+	else if (rp_trace_on())	/* stderr's lock is recursive */
+		rp_trace_emit("error", "%s", msg);
 	funlockfile(stderr);
 }
 
