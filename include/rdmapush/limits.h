@@ -8,9 +8,15 @@
 #ifndef RDMAPUSH_LIMITS_H
 #define RDMAPUSH_LIMITS_H
 
+#include <stdint.h>
+
 #define RP_PROTO_MAX_PAYLOAD	1024	/* bytes; no message needs more */
 #define RP_NAME_MAX		255	/* bytes of a file name, like NAME_MAX */
 #define RP_TEXT_MAX		255	/* bytes of error text */
+/* Bytes of a relative path in a session (dir/sub/name), like PATH_MAX. */
+#define RP_PATH_MAX		4095
+/* The size of a stream (standard input): known only at its end. */
+#define RP_SIZE_UNKNOWN		UINT64_MAX
 
 #define RP_MIN_CHUNK		4096u	/* one page: the ring's granule */
 #define RP_MAX_CHUNK		(64u << 20)
