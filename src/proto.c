@@ -14,13 +14,12 @@
  *	11 u8  reserved		0
  *	12 u8  gid[16]		all-zero only when lid != 0
  *
- * HELLO, 46 + name_len bytes:
+ * HELLO, 48 bytes:
  *	 0 qp_addr
- *	28 u64 size
+ *	28 u64 total		bytes in the session, or 2^64-1: unknown
  *	36 u32 chunk		non-zero
  *	40 u32 window		non-zero
- *	44 u16 name_len		1..RP_NAME_MAX
- *	46 u8  name[name_len]	no NUL terminator on the wire
+ *	44 u32 flags		RP_HELLO_* bits only
  *
  * MR, 56 bytes:
  *	 0 qp_addr
@@ -30,11 +29,28 @@
  *	48 u32 chunk		non-zero
  *	52 u32 window		non-zero
  *
- * FIN, 24 bytes:
- *	 0 u64 bytes
- *	 8 u8  csum[16]
+ * FILE, 30 + path_len bytes:
+ *	 0 u32 id
+ *	 4 u8  kind		1 regular file, 2 directory
+ *	 5 u8  reserved		0
+ *	 6 u16 mode		<= 07777
+ *	 8 u64 size		directory: 0; 2^64-1: unknown (a stream)
+ *	16 u64 mtime_sec	two's complement
+ *	24 u32 mtime_nsec	< 10^9
+ *	28 u16 path_len		1..RP_PATH_MAX
+ *	30 u8  path[path_len]	no NUL terminator on the wire
  *
- * ACK and ERR (struct rp_result), 12 + text_len bytes:
+ * FEND, 28 bytes:
+ *	 0 u32 id
+ *	 4 u64 bytes
+ *	12 u8  csum[16]
+ *
+ * FIN, 16 bytes:
+ *	 0 u64 files
+ *	 8 u64 bytes
+ *
+ * ACK and ERR (struct rp_result), 12 + text_len bytes; FACK is the same
+ * after a u32 id (16 + text_len bytes):
  *	 0 u16 status		< RP_ST_MAX
  *	 2 u64 bytes
  *	10 u16 text_len		0..RP_TEXT_MAX
@@ -45,9 +61,10 @@
  *	 1 u8  nonce[32]
  *	33 u8  mac[32]
  *
- * SYNC, 16 bytes:
- *	 0 u64 synced_bytes	<= total_bytes
- *	 8 u64 total_bytes
+ * SYNC, 20 bytes:
+ *	 0 u32 id
+ *	 4 u64 synced_bytes	<= total_bytes
+ *	12 u64 total_bytes
  *
  * With --psk, every message after the AUTH exchange (version 2) ends in a
  * 32-byte tag, counted in the header's length; the session appends and
@@ -68,12 +85,16 @@
 #include "rdmapush/proto.h"
 
 #define QP_ADDR_LEN		28
-#define HELLO_FIXED_LEN		(QP_ADDR_LEN + 8 + 4 + 4 + 2)
+#define HELLO_LEN		(QP_ADDR_LEN + 8 + 4 + 4 + 4)
 #define MR_LEN			(QP_ADDR_LEN + 8 + 4 + 8 + 4 + 4)
-#define FIN_LEN			(8 + RP_CSUM_LEN)
+#define FILE_FIXED_LEN		(4 + 1 + 1 + 2 + 8 + 8 + 4 + 2)
+#define FEND_LEN		(4 + 8 + RP_CSUM_LEN)
+#define FIN_LEN			(8 + 8)
 #define RESULT_FIXED_LEN	(2 + 8 + 2)
 #define AUTH_LEN		(1 + RP_AUTH_NONCE_LEN + RP_AUTH_MAC_LEN)
-#define SYNC_LEN		(8 + 8)
+#define SYNC_LEN		(4 + 8 + 8)
+#define MODE_MAX		07777u
+#define NSEC_LIMIT		1000000000u
 
 #define QPN_LIMIT		(1u << 24)	/* QPNs and PSNs are 24 bits */
 #define PSN_LIMIT		(1u << 24)
@@ -83,12 +104,12 @@
 /* Linux never returns an errno above this (MAX_ERRNO in the kernel). */
 #define ERRNO_MAX		4095
 
-_Static_assert(HELLO_FIXED_LEN + RP_NAME_MAX + RP_PROTO_TAG_ROOM <=
+_Static_assert(FILE_FIXED_LEN + RP_PATH_MAX + RP_PROTO_TAG_ROOM <=
 	       RP_PROTO_MAX_PAYLOAD,
-	       "the longest HELLO and its tag must fit in one message");
-_Static_assert(RESULT_FIXED_LEN + RP_TEXT_MAX + RP_PROTO_TAG_ROOM <=
+	       "the longest FILE and its tag must fit in one message");
+_Static_assert(4 + RESULT_FIXED_LEN + RP_TEXT_MAX + RP_PROTO_TAG_ROOM <=
 	       RP_PROTO_MAX_PAYLOAD,
-	       "the longest ACK/ERR and its tag must fit in one message");
+	       "the longest FACK and its tag must fit in one message");
 
 /* A read cursor: getters fail rather than read past the end. */
 struct cur {
@@ -231,8 +252,23 @@ static const char *check_hello(const struct rp_hello *m)
 		return "zero chunk";
 	if (m->window == 0)
 		return "zero window";
-	if (m->name_len == 0 || m->name_len > RP_NAME_MAX)
-		return "name length out of range";
+	if (m->flags & ~RP_HELLO_FLAGS)
+		return "unknown flags";
+	return NULL;
+}
+
+static const char *check_file(const struct rp_file *m)
+{
+	if (m->kind != RP_FILE_REG && m->kind != RP_FILE_DIR)
+		return "unknown kind";
+	if (m->mode > MODE_MAX)
+		return "mode has bits beyond 07777";
+	if (m->kind == RP_FILE_DIR && m->size)
+		return "directory with a size";
+	if (m->mtime_nsec >= NSEC_LIMIT)
+		return "mtime nanoseconds out of range";
+	if (m->path_len == 0 || m->path_len > RP_PATH_MAX)
+		return "path length out of range";
 	return NULL;
 }
 
@@ -319,22 +355,57 @@ static int get_qp(struct cur *c, struct rp_qp_addr *a, const char **why)
 int rp_proto_pack_hello(uint8_t *buf, size_t len, const struct rp_hello *m)
 {
 	struct wcur c;
-	size_t plen;
 	int rc;
 
 	if (check_hello(m))
 		return RP_EPROTO;
-	plen = HELLO_FIXED_LEN + (size_t)m->name_len;
-	rc = begin(&c, buf, len, RP_MSG_HELLO, plen);
+	rc = begin(&c, buf, len, RP_MSG_HELLO, HELLO_LEN);
 	if (rc)
 		return rc;
 	put_qp(&c, &m->qp);
-	put_u64(&c, m->size);
+	put_u64(&c, m->total);
 	put_u32(&c, m->chunk);
 	put_u32(&c, m->window);
-	put_u16(&c, m->name_len);
-	put_bytes(&c, m->name, m->name_len);
+	put_u32(&c, m->flags);
+	return finish(&c, HELLO_LEN);
+}
+
+int rp_proto_pack_file(uint8_t *buf, size_t len, const struct rp_file *m)
+{
+	struct wcur c;
+	size_t plen;
+	int rc;
+
+	if (check_file(m))
+		return RP_EPROTO;
+	plen = FILE_FIXED_LEN + (size_t)m->path_len;
+	rc = begin(&c, buf, len, RP_MSG_FILE, plen);
+	if (rc)
+		return rc;
+	put_u32(&c, m->id);
+	put_u8(&c, m->kind);
+	put_u8(&c, 0);
+	put_u16(&c, m->mode);
+	put_u64(&c, m->size);
+	put_u64(&c, (uint64_t)m->mtime_sec);
+	put_u32(&c, m->mtime_nsec);
+	put_u16(&c, m->path_len);
+	put_bytes(&c, m->path, m->path_len);
 	return finish(&c, plen);
+}
+
+int rp_proto_pack_fend(uint8_t *buf, size_t len, const struct rp_fend *m)
+{
+	struct wcur c;
+	int rc;
+
+	rc = begin(&c, buf, len, RP_MSG_FEND, FEND_LEN);
+	if (rc)
+		return rc;
+	put_u32(&c, m->id);
+	put_u64(&c, m->bytes);
+	put_bytes(&c, m->csum, RP_CSUM_LEN);
+	return finish(&c, FEND_LEN);
 }
 
 int rp_proto_pack_mr(uint8_t *buf, size_t len, const struct rp_mr *m)
@@ -364,8 +435,8 @@ int rp_proto_pack_fin(uint8_t *buf, size_t len, const struct rp_fin *m)
 	rc = begin(&c, buf, len, RP_MSG_FIN, FIN_LEN);
 	if (rc)
 		return rc;
+	put_u64(&c, m->files);
 	put_u64(&c, m->bytes);
-	put_bytes(&c, m->csum, RP_CSUM_LEN);
 	return finish(&c, FIN_LEN);
 }
 
@@ -399,14 +470,17 @@ int rp_proto_pack_result(uint8_t *buf, size_t len, uint8_t type,
 	size_t plen;
 	int rc;
 
-	if (type != RP_MSG_ACK && type != RP_MSG_ERR)
+	if (type != RP_MSG_ACK && type != RP_MSG_ERR && type != RP_MSG_FACK)
 		return RP_EPROTO;
 	if (check_result(m))
 		return RP_EPROTO;
-	plen = RESULT_FIXED_LEN + (size_t)m->text_len;
+	plen = (type == RP_MSG_FACK ? 4 : 0) + RESULT_FIXED_LEN +
+	       (size_t)m->text_len;
 	rc = begin(&c, buf, len, type, plen);
 	if (rc)
 		return rc;
+	if (type == RP_MSG_FACK)
+		put_u32(&c, m->id);
 	put_u16(&c, m->status);
 	put_u64(&c, m->bytes);
 	put_u16(&c, m->text_len);
@@ -492,19 +566,9 @@ int rp_proto_unpack_hello(const uint8_t *p, size_t len, struct rp_hello *m,
 	rc = get_qp(&c, &t.qp, why);
 	if (rc)
 		return rc;
-	if (get_u64(&c, &t.size) || get_u32(&c, &t.chunk) ||
-	    get_u32(&c, &t.window) || get_u16(&c, &t.name_len))
+	if (get_u64(&c, &t.total) || get_u32(&c, &t.chunk) ||
+	    get_u32(&c, &t.window) || get_u32(&c, &t.flags))
 		return fail(why, "truncated HELLO");
-	/* Before copying: name_len bounds the copy into t.name. */
-	if (t.name_len == 0 || t.name_len > RP_NAME_MAX)
-		return fail(why, "name length out of range");
-	if (get_bytes(&c, t.name, t.name_len))
-		return fail(why, "name longer than payload");
-	/*
-	 * name_len stays the authority: an embedded NUL is kept, not
-	 * silently cut, and rp_fileio_check_name() refuses it.
-	 */
-	t.name[t.name_len] = '\0';
 	r = check_hello(&t);
 	if (r)
 		return fail(why, r);
@@ -546,7 +610,7 @@ int rp_proto_unpack_fin(const uint8_t *p, size_t len, struct rp_fin *m,
 	struct rp_fin t;
 
 	memset(&t, 0, sizeof(t));
-	if (get_u64(&c, &t.bytes) || get_bytes(&c, t.csum, RP_CSUM_LEN))
+	if (get_u64(&c, &t.files) || get_u64(&c, &t.bytes))
 		return fail(why, "truncated FIN");
 	if (c.left)
 		return fail(why, "trailing bytes");
@@ -554,14 +618,73 @@ int rp_proto_unpack_fin(const uint8_t *p, size_t len, struct rp_fin *m,
 	return 0;
 }
 
-int rp_proto_unpack_result(const uint8_t *p, size_t len, struct rp_result *m,
-			   const char **why)
+static int get_file_fixed(struct cur *c, struct rp_file *t)
+{
+	uint8_t reserved;
+	uint64_t sec;
+
+	if (get_u32(c, &t->id) || get_u8(c, &t->kind) ||
+	    get_u8(c, &reserved) || get_u16(c, &t->mode) ||
+	    get_u64(c, &t->size) || get_u64(c, &sec) ||
+	    get_u32(c, &t->mtime_nsec) || get_u16(c, &t->path_len))
+		return RP_EPROTO;
+	t->mtime_sec = (int64_t)sec;
+	return reserved ? RP_EPROTO : 0;
+}
+
+int rp_proto_unpack_file(const uint8_t *p, size_t len, struct rp_file *m,
+			 const char **why)
+{
+	struct cur c = { .p = p, .left = len };
+	struct rp_file t;
+	const char *r;
+
+	memset(&t, 0, sizeof(t));
+	if (get_file_fixed(&c, &t))
+		return fail(why, "truncated FILE or reserved byte not zero");
+	/* Before copying: path_len bounds the copy into t.path. */
+	r = check_file(&t);
+	if (r)
+		return fail(why, r);
+	if (get_bytes(&c, t.path, t.path_len))
+		return fail(why, "path longer than payload");
+	/*
+	 * path_len stays the authority: an embedded NUL is kept, not
+	 * silently cut, and rp_fileio_check_path() refuses it.
+	 */
+	t.path[t.path_len] = '\0';
+	if (c.left)
+		return fail(why, "trailing bytes");
+	*m = t;
+	return 0;
+}
+
+int rp_proto_unpack_fend(const uint8_t *p, size_t len, struct rp_fend *m,
+			 const char **why)
+{
+	struct cur c = { .p = p, .left = len };
+	struct rp_fend t;
+
+	memset(&t, 0, sizeof(t));
+	if (get_u32(&c, &t.id) || get_u64(&c, &t.bytes) ||
+	    get_bytes(&c, t.csum, RP_CSUM_LEN))
+		return fail(why, "truncated FEND");
+	if (c.left)
+		return fail(why, "trailing bytes");
+	*m = t;
+	return 0;
+}
+
+int rp_proto_unpack_result(const uint8_t *p, size_t len, uint8_t type,
+			   struct rp_result *m, const char **why)
 {
 	struct cur c = { .p = p, .left = len };
 	struct rp_result t;
 	const char *r;
 
 	memset(&t, 0, sizeof(t));
+	if (type == RP_MSG_FACK && get_u32(&c, &t.id))
+		return fail(why, "truncated FACK");
 	if (get_u16(&c, &t.status) || get_u64(&c, &t.bytes) ||
 	    get_u16(&c, &t.text_len))
 		return fail(why, "truncated result");
@@ -614,6 +737,7 @@ int rp_proto_pack_sync(uint8_t *buf, size_t len, const struct rp_sync *m)
 	rc = begin(&c, buf, len, RP_MSG_SYNC, SYNC_LEN);
 	if (rc)
 		return rc;
+	put_u32(&c, m->id);
 	put_u64(&c, m->synced_bytes);
 	put_u64(&c, m->total_bytes);
 	return finish(&c, SYNC_LEN);
@@ -626,7 +750,8 @@ int rp_proto_unpack_sync(const uint8_t *p, size_t len, struct rp_sync *m,
 	struct rp_sync t;
 	const char *r;
 
-	if (get_u64(&c, &t.synced_bytes) || get_u64(&c, &t.total_bytes))
+	if (get_u32(&c, &t.id) || get_u64(&c, &t.synced_bytes) ||
+	    get_u64(&c, &t.total_bytes))
 		return fail(why, "truncated SYNC");
 	if (c.left)
 		return fail(why, "trailing bytes");
@@ -645,6 +770,9 @@ static const char *const type_names[RP_MSG_TYPE_MAX] = {
 	[RP_MSG_ERR] = "ERR",
 	[RP_MSG_AUTH] = "AUTH",
 	[RP_MSG_SYNC] = "SYNC",
+	[RP_MSG_FILE] = "FILE",
+	[RP_MSG_FEND] = "FEND",
+	[RP_MSG_FACK] = "FACK",
 };
 
 static const char *const status_names[RP_ST_MAX] = {

@@ -10,7 +10,7 @@
 
 #include <stdint.h>
 
-#define RP_PROTO_MAX_PAYLOAD	1024	/* bytes; no message needs more */
+#define RP_PROTO_MAX_PAYLOAD	4224	/* bytes: a FILE with the longest path */
 #define RP_NAME_MAX		255	/* bytes of a file name, like NAME_MAX */
 #define RP_TEXT_MAX		255	/* bytes of error text */
 /* Bytes of a relative path in a session (dir/sub/name), like PATH_MAX. */

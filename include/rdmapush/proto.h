@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The control protocol codec: HELLO, MR, FIN, ACK and ERR to and from bytes.
+ * The control protocol codec: every message to and from bytes.
  * Pure: no sockets, no verbs, no allocation. Every message is a fixed
  * 12-byte header followed by a payload of exactly header.length bytes:
  *
@@ -23,8 +23,13 @@
 #include "rdmapush/limits.h"
 
 #define RP_PROTO_MAGIC		0x52445055u	/* "RDPU" */
-/* 2: with --psk, every message after AUTH ends in a tag (see auth.h) */
-#define RP_PROTO_VERSION	2
+/*
+ * 2: with --psk, every message after AUTH ends in a tag (see auth.h).
+ * 3: one session carries many files: HELLO and MR set up the QP and the
+ *    ring once; then per file FILE, its chunks, FEND, and the receiver's
+ *    FACK; FIN ends the session and ACK answers it.
+ */
+#define RP_PROTO_VERSION	3
 #define RP_PROTO_HDR_LEN	12
 /* Room every message leaves in RP_PROTO_MAX_PAYLOAD for that tag. */
 #define RP_PROTO_TAG_ROOM	32
@@ -33,13 +38,16 @@
 #define RP_CSUM_LEN		16	/* XXH3-128, canonical (big-endian) form */
 
 enum rp_msg_type {
-	RP_MSG_HELLO = 1,	/* sender -> receiver */
+	RP_MSG_HELLO = 1,	/* sender -> receiver: the session's QP, shape */
 	RP_MSG_MR = 2,		/* receiver -> sender: accept, with where to write */
-	RP_MSG_FIN = 3,		/* sender -> receiver: all data written */
-	RP_MSG_ACK = 4,		/* receiver -> sender: final result */
-	RP_MSG_ERR = 5,		/* either way: refusal or abort, with reason */
+	RP_MSG_FIN = 3,		/* sender -> receiver: no more files */
+	RP_MSG_ACK = 4,		/* receiver -> sender: the session's result */
+	RP_MSG_ERR = 5,		/* either way: the session ends, with reason */
 	RP_MSG_AUTH = 6,	/* either way, before HELLO: pre-shared key proof */
-	RP_MSG_SYNC = 7,	/* receiver -> sender, after FIN: still syncing */
+	RP_MSG_SYNC = 7,	/* receiver -> sender: still syncing a file */
+	RP_MSG_FILE = 8,	/* sender -> receiver: a file or directory next */
+	RP_MSG_FEND = 9,	/* sender -> receiver: that file's size, checksum */
+	RP_MSG_FACK = 10,	/* receiver -> sender: that file's result */
 	RP_MSG_TYPE_MAX
 };
 
@@ -76,13 +84,16 @@ struct rp_qp_addr {
 	uint8_t gid[RP_GID_LEN];/* may be all-zero only when lid != 0 */
 };
 
+/* HELLO flags; any other bit set is malformed. */
+#define RP_HELLO_PRESERVE	0x1u	/* keep each file's mode and mtime */
+#define RP_HELLO_FLAGS		RP_HELLO_PRESERVE
+
 struct rp_hello {
 	struct rp_qp_addr qp;
-	uint64_t size;		/* file size in bytes */
+	uint64_t total;		/* bytes in the session, or RP_SIZE_UNKNOWN */
 	uint32_t chunk;		/* requested chunk size */
 	uint32_t window;	/* requested number of chunks in flight */
-	uint16_t name_len;
-	char name[RP_NAME_MAX + 1];	/* NUL-terminated after decode */
+	uint32_t flags;		/* RP_HELLO_* */
 };
 
 struct rp_mr {
@@ -94,18 +105,62 @@ struct rp_mr {
 	uint32_t window;	/* agreed window (<= requested) */
 };
 
-struct rp_fin {
+enum rp_file_kind {
+	RP_FILE_REG = 1,	/* a regular file: its chunks follow */
+	RP_FILE_DIR = 2,	/* a directory: no data */
+};
+
+/*
+ * FILE: what comes next. Entries are numbered 0, 1, 2... in the order
+ * sent; a directory comes before anything inside it. The chunks of a
+ * regular file follow its FILE in the ring's order; the last one carries
+ * RP_IMM_END (it may be short, or empty), so a stream of unknown size
+ * needs no size up front. Then its FEND.
+ */
+struct rp_file {
+	uint32_t id;
+	uint8_t kind;		/* enum rp_file_kind */
+	uint16_t mode;		/* permission bits, <= 07777 */
+	uint64_t size;		/* REG: bytes or RP_SIZE_UNKNOWN; DIR: 0 */
+	int64_t mtime_sec;
+	uint32_t mtime_nsec;	/* < 10^9 */
+	uint16_t path_len;	/* 1..RP_PATH_MAX */
+	char path[RP_PATH_MAX + 1];	/* NUL-terminated after decode */
+};
+
+/* FEND: the end of regular file id: its length and checksum. */
+struct rp_fend {
+	uint32_t id;
 	uint64_t bytes;
 	uint8_t csum[RP_CSUM_LEN];
 };
 
-/* ACK and ERR share this shape. ACK with status RP_ST_OK means success. */
+/* FIN: the sender has no more; files is how many FILEs it sent. */
+struct rp_fin {
+	uint64_t files;
+	uint64_t bytes;		/* data bytes in all of them */
+};
+
+/*
+ * ACK, ERR and FACK share this shape. ACK with status RP_ST_OK means the
+ * session ended well: every file its FACKs accepted is on disk. ERR ends
+ * the session. FACK (id set) is one entry's result; a failed entry does
+ * not end the session.
+ */
 struct rp_result {
+	uint32_t id;		/* FACK only: the entry */
 	uint16_t status;	/* enum rp_status */
-	uint64_t bytes;		/* bytes stored (ACK) or 0 */
+	uint64_t bytes;		/* bytes stored (ACK, FACK) or 0 */
 	uint16_t text_len;
 	char text[RP_TEXT_MAX + 1];	/* NUL-terminated after decode */
 };
+
+/*
+ * The immediate of each data Write: the chunk's number in the session,
+ * modulo 2^31, with RP_IMM_END on the last chunk of a file.
+ */
+#define RP_IMM_END		0x80000000u
+#define RP_IMM_SEQ		0x7fffffffu
 
 #define RP_AUTH_NONCE_LEN	32
 #define RP_AUTH_MAC_LEN		32
@@ -136,18 +191,21 @@ struct rp_msg_hdr {
 /*
  * Encoders: write one whole message (header + payload) into buf.
  * Return the number of bytes written (> 0), or RP_EPROTO when a field is
- * out of range (e.g. name_len > RP_NAME_MAX), or -ENOBUFS when len is short.
+ * out of range (e.g. path_len > RP_PATH_MAX), or -ENOBUFS when len is short.
  */
 int rp_proto_pack_hello(uint8_t *buf, size_t len, const struct rp_hello *m);
 int rp_proto_pack_mr(uint8_t *buf, size_t len, const struct rp_mr *m);
 int rp_proto_pack_fin(uint8_t *buf, size_t len, const struct rp_fin *m);
+int rp_proto_pack_file(uint8_t *buf, size_t len, const struct rp_file *m);
+int rp_proto_pack_fend(uint8_t *buf, size_t len, const struct rp_fend *m);
+/* type: RP_MSG_ACK, RP_MSG_ERR or RP_MSG_FACK. */
 int rp_proto_pack_result(uint8_t *buf, size_t len, uint8_t type,
 			 const struct rp_result *m);
 int rp_proto_pack_auth(uint8_t *buf, size_t len, const struct rp_auth *m);
 
 /*
  * An ERR at another protocol version, for a peer that speaks an older
- * one: the header and ERR layouts are the same in versions 1 and 2, so it
+ * one: the header and ERR layouts are the same in versions 1 to 3, so it
  * can read why we stop. Returns as the encoders above.
  */
 int rp_proto_pack_err_at(uint8_t *buf, size_t len, uint8_t version,
@@ -175,8 +233,8 @@ int rp_proto_parse_hdr(const uint8_t *buf, size_t len, struct rp_msg_hdr *h,
  * header.length bytes. Return 0 or RP_EPROTO with *why set. They validate
  * every field's range: QPN and PSN < 2^24, QPN != 0, MTU 1..5, GID not
  * all-zero unless LID != 0, name/text lengths, chunk/window non-zero,
- * status < RP_ST_MAX, and no trailing bytes. Names are not checked for
- * path safety here (see rp_fileio_check_name()).
+ * status < RP_ST_MAX, and no trailing bytes. Paths are not checked for
+ * safety here (see rp_fileio_check_path()).
  */
 int rp_proto_unpack_hello(const uint8_t *p, size_t len, struct rp_hello *m,
 			  const char **why);
@@ -184,18 +242,24 @@ int rp_proto_unpack_mr(const uint8_t *p, size_t len, struct rp_mr *m,
 		       const char **why);
 int rp_proto_unpack_fin(const uint8_t *p, size_t len, struct rp_fin *m,
 			const char **why);
-int rp_proto_unpack_result(const uint8_t *p, size_t len, struct rp_result *m,
-			   const char **why);
+int rp_proto_unpack_file(const uint8_t *p, size_t len, struct rp_file *m,
+			 const char **why);
+int rp_proto_unpack_fend(const uint8_t *p, size_t len, struct rp_fend *m,
+			 const char **why);
+/* type: as for rp_proto_pack_result (FACK has an id first). */
+int rp_proto_unpack_result(const uint8_t *p, size_t len, uint8_t type,
+			   struct rp_result *m, const char **why);
 /* step must be 1..3. */
 int rp_proto_unpack_auth(const uint8_t *p, size_t len, struct rp_auth *m,
 			 const char **why);
 
 /*
- * SYNC: after FIN verified, the receiver is writing the file to disk and
- * has synced_bytes of total_bytes there; any number may come before ACK,
- * each one showing it is alive. synced_bytes <= total_bytes.
+ * SYNC: after file id's FEND verified, the receiver is writing it to disk
+ * and has synced_bytes of total_bytes there; any number may come before
+ * its FACK, each one showing it is alive. synced_bytes <= total_bytes.
  */
 struct rp_sync {
+	uint32_t id;
 	uint64_t synced_bytes;
 	uint64_t total_bytes;
 };
