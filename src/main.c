@@ -41,7 +41,8 @@ static const char *cause_of(int rc, char *buf, size_t len)
 }
 
 /*
- * "rdmapush send: push failed in DATA at 12/30 chunks: CAUSE", and where
+ * "rdmapush send: push failed in DATA after 12 chunks: CAUSE", or "push
+ * done, but 2 entries failed: CAUSE" (the first one's), and where
  * it helps "rdmapush send: hint: ...". A cause that carries its own hint
  * (the GID table report) gets no second one.
  */
@@ -61,14 +62,19 @@ static void verdict(const char *role, bool send, const struct rp_outcome *out,
 	if (out->phase == RP_PHASE_MAX)	/* no transfer began */
 		where[0] = '\0';
 	else if (out->phase == RP_PHASE_DATA)
-		snprintf(where, sizeof(where), " in DATA at %" PRIu64 "/%"
-			 PRIu64 " chunks", out->done, out->chunks);
+		snprintf(where, sizeof(where), " in DATA after %" PRIu64
+			 " chunks", out->done);
 	else
 		snprintf(where, sizeof(where), " in %s",
 			 rp_phase_name(out->phase));
 	flockfile(stderr);
-	fprintf(stderr, "rdmapush %s: %s failed%s: %s\n", role, what, where,
-		cause);
+	if (out->phase == RP_PHASE_DONE)
+		fprintf(stderr, "rdmapush %s: %s done, but %" PRIu64 " %s "
+			"failed; the first: %s\n", role, what, out->failed,
+			out->failed == 1 ? "entry" : "entries", cause);
+	else
+		fprintf(stderr, "rdmapush %s: %s failed%s: %s\n", role, what,
+			where, cause);
 	if (hint && !strstr(cause, "hint:"))
 		fprintf(stderr, "rdmapush %s: hint: %s\n", role, hint);
 	funlockfile(stderr);

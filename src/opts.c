@@ -23,6 +23,7 @@ enum {
 	OPT_MAX_SIZE,
 	OPT_NO_DEVICE_CHECK,
 	OPT_PER_ADDR,
+	OPT_KEEP_SETID,
 };
 
 static const char recv_short[] = ":p:b:o:1fm:d:i:g:tJqT:h";
@@ -44,13 +45,16 @@ static const struct option recv_long[] = {
 	{ "timeout",	required_argument, NULL, 'T' },
 	{ "psk",	required_argument, NULL, OPT_PSK },
 	{ "no-device-check", no_argument,  NULL, OPT_NO_DEVICE_CHECK },
+	{ "keep-setid",	no_argument,	   NULL, OPT_KEEP_SETID },
 	{ "help",	no_argument,	   NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
 
-static const char send_short[] = ":p:c:w:d:i:g:tJqT:h";
+static const char send_short[] = ":p:rkc:w:d:i:g:tJqT:h";
 static const struct option send_long[] = {
 	{ "port",	required_argument, NULL, 'p' },
+	{ "recursive",	no_argument,	   NULL, 'r' },
+	{ "preserve",	no_argument,	   NULL, 'k' },
 	{ "as",		required_argument, NULL, OPT_AS },
 	{ "chunk",	required_argument, NULL, 'c' },
 	{ "window",	required_argument, NULL, 'w' },
@@ -283,8 +287,17 @@ static int set_option(struct rp_opts *o, const char *sub, int c,
 		o->no_device_check = true;
 		break;
 	case OPT_AS:
-		/* Checked by the session, which refuses it as policy (6). */
+		/* Checked with the sources (rp_walk_open). */
 		o->as_name = arg;
+		break;
+	case 'r':
+		o->recursive = true;
+		break;
+	case 'k':
+		o->preserve = true;
+		break;
+	case OPT_KEEP_SETID:
+		o->keep_setid = true;
 		break;
 	case 'c':
 		if (rp_opts_parse_size(arg, &size) || size < RP_MIN_CHUNK ||
@@ -349,8 +362,8 @@ static const char *host_hint(const char *h)
 		return NULL;
 	if (colon[1] && strspn(colon + 1, "0123456789") == strlen(colon + 1))
 		return "use -p PORT for the port";
-	return "rdmapush writes into the receiver's -o directory; name the "
-	       "file with --as NAME";
+	return "rdmapush writes into the receiver's -o directory; name a "
+	       "file there with --as NAME";
 }
 
 static int check_positional(struct rp_opts *o, const char *sub, int n,
@@ -365,20 +378,21 @@ static int check_positional(struct rp_opts *o, const char *sub, int n,
 		return 0;
 	}
 	if (n == 0)
-		return usage_error(sub, "missing FILE and HOST");
+		return usage_error(sub, "missing SOURCE and HOST");
 	if (n == 1)
 		return usage_error(sub, "missing HOST after '%s'", pos[0]);
-	if (n > 2)
-		return usage_error(sub, "unexpected argument '%s'", pos[2]);
-	if (!pos[0][0])
-		return usage_error(sub, "empty FILE");
-	if (!pos[1][0])
+	for (int i = 0; i < n - 1; i++)
+		if (!pos[i][0])
+			return usage_error(sub, "empty SOURCE");
+	if (!pos[n - 1][0])
 		return usage_error(sub, "empty HOST");
-	hint = host_hint(pos[1]);
+	hint = host_hint(pos[n - 1]);
 	if (hint)
-		return usage_error(sub, "invalid HOST '%s': %s", pos[1], hint);
-	o->file = pos[0];
-	o->host = pos[1];
+		return usage_error(sub, "invalid HOST '%s': %s", pos[n - 1],
+				   hint);
+	o->sources = pos;
+	o->nsources = n - 1;
+	o->host = pos[n - 1];
 	return 0;
 }
 

@@ -5,6 +5,7 @@
 #endif
 
 #include <errno.h>
+#include <inttypes.h>
 #include <json-c/json.h>
 #include <string.h>
 
@@ -44,9 +45,13 @@ static int fill(struct json_object *o, const struct rp_report *r)
 	char hex[33], name[RP_PEER_TEXT_MAX];
 	int rc = 0;
 
+	rc |= add(o, "type", json_object_new_string("session"));
 	rc |= add(o, "role", json_object_new_string(r->role));
 	rc |= add(o, "name", json_object_new_string(shown_name(r, name,
 							       sizeof(name))));
+	rc |= add(o, "files", json_object_new_uint64(r->files));
+	rc |= add(o, "failed", json_object_new_uint64(r->failed));
+	rc |= add(o, "skipped", json_object_new_uint64(r->skipped));
 	rc |= add(o, "peer", json_object_new_string(r->peer ? r->peer : ""));
 	rc |= add(o, "status", json_object_new_string(r->rc ? "error" : "ok"));
 	rc |= add(o, "phase", json_object_new_string(r->phase ? r->phase : ""));
@@ -99,6 +104,34 @@ int rp_report_json(FILE *f, const struct rp_report *r)
 	return print(f, o, fill(o, r));
 }
 
+int rp_report_json_entry(FILE *f, const char *role, const char *path,
+			 uint64_t bytes, int rc, const char *skipped)
+{
+	struct json_object *o = json_object_new_object();
+	char shown[RP_PEER_TEXT_MAX];
+	int err = 0;
+
+	if (!o)
+		return -ENOMEM;
+	err |= add(o, "type", json_object_new_string("entry"));
+	err |= add(o, "role", json_object_new_string(role));
+	/* On the receiver the path came from the sender: escaped. */
+	err |= add(o, "path", json_object_new_string(
+			   rp_fmt_peer(shown, sizeof(shown), path,
+				       strlen(path))));
+	err |= add(o, "status", json_object_new_string(
+			   skipped ? "skipped" : rc ? "error" : "ok"));
+	err |= add(o, "bytes", json_object_new_uint64(bytes));
+	if (skipped)
+		err |= add(o, "reason", json_object_new_string(skipped));
+	if (rc && !skipped) {
+		err |= add(o, "error", json_object_new_string(rp_strerror(rc)));
+		err |= add(o, "error_code",
+			   json_object_new_string(rp_err_name(rc)));
+	}
+	return print(f, o, err ? -ENOMEM : 0);
+}
+
 int rp_report_json_failure(FILE *f, const char *role, int rc,
 			   const char *cause, int exit_code)
 {
@@ -122,8 +155,17 @@ void rp_report_summary(FILE *f, const struct rp_report *r)
 	char b[32], t[32], name[RP_PEER_TEXT_MAX];
 	const char *verb = r->role[0] == 's' ? "sent" : "received";
 
-	fprintf(f, "rdmapush %s: %s %s: %s in %.2f s, %s\n", r->role, verb,
-		shown_name(r, name, sizeof(name)),
+	if (r->name && !r->failed && !r->skipped) {
+		fprintf(f, "rdmapush %s: %s %s: %s in %.2f s, %s\n", r->role,
+			verb, shown_name(r, name, sizeof(name)),
+			rp_fmt_bytes(b, sizeof(b), r->bytes), r->seconds,
+			rp_fmt_rate(t, sizeof(t), r->bytes, r->seconds));
+		return;
+	}
+	fprintf(f, "rdmapush %s: %s %" PRIu64 " %s, %s in %.2f s, %s; %"
+		PRIu64 " skipped, %" PRIu64 " failed\n", r->role, verb,
+		r->files, r->files == 1 ? "entry" : "entries",
 		rp_fmt_bytes(b, sizeof(b), r->bytes), r->seconds,
-		rp_fmt_rate(t, sizeof(t), r->bytes, r->seconds));
+		rp_fmt_rate(t, sizeof(t), r->bytes, r->seconds), r->skipped,
+		r->failed);
 }

@@ -131,18 +131,46 @@ static void trace_qp(const char *dir, const char *type,
 		 rp_sys_gid_text(q->gid, g, sizeof(g)), rest);
 }
 
+/* A byte count that may be unknown (a stream). */
+static const char *size_text(char *buf, size_t len, uint64_t size)
+{
+	if (size == RP_SIZE_UNKNOWN)
+		return "unknown";
+	snprintf(buf, len, "%" PRIu64, size);
+	return buf;
+}
+
 void trace_hello(const char *dir, const struct rp_hello *m)
 {
-	char rest[RP_PEER_TEXT_MAX + 128];
-	char name[RP_PEER_TEXT_MAX];
+	char rest[160], total[24];
 
 	if (!rp_trace_on())
 		return;
 	snprintf(rest, sizeof(rest),
-		 " name=\"%s\" size=%" PRIu64 " chunk=%u window=%u",
-		 rp_fmt_peer(name, sizeof(name), m->name, m->name_len),
-		 m->size, m->chunk, m->window);
+		 " total=%s chunk=%u window=%u%s",
+		 size_text(total, sizeof(total), m->total), m->chunk,
+		 m->window, m->flags & RP_HELLO_PRESERVE ? " preserve" : "");
 	trace_qp(dir, "HELLO", &m->qp, rest);
+}
+
+void trace_file(const char *dir, const struct rp_file *m)
+{
+	char path[RP_PEER_TEXT_MAX], size[24];
+
+	if (!rp_trace_on())
+		return;
+	RP_TRACE("ctrl", "%s FILE id=%u %s path=\"%s\" mode=%04o size=%s",
+		 dir, m->id, m->kind == RP_FILE_DIR ? "dir" : "file",
+		 rp_fmt_peer(path, sizeof(path), m->path, m->path_len),
+		 m->mode, size_text(size, sizeof(size), m->size));
+}
+
+void trace_fend(const char *dir, const struct rp_fend *m)
+{
+	char hex[33];
+
+	RP_TRACE("ctrl", "%s FEND id=%u bytes=%" PRIu64 " xxh3_128=%s", dir,
+		 m->id, m->bytes, rp_csum_hex(m->csum, hex));
 }
 
 void trace_mr(const char *dir, const struct rp_mr *m)
@@ -160,29 +188,29 @@ void trace_mr(const char *dir, const struct rp_mr *m)
 
 void trace_fin(const char *dir, const struct rp_fin *m)
 {
-	char hex[33];
-
-	RP_TRACE("ctrl", "%s FIN bytes=%" PRIu64 " xxh3_128=%s", dir, m->bytes,
-		 rp_csum_hex(m->csum, hex));
+	RP_TRACE("ctrl", "%s FIN files=%" PRIu64 " bytes=%" PRIu64, dir,
+		 m->files, m->bytes);
 }
 
 void trace_sync(const char *dir, const struct rp_sync *m)
 {
 	char a[32], b[32];
 
-	RP_TRACE("ctrl", "%s SYNC %s of %s on disk", dir,
+	RP_TRACE("ctrl", "%s SYNC id=%u %s of %s on disk", dir, m->id,
 		 rp_fmt_bytes(a, sizeof(a), m->synced_bytes),
 		 rp_fmt_bytes(b, sizeof(b), m->total_bytes));
 }
 
 void trace_result(const char *dir, uint8_t type, const struct rp_result *m)
 {
-	char text[RP_PEER_TEXT_MAX];
+	char text[RP_PEER_TEXT_MAX], id[24] = "";
 
 	if (!rp_trace_on())
 		return;
-	RP_TRACE("ctrl", "%s %s status=%u (%s) bytes=%" PRIu64 "%s%s%s", dir,
-		 rp_proto_type_name(type), m->status,
+	if (type == RP_MSG_FACK)
+		snprintf(id, sizeof(id), " id=%u", m->id);
+	RP_TRACE("ctrl", "%s %s%s status=%u (%s) bytes=%" PRIu64 "%s%s%s",
+		 dir, rp_proto_type_name(type), id, m->status,
 		 rp_proto_status_name(m->status), m->bytes,
 		 m->text_len ? " text=\"" : "",
 		 rp_fmt_peer(text, sizeof(text), m->text, m->text_len),
@@ -269,7 +297,7 @@ static int peer_result(struct xfer *x, const struct rp_msg_hdr *h,
 {
 	struct rp_result res;
 	const char *why = NULL;
-	int rc = rp_proto_unpack_result(buf, h->length, &res, &why);
+	int rc = rp_proto_unpack_result(buf, h->length, h->type, &res, &why);
 
 	if (rc) {
 		RP_ERR("malformed %s from %s: %s", rp_proto_type_name(h->type),
@@ -301,6 +329,12 @@ static int decode(uint8_t type, const uint8_t *buf, uint32_t len,
 		return rp_proto_unpack_auth(buf, len, &m->auth, why);
 	case RP_MSG_SYNC:
 		return rp_proto_unpack_sync(buf, len, &m->sync, why);
+	case RP_MSG_FILE:
+		return rp_proto_unpack_file(buf, len, &m->file, why);
+	case RP_MSG_FEND:
+		return rp_proto_unpack_fend(buf, len, &m->fend, why);
+	case RP_MSG_FACK:
+		return rp_proto_unpack_result(buf, len, type, &m->res, why);
 	default:
 		/* The peer chose the type: its violation, not our bug. */
 		*why = "not a message we wait for";
@@ -326,6 +360,31 @@ static void trace_in(uint8_t type, const union rp_msg *m)
 	case RP_MSG_SYNC:
 		trace_sync("<-", &m->sync);
 		break;
+	case RP_MSG_FILE:
+		trace_file("<-", &m->file);
+		break;
+	case RP_MSG_FEND:
+		trace_fend("<-", &m->fend);
+		break;
+	case RP_MSG_FACK:
+		trace_result("<-", type, &m->res);
+		break;
+	}
+}
+
+/* Whether a message of type may come when we wait for want. */
+static bool accepts(uint8_t want, uint8_t type)
+{
+	switch (want) {
+	case RP_MSG_FILE:	/* the receiver, in the session */
+		return type == RP_MSG_FILE || type == RP_MSG_FEND ||
+		       type == RP_MSG_FIN;
+	case RP_MSG_FACK:	/* the sender, before FIN */
+		return type == RP_MSG_FACK || type == RP_MSG_SYNC;
+	case RP_MSG_ACK:	/* the sender, after FIN */
+		return type == RP_MSG_FACK || type == RP_MSG_SYNC;
+	default:
+		return type == want;
 	}
 }
 
@@ -388,7 +447,8 @@ static bool untagged_refusal(const struct xfer *x, const struct rp_msg_hdr *h,
 	struct rp_result res;
 
 	return x->seq_in == 0 && h->type == RP_MSG_ERR &&
-	       !rp_proto_unpack_result(buf, h->length, &res, NULL) &&
+	       !rp_proto_unpack_result(buf, h->length, RP_MSG_ERR, &res,
+				       NULL) &&
 	       res.status == RP_ST_AUTH;
 }
 
@@ -453,9 +513,9 @@ int msg_recv(struct xfer *x, uint8_t want, union rp_msg *m,
 		return rc;
 	x->got_type = h.type;
 	if (h.type == RP_MSG_ERR || (h.type == RP_MSG_ACK &&
-				     (want == RP_MSG_ACK || want == RP_MSG_SYNC)))
+				     want == RP_MSG_ACK))
 		return peer_result(x, &h, buf);
-	if (h.type != want) {
+	if (!accepts(want, h.type)) {
 		RP_ERR("expected %s from %s, got %s", rp_proto_type_name(want),
 		       x->peer, rp_proto_type_name(h.type));
 		return RP_EUNEXPECTED;
@@ -539,23 +599,22 @@ void xfer_send_failure(struct xfer *x, uint8_t type, int rc)
 		RP_TRACE("ctrl", "could not tell %s why we stopped", x->peer);
 }
 
-int xfer_next(struct xfer *x, struct rp_wc *wc, int max, double deadline)
+int xfer_next(struct xfer *x, struct rp_wc *wc, int max, double deadline,
+	      bool watch)
 {
 	int rc;
 
 	/* A signal that landed outside poll() must stop us too. */
 	if (rp_session_stop)
 		return RP_EINTERRUPTED;
-	rc = rp_verbs_next(x->v, wc, max, x->fd, deadline);
-	if (rc == 0)	/* the peer spoke mid-data: only ERR is allowed */
-		rc = msg_recv_err(x, "data completions");
+	rc = rp_verbs_next(x->v, wc, max, watch ? x->fd : -1, deadline);
 	if (rc == RP_EWC)
 		rc = xfer_peer_reason(x, rc);
 	if (rc == RP_ETIMEOUT)
 		RP_ERR("no %s from %s for %d s in the data phase (%" PRIu64
-		       "/%" PRIu64 " chunks taken by the receiver)",
-		       !strcmp(x->rep.role, "send") ? "credit" :
-		       "data", x->peer, x->o->timeout, x->done, x->nchunks);
+		       " chunks taken by the receiver so far)",
+		       !strcmp(x->rep.role, "send") ? "credit or answer" :
+		       "data", x->peer, x->o->timeout, x->done);
 	return rc;
 }
 
@@ -612,6 +671,26 @@ void xfer_report_verbs(struct xfer *x)
 	x->rep.gid_index = rp_verbs_gid_index(x->v);
 }
 
+void xfer_entry(struct xfer *x, struct rp_tally *t, const char *path,
+		uint64_t bytes, int rc, const char *skipped)
+{
+	if (skipped) {
+		t->skipped++;
+	} else if (rc) {
+		t->failed++;
+		if (!t->first_err)
+			t->first_err = rc;
+	} else {
+		t->ok++;
+		t->bytes += bytes;
+	}
+	if (!skipped)
+		snprintf(x->name, sizeof(x->name), "%s", path);
+	if (x->o->json)
+		rp_report_json_entry(stdout, x->rep.role, path, bytes, rc,
+				     skipped);
+}
+
 void xfer_report(struct xfer *x, int rc, struct rp_outcome *out)
 {
 	if (!rc)
@@ -619,20 +698,24 @@ void xfer_report(struct xfer *x, int rc, struct rp_outcome *out)
 	if (out) {
 		out->phase = x->phase;
 		out->done = x->done;
-		out->chunks = x->nchunks;
+		out->failed = x->tally.failed;
 		snprintf(out->peer, sizeof(out->peer), "%s", x->peer);
 	}
-	/* On failure, what had landed: the last chunk may be short. */
-	x->rep.bytes = rc ? xfer_bytes_done(x) : x->size;
+	x->rep.bytes = x->tally.bytes;
+	x->rep.files = x->tally.ok;
+	x->rep.failed = x->tally.failed;
+	x->rep.skipped = x->tally.skipped;
 	x->rep.rc = rc;
 	x->rep.exit_code = rp_session_exit_code(rc);
-	x->rep.name = x->name;
+	/* One entry: the summary names it. */
+	x->rep.name = x->tally.ok + x->tally.failed == 1 ? x->name : NULL;
 	x->rep.peer = x->peer;
 	x->rep.seconds = rp_now() - x->start;
 	x->rep.chunk = x->chunk;
 	x->rep.window = x->window;
 	x->rep.phase = rp_phase_name(x->phase);
-	if (!rc && !x->o->quiet)
+	/* A session that ended well shows its counts, failures or not. */
+	if ((!rc || x->phase == RP_PHASE_DONE) && !x->o->quiet)
 		rp_report_summary(stderr, &x->rep);
 	if (x->o->json)
 		rp_report_json(stdout, &x->rep);

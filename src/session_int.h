@@ -23,9 +23,22 @@ union rp_msg {
 	struct rp_fin fin;
 	struct rp_auth auth;
 	struct rp_sync sync;
+	struct rp_file file;
+	struct rp_fend fend;
+	struct rp_result res;	/* FACK */
 };
 
-/* One transfer, on either side. */
+/* How the entries of a session went, on either side. */
+struct rp_tally {
+	uint64_t ok;		/* entries stored (files and directories) */
+	uint64_t failed;
+	uint64_t skipped;	/* sender: symlinks and special files */
+	uint64_t bytes;		/* in the files stored */
+	uint64_t landed;	/* receiver: data bytes taken off the ring */
+	int first_err;		/* the first entry's failure */
+};
+
+/* One session, on either side. */
 struct xfer {
 	const struct rp_opts *o;
 	const uint8_t *psk;	/* --psk key, or NULL */
@@ -34,15 +47,16 @@ struct xfer {
 	uint8_t *ring;
 	uint32_t chunk;
 	uint32_t window;
-	uint64_t size;
-	uint64_t nchunks;
+	uint64_t size;		/* bytes in the session, or RP_SIZE_UNKNOWN */
+	uint64_t nchunks;	/* unit tests of the chunk arithmetic */
 	struct rp_csum *csum;
 	struct rp_qp_addr local;
 	struct rp_qp_addr remote;
 	enum rp_phase phase;
 	uint64_t done;		/* chunks the receiver has taken (credit) */
+	struct rp_tally tally;
 	struct rp_report rep;
-	char name[RP_NAME_MAX + 1];
+	char name[RP_PATH_MAX + 1];	/* the last entry stored */
 	char peer[80];
 	char gid[48];		/* GID in use, text: outlives the verbs context */
 	double start;
@@ -101,12 +115,21 @@ void xfer_phase(struct xfer *x, enum rp_phase p);
  */
 int xfer_start(struct xfer *x, int (*authenticate)(struct xfer *x));
 /*
- * The data phase's wait: completions into wc[0..max), or an error with
- * its cause reported once: a stop signal, the peer's ERR on the control
- * channel (what it said), a failed completion (with the peer's reason if
- * it gives one), or no progress by deadline. Returns n > 0 or an error.
+ * The data phase's wait: completions into wc[0..max), n > 0; or 0 when
+ * watch and the control channel has a message to read (the caller reads
+ * it); or an error with its cause reported once: a stop signal, a failed
+ * completion (with the peer's reason if it gives one), or no progress by
+ * deadline.
  */
-int xfer_next(struct xfer *x, struct rp_wc *wc, int max, double deadline);
+int xfer_next(struct xfer *x, struct rp_wc *wc, int max, double deadline,
+	      bool watch);
+/*
+ * An entry of the session ended: count it in t (rc 0: stored, bytes;
+ * else failed), give its JSON object with --json, and remember its path
+ * for the summary. skipped (not NULL): it was not sent, and why.
+ */
+void xfer_entry(struct xfer *x, struct rp_tally *t, const char *path,
+		uint64_t bytes, int rc, const char *skipped);
 /* Print summary and/or JSON for the finished transfer; copy where it
  * ended to *out (may be NULL). */
 void xfer_report(struct xfer *x, int rc, struct rp_outcome *out);
@@ -120,12 +143,13 @@ void xfer_release(struct xfer *x);
 int msg_send(struct xfer *x, const uint8_t *buf, int n, const char *what);
 /*
  * Receive the next message, which must be of type want, decode it into
- * *m and trace it. An ERR (or an ACK with a failure status) from the peer
- * is reported and turned into the matching local error; a malformed
- * message is reported as such (RP_EPROTO); anything else unexpected is
- * RP_EUNEXPECTED. For want == RP_MSG_ACK, 0 means a positive ACK. For
- * want == RP_MSG_SYNC an ACK may come instead (the end of the syncing):
- * 0 with x->got_type RP_MSG_ACK means a positive ACK. A header not of
+ * *m and trace it; x->got_type says which came. Some wants take a set:
+ * RP_MSG_FILE also FEND and FIN (the receiver in the session),
+ * RP_MSG_FACK also SYNC (the sender in the session), RP_MSG_ACK also
+ * FACK and SYNC (the sender after FIN). An ERR (or an ACK with a failure
+ * status) from the peer is reported and turned into the matching local
+ * error; a malformed message is reported as such (RP_EPROTO); anything
+ * else unexpected is RP_EUNEXPECTED. 0 with an ACK means a positive ACK. A header not of
  * our protocol is RP_ENOTPEER, another version RP_EVERSION (an older
  * peer is told at its version what we need). After msg_keyed(), a
  * message whose tag does not check out is RP_ETAMPERED, before any of
@@ -154,6 +178,8 @@ int msg_peer_failure(struct xfer *x, const struct rp_result *res);
 
 void trace_hello(const char *dir, const struct rp_hello *m);
 void trace_mr(const char *dir, const struct rp_mr *m);
+void trace_file(const char *dir, const struct rp_file *m);
+void trace_fend(const char *dir, const struct rp_fend *m);
 void trace_fin(const char *dir, const struct rp_fin *m);
 void trace_sync(const char *dir, const struct rp_sync *m);
 void trace_result(const char *dir, uint8_t type, const struct rp_result *m);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
-/* The receiver's state machine: accept, HELLO, checks, ring and file,
- * MR, land chunks and return credit, FIN, verify, commit, ACK. */
+/* The receiver's state machine: AUTH, HELLO, ring and QP once, MR; then
+ * per entry FILE, its chunks (copied out, credited, hashed, written),
+ * FEND, verify, commit, FACK; FIN; directories synced; ACK. */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
@@ -10,6 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "rdmapush/ctrl.h"
 #include "rdmapush/err.h"
@@ -19,7 +22,7 @@
 #include "session_int.h"
 
 /*
- * After FIN the receiver syncs what the disk has not yet taken (at most
+ * After FEND the receiver syncs what the disk has not yet taken (at most
  * RP_FILEIO_WB_LAG) in steps of SYNC_STEP, and tells the sender how far
  * it got at most every SYNC_EVERY seconds, so the sender's --timeout
  * measures silence, not the disk. A quarter second: a sender with the
@@ -29,33 +32,46 @@
 #define SYNC_STEP	(8ull << 20)
 #define SYNC_EVERY	0.25
 
-/* Receiver-side progress through one transfer. */
+/* The regular file whose chunks land now. */
+struct recv_file {
+	bool open;
+	struct rp_file meta;
+	int parentfd;
+	struct rp_dst dst;
+	struct rp_csum *csum;
+	int err;		/* it failed: its chunks are dropped */
+	uint64_t bytes;		/* landed so far */
+	bool data_done;		/* its RP_IMM_END chunk landed */
+	bool fend_seen;
+	struct rp_fend fend;
+};
+
+/* A directory whose mtime is set once its contents are in (--preserve). */
+struct dir_time {
+	char *path;
+	int64_t sec;
+	uint32_t nsec;
+};
+
 struct recv_state {
 	int dirfd;		/* borrowed from the server */
-	struct rp_dst dst;
 	uint8_t *bounce;	/* one chunk, never registered: see land_chunk */
 	uint64_t credit_sent;	/* cumulative credit last posted */
 	uint32_t sends_out;	/* credit Sends not yet completed */
 	uint32_t sq_cap;
+	uint32_t flags;		/* HELLO's RP_HELLO_* */
+	mode_t umask;
+	struct recv_file cur;
+	uint32_t next_id;	/* the FILE id we expect next */
 	bool fin_seen;
+	/* A directory with new entries not yet fsynced, and its path. */
+	int dirty_fd;
+	char *dirty_path;
+	struct dir_time *times;
+	size_t ntimes;
+	struct rp_tally tally;
 	struct rp_progress prog;
 };
-
-static int recv_hello(struct xfer *x, struct rp_hello *h)
-{
-	union rp_msg m;
-	int rc = msg_recv(x, RP_MSG_HELLO, &m, "HELLO");
-
-	if (rc == RP_EUNEXPECTED && x->got_type == RP_MSG_AUTH) {
-		RP_ERR("%s offers a pre-shared key, but this receiver has no "
-		       "--psk", x->peer);
-		return RP_EAUTH;
-	}
-	if (rc)
-		return rc;
-	*h = m.hello;
-	return 0;
-}
 
 /* --psk: prove the key to the sender, then check its proof, before we
  * create a QP, register memory or open a file; then derive the session
@@ -85,49 +101,54 @@ static int authenticate(struct xfer *x)
 	return 0;
 }
 
+static int recv_hello(struct xfer *x, struct rp_hello *h)
+{
+	union rp_msg m;
+	int rc = msg_recv(x, RP_MSG_HELLO, &m, "HELLO");
+
+	if (rc == RP_EUNEXPECTED && x->got_type == RP_MSG_AUTH) {
+		RP_ERR("%s offers a pre-shared key, but this receiver has no "
+		       "--psk", x->peer);
+		return RP_EAUTH;
+	}
+	if (rc)
+		return rc;
+	*h = m.hello;
+	return 0;
+}
+
 static uint32_t min_u32(uint32_t a, uint32_t b)
 {
 	return a < b ? a : b;
 }
 
 /* Agree chunk and window: never more than asked, within our caps, and no
- * more ring than the file needs. */
+ * more ring than the session needs. */
 static int agree_shape(struct xfer *x, const struct rp_hello *h)
 {
-	uint64_t need;
+	uint64_t need, nchunks;
 
-	if (x->o->max_size && h->size > x->o->max_size) {
-		RP_ERR("%s offers a file of %" PRIu64 " bytes, above this "
-		       "receiver's --max-size of %" PRIu64 " bytes", x->peer,
-		       h->size, x->o->max_size);
-		return RP_ELIMIT;
-	}
 	if (h->chunk < RP_MIN_CHUNK) {
 		RP_ERR("%s asks for %u-byte chunks, below the minimum %u",
 		       x->peer, h->chunk, RP_MIN_CHUNK);
 		return RP_ELIMIT;
 	}
-	x->size = h->size;
+	x->size = h->total;
 	x->chunk = min_u32(h->chunk, RP_MAX_CHUNK);
 	if (x->size < x->chunk) {
-		/* A small file needs no more ring than its pages, but never
-		 * more than the sender asked for (its chunk need not be a
-		 * multiple of a page). size < chunk <= 64 MiB here: the
-		 * rounding cannot wrap. */
+		/* A small session needs no more ring than its pages, but
+		 * never more than the sender asked for (its chunk need not
+		 * be a multiple of a page). size < chunk <= 64 MiB here:
+		 * the rounding cannot wrap. */
 		need = (x->size + 4095) & ~(uint64_t)4095;
 		if (need < RP_MIN_CHUNK)
 			need = RP_MIN_CHUNK;
 		x->chunk = min_u32(x->chunk, (uint32_t)need);
 	}
-	x->nchunks = xfer_count_chunks(x->size, x->chunk);
-	if (x->nchunks > UINT32_MAX) {
-		RP_ERR("%s's file needs %" PRIu64 " chunks, over the limit",
-		       x->peer, x->nchunks);
-		return RP_ELIMIT;
-	}
 	x->window = min_u32(h->window, RP_MAX_WINDOW);
-	if (x->nchunks < x->window)
-		x->window = x->nchunks ? (uint32_t)x->nchunks : 1;
+	nchunks = xfer_count_chunks(x->size, x->chunk);
+	if (x->size != RP_SIZE_UNKNOWN && nchunks < x->window)
+		x->window = nchunks ? (uint32_t)nchunks : 1;
 	while ((uint64_t)x->chunk * x->window > RP_MAX_RING && x->window > 1)
 		x->window--;
 	return 0;
@@ -150,30 +171,18 @@ static int send_mr(struct xfer *x, uint32_t rkey)
 }
 
 /* Everything the sender needs before its first write, in this order:
- * file (refusals cost nothing yet), verbs, ring, receives, RTR/RTS, MR. */
+ * verbs, ring, receives, RTR/RTS, MR. Files come later, one by one. */
 static int accept_hello(struct xfer *x, struct recv_state *r,
 			const struct rp_hello *h)
 {
-	const char *why = NULL;
 	uint32_t rkey;
 	int rc;
 
-	snprintf(x->name, sizeof(x->name), "%s", h->name);
 	x->remote = h->qp;
 	x->rep.remote_qpn = h->qp.qpn;
-	/* name_len, not the C string: a NUL inside the name is refused. */
-	rc = rp_fileio_check_name(h->name, h->name_len, &why);
-	if (rc) {
-		RP_ERR("refusing the name sent by %s: %s", x->peer, why);
-		return rc;
-	}
+	r->flags = h->flags;
 	rc = agree_shape(x, h);
 	r->sq_cap = xfer_queue_depth(x);
-	if (!rc)
-		rc = rp_fileio_dst_open(&r->dst, r->dirfd, h->name, h->size,
-					x->o->force);
-	if (!rc)
-		rc = rp_csum_new(&x->csum);
 	if (!rc) {
 		r->bounce = malloc(x->chunk);
 		if (!r->bounce) {
@@ -195,6 +204,368 @@ static int accept_hello(struct xfer *x, struct recv_state *r,
 	return rc;
 }
 
+/* ---- results per entry ---- */
+
+static int send_fack(struct xfer *x, uint32_t id, int err, uint64_t bytes)
+{
+	uint8_t buf[RP_PROTO_MAX_MSG];
+	struct rp_result res = {
+		.id = id, .status = rp_proto_status_from_err(err),
+		.bytes = err ? 0 : bytes,
+	};
+
+	if (err) {
+		snprintf(res.text, sizeof(res.text), "%s", rp_strerror(err));
+		res.text_len = (uint16_t)strlen(res.text);
+	}
+	trace_result("->", RP_MSG_FACK, &res);
+	return msg_send(x, buf,
+			rp_proto_pack_result(buf, sizeof(buf), RP_MSG_FACK,
+					     &res), "FACK");
+}
+
+/* Count an entry's result, say it in --json, and tell the sender. */
+static int entry_done(struct xfer *x, struct recv_state *r,
+		      const struct rp_file *f, int err, uint64_t bytes)
+{
+	xfer_entry(x, &r->tally, f->path, bytes, err, NULL);
+	return send_fack(x, f->id, err, bytes);
+}
+
+/* ---- directories touched, fsynced once ---- */
+
+/* The directory holding path: path up to its last '/', "" for DIR. */
+static size_t parent_len(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? (size_t)(slash - path) : 0;
+}
+
+static int flush_dirty(struct recv_state *r)
+{
+	int rc = 0;
+
+	if (r->dirty_fd >= 0) {
+		rc = rp_fileio_dir_sync(r->dirty_fd, r->dirty_path);
+		close(r->dirty_fd);
+	}
+	r->dirty_fd = -1;
+	free(r->dirty_path);
+	r->dirty_path = NULL;
+	return rc;
+}
+
+/*
+ * New entries in the directory fd (path's parent, owned from here): it
+ * must be fsynced before the ACK. Entries come directory by directory,
+ * so keeping one such directory open costs one fsync per directory, not
+ * one per file.
+ */
+static int mark_dirty(struct recv_state *r, int fd, const char *path)
+{
+	size_t n = parent_len(path);
+	int rc = 0;
+
+	if (r->dirty_fd >= 0 && strlen(r->dirty_path) == n &&
+	    !strncmp(r->dirty_path, path, n)) {
+		close(fd);
+		return 0;
+	}
+	rc = flush_dirty(r);
+	r->dirty_path = strndup(path, n);
+	if (!r->dirty_path) {
+		close(fd);
+		return -ENOMEM;
+	}
+	r->dirty_fd = fd;
+	return rc;
+}
+
+/* ---- one entry ---- */
+
+/* Permission bits for an entry: the source's, masked as scp does. */
+static uint32_t entry_mode(const struct xfer *x, const struct recv_state *r,
+			   uint32_t mode)
+{
+	uint32_t keep = x->o->keep_setid ? 07777u : 0777u;
+
+	if (r->flags & RP_HELLO_PRESERVE)
+		return mode & keep;
+	return mode & keep & ~(uint32_t)r->umask;
+}
+
+static int remember_time(struct recv_state *r, const struct rp_file *f)
+{
+	struct dir_time *t = realloc(r->times,
+				     (r->ntimes + 1) * sizeof(*t));
+
+	if (!t)
+		return -ENOMEM;
+	r->times = t;
+	t[r->ntimes].path = strdup(f->path);
+	if (!t[r->ntimes].path)
+		return -ENOMEM;
+	t[r->ntimes].sec = f->mtime_sec;
+	t[r->ntimes].nsec = f->mtime_nsec;
+	r->ntimes++;
+	return 0;
+}
+
+static int check_entry(struct xfer *x, const struct rp_file *f)
+{
+	const char *why = NULL;
+	char shown[RP_PEER_TEXT_MAX];
+	int rc = rp_fileio_check_path(f->path, f->path_len, &why);
+
+	if (rc)
+		RP_ERR("refusing the path sent by %s (\"%s\"): %s", x->peer,
+		       rp_fmt_peer(shown, sizeof(shown), f->path,
+				   f->path_len), why);
+	return rc;
+}
+
+static int make_dir(struct xfer *x, struct recv_state *r,
+		    const struct rp_file *f)
+{
+	bool exact = r->flags & RP_HELLO_PRESERVE, created = false;
+	int dirty = -1;
+	int rc = check_entry(x, f);
+
+	if (!rc)
+		rc = rp_fileio_mkdir(r->dirfd, f->path, entry_mode(x, r, f->mode),
+				     exact, &created, &dirty);
+	if (!rc && dirty >= 0)
+		rc = mark_dirty(r, dirty, f->path);
+	if (!rc && exact)
+		rc = remember_time(r, f);
+	RP_TRACE("file", "directory %s", created ? "created" : "exists");
+	return entry_done(x, r, f, rc, 0);
+}
+
+static int open_file(struct xfer *x, struct recv_state *r)
+{
+	struct recv_file *c = &r->cur;
+	const struct rp_file *f = &c->meta;
+	const char *leaf;
+	int rc = check_entry(x, f);
+
+	if (!rc && x->o->max_size && f->size != RP_SIZE_UNKNOWN &&
+	    f->size > x->o->max_size) {
+		RP_ERR("%s offers a file of %" PRIu64 " bytes, above this "
+		       "receiver's --max-size of %" PRIu64 " bytes", x->peer,
+		       f->size, x->o->max_size);
+		rc = RP_ELIMIT;
+	}
+	if (!rc)
+		rc = rp_fileio_open_parent(r->dirfd, f->path, &c->parentfd,
+					   &leaf);
+	if (!rc)
+		rc = rp_fileio_dst_open(&c->dst, c->parentfd, leaf, f->size,
+					x->o->force);
+	if (!rc)
+		rc = rp_csum_new(&c->csum);
+	if (!rc) {
+		c->dst.mode = entry_mode(x, r, f->mode);
+		c->dst.set_mtime = r->flags & RP_HELLO_PRESERVE;
+		c->dst.mtime_sec = f->mtime_sec;
+		c->dst.mtime_nsec = f->mtime_nsec;
+		c->dst.defer_dir_sync = true;
+	}
+	rp_progress_label(&r->prog, f->path);
+	return rc;
+}
+
+static void file_close(struct recv_file *c)
+{
+	rp_fileio_dst_abort(&c->dst);
+	if (c->parentfd >= 0)
+		close(c->parentfd);
+	c->parentfd = -1;
+	rp_csum_free(c->csum);
+	c->csum = NULL;
+	c->open = false;
+}
+
+/* A FILE: a directory is made at once; a regular file becomes current
+ * (if it cannot be opened, its chunks are dropped as they land). */
+static int on_file(struct xfer *x, struct recv_state *r,
+		   const struct rp_file *f)
+{
+	struct recv_file *c = &r->cur;
+
+	if (c->open || f->id != r->next_id || r->fin_seen) {
+		RP_ERR("FILE %u from %s out of order (expected %s%u)", f->id,
+		       x->peer, c->open ? "FEND first, then " : "",
+		       r->next_id);
+		return RP_EPROTO;
+	}
+	r->next_id++;
+	if (f->kind == RP_FILE_DIR)
+		return make_dir(x, r, f);
+	*c = (struct recv_file){ .open = true, .meta = *f, .parentfd = -1 };
+	rp_fileio_dst_init(&c->dst);
+	c->err = open_file(x, r);
+	return 0;
+}
+
+/* Sync the file in steps, keeping the sender informed; then commit. */
+static int sync_and_commit(struct xfer *x, struct recv_file *c)
+{
+	uint8_t buf[RP_PROTO_MAX_MSG];
+	struct rp_sync s = { .id = c->meta.id, .total_bytes = c->bytes };
+	double next = rp_now() + SYNC_EVERY;
+	bool done = false;
+	int rc;
+
+	while (!done) {
+		if (rp_session_stop)
+			return RP_EINTERRUPTED;
+		if (rp_now() >= next) {
+			s.synced_bytes = c->dst.synced;
+			trace_sync("->", &s);
+			rc = msg_send(x, buf, rp_proto_pack_sync(buf,
+					sizeof(buf), &s), "SYNC");
+			if (rc)
+				return rc;
+			next = rp_now() + SYNC_EVERY;
+		}
+		rc = rp_fileio_dst_sync(&c->dst, SYNC_STEP, &done);
+		if (rc)
+			return rc;
+	}
+	return rp_fileio_dst_commit(&c->dst, x->o->force);
+}
+
+static int verify(struct xfer *x, struct recv_file *c)
+{
+	char a[33], b[33], shown[RP_PEER_TEXT_MAX];
+	uint8_t sum[RP_CSUM_LEN];
+
+	rp_csum_final(c->csum, sum);
+	memcpy(x->rep.csum, sum, RP_CSUM_LEN);
+	x->rep.have_csum = true;
+	if (c->fend.bytes == c->bytes && !memcmp(c->fend.csum, sum,
+						  RP_CSUM_LEN))
+		return 0;
+	RP_ERR("%s: integrity check failed: sender says %" PRIu64
+	       " bytes xxh3_128 %s, we received %" PRIu64 " bytes "
+	       "xxh3_128 %s", rp_fmt_peer(shown, sizeof(shown), c->meta.path,
+					  c->meta.path_len),
+	       c->fend.bytes, rp_csum_hex(c->fend.csum, a), c->bytes,
+	       rp_csum_hex(sum, b));
+	return RP_ECHECKSUM;
+}
+
+/* Data and FEND in: verify, commit, answer. Only a failure of the
+ * session (the control channel, a signal) is returned. */
+static int finish_file(struct xfer *x, struct recv_state *r)
+{
+	struct recv_file *c = &r->cur;
+	int err = c->err;
+	int rc;
+
+	if (!err && c->meta.size != RP_SIZE_UNKNOWN &&
+	    c->bytes != c->meta.size) {
+		RP_ERR("%s sent %" PRIu64 " bytes of a %" PRIu64 "-byte "
+		       "file", x->peer, c->bytes, c->meta.size);
+		err = RP_ECHECKSUM;
+	}
+	if (!err)
+		err = verify(x, c);
+	if (!err) {
+		RP_TRACE("file", "checksum verified; sync, give the file its "
+			 "name");
+		err = sync_and_commit(x, c);
+	}
+	if (err == RP_EINTERRUPTED || err == RP_ECTRLCLOSED ||
+	    err == RP_ETIMEOUT) {
+		file_close(c);
+		return err;
+	}
+	if (!err) {
+		err = mark_dirty(r, c->parentfd, c->meta.path);
+		c->parentfd = -1;
+	}
+	file_close(c);
+	return entry_done(x, r, &c->meta, err, c->bytes);
+}
+
+/* ---- the control channel in the session ---- */
+
+static int on_fend(struct xfer *x, struct recv_state *r,
+		   const struct rp_fend *f)
+{
+	struct recv_file *c = &r->cur;
+
+	if (!c->open || c->fend_seen || f->id != c->meta.id) {
+		RP_ERR("FEND %u from %s out of order", f->id, x->peer);
+		return RP_EPROTO;
+	}
+	c->fend = *f;
+	c->fend_seen = true;
+	return 0;
+}
+
+static int on_fin(struct xfer *x, struct recv_state *r,
+		  const struct rp_fin *f)
+{
+	if (r->cur.open || f->files != r->next_id) {
+		RP_ERR("FIN from %s after %" PRIu64 " entries; we have %u%s",
+		       x->peer, f->files, r->next_id,
+		       r->cur.open ? " and one unfinished" : "");
+		return RP_EPROTO;
+	}
+	r->fin_seen = true;
+	return 0;
+}
+
+/* One message from the sender: FILE, FEND, FIN (or its ERR). */
+static int on_message(struct xfer *x, struct recv_state *r)
+{
+	union rp_msg m;
+	int rc = msg_recv(x, RP_MSG_FILE, &m, "the next entry");
+
+	if (rc)
+		return rc;
+	switch (x->got_type) {
+	case RP_MSG_FILE:
+		return on_file(x, r, &m.file);
+	case RP_MSG_FEND:
+		return on_fend(x, r, &m.fend);
+	case RP_MSG_FIN:
+		return on_fin(x, r, &m.fin);
+	}
+	return RP_EINTERNAL;
+}
+
+/*
+ * Settle the current file if its data and FEND are both in; a chunk
+ * that lands for the next file makes us read the control channel up to
+ * that file's FILE (it was sent before its first chunk).
+ */
+static int settle(struct xfer *x, struct recv_state *r, bool need_file)
+{
+	int rc = 0;
+
+	while (!rc) {
+		struct recv_file *c = &r->cur;
+
+		if (c->open && c->data_done && c->fend_seen)
+			rc = finish_file(x, r);
+		else if ((c->open && c->data_done) || (!c->open && need_file &&
+						       !r->fin_seen))
+			rc = on_message(x, r);
+		else
+			break;
+	}
+	if (!rc && need_file && !r->cur.open) {
+		RP_ERR("a chunk from %s landed after FIN", x->peer);
+		return RP_EPROTO;
+	}
+	return rc;
+}
+
 /* Credit is cumulative: when the send queue is full, a later Send
  * carries the newer count. */
 static int give_credit(struct xfer *x, struct recv_state *r)
@@ -211,21 +582,43 @@ static int give_credit(struct xfer *x, struct recv_state *r)
 	return 0;
 }
 
+static int check_chunk(struct xfer *x, const struct recv_file *c,
+		       const struct rp_wc *wc, bool last)
+{
+	uint32_t seq = wc->imm & RP_IMM_SEQ;
+	uint64_t left = c->meta.size - c->bytes;
+
+	if (seq != (uint32_t)(x->done & RP_IMM_SEQ) || wc->byte_len >
+	    x->chunk || (!last && wc->byte_len != x->chunk)) {
+		RP_ERR("chunk out of order or size from %s: got #%u of %u "
+		       "bytes, expected #%" PRIu64 " of %s%u bytes", x->peer,
+		       seq, wc->byte_len, x->done & RP_IMM_SEQ,
+		       last ? "up to " : "", x->chunk);
+		return RP_EPROTO;
+	}
+	if (c->meta.size != RP_SIZE_UNKNOWN &&
+	    (wc->byte_len > left || last != (wc->byte_len == left))) {
+		RP_ERR("chunk from %s does not fit its file: %u bytes with "
+		       "%" PRIu64 " to go%s", x->peer, wc->byte_len, left,
+		       last ? " (marked last)" : "");
+		return RP_EPROTO;
+	}
+	return 0;
+}
+
 static int land_chunk(struct xfer *x, struct recv_state *r,
 		      const struct rp_wc *wc)
 {
-	uint64_t seq = x->done;
-	uint32_t len = xfer_chunk_len(x, seq);
-	size_t off = (size_t)(seq % x->window) * x->chunk;
-	int rc;
+	struct recv_file *c = &r->cur;
+	bool last = wc->imm & RP_IMM_END;
+	size_t off = (size_t)(x->done % x->window) * x->chunk;
+	uint32_t len = wc->byte_len;
+	int rc = settle(x, r, true);
 
-	if (seq >= x->nchunks || wc->imm != (uint32_t)seq ||
-	    wc->byte_len != len) {
-		RP_ERR("chunk out of order or size: got #%u of %u bytes, "
-		       "expected #%" PRIu64 " of %u bytes", wc->imm,
-		       wc->byte_len, seq, len);
-		return RP_EPROTO;
-	}
+	if (!rc)
+		rc = check_chunk(x, c, wc, last);
+	if (rc)
+		return rc;
 	/*
 	 * The slot stays remotely writable: hashing it and then writing it
 	 * could hash one version and write another. Copy it out once; what
@@ -239,8 +632,20 @@ static int land_chunk(struct xfer *x, struct recv_state *r,
 		rc = give_credit(x, r);
 	if (rc)
 		return rc;
-	rp_csum_update(x->csum, r->bounce, len);
-	return rp_fileio_dst_write(&r->dst, r->bounce, len, seq * x->chunk);
+	if (!c->err && x->o->max_size && c->bytes + len > x->o->max_size) {
+		RP_ERR("the stream from %s passes this receiver's --max-size "
+		       "of %" PRIu64 " bytes", x->peer, x->o->max_size);
+		c->err = RP_ELIMIT;
+	}
+	if (!c->err) {
+		rp_csum_update(c->csum, r->bounce, len);
+		c->err = rp_fileio_dst_write(&c->dst, r->bounce, len,
+					     c->bytes);
+	}
+	c->bytes += len;
+	r->tally.landed += len;
+	c->data_done = last;
+	return 0;
 }
 
 static int handle_wc(struct xfer *x, struct recv_state *r,
@@ -260,118 +665,58 @@ static int handle_wc(struct xfer *x, struct recv_state *r,
 	}
 }
 
-/* Chunks to land, or the last credit still to post (the send queue may
- * have been full when the last chunk landed). */
-static bool data_pending(const struct xfer *x, const struct recv_state *r)
+/* The control channel has something we can take now: a FILE or FIN
+ * between files, a FEND (or an ERR) while a file's chunks land. */
+static bool want_message(const struct recv_state *r)
 {
-	return x->done < x->nchunks || r->credit_sent < x->done;
+	return !r->cur.open ? !r->fin_seen : !r->cur.fend_seen;
 }
 
-static int data_phase(struct xfer *x, struct recv_state *r)
+static int session_loop(struct xfer *x, struct recv_state *r)
 {
 	struct rp_wc wc[16];
-	double deadline = xfer_deadline(x);
 	int rc = 0;
 
 	rp_progress_start(&r->prog, x->size);
-	while (data_pending(x, r)) {
-		rc = xfer_next(x, wc, 16, deadline);
-		if (rc < 0)
-			break;
-		for (int i = 0; i < rc; i++) {
-			int err = handle_wc(x, r, &wc[i]);
+	while (!rc && !(r->fin_seen && !r->cur.open &&
+			r->credit_sent == x->done)) {
+		rc = xfer_next_ctl(x, wc, 16, xfer_deadline(x),
+				   want_message(r));
+		if (rc == 0) {
+			rc = on_message(x, r);
+		} else if (rc > 0) {
+			int n = rc;
 
-			if (err) {
-				rc = err;
-				goto out;
-			}
+			rc = 0;
+			for (int i = 0; !rc && i < n; i++)
+				rc = handle_wc(x, r, &wc[i]);
 		}
-		rc = 0;
-		deadline = xfer_deadline(x);
-		rp_progress_update(&r->prog, xfer_bytes_done(x));
+		if (!rc)
+			rc = settle(x, r, false);
+		rp_progress_update(&r->prog, r->tally.landed);
 	}
-out:
 	rp_progress_end(&r->prog);
-	if (!rc && x->nchunks)
-		RP_TRACE("data", "all %" PRIu64 " chunks landed and written; "
-			 "ring no longer needed", x->nchunks);
-	/*
-	 * The rkey dies with the data phase: nothing can write here again.
-	 * On failure the ring goes at teardown, after we told the sender
-	 * why, so it hears the reason rather than an access error.
-	 */
-	if (!rc) {
-		rp_verbs_dereg_ring(x->v);
-		x->ring = NULL;
-	}
 	return rc;
 }
 
-static int send_sync(struct xfer *x, const struct recv_state *r)
+/* FIN: the directories with new entries reach the disk, directories
+ * kept by --preserve get their times (innermost first), then ACK. */
+static int close_session(struct xfer *x, struct recv_state *r)
 {
 	uint8_t buf[RP_PROTO_MAX_MSG];
-	struct rp_sync s = {
-		.synced_bytes = r->dst.synced, .total_bytes = x->size,
-	};
+	struct rp_result ack = { .status = RP_ST_OK, .bytes = r->tally.bytes };
+	int rc = flush_dirty(r);
 
-	trace_sync("->", &s);
-	return msg_send(x, buf, rp_proto_pack_sync(buf, sizeof(buf), &s),
-			"SYNC");
-}
-
-/* Sync the rest in steps, keeping the sender informed; then commit. */
-static int sync_and_commit(struct xfer *x, struct recv_state *r)
-{
-	double next = 0;	/* the first SYNC goes before the first step */
-	bool done = false;
-	int rc;
-
-	while (!done) {
-		if (rp_session_stop)
-			return RP_EINTERRUPTED;
-		if (rp_now() >= next) {
-			rc = send_sync(x, r);
-			if (rc)
-				return rc;
-			next = rp_now() + SYNC_EVERY;
-		}
-		rc = rp_fileio_dst_sync(&r->dst, SYNC_STEP, &done);
-		if (rc)
-			return rc;
-	}
-	return rp_fileio_dst_commit(&r->dst, x->o->force);
-}
-
-static int verify_and_commit(struct xfer *x, struct recv_state *r)
-{
-	union rp_msg m;
-	struct rp_fin *fin = &m.fin;
-	char a[33], b[33];
-	int rc = msg_recv(x, RP_MSG_FIN, &m, "FIN");
-
+	for (size_t i = r->ntimes; !rc && i-- > 0;)
+		rc = rp_fileio_dir_times(r->dirfd, r->times[i].path,
+					 r->times[i].sec, r->times[i].nsec);
 	if (rc)
 		return rc;
-	r->fin_seen = true;
-	rp_csum_final(x->csum, x->rep.csum);
-	x->rep.have_csum = true;
-	if (fin->bytes != x->size ||
-	    memcmp(fin->csum, x->rep.csum, RP_CSUM_LEN)) {
-		RP_ERR("integrity check failed: sender says %" PRIu64
-		       " bytes xxh3_128 %s, we received %" PRIu64 " bytes "
-		       "xxh3_128 %s", fin->bytes, rp_csum_hex(fin->csum, a),
-		       x->size, rp_csum_hex(x->rep.csum, b));
-		return RP_ECHECKSUM;
-	}
-	RP_TRACE("file", "checksum verified; sync, rename to \"%s\", fsync "
-		 "directory", x->name);
-	return sync_and_commit(x, r);
-}
-
-static int send_ack(struct xfer *x)
-{
-	uint8_t buf[RP_PROTO_MAX_MSG];
-	struct rp_result ack = { .status = RP_ST_OK, .bytes = x->size };
-
+	rp_verbs_dereg_ring(x->v);
+	x->ring = NULL;
+	RP_TRACE("data", "session over: %" PRIu64 " chunks landed; ring "
+		 "deregistered", x->done);
+	xfer_phase(x, RP_PHASE_ACK);
 	trace_result("->", RP_MSG_ACK, &ack);
 	return msg_send(x, buf,
 			rp_proto_pack_result(buf, sizeof(buf), RP_MSG_ACK, &ack),
@@ -406,15 +751,23 @@ static int run(struct xfer *x, struct recv_state *r,
 	if (rc)
 		return rc;
 	xfer_phase(x, RP_PHASE_DATA);
-	rc = data_phase(x, r);
+	rc = session_loop(x, r);
 	if (rc)
 		return rc;
 	xfer_phase(x, RP_PHASE_FIN);
-	rc = verify_and_commit(x, r);
-	if (rc)
-		return rc;
-	xfer_phase(x, RP_PHASE_ACK);
-	return send_ack(x);
+	return close_session(x, r);
+}
+
+static void release(struct recv_state *r)
+{
+	if (r->cur.open)
+		file_close(&r->cur);
+	/* Entries already committed stay: sync what we can. */
+	(void)flush_dirty(r);
+	for (size_t i = 0; i < r->ntimes; i++)
+		free(r->times[i].path);
+	free(r->times);
+	free(r->bounce);
 }
 
 int rp_session_recv_one(const struct rp_opts *o, const uint8_t *psk,
@@ -426,19 +779,23 @@ int rp_session_recv_one(const struct rp_opts *o, const uint8_t *psk,
 		.o = o, .psk = psk, .fd = fd, .rep = { .role = "recv" },
 		.start = rp_now(),
 	};
-	struct recv_state r = { .dirfd = dirfd };
+	struct recv_state r = { .dirfd = dirfd, .dirty_fd = -1 };
 	int rc;
 
+	r.umask = umask(0);
+	umask(r.umask);
 	x.handshake_end = x.start + rp_session_handshake_secs(o);
-	rp_fileio_dst_init(&r.dst);
 	snprintf(x.peer, sizeof(x.peer), "%s", peer);
 	rc = run(&x, &r, adm);
-	if (rc) {
-		rp_fileio_dst_abort(&r.dst);
-		xfer_send_failure(&x, r.fin_seen ? RP_MSG_ACK : RP_MSG_ERR, rc);
+	if (rc)
+		xfer_send_failure(&x, RP_MSG_ERR, rc);
+	release(&r);
+	if (!rc && r.tally.failed) {
+		xfer_phase(&x, RP_PHASE_DONE);
+		rc = r.tally.first_err;
 	}
+	x.tally = r.tally;
 	xfer_report(&x, rc, out);
 	xfer_release(&x);
-	free(r.bounce);
 	return rc;
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
-/* The sender's state machine: connect, HELLO, MR, RTR/RTS, chunked RDMA
- * Writes with immediate under the receiver's credit, FIN, ACK. */
+/* The sender's state machine: connect, HELLO, MR, RTR/RTS once; then for
+ * each source entry FILE, its chunks as RDMA Writes with immediate under
+ * the receiver's credit, FEND; FIN; the receiver's FACKs and ACK. */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
@@ -8,37 +9,71 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "rdmapush/ctrl.h"
 #include "rdmapush/err.h"
 #include "rdmapush/fileio.h"
 #include "rdmapush/session.h"
 #include "rdmapush/trace.h"
+#include "rdmapush/walk.h"
 #include "session_int.h"
 
-/* Sender-side progress through the data phase. */
-struct send_state {
+/*
+ * Entries sent whose FACK has not come back. Capped so that the FACKs
+ * the receiver may owe us (about 80 bytes each) always fit in a socket
+ * buffer: it can never block sending one while we block sending to it.
+ */
+#define MAX_PENDING	256u
+
+struct pending {
+	uint32_t id;
+	bool failed_here;	/* we already reported it (a read error) */
+	uint64_t size;		/* bytes sent */
+	char *path;
+};
+
+/* The regular file (or standard input) whose chunks go out now. */
+struct cur_src {
+	bool open;
+	bool is_stdin;
+	struct pending *p;
 	struct rp_src src;
+	uint64_t size;		/* RP_SIZE_UNKNOWN for standard input */
+	uint64_t off;		/* bytes read and posted */
+	struct rp_csum *csum;
+};
+
+struct send_state {
+	struct rp_walk *walk;
 	struct rp_mr mr;
-	uint64_t posted;	/* writes posted */
+	uint64_t posted;	/* writes posted, in the whole session */
 	uint64_t written;	/* write completions seen */
+	struct cur_src cur;
+	struct pending q[MAX_PENDING];
+	uint32_t qhead, qlen;
+	uint32_t next_id;	/* FILEs sent so far */
+	uint64_t bytes;		/* data bytes posted */
+	struct rp_tally tally;
+	bool walk_done, fin_sent, acked;
 	struct rp_progress prog;
 	uint8_t psk[RP_PSK_LEN];
 };
 
-static int send_hello(struct xfer *x)
+static int send_hello(struct xfer *x, const struct send_state *s)
 {
 	uint8_t buf[RP_PROTO_MAX_MSG];
 	struct rp_hello h = {
 		.qp = x->local,
-		.size = x->size,
+		.total = x->size,
 		.chunk = x->chunk,
 		.window = x->window,
-		.name_len = (uint16_t)strlen(x->name),
+		.flags = x->o->preserve ? RP_HELLO_PRESERVE : 0,
 	};
 
-	memcpy(h.name, x->name, h.name_len + 1);
+	(void)s;
 	trace_hello("->", &h);
 	return msg_send(x, buf, rp_proto_pack_hello(buf, sizeof(buf), &h),
 			"HELLO");
@@ -78,50 +113,354 @@ static int post_credit_recvs(struct xfer *x)
 	return 0;
 }
 
-/* Read the next chunk into its slot and write it to the receiver's slot. */
-static int post_next(struct xfer *x, struct send_state *s)
+/* ---- entries awaiting their FACK ---- */
+
+static struct pending *pending_push(struct send_state *s, const char *path,
+				    uint32_t id)
 {
+	struct pending *p = &s->q[(s->qhead + s->qlen) % MAX_PENDING];
+
+	*p = (struct pending){ .id = id, .path = strdup(path) };
+	if (!p->path) {
+		RP_ERR("strdup: %s", strerror(ENOMEM));
+		return NULL;
+	}
+	s->qlen++;
+	return p;
+}
+
+static void pending_pop(struct send_state *s)
+{
+	free(s->q[s->qhead].path);
+	s->q[s->qhead].path = NULL;
+	s->qhead = (s->qhead + 1) % MAX_PENDING;
+	s->qlen--;
+}
+
+static void pending_clear(struct send_state *s)
+{
+	while (s->qlen)
+		pending_pop(s);
+}
+
+/* ---- control messages of the session ---- */
+
+static int send_file_msg(struct xfer *x, struct send_state *s,
+			 const struct rp_walk_entry *e, uint8_t kind,
+			 uint64_t size)
+{
+	uint8_t buf[RP_PROTO_MAX_MSG];
+	struct rp_file f = {
+		.id = s->next_id, .kind = kind, .mode = (uint16_t)e->mode,
+		.size = size, .mtime_sec = e->mtime_sec,
+		.mtime_nsec = e->mtime_nsec,
+		.path_len = (uint16_t)strlen(e->path),
+	};
+	int rc;
+
+	memcpy(f.path, e->path, f.path_len + 1u);
+	trace_file("->", &f);
+	rc = msg_send(x, buf, rp_proto_pack_file(buf, sizeof(buf), &f), "FILE");
+	if (!rc)
+		s->next_id++;
+	return rc;
+}
+
+static int send_fend(struct xfer *x, struct cur_src *c)
+{
+	uint8_t buf[RP_PROTO_MAX_MSG];
+	struct rp_fend f = { .id = c->p->id, .bytes = c->off };
+
+	rp_csum_final(c->csum, f.csum);
+	memcpy(x->rep.csum, f.csum, RP_CSUM_LEN);
+	x->rep.have_csum = true;
+	trace_fend("->", &f);
+	return msg_send(x, buf, rp_proto_pack_fend(buf, sizeof(buf), &f),
+			"FEND");
+}
+
+static int send_fin(struct xfer *x, struct send_state *s)
+{
+	uint8_t buf[RP_PROTO_MAX_MSG];
+	struct rp_fin fin = { .files = s->next_id, .bytes = s->bytes };
+
+	trace_fin("->", &fin);
+	s->fin_sent = true;
+	xfer_phase(x, RP_PHASE_FIN);
+	return msg_send(x, buf, rp_proto_pack_fin(buf, sizeof(buf), &fin),
+			"FIN");
+}
+
+/* ---- the current source ---- */
+
+static void cur_close(struct cur_src *c)
+{
+	if (!c->is_stdin)
+		rp_fileio_src_close(&c->src);
+	c->src.fd = -1;
+	rp_csum_free(c->csum);
+	c->csum = NULL;
+	c->open = false;
+}
+
+/* Open a regular file or standard input and announce it. A source that
+ * cannot be opened fails alone: 1 means "nothing to send, go on". */
+static int cur_open(struct xfer *x, struct send_state *s,
+		    const struct rp_walk_entry *e)
+{
+	struct cur_src *c = &s->cur;
+	int rc;
+
+	*c = (struct cur_src){ .src = { .fd = -1 } };
+	c->is_stdin = e->kind == RP_WALK_STDIN;
+	if (c->is_stdin) {
+		c->src.fd = STDIN_FILENO;
+		c->size = RP_SIZE_UNKNOWN;
+	} else {
+		rc = rp_fileio_src_open(&c->src, e->src);
+		if (rc) {
+			xfer_entry(x, &s->tally, e->path, 0, rc, NULL);
+			return 1;
+		}
+		c->size = c->src.size;
+	}
+	rc = rp_csum_new(&c->csum);
+	if (!rc) {
+		c->p = pending_push(s, e->path, s->next_id);
+		rc = c->p ? send_file_msg(x, s, e, RP_FILE_REG, c->size) :
+		     -ENOMEM;
+	}
+	if (rc) {
+		cur_close(c);
+		return rc;
+	}
+	RP_TRACE("file", "sending %s (%s)", e->src,
+		 c->is_stdin ? "standard input, size known at its end" :
+		 "regular file");
+	rp_progress_label(&s->prog, e->path);
+	c->open = true;
+	return 0;
+}
+
+/*
+ * The next entry from the walk: a directory is announced at once, a
+ * regular file becomes the current source, the rest are counted.
+ */
+static int next_entry(struct xfer *x, struct send_state *s)
+{
+	struct rp_walk_entry e;
+	const char *why = NULL;
+	int rc = rp_walk_next(s->walk, &e);
+
+	if (rc <= 0) {
+		s->walk_done = rc == 0;
+		return rc;
+	}
+	if ((e.kind == RP_WALK_DIR || e.kind == RP_WALK_FILE ||
+	     e.kind == RP_WALK_STDIN) &&
+	    rp_fileio_check_path(e.path, strlen(e.path), &why)) {
+		RP_ERR("cannot send %s as \"%s\": %s", e.src, e.path, why);
+		xfer_entry(x, &s->tally, e.path, 0, RP_EBADNAME, NULL);
+		return 0;
+	}
+	switch (e.kind) {
+	case RP_WALK_DIR:
+		if (!pending_push(s, e.path, s->next_id))
+			return -ENOMEM;
+		return send_file_msg(x, s, &e, RP_FILE_DIR, 0);
+	case RP_WALK_FILE:
+	case RP_WALK_STDIN:
+		rc = cur_open(x, s, &e);
+		return rc > 0 ? 0 : rc;
+	case RP_WALK_SKIP:
+		RP_INFO("skipping %s: %s", e.src, e.why);
+		xfer_entry(x, &s->tally, e.path, 0, 0, e.why);
+		return 0;
+	case RP_WALK_ERROR:
+		xfer_entry(x, &s->tally, e.path, 0, e.err, NULL);
+		return 0;
+	}
+	return RP_EINTERNAL;
+}
+
+/* Fill buf from standard input: *got < len only at its end. */
+static int read_stream(int fd, uint8_t *buf, uint32_t len, uint32_t *got)
+{
+	*got = 0;
+	while (*got < len) {
+		ssize_t n = read(fd, buf + *got, len - *got);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			int e = errno;
+
+			RP_ERR("read(standard input): %s", strerror(e));
+			return -e;
+		}
+		if (n == 0)
+			break;
+		*got += (uint32_t)n;
+	}
+	return 0;
+}
+
+/* Read the current source's next chunk into buf; *last at its end. */
+static int read_chunk(struct xfer *x, struct cur_src *c, uint8_t *buf,
+		      uint32_t *len, bool *last)
+{
+	uint64_t left;
+	int rc;
+
+	if (c->is_stdin) {
+		rc = read_stream(c->src.fd, buf, x->chunk, len);
+		*last = *len < x->chunk;
+		return rc;
+	}
+	left = c->size - c->off;
+	*len = left < x->chunk ? (uint32_t)left : x->chunk;
+	*last = *len == left;
+	return rp_fileio_src_read(&c->src, buf, *len, c->off);
+}
+
+/*
+ * Read the next chunk of the current source into its slot and write it
+ * to the receiver's slot; the last one carries RP_IMM_END. A source that
+ * fails mid-way still ends on the wire (an empty last chunk), so the
+ * receiver can drop it and go on.
+ */
+static int post_chunk(struct xfer *x, struct send_state *s)
+{
+	struct cur_src *c = &s->cur;
 	uint64_t seq = s->posted;
 	size_t off = (size_t)(seq % x->window) * x->chunk;
-	uint32_t len = xfer_chunk_len(x, seq);
-	int rc = rp_fileio_src_read(&s->src, x->ring + off, len,
-				    seq * x->chunk);
+	uint32_t len = 0, imm;
+	bool last = true;
+	int rc = read_chunk(x, c, x->ring + off, &len, &last);
 
-	if (rc)
-		return rc;
-	rp_csum_update(x->csum, x->ring + off, len);
+	if (rc) {
+		c->p->failed_here = true;
+		xfer_entry(x, &s->tally, c->p->path, 0, rc, NULL);
+		len = 0;
+		last = true;
+	}
+	rp_csum_update(c->csum, x->ring + off, len);
+	imm = (uint32_t)(seq & RP_IMM_SEQ) | (last ? RP_IMM_END : 0);
 	rc = rp_verbs_post_write_imm(x->v, seq, off, len, s->mr.addr + off,
-				     s->mr.rkey, (uint32_t)seq);
+				     s->mr.rkey, imm);
 	if (rc)
 		return rc;
 	s->posted++;
-	return 0;
+	c->off += len;
+	s->bytes += len;
+	if (!last)
+		return 0;
+	c->p->size = c->off;
+	rc = send_fend(x, c);
+	cur_close(c);
+	return rc;
 }
 
 /* A slot is free when our write from it completed and the receiver
  * has drained it (its credit). */
-static bool can_post(const struct xfer *x, const struct send_state *s)
+static bool slot_free(const struct xfer *x, const struct send_state *s)
 {
-	return s->posted < x->nchunks &&
-	       s->posted < x->done + x->window &&
+	return s->posted < x->done + x->window &&
 	       s->posted < s->written + x->window;
+}
+
+/* Send what the credit and the pending cap allow; FIN at the end. */
+static int pump(struct xfer *x, struct send_state *s)
+{
+	int rc = 0;
+
+	while (!rc && !s->fin_sent && !rp_session_stop) {
+		if (s->cur.open) {
+			if (!slot_free(x, s))
+				break;
+			rc = post_chunk(x, s);
+		} else if (s->qlen >= MAX_PENDING) {
+			break;
+		} else if (!s->walk_done) {
+			rc = next_entry(x, s);
+		} else {
+			rc = send_fin(x, s);
+		}
+	}
+	return rc;
+}
+
+/* ---- what comes back ---- */
+
+static int on_fack(struct xfer *x, struct send_state *s,
+		   const struct rp_result *r)
+{
+	struct pending *p = &s->q[s->qhead];
+	char text[RP_PEER_TEXT_MAX];
+
+	if (!s->qlen || r->id != p->id) {
+		RP_ERR("FACK from %s for entry %u, which we are not waiting "
+		       "for", x->peer, r->id);
+		return RP_EPROTO;
+	}
+	if (r->status != RP_ST_OK && !p->failed_here) {
+		RP_ERR("%s: %s refused it: %s", p->path, x->peer,
+		       r->text_len ? rp_fmt_peer(text, sizeof(text), r->text,
+						 r->text_len) :
+		       rp_proto_status_name(r->status));
+		xfer_entry(x, &s->tally, p->path, 0,
+			   rp_proto_status_to_err(r->status), NULL);
+	} else if (r->status == RP_ST_OK) {
+		xfer_entry(x, &s->tally, p->path, p->size, 0, NULL);
+	}
+	pending_pop(s);
+	return 0;
+}
+
+static int on_message(struct xfer *x, struct send_state *s)
+{
+	union rp_msg m;
+	int rc = msg_recv(x, s->fin_sent ? RP_MSG_ACK : RP_MSG_FACK, &m,
+			  "the receiver's results");
+
+	if (rc)
+		return rc;
+	switch (x->got_type) {
+	case RP_MSG_FACK:
+		return on_fack(x, s, &m.res);
+	case RP_MSG_SYNC:
+		return 0;	/* a file still syncing: alive */
+	case RP_MSG_ACK:
+		if (s->qlen) {
+			RP_ERR("ACK from %s with %u entries unanswered",
+			       x->peer, s->qlen);
+			return RP_EPROTO;
+		}
+		s->acked = true;
+		return 0;
+	}
+	return RP_EINTERNAL;
 }
 
 static int handle_wc(struct xfer *x, struct send_state *s,
 		     const struct rp_wc *wc)
 {
+	uint32_t delta;
+
 	switch (wc->op) {
 	case RP_WC_WRITE:
 		s->written++;
 		return 0;
 	case RP_WC_RECV_SEND_IMM:
-		if (wc->imm > s->posted || wc->imm < x->done) {
+		/* Cumulative credit, modulo 2^32. */
+		delta = wc->imm - (uint32_t)x->done;
+		if (delta > s->posted - x->done) {
 			RP_ERR("credit %u from %s out of range (%" PRIu64
 			       " posted, %" PRIu64 " credited)", wc->imm,
 			       x->peer, s->posted, x->done);
 			return RP_EPROTO;
 		}
-		x->done = wc->imm;
+		x->done += delta;
 		return rp_verbs_post_recv(x->v, wc->wr_id);
 	default:
 		/* We never post receives for writes: the receiver wrote. */
@@ -131,112 +470,71 @@ static int handle_wc(struct xfer *x, struct send_state *s,
 	}
 }
 
-static void trace_milestone(const struct xfer *x, uint64_t done,
+static void trace_milestone(const struct send_state *s, uint64_t done,
 			    uint64_t *next_mark)
 {
-	if (done < *next_mark || !x->nchunks)
+	if (done < *next_mark)
 		return;
 	/* Credit: the receiver has copied these out of its ring (it
 	 * writes them to disk right after). */
-	RP_TRACE("data", "%" PRIu64 "/%" PRIu64 " chunks taken by the "
-		 "receiver (%" PRIu64 "%%)", done, x->nchunks,
-		 done * 100 / x->nchunks);
-	*next_mark = done + (x->nchunks + 3) / 4;
+	RP_TRACE("data", "%" PRIu64 "/%" PRIu64 " chunks posted so far "
+		 "taken by the receiver", done, s->posted);
+	*next_mark = done * 2;
 }
 
-static int data_phase(struct xfer *x, struct send_state *s)
+static int handle_wcs(struct xfer *x, struct send_state *s,
+		      const struct rp_wc *wc, int n)
+{
+	for (int i = 0; i < n; i++) {
+		int rc = handle_wc(x, s, &wc[i]);
+
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/* Every entry out, every answer in: until the receiver's ACK. */
+static int session_loop(struct xfer *x, struct send_state *s)
 {
 	struct rp_wc wc[16];
-	double deadline = xfer_deadline(x);
 	uint64_t mark = 1;
 	int rc = 0;
 
 	rp_progress_start(&s->prog, x->size);
-	while (x->done < x->nchunks) {
-		while (can_post(x, s)) {
-			rc = post_next(x, s);
-			if (rc)
-				goto out;
-		}
-		rc = xfer_next(x, wc, 16, deadline);
-		if (rc < 0)
-			goto out;
-		for (int i = 0; i < rc; i++) {
-			int err = handle_wc(x, s, &wc[i]);
-
-			if (err) {
-				rc = err;
-				goto out;
-			}
-		}
-		rc = 0;
-		deadline = xfer_deadline(x);
-		trace_milestone(x, x->done, &mark);
-		rp_progress_update(&s->prog, xfer_bytes_done(x));
+	while (!rc && !s->acked) {
+		rc = pump(x, s);
+		if (rc)
+			break;
+		rc = xfer_next(x, wc, 16, xfer_deadline(x));
+		if (rc == 0)
+			rc = on_message(x, s);
+		else if (rc > 0)
+			rc = handle_wcs(x, s, wc, rc);
+		trace_milestone(s, x->done, &mark);
+		rp_progress_update(&s->prog, s->bytes);
 	}
-out:
 	rp_progress_end(&s->prog);
-	return rc;
-}
-
-static int send_fin_recv_ack(struct xfer *x)
-{
-	uint8_t buf[RP_PROTO_MAX_MSG];
-	struct rp_fin fin = { .bytes = x->size };
-	union rp_msg m;
-	int rc;
-
-	rp_csum_final(x->csum, fin.csum);
-	memcpy(x->rep.csum, fin.csum, RP_CSUM_LEN);
-	x->rep.have_csum = true;
-	trace_fin("->", &fin);
-	rc = msg_send(x, buf, rp_proto_pack_fin(buf, sizeof(buf), &fin), "FIN");
-	/* Each SYNC says the receiver is still writing to disk: it resets
-	 * our deadline (msg_recv's), however long the disk takes. */
-	do {
-		if (!rc)
-			rc = msg_recv(x, RP_MSG_SYNC, &m, "ACK (the receiver "
-				      "verifying and syncing the file)");
-		if (!rc && x->got_type == RP_MSG_SYNC &&
-		    m.sync.total_bytes != x->size) {
-			RP_ERR("SYNC from %s is about %" PRIu64 " bytes, we "
-			       "sent %" PRIu64, x->peer, m.sync.total_bytes,
-			       x->size);
-			rc = RP_EPROTO;
-		}
-	} while (!rc && x->got_type == RP_MSG_SYNC);
 	return rc;
 }
 
 static int prepare(struct xfer *x, struct send_state *s)
 {
-	const char *name = x->o->as_name ? x->o->as_name :
-			   rp_fileio_basename(x->o->file);
-	const char *why = NULL;
-	int rc = rp_fileio_check_name(name, strlen(name), &why);
+	int rc;
 
-	if (rc) {
-		RP_ERR("cannot send as \"%s\": %s", name, why ? why : "?");
-		return rc;
-	}
-	snprintf(x->name, sizeof(x->name), "%s", name);
 	if (x->o->psk_file) {
 		rc = rp_auth_load(x->o->psk_file, s->psk);
 		if (rc)
 			return rc;
 		x->psk = s->psk;
 	}
-	rc = rp_fileio_src_open(&s->src, x->o->file);
+	rc = rp_walk_open(&s->walk, x->o->sources, x->o->nsources,
+			  x->o->recursive, x->o->as_name);
 	if (rc)
 		return rc;
-	x->size = s->src.size;
-	x->nchunks = xfer_count_chunks(x->size, x->chunk);
-	if (x->nchunks > UINT32_MAX) {
-		RP_ERR("%s needs %" PRIu64 " chunks; use a larger --chunk",
-		       x->o->file, x->nchunks);
-		return RP_ELIMIT;
-	}
-	return rp_csum_new(&x->csum);
+	/* Sizes as they are now, for the ring's shape and the progress. */
+	return rp_walk_total(x->o->sources, x->o->nsources, x->o->recursive,
+			     &x->size);
 }
 
 /* --psk: the receiver proves the key first, then we do; then both
@@ -279,13 +577,12 @@ static int handshake(struct xfer *x, struct send_state *s)
 		return rc;
 	rc = xfer_open_verbs(x, false);
 	if (!rc)
-		rc = send_hello(x);
+		rc = send_hello(x, s);
 	if (!rc)
 		rc = recv_mr(x, &s->mr);
 	if (rc)
 		return rc;
 	xfer_phase(x, RP_PHASE_SETUP);
-	x->nchunks = xfer_count_chunks(x->size, x->chunk);
 	/* Our ring is local-only: its rkey is never sent anywhere. */
 	rc = rp_verbs_reg_ring(x->v, (size_t)x->chunk * x->window,
 			       (void **)&x->ring, &unused_rkey);
@@ -302,11 +599,7 @@ static int run(struct xfer *x, struct send_state *s)
 
 	if (!rc) {
 		xfer_phase(x, RP_PHASE_DATA);
-		rc = data_phase(x, s);
-	}
-	if (!rc) {
-		xfer_phase(x, RP_PHASE_FIN);
-		rc = send_fin_recv_ack(x);
+		rc = session_loop(x, s);
 	}
 	return rc;
 }
@@ -318,7 +611,7 @@ static void init(struct xfer *x, struct send_state *s,
 		.o = o, .fd = -1, .chunk = o->chunk, .window = o->window,
 		.rep = { .role = "send" }, .start = rp_now(),
 	};
-	*s = (struct send_state){ .src = { .fd = -1 } };
+	*s = (struct send_state){ .cur = { .src = { .fd = -1 } } };
 	rp_session_signals();
 	xfer_phase(x, RP_PHASE_PREPARE);
 }
@@ -331,9 +624,18 @@ static int finish(struct xfer *x, struct send_state *s, int rc,
 		RP_ERR("interrupted by signal %d", (int)rp_session_stop);
 	if (rc)
 		xfer_send_failure(x, RP_MSG_ERR, rc);
+	/* The session went well, but not every entry did. */
+	if (!rc && s->tally.failed) {
+		xfer_phase(x, RP_PHASE_DONE);
+		rc = s->tally.first_err;
+	}
+	x->tally = s->tally;
 	xfer_report(x, rc, out);
 	xfer_release(x);
-	rp_fileio_src_close(&s->src);
+	if (s->cur.open)
+		cur_close(&s->cur);
+	pending_clear(s);
+	rp_walk_close(s->walk);
 	return rc;
 }
 

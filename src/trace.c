@@ -327,6 +327,20 @@ void rp_progress_start(struct rp_progress *p, uint64_t total)
 	/* A progress line is for a person watching: not in traces or pipes. */
 	p->enabled = verbosity == RP_V_NORMAL && isatty(STDERR_FILENO);
 	p->drawn = false;
+	p->label[0] = '\0';
+}
+
+void rp_progress_label(struct rp_progress *p, const char *path)
+{
+	size_t n = strlen(path), keep = sizeof(p->label) / 2 - 1;
+	char shown[RP_PEER_TEXT_MAX];
+
+	/* A long path keeps its end: the file name is what people read. */
+	if (n > keep)
+		path += n - keep;
+	rp_fmt_peer(shown, sizeof(shown), path, strlen(path));
+	snprintf(p->label, sizeof(p->label), "%s%s", n > keep ? "..." : "",
+		 shown);
 }
 
 void rp_progress_update(struct rp_progress *p, uint64_t done)
@@ -334,6 +348,7 @@ void rp_progress_update(struct rp_progress *p, uint64_t done)
 	char b1[32], b2[32], b3[32];
 	double now = rp_now();
 	double el = now - p->start;
+	bool known = p->total != UINT64_MAX;
 	double pct = p->total ? 100.0 * (double)done / (double)p->total : 100.0;
 	double eta = done && p->total > done ?
 		el * (double)(p->total - done) / (double)done : 0.0;
@@ -342,10 +357,16 @@ void rp_progress_update(struct rp_progress *p, uint64_t done)
 		return;
 	p->last_draw = now;
 	p->drawn = true;
-	fprintf(stderr, "\r%5.1f%%  %s  %s  ETA %s   ", pct,
-		rp_fmt_bytes(b1, sizeof(b1), done),
-		rp_fmt_rate(b2, sizeof(b2), done, el),
-		rp_fmt_eta(b3, sizeof(b3), eta));
+	/* \033[K: a shorter line leaves nothing of the longer one. */
+	if (known)
+		fprintf(stderr, "\r%s  %5.1f%%  %s  %s  ETA %s\033[K",
+			p->label, pct, rp_fmt_bytes(b1, sizeof(b1), done),
+			rp_fmt_rate(b2, sizeof(b2), done, el),
+			rp_fmt_eta(b3, sizeof(b3), eta));
+	else
+		fprintf(stderr, "\r%s  %s  %s\033[K", p->label,
+			rp_fmt_bytes(b1, sizeof(b1), done),
+			rp_fmt_rate(b2, sizeof(b2), done, el));
 	fflush(stderr);
 }
 

@@ -46,10 +46,15 @@ struct rp_opts {
 	int max_per_addr;	/* --max-per-address: connections, 1..64 */
 	bool force;
 	bool no_device_check;	/* --no-device-check: skip the startup probe */
+	bool keep_setid;	/* --keep-setid: setuid/setgid/sticky bits too */
 	/* send */
-	const char *file;
+	const char *file;	/* keygen: the key file */
+	char **sources;		/* SOURCE...: paths, or "-" (in argv) */
+	int nsources;
+	bool recursive;		/* -r */
+	bool preserve;		/* -k: the receiver keeps mode and mtime */
 	const char *host;
-	const char *as_name;	/* --as, NULL = basename of file */
+	const char *as_name;	/* --as, NULL = basename of the source */
 	uint32_t chunk;
 	uint32_t window;
 };

@@ -11,9 +11,12 @@
 
 struct rp_report {
 	const char *role;	/* "send" or "recv" */
-	const char *name;	/* file name on the receiver */
+	const char *name;	/* the one entry's path, NULL for several */
 	const char *peer;	/* "addr:port" */
-	uint64_t bytes;
+	uint64_t bytes;		/* in the files stored */
+	uint64_t files;		/* entries stored */
+	uint64_t failed;	/* entries that failed */
+	uint64_t skipped;	/* entries not sent (symlinks, devices...) */
 	double seconds;
 	uint8_t csum[RP_CSUM_LEN];
 	bool have_csum;
@@ -38,7 +41,15 @@ int rp_report_json(FILE *f, const struct rp_report *r);
  */
 int rp_report_json_failure(FILE *f, const char *role, int rc,
 			   const char *cause, int exit_code);
-/* "sent big.iso: 64.00 MiB in 3.20 s, 167.8 Mb/s" to f. */
+/*
+ * One entry of a session, as one JSON object on one line to f: its path
+ * (escaped), bytes, "status" ok, error (rc, with "error" and
+ * "error_code") or skipped (with "reason": skipped). 0 or -ENOMEM/-EIO.
+ */
+int rp_report_json_entry(FILE *f, const char *role, const char *path,
+			 uint64_t bytes, int rc, const char *skipped);
+/* "sent big.iso: 64.00 MiB in 3.20 s, 167.8 Mb/s" to f, or for several
+ * entries "sent 200 files, 64.00 MiB in ... (1 skipped, 2 failed)". */
 void rp_report_summary(FILE *f, const struct rp_report *r);
 
 #endif

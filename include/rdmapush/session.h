@@ -40,7 +40,7 @@ const char *rp_phase_name(enum rp_phase p);
 struct rp_outcome {
 	enum rp_phase phase;	/* the phase it ended in (DONE on success) */
 	uint64_t done;		/* chunks the receiver has taken (credit) */
-	uint64_t chunks;	/* chunks in the file (0 before HELLO) */
+	uint64_t failed;	/* entries that failed */
 	char peer[80];		/* "addr:port" of the peer, "" before one */
 };
 

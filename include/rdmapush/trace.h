@@ -83,8 +83,12 @@ struct rp_progress {
 	double last_draw;
 	bool enabled;
 	bool drawn;
+	char label[40];		/* the entry in progress, escaped, shortened */
 };
+/* total: bytes of the whole session, UINT64_MAX if unknown. */
 void rp_progress_start(struct rp_progress *p, uint64_t total);
+/* The entry now in progress (its path; shown escaped, its end kept). */
+void rp_progress_label(struct rp_progress *p, const char *path);
 void rp_progress_update(struct rp_progress *p, uint64_t done);
 /* Clears the line so a summary or error can follow. */
 void rp_progress_end(struct rp_progress *p);
