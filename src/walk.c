@@ -28,6 +28,7 @@ struct rp_walk {
 	size_t root_len;
 	const char *top;	/* its name on the receiver */
 	char *real;		/* realpath of the source, when needed */
+	char *dir_src;		/* a directory's src (see dir_entry) */
 	char path[RP_PATH_MAX + 1];
 };
 
@@ -118,6 +119,7 @@ void rp_walk_close(struct rp_walk *w)
 	if (!w)
 		return;
 	end_source(w);
+	free(w->dir_src);
 	free(w);
 }
 
@@ -313,8 +315,16 @@ static int start_source(struct rp_walk *w, struct rp_walk_entry *e,
  * ERROR, or -ENOMEM. */
 static int dir_entry(struct rp_walk *w, struct rp_walk_entry *e, FTSENT *p)
 {
+	char *src = realloc(w->dir_src, p->fts_pathlen + 1);
 	int err;
 
+	/* fts_children appends a '/' to the path fts_read gave us. */
+	if (!src)
+		return nomem("realloc");
+	memcpy(src, p->fts_path, p->fts_pathlen);
+	src[p->fts_pathlen] = '\0';
+	w->dir_src = src;
+	e->src = src;
 	/*
 	 * Read its names now (fts_read keeps them for the walk), so that an
 	 * unreadable directory is one ERROR rather than a DIR, then an ERROR
@@ -328,7 +338,7 @@ static int dir_entry(struct rp_walk *w, struct rp_walk_entry *e, FTSENT *p)
 	fts_set(w->fts, p, FTS_SKIP);
 	if (err == ENOMEM)
 		return nomem("fts_children");
-	return errno_entry(e, p->fts_path, err);
+	return errno_entry(e, src, err);
 }
 
 /* One fts entry (not FTS_DP) as e: 1, or -ENOMEM. */
