@@ -179,6 +179,29 @@ static void expect(struct rp_walk *w, const char *prefix,
 		assert_null(e.why);
 }
 
+/* The next entry must be an ERROR for src, reported as such once. */
+static void expect_error(struct rp_walk *w, const char *src, int err,
+			 const char *why)
+{
+	char line[2 * PATH_MAX];
+	struct rp_walk_entry e;
+	const char *out;
+	int rc;
+
+	capture_start();
+	rc = rp_walk_next(w, &e);
+	out = capture_end();
+	assert_int_equal(rc, 1);
+	assert_int_equal(e.kind, RP_WALK_ERROR);
+	assert_int_equal(e.err, err);
+	assert_string_equal(e.why, why);
+	assert_string_equal(e.src, src);
+	snprintf(line, sizeof(line), "cannot send %s: %s\n", src, why);
+	assert_non_null(strstr(out, line));
+	assert_ptr_equal(strstr(out, line), strstr(out, "cannot send"));
+	assert_null(strstr(out + strlen(line), "cannot send"));
+}
+
 static void expect_end(struct rp_walk *w)
 {
 	struct rp_walk_entry e;
@@ -226,25 +249,11 @@ static void test_tree_recursive(void **state)
 static void test_dir_without_r(void **state)
 {
 	char *argv[] = { at("top"), at("top/a.txt") };
-	struct rp_walk_entry e;
 	struct rp_walk *w;
-	char line[PATH_MAX + 64];
-	const char *out;
-	int rc;
 
 	(void)state;
 	assert_int_equal(rp_walk_open(&w, argv, 2, false, NULL), 0);
-	capture_start();
-	rc = rp_walk_next(w, &e);
-	out = capture_end();
-	assert_int_equal(rc, 1);
-	assert_int_equal(e.kind, RP_WALK_ERROR);
-	assert_int_equal(e.err, -EISDIR);
-	assert_string_equal(e.why, "directory (use -r)");
-	assert_string_equal(e.src, at("top"));
-	snprintf(line, sizeof(line), "cannot send %s: directory (use -r)",
-		 at("top"));
-	assert_non_null(strstr(out, line));
+	expect_error(w, argv[0], -EISDIR, "directory (use -r)");
 	/* The walk goes on with the next source. */
 	expect_one(w, "", RP_WALK_FILE, "a.txt", 0600, 5, NULL);
 	expect_end(w);
@@ -262,7 +271,6 @@ static void test_files(void **state)
 	/* Command-line order, basenames; -r changes nothing for files. */
 	assert_int_equal(rp_walk_open(&w, argv, 5, true, NULL), 0);
 	expect_one(w, "", RP_WALK_FILE, "bin.sh", 0755, 10, NULL);
-	assert_string_equal(rp_walk_kind_name(RP_WALK_FILE), "file");
 	expect_one(w, "", RP_WALK_FILE, "deep.txt", 0644, 7, NULL);
 	expect_one(w, "", RP_WALK_FILE, "a.txt", 0600, 5, NULL);
 	expect_one(w, "", RP_WALK_SKIP, "fifo", 0644, 0, "FIFO");
@@ -282,25 +290,12 @@ static void test_files(void **state)
 static void test_missing_source(void **state)
 {
 	char *argv[] = { at("top/a.txt"), at("nope"), at("top/bin.sh") };
-	struct rp_walk_entry e;
 	struct rp_walk *w;
-	char line[PATH_MAX + 64];
-	const char *out;
-	int rc;
 
 	(void)state;
 	assert_int_equal(rp_walk_open(&w, argv, 3, false, NULL), 0);
 	expect_one(w, "", RP_WALK_FILE, "a.txt", 0600, 5, NULL);
-	capture_start();
-	rc = rp_walk_next(w, &e);
-	out = capture_end();
-	assert_int_equal(rc, 1);
-	assert_int_equal(e.kind, RP_WALK_ERROR);
-	assert_int_equal(e.err, -ENOENT);
-	assert_string_equal(e.why, strerror(ENOENT));
-	snprintf(line, sizeof(line), "cannot send %s: %s", at("nope"),
-		 strerror(ENOENT));
-	assert_non_null(strstr(out, line));
+	expect_error(w, argv[1], -ENOENT, strerror(ENOENT));
 	expect_one(w, "", RP_WALK_FILE, "bin.sh", 0755, 10, NULL);
 	expect_end(w);
 	rp_walk_close(w);
@@ -420,11 +415,7 @@ static void test_trailing_slash(void **state)
 	/* A file is not a directory: the slash makes it an error. */
 	snprintf(src, sizeof(src), "%s/", at("top/a.txt"));
 	assert_int_equal(rp_walk_open(&w, argv, 1, false, NULL), 0);
-	capture_start();
-	assert_int_equal(rp_walk_next(w, &e), 1);
-	capture_end();
-	assert_int_equal(e.kind, RP_WALK_ERROR);
-	assert_int_equal(e.err, -ENOTDIR);
+	expect_error(w, src, -ENOTDIR, strerror(ENOTDIR));
 	expect_end(w);
 	rp_walk_close(w);
 }
@@ -459,20 +450,11 @@ static void test_root(void **state)
 {
 	static char slash[] = "/";
 	char *argv[] = { slash };
-	struct rp_walk_entry e;
 	struct rp_walk *w;
-	const char *out;
 
 	(void)state;
 	assert_int_equal(rp_walk_open(&w, argv, 1, true, NULL), 0);
-	capture_start();
-	assert_int_equal(rp_walk_next(w, &e), 1);
-	out = capture_end();
-	assert_int_equal(e.kind, RP_WALK_ERROR);
-	assert_int_equal(e.err, RP_EBADNAME);
-	assert_string_equal(e.why, "cannot send the root directory");
-	assert_null(e.path);
-	assert_non_null(strstr(out, "cannot send /: cannot send the root"));
+	expect_error(w, "/", RP_EBADNAME, "cannot send the root directory");
 	expect_end(w);
 	rp_walk_close(w);
 }
@@ -540,6 +522,7 @@ static void test_path_too_long(void **state)
 static void test_kind_names(void **state)
 {
 	(void)state;
+	assert_string_equal(rp_walk_kind_name(RP_WALK_FILE), "file");
 	assert_string_equal(rp_walk_kind_name(RP_WALK_DIR), "dir");
 	assert_string_equal(rp_walk_kind_name(RP_WALK_STDIN), "stdin");
 	assert_string_equal(rp_walk_kind_name(RP_WALK_SKIP), "skip");
