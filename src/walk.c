@@ -24,7 +24,7 @@ struct rp_walk {
 	const char *as_name;
 	/* The tree being walked, if any. */
 	FTS *fts;
-	char *root;		/* what fts walks: the source, trimmed/resolved */
+	char *root;		/* the source, trimmed or resolved */
 	size_t root_len;
 	const char *top;	/* its name on the receiver */
 	char *real;		/* realpath of the source, when needed */

@@ -35,8 +35,8 @@ struct rp_walk_entry {
 	 */
 	const char *src;
 	/* Path on the receiver: relative, '/'-separated, at most
-	 * RP_PATH_MAX bytes. NULL only for an ERROR that has none (the
-	 * root directory, a path too long). */
+	 * RP_PATH_MAX bytes. NULL for an ERROR about a command-line source
+	 * (missing, a directory without -r, "/") or a path too long. */
 	const char *path;
 	uint32_t mode;		/* st_mode & 07777 (STDIN: 0666) */
 	uint64_t size;		/* FILE: st_size; others 0 */

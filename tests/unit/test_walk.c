@@ -387,7 +387,8 @@ static void test_cmdline_symlink(void **state)
 	expect_one(w, "dirlink", RP_WALK_FILE, "/f1", 0644, 1, NULL);
 	expect_one(w, "dirlink", RP_WALK_DIR, "/l2", 0755, 0, NULL);
 	expect_one(w, "dirlink", RP_WALK_DIR, "/l2/l3", 0755, 0, NULL);
-	expect_one(w, "dirlink", RP_WALK_FILE, "/l2/l3/deep.txt", 0644, 7, NULL);
+	expect_one(w, "dirlink", RP_WALK_FILE, "/l2/l3/deep.txt", 0644, 7,
+		   NULL);
 	expect_end(w);
 	rp_walk_close(w);
 }
