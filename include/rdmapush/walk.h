@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The sender's source walker: the SOURCE arguments of `rdmapush send`
+ * (files, directories with -r, "-" for standard input) as one ordered
+ * stream of entries, each with the path it gets on the receiver. Trees
+ * are walked with fts(3), pre-order, names sorted by strcmp so the order
+ * is deterministic; symlinks inside a tree are never followed, a symlink
+ * given on the command line is (as scp does). Nothing is opened here and
+ * no name is checked against the receiver's rules: the session does both.
+ */
+#ifndef RDMAPUSH_WALK_H
+#define RDMAPUSH_WALK_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+enum rp_walk_kind {
+	RP_WALK_FILE,	/* regular file: open e->src */
+	RP_WALK_DIR,	/* directory, before anything inside it (pre-order) */
+	RP_WALK_STDIN,	/* the source "-": standard input */
+	RP_WALK_SKIP,	/* not sent (symlink, FIFO, socket, device): e->why */
+	RP_WALK_ERROR,	/* cannot be sent: e->why, e->err; already reported */
+	RP_WALK_KIND_MAX
+};
+
+/* "file", "dir", "stdin", "skip", "error" (for traces). */
+const char *rp_walk_kind_name(enum rp_walk_kind k);
+
+struct rp_walk_entry {
+	enum rp_walk_kind kind;
+	/*
+	 * Local path, for open and messages. For FILE its last component is
+	 * not a symlink when walked (a symlink given on the command line is
+	 * replaced by its realpath), so it can be opened with O_NOFOLLOW.
+	 */
+	const char *src;
+	/* Path on the receiver: relative, '/'-separated, at most
+	 * RP_PATH_MAX bytes. NULL for an ERROR about a command-line source
+	 * (missing, a directory without -r, "/") or a path too long. */
+	const char *path;
+	uint32_t mode;		/* st_mode & 07777 (STDIN: 0666) */
+	uint64_t size;		/* FILE: st_size; others 0 */
+	int64_t mtime_sec;	/* st_mtim (STDIN: now) */
+	uint32_t mtime_nsec;
+	/* SKIP: "symbolic link", "FIFO", "socket", "device";
+	 * ERROR: "directory (use -r)", "path too long", strerror()... */
+	const char *why;
+	int err;		/* ERROR: -errno or an RP_E* code */
+};
+
+struct rp_walk;
+
+/*
+ * Start a walk over sources[0..n): paths or "-" (borrowed: they must
+ * outlive the walk). as_name is --as or NULL: valid only with n == 1, it
+ * renames that one source (the file, the top directory, or standard
+ * input, which requires it). Returns 0, RP_EUSAGE (reported: no source,
+ * "-" without --as, "-" twice, --as with several sources, --as that is
+ * not a plain name per rp_fileio_check_name) or -ENOMEM (reported).
+ */
+int rp_walk_open(struct rp_walk **w, char *const *sources, int n,
+		 bool recursive, const char *as_name)
+	__attribute__((warn_unused_result));
+
+/*
+ * The next entry into *e (its pointers are valid until the next call):
+ * 1, 0 at the end, or a negative error only for failures that stop
+ * everything (-ENOMEM, reported). A missing or unreadable source, or a
+ * directory given without -r, is ONE ERROR entry (reported, naming the
+ * source and the cause) and the walk goes on with the next source; so is
+ * a directory inside a tree that cannot be read or a file that cannot be
+ * stat'ed. Post-order directory visits are not returned.
+ */
+int rp_walk_next(struct rp_walk *w, struct rp_walk_entry *e)
+	__attribute__((warn_unused_result));
+
+/* Free the walk; NULL is fine. */
+void rp_walk_close(struct rp_walk *w);
+
+#endif

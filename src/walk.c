@@ -1,0 +1,416 @@
+// SPDX-License-Identifier: MIT
+/* The sender's source walker: SOURCE arguments -> ordered entries. */
+#include <errno.h>
+#include <fcntl.h>
+#include <fts.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "rdmapush/err.h"
+#include "rdmapush/fileio.h"
+#include "rdmapush/limits.h"
+#include "rdmapush/trace.h"
+#include "rdmapush/walk.h"
+
+struct rp_walk {
+	char *const *sources;	/* borrowed */
+	int n;
+	int next;		/* index of the next source to start */
+	bool recursive;
+	const char *as_name;
+	/* The tree being walked, if any. */
+	FTS *fts;
+	char *root;		/* the source, trimmed or resolved */
+	size_t root_len;
+	const char *top;	/* its name on the receiver */
+	char *real;		/* realpath of the source, when needed */
+	char *dir_src;		/* a directory's src (see dir_entry) */
+	char path[RP_PATH_MAX + 1];
+};
+
+const char *rp_walk_kind_name(enum rp_walk_kind k)
+{
+	static const char *const names[RP_WALK_KIND_MAX] = {
+		[RP_WALK_FILE] = "file",   [RP_WALK_DIR] = "dir",
+		[RP_WALK_STDIN] = "stdin", [RP_WALK_SKIP] = "skip",
+		[RP_WALK_ERROR] = "error",
+	};
+
+	if ((unsigned)k >= RP_WALK_KIND_MAX)
+		return "?";
+	return names[k];
+}
+
+static int check_sources(char *const *sources, int n, const char *as_name)
+{
+	const char *why;
+	int dashes = 0;
+	int i;
+
+	if (n < 1) {
+		RP_ERR("no source to send");
+		return RP_EUSAGE;
+	}
+	for (i = 0; i < n; i++)
+		dashes += !strcmp(sources[i], "-");
+	if (dashes > 1) {
+		RP_ERR("\"-\" (standard input) given %d times", dashes);
+		return RP_EUSAGE;
+	}
+	if (as_name && n > 1) {
+		RP_ERR("--as renames one source, not %d", n);
+		return RP_EUSAGE;
+	}
+	if (dashes && !as_name) {
+		RP_ERR("\"-\" (standard input) needs --as NAME");
+		return RP_EUSAGE;
+	}
+	if (as_name && rp_fileio_check_name(as_name, strlen(as_name), &why)) {
+		RP_ERR("--as \"%s\": %s", as_name, why);
+		return RP_EUSAGE;
+	}
+	return 0;
+}
+
+int rp_walk_open(struct rp_walk **wp, char *const *sources, int n,
+		 bool recursive, const char *as_name)
+{
+	struct rp_walk *w;
+	int rc;
+
+	*wp = NULL;
+	rc = check_sources(sources, n, as_name);
+	if (rc)
+		return rc;
+	w = calloc(1, sizeof(*w));
+	if (!w) {
+		RP_ERR("calloc(walk): %s", strerror(ENOMEM));
+		return -ENOMEM;
+	}
+	w->sources = sources;
+	w->n = n;
+	w->recursive = recursive;
+	w->as_name = as_name;
+	*wp = w;
+	return 0;
+}
+
+/* Forget the current source: its tree, its root and realpath. */
+static void end_source(struct rp_walk *w)
+{
+	if (w->fts && fts_close(w->fts)) {
+		int e = errno;
+
+		RP_ERR("fts_close(%s): %s", w->root, strerror(e));
+	}
+	w->fts = NULL;
+	free(w->root);
+	w->root = NULL;
+	free(w->real);
+	w->real = NULL;
+}
+
+void rp_walk_close(struct rp_walk *w)
+{
+	if (!w)
+		return;
+	end_source(w);
+	free(w->dir_src);
+	free(w);
+}
+
+/* Report an entry that cannot be sent; returns 1 (an entry). */
+static int error_entry(struct rp_walk_entry *e, const char *src, int err,
+		       const char *why)
+{
+	RP_ERR("cannot send %s: %s", src, why);
+	e->kind = RP_WALK_ERROR;
+	e->src = src;
+	e->err = err;
+	e->why = why;
+	return 1;
+}
+
+/* An error entry for a failed system call with errno err (> 0). */
+static int errno_entry(struct rp_walk_entry *e, const char *src, int err)
+{
+	return error_entry(e, src, -err, strerror(err));
+}
+
+static int nomem(const char *what)
+{
+	RP_ERR("%s: %s", what, strerror(ENOMEM));
+	return -ENOMEM;
+}
+
+/* What a non-regular, non-directory entry is, for a SKIP's why. */
+static const char *skip_why(mode_t m)
+{
+	if (S_ISLNK(m))
+		return "symbolic link";
+	if (S_ISFIFO(m))
+		return "FIFO";
+	if (S_ISSOCK(m))
+		return "socket";
+	if (S_ISCHR(m) || S_ISBLK(m))
+		return "device";
+	return "not a regular file";
+}
+
+/* Kind, mode, size and mtime of e from st. */
+static void fill_stat(struct rp_walk_entry *e, const struct stat *st)
+{
+	if (S_ISREG(st->st_mode))
+		e->kind = RP_WALK_FILE;
+	else if (S_ISDIR(st->st_mode))
+		e->kind = RP_WALK_DIR;
+	else
+		e->kind = RP_WALK_SKIP;
+	if (e->kind == RP_WALK_SKIP)
+		e->why = skip_why(st->st_mode);
+	e->mode = st->st_mode & 07777;
+	e->size = e->kind == RP_WALK_FILE ? (uint64_t)st->st_size : 0;
+	e->mtime_sec = st->st_mtim.tv_sec;
+	e->mtime_nsec = (uint32_t)st->st_mtim.tv_nsec;
+}
+
+/* e->path = top + rel (rel is "" or starts with '/'); false if too long. */
+static bool set_path(struct rp_walk *w, struct rp_walk_entry *e,
+		     const char *rel)
+{
+	int len = snprintf(w->path, sizeof(w->path), "%s%s", w->top, rel);
+
+	if (len < 0 || (size_t)len >= sizeof(w->path))
+		return false;
+	e->path = w->path;
+	return true;
+}
+
+static int stdin_entry(struct rp_walk *w, struct rp_walk_entry *e)
+{
+	struct timespec now;
+
+	/* The data is being made now: that is its time. */
+	clock_gettime(CLOCK_REALTIME, &now);
+	e->kind = RP_WALK_STDIN;
+	e->src = "-";
+	e->path = w->as_name;
+	e->mode = 0666;
+	e->mtime_sec = now.tv_sec;
+	e->mtime_nsec = (uint32_t)now.tv_nsec;
+	return 1;
+}
+
+/*
+ * Set w->root (what to stat and walk: src without its trailing slashes,
+ * or the realpath of a symlink to a non-directory, so that the session
+ * can open it with O_NOFOLLOW) and w->top (its name on the receiver:
+ * --as, else the last component; for ".", ".." and the like, that of its
+ * realpath). 0, 1 with an ERROR entry, or -ENOMEM.
+ */
+static int name_source(struct rp_walk *w, struct rp_walk_entry *e,
+		       const char *src, bool dir)
+{
+	size_t len = strlen(src);
+	struct stat lst;
+	bool link;
+	bool dots;
+
+	while (len > 1 && src[len - 1] == '/')
+		len--;
+	w->root = strndup(src, len);
+	if (!w->root)
+		return nomem("strndup");
+	w->top = rp_fileio_basename(w->root);
+	dots = !strcmp(w->top, ".") || !strcmp(w->top, "..");
+	link = !dir && !lstat(w->root, &lst) && S_ISLNK(lst.st_mode);
+	if (dots || link) {
+		w->real = realpath(w->root, NULL);
+		if (!w->real && errno == ENOMEM)
+			return nomem("realpath");
+		if (!w->real)
+			return errno_entry(e, src, errno);
+	}
+	if (dots)
+		w->top = rp_fileio_basename(w->real);
+	if (link) {
+		/* Walk the target; keep the link's name (w->top) alive. */
+		char *name = w->root;
+
+		w->root = w->real;
+		w->real = name;
+	}
+	if (!*w->top)
+		return error_entry(e, src, RP_EBADNAME,
+				   "cannot send the root directory");
+	if (w->as_name)
+		w->top = w->as_name;
+	return 0;
+}
+
+static int by_name(const FTSENT **a, const FTSENT **b)
+{
+	return strcmp((*a)->fts_name, (*b)->fts_name);
+}
+
+/* Walk w->root: 0 (fts_read gives its top next), 1 with an ERROR entry
+ * for src, or -ENOMEM. */
+static int open_tree(struct rp_walk *w, struct rp_walk_entry *e,
+		     const char *src)
+{
+	char *argv[2] = { w->root, NULL };
+	int err;
+
+	/* Physical: no link inside is followed; COMFOLLOW: the root is. */
+	w->fts = fts_open(argv, FTS_PHYSICAL | FTS_COMFOLLOW | FTS_NOCHDIR,
+			  by_name);
+	if (w->fts) {
+		w->root_len = strlen(w->root);
+		return 0;
+	}
+	err = errno;
+	if (err == ENOMEM)
+		return nomem("fts_open");
+	return errno_entry(e, src, err);
+}
+
+/*
+ * Start the source src: 1 with its entry (stdin, a file, a special
+ * file, an error), 0 with its tree open, or -ENOMEM.
+ */
+static int start_source(struct rp_walk *w, struct rp_walk_entry *e,
+			const char *src)
+{
+	struct stat st;
+	int rc;
+
+	if (!strcmp(src, "-"))
+		return stdin_entry(w, e);
+	/* stat: a symlink given on the command line is followed. */
+	if (stat(src, &st))
+		return errno_entry(e, src, errno);
+	if (S_ISDIR(st.st_mode) && !w->recursive)
+		return error_entry(e, src, -EISDIR, "directory (use -r)");
+	rc = name_source(w, e, src, S_ISDIR(st.st_mode));
+	if (rc)
+		return rc;
+	if (S_ISDIR(st.st_mode))
+		return open_tree(w, e, src);
+	if (!set_path(w, e, ""))
+		return error_entry(e, src, RP_EBADNAME, "path too long");
+	/* Unreadable is found here, for the message to name the source. */
+	if (S_ISREG(st.st_mode) &&
+	    faccessat(AT_FDCWD, w->root, R_OK, AT_EACCESS))
+		return errno_entry(e, src, errno);
+	fill_stat(e, &st);
+	e->src = w->root;
+	return 1;
+}
+
+/* A directory in the tree, p->fts_info FTS_D: 1 with its entry or an
+ * ERROR, or -ENOMEM. */
+static int dir_entry(struct rp_walk *w, struct rp_walk_entry *e, FTSENT *p)
+{
+	char *src = realloc(w->dir_src, p->fts_pathlen + 1);
+	int err;
+
+	/* fts_children appends a '/' to the path fts_read gave us. */
+	if (!src)
+		return nomem("realloc");
+	memcpy(src, p->fts_path, p->fts_pathlen);
+	src[p->fts_pathlen] = '\0';
+	w->dir_src = src;
+	e->src = src;
+	/*
+	 * Read its names now (fts_read keeps them for the walk), so that an
+	 * unreadable directory is one ERROR rather than a DIR, then an ERROR
+	 * after it. fts_children sets errno to 0 for an empty directory.
+	 */
+	if (fts_children(w->fts, 0) || !errno) {
+		fill_stat(e, p->fts_statp);
+		return 1;
+	}
+	err = errno;
+	fts_set(w->fts, p, FTS_SKIP);
+	if (err == ENOMEM)
+		return nomem("fts_children");
+	return errno_entry(e, src, err);
+}
+
+/* One fts entry (not FTS_DP) as e: 1, or -ENOMEM. */
+static int tree_entry(struct rp_walk *w, struct rp_walk_entry *e, FTSENT *p)
+{
+	e->src = p->fts_path;
+	if (!set_path(w, e, p->fts_path + w->root_len)) {
+		/* Then so is everything inside: one error for them all. */
+		if (p->fts_info == FTS_D)
+			fts_set(w->fts, p, FTS_SKIP);
+		return error_entry(e, p->fts_path, RP_EBADNAME,
+				   "path too long");
+	}
+	switch (p->fts_info) {
+	case FTS_D:
+		return dir_entry(w, e, p);
+	case FTS_DC:
+		return error_entry(e, p->fts_path, -ELOOP, "directory cycle");
+	case FTS_DNR:
+	case FTS_NS:
+	case FTS_ERR:
+		return errno_entry(e, p->fts_path,
+				   p->fts_errno ? p->fts_errno : EIO);
+	default:	/* FTS_F, FTS_SL, FTS_SLNONE, FTS_DEFAULT */
+		fill_stat(e, p->fts_statp);
+		return 1;
+	}
+}
+
+/*
+ * The next entry of the open tree: 1, 0 when it is done (then closed),
+ * or -ENOMEM. A failure of the walk itself ends this source with an
+ * ERROR entry.
+ */
+static int tree_next(struct rp_walk *w, struct rp_walk_entry *e)
+{
+	const char *src = w->sources[w->next - 1];
+	FTSENT *p;
+	int err;
+
+	do {
+		errno = 0;
+		p = fts_read(w->fts);
+	} while (p && p->fts_info == FTS_DP);
+	if (p)
+		return tree_entry(w, e, p);
+	err = errno;
+	end_source(w);
+	if (!err)
+		return 0;
+	if (err == ENOMEM)
+		return nomem("fts_read");
+	return errno_entry(e, src, err);
+}
+
+int rp_walk_next(struct rp_walk *w, struct rp_walk_entry *e)
+{
+	int rc;
+
+	memset(e, 0, sizeof(*e));
+	for (;;) {
+		if (w->fts) {
+			rc = tree_next(w, e);
+			if (rc)
+				return rc;
+			continue;
+		}
+		end_source(w);
+		if (w->next >= w->n)
+			return 0;
+		rc = start_source(w, e, w->sources[w->next++]);
+		if (rc)
+			return rc;
+	}
+}
