@@ -256,8 +256,7 @@ static int next_entry(struct xfer *x, struct send_state *s)
 		s->walk_done = rc == 0;
 		return rc;
 	}
-	if ((e.kind == RP_WALK_DIR || e.kind == RP_WALK_FILE ||
-	     e.kind == RP_WALK_STDIN) &&
+	if (e.kind != RP_WALK_ERROR && e.kind != RP_WALK_SKIP &&
 	    rp_fileio_check_path(e.path, strlen(e.path), &why)) {
 		RP_ERR("cannot send %s as \"%s\": %s", e.src, e.path, why);
 		xfer_entry(x, &s->tally, e.path, 0, RP_EBADNAME, NULL);
@@ -277,7 +276,9 @@ static int next_entry(struct xfer *x, struct send_state *s)
 		xfer_entry(x, &s->tally, e.path, 0, 0, e.why);
 		return 0;
 	case RP_WALK_ERROR:
-		xfer_entry(x, &s->tally, e.path, 0, e.err, NULL);
+		/* No receiver path for a bad command-line source. */
+		xfer_entry(x, &s->tally, e.path ? e.path : e.src, 0, e.err,
+			   NULL);
 		return 0;
 	}
 	return RP_EINTERNAL;
@@ -534,7 +535,7 @@ static int prepare(struct xfer *x, struct send_state *s)
 		return rc;
 	/* Sizes as they are now, for the ring's shape and the progress. */
 	return rp_walk_total(x->o->sources, x->o->nsources, x->o->recursive,
-			     &x->size);
+			     x->o->as_name, &x->size);
 }
 
 /* --psk: the receiver proves the key first, then we do; then both

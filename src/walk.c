@@ -17,6 +17,7 @@
 #include "rdmapush/walk.h"
 
 struct rp_walk {
+	bool quiet;		/* rp_walk_total: the real walk reports */
 	char *const *sources;	/* borrowed */
 	int n;
 	int next;		/* index of the next source to start */
@@ -124,10 +125,12 @@ void rp_walk_close(struct rp_walk *w)
 }
 
 /* Report an entry that cannot be sent; returns 1 (an entry). */
-static int error_entry(struct rp_walk_entry *e, const char *src, int err,
+static int error_entry(const struct rp_walk *w, struct rp_walk_entry *e,
+		       const char *src, int err,
 		       const char *why)
 {
-	RP_ERR("cannot send %s: %s", src, why);
+	if (!w->quiet)
+		RP_ERR("cannot send %s: %s", src, why);
 	e->kind = RP_WALK_ERROR;
 	e->src = src;
 	e->err = err;
@@ -136,9 +139,10 @@ static int error_entry(struct rp_walk_entry *e, const char *src, int err,
 }
 
 /* An error entry for a failed system call with errno err (> 0). */
-static int errno_entry(struct rp_walk_entry *e, const char *src, int err)
+static int errno_entry(const struct rp_walk *w, struct rp_walk_entry *e,
+		       const char *src, int err)
 {
-	return error_entry(e, src, -err, strerror(err));
+	return error_entry(w, e, src, -err, strerror(err));
 }
 
 static int nomem(const char *what)
@@ -233,7 +237,7 @@ static int name_source(struct rp_walk *w, struct rp_walk_entry *e,
 		if (!w->real && errno == ENOMEM)
 			return nomem("realpath");
 		if (!w->real)
-			return errno_entry(e, src, errno);
+			return errno_entry(w, e, src, errno);
 	}
 	if (dots)
 		w->top = rp_fileio_basename(w->real);
@@ -245,7 +249,7 @@ static int name_source(struct rp_walk *w, struct rp_walk_entry *e,
 		w->real = name;
 	}
 	if (!*w->top)
-		return error_entry(e, src, RP_EBADNAME,
+		return error_entry(w, e, src, RP_EBADNAME,
 				   "cannot send the root directory");
 	if (w->as_name)
 		w->top = w->as_name;
@@ -275,7 +279,7 @@ static int open_tree(struct rp_walk *w, struct rp_walk_entry *e,
 	err = errno;
 	if (err == ENOMEM)
 		return nomem("fts_open");
-	return errno_entry(e, src, err);
+	return errno_entry(w, e, src, err);
 }
 
 /*
@@ -292,20 +296,20 @@ static int start_source(struct rp_walk *w, struct rp_walk_entry *e,
 		return stdin_entry(w, e);
 	/* stat: a symlink given on the command line is followed. */
 	if (stat(src, &st))
-		return errno_entry(e, src, errno);
+		return errno_entry(w, e, src, errno);
 	if (S_ISDIR(st.st_mode) && !w->recursive)
-		return error_entry(e, src, -EISDIR, "directory (use -r)");
+		return error_entry(w, e, src, -EISDIR, "directory (use -r)");
 	rc = name_source(w, e, src, S_ISDIR(st.st_mode));
 	if (rc)
 		return rc;
 	if (S_ISDIR(st.st_mode))
 		return open_tree(w, e, src);
 	if (!set_path(w, e, ""))
-		return error_entry(e, src, RP_EBADNAME, "path too long");
+		return error_entry(w, e, src, RP_EBADNAME, "path too long");
 	/* Unreadable is found here, for the message to name the source. */
 	if (S_ISREG(st.st_mode) &&
 	    faccessat(AT_FDCWD, w->root, R_OK, AT_EACCESS))
-		return errno_entry(e, src, errno);
+		return errno_entry(w, e, src, errno);
 	fill_stat(e, &st);
 	e->src = w->root;
 	return 1;
@@ -338,7 +342,7 @@ static int dir_entry(struct rp_walk *w, struct rp_walk_entry *e, FTSENT *p)
 	fts_set(w->fts, p, FTS_SKIP);
 	if (err == ENOMEM)
 		return nomem("fts_children");
-	return errno_entry(e, src, err);
+	return errno_entry(w, e, src, err);
 }
 
 /* One fts entry (not FTS_DP) as e: 1, or -ENOMEM. */
@@ -349,18 +353,18 @@ static int tree_entry(struct rp_walk *w, struct rp_walk_entry *e, FTSENT *p)
 		/* Then so is everything inside: one error for them all. */
 		if (p->fts_info == FTS_D)
 			fts_set(w->fts, p, FTS_SKIP);
-		return error_entry(e, p->fts_path, RP_EBADNAME,
+		return error_entry(w, e, p->fts_path, RP_EBADNAME,
 				   "path too long");
 	}
 	switch (p->fts_info) {
 	case FTS_D:
 		return dir_entry(w, e, p);
 	case FTS_DC:
-		return error_entry(e, p->fts_path, -ELOOP, "directory cycle");
+		return error_entry(w, e, p->fts_path, -ELOOP, "directory cycle");
 	case FTS_DNR:
 	case FTS_NS:
 	case FTS_ERR:
-		return errno_entry(e, p->fts_path,
+		return errno_entry(w, e, p->fts_path,
 				   p->fts_errno ? p->fts_errno : EIO);
 	default:	/* FTS_F, FTS_SL, FTS_SLNONE, FTS_DEFAULT */
 		fill_stat(e, p->fts_statp);
@@ -391,7 +395,7 @@ static int tree_next(struct rp_walk *w, struct rp_walk_entry *e)
 		return 0;
 	if (err == ENOMEM)
 		return nomem("fts_read");
-	return errno_entry(e, src, err);
+	return errno_entry(w, e, src, err);
 }
 
 int rp_walk_next(struct rp_walk *w, struct rp_walk_entry *e)
@@ -413,4 +417,27 @@ int rp_walk_next(struct rp_walk *w, struct rp_walk_entry *e)
 		if (rc)
 			return rc;
 	}
+}
+
+int rp_walk_total(char *const *sources, int n, bool recursive,
+		  const char *as_name, uint64_t *total)
+{
+	struct rp_walk_entry e;
+	struct rp_walk *w;
+	int rc = rp_walk_open(&w, sources, n, recursive, as_name);
+
+	*total = 0;
+	if (rc)
+		return rc;
+	/* The real walk reports what cannot be sent; this one counts. */
+	w->quiet = true;
+	while ((rc = rp_walk_next(w, &e)) > 0) {
+		if (e.kind == RP_WALK_STDIN)
+			*total = UINT64_MAX;
+		else if (e.kind == RP_WALK_FILE && *total != UINT64_MAX)
+			*total = e.size > UINT64_MAX - 1 - *total ?
+				 UINT64_MAX - 1 : *total + e.size;
+	}
+	rp_walk_close(w);
+	return rc;
 }
