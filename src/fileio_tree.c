@@ -90,18 +90,28 @@ static int checked(const char *path, char *shown)
 	return rc;
 }
 
-/* Say why openat of path's first n bytes as a directory failed. */
-static int open_failed(const char *path, size_t n, int e)
+/*
+ * Say why opening name in at, path's first n bytes, as a directory
+ * failed with e. Linux says ENOTDIR or ELOOP for a symlink there: it is
+ * -ELOOP, and said so, whatever it pointed at.
+ */
+static int open_failed(int at, const char *name, const char *path, size_t n,
+		       int e)
 {
-	char shown[RP_PEER_TEXT_MAX];
+	char shown[RP_PEER_TEXT_MAX], whole[RP_PEER_TEXT_MAX];
+	struct stat st;
 
 	rp_fileio_show(shown, path, n);
-	if (e == ELOOP)
-		RP_ERR("openat(%s, O_NOFOLLOW|O_DIRECTORY): a symbolic link; "
-		       "not following it", shown);
-	else
-		RP_ERR("openat(%s, O_NOFOLLOW|O_DIRECTORY): %s", shown,
-		       strerror(e));
+	rp_fileio_show(whole, path, strlen(path));
+	if ((e == ENOTDIR || e == ELOOP) &&
+	    fstatat(at, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    S_ISLNK(st.st_mode)) {
+		RP_ERR("%s: openat(%s, O_NOFOLLOW|O_DIRECTORY): a symbolic "
+		       "link; not following it", whole, shown);
+		return -ELOOP;
+	}
+	RP_ERR("%s: openat(%s, O_NOFOLLOW|O_DIRECTORY): %s", whole, shown,
+	       strerror(e));
 	return -e;
 }
 
@@ -126,11 +136,13 @@ int rp_fileio_open_parent(int dirfd, const char *path, int *parentfd,
 		memcpy(comp, c, (size_t)(slash - c));
 		comp[slash - c] = '\0';
 		next = openat(fd, comp, DIR_FLAGS);
-		rc = next < 0 ? -errno : 0;
+		if (next < 0)
+			rc = open_failed(fd, comp, path, (size_t)(slash - path),
+					 errno);
 		if (fd != dirfd)
 			close(fd);
 		if (rc)
-			return open_failed(path, (size_t)(slash - path), -rc);
+			return rc;
 		fd = next;
 		c = slash + 1;
 	}
@@ -275,10 +287,11 @@ int rp_fileio_dir_times(int dirfd, const char *path, int64_t sec,
 	if (rc)
 		return rc;
 	fd = openat(pfd, leaf, DIR_FLAGS);
-	rc = fd < 0 ? -errno : 0;
+	if (fd < 0)
+		rc = open_failed(pfd, leaf, path, strlen(path), errno);
 	close(pfd);
 	if (rc)
-		return open_failed(path, strlen(path), -rc);
+		return rc;
 	if (futimens(fd, ts) < 0) {
 		rc = -errno;
 		RP_ERR("futimens(%s): %s",
