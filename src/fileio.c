@@ -104,6 +104,8 @@ const char *rp_fileio_basename(const char *path)
 
 const char *rp_fileio_kind(mode_t m)
 {
+	if (S_ISREG(m))
+		return "a regular file";
 	if (S_ISDIR(m))
 		return "a directory";
 	if (S_ISFIFO(m))

@@ -15,6 +15,7 @@
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "rdmapush/err.h"
@@ -67,6 +68,10 @@ static int check_space(const struct rp_dst *d, uint64_t size)
 	uint64_t unit;
 	uint64_t avail;
 
+	/* A stream's size is known at its end: reserve() and pwrite() will
+	 * say when the disk is full. */
+	if (size == RP_SIZE_UNKNOWN)
+		return 0;
 	if (fstatvfs(d->dirfd, &sv) < 0) {
 		int e = errno;
 
@@ -101,7 +106,7 @@ static int create_anon(struct rp_dst *d)
 {
 	int fd;
 
-	fd = openat(d->dirfd, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, 0644);
+	fd = openat(d->dirfd, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
 	if (fd < 0) {
 		int e = errno;
 
@@ -163,7 +168,8 @@ static int create_named(struct rp_dst *d)
 }
 
 /* Claim the blocks up to upto (<= the declared size): a full disk fails
- * here, not mid-write. Without fallocate, pwrite's ENOSPC will say it. */
+ * here, not mid-write. Without fallocate, pwrite's ENOSPC will say it.
+ * A stream's reservation runs past its end: the final sync cuts it. */
 static int reserve(struct rp_dst *d, uint64_t upto)
 {
 	uint64_t from = d->reserved;
@@ -189,7 +195,11 @@ static int reserve(struct rp_dst *d, uint64_t upto)
 	return 0;
 }
 
-/* The temporary file, 0644 (O_TMPFILE's mode is cut by the umask). */
+/*
+ * The temporary file, 0600 whatever the umask: what is being written may
+ * be a secret, and nobody else reads a file before it is complete. The
+ * final mode comes at the end (apply_attrs).
+ */
 static int create_file(struct rp_dst *d)
 {
 	int rc = 0;
@@ -210,9 +220,9 @@ static int create_file(struct rp_dst *d)
 		if (rc)
 			return rc;
 	}
-	if (fchmod(d->fd, 0644) < 0) {
+	if (fchmod(d->fd, 0600) < 0) {
 		rc = -errno;
-		RP_ERR("fchmod(%s, 0644): %s", d->shown, strerror(-rc));
+		RP_ERR("fchmod(%s, 0600): %s", d->shown, strerror(-rc));
 		return rc;
 	}
 	return 0;
@@ -238,6 +248,8 @@ int rp_fileio_dst_open(struct rp_dst *d, int dirfd, const char *name,
 	d->name[len] = '\0';
 	d->dirfd = dirfd;
 	d->size = size;
+	/* What every received file got before the caller could choose. */
+	d->mode = 0644;
 
 	rc = check_existing(d, force);
 	if (!rc)
@@ -366,6 +378,48 @@ int rp_fileio_dst_write(struct rp_dst *d, const void *buf, size_t len,
 	return write_behind(d, off, len);
 }
 
+static int attr_failed(const struct rp_dst *d, const char *call, int e)
+{
+	RP_ERR("%s(%s): %s", call, d->shown, strerror(e));
+	return -e;
+}
+
+/*
+ * What the file keeps besides its data, set after the last write (which
+ * moves the mtime) and before the fsync that makes it durable: a
+ * stream's size (the reservation ran past its end), d->mode, the mtime.
+ * 1 if anything changed, 0 if all was in place, or -errno (reported).
+ */
+static int apply_attrs(struct rp_dst *d)
+{
+	const struct timespec ts[2] = {
+		{ .tv_nsec = UTIME_OMIT },
+		{ .tv_sec = (time_t)d->mtime_sec, .tv_nsec = d->mtime_nsec },
+	};
+	bool cut = false;
+	bool mode_off, time_off;
+	struct stat st;
+
+	if (fstat(d->fd, &st) < 0)
+		return attr_failed(d, "fstat", errno);
+	if (d->size == RP_SIZE_UNKNOWN && (uint64_t)st.st_size != d->end) {
+		if (ftruncate(d->fd, (off_t)d->end) < 0)
+			return attr_failed(d, "ftruncate", errno);
+		/* The blocks past the end are gone with it. */
+		if (d->reserved != d->size)
+			d->reserved = d->end;
+		cut = true;	/* which moved the mtime */
+	}
+	mode_off = (st.st_mode & 07777) != (d->mode & 07777);
+	if (mode_off && fchmod(d->fd, (mode_t)(d->mode & 07777)) < 0)
+		return attr_failed(d, "fchmod", errno);
+	time_off = d->set_mtime && (cut || st.st_mtim.tv_sec != ts[1].tv_sec ||
+				    st.st_mtim.tv_nsec != ts[1].tv_nsec);
+	if (time_off && futimens(d->fd, ts) < 0)
+		return attr_failed(d, "futimens", errno);
+	return cut || mode_off || time_off;
+}
+
 int rp_fileio_dst_sync(struct rp_dst *d, uint64_t step, bool *done)
 {
 	uint64_t n = d->end - d->synced;
@@ -385,6 +439,9 @@ int rp_fileio_dst_sync(struct rp_dst *d, uint64_t step, bool *done)
 			return 0;
 		}
 	}
+	rc = apply_attrs(d);
+	if (rc < 0)
+		return rc;
 	/* The rest, and the size and block map that make it readable. */
 	if (fsync(d->fd) < 0) {
 		rc = -errno;
@@ -521,6 +578,12 @@ int rp_fileio_dst_commit(struct rp_dst *d, bool force)
 		if (rc)
 			goto err_abort;
 	}
+	/* Mode or mtime set after the sync finished: once more, durably. */
+	rc = apply_attrs(d);
+	if (rc > 0)
+		rc = fsync(d->fd) < 0 ? attr_failed(d, "fsync", errno) : 0;
+	if (rc)
+		goto err_abort;
 	if (d->anon)
 		rc = link_anon(d, force);
 	else
@@ -528,6 +591,12 @@ int rp_fileio_dst_commit(struct rp_dst *d, bool force)
 	if (rc)
 		goto err_abort;
 	committed(d);
+	/* The caller syncs the directory once for many files. */
+	if (d->defer_dir_sync) {
+		RP_TRACE("file", "%s: fsynced and in place; directory fsync "
+			 "deferred", d->shown);
+		return 0;
+	}
 	if (fsync(d->dirfd) < 0) {
 		rc = -errno;
 		/*

@@ -14,7 +14,7 @@
 /* name (len bytes, not NUL-terminated) escaped for a message into out,
  * which holds RP_PEER_TEXT_MAX bytes. */
 const char *rp_fileio_show(char *out, const char *name, size_t len);
-/* "a directory", "a FIFO", ... for a message. */
+/* "a directory", "a regular file", ... for a message. */
 const char *rp_fileio_kind(mode_t m);
 /* A fresh hidden temp name ".<name>.rdmapush-XXXXXX" for name into out,
  * at most RP_NAME_MAX bytes. */

@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "rdmapush/limits.h"
 #include "rdmapush/proto.h"
 #include "rdmapush/trace.h"
 
@@ -42,6 +43,62 @@
  * transfers in progress. Else RP_EBADNAME and *why says which rule.
  */
 int rp_fileio_check_name(const char *name, size_t len, const char **why);
+
+/*
+ * 0 if path (len bytes, not necessarily NUL-terminated) is a relative path
+ * of a session: 1..RP_PATH_MAX bytes, no leading '/', no empty component
+ * ("a//b", a trailing '/'), no "." or ".." component, and every
+ * '/'-separated component passes rp_fileio_check_name(). Else RP_EBADNAME
+ * and *why (static text, if why is not NULL) says which rule, e.g.
+ * "absolute path", "empty path component", "\"..\" component".
+ */
+int rp_fileio_check_path(const char *path, size_t len, const char **why);
+
+/*
+ * Open the directory holding path's last component, relative to dirfd,
+ * one component at a time with O_DIRECTORY|O_NOFOLLOW, closing each
+ * previous one: nothing is created and no symlink is followed. path
+ * (NUL-terminated) is checked with rp_fileio_check_path() first. On 0,
+ * *parentfd is a new descriptor the caller closes (never dirfd itself,
+ * even for a one-component path) and *leaf points at the last component
+ * inside path. Else *parentfd is -1 and the error was reported naming the
+ * path and the failing call: RP_EBADNAME, -ENOENT (a missing directory),
+ * -ELOOP (a symlink) or -ENOTDIR (not a directory), or another -errno.
+ */
+int rp_fileio_open_parent(int dirfd, const char *path, int *parentfd,
+			  const char **leaf) __attribute__((warn_unused_result));
+
+/*
+ * Create directory path under dirfd with mode (the umask applies), its
+ * parent opened as rp_fileio_open_parent() does, or accept an existing
+ * real directory there (*created false; its mode is left alone). An
+ * existing symlink is refused (-ELOOP, even to a directory), any other
+ * existing entry too (RP_EEXIST). If exact, the NEW directory gets mode &
+ * 07777 exactly (fchmod, no umask). Once created, the parent's new entry
+ * is fsynced at once if dirty_parent is NULL; otherwise the caller keeps
+ * the parent's descriptor in *dirty_parent (-1 to start with) and later
+ * calls rp_fileio_dir_sync() on it and closes it. If *dirty_parent
+ * already holds the same directory, it is kept (a run of mkdirs in one
+ * parent costs one fsync); a different one is fsynced, closed and
+ * replaced. 0 or an error, reported.
+ */
+int rp_fileio_mkdir(int dirfd, const char *path, uint32_t mode, bool exact,
+		    bool *created, int *dirty_parent)
+	__attribute__((warn_unused_result));
+
+/*
+ * Set the mtime of directory path under dirfd (once its contents are
+ * written: each entry made in it changes it), the directory opened with
+ * O_DIRECTORY|O_NOFOLLOW under a parent opened as rp_fileio_open_parent()
+ * does. The atime is left alone. 0 or an error (reported).
+ */
+int rp_fileio_dir_times(int dirfd, const char *path, int64_t sec,
+			uint32_t nsec) __attribute__((warn_unused_result));
+
+/* fsync the directory fd; shown (already escaped) names it in the error
+ * message "fsync(directory <shown>)". 0 or -errno (reported). */
+int rp_fileio_dir_sync(int fd, const char *shown)
+	__attribute__((warn_unused_result));
 
 /* Last path component of path, for the default remote name. */
 const char *rp_fileio_basename(const char *path);
@@ -83,7 +140,7 @@ struct rp_dst {
 	bool committed;
 	bool no_sfr;		/* no sync_file_range here: fdatasync */
 	bool fsynced;		/* everything written is on disk */
-	uint64_t size;		/* declared size */
+	uint64_t size;		/* declared size, or RP_SIZE_UNKNOWN */
 	uint64_t reserved;	/* bytes from 0 claimed with fallocate */
 	uint64_t end;		/* highest byte written, + 1 */
 	uint64_t wb_started;	/* writeback started up to here */
@@ -91,6 +148,21 @@ struct rp_dst {
 	char name[RP_NAME_MAX + 1];
 	char shown[RP_PEER_TEXT_MAX];	/* name, escaped for messages */
 	char tmpname[RP_NAME_MAX + 32];
+	/*
+	 * Set by the caller between open and commit. mode: the final
+	 * permission bits, applied exactly (mode & 07777, so setuid, setgid
+	 * and sticky too: masking them is the caller's choice) before the
+	 * file gets its name; open sets 0644, what a file always got before
+	 * mode existed. set_mtime: the file's mtime becomes mtime_sec/nsec
+	 * (nsec < 1e9) after its last write. defer_dir_sync: commit does
+	 * not fsync the directory; the caller does, with
+	 * rp_fileio_dir_sync(), once for many files.
+	 */
+	uint32_t mode;
+	bool set_mtime;
+	int64_t mtime_sec;
+	uint32_t mtime_nsec;
+	bool defer_dir_sync;
 };
 
 /*
@@ -103,9 +175,10 @@ void rp_fileio_dst_init(struct rp_dst *d);
 /*
  * Check name, refuse an existing entry unless force (RP_EEXIST; never
  * replace a directory or follow a symlink), refuse sizes above the free
- * space of the directory's file system (RP_ENOSPACE), then create the
- * temporary file (a named one is flock()ed while it exists) and reserve
- * its first RP_FILEIO_RESERVE_STEP bytes. 0 or an error (reported); on
+ * space of the directory's file system (RP_ENOSPACE; not checked for
+ * RP_SIZE_UNKNOWN, a stream's), then create the temporary file, mode 0600
+ * while it is written (a named one is flock()ed while it exists) and
+ * reserve its first RP_FILEIO_RESERVE_STEP bytes. 0 or an error (reported); on
  * error nothing is left behind and d is closed. d must not hold an open
  * file. RDMAPUSH_NO_TMPFILE=1 in the environment skips O_TMPFILE, and
  * RDMAPUSH_NO_FALLOCATE=1 reserves nothing (for tests).
@@ -125,15 +198,17 @@ int rp_fileio_dst_write(struct rp_dst *d, const void *buf, size_t len,
 /*
  * One step of the final sync: wait for up to step more bytes of what was
  * written to reach the disk and return 0 with *done false; once all have,
- * fsync the file (size and metadata) and return 0 with *done true. d->
+ * give the file its size (a stream's: what was written), d->mode and
+ * mtime, fsync it (size and metadata) and return 0 with *done true. d->
  * synced says how far it got. 0 or -errno (reported).
  */
 int rp_fileio_dst_sync(struct rp_dst *d, uint64_t step, bool *done)
 	__attribute__((warn_unused_result));
 /*
- * fsync the file (unless rp_fileio_dst_sync() finished), give it its
- * final name (atomically; without force the rename does not replace a
- * file that appeared meanwhile), fsync the directory. 0 or an error
+ * fsync the file (unless rp_fileio_dst_sync() finished; if mode or mtime
+ * changed since, they are applied and fsynced again), give it its final
+ * name (atomically; without force the rename does not replace a file
+ * that appeared meanwhile), fsync the directory unless defer_dir_sync. 0 or an error
  * (reported). An error before the rename leaves nothing behind; if the
  * directory fsync fails, the file stays in place under its name (it may
  * have replaced the old one: removing it would lose both) and the error

@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: MIT
-/* Unit tests of fileio (names, source, atomic destination) and csum. */
+/* Unit tests of fileio (names, paths and the receiver's tree, source,
+ * atomic destination) and csum. */
+/* O_PATH: a directory descriptor that fsync refuses. */
+#define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -236,6 +239,64 @@ static void test_reserved_pattern(void **state)
 	assert_int_equal(rp_fileio_check_name(".a.rdmapush-abc\x80" "ef", 18,
 					      &why), 0);
 	assert_null(why);
+}
+
+/* --- paths ---------------------------------------------------------------- */
+
+static void expect_bad_path(const char *path, size_t len, const char *want)
+{
+	const char *why = NULL;
+
+	assert_int_equal(rp_fileio_check_path(path, len, &why), RP_EBADNAME);
+	assert_non_null(why);
+	assert_string_equal(why, want);
+}
+
+#define BAD_PATH(p, want) expect_bad_path(p, sizeof(p) - 1, want)
+
+static void test_check_path(void **state)
+{
+	static char big[RP_PATH_MAX + 2];
+	const char *why = NULL;
+	size_t i;
+
+	(void)state;
+	assert_int_equal(rp_fileio_check_path("a", 1, &why), 0);
+	assert_int_equal(rp_fileio_check_path("a/b c/\xc3\xbc.txt", 11, &why),
+			 0);
+	assert_int_equal(rp_fileio_check_path(".a/..b/...", 10, &why), 0);
+	/* len bytes count: the rest is not looked at. */
+	assert_int_equal(rp_fileio_check_path("a/b/../c", 3, &why), 0);
+	assert_null(why);
+	assert_int_equal(rp_fileio_check_path("", 0, NULL), RP_EBADNAME);
+
+	BAD_PATH("", "empty path");
+	BAD_PATH("/abs", "absolute path");
+	BAD_PATH("/", "absolute path");
+	BAD_PATH("a//b", "empty path component");
+	BAD_PATH("a/", "empty path component");
+	BAD_PATH("../x", "\"..\" component");
+	BAD_PATH("a/../../b", "\"..\" component");
+	BAD_PATH("..", "\"..\" component");
+	BAD_PATH("a/./b", "\".\" component");
+	BAD_PATH(".", "\".\" component");
+	BAD_PATH("a/\x01", "contains a control character");
+	BAD_PATH("a/b\0c", "contains a NUL byte");
+	BAD_PATH("d/.f.rdmapush-abcdef/g", RESERVED);
+	BAD_PATH("d/.f.rdmapush-abcdef", RESERVED);
+
+	/* RP_PATH_MAX bytes of 255-byte components pass; one more fails. */
+	memset(big, 'x', sizeof(big));
+	for (i = RP_NAME_MAX; i < sizeof(big); i += RP_NAME_MAX + 1)
+		big[i] = '/';
+	big[RP_PATH_MAX - 1] = 'y';
+	assert_int_equal(rp_fileio_check_path(big, RP_PATH_MAX, &why), 0);
+	expect_bad_path(big, RP_PATH_MAX + 1, "longer than 4095 bytes");
+	/* One component too long is the name's rule. */
+	memset(big, 'x', 300);
+	big[0] = 'a';
+	big[1] = '/';
+	expect_bad_path(big, 300, "longer than 255 bytes");
 }
 
 /* A temp file of ours, flock()ed through its own descriptor if held. */
@@ -679,8 +740,9 @@ static void test_no_space(void **state)
 	assert_int_equal(rp_fileio_dst_open(&d, fx->dirfd, "huge",
 					    (uint64_t)1 << 62, false),
 			 RP_ENOSPACE);
-	assert_int_equal(rp_fileio_dst_open(&d, fx->dirfd, "huge", UINT64_MAX,
-					    true), RP_ENOSPACE);
+	/* The largest real size (UINT64_MAX is RP_SIZE_UNKNOWN, a stream). */
+	assert_int_equal(rp_fileio_dst_open(&d, fx->dirfd, "huge",
+					    UINT64_MAX - 1, true), RP_ENOSPACE);
 	assert_int_equal(d.fd, -1);
 	assert_int_equal(count_entries(fx->dirfd, NULL, 0), 0);
 }
@@ -735,6 +797,349 @@ static void test_dir_appears_before_force_commit(void **state)
 	assert_true(S_ISDIR(st.st_mode));
 	assert_int_equal(count_entries(fx->dirfd, only, sizeof(only)), 1);
 	assert_string_equal(only, "out.bin");
+}
+
+/* --- the receiver's tree ------------------------------------------------ */
+
+/* Whether fd is the directory dirfd holds under path. */
+static bool is_dir_at(int fd, int dirfd, const char *path)
+{
+	struct stat a, b;
+
+	assert_int_equal(fstat(fd, &a), 0);
+	if (fstatat(dirfd, path, &b, 0) < 0)
+		return false;
+	return S_ISDIR(a.st_mode) && a.st_ino == b.st_ino &&
+	       a.st_dev == b.st_dev;
+}
+
+static mode_t mode_at(int dirfd, const char *path)
+{
+	struct stat st;
+
+	assert_int_equal(fstatat(dirfd, path, &st, AT_SYMLINK_NOFOLLOW), 0);
+	return st.st_mode & 07777;
+}
+
+/* An empty directory outside the fixture's, and a symlink to it. */
+static int outside_dir(struct fixture *fx, int linkdir, const char *link,
+		       char *outdir, size_t len)
+{
+	int outfd;
+
+	(void)fx;
+	snprintf(outdir, len, "/tmp/rp-test-outside-XXXXXX");
+	assert_non_null(mkdtemp(outdir));
+	outfd = open(outdir, O_RDONLY | O_DIRECTORY);
+	assert_true(outfd >= 0);
+	assert_int_equal(symlinkat(outdir, linkdir, link), 0);
+	return outfd;
+}
+
+static void drop_empty_outside(const char *outdir, int outfd)
+{
+	/* Nothing was made there through the link. */
+	assert_int_equal(count_entries(outfd, NULL, 0), 0);
+	close(outfd);
+	assert_int_equal(rmdir(outdir), 0);
+}
+
+static void test_open_parent(void **state)
+{
+	struct fixture *fx = *state;
+	const char *path = "a/b c/f";
+	const char *leaf = NULL;
+	int pfd = 123;
+
+	assert_int_equal(mkdirat(fx->dirfd, "a", 0700), 0);
+	assert_int_equal(mkdirat(fx->dirfd, "a/b c", 0700), 0);
+	assert_int_equal(rp_fileio_open_parent(fx->dirfd, path, &pfd, &leaf),
+			 0);
+	assert_true(is_dir_at(pfd, fx->dirfd, "a/b c"));
+	assert_ptr_equal(leaf, path + 6);
+	assert_true(fcntl(pfd, F_GETFD) & FD_CLOEXEC);
+	close(pfd);
+	/* One component: a new descriptor of dirfd's directory. */
+	assert_int_equal(rp_fileio_open_parent(fx->dirfd, "f", &pfd, &leaf),
+			 0);
+	assert_int_not_equal(pfd, fx->dirfd);
+	assert_true(is_dir_at(pfd, fx->dirfd, "."));
+	assert_string_equal(leaf, "f");
+	close(pfd);
+	/* Nothing is created: the leaf and a missing parent stay missing. */
+	assert_int_equal(count_entries(fx->dirfd, NULL, 0), 1);
+	assert_int_equal(rp_fileio_open_parent(fx->dirfd, "a/nope/f", &pfd,
+					       &leaf), -ENOENT);
+	assert_int_equal(pfd, -1);
+	put_file(fx->dirfd, "file", "x");
+	assert_int_equal(rp_fileio_open_parent(fx->dirfd, "file/f", &pfd,
+					       &leaf), -ENOTDIR);
+	assert_int_equal(rp_fileio_open_parent(fx->dirfd, "a/../a/f", &pfd,
+					       &leaf), RP_EBADNAME);
+	assert_int_equal(rp_fileio_open_parent(fx->dirfd, "/tmp/f", &pfd,
+					       &leaf), RP_EBADNAME);
+	assert_int_equal(pfd, -1);
+}
+
+/* A symlink planted as a middle component, pointing out of the tree. */
+static void test_open_parent_symlink(void **state)
+{
+	struct fixture *fx = *state;
+	char outdir[64];
+	const char *leaf;
+	bool created = true;
+	int pfd = 123;
+	int outfd;
+	int rc;
+
+	assert_int_equal(mkdirat(fx->dirfd, "a", 0700), 0);
+	outfd = outside_dir(fx, fx->dirfd, "a/ln", outdir, sizeof(outdir));
+	assert_int_equal(mkdirat(outfd, "sub", 0700), 0);
+	rc = rp_fileio_open_parent(fx->dirfd, "a/ln/f", &pfd, &leaf);
+	assert_int_equal(rc, -ELOOP);
+	assert_int_equal(pfd, -1);
+	rc = rp_fileio_open_parent(fx->dirfd, "a/ln/sub/f", &pfd, &leaf);
+	assert_int_equal(rc, -ELOOP);
+	rc = rp_fileio_mkdir(fx->dirfd, "a/ln/new", 0700, false, &created,
+			     NULL);
+	assert_int_equal(rc, -ELOOP);
+	assert_false(created);
+	rc = rp_fileio_dir_times(fx->dirfd, "a/ln/sub", 1, 0);
+	assert_int_equal(rc, -ELOOP);
+	assert_int_equal(unlinkat(outfd, "sub", AT_REMOVEDIR), 0);
+	drop_empty_outside(outdir, outfd);
+}
+
+static void test_mkdir(void **state)
+{
+	struct fixture *fx = *state;
+	bool created = false;
+	int dirty = -1;
+	int first;
+
+	/* umask 077 (main): exact modes are not cut by it. */
+	assert_int_equal(rp_fileio_mkdir(fx->dirfd, "d", 0755, true, &created,
+					 &dirty), 0);
+	assert_true(created);
+	assert_int_equal(mode_at(fx->dirfd, "d"), 0755);
+	assert_true(dirty >= 0);
+	assert_true(is_dir_at(dirty, fx->dirfd, "."));
+	first = dirty;
+	/* The same parent again: the descriptor is kept, not replaced. */
+	assert_int_equal(rp_fileio_mkdir(fx->dirfd, "e", 0700, true, &created,
+					 &dirty), 0);
+	assert_int_equal(mode_at(fx->dirfd, "e"), 0700);
+	assert_int_equal(dirty, first);
+	/* Another parent: the first is synced and closed, d's is held. */
+	assert_int_equal(rp_fileio_mkdir(fx->dirfd, "d/sub", 0750, true,
+					 &created, &dirty), 0);
+	assert_true(created);
+	assert_true(is_dir_at(dirty, fx->dirfd, "d"));
+	assert_int_equal(rp_fileio_dir_sync(dirty, "d"), 0);
+	close(dirty);
+	/* Not exact: the umask applies. */
+	assert_int_equal(rp_fileio_mkdir(fx->dirfd, "u", 0777, false, &created,
+					 NULL), 0);
+	assert_true(created);
+	assert_int_equal(mode_at(fx->dirfd, "u"), 0700);
+	/* Existing directory: accepted, untouched, nothing to sync. */
+	dirty = -1;
+	assert_int_equal(rp_fileio_mkdir(fx->dirfd, "d", 0700, true, &created,
+					 &dirty), 0);
+	assert_false(created);
+	assert_int_equal(dirty, -1);
+	assert_int_equal(mode_at(fx->dirfd, "d"), 0755);
+	assert_int_equal(count_entries(fx->dirfd, NULL, 0), 3);
+}
+
+static void test_mkdir_refused(void **state)
+{
+	struct fixture *fx = *state;
+	bool created = true;
+	struct stat st;
+	int dirty = -1;
+
+	put_file(fx->dirfd, "f", "x");
+	assert_int_equal(rp_fileio_mkdir(fx->dirfd, "f", 0700, true, &created,
+					 &dirty), RP_EEXIST);
+	assert_false(created);
+	assert_int_equal(mkdirat(fx->dirfd, "real", 0700), 0);
+	assert_int_equal(symlinkat("real", fx->dirfd, "ln"), 0);
+	assert_int_equal(rp_fileio_mkdir(fx->dirfd, "ln", 0700, true, &created,
+					 &dirty), -ELOOP);
+	assert_int_equal(fstatat(fx->dirfd, "ln", &st, AT_SYMLINK_NOFOLLOW), 0);
+	assert_true(S_ISLNK(st.st_mode));
+	assert_int_equal(rp_fileio_mkdir(fx->dirfd, "missing/x", 0700, true,
+					 &created, &dirty), -ENOENT);
+	assert_int_equal(rp_fileio_mkdir(fx->dirfd, "a/", 0700, true, &created,
+					 &dirty), RP_EBADNAME);
+	assert_false(created);
+	assert_int_equal(dirty, -1);
+	assert_int_equal(count_entries(fx->dirfd, NULL, 0), 3);
+}
+
+static void test_dir_times(void **state)
+{
+	struct fixture *fx = *state;
+	struct stat st;
+	int rc;
+
+	assert_int_equal(mkdirat(fx->dirfd, "t", 0700), 0);
+	assert_int_equal(mkdirat(fx->dirfd, "t/u", 0700), 0);
+	assert_int_equal(rp_fileio_dir_times(fx->dirfd, "t/u", 1000000000,
+					     123456789), 0);
+	assert_int_equal(fstatat(fx->dirfd, "t/u", &st, 0), 0);
+	assert_int_equal(st.st_mtim.tv_sec, 1000000000);
+	assert_int_equal(st.st_mtim.tv_nsec, 123456789);
+	/* A symlink to a directory is not the directory. */
+	assert_int_equal(symlinkat("t", fx->dirfd, "ln"), 0);
+	rc = rp_fileio_dir_times(fx->dirfd, "ln", 5, 0);
+	assert_int_equal(rc, -ELOOP);
+	assert_int_equal(fstatat(fx->dirfd, "t", &st, 0), 0);
+	assert_int_not_equal(st.st_mtim.tv_sec, 5);
+	assert_int_equal(rp_fileio_dir_times(fx->dirfd, "t/none", 5, 0),
+			 -ENOENT);
+	assert_int_equal(rp_fileio_dir_sync(-1, "nothing"), -EBADF);
+}
+
+/* --- the destination's mode, mtime, directory sync, unknown size -------- */
+
+/* Receive text as name with mode, committed: its mode is mode exactly. */
+static void commit_with_mode(struct fixture *fx, const char *name,
+			     uint32_t mode)
+{
+	struct rp_dst d;
+
+	receive(fx, &d, name, text, false);
+	d.mode = mode;
+	assert_int_equal(rp_fileio_dst_commit(&d, false), 0);
+	assert_int_equal(mode_at(fx->dirfd, name), mode);
+}
+
+static void test_dst_mode(void **state)
+{
+	struct fixture *fx = *state;
+	struct rp_dst d;
+	bool done = false;
+
+	umask(022);
+	commit_with_mode(fx, "m600", 0600);
+	commit_with_mode(fx, "m755", 0755);
+	commit_with_mode(fx, "m777", 0777);
+	umask(0);
+	commit_with_mode(fx, "m640", 0640);
+	umask(077);
+	/* Not set: the 0644 of before, whatever the umask. */
+	receive(fx, &d, "def", text, false);
+	assert_int_equal(d.mode, 0644);
+	assert_int_equal(rp_fileio_dst_commit(&d, false), 0);
+	check_regular(fx->dirfd, "def", text);
+	/* Set after the final sync finished: still applied. */
+	receive(fx, &d, "late", text, false);
+	while (!done)
+		assert_int_equal(rp_fileio_dst_sync(&d, 1 << 20, &done), 0);
+	d.mode = 0700;
+	assert_int_equal(rp_fileio_dst_commit(&d, false), 0);
+	assert_int_equal(mode_at(fx->dirfd, "late"), 0700);
+}
+
+/* While it is written, nobody else may read it, whatever the umask. */
+static void test_tmp_private(void **state)
+{
+	struct fixture *fx = *state;
+	struct rp_dst d;
+	struct stat st;
+
+	umask(0);
+	receive(fx, &d, "secret", text, false);
+	umask(077);
+	assert_int_equal(fstat(d.fd, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0600);
+	if (fx->named)
+		assert_int_equal(mode_at(fx->dirfd, d.tmpname), 0600);
+	rp_fileio_dst_abort(&d);
+	assert_int_equal(count_entries(fx->dirfd, NULL, 0), 0);
+}
+
+static void test_dst_mtime(void **state)
+{
+	struct fixture *fx = *state;
+	struct rp_dst d;
+	struct stat st;
+
+	receive(fx, &d, "old", text, false);
+	d.set_mtime = true;
+	d.mtime_sec = 1234567890;
+	d.mtime_nsec = 987654321;
+	assert_int_equal(rp_fileio_dst_commit(&d, false), 0);
+	assert_int_equal(fstatat(fx->dirfd, "old", &st, 0), 0);
+	assert_int_equal(st.st_mtim.tv_sec, 1234567890);
+	assert_int_equal(st.st_mtim.tv_nsec, 987654321);
+	check_regular(fx->dirfd, "old", text);
+	/* An impossible time fails the commit, and leaves nothing. */
+	receive(fx, &d, "bad", text, false);
+	d.set_mtime = true;
+	d.mtime_nsec = 1000000000;
+	assert_int_equal(rp_fileio_dst_commit(&d, false), -EINVAL);
+	assert_int_equal(count_entries(fx->dirfd, NULL, 0), 1);
+}
+
+/*
+ * fsync fails on an O_PATH descriptor of the directory while every *at
+ * call works through it: a commit that fsyncs it fails, one that defers
+ * it does not.
+ */
+static void test_defer_dir_sync(void **state)
+{
+	struct fixture *fx = *state;
+	int pathfd = open(fx->dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	struct rp_dst d;
+
+	assert_true(pathfd >= 0);
+	assert_int_equal(rp_fileio_dst_open(&d, pathfd, "a", 3, false), 0);
+	assert_int_equal(rp_fileio_dst_write(&d, "abc", 3, 0), 0);
+	assert_int_equal(rp_fileio_dst_commit(&d, false), -EBADF);
+	check_regular(fx->dirfd, "a", "abc");
+
+	assert_int_equal(rp_fileio_dst_open(&d, pathfd, "b", 3, false), 0);
+	assert_false(d.defer_dir_sync);
+	d.defer_dir_sync = true;
+	assert_int_equal(rp_fileio_dst_write(&d, "abc", 3, 0), 0);
+	assert_int_equal(rp_fileio_dst_commit(&d, false), 0);
+	check_regular(fx->dirfd, "b", "abc");
+	assert_int_equal(rp_fileio_dir_sync(fx->dirfd, "the test's"), 0);
+	close(pathfd);
+}
+
+/* A stream: no size up front; the file ends where the writes did, and
+ * the space reserved past that end is given back. */
+static void test_size_unknown(void **state)
+{
+	struct fixture *fx = *state;
+	const uint64_t total = 2 * sizeof(chunk) + sizeof(pattern);
+	struct rp_dst d;
+	struct stat st;
+	uint8_t buf[sizeof(pattern)];
+	int fd;
+
+	assert_int_equal(rp_fileio_dst_open(&d, fx->dirfd, "stream",
+					    RP_SIZE_UNKNOWN, false), 0);
+	assert_int_equal(rp_fileio_dst_write(&d, chunk, sizeof(chunk), 0), 0);
+	assert_int_equal(rp_fileio_dst_write(&d, chunk, sizeof(chunk),
+					     sizeof(chunk)), 0);
+	assert_int_equal(rp_fileio_dst_write(&d, pattern, sizeof(pattern),
+					     2 * sizeof(chunk)), 0);
+	assert_int_equal(rp_fileio_dst_commit(&d, false), 0);
+	assert_int_equal(fstatat(fx->dirfd, "stream", &st, 0), 0);
+	assert_int_equal(st.st_size, (off_t)total);
+	assert_int_equal(st.st_mode & 07777, 0644);
+	assert_true((uint64_t)st.st_blocks * 512 <= total + (1 << 20));
+	fd = openat(fx->dirfd, "stream", O_RDONLY);
+	assert_true(fd >= 0);
+	assert_int_equal(pread(fd, buf, sizeof(buf), 2 * sizeof(chunk)),
+			 (ssize_t)sizeof(buf));
+	assert_memory_equal(buf, pattern, sizeof(pattern));
+	close(fd);
 }
 
 /* --- source and directory ------------------------------------------------ */
@@ -904,6 +1309,7 @@ int main(void)
 		cmocka_unit_test(test_check_name),
 		cmocka_unit_test(test_basename),
 		cmocka_unit_test(test_reserved_pattern),
+		cmocka_unit_test(test_check_path),
 		BOTH(test_clean_stale),
 		ANON(test_dir_probe),
 		ANON(test_progressive_reservation),
@@ -926,6 +1332,16 @@ int main(void)
 		BOTH(test_space_reserved),
 		BOTH(test_appears_before_commit),
 		BOTH(test_dir_appears_before_force_commit),
+		ANON(test_open_parent),
+		ANON(test_open_parent_symlink),
+		ANON(test_mkdir),
+		ANON(test_mkdir_refused),
+		ANON(test_dir_times),
+		BOTH(test_dst_mode),
+		BOTH(test_tmp_private),
+		BOTH(test_dst_mtime),
+		BOTH(test_defer_dir_sync),
+		BOTH(test_size_unknown),
 		ANON(test_src),
 		ANON(test_src_refused),
 		ANON(test_dir_open),

@@ -1,0 +1,314 @@
+// SPDX-License-Identifier: MIT
+/* The receiver's tree: relative paths and their rules, directories opened
+ * and created under DIR one level at a time without following a symlink,
+ * their times, and the deferred fsync of a directory. */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "rdmapush/err.h"
+#include "rdmapush/fileio.h"
+#include "rdmapush/limits.h"
+#include "rdmapush/trace.h"
+#include "fileio_int.h"
+
+/* A directory we may step into: never a symlink, never a non-directory. */
+#define DIR_FLAGS	(O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+
+/* Which rule the component c (n bytes) breaks, or NULL. */
+static const char *component_problem(const char *c, size_t n)
+{
+	const char *why = NULL;
+
+	if (n == 0)
+		return "empty path component";
+	/* Said as a path's rule: "." and ".." are where a walk escapes. */
+	if (n == 1 && c[0] == '.')
+		return "\".\" component";
+	if (n == 2 && c[0] == '.' && c[1] == '.')
+		return "\"..\" component";
+	if (rp_fileio_check_name(c, n, &why))
+		return why;
+	return NULL;
+}
+
+static const char *path_problem(const char *path, size_t len)
+{
+	size_t start = 0;
+
+	if (len == 0)
+		return "empty path";
+	if (len > RP_PATH_MAX)
+		return "longer than 4095 bytes";
+	if (path[0] == '/')
+		return "absolute path";
+	while (start <= len) {
+		const char *slash = memchr(path + start, '/', len - start);
+		size_t end = slash ? (size_t)(slash - path) : len;
+		const char *why = component_problem(path + start, end - start);
+
+		if (why)
+			return why;
+		start = end + 1;
+	}
+	return NULL;
+}
+
+int rp_fileio_check_path(const char *path, size_t len, const char **why)
+{
+	const char *problem = path_problem(path, len);
+
+	if (!problem)
+		return 0;
+	if (why)
+		*why = problem;
+	return RP_EBADNAME;
+}
+
+/* Check path (NUL-terminated), escaped into shown: 0 or RP_EBADNAME,
+ * reported. */
+static int checked(const char *path, char *shown)
+{
+	/* Stop one past the limit: enough to refuse, never unbounded. */
+	size_t len = strnlen(path, RP_PATH_MAX + 1);
+	const char *why = NULL;
+	int rc;
+
+	rp_fileio_show(shown, path, len);
+	rc = rp_fileio_check_path(path, len, &why);
+	if (rc)
+		RP_ERR("refusing path \"%s\": %s", shown, why);
+	return rc;
+}
+
+/*
+ * Say why opening name in at, path's first n bytes, as a directory
+ * failed with e. Linux says ENOTDIR or ELOOP for a symlink there: it is
+ * -ELOOP, and said so, whatever it pointed at.
+ */
+static int open_failed(int at, const char *name, const char *path, size_t n,
+		       int e)
+{
+	char shown[RP_PEER_TEXT_MAX], whole[RP_PEER_TEXT_MAX];
+	struct stat st;
+
+	rp_fileio_show(shown, path, n);
+	rp_fileio_show(whole, path, strlen(path));
+	if ((e == ENOTDIR || e == ELOOP) &&
+	    fstatat(at, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    S_ISLNK(st.st_mode)) {
+		RP_ERR("%s: openat(%s, O_NOFOLLOW|O_DIRECTORY): a symbolic "
+		       "link; not following it", whole, shown);
+		return -ELOOP;
+	}
+	RP_ERR("%s: openat(%s, O_NOFOLLOW|O_DIRECTORY): %s", whole, shown,
+	       strerror(e));
+	return -e;
+}
+
+int rp_fileio_open_parent(int dirfd, const char *path, int *parentfd,
+			  const char **leaf)
+{
+	char shown[RP_PEER_TEXT_MAX];
+	char comp[RP_NAME_MAX + 1];
+	const char *c = path;
+	const char *slash;
+	int fd = dirfd;
+	int rc;
+
+	*parentfd = -1;
+	rc = checked(path, shown);
+	if (rc)
+		return rc;
+	/* Checked: each component is 1..RP_NAME_MAX bytes. */
+	while ((slash = strchr(c, '/'))) {
+		int next;
+
+		memcpy(comp, c, (size_t)(slash - c));
+		comp[slash - c] = '\0';
+		next = openat(fd, comp, DIR_FLAGS);
+		if (next < 0)
+			rc = open_failed(fd, comp, path, (size_t)(slash - path),
+					 errno);
+		if (fd != dirfd)
+			close(fd);
+		if (rc)
+			return rc;
+		fd = next;
+		c = slash + 1;
+	}
+	if (fd == dirfd) {
+		/* The caller closes what it gets: never its own dirfd. */
+		fd = fcntl(dirfd, F_DUPFD_CLOEXEC, 0);
+		if (fd < 0) {
+			rc = -errno;
+			RP_ERR("fcntl(directory of %s, F_DUPFD): %s", shown,
+			       strerror(-rc));
+			return rc;
+		}
+	}
+	*parentfd = fd;
+	*leaf = c;
+	return 0;
+}
+
+/* leaf in pfd exists: fine if a real directory, else refused (reported). */
+static int check_existing_dir(int pfd, const char *leaf, const char *shown)
+{
+	struct stat st;
+
+	if (fstatat(pfd, leaf, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+		int e = errno;
+
+		RP_ERR("fstatat(%s): %s", shown, strerror(e));
+		return -e;
+	}
+	if (S_ISDIR(st.st_mode))
+		return 0;
+	if (S_ISLNK(st.st_mode)) {
+		RP_ERR("%s: exists and is a symbolic link; not following it",
+		       shown);
+		return -ELOOP;
+	}
+	RP_ERR("%s: exists and is %s, not a directory", shown,
+	       rp_fileio_kind(st.st_mode));
+	return RP_EEXIST;
+}
+
+/* The new directory's mode exactly as asked: mkdir's was cut by umask. */
+static int chmod_new_dir(int pfd, const char *leaf, uint32_t mode,
+			 const char *shown)
+{
+	int fd = openat(pfd, leaf, DIR_FLAGS);
+	int rc = 0;
+
+	if (fd < 0 || fchmod(fd, (mode_t)(mode & 07777)) < 0) {
+		rc = -errno;
+		RP_ERR("%s(%s, %04o): %s", fd < 0 ? "openat" : "fchmod", shown,
+		       (unsigned int)(mode & 07777), strerror(-rc));
+	}
+	if (fd >= 0)
+		close(fd);
+	return rc;
+}
+
+/* Whether fds a and b are the same directory. */
+static bool same_dir(int a, int b)
+{
+	struct stat sa, sb;
+
+	return fstat(a, &sa) == 0 && fstat(b, &sb) == 0 &&
+	       sa.st_ino == sb.st_ino && sa.st_dev == sb.st_dev;
+}
+
+/*
+ * pfd's new entry must reach the disk: now, or handed to the caller in
+ * *dirty. A different directory already held there is synced first, so a
+ * run of mkdirs in one parent costs one fsync. Takes pfd in every case.
+ */
+static int parent_dirty(int pfd, int *dirty, const char *shown)
+{
+	char parent[RP_PEER_TEXT_MAX + 16];
+	int rc = 0;
+
+	if (!dirty) {
+		snprintf(parent, sizeof(parent), "holding %s", shown);
+		rc = rp_fileio_dir_sync(pfd, parent);
+		close(pfd);
+		return rc;
+	}
+	if (*dirty >= 0 && same_dir(*dirty, pfd)) {
+		close(pfd);
+		return 0;
+	}
+	if (*dirty >= 0) {
+		rc = rp_fileio_dir_sync(*dirty, "holding earlier new directories");
+		close(*dirty);
+	}
+	*dirty = pfd;
+	return rc;
+}
+
+int rp_fileio_mkdir(int dirfd, const char *path, uint32_t mode, bool exact,
+		    bool *created, int *dirty_parent)
+{
+	char shown[RP_PEER_TEXT_MAX];
+	const char *leaf;
+	int pfd;
+	int rc;
+
+	*created = false;
+	rc = rp_fileio_open_parent(dirfd, path, &pfd, &leaf);
+	if (rc)
+		return rc;
+	rp_fileio_show(shown, path, strlen(path));
+	if (mkdirat(pfd, leaf, (mode_t)(mode & 07777)) < 0) {
+		rc = -errno;
+		if (rc == -EEXIST)
+			rc = check_existing_dir(pfd, leaf, shown);
+		else
+			RP_ERR("mkdirat(%s): %s", shown, strerror(-rc));
+		close(pfd);
+		return rc;
+	}
+	*created = true;
+	if (exact)
+		rc = chmod_new_dir(pfd, leaf, mode, shown);
+	if (rc) {
+		close(pfd);
+		return rc;
+	}
+	RP_TRACE("file", "created directory %s", shown);
+	return parent_dirty(pfd, dirty_parent, shown);
+}
+
+int rp_fileio_dir_times(int dirfd, const char *path, int64_t sec,
+			uint32_t nsec)
+{
+	struct timespec ts[2] = {
+		{ .tv_nsec = UTIME_OMIT },
+		{ .tv_sec = (time_t)sec, .tv_nsec = (long)nsec },
+	};
+	char shown[RP_PEER_TEXT_MAX];
+	const char *leaf;
+	int pfd, fd;
+	int rc;
+
+	rc = rp_fileio_open_parent(dirfd, path, &pfd, &leaf);
+	if (rc)
+		return rc;
+	fd = openat(pfd, leaf, DIR_FLAGS);
+	if (fd < 0)
+		rc = open_failed(pfd, leaf, path, strlen(path), errno);
+	close(pfd);
+	if (rc)
+		return rc;
+	if (futimens(fd, ts) < 0) {
+		rc = -errno;
+		RP_ERR("futimens(%s): %s",
+		       rp_fileio_show(shown, path, strlen(path)),
+		       strerror(-rc));
+	}
+	close(fd);
+	return rc;
+}
+
+int rp_fileio_dir_sync(int fd, const char *shown)
+{
+	if (fsync(fd) < 0) {
+		int e = errno;
+
+		RP_ERR("fsync(directory %s): %s", shown, strerror(e));
+		return -e;
+	}
+	return 0;
+}
