@@ -572,12 +572,22 @@ int msg_recv_auth(struct xfer *x, uint8_t want, struct rp_auth *a)
 int xfer_peer_reason(struct xfer *x, int rc)
 {
 	struct pollfd pfd = { .fd = x->fd, .events = POLLIN };
+	/* What the session carries now, so that messages sent before the
+	 * peer's ERR (FILE, FEND, FACK...) are read past, not refused. */
+	uint8_t want = !strcmp(x->rep.role, "send") ? RP_MSG_ACK : RP_MSG_FILE;
+	double end = rp_now() + 1.0;
+	union rp_msg m;
 
 	/* A peer that gives up sends ERR first, so it is usually there. */
-	if (poll(&pfd, 1, 1000) != 1)
-		return rc;
-	RP_TRACE("ctrl", "the peer has something to say about it:");
-	return msg_recv_err(x, "the reason");
+	while (poll(&pfd, 1, rp_sys_poll_ms(end, 1000)) == 1) {
+		int err = msg_recv(x, want, &m, "the reason");
+
+		if (err)
+			return err;
+		if (x->got_type == RP_MSG_ACK)
+			break;
+	}
+	return rc;
 }
 
 void xfer_send_failure(struct xfer *x, uint8_t type, int rc)

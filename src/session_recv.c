@@ -463,7 +463,6 @@ static int finish_file(struct xfer *x, struct recv_state *r)
 {
 	struct recv_file *c = &r->cur;
 	int err = c->err;
-	int rc;
 
 	if (!err && c->meta.size != RP_SIZE_UNKNOWN &&
 	    c->bytes != c->meta.size) {
@@ -680,7 +679,7 @@ static int session_loop(struct xfer *x, struct recv_state *r)
 	rp_progress_start(&r->prog, x->size);
 	while (!rc && !(r->fin_seen && !r->cur.open &&
 			r->credit_sent == x->done)) {
-		rc = xfer_next_ctl(x, wc, 16, xfer_deadline(x),
+		rc = xfer_next(x, wc, 16, xfer_deadline(x),
 				   want_message(r));
 		if (rc == 0) {
 			rc = on_message(x, r);

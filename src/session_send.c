@@ -280,6 +280,8 @@ static int next_entry(struct xfer *x, struct send_state *s)
 		xfer_entry(x, &s->tally, e.path ? e.path : e.src, 0, e.err,
 			   NULL);
 		return 0;
+	case RP_WALK_KIND_MAX:
+		break;
 	}
 	return RP_EINTERNAL;
 }
@@ -507,7 +509,7 @@ static int session_loop(struct xfer *x, struct send_state *s)
 		rc = pump(x, s);
 		if (rc)
 			break;
-		rc = xfer_next(x, wc, 16, xfer_deadline(x));
+		rc = xfer_next(x, wc, 16, xfer_deadline(x), true);
 		if (rc == 0)
 			rc = on_message(x, s);
 		else if (rc > 0)

@@ -339,8 +339,8 @@ void rp_progress_label(struct rp_progress *p, const char *path)
 	if (n > keep)
 		path += n - keep;
 	rp_fmt_peer(shown, sizeof(shown), path, strlen(path));
-	snprintf(p->label, sizeof(p->label), "%s%s", n > keep ? "..." : "",
-		 shown);
+	snprintf(p->label, sizeof(p->label), "%s%.*s", n > keep ? "..." : "",
+		 (int)sizeof(p->label) - 4, shown);
 }
 
 void rp_progress_update(struct rp_progress *p, uint64_t done)
