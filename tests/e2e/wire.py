@@ -11,12 +11,25 @@ header.length bytes; all integers are big-endian, with no padding:
 
   header   u32 magic "RDPU" | u8 version | u8 type | u16 reserved | u32 length
   qp_addr  u32 qpn | u32 psn | u16 lid | u8 mtu | u8 reserved | u8 gid[16]  (28)
-  HELLO    qp_addr | u64 size | u32 chunk | u32 window | u16 name_len | name
+  HELLO    qp_addr | u64 total | u32 chunk | u32 window | u32 flags         (48)
   MR       qp_addr | u64 addr | u32 rkey | u64 len | u32 chunk | u32 window  (56)
-  FIN      u64 bytes | u8 csum[16]                                            (24)
-  ACK/ERR  u16 status | u64 bytes | u16 text_len | text
+  FILE     u32 id | u8 kind | u8 reserved | u16 mode | u64 size |
+           s64 mtime_sec | u32 mtime_nsec | u16 path_len | path   (30 + path_len)
+  FEND     u32 id | u64 bytes | u8 csum[16]                                  (28)
+  FIN      u64 files | u64 bytes                                             (16)
+  ACK/ERR  u16 status | u64 bytes | u16 text_len | text           (12 + text_len)
+  FACK     u32 id | then as ACK/ERR                               (16 + text_len)
   AUTH     u8 step | u8 nonce[32] | u8 mac[32]                                (65)
-  SYNC     u64 synced_bytes | u64 total_bytes                                 (16)
+  SYNC     u32 id | u64 synced_bytes | u64 total_bytes                       (20)
+
+Version 3: one session carries many files. HELLO and MR set up the QP and
+the ring once; then per entry FILE (kind 1 regular, 2 directory), a
+regular file's chunks, its FEND, and the receiver's FACK; FIN ends the
+session and ACK answers it. HELLO flags: bit 0 (HELLO_PRESERVE) keeps
+mode and mtime; any other bit is malformed. A size of SIZE_UNKNOWN
+(2^64 - 1) is a stream's. The immediate of each data Write is the
+chunk's number in the session modulo 2^31 (IMM_SEQ), with IMM_END on the
+last chunk of a file.
 
 Version 2, with --psk: the key is BLAKE2b-256 of the key file's bytes.
 AUTH: the sender sends step 1 (its nonce Ns), the receiver step 2 (its
@@ -41,10 +54,10 @@ import socket
 import struct
 
 MAGIC = 0x52445055          # "RDPU"
-VERSION = 2
+VERSION = 3
 HDR_LEN = 12
-MAX_PAYLOAD = 1024          # RP_PROTO_MAX_PAYLOAD
-NAME_MAX = 255              # RP_NAME_MAX
+MAX_PAYLOAD = 4224          # RP_PROTO_MAX_PAYLOAD
+PATH_MAX = 4095             # RP_PATH_MAX
 TEXT_MAX = 255              # RP_TEXT_MAX
 GID_LEN = 16
 CSUM_LEN = 16               # XXH3-128, canonical (big-endian) form
@@ -52,11 +65,20 @@ NONCE_LEN = 32              # RP_AUTH_NONCE_LEN
 MAC_LEN = 32                # RP_AUTH_MAC_LEN
 TAG_LEN = 32                # RP_TAG_LEN
 
-HELLO, MR, FIN, ACK, ERR, AUTH, SYNC = 1, 2, 3, 4, 5, 6, 7
-TYPE_NAMES = {HELLO: "HELLO", MR: "MR", FIN: "FIN", ACK: "ACK", ERR: "ERR",
-              AUTH: "AUTH", SYNC: "SYNC"}
+SIZE_UNKNOWN = (1 << 64) - 1  # RP_SIZE_UNKNOWN: a stream's size
 
-# enum rp_status: stable numbers on the wire (ACK.status, ERR.status).
+HELLO, MR, FIN, ACK, ERR, AUTH, SYNC = 1, 2, 3, 4, 5, 6, 7
+FILE, FEND, FACK = 8, 9, 10
+TYPE_NAMES = {HELLO: "HELLO", MR: "MR", FIN: "FIN", ACK: "ACK", ERR: "ERR",
+              AUTH: "AUTH", SYNC: "SYNC", FILE: "FILE", FEND: "FEND",
+              FACK: "FACK"}
+
+HELLO_PRESERVE = 0x1        # HELLO flag: keep each file's mode and mtime
+FILE_REG, FILE_DIR = 1, 2   # FILE kinds
+IMM_END = 0x80000000        # data immediate: a file's last chunk
+IMM_SEQ = 0x7fffffff        # data immediate: the session's chunk number
+
+# enum rp_status: stable numbers on the wire (ACK, ERR and FACK status).
 STATUS = {0: "ok", 1: "exists", 2: "badname", 3: "nospace", 4: "limit",
           5: "busy", 6: "proto", 7: "checksum", 8: "io", 9: "rdma",
           10: "auth", 11: "version", 12: "timeout", 13: "internal",
@@ -64,20 +86,26 @@ STATUS = {0: "ok", 1: "exists", 2: "badname", 3: "nospace", 4: "limit",
 
 _HDR = struct.Struct(">IBBHI")
 _QP = struct.Struct(">IIHBB")           # then the 16-byte GID
-_HELLO_FIXED = struct.Struct(">QIIH")   # after qp_addr, then the name
+_HELLO_FIXED = struct.Struct(">QIII")   # after qp_addr
 _MR_FIXED = struct.Struct(">QIQII")     # after qp_addr
-_FIN_FIXED = struct.Struct(">Q")        # then the checksum
+_FILE_FIXED = struct.Struct(">IBBHQqIH")  # then the path
+_FEND_FIXED = struct.Struct(">IQ")      # then the checksum
+_FIN = struct.Struct(">QQ")             # files, bytes
+_ID = struct.Struct(">I")               # FACK's id, before the result
 _RESULT_FIXED = struct.Struct(">HQH")   # then the text
 _AUTH_FIXED = struct.Struct(">B")       # then nonce and MAC
-_SYNC = struct.Struct(">QQ")            # synced, total (receiver -> sender)
+_SYNC = struct.Struct(">IQQ")           # id, synced, total
 
 QP_ADDR_LEN = _QP.size + GID_LEN                        # 28
-HELLO_FIXED_LEN = QP_ADDR_LEN + _HELLO_FIXED.size       # 46
+HELLO_LEN = QP_ADDR_LEN + _HELLO_FIXED.size             # 48
 MR_LEN = QP_ADDR_LEN + _MR_FIXED.size                   # 56
-FIN_LEN = _FIN_FIXED.size + CSUM_LEN                    # 24
+FILE_FIXED_LEN = _FILE_FIXED.size                       # 30
+FEND_LEN = _FEND_FIXED.size + CSUM_LEN                  # 28
+FIN_LEN = _FIN.size                                     # 16
 RESULT_FIXED_LEN = _RESULT_FIXED.size                   # 12
+FACK_FIXED_LEN = _ID.size + RESULT_FIXED_LEN            # 16
 AUTH_LEN = _AUTH_FIXED.size + NONCE_LEN + MAC_LEN       # 65
-SYNC_LEN = _SYNC.size                                   # 16
+SYNC_LEN = _SYNC.size                                   # 20
 
 
 # --- encoders ---------------------------------------------------------------
@@ -102,14 +130,12 @@ def qp_addr(qpn, psn, gid, lid=0, mtu=3, reserved=0):
     return _QP.pack(qpn, psn, lid, mtu, reserved) + gid
 
 
-def hello_payload(qp, size, chunk, window, name, name_len=None):
-    """HELLO's payload; name_len defaults to len(name)."""
-    n = len(name) if name_len is None else name_len
-    return qp + _HELLO_FIXED.pack(size, chunk, window, n) + name
+def hello_payload(qp, total, chunk, window, flags=0):
+    return qp + _HELLO_FIXED.pack(total, chunk, window, flags)
 
 
-def hello(qp, size, chunk, window, name, name_len=None):
-    return msg(HELLO, hello_payload(qp, size, chunk, window, name, name_len))
+def hello(qp, total, chunk, window, flags=0):
+    return msg(HELLO, hello_payload(qp, total, chunk, window, flags))
 
 
 def mr_payload(qp, addr, rkey, length, chunk, window):
@@ -120,12 +146,34 @@ def mr(qp, addr, rkey, length, chunk, window):
     return msg(MR, mr_payload(qp, addr, rkey, length, chunk, window))
 
 
-def fin_payload(nbytes, csum):
-    return _FIN_FIXED.pack(nbytes) + csum
+def file_payload(fid, kind, mode, size, mtime_sec, mtime_nsec, path,
+                 path_len=None, reserved=0):
+    """FILE's payload; path_len defaults to len(path)."""
+    n = len(path) if path_len is None else path_len
+    return _FILE_FIXED.pack(fid, kind, reserved, mode, size, mtime_sec,
+                            mtime_nsec, n) + path
 
 
-def fin(nbytes, csum):
-    return msg(FIN, fin_payload(nbytes, csum))
+def pack_file(fid, kind, path, mode=0o644, size=0, mtime_sec=0,
+              mtime_nsec=0, path_len=None, reserved=0):
+    return msg(FILE, file_payload(fid, kind, mode, size, mtime_sec,
+                                  mtime_nsec, path, path_len, reserved))
+
+
+def fend_payload(fid, nbytes, csum):
+    return _FEND_FIXED.pack(fid, nbytes) + csum
+
+
+def pack_fend(fid, nbytes, csum):
+    return msg(FEND, fend_payload(fid, nbytes, csum))
+
+
+def fin_payload(files, nbytes):
+    return _FIN.pack(files, nbytes)
+
+
+def fin(files, nbytes):
+    return msg(FIN, fin_payload(files, nbytes))
 
 
 def result_payload(status, nbytes=0, text=b""):
@@ -140,12 +188,26 @@ def err(status, nbytes=0, text=b""):
     return msg(ERR, result_payload(status, nbytes, text))
 
 
+def fack_payload(fid, status=0, nbytes=0, text=b""):
+    return _ID.pack(fid) + result_payload(status, nbytes, text)
+
+
+def pack_fack(fid, status=0, nbytes=0, text=b""):
+    return msg(FACK, fack_payload(fid, status, nbytes, text))
+
+
 def auth(step, nonce, mac):
     return msg(AUTH, _AUTH_FIXED.pack(step) + nonce + mac)
 
 
-def sync(synced, total):
-    return msg(SYNC, _SYNC.pack(synced, total))
+def sync(fid, synced, total):
+    return msg(SYNC, _SYNC.pack(fid, synced, total))
+
+
+def imm(seq, end=False):
+    """A data Write's immediate: chunk number seq (mod 2^31), IMM_END on a
+    file's last chunk."""
+    return (seq & IMM_SEQ) | (IMM_END if end else 0)
 
 
 # --- decoders ---------------------------------------------------------------
@@ -169,12 +231,10 @@ def unpack_qp(p):
 
 
 def unpack_hello(p):
-    _need(p, HELLO_FIXED_LEN, "HELLO", exact=False)
+    _need(p, HELLO_LEN, "HELLO")
     m = unpack_qp(p)
-    m["size"], m["chunk"], m["window"], n = _HELLO_FIXED.unpack_from(
-        p, QP_ADDR_LEN)
-    _need(p, HELLO_FIXED_LEN + n, "HELLO")
-    m["name"] = p[HELLO_FIXED_LEN:]
+    (m["total"], m["chunk"], m["window"],
+     m["flags"]) = _HELLO_FIXED.unpack_from(p, QP_ADDR_LEN)
     return m
 
 
@@ -186,10 +246,27 @@ def unpack_mr(p):
     return m
 
 
+def unpack_file(p):
+    """FILE payload: dict of its fields; path is path_len bytes."""
+    _need(p, FILE_FIXED_LEN, "FILE", exact=False)
+    (fid, kind, reserved, mode, size, sec, nsec,
+     n) = _FILE_FIXED.unpack_from(p)
+    _need(p, FILE_FIXED_LEN + n, "FILE")
+    return {"id": fid, "kind": kind, "reserved": reserved, "mode": mode,
+            "size": size, "mtime_sec": sec, "mtime_nsec": nsec,
+            "path": p[FILE_FIXED_LEN:]}
+
+
+def unpack_fend(p):
+    _need(p, FEND_LEN, "FEND")
+    fid, nbytes = _FEND_FIXED.unpack_from(p)
+    return {"id": fid, "bytes": nbytes, "csum": p[_FEND_FIXED.size:]}
+
+
 def unpack_fin(p):
     _need(p, FIN_LEN, "FIN")
-    return {"bytes": _FIN_FIXED.unpack_from(p)[0],
-            "csum": p[_FIN_FIXED.size:]}
+    files, nbytes = _FIN.unpack(p)
+    return {"files": files, "bytes": nbytes}
 
 
 def unpack_result(p):
@@ -198,6 +275,12 @@ def unpack_result(p):
     status, nbytes, n = _RESULT_FIXED.unpack_from(p)
     _need(p, RESULT_FIXED_LEN + n, "ACK/ERR")
     return {"status": status, "bytes": nbytes, "text": p[RESULT_FIXED_LEN:]}
+
+
+def unpack_fack(p):
+    """FACK payload: dict of id, status, bytes, text."""
+    _need(p, FACK_FIXED_LEN, "FACK", exact=False)
+    return dict(unpack_result(p[_ID.size:]), id=_ID.unpack_from(p)[0])
 
 
 def result_status(p):
@@ -214,11 +297,16 @@ def unpack_auth(p):
 
 
 def unpack_sync(p):
-    """SYNC payload: dict of synced and total (not checked: a test may
+    """SYNC payload: dict of id, synced and total (not checked: a test may
     want to see a receiver's out-of-range claim)."""
     _need(p, SYNC_LEN, "SYNC")
-    synced, total = _SYNC.unpack(p)
-    return {"synced": synced, "total": total}
+    fid, synced, total = _SYNC.unpack(p)
+    return {"id": fid, "synced": synced, "total": total}
+
+
+def unpack_imm(v):
+    """(chunk number, last chunk of its file?) of a data immediate."""
+    return (v & IMM_SEQ, bool(v & IMM_END))
 
 
 def status_name(status):

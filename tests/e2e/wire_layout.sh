@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: MIT
 # modes: host
 # tests/e2e/wire.py, the tests' own codec, against the C side's numbers:
-# magic, version, message types, status codes and limits from
-# include/rdmapush/proto.h and limits.h, every message's length from the
-# layout table in src/proto.c, and a round trip of each message. On the
+# magic, version, message types, status codes, file kinds, HELLO flags,
+# immediate bits and limits from include/rdmapush/proto.h and limits.h;
+# every message's length, and every field at its offset, from the layout
+# table in src/proto.c; and a round trip of each message. On the
 # host, no lab: it runs first in tests/e2e/run.
 . "$(dirname "$0")/lib.sh"
 
@@ -51,32 +52,114 @@ same("GID, checksum, nonce and MAC lengths",
 same("tag length and the room left for it",
      (wire.TAG_LEN, wire.TAG_LEN),
      (define(auth_h, "RP_TAG_LEN"), define(hdr_h, "RP_PROTO_TAG_ROOM")))
-same("payload, name and text limits",
-     (wire.MAX_PAYLOAD, wire.NAME_MAX, wire.TEXT_MAX),
-     tuple(define(lim_h, n) for n in ("RP_PROTO_MAX_PAYLOAD", "RP_NAME_MAX",
+same("payload, path and text limits",
+     (wire.MAX_PAYLOAD, wire.PATH_MAX, wire.TEXT_MAX),
+     tuple(define(lim_h, n) for n in ("RP_PROTO_MAX_PAYLOAD", "RP_PATH_MAX",
                                       "RP_TEXT_MAX")))
+same("unknown size", wire.SIZE_UNKNOWN == (1 << 64) - 1 and
+     re.search(r"#define\s+RP_SIZE_UNKNOWN\s+UINT64_MAX\b", lim_h) is not None,
+     True)
 same("message types", {v: k for k, v in wire.TYPE_NAMES.items()},
      enum("RP_MSG_"))
 same("status codes", {v.upper(): k for k, v in wire.STATUS.items()},
      enum("RP_ST_"))
+same("file kinds", {"REG": wire.FILE_REG, "DIR": wire.FILE_DIR},
+     enum("RP_FILE_"))
+same("HELLO flags", (wire.HELLO_PRESERVE, wire.HELLO_PRESERVE),
+     (define(hdr_h, "RP_HELLO_PRESERVE"), define(hdr_h, "RP_HELLO_FLAGS")
+      or define(hdr_h, "RP_HELLO_PRESERVE")))
+same("data immediate bits", (wire.IMM_END, wire.IMM_SEQ),
+     (define(hdr_h, "RP_IMM_END"), define(hdr_h, "RP_IMM_SEQ")))
 
-# The layout table's sizes: "MR, 56 bytes", "HELLO, 46 + name_len bytes".
+# src/proto.c's layout table: each block's size line and its rows
+# ("\t28 u64 total\t..."), as {name: (size, [(offset, type, field)])}.
 table = proto_c[:proto_c.index("*/", proto_c.index("Wire layouts"))]
-sizes = dict(re.findall(r"\* (qp_addr|HELLO|MR|FIN|ACK and ERR|AUTH)"
-                        r"(?: \(struct rp_result\))?, (\d+)", table))
+blocks = {}
+for line in table.splitlines():
+    m = re.match(r" \* (qp_addr|[A-Z][A-Za-z ]*?)(?: \(struct rp_result\))?, "
+                 r"(\d+)(?: \+ \w+)? bytes", line)
+    if m:
+        rows = []
+        blocks[m.group(1)] = (int(m.group(2)), rows)
+        continue
+    m = re.match(r" \*\t\s*(\d+) (qp_addr|u8|u16|u32|u64)"
+                 r"(?:\s+(\w+)(?:\[(\w+)\])?)?", line)
+    if m and blocks:
+        rows.append((int(m.group(1)), m.group(2), m.group(3) or m.group(2),
+                     m.group(4)))
+fack = re.search(r"FACK is the same\s*\n\s*\* after a u32 id \((\d+) \+",
+                 table)
 same("message lengths in src/proto.c's layout table",
-     {"qp_addr": wire.QP_ADDR_LEN, "HELLO": wire.HELLO_FIXED_LEN,
-      "MR": wire.MR_LEN, "FIN": wire.FIN_LEN,
-      "ACK and ERR": wire.RESULT_FIXED_LEN, "AUTH": wire.AUTH_LEN},
-     {k: int(v) for k, v in sizes.items()})
+     {"qp_addr": wire.QP_ADDR_LEN, "HELLO": wire.HELLO_LEN,
+      "MR": wire.MR_LEN, "FILE": wire.FILE_FIXED_LEN, "FEND": wire.FEND_LEN,
+      "FIN": wire.FIN_LEN, "ACK and ERR": wire.RESULT_FIXED_LEN,
+      "FACK": wire.FACK_FIXED_LEN, "AUTH": wire.AUTH_LEN,
+      "SYNC": wire.SYNC_LEN},
+     dict({k: v[0] for k, v in blocks.items()},
+          FACK=int(fack.group(1)) if fack else None))
 
-# Round trips: what the encoders write, the decoders read back.
+WIDTH = {"u8": 1, "u16": 2, "u32": 4, "u64": 8, "qp_addr": wire.QP_ADDR_LEN}
+
+
+def fields(name, payload, want, base=0):
+    """Every row of the table's block name read from payload (a wire.py
+    encoding) at its offset + base, against want[field]: the offsets are
+    the table's, the bytes wire.py's. Rows must also be contiguous and
+    fill the block's fixed size."""
+    size, rows = blocks.get(name, (None, []))
+    got, end = {}, 0
+    for off, typ, field, count in rows:
+        if off != end:
+            got["offset of " + field] = off
+            want = dict(want, **{"offset of " + field: end})
+        if count and not count.isdigit():
+            got[field] = payload[base + off:]   # the variable tail
+            break
+        n = WIDTH[typ] * (int(count) if count else 1)
+        raw = payload[base + off:base + off + n]
+        got[field] = raw if count or typ == "qp_addr" else \
+            int.from_bytes(raw, "big", signed=field == "mtime_sec")
+        end = off + n
+    report(rows != [] and end == size and got == want,
+           f"{name} fields at src/proto.c's offsets",
+           f"table size {size}, rows end at {end}; read {got}, want {want}")
+
+
 qp = wire.qp_addr(0x123456, 0xabcdef, wire.gid_v4("10.77.0.1"), lid=7,
                   mtu=5)
 q = {"qpn": 0x123456, "psn": 0xabcdef, "lid": 7, "mtu": 5, "reserved": 0,
      "gid": wire.gid_v4("10.77.0.1")}
+csum = bytes(range(0xa0, 0xb0))
+fields("qp_addr", qp, q)
+fields("HELLO", wire.hello_payload(qp, (1 << 40) + 5, 65536, 8,
+                                   wire.HELLO_PRESERVE),
+       {"qp_addr": qp, "total": (1 << 40) + 5, "chunk": 65536, "window": 8,
+        "flags": wire.HELLO_PRESERVE})
+fields("MR", wire.mr_payload(qp, 1 << 47, 0x1234, 8 << 16, 65536, 8),
+       {"qp_addr": qp, "addr": 1 << 47, "rkey": 0x1234, "len": 8 << 16,
+        "chunk": 65536, "window": 8})
+fields("FILE", wire.file_payload(0x01020304, wire.FILE_REG, 0o4755,
+                                 wire.SIZE_UNKNOWN, -2, 999999999, b"d/f"),
+       {"id": 0x01020304, "kind": wire.FILE_REG, "reserved": 0,
+        "mode": 0o4755, "size": wire.SIZE_UNKNOWN, "mtime_sec": -2,
+        "mtime_nsec": 999999999, "path_len": 3, "path": b"d/f"})
+fields("FEND", wire.fend_payload(9, 1 << 33, csum),
+       {"id": 9, "bytes": 1 << 33, "csum": csum})
+fields("FIN", wire.fin_payload(3, 1 << 33), {"files": 3, "bytes": 1 << 33})
+res = {"status": 8, "bytes": 77, "text_len": 4, "text": b"disk"}
+fields("ACK and ERR", wire.result_payload(8, 77, b"disk"), res)
+# FACK: the result's rows after a u32 id.
+fields("ACK and ERR", wire.fack_payload(0x0a0b0c0d, 8, 77, b"disk"), res,
+       base=4)
+same("FACK's id first", wire.fack_payload(0x0a0b0c0d)[:4],
+     bytes([10, 11, 12, 13]))
+fields("AUTH", wire.auth(2, b"n" * 32, b"m" * 32)[wire.HDR_LEN:],
+       {"step": 2, "nonce": b"n" * 32, "mac": b"m" * 32})
+fields("SYNC", wire.sync(5, 1 << 20, 1 << 30)[wire.HDR_LEN:],
+       {"id": 5, "synced_bytes": 1 << 20, "total_bytes": 1 << 30})
 
 
+# Round trips: what the encoders write, the decoders read back.
 def trip(name, m, mtype, unpack, want):
     magic, ver, t, res, n = wire.parse_hdr(m[:wire.HDR_LEN])
     got = unpack(m[wire.HDR_LEN:])
@@ -85,20 +168,46 @@ def trip(name, m, mtype, unpack, want):
            f"{name} round trip", f"header {(magic, ver, t, res, n)}, {got}")
 
 
-trip("HELLO", wire.hello(qp, 1 << 40, 65536, 8, b"f.bin"), wire.HELLO,
-     wire.unpack_hello, dict(q, size=1 << 40, chunk=65536, window=8,
-                             name=b"f.bin"))
+trip("HELLO", wire.hello(qp, 1 << 40, 65536, 8, wire.HELLO_PRESERVE),
+     wire.HELLO, wire.unpack_hello,
+     dict(q, total=1 << 40, chunk=65536, window=8, flags=1))
 trip("MR", wire.mr(qp, 1 << 47, 0x1234, 8 << 16, 65536, 8), wire.MR,
      wire.unpack_mr, dict(q, addr=1 << 47, rkey=0x1234, len=8 << 16,
                           chunk=65536, window=8))
-trip("FIN", wire.fin(12345, bytes(range(16))), wire.FIN, wire.unpack_fin,
-     {"bytes": 12345, "csum": bytes(range(16))})
+long_path = b"p/" * 2047 + b"f"
+trip("FILE, regular, longest path",
+     wire.pack_file(7, wire.FILE_REG, long_path, mode=0o600,
+                    size=wire.SIZE_UNKNOWN, mtime_sec=-1, mtime_nsec=5),
+     wire.FILE, wire.unpack_file,
+     {"id": 7, "kind": 1, "reserved": 0, "mode": 0o600,
+      "size": wire.SIZE_UNKNOWN, "mtime_sec": -1, "mtime_nsec": 5,
+      "path": long_path})
+same("the longest FILE and its tag fit",
+     wire.FILE_FIXED_LEN + len(long_path) + wire.TAG_LEN <= wire.MAX_PAYLOAD
+     and len(long_path) == wire.PATH_MAX, True)
+trip("FILE, directory", wire.pack_file(0, wire.FILE_DIR, b"d", mode=0o755),
+     wire.FILE, wire.unpack_file,
+     {"id": 0, "kind": 2, "reserved": 0, "mode": 0o755, "size": 0,
+      "mtime_sec": 0, "mtime_nsec": 0, "path": b"d"})
+trip("FEND", wire.pack_fend(7, 12345, csum), wire.FEND, wire.unpack_fend,
+     {"id": 7, "bytes": 12345, "csum": csum})
+trip("FIN", wire.fin(2, 12345), wire.FIN, wire.unpack_fin,
+     {"files": 2, "bytes": 12345})
 trip("ACK", wire.ack(0, 99, b"done"), wire.ACK, wire.unpack_result,
      {"status": 0, "bytes": 99, "text": b"done"})
 trip("ERR", wire.err(5, 0, b"receiver busy"), wire.ERR, wire.unpack_result,
      {"status": 5, "bytes": 0, "text": b"receiver busy"})
+trip("FACK", wire.pack_fack(7, 1, 0, b"file exists"), wire.FACK,
+     wire.unpack_fack,
+     {"id": 7, "status": 1, "bytes": 0, "text": b"file exists"})
 trip("AUTH", wire.auth(2, b"n" * 32, b"m" * 32), wire.AUTH, wire.unpack_auth,
      {"step": 2, "nonce": b"n" * 32, "mac": b"m" * 32})
+trip("SYNC", wire.sync(7, 1, 2), wire.SYNC, wire.unpack_sync,
+     {"id": 7, "synced": 1, "total": 2})
+same("data immediates",
+     (wire.imm(5), wire.imm(5, end=True), wire.imm(1 << 31),
+      wire.unpack_imm(0x80000003)),
+     (5, 0x80000005, 0, (3, True)))
 
 # The session key and tag, against the known answers in
 # tests/unit/test_auth.c (which the C side must match too).
@@ -113,7 +222,10 @@ def kat(name):
 skey = wire.session_key(bytes(range(32)), b"\x11" * 32, b"\x22" * 32)
 same("session key (test_auth.c's known answer)", skey.hex(),
      kat("kat_skey").hex())
-sealed = wire.seal(skey, b"S", 5, wire.msg(wire.FIN, b"hello, tag"))
+# The known answer's header is a version 2 one: the tag covers whatever
+# header was sent, so the version does not matter to it.
+sealed = wire.seal(skey, b"S", 5, wire.msg(wire.FIN, b"hello, tag",
+                                           version=2))
 same("tag (test_auth.c's known answer)", sealed[-32:].hex(),
      kat("kat_tag").hex())
 same("a sealed header counts the tag", sealed[:12].hex(),

@@ -35,6 +35,8 @@ static void check_payload(uint8_t type, const uint8_t *p, size_t len,
 		struct rp_hello hello;
 		struct rp_mr mr;
 		struct rp_fin fin;
+		struct rp_file file;
+		struct rp_fend fend;
 		struct rp_result result;
 		struct rp_auth auth;
 		struct rp_sync sync;
@@ -49,8 +51,8 @@ static void check_payload(uint8_t type, const uint8_t *p, size_t len,
 		rc = rp_proto_unpack_hello(p, len, &m.hello, &why);
 		if (rc)
 			break;
-		check(m.hello.name_len >= 1 && m.hello.name_len <= RP_NAME_MAX);
-		check(m.hello.name[m.hello.name_len] == '\0');
+		check(!(m.hello.flags & ~RP_HELLO_FLAGS));
+		check(m.hello.chunk && m.hello.window);
 		n = rp_proto_pack_hello(out, sizeof(out), &m.hello);
 		break;
 	case RP_MSG_MR:
@@ -65,11 +67,30 @@ static void check_payload(uint8_t type, const uint8_t *p, size_t len,
 			break;
 		n = rp_proto_pack_fin(out, sizeof(out), &m.fin);
 		break;
-	case RP_MSG_ACK:
-	case RP_MSG_ERR:
-		rc = rp_proto_unpack_result(p, len, &m.result, &why);
+	case RP_MSG_FILE:
+		rc = rp_proto_unpack_file(p, len, &m.file, &why);
 		if (rc)
 			break;
+		check(m.file.path_len >= 1 && m.file.path_len <= RP_PATH_MAX);
+		check(m.file.path[m.file.path_len] == '\0');
+		check(m.file.kind == RP_FILE_REG || m.file.kind == RP_FILE_DIR);
+		check(m.file.kind == RP_FILE_REG || m.file.size == 0);
+		check(m.file.mode <= 07777 && m.file.mtime_nsec < 1000000000u);
+		n = rp_proto_pack_file(out, sizeof(out), &m.file);
+		break;
+	case RP_MSG_FEND:
+		rc = rp_proto_unpack_fend(p, len, &m.fend, &why);
+		if (rc)
+			break;
+		n = rp_proto_pack_fend(out, sizeof(out), &m.fend);
+		break;
+	case RP_MSG_ACK:
+	case RP_MSG_ERR:
+	case RP_MSG_FACK:
+		rc = rp_proto_unpack_result(p, len, type, &m.result, &why);
+		if (rc)
+			break;
+		check(m.result.status < RP_ST_MAX);
 		check(m.result.text_len <= RP_TEXT_MAX);
 		check(m.result.text[m.result.text_len] == '\0');
 		n = rp_proto_pack_result(out, sizeof(out), type, &m.result);

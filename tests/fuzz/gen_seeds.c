@@ -75,18 +75,47 @@ static void qp(struct rp_qp_addr *a, uint32_t qpn)
 	memcpy(a->gid, gid, sizeof(gid));
 }
 
-static int hello(uint8_t *buf, uint16_t name_len)
+static int hello(uint8_t *buf, uint32_t flags)
 {
 	struct rp_hello m;
 
 	memset(&m, 0, sizeof(m));
 	qp(&m.qp, 0x11);
-	m.size = 1 << 30;
+	m.total = 1 << 30;
 	m.chunk = 1 << 20;
 	m.window = 16;
-	m.name_len = name_len;
-	memset(m.name, 'f', name_len);
+	m.flags = flags;
 	return rp_proto_pack_hello(buf, RP_PROTO_MAX_MSG, &m);
+}
+
+/* A FILE whose path is path_len bytes of "d/d/...". */
+static int file(uint8_t *buf, uint8_t kind, uint64_t size, uint16_t path_len)
+{
+	struct rp_file m;
+	uint16_t i;
+
+	memset(&m, 0, sizeof(m));
+	m.id = 1;
+	m.kind = kind;
+	m.mode = 0644;
+	m.size = size;
+	m.mtime_sec = 1795000000;
+	m.mtime_nsec = 500000000;
+	m.path_len = path_len;
+	for (i = 0; i < path_len && i < RP_PATH_MAX; i++)
+		m.path[i] = i % 2 ? '/' : 'd';
+	return rp_proto_pack_file(buf, RP_PROTO_MAX_MSG, &m);
+}
+
+static int fend(uint8_t *buf)
+{
+	struct rp_fend m;
+
+	memset(&m, 0, sizeof(m));
+	m.id = 1;
+	m.bytes = 1 << 30;
+	memset(m.csum, 0xc5, RP_CSUM_LEN);
+	return rp_proto_pack_fend(buf, RP_PROTO_MAX_MSG, &m);
 }
 
 static int mr(uint8_t *buf, uint32_t chunk, uint32_t window)
@@ -109,6 +138,7 @@ static int result(uint8_t *buf, uint8_t type, uint16_t status,
 	struct rp_result m;
 
 	memset(&m, 0, sizeof(m));
+	m.id = 2;
 	m.status = status;
 	m.bytes = 1 << 30;
 	m.text_len = text_len;
@@ -116,90 +146,113 @@ static int result(uint8_t *buf, uint8_t type, uint16_t status,
 	return rp_proto_pack_result(buf, RP_PROTO_MAX_MSG, type, &m);
 }
 
-int main(int argc, char **argv)
+/* Valid, whole messages. */
+static void valid(void)
 {
 	uint8_t buf[RP_PROTO_MAX_MSG + 1];
 	struct rp_hello h;
-	struct rp_fin fin;
-	int n;
+	struct rp_file f;
+	struct rp_fin fin = { .files = 3, .bytes = 1 << 30 };
+	struct rp_sync sy = { .id = 1, .synced_bytes = 1 << 20,
+			      .total_bytes = 1 << 30 };
+	struct rp_auth a = { .step = RP_AUTH_PROVE };
 
-	if (argc != 2) {
-		fprintf(stderr, "usage: gen_seeds OUTDIR\n");
-		return 2;
-	}
-	outdir = argv[1];
-
-	/* Valid, whole messages. */
-	save("hello_name1", buf, hello(buf, 1));
-	save("hello_name255", buf, hello(buf, RP_NAME_MAX));
+	save("hello", buf, hello(buf, 0));
+	save("hello_preserve", buf, hello(buf, RP_HELLO_PRESERVE));
 	memset(&h, 0, sizeof(h));
 	qp(&h.qp, 0xffffff);
 	memset(h.qp.gid, 0, RP_GID_LEN);
 	h.qp.lid = 7;
 	h.qp.mtu = 5;
+	h.total = RP_SIZE_UNKNOWN;
 	h.chunk = 4096;
 	h.window = 1;
-	h.name_len = 3;
-	memcpy(h.name, "a\0b", 3);
-	save("hello_ib_nul", buf, rp_proto_pack_hello(buf, sizeof(buf), &h));
+	save("hello_ib_stream", buf, rp_proto_pack_hello(buf, sizeof(buf), &h));
 	save("mr", buf, mr(buf, 1 << 20, 16));
 	save("mr_max", buf, mr(buf, 0xffffffff, 0xffffffff));
-	memset(&fin, 0, sizeof(fin));
-	fin.bytes = 1 << 30;
-	memset(fin.csum, 0xc5, RP_CSUM_LEN);
+	save("file", buf, file(buf, RP_FILE_REG, 1 << 30, 9));
+	save("file_dir", buf, file(buf, RP_FILE_DIR, 0, 1));
+	save("file_stream", buf, file(buf, RP_FILE_REG, RP_SIZE_UNKNOWN, 1));
+	save("file_path_max", buf, file(buf, RP_FILE_REG, 0, RP_PATH_MAX));
+	memset(&f, 0, sizeof(f));
+	f.kind = RP_FILE_REG;
+	f.mode = 07777;
+	f.mtime_sec = -1;
+	f.mtime_nsec = 999999999;
+	f.path_len = 3;
+	memcpy(f.path, "a\0b", 3);
+	save("file_nul_mtime", buf, rp_proto_pack_file(buf, sizeof(buf), &f));
+	save("fend", buf, fend(buf));
 	save("fin", buf, rp_proto_pack_fin(buf, sizeof(buf), &fin));
 	save("ack_ok", buf, result(buf, RP_MSG_ACK, RP_ST_OK, 0));
 	save("err_text", buf, result(buf, RP_MSG_ERR, RP_ST_EXISTS, 20));
 	save("err_text255", buf,
 	     result(buf, RP_MSG_ERR, RP_ST_ABORTED, RP_TEXT_MAX));
-	{
-		struct rp_auth a = { .step = RP_AUTH_PROVE };
+	save("fack_ok", buf, result(buf, RP_MSG_FACK, RP_ST_OK, 0));
+	save("fack_text", buf, result(buf, RP_MSG_FACK, RP_ST_BADNAME, 30));
+	save("sync", buf, rp_proto_pack_sync(buf, sizeof(buf), &sy));
+	memset(a.nonce, 0x3c, sizeof(a.nonce));
+	memset(a.mac, 0xa7, sizeof(a.mac));
+	save("auth", buf, rp_proto_pack_auth(buf, sizeof(buf), &a));
+}
 
-		memset(a.nonce, 0x3c, sizeof(a.nonce));
-		memset(a.mac, 0xa7, sizeof(a.mac));
-		save("auth", buf, rp_proto_pack_auth(buf, sizeof(buf), &a));
-	}
+/* Payloads alone, for the decoders run on the raw input. */
+static void raw(void)
+{
+	uint8_t buf[RP_PROTO_MAX_MSG + 1];
+	int n;
 
-	/* Payloads alone, for the decoders run on the raw input. */
-	n = hello(buf, 9);
+	n = hello(buf, RP_HELLO_PRESERVE);
 	save("raw_hello", buf + HDR, n - HDR);
 	n = mr(buf, 65536, 4);
 	save("raw_mr", buf + HDR, n - HDR);
+	n = file(buf, RP_FILE_REG, 100, 12);
+	save("raw_file", buf + HDR, n - HDR);
+	n = fend(buf);
+	save("raw_fend", buf + HDR, n - HDR);
 	n = result(buf, RP_MSG_ERR, RP_ST_IO, 5);
 	save("raw_result", buf + HDR, n - HDR);
+	n = result(buf, RP_MSG_FACK, RP_ST_IO, 5);
+	save("raw_fack", buf + HDR, n - HDR);
+}
 
-	/* Broken: one thing wrong each. */
-	n = hello(buf, 8);
+/* Broken headers and HELLO/MR/ACK: one thing wrong each. */
+static void broken(void)
+{
+	uint8_t buf[RP_PROTO_MAX_MSG + 1];
+	int n;
+
+	n = hello(buf, 0);
 	buf[0] ^= 0x20;
 	save("bad_magic", buf, n);
-	n = hello(buf, 8);
+	n = hello(buf, 0);
 	buf[4] = RP_PROTO_VERSION - 1;
 	save("bad_version", buf, n);
-	n = hello(buf, 8);
+	n = hello(buf, 0);
 	buf[5] = 0;
 	save("bad_type0", buf, n);
-	n = hello(buf, 8);
+	n = hello(buf, 0);
 	buf[5] = RP_MSG_TYPE_MAX;
 	save("bad_type_max", buf, n);
-	n = hello(buf, 8);
+	n = hello(buf, 0);
 	buf[7] = 1;
 	save("bad_hdr_reserved", buf, n);
-	n = hello(buf, 8);
+	n = hello(buf, 0);
 	put_be(buf + 8, 4, RP_PROTO_MAX_PAYLOAD + 1);
 	save("bad_length", buf, n);
-	n = hello(buf, 8);
+	n = hello(buf, 0);
 	save("bad_hello_truncated", buf, n - 1);
-	n = hello(buf, 8);
+	n = hello(buf, 0);
 	buf[n] = 'x';
 	put_be(buf + 8, 4, (uint64_t)(n - HDR + 1));
 	save("bad_hello_trailing", buf, n + 1);
-	n = hello(buf, 8);
-	put_be(buf + HDR + 44, 2, 300);
-	save("bad_hello_namelen", buf, n);
-	n = hello(buf, 8);
+	n = hello(buf, 0);
+	put_be(buf + HDR + 44, 4, 2);
+	save("bad_hello_flag", buf, n);
+	n = hello(buf, 0);
 	put_be(buf + HDR, 4, 0);
 	save("bad_hello_qpn0", buf, n);
-	n = hello(buf, 8);
+	n = hello(buf, 0);
 	memset(buf + HDR + 12, 0, RP_GID_LEN);
 	save("bad_hello_zero_gid", buf, n);
 	n = mr(buf, 1 << 20, 16);
@@ -208,6 +261,60 @@ int main(int argc, char **argv)
 	n = result(buf, RP_MSG_ACK, RP_ST_OK, 0);
 	put_be(buf + HDR, 2, RP_ST_MAX);
 	save("bad_status", buf, n);
+	n = result(buf, RP_MSG_FACK, RP_ST_OK, 0);
+	save("bad_fack_truncated", buf, n - 1);
+}
 
+/* Broken FILEs (offsets: src/proto.c's layout table). */
+static void broken_file(void)
+{
+	uint8_t buf[RP_PROTO_MAX_MSG + 1];
+	int n;
+
+	n = file(buf, RP_FILE_REG, 100, 5);
+	buf[HDR + 4] = 0;
+	save("bad_file_kind0", buf, n);
+	n = file(buf, RP_FILE_REG, 100, 5);
+	buf[HDR + 4] = 3;
+	save("bad_file_kind3", buf, n);
+	n = file(buf, RP_FILE_REG, 100, 5);
+	buf[HDR + 5] = 1;
+	save("bad_file_reserved", buf, n);
+	n = file(buf, RP_FILE_REG, 100, 5);
+	put_be(buf + HDR + 6, 2, 010000);
+	save("bad_file_mode", buf, n);
+	n = file(buf, RP_FILE_REG, 100, 5);
+	buf[HDR + 4] = RP_FILE_DIR;
+	save("bad_file_dir_size", buf, n);
+	n = file(buf, RP_FILE_REG, 100, 5);
+	put_be(buf + HDR + 24, 4, 1000000000);
+	save("bad_file_nsec", buf, n);
+	n = file(buf, RP_FILE_REG, 100, 1);
+	put_be(buf + HDR + 28, 2, 0);
+	put_be(buf + 8, 4, (uint64_t)(n - HDR - 1));
+	save("bad_file_path0", buf, n - 1);
+	n = file(buf, RP_FILE_REG, 100, RP_PATH_MAX);
+	buf[n] = 'd';
+	put_be(buf + HDR + 28, 2, RP_PATH_MAX + 1);
+	put_be(buf + 8, 4, (uint64_t)(n - HDR + 1));
+	save("bad_file_path4096", buf, n + 1);
+	n = file(buf, RP_FILE_REG, 100, 5);
+	put_be(buf + HDR + 28, 2, 6);
+	save("bad_file_path_long", buf, n);
+	n = file(buf, RP_FILE_REG, 100, 5);
+	save("bad_file_truncated", buf, n - 1);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc != 2) {
+		fprintf(stderr, "usage: gen_seeds OUTDIR\n");
+		return 2;
+	}
+	outdir = argv[1];
+	valid();
+	raw();
+	broken();
+	broken_file();
 	return failed;
 }

@@ -28,23 +28,37 @@
 #define OFF_MTU		10
 #define OFF_QP_RSVD	11
 #define OFF_GID		12
-#define OFF_H_SIZE	28
+#define OFF_H_TOTAL	28
 #define OFF_H_CHUNK	36
 #define OFF_H_WINDOW	40
-#define OFF_H_NAMELEN	44
-#define OFF_H_NAME	46
+#define OFF_H_FLAGS	44
+#define HELLO_PLEN	48
 #define OFF_MR_ADDR	28
 #define OFF_MR_RKEY	36
 #define OFF_MR_LEN	40
 #define OFF_MR_CHUNK	48
 #define OFF_MR_WINDOW	52
-#define HELLO_FIXED	46
 #define MR_PLEN		56
-#define FIN_PLEN	24
+#define OFF_F_ID	0
+#define OFF_F_KIND	4
+#define OFF_F_RSVD	5
+#define OFF_F_MODE	6
+#define OFF_F_SIZE	8
+#define OFF_F_SEC	16
+#define OFF_F_NSEC	24
+#define OFF_F_PATHLEN	28
+#define OFF_F_PATH	30
+#define FILE_FIXED	30
+#define OFF_FE_BYTES	4
+#define OFF_FE_CSUM	12
+#define FEND_PLEN	28
+#define FIN_PLEN	16
 #define OFF_R_STATUS	0
 #define OFF_R_BYTES	2
 #define OFF_R_TEXTLEN	10
 #define OFF_R_TEXT	12
+#define FACK_ID_LEN	4	/* FACK: a u32 id, then the ACK layout */
+#define SYNC_PLEN	20
 
 /* Big-endian store of the low 'width' bytes of v, to forge bad fields. */
 static void be_put(uint8_t *p, size_t width, uint64_t v)
@@ -53,6 +67,17 @@ static void be_put(uint8_t *p, size_t width, uint64_t v)
 
 	for (i = 0; i < width; i++)
 		p[i] = (uint8_t)(v >> (8 * (width - 1 - i)));
+}
+
+/* Big-endian load, to read fields back at their documented offsets. */
+static uint64_t be_get(const uint8_t *p, size_t width)
+{
+	uint64_t v = 0;
+	size_t i;
+
+	for (i = 0; i < width; i++)
+		v = v << 8 | p[i];
+	return v;
 }
 
 static void sample_qp(struct rp_qp_addr *a)
@@ -73,11 +98,10 @@ static void sample_hello(struct rp_hello *m)
 {
 	memset(m, 0, sizeof(*m));
 	sample_qp(&m->qp);
-	m->size = 0x0123456789abcdefull;
+	m->total = 0x0123456789abcdefull;
 	m->chunk = 1 << 20;
 	m->window = 16;
-	m->name_len = 8;
-	memcpy(m->name, "data.bin", 8);
+	m->flags = RP_HELLO_PRESERVE;
 }
 
 static void sample_mr(struct rp_mr *m)
@@ -95,8 +119,42 @@ static void sample_mr(struct rp_mr *m)
 
 static void sample_fin(struct rp_fin *m)
 {
+	memset(m, 0, sizeof(*m));
+	m->files = 0x0102030405060708ull;
+	m->bytes = 0xfedcba9876543210ull;
+}
+
+/* A regular file "dir/f", or a directory "dir" when kind says so. */
+static void sample_file(struct rp_file *m, uint8_t kind)
+{
+	memset(m, 0, sizeof(*m));
+	m->id = 0x89abcdef;
+	m->kind = kind;
+	m->mode = kind == RP_FILE_DIR ? 0755 : 0644;
+	m->size = kind == RP_FILE_DIR ? 0 : 0x0000012345678901ull;
+	m->mtime_sec = 1795000000;
+	m->mtime_nsec = 123456789;
+	m->path_len = kind == RP_FILE_DIR ? 3 : 5;
+	memcpy(m->path, "dir/f", m->path_len);
+}
+
+/* The longest path: RP_PATH_MAX bytes of "d/d/.../x". */
+static void longest_path(struct rp_file *m)
+{
+	uint16_t i;
+
+	for (i = 0; i < RP_PATH_MAX; i++)
+		m->path[i] = i % 2 ? '/' : 'd';
+	m->path[RP_PATH_MAX - 1] = 'x';
+	m->path_len = RP_PATH_MAX;
+}
+
+static void sample_fend(struct rp_fend *m)
+{
 	size_t i;
 
+	memset(m, 0, sizeof(*m));
+	m->id = 0x00c0ffee;
 	m->bytes = 0xfedcba9876543210ull;
 	for (i = 0; i < RP_CSUM_LEN; i++)
 		m->csum[i] = (uint8_t)(0xa0 + i);
@@ -105,6 +163,7 @@ static void sample_fin(struct rp_fin *m)
 static void sample_result(struct rp_result *m)
 {
 	memset(m, 0, sizeof(*m));
+	m->id = 0x0badf00d;
 	m->status = RP_ST_NOSPACE;
 	m->bytes = 42;
 	m->text_len = 11;
@@ -119,6 +178,18 @@ static void assert_qp_equal(const struct rp_qp_addr *a,
 	assert_int_equal(a->lid, b->lid);
 	assert_int_equal(a->mtu, b->mtu);
 	assert_memory_equal(a->gid, b->gid, RP_GID_LEN);
+}
+
+static void assert_file_equal(const struct rp_file *a, const struct rp_file *b)
+{
+	assert_int_equal(a->id, b->id);
+	assert_int_equal(a->kind, b->kind);
+	assert_int_equal(a->mode, b->mode);
+	assert_true(a->size == b->size);
+	assert_true(a->mtime_sec == b->mtime_sec);
+	assert_int_equal(a->mtime_nsec, b->mtime_nsec);
+	assert_int_equal(a->path_len, b->path_len);
+	assert_memory_equal(a->path, b->path, a->path_len);
 }
 
 /* Parse the header of a packed message and check its type and length. */
@@ -145,6 +216,11 @@ static int pack_mr(uint8_t *buf, const struct rp_mr *m)
 	return rp_proto_pack_mr(buf, RP_PROTO_MAX_MSG, m);
 }
 
+static int pack_file(uint8_t *buf, const struct rp_file *m)
+{
+	return rp_proto_pack_file(buf, RP_PROTO_MAX_MSG, m);
+}
+
 static int unpack_hello(const uint8_t *buf, int n, struct rp_hello *m,
 			const char **why)
 {
@@ -157,36 +233,87 @@ static int unpack_mr(const uint8_t *buf, int n, struct rp_mr *m,
 	return rp_proto_unpack_mr(buf + HDR, (size_t)n - HDR, m, why);
 }
 
-static int unpack_result(const uint8_t *buf, int n, struct rp_result *m,
-			 const char **why)
+static int unpack_file(const uint8_t *buf, int n, struct rp_file *m,
+		       const char **why)
 {
-	return rp_proto_unpack_result(buf + HDR, (size_t)n - HDR, m, why);
+	return rp_proto_unpack_file(buf + HDR, (size_t)n - HDR, m, why);
+}
+
+static int unpack_result(const uint8_t *buf, int n, uint8_t type,
+			 struct rp_result *m, const char **why)
+{
+	return rp_proto_unpack_result(buf + HDR, (size_t)n - HDR, type, m,
+				      why);
 }
 
 /* ---- round trips ------------------------------------------------------ */
 
-static void test_hello_roundtrip(void **state)
+static void check_hello_roundtrip(const struct rp_hello *in)
 {
 	uint8_t buf[RP_PROTO_MAX_MSG];
-	struct rp_hello in;
 	struct rp_hello out;
 	const char *why = NULL;
 	int n;
 
-	(void)state;
-	sample_hello(&in);
-	n = pack_hello(buf, &in);
-	assert_int_equal(n, HDR + HELLO_FIXED + 8);
+	n = pack_hello(buf, in);
+	assert_int_equal(n, HDR + HELLO_PLEN);
 	assert_hdr(buf, n, RP_MSG_HELLO);
 	memset(&out, 0x5a, sizeof(out));
 	assert_int_equal(unpack_hello(buf, n, &out, &why), 0);
 	assert_null(why);
-	assert_qp_equal(&out.qp, &in.qp);
-	assert_true(out.size == in.size);
-	assert_int_equal(out.chunk, in.chunk);
-	assert_int_equal(out.window, in.window);
-	assert_int_equal(out.name_len, 8);
-	assert_string_equal(out.name, "data.bin");
+	assert_qp_equal(&out.qp, &in->qp);
+	assert_true(out.total == in->total);
+	assert_int_equal(out.chunk, in->chunk);
+	assert_int_equal(out.window, in->window);
+	assert_int_equal(out.flags, in->flags);
+}
+
+static void test_hello_roundtrip(void **state)
+{
+	struct rp_hello in;
+
+	(void)state;
+	sample_hello(&in);
+	check_hello_roundtrip(&in);
+	/* No flags; a stream of unknown size. */
+	in.flags = 0;
+	in.total = RP_SIZE_UNKNOWN;
+	check_hello_roundtrip(&in);
+}
+
+/* Only RP_HELLO_PRESERVE is defined: every other bit is malformed. */
+static void test_hello_flags(void **state)
+{
+	uint8_t buf[RP_PROTO_MAX_MSG];
+	struct rp_hello h;
+	struct rp_hello out;
+	const char *why;
+	unsigned int bit;
+	int n;
+
+	(void)state;
+	assert_int_equal(RP_HELLO_FLAGS, RP_HELLO_PRESERVE);
+	for (bit = 0; bit < 32; bit++) {
+		sample_hello(&h);
+		n = pack_hello(buf, &h);
+		assert_int_equal(n, HDR + HELLO_PLEN);
+		be_put(buf + HDR + OFF_H_FLAGS, 4, 1u << bit);
+		why = NULL;
+		h.flags = 1u << bit;
+		if (h.flags == RP_HELLO_PRESERVE) {
+			assert_int_equal(unpack_hello(buf, n, &out, &why), 0);
+			assert_int_equal(out.flags, RP_HELLO_PRESERVE);
+			assert_int_equal(pack_hello(buf, &h), n);
+			continue;
+		}
+		assert_int_equal(unpack_hello(buf, n, &out, &why), RP_EPROTO);
+		assert_string_equal(why, "unknown flags");
+		assert_int_equal(pack_hello(buf, &h), RP_EPROTO);
+	}
+	sample_hello(&h);
+	n = pack_hello(buf, &h);
+	be_put(buf + HDR + OFF_H_FLAGS, 4, 0xffffffff);
+	assert_int_equal(unpack_hello(buf, n, &out, NULL), RP_EPROTO);
 }
 
 static void test_mr_roundtrip(void **state)
@@ -211,6 +338,87 @@ static void test_mr_roundtrip(void **state)
 	assert_true(out.len == in.len);
 	assert_int_equal(out.chunk, in.chunk);
 	assert_int_equal(out.window, in.window);
+}
+
+static void check_file_roundtrip(const struct rp_file *in)
+{
+	static uint8_t buf[RP_PROTO_MAX_MSG];
+	static struct rp_file out;
+	const char *why = NULL;
+	int n;
+
+	n = pack_file(buf, in);
+	assert_int_equal(n, HDR + FILE_FIXED + in->path_len);
+	assert_hdr(buf, n, RP_MSG_FILE);
+	memset(&out, 0x5a, sizeof(out));
+	assert_int_equal(unpack_file(buf, n, &out, &why), 0);
+	assert_null(why);
+	assert_file_equal(&out, in);
+	assert_int_equal(out.path[out.path_len], '\0');
+}
+
+static void test_file_roundtrip(void **state)
+{
+	static struct rp_file f;
+
+	(void)state;
+	sample_file(&f, RP_FILE_REG);
+	check_file_roundtrip(&f);
+	sample_file(&f, RP_FILE_DIR);
+	check_file_roundtrip(&f);
+
+	/* The longest path, the largest mode and nanoseconds. */
+	sample_file(&f, RP_FILE_REG);
+	longest_path(&f);
+	f.mode = 07777;
+	f.mtime_nsec = 999999999;
+	check_file_roundtrip(&f);
+	sample_file(&f, RP_FILE_DIR);
+	longest_path(&f);
+	check_file_roundtrip(&f);
+
+	/* Before 1970, and the extremes: mtime_sec is two's complement. */
+	sample_file(&f, RP_FILE_REG);
+	f.mtime_sec = -1;
+	check_file_roundtrip(&f);
+	f.mtime_sec = -86400 * 365 - 1;
+	check_file_roundtrip(&f);
+	f.mtime_sec = INT64_MIN;
+	check_file_roundtrip(&f);
+	f.mtime_sec = INT64_MAX;
+	check_file_roundtrip(&f);
+
+	/* A stream: its size known only at its FEND. */
+	f.size = RP_SIZE_UNKNOWN;
+	check_file_roundtrip(&f);
+	f.size = 0;
+	f.mode = 0;
+	f.mtime_sec = 0;
+	f.mtime_nsec = 0;
+	f.id = UINT32_MAX;
+	check_file_roundtrip(&f);
+}
+
+static void test_fend_roundtrip(void **state)
+{
+	uint8_t buf[RP_PROTO_MAX_MSG];
+	struct rp_fend in;
+	struct rp_fend out;
+	const char *why = NULL;
+	int n;
+
+	(void)state;
+	sample_fend(&in);
+	n = rp_proto_pack_fend(buf, sizeof(buf), &in);
+	assert_int_equal(n, HDR + FEND_PLEN);
+	assert_hdr(buf, n, RP_MSG_FEND);
+	memset(&out, 0x5a, sizeof(out));
+	assert_int_equal(rp_proto_unpack_fend(buf + HDR, FEND_PLEN, &out,
+					      &why), 0);
+	assert_null(why);
+	assert_int_equal(out.id, in.id);
+	assert_true(out.bytes == in.bytes);
+	assert_memory_equal(out.csum, in.csum, RP_CSUM_LEN);
 }
 
 /* AUTH: 65 bytes, step 1..3, every truncation and a trailing byte refused. */
@@ -256,14 +464,17 @@ static void test_auth(void **state)
 	assert_string_equal(rp_proto_type_name(RP_MSG_AUTH), "AUTH");
 }
 
-/* SYNC: 16 bytes, synced <= total, every truncation and a trailing byte
- * refused, both boundaries exact. */
+/*
+ * SYNC: 20 bytes, the file's id then synced <= total; every truncation
+ * and a trailing byte refused, both boundaries exact.
+ */
 static void test_sync(void **state)
 {
-	static const uint8_t wire[] = { 0, 0, 0, 0, 0, 0xc0, 0, 0,
+	static const uint8_t wire[] = { 0x01, 0x02, 0x03, 0x04,
+					0, 0, 0, 0, 0, 0xc0, 0, 0,
 					0, 0, 0, 0, 0x10, 0, 0, 0 };
 	uint8_t buf[RP_PROTO_MAX_MSG];
-	struct rp_sync in = { .synced_bytes = 12u << 20,
+	struct rp_sync in = { .id = 0x01020304, .synced_bytes = 12u << 20,
 			      .total_bytes = 256u << 20 };
 	struct rp_sync out;
 	const char *why = NULL;
@@ -271,31 +482,35 @@ static void test_sync(void **state)
 
 	(void)state;
 	n = rp_proto_pack_sync(buf, sizeof(buf), &in);
-	assert_int_equal(n, HDR + 16);
+	assert_int_equal(n, HDR + SYNC_PLEN);
 	assert_hdr(buf, n, RP_MSG_SYNC);
 	assert_memory_equal(buf + HDR, wire, sizeof(wire));
-	assert_int_equal(rp_proto_unpack_sync(buf + HDR, 16, &out, &why), 0);
+	assert_int_equal(rp_proto_unpack_sync(buf + HDR, SYNC_PLEN, &out,
+					      &why), 0);
+	assert_int_equal(out.id, in.id);
 	assert_true(out.synced_bytes == in.synced_bytes);
 	assert_true(out.total_bytes == in.total_bytes);
-	for (size_t len = 0; len < 16; len++)
+	for (size_t len = 0; len < SYNC_PLEN; len++)
 		assert_int_equal(rp_proto_unpack_sync(buf + HDR, len, &out,
 						      NULL), RP_EPROTO);
-	assert_int_equal(rp_proto_unpack_sync(buf + HDR, 17, &out, NULL),
-			 RP_EPROTO);
+	assert_int_equal(rp_proto_unpack_sync(buf + HDR, SYNC_PLEN + 1, &out,
+					      NULL), RP_EPROTO);
 	/* All synced, at the largest size: fine. One above: refused. */
 	in.synced_bytes = in.total_bytes = UINT64_MAX;
 	n = rp_proto_pack_sync(buf, sizeof(buf), &in);
-	assert_int_equal(n, HDR + 16);
-	assert_int_equal(rp_proto_unpack_sync(buf + HDR, 16, &out, NULL), 0);
-	buf[HDR + 15] = 0xfe;
+	assert_int_equal(n, HDR + SYNC_PLEN);
+	assert_int_equal(rp_proto_unpack_sync(buf + HDR, SYNC_PLEN, &out,
+					      NULL), 0);
+	buf[HDR + SYNC_PLEN - 1] = 0xfe;
 	why = NULL;
-	assert_int_equal(rp_proto_unpack_sync(buf + HDR, 16, &out, &why),
-			 RP_EPROTO);
+	assert_int_equal(rp_proto_unpack_sync(buf + HDR, SYNC_PLEN, &out,
+					      &why), RP_EPROTO);
 	assert_string_equal(why, "synced bytes above total");
 	in.total_bytes = UINT64_MAX - 1;
 	assert_int_equal(rp_proto_pack_sync(buf, sizeof(buf), &in), RP_EPROTO);
 	in.synced_bytes = 0;
-	assert_int_equal(rp_proto_pack_sync(buf, HDR + 15, &in), -ENOBUFS);
+	assert_int_equal(rp_proto_pack_sync(buf, HDR + SYNC_PLEN - 1, &in),
+			 -ENOBUFS);
 	assert_string_equal(rp_proto_type_name(RP_MSG_SYNC), "SYNC");
 }
 
@@ -312,26 +527,33 @@ static void test_fin_roundtrip(void **state)
 	n = rp_proto_pack_fin(buf, sizeof(buf), &in);
 	assert_int_equal(n, HDR + FIN_PLEN);
 	assert_hdr(buf, n, RP_MSG_FIN);
+	memset(&out, 0x5a, sizeof(out));
 	assert_int_equal(rp_proto_unpack_fin(buf + HDR, FIN_PLEN, &out, &why),
 			 0);
 	assert_null(why);
+	assert_true(out.files == in.files);
 	assert_true(out.bytes == in.bytes);
-	assert_memory_equal(out.csum, in.csum, RP_CSUM_LEN);
 }
 
+/* ACK, ERR and FACK: FACK is the same after its id. */
 static void check_result_roundtrip(uint8_t type, const struct rp_result *in)
 {
 	uint8_t buf[RP_PROTO_MAX_MSG];
+	size_t id_len = type == RP_MSG_FACK ? FACK_ID_LEN : 0;
 	struct rp_result out;
 	const char *why = NULL;
 	int n;
 
 	n = rp_proto_pack_result(buf, sizeof(buf), type, in);
-	assert_int_equal(n, HDR + 12 + in->text_len);
+	assert_int_equal(n, HDR + id_len + 12 + in->text_len);
 	assert_hdr(buf, n, type);
 	memset(&out, 0x5a, sizeof(out));
-	assert_int_equal(unpack_result(buf, n, &out, &why), 0);
+	assert_int_equal(unpack_result(buf, n, type, &out, &why), 0);
 	assert_null(why);
+	if (type == RP_MSG_FACK)
+		assert_int_equal(out.id, in->id);
+	else
+		assert_int_equal(out.id, 0);
 	assert_int_equal(out.status, in->status);
 	assert_true(out.bytes == in->bytes);
 	assert_int_equal(out.text_len, in->text_len);
@@ -347,38 +569,45 @@ static void test_result_roundtrip(void **state)
 	sample_result(&r);
 	check_result_roundtrip(RP_MSG_ERR, &r);
 	check_result_roundtrip(RP_MSG_ACK, &r);
-	/* The usual ACK: success, no text. */
+	check_result_roundtrip(RP_MSG_FACK, &r);
+	/* The usual ACK and FACK: success, no text. */
 	memset(&r, 0, sizeof(r));
 	r.status = RP_ST_OK;
 	r.bytes = UINT64_MAX;
 	check_result_roundtrip(RP_MSG_ACK, &r);
+	r.id = UINT32_MAX;
+	check_result_roundtrip(RP_MSG_FACK, &r);
+	/* The longest text, in a FACK too. */
+	r.text_len = RP_TEXT_MAX;
+	memset(r.text, 't', RP_TEXT_MAX);
+	check_result_roundtrip(RP_MSG_FACK, &r);
 }
 
 static void test_pack_result_bad_type(void **state)
 {
+	static const uint8_t bad[] = {
+		0, RP_MSG_HELLO, RP_MSG_MR, RP_MSG_FIN, RP_MSG_AUTH,
+		RP_MSG_SYNC, RP_MSG_FILE, RP_MSG_FEND, RP_MSG_TYPE_MAX, 0xff,
+	};
 	uint8_t buf[RP_PROTO_MAX_MSG];
 	struct rp_result r;
+	size_t i;
 
 	(void)state;
 	sample_result(&r);
-	assert_int_equal(rp_proto_pack_result(buf, sizeof(buf), 0, &r),
-			 RP_EPROTO);
-	assert_int_equal(rp_proto_pack_result(buf, sizeof(buf), RP_MSG_HELLO,
-					      &r), RP_EPROTO);
-	assert_int_equal(rp_proto_pack_result(buf, sizeof(buf), RP_MSG_FIN,
-					      &r), RP_EPROTO);
-	assert_int_equal(rp_proto_pack_result(buf, sizeof(buf),
-					      RP_MSG_TYPE_MAX, &r), RP_EPROTO);
+	for (i = 0; i < ARRAY_SIZE(bad); i++)
+		assert_int_equal(rp_proto_pack_result(buf, sizeof(buf), bad[i],
+						      &r), RP_EPROTO);
 }
 
 /* ---- golden bytes: the wire format must not drift ---------------------- */
 
 static const uint8_t golden_hello[] = {
 	0x52, 0x44, 0x50, 0x55,		/* magic "RDPU" */
-	0x02,				/* version */
+	0x03,				/* version */
 	0x01,				/* type HELLO */
 	0x00, 0x00,			/* reserved */
-	0x00, 0x00, 0x00, 0x33,		/* length 51 */
+	0x00, 0x00, 0x00, 0x30,		/* length 48 */
 	0x00, 0xab, 0xcd, 0xef,		/* qpn */
 	0x00, 0x12, 0x34, 0x56,		/* psn */
 	0x00, 0x00,			/* lid */
@@ -386,11 +615,10 @@ static const uint8_t golden_hello[] = {
 	0x00,				/* reserved */
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,	/* gid */
 	0x00, 0x00, 0xff, 0xff, 0xc0, 0xa8, 0x01, 0x02,
-	0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x02,	/* size */
+	0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x02,	/* total */
 	0x00, 0x10, 0x00, 0x00,		/* chunk 1 MiB */
 	0x00, 0x00, 0x00, 0x10,		/* window 16 */
-	0x00, 0x05,			/* name_len */
-	'a', '.', 'b', 'i', 'n',	/* name */
+	0x00, 0x00, 0x00, 0x01,		/* flags: preserve */
 };
 
 static void golden_hello_msg(struct rp_hello *m)
@@ -405,11 +633,10 @@ static void golden_hello_msg(struct rp_hello *m)
 	m->qp.lid = 0;
 	m->qp.mtu = 5;
 	memcpy(m->qp.gid, gid, sizeof(gid));
-	m->size = 0x100000002ull;
+	m->total = 0x100000002ull;
 	m->chunk = 0x100000;
 	m->window = 16;
-	m->name_len = 5;
-	memcpy(m->name, "a.bin", 5);
+	m->flags = RP_HELLO_PRESERVE;
 }
 
 static void test_golden_hello(void **state)
@@ -428,15 +655,54 @@ static void test_golden_hello(void **state)
 	assert_int_equal(unpack_hello(golden_hello, sizeof(golden_hello), &out,
 				      NULL), 0);
 	assert_qp_equal(&out.qp, &m.qp);
-	assert_true(out.size == 0x100000002ull);
+	assert_true(out.total == 0x100000002ull);
 	assert_int_equal(out.chunk, 0x100000);
 	assert_int_equal(out.window, 16);
-	assert_int_equal(out.name_len, 5);
-	assert_string_equal(out.name, "a.bin");
+	assert_int_equal(out.flags, RP_HELLO_PRESERVE);
+}
+
+static const uint8_t golden_file[] = {
+	0x52, 0x44, 0x50, 0x55, 0x03,
+	0x08,				/* type FILE */
+	0x00, 0x00,
+	0x00, 0x00, 0x00, 0x23,		/* length 35 */
+	0x00, 0x00, 0x00, 0x07,		/* id */
+	0x01,				/* kind: regular */
+	0x00,				/* reserved */
+	0x01, 0xa4,			/* mode 0644 */
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x10, 0x00,	/* size 4096 */
+	0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,	/* mtime -1 s */
+	0x3b, 0x9a, 0xc9, 0xff,		/* mtime_nsec 999999999 */
+	0x00, 0x05,			/* path_len */
+	'd', '/', 'a', '.', 'b',	/* path */
+};
+
+static void test_golden_file(void **state)
+{
+	uint8_t buf[RP_PROTO_MAX_MSG];
+	struct rp_file m;
+	struct rp_file out;
+
+	(void)state;
+	memset(&m, 0, sizeof(m));
+	m.id = 7;
+	m.kind = RP_FILE_REG;
+	m.mode = 0644;
+	m.size = 4096;
+	m.mtime_sec = -1;
+	m.mtime_nsec = 999999999;
+	m.path_len = 5;
+	memcpy(m.path, "d/a.b", 5);
+	assert_int_equal(pack_file(buf, &m), sizeof(golden_file));
+	assert_memory_equal(buf, golden_file, sizeof(golden_file));
+	assert_int_equal(unpack_file(golden_file, sizeof(golden_file), &out,
+				     NULL), 0);
+	assert_file_equal(&out, &m);
+	assert_string_equal(out.path, "d/a.b");
 }
 
 static const uint8_t golden_err[] = {
-	0x52, 0x44, 0x50, 0x55, 0x02,
+	0x52, 0x44, 0x50, 0x55, 0x03,
 	0x05,				/* type ERR */
 	0x00, 0x00,
 	0x00, 0x00, 0x00, 0x0e,		/* length 14 */
@@ -446,41 +712,60 @@ static const uint8_t golden_err[] = {
 	'n', 'o',
 };
 
-static void test_golden_err(void **state)
+static const uint8_t golden_fack[] = {
+	0x52, 0x44, 0x50, 0x55, 0x03,
+	0x0a,				/* type FACK */
+	0x00, 0x00,
+	0x00, 0x00, 0x00, 0x12,		/* length 18 */
+	0x00, 0x00, 0x01, 0x02,		/* id 258 */
+	0x00, 0x01,			/* status EXISTS */
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00,	/* bytes 256 */
+	0x00, 0x02,			/* text_len */
+	'n', 'o',
+};
+
+static void test_golden_result(void **state)
 {
 	uint8_t buf[RP_PROTO_MAX_MSG];
 	struct rp_result r;
 
 	(void)state;
 	memset(&r, 0, sizeof(r));
+	r.id = 258;
 	r.status = RP_ST_EXISTS;
 	r.bytes = 256;
 	r.text_len = 2;
 	memcpy(r.text, "no", 2);
+	/* ERR has no id: r.id is not written. */
 	assert_int_equal(rp_proto_pack_result(buf, sizeof(buf), RP_MSG_ERR, &r),
 			 sizeof(golden_err));
 	assert_memory_equal(buf, golden_err, sizeof(golden_err));
+	assert_int_equal(rp_proto_pack_result(buf, sizeof(buf), RP_MSG_FACK,
+					      &r), sizeof(golden_fack));
+	assert_memory_equal(buf, golden_fack, sizeof(golden_fack));
 }
 
-/* Big-endian load, to read fields back at their documented offsets. */
-static uint64_t be_get(const uint8_t *p, size_t width)
+/* The data immediate: a 31-bit chunk number and the end-of-file bit. */
+static void test_imm(void **state)
 {
-	uint64_t v = 0;
-	size_t i;
-
-	for (i = 0; i < width; i++)
-		v = v << 8 | p[i];
-	return v;
+	(void)state;
+	assert_int_equal(RP_IMM_END, 0x80000000u);
+	assert_int_equal(RP_IMM_SEQ, 0x7fffffffu);
+	assert_int_equal(RP_IMM_END & RP_IMM_SEQ, 0);
+	assert_int_equal(RP_IMM_END | RP_IMM_SEQ, UINT32_MAX);
 }
 
-/* The MR, FIN and result layouts, field by field at their offsets. */
+/* Every other layout, field by field at its offsets. */
 static void test_layout_offsets(void **state)
 {
-	uint8_t buf[RP_PROTO_MAX_MSG];
+	static uint8_t buf[RP_PROTO_MAX_MSG];
 	const uint8_t *p = buf + HDR;
+	struct rp_hello h;
 	struct rp_mr mr;
 	struct rp_fin fin;
+	struct rp_fend fe;
 	struct rp_result r;
+	static struct rp_file f;
 
 	(void)state;
 	sample_mr(&mr);
@@ -497,11 +782,39 @@ static void test_layout_offsets(void **state)
 	assert_int_equal(be_get(p + OFF_MR_CHUNK, 4), mr.chunk);
 	assert_int_equal(be_get(p + OFF_MR_WINDOW, 4), mr.window);
 
+	sample_hello(&h);
+	assert_int_equal(pack_hello(buf, &h), HDR + HELLO_PLEN);
+	assert_int_equal(be_get(p + OFF_QPN, 4), h.qp.qpn);
+	assert_true(be_get(p + OFF_H_TOTAL, 8) == h.total);
+	assert_int_equal(be_get(p + OFF_H_CHUNK, 4), h.chunk);
+	assert_int_equal(be_get(p + OFF_H_WINDOW, 4), h.window);
+	assert_int_equal(be_get(p + OFF_H_FLAGS, 4), h.flags);
+
+	sample_file(&f, RP_FILE_REG);
+	f.mtime_sec = -2;
+	assert_int_equal(pack_file(buf, &f), HDR + FILE_FIXED + 5);
+	assert_int_equal(be_get(p + OFF_F_ID, 4), f.id);
+	assert_int_equal(p[OFF_F_KIND], RP_FILE_REG);
+	assert_int_equal(p[OFF_F_RSVD], 0);
+	assert_int_equal(be_get(p + OFF_F_MODE, 2), 0644);
+	assert_true(be_get(p + OFF_F_SIZE, 8) == f.size);
+	assert_true(be_get(p + OFF_F_SEC, 8) == UINT64_MAX - 1);
+	assert_int_equal(be_get(p + OFF_F_NSEC, 4), f.mtime_nsec);
+	assert_int_equal(be_get(p + OFF_F_PATHLEN, 2), 5);
+	assert_memory_equal(p + OFF_F_PATH, "dir/f", 5);
+
+	sample_fend(&fe);
+	assert_int_equal(rp_proto_pack_fend(buf, sizeof(buf), &fe),
+			 HDR + FEND_PLEN);
+	assert_int_equal(be_get(p, 4), fe.id);
+	assert_true(be_get(p + OFF_FE_BYTES, 8) == fe.bytes);
+	assert_memory_equal(p + OFF_FE_CSUM, fe.csum, RP_CSUM_LEN);
+
 	sample_fin(&fin);
 	assert_int_equal(rp_proto_pack_fin(buf, sizeof(buf), &fin),
 			 HDR + FIN_PLEN);
-	assert_true(be_get(p, 8) == fin.bytes);
-	assert_memory_equal(p + 8, fin.csum, RP_CSUM_LEN);
+	assert_true(be_get(p, 8) == fin.files);
+	assert_true(be_get(p + 8, 8) == fin.bytes);
 
 	sample_result(&r);
 	assert_int_equal(rp_proto_pack_result(buf, sizeof(buf), RP_MSG_ACK,
@@ -510,109 +823,218 @@ static void test_layout_offsets(void **state)
 	assert_true(be_get(p + OFF_R_BYTES, 8) == r.bytes);
 	assert_int_equal(be_get(p + OFF_R_TEXTLEN, 2), r.text_len);
 	assert_memory_equal(p + OFF_R_TEXT, r.text, r.text_len);
+	assert_int_equal(rp_proto_pack_result(buf, sizeof(buf), RP_MSG_FACK,
+					      &r),
+			 HDR + FACK_ID_LEN + OFF_R_TEXT + 11);
+	assert_int_equal(be_get(p, 4), r.id);
+	p += FACK_ID_LEN;
+	assert_int_equal(be_get(p + OFF_R_STATUS, 2), r.status);
+	assert_true(be_get(p + OFF_R_BYTES, 8) == r.bytes);
+	assert_int_equal(be_get(p + OFF_R_TEXTLEN, 2), r.text_len);
+	assert_memory_equal(p + OFF_R_TEXT, r.text, r.text_len);
 }
 
 /* ---- field bounds ------------------------------------------------------ */
 
-static void test_name_len_bounds(void **state)
+/* One FILE field forced to a value, on the wire and in the struct. */
+struct file_case {
+	size_t off;
+	size_t width;
+	uint64_t val;
+	const char *why;	/* NULL: accepted */
+};
+
+static const struct file_case file_cases[] = {
+	{ OFF_F_KIND, 1, 0, "unknown kind" },
+	{ OFF_F_KIND, 1, 3, "unknown kind" },
+	{ OFF_F_KIND, 1, 0xff, "unknown kind" },
+	/* A regular file's size, relabelled a directory. */
+	{ OFF_F_KIND, 1, RP_FILE_DIR, "directory with a size" },
+	{ OFF_F_MODE, 2, 07777, NULL },
+	{ OFF_F_MODE, 2, 010000, "mode has bits beyond 07777" },
+	{ OFF_F_MODE, 2, 0xffff, "mode has bits beyond 07777" },
+	{ OFF_F_SIZE, 8, UINT64_MAX, NULL },
+	{ OFF_F_SIZE, 8, 0, NULL },
+	{ OFF_F_NSEC, 4, 999999999, NULL },
+	{ OFF_F_NSEC, 4, 1000000000, "mtime nanoseconds out of range" },
+	{ OFF_F_NSEC, 4, 0xffffffff, "mtime nanoseconds out of range" },
+	{ OFF_F_ID, 4, 0xffffffff, NULL },
+};
+
+static void file_set(struct rp_file *f, const struct file_case *c)
 {
-	uint8_t buf[RP_PROTO_MAX_MSG + 1];
-	struct rp_hello m;
-	struct rp_hello out;
+	switch (c->off) {
+	case OFF_F_KIND:
+		f->kind = (uint8_t)c->val;
+		break;
+	case OFF_F_MODE:
+		f->mode = (uint16_t)c->val;
+		break;
+	case OFF_F_SIZE:
+		f->size = c->val;
+		break;
+	case OFF_F_NSEC:
+		f->mtime_nsec = (uint32_t)c->val;
+		break;
+	case OFF_F_ID:
+		f->id = (uint32_t)c->val;
+		break;
+	default:
+		fail();
+	}
+}
+
+static void test_file_bounds(void **state)
+{
+	uint8_t buf[RP_PROTO_MAX_MSG];
+	const struct file_case *c;
+	struct rp_file f;
+	struct rp_file out;
+	const char *why;
+	size_t i;
+	int n;
+
+	(void)state;
+	for (i = 0; i < ARRAY_SIZE(file_cases); i++) {
+		c = &file_cases[i];
+		/* The decoder, from a valid FILE with one field forged. */
+		sample_file(&f, RP_FILE_REG);
+		n = pack_file(buf, &f);
+		assert_int_equal(n, HDR + FILE_FIXED + 5);
+		be_put(buf + HDR + c->off, c->width, c->val);
+		why = NULL;
+		if (c->why) {
+			assert_int_equal(unpack_file(buf, n, &out, &why),
+					 RP_EPROTO);
+			assert_string_equal(why, c->why);
+		} else {
+			assert_int_equal(unpack_file(buf, n, &out, &why), 0);
+		}
+		/* The encoder refuses exactly what the decoder refuses. */
+		file_set(&f, c);
+		if (c->why) {
+			assert_int_equal(pack_file(buf, &f), RP_EPROTO);
+		} else {
+			assert_int_equal(pack_file(buf, &f), n);
+			assert_int_equal(unpack_file(buf, n, &out, NULL), 0);
+			assert_file_equal(&out, &f);
+		}
+	}
+}
+
+/* FILE's reserved byte: any bit set is refused. */
+static void test_file_reserved(void **state)
+{
+	uint8_t buf[RP_PROTO_MAX_MSG];
+	struct rp_file f;
+	struct rp_file out;
+	const char *why;
+	int bit;
+	int n;
+
+	(void)state;
+	sample_file(&f, RP_FILE_REG);
+	n = pack_file(buf, &f);
+	assert_int_equal(buf[HDR + OFF_F_RSVD], 0);
+	for (bit = 0; bit < 8; bit++) {
+		buf[HDR + OFF_F_RSVD] = (uint8_t)(1u << bit);
+		why = NULL;
+		assert_int_equal(unpack_file(buf, n, &out, &why), RP_EPROTO);
+		assert_non_null(strstr(why, "reserved byte not zero"));
+	}
+}
+
+static void test_path_len_bounds(void **state)
+{
+	static uint8_t buf[RP_PROTO_MAX_MSG + 1];
+	static struct rp_file f;
+	static struct rp_file out;
 	const char *why = NULL;
 	int n;
 
 	(void)state;
-	sample_hello(&m);
+	sample_file(&f, RP_FILE_REG);
+	f.path_len = 1;
+	n = pack_file(buf, &f);
+	assert_int_equal(n, HDR + FILE_FIXED + 1);
+	assert_int_equal(unpack_file(buf, n, &out, &why), 0);
+	assert_string_equal(out.path, "d");
 
-	m.name_len = 1;
-	m.name[0] = 'x';
-	n = pack_hello(buf, &m);
-	assert_int_equal(n, HDR + HELLO_FIXED + 1);
-	assert_int_equal(unpack_hello(buf, n, &out, &why), 0);
-	assert_int_equal(out.name_len, 1);
-	assert_string_equal(out.name, "x");
+	/* 0: every entry has a path. */
+	be_put(buf + HDR + OFF_F_PATHLEN, 2, 0);
+	assert_int_equal(unpack_file(buf, n - 1, &out, &why), RP_EPROTO);
+	assert_string_equal(why, "path length out of range");
+	f.path_len = 0;
+	assert_int_equal(pack_file(buf, &f), RP_EPROTO);
 
-	m.name_len = RP_NAME_MAX;
-	memset(m.name, 'n', RP_NAME_MAX);
-	n = pack_hello(buf, &m);
-	assert_int_equal(n, HDR + HELLO_FIXED + 255);
-	assert_int_equal(unpack_hello(buf, n, &out, &why), 0);
-	assert_int_equal(out.name_len, 255);
-	assert_int_equal(strlen(out.name), 255);
-	assert_memory_equal(out.name, m.name, 255);
-
-	/* 256 on the wire: the 255-byte message plus one byte, relabelled. */
-	buf[n] = 'n';
-	be_put(buf + HDR + OFF_H_NAMELEN, 2, RP_NAME_MAX + 1);
+	/* RP_PATH_MAX + 1 on the wire: the longest message, relabelled. */
+	longest_path(&f);
+	n = pack_file(buf, &f);
+	assert_int_equal(n, HDR + FILE_FIXED + RP_PATH_MAX);
+	buf[n] = 'd';
+	be_put(buf + HDR + OFF_F_PATHLEN, 2, RP_PATH_MAX + 1);
 	why = NULL;
-	assert_int_equal(unpack_hello(buf, n + 1, &out, &why), RP_EPROTO);
-	assert_string_equal(why, "name length out of range");
-	m.name_len = RP_NAME_MAX + 1;
-	assert_int_equal(pack_hello(buf, &m), RP_EPROTO);
+	assert_int_equal(unpack_file(buf, n + 1, &out, &why), RP_EPROTO);
+	assert_string_equal(why, "path length out of range");
+	f.path_len = RP_PATH_MAX + 1;
+	assert_int_equal(pack_file(buf, &f), RP_EPROTO);
+	f.path_len = UINT16_MAX;
+	assert_int_equal(pack_file(buf, &f), RP_EPROTO);
 
 	/*
-	 * A name filling the largest payload: the length must be refused
-	 * before the copy, which would otherwise overrun out.name.
+	 * A path filling the largest payload: the length must be refused
+	 * before the copy, which would otherwise overrun out.path.
 	 */
-	memset(buf + HDR + OFF_H_NAME, 'n', RP_PROTO_MAX_PAYLOAD - OFF_H_NAME);
-	be_put(buf + HDR + OFF_H_NAMELEN, 2, RP_PROTO_MAX_PAYLOAD - OFF_H_NAME);
+	memset(buf + HDR + OFF_F_PATH, 'p', RP_PROTO_MAX_PAYLOAD - OFF_F_PATH);
+	be_put(buf + HDR + OFF_F_PATHLEN, 2, RP_PROTO_MAX_PAYLOAD - OFF_F_PATH);
 	why = NULL;
-	assert_int_equal(rp_proto_unpack_hello(buf + HDR, RP_PROTO_MAX_PAYLOAD,
-					       &out, &why), RP_EPROTO);
-	assert_string_equal(why, "name length out of range");
-	m.name_len = UINT16_MAX;
-	assert_int_equal(pack_hello(buf, &m), RP_EPROTO);
-
-	/* 0: a HELLO must name its file. */
-	m.name_len = 0;
-	assert_int_equal(pack_hello(buf, &m), RP_EPROTO);
-	m.name_len = 1;
-	n = pack_hello(buf, &m);
-	be_put(buf + HDR + OFF_H_NAMELEN, 2, 0);
-	assert_int_equal(unpack_hello(buf, n - 1, &out, &why), RP_EPROTO);
-	assert_string_equal(why, "name length out of range");
+	assert_int_equal(rp_proto_unpack_file(buf + HDR, RP_PROTO_MAX_PAYLOAD,
+					      &out, &why), RP_EPROTO);
+	assert_string_equal(why, "path length out of range");
 }
 
-static void test_name_len_mismatch(void **state)
+static void test_path_len_mismatch(void **state)
 {
 	uint8_t buf[RP_PROTO_MAX_MSG];
-	struct rp_hello m;
-	struct rp_hello out;
+	struct rp_file f;
+	struct rp_file out;
 	const char *why = NULL;
 	int n;
 
 	(void)state;
-	sample_hello(&m);
-	n = pack_hello(buf, &m);
-	/* name_len claims fewer bytes than follow */
-	be_put(buf + HDR + OFF_H_NAMELEN, 2, 7);
-	assert_int_equal(unpack_hello(buf, n, &out, &why), RP_EPROTO);
+	sample_file(&f, RP_FILE_REG);
+	n = pack_file(buf, &f);
+	/* path_len claims fewer bytes than follow */
+	be_put(buf + HDR + OFF_F_PATHLEN, 2, 4);
+	assert_int_equal(unpack_file(buf, n, &out, &why), RP_EPROTO);
 	assert_string_equal(why, "trailing bytes");
-	/* ... and more */
-	be_put(buf + HDR + OFF_H_NAMELEN, 2, 9);
-	assert_int_equal(unpack_hello(buf, n, &out, &why), RP_EPROTO);
-	assert_string_equal(why, "name longer than payload");
+	/* ... and more, up to the limit */
+	be_put(buf + HDR + OFF_F_PATHLEN, 2, 6);
+	assert_int_equal(unpack_file(buf, n, &out, &why), RP_EPROTO);
+	assert_string_equal(why, "path longer than payload");
+	be_put(buf + HDR + OFF_F_PATHLEN, 2, RP_PATH_MAX);
+	assert_int_equal(unpack_file(buf, n, &out, &why), RP_EPROTO);
+	assert_string_equal(why, "path longer than payload");
 }
 
-static void test_name_embedded_nul(void **state)
+static void test_path_embedded_nul(void **state)
 {
 	uint8_t buf[RP_PROTO_MAX_MSG];
-	struct rp_hello m;
-	struct rp_hello out;
+	struct rp_file f;
+	struct rp_file out;
 	int n;
 
 	(void)state;
-	sample_hello(&m);
-	m.name_len = 3;
-	memcpy(m.name, "a\0b", 3);
-	n = pack_hello(buf, &m);
-	assert_int_equal(n, HDR + HELLO_FIXED + 3);
-	assert_memory_equal(buf + HDR + OFF_H_NAME, "a\0b", 3);
-	assert_int_equal(unpack_hello(buf, n, &out, NULL), 0);
-	/* name_len, not strlen, says how long the name is */
-	assert_int_equal(out.name_len, 3);
-	assert_memory_equal(out.name, "a\0b\0", 4);
+	sample_file(&f, RP_FILE_REG);
+	f.path_len = 3;
+	memcpy(f.path, "a\0b", 3);
+	n = pack_file(buf, &f);
+	assert_int_equal(n, HDR + FILE_FIXED + 3);
+	assert_memory_equal(buf + HDR + OFF_F_PATH, "a\0b", 3);
+	assert_int_equal(unpack_file(buf, n, &out, NULL), 0);
+	/* path_len, not strlen, says how long the path is */
+	assert_int_equal(out.path_len, 3);
+	assert_memory_equal(out.path, "a\0b\0", 4);
 }
 
 static void test_text_len_bounds(void **state)
@@ -629,13 +1051,14 @@ static void test_text_len_bounds(void **state)
 	memset(r.text, 't', RP_TEXT_MAX);
 	n = rp_proto_pack_result(buf, sizeof(buf), RP_MSG_ERR, &r);
 	assert_int_equal(n, HDR + 12 + 255);
-	assert_int_equal(unpack_result(buf, n, &out, &why), 0);
+	assert_int_equal(unpack_result(buf, n, RP_MSG_ERR, &out, &why), 0);
 	assert_int_equal(out.text_len, 255);
 	assert_int_equal(strlen(out.text), 255);
 
 	buf[n] = 't';
 	be_put(buf + HDR + OFF_R_TEXTLEN, 2, RP_TEXT_MAX + 1);
-	assert_int_equal(unpack_result(buf, n + 1, &out, &why), RP_EPROTO);
+	assert_int_equal(unpack_result(buf, n + 1, RP_MSG_ERR, &out, &why),
+			 RP_EPROTO);
 	assert_string_equal(why, "text length out of range");
 	r.text_len = RP_TEXT_MAX + 1;
 	assert_int_equal(rp_proto_pack_result(buf, sizeof(buf), RP_MSG_ERR,
@@ -646,7 +1069,8 @@ static void test_text_len_bounds(void **state)
 	be_put(buf + HDR + OFF_R_TEXTLEN, 2, RP_PROTO_MAX_PAYLOAD - OFF_R_TEXT);
 	why = NULL;
 	assert_int_equal(rp_proto_unpack_result(buf + HDR, RP_PROTO_MAX_PAYLOAD,
-						&out, &why), RP_EPROTO);
+						RP_MSG_ERR, &out, &why),
+			 RP_EPROTO);
 	assert_string_equal(why, "text length out of range");
 }
 
@@ -662,10 +1086,12 @@ static void test_text_len_mismatch(void **state)
 	sample_result(&r);
 	n = rp_proto_pack_result(buf, sizeof(buf), RP_MSG_ERR, &r);
 	be_put(buf + HDR + OFF_R_TEXTLEN, 2, 10);
-	assert_int_equal(unpack_result(buf, n, &out, &why), RP_EPROTO);
+	assert_int_equal(unpack_result(buf, n, RP_MSG_ERR, &out, &why),
+			 RP_EPROTO);
 	assert_string_equal(why, "trailing bytes");
 	be_put(buf + HDR + OFF_R_TEXTLEN, 2, 12);
-	assert_int_equal(unpack_result(buf, n, &out, &why), RP_EPROTO);
+	assert_int_equal(unpack_result(buf, n, RP_MSG_ERR, &out, &why),
+			 RP_EPROTO);
 	assert_string_equal(why, "text longer than payload");
 }
 
@@ -777,7 +1203,7 @@ static void test_qp_bounds(void **state)
 		if (c->why)
 			assert_int_equal(rc, RP_EPROTO);
 		else
-			assert_int_equal(rc, HDR + HELLO_FIXED + 8);
+			assert_int_equal(rc, HDR + HELLO_PLEN);
 		qp_set(&mr.qp, c);
 		rc = pack_mr(buf, &mr);
 		if (c->why)
@@ -846,7 +1272,7 @@ static void test_gid_lid(void **state)
 	memset(h.qp.gid, 0, RP_GID_LEN);
 	h.qp.lid = 1;
 	n = pack_hello(buf, &h);
-	assert_int_equal(n, HDR + HELLO_FIXED + 8);
+	assert_int_equal(n, HDR + HELLO_PLEN);
 	assert_int_equal(unpack_hello(buf, n, &out, NULL), 0);
 	assert_int_equal(out.qp.lid, 1);
 
@@ -968,14 +1394,16 @@ static void test_status_bounds(void **state)
 	sample_result(&r);
 	r.status = RP_ST_MAX - 1;
 	n = rp_proto_pack_result(buf, sizeof(buf), RP_MSG_ACK, &r);
-	assert_int_equal(unpack_result(buf, n, &out, &why), 0);
+	assert_int_equal(unpack_result(buf, n, RP_MSG_ACK, &out, &why), 0);
 	assert_int_equal(out.status, RP_ST_MAX - 1);
 
 	be_put(buf + HDR + OFF_R_STATUS, 2, RP_ST_MAX);
-	assert_int_equal(unpack_result(buf, n, &out, &why), RP_EPROTO);
+	assert_int_equal(unpack_result(buf, n, RP_MSG_ACK, &out, &why),
+			 RP_EPROTO);
 	assert_string_equal(why, "status out of range");
 	be_put(buf + HDR + OFF_R_STATUS, 2, 0xffff);
-	assert_int_equal(unpack_result(buf, n, &out, &why), RP_EPROTO);
+	assert_int_equal(unpack_result(buf, n, RP_MSG_ACK, &out, &why),
+			 RP_EPROTO);
 
 	r.status = RP_ST_MAX;
 	assert_int_equal(rp_proto_pack_result(buf, sizeof(buf), RP_MSG_ACK,
@@ -985,147 +1413,216 @@ static void test_status_bounds(void **state)
 					      &r), RP_EPROTO);
 }
 
-/* ---- truncation and trailing bytes ------------------------------------- */
+/* ---- truncation, trailing bytes, short buffers ------------------------- */
 
-/* One valid payload of every type, and a decoder for it. */
-typedef int (*unpack_fn)(const uint8_t *p, size_t len, const char **why);
-
-static int do_hello(const uint8_t *p, size_t len, const char **why)
-{
-	struct rp_hello m;
-	struct rp_hello before;
-	int rc;
-
-	memset(&m, 0xa5, sizeof(m));
-	before = m;
-	rc = rp_proto_unpack_hello(p, len, &m, why);
-	/* A failed decode leaves the output alone. */
-	if (rc)
-		assert_memory_equal(&m, &before, sizeof(m));
-	return rc;
-}
-
-static int do_mr(const uint8_t *p, size_t len, const char **why)
-{
-	struct rp_mr m;
-	struct rp_mr before;
-	int rc;
-
-	memset(&m, 0xa5, sizeof(m));
-	before = m;
-	rc = rp_proto_unpack_mr(p, len, &m, why);
-	if (rc)
-		assert_memory_equal(&m, &before, sizeof(m));
-	return rc;
-}
-
-static int do_fin(const uint8_t *p, size_t len, const char **why)
-{
-	struct rp_fin m;
-	struct rp_fin before;
-	int rc;
-
-	memset(&m, 0xa5, sizeof(m));
-	before = m;
-	rc = rp_proto_unpack_fin(p, len, &m, why);
-	if (rc)
-		assert_memory_equal(&m, &before, sizeof(m));
-	return rc;
-}
-
-static int do_result(const uint8_t *p, size_t len, const char **why)
-{
-	struct rp_result m;
-	struct rp_result before;
-	int rc;
-
-	memset(&m, 0xa5, sizeof(m));
-	before = m;
-	rc = rp_proto_unpack_result(p, len, &m, why);
-	if (rc)
-		assert_memory_equal(&m, &before, sizeof(m));
-	return rc;
-}
-
-struct sample_msg {
-	uint8_t buf[RP_PROTO_MAX_MSG + 1];
-	int n;
-	unpack_fn unpack;
-};
-
-static void make_samples(struct sample_msg s[5])
-{
-	struct rp_hello h;
+/* One valid message of every type and shape, from its struct. */
+union any_msg {
+	struct rp_hello hello;
 	struct rp_mr mr;
 	struct rp_fin fin;
-	struct rp_result r;
-	int i;
+	struct rp_file file;
+	struct rp_fend fend;
+	struct rp_result result;
+	struct rp_auth auth;
+	struct rp_sync sync;
+};
 
-	sample_hello(&h);
-	s[0].n = pack_hello(s[0].buf, &h);
-	s[0].unpack = do_hello;
-	sample_mr(&mr);
-	s[1].n = pack_mr(s[1].buf, &mr);
-	s[1].unpack = do_mr;
-	sample_fin(&fin);
-	s[2].n = rp_proto_pack_fin(s[2].buf, RP_PROTO_MAX_MSG, &fin);
-	s[2].unpack = do_fin;
-	sample_result(&r);
-	s[3].n = rp_proto_pack_result(s[3].buf, RP_PROTO_MAX_MSG, RP_MSG_ERR,
-				      &r);
-	s[3].unpack = do_result;
-	r.text_len = 0;
-	s[4].n = rp_proto_pack_result(s[4].buf, RP_PROTO_MAX_MSG, RP_MSG_ACK,
-				      &r);
-	s[4].unpack = do_result;
-	for (i = 0; i < 5; i++)
-		assert_true(s[i].n > HDR);
+struct sample_msg {
+	uint8_t type;
+	union any_msg m;
+};
+
+#define NSAMPLES	12
+
+static void make_samples(struct sample_msg s[NSAMPLES])
+{
+	int i = 0;
+
+	memset(s, 0, NSAMPLES * sizeof(*s));
+	s[i].type = RP_MSG_HELLO;
+	sample_hello(&s[i++].m.hello);
+	s[i].type = RP_MSG_MR;
+	sample_mr(&s[i++].m.mr);
+	s[i].type = RP_MSG_FIN;
+	sample_fin(&s[i++].m.fin);
+	s[i].type = RP_MSG_FILE;
+	sample_file(&s[i++].m.file, RP_FILE_REG);
+	s[i].type = RP_MSG_FILE;
+	sample_file(&s[i].m.file, RP_FILE_DIR);
+	longest_path(&s[i++].m.file);
+	s[i].type = RP_MSG_FEND;
+	sample_fend(&s[i++].m.fend);
+	s[i].type = RP_MSG_ERR;
+	sample_result(&s[i++].m.result);
+	s[i].type = RP_MSG_ACK;
+	s[i++].m.result.bytes = 1;
+	s[i].type = RP_MSG_FACK;
+	sample_result(&s[i++].m.result);
+	s[i].type = RP_MSG_FACK;
+	s[i++].m.result.id = 3;
+	s[i].type = RP_MSG_AUTH;
+	s[i].m.auth.step = RP_AUTH_RESPOND;
+	memset(s[i++].m.auth.mac, 0x6d, RP_AUTH_MAC_LEN);
+	s[i].type = RP_MSG_SYNC;
+	s[i].m.sync.id = 9;
+	s[i].m.sync.synced_bytes = 1;
+	s[i++].m.sync.total_bytes = 2;
+	assert_int_equal(i, NSAMPLES);
+}
+
+static int pack_any(uint8_t *buf, size_t len, const struct sample_msg *s)
+{
+	switch (s->type) {
+	case RP_MSG_HELLO:
+		return rp_proto_pack_hello(buf, len, &s->m.hello);
+	case RP_MSG_MR:
+		return rp_proto_pack_mr(buf, len, &s->m.mr);
+	case RP_MSG_FIN:
+		return rp_proto_pack_fin(buf, len, &s->m.fin);
+	case RP_MSG_FILE:
+		return rp_proto_pack_file(buf, len, &s->m.file);
+	case RP_MSG_FEND:
+		return rp_proto_pack_fend(buf, len, &s->m.fend);
+	case RP_MSG_AUTH:
+		return rp_proto_pack_auth(buf, len, &s->m.auth);
+	case RP_MSG_SYNC:
+		return rp_proto_pack_sync(buf, len, &s->m.sync);
+	default:
+		return rp_proto_pack_result(buf, len, s->type, &s->m.result);
+	}
+}
+
+static int unpack_any(uint8_t type, const uint8_t *p, size_t len,
+		      union any_msg *m, const char **why)
+{
+	switch (type) {
+	case RP_MSG_HELLO:
+		return rp_proto_unpack_hello(p, len, &m->hello, why);
+	case RP_MSG_MR:
+		return rp_proto_unpack_mr(p, len, &m->mr, why);
+	case RP_MSG_FIN:
+		return rp_proto_unpack_fin(p, len, &m->fin, why);
+	case RP_MSG_FILE:
+		return rp_proto_unpack_file(p, len, &m->file, why);
+	case RP_MSG_FEND:
+		return rp_proto_unpack_fend(p, len, &m->fend, why);
+	case RP_MSG_AUTH:
+		return rp_proto_unpack_auth(p, len, &m->auth, why);
+	case RP_MSG_SYNC:
+		return rp_proto_unpack_sync(p, len, &m->sync, why);
+	default:
+		return rp_proto_unpack_result(p, len, type, &m->result, why);
+	}
+}
+
+/* Decode; a failed decode must leave the output alone. */
+static int do_unpack(uint8_t type, const uint8_t *p, size_t len,
+		     const char **why)
+{
+	static union any_msg m;
+	static union any_msg before;
+	int rc;
+
+	memset(&m, 0xa5, sizeof(m));
+	before = m;
+	rc = unpack_any(type, p, len, &m, why);
+	if (rc)
+		assert_memory_equal(&m, &before, sizeof(m));
+	return rc;
 }
 
 static void test_truncation(void **state)
 {
-	struct sample_msg s[5];
+	static struct sample_msg s[NSAMPLES];
+	static uint8_t buf[RP_PROTO_MAX_MSG];
+	static uint8_t again[RP_PROTO_MAX_MSG];
+	union any_msg m;
 	const char *why;
 	size_t plen;
 	size_t len;
 	int i;
+	int n;
 
 	(void)state;
 	make_samples(s);
-	for (i = 0; i < 5; i++) {
-		plen = (size_t)s[i].n - HDR;
-		assert_int_equal(s[i].unpack(s[i].buf + HDR, plen, NULL), 0);
+	for (i = 0; i < NSAMPLES; i++) {
+		n = pack_any(buf, sizeof(buf), &s[i]);
+		assert_true(n > HDR);
+		assert_hdr(buf, n, s[i].type);
+		plen = (size_t)n - HDR;
+		/* Whole: decodes, and encodes back to the same bytes. */
+		memset(&m, 0, sizeof(m));
+		assert_int_equal(unpack_any(s[i].type, buf + HDR, plen, &m,
+					    NULL), 0);
+		if (s[i].type == RP_MSG_ACK || s[i].type == RP_MSG_ERR ||
+		    s[i].type == RP_MSG_FACK)
+			m.result.id = s[i].m.result.id;
+		s[i].m = m;
+		assert_int_equal(pack_any(again, sizeof(again), &s[i]), n);
+		assert_memory_equal(again, buf, (size_t)n);
+		/* Cut short anywhere: refused, with a reason. */
 		for (len = 0; len < plen; len++) {
 			why = NULL;
-			assert_int_equal(s[i].unpack(s[i].buf + HDR, len, &why),
-					 RP_EPROTO);
+			assert_int_equal(do_unpack(s[i].type, buf + HDR, len,
+						   &why), RP_EPROTO);
 			assert_non_null(why);
-			assert_int_equal(s[i].unpack(s[i].buf + HDR, len, NULL),
-					 RP_EPROTO);
+			assert_int_equal(do_unpack(s[i].type, buf + HDR, len,
+						   NULL), RP_EPROTO);
 		}
+		/* An empty payload with no buffer at all. */
+		assert_int_equal(do_unpack(s[i].type, NULL, 0, NULL),
+				 RP_EPROTO);
 	}
-	/* An empty payload with no buffer at all. */
-	assert_int_equal(do_hello(NULL, 0, NULL), RP_EPROTO);
-	assert_int_equal(do_mr(NULL, 0, NULL), RP_EPROTO);
-	assert_int_equal(do_fin(NULL, 0, NULL), RP_EPROTO);
-	assert_int_equal(do_result(NULL, 0, NULL), RP_EPROTO);
 }
 
 static void test_trailing_byte(void **state)
 {
-	struct sample_msg s[5];
+	static struct sample_msg s[NSAMPLES];
+	static uint8_t buf[RP_PROTO_MAX_MSG + 1];
 	const char *why;
 	int i;
+	int n;
 
 	(void)state;
 	make_samples(s);
-	for (i = 0; i < 5; i++) {
-		s[i].buf[s[i].n] = 0;
+	for (i = 0; i < NSAMPLES; i++) {
+		n = pack_any(buf, sizeof(buf), &s[i]);
+		assert_true(n > HDR);
+		buf[n] = 0;
 		why = NULL;
-		assert_int_equal(s[i].unpack(s[i].buf + HDR,
-					     (size_t)s[i].n - HDR + 1, &why),
+		assert_int_equal(do_unpack(s[i].type, buf + HDR,
+					   (size_t)n - HDR + 1, &why),
 				 RP_EPROTO);
 		assert_string_equal(why, "trailing bytes");
+	}
+}
+
+static void test_enobufs(void **state)
+{
+	static struct sample_msg s[NSAMPLES];
+	static uint8_t buf[RP_PROTO_MAX_MSG + 1];
+	size_t need;
+	size_t len;
+	int i;
+	int rc;
+
+	(void)state;
+	make_samples(s);
+	for (i = 0; i < NSAMPLES; i++) {
+		rc = pack_any(buf, RP_PROTO_MAX_MSG, &s[i]);
+		assert_true(rc > HDR);
+		need = (size_t)rc;
+		for (len = 0; len <= need; len++) {
+			/* A guard byte right after len catches overruns. */
+			memset(buf, 0xee, need + 1);
+			rc = pack_any(buf, len, &s[i]);
+			if (len < need)
+				assert_int_equal(rc, -ENOBUFS);
+			else
+				assert_int_equal(rc, (int)need);
+			assert_int_equal(buf[len], 0xee);
+		}
+		assert_int_equal(pack_any(NULL, 0, &s[i]), -ENOBUFS);
 	}
 }
 
@@ -1134,7 +1631,7 @@ static void test_trailing_byte(void **state)
 static void valid_hdr(uint8_t *b)
 {
 	static const uint8_t hdr[HDR] = {
-		0x52, 0x44, 0x50, 0x55, 2, RP_MSG_FIN, 0, 0, 0, 0, 0, FIN_PLEN,
+		0x52, 0x44, 0x50, 0x55, 3, RP_MSG_FIN, 0, 0, 0, 0, 0, FIN_PLEN,
 	};
 
 	memcpy(b, hdr, HDR);
@@ -1152,8 +1649,8 @@ static void test_hdr_valid(void **state)
 	memset(&h, 0, sizeof(h));
 	assert_int_equal(rp_proto_parse_hdr(b, HDR, &h, &why), 0);
 	assert_null(why);
-	assert_int_equal(h.version, 2);
-	assert_int_equal(RP_PROTO_VERSION, 2);
+	assert_int_equal(h.version, 3);
+	assert_int_equal(RP_PROTO_VERSION, 3);
 	assert_int_equal(h.type, RP_MSG_FIN);
 	assert_int_equal(h.length, FIN_PLEN);
 	/* A longer buffer is fine: only the first 12 bytes are the header. */
@@ -1204,7 +1701,7 @@ static void test_hdr_bad_magic(void **state)
 
 static void test_hdr_version(void **state)
 {
-	static const uint8_t bad[] = { 0, 1, 3, 0xff };
+	static const uint8_t bad[] = { 0, 1, 2, 4, 0xff };
 	uint8_t b[HDR];
 	struct rp_msg_hdr h;
 	const char *why;
@@ -1226,24 +1723,40 @@ static void test_hdr_version(void **state)
 	}
 }
 
-/* An ERR for an older peer: our ERR with its version byte, nothing else. */
+/*
+ * An ERR for an older peer (version 2 or 1): our ERR with its version
+ * byte, nothing else; the payload decodes as an ERR.
+ */
 static void test_err_at_version(void **state)
 {
+	static const uint8_t old[] = { 2, 1 };
 	uint8_t buf[RP_PROTO_MAX_MSG], want[RP_PROTO_MAX_MSG];
 	struct rp_result r = { .status = RP_ST_VERSION, .text_len = 2 };
+	struct rp_result out;
 	struct rp_msg_hdr h;
+	size_t i;
 	int n;
 
 	(void)state;
-	memcpy(r.text, "v2", 2);
-	n = rp_proto_pack_err_at(buf, sizeof(buf), 1, &r);
-	assert_int_equal(n, rp_proto_pack_result(want, sizeof(want),
-						 RP_MSG_ERR, &r));
-	assert_int_equal(buf[4], 1);
-	assert_int_equal(rp_proto_parse_hdr(buf, HDR, &h, NULL), RP_EVERSION);
-	assert_int_equal(h.version, 1);
-	buf[4] = RP_PROTO_VERSION;
-	assert_memory_equal(buf, want, (size_t)n);
+	memcpy(r.text, "v3", 2);
+	for (i = 0; i < ARRAY_SIZE(old); i++) {
+		n = rp_proto_pack_err_at(buf, sizeof(buf), old[i], &r);
+		assert_int_equal(n, rp_proto_pack_result(want, sizeof(want),
+							 RP_MSG_ERR, &r));
+		assert_int_equal(buf[4], old[i]);
+		assert_int_equal(buf[5], RP_MSG_ERR);
+		assert_int_equal(rp_proto_parse_hdr(buf, HDR, &h, NULL),
+				 RP_EVERSION);
+		assert_int_equal(h.version, old[i]);
+		assert_int_equal(unpack_result(buf, n, RP_MSG_ERR, &out, NULL),
+				 0);
+		assert_int_equal(out.status, RP_ST_VERSION);
+		buf[4] = RP_PROTO_VERSION;
+		assert_memory_equal(buf, want, (size_t)n);
+	}
+	r.status = RP_ST_MAX;
+	assert_int_equal(rp_proto_pack_err_at(buf, sizeof(buf), 2, &r),
+			 RP_EPROTO);
 }
 
 /* Room for a tag: the header's length grows, within the cap only. */
@@ -1348,53 +1861,6 @@ static void test_hdr_short(void **state)
 	assert_int_equal(rp_proto_parse_hdr(NULL, 0, &h, NULL), RP_EPROTO);
 }
 
-/* ---- encoders and short buffers ---------------------------------------- */
-
-static void test_enobufs(void **state)
-{
-	uint8_t buf[RP_PROTO_MAX_MSG + 1];
-	struct sample_msg s[5];
-	struct rp_hello h;
-	struct rp_mr mr;
-	struct rp_fin fin;
-	struct rp_result r;
-	size_t need[5];
-	size_t len;
-	int i;
-	int rc;
-
-	(void)state;
-	make_samples(s);
-	for (i = 0; i < 5; i++)
-		need[i] = (size_t)s[i].n;
-	sample_hello(&h);
-	sample_mr(&mr);
-	sample_fin(&fin);
-	sample_result(&r);
-
-	for (i = 0; i < 4; i++) {
-		for (len = 0; len <= need[i]; len++) {
-			/* A guard byte right after len catches overruns. */
-			memset(buf, 0xee, sizeof(buf));
-			if (i == 0)
-				rc = rp_proto_pack_hello(buf, len, &h);
-			else if (i == 1)
-				rc = rp_proto_pack_mr(buf, len, &mr);
-			else if (i == 2)
-				rc = rp_proto_pack_fin(buf, len, &fin);
-			else
-				rc = rp_proto_pack_result(buf, len, RP_MSG_ERR,
-							  &r);
-			if (len < need[i])
-				assert_int_equal(rc, -ENOBUFS);
-			else
-				assert_int_equal(rc, (int)need[i]);
-			assert_int_equal(buf[len], 0xee);
-		}
-	}
-	assert_int_equal(rp_proto_pack_fin(NULL, 0, &fin), -ENOBUFS);
-}
-
 /* ---- names and status mapping ------------------------------------------ */
 
 static void test_type_names(void **state)
@@ -1405,6 +1871,15 @@ static void test_type_names(void **state)
 	assert_string_equal(rp_proto_type_name(RP_MSG_FIN), "FIN");
 	assert_string_equal(rp_proto_type_name(RP_MSG_ACK), "ACK");
 	assert_string_equal(rp_proto_type_name(RP_MSG_ERR), "ERR");
+	assert_string_equal(rp_proto_type_name(RP_MSG_AUTH), "AUTH");
+	assert_string_equal(rp_proto_type_name(RP_MSG_SYNC), "SYNC");
+	assert_string_equal(rp_proto_type_name(RP_MSG_FILE), "FILE");
+	assert_string_equal(rp_proto_type_name(RP_MSG_FEND), "FEND");
+	assert_string_equal(rp_proto_type_name(RP_MSG_FACK), "FACK");
+	assert_int_equal(RP_MSG_FILE, 8);
+	assert_int_equal(RP_MSG_FEND, 9);
+	assert_int_equal(RP_MSG_FACK, 10);
+	assert_int_equal(RP_MSG_TYPE_MAX, 11);
 	assert_string_equal(rp_proto_type_name(0), "?");
 	assert_string_equal(rp_proto_type_name(RP_MSG_TYPE_MAX), "?");
 	assert_string_equal(rp_proto_type_name(UINT_MAX), "?");
@@ -1548,18 +2023,25 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_hello_roundtrip),
+		cmocka_unit_test(test_hello_flags),
 		cmocka_unit_test(test_mr_roundtrip),
+		cmocka_unit_test(test_file_roundtrip),
+		cmocka_unit_test(test_fend_roundtrip),
 		cmocka_unit_test(test_fin_roundtrip),
 		cmocka_unit_test(test_auth),
 		cmocka_unit_test(test_sync),
 		cmocka_unit_test(test_result_roundtrip),
 		cmocka_unit_test(test_pack_result_bad_type),
 		cmocka_unit_test(test_golden_hello),
-		cmocka_unit_test(test_golden_err),
+		cmocka_unit_test(test_golden_file),
+		cmocka_unit_test(test_golden_result),
+		cmocka_unit_test(test_imm),
 		cmocka_unit_test(test_layout_offsets),
-		cmocka_unit_test(test_name_len_bounds),
-		cmocka_unit_test(test_name_len_mismatch),
-		cmocka_unit_test(test_name_embedded_nul),
+		cmocka_unit_test(test_file_bounds),
+		cmocka_unit_test(test_file_reserved),
+		cmocka_unit_test(test_path_len_bounds),
+		cmocka_unit_test(test_path_len_mismatch),
+		cmocka_unit_test(test_path_embedded_nul),
 		cmocka_unit_test(test_text_len_bounds),
 		cmocka_unit_test(test_text_len_mismatch),
 		cmocka_unit_test(test_qp_bounds),
