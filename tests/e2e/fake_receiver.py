@@ -6,17 +6,20 @@ what comes back can be tested. Prints "listening" once ready.
 
 usage: fake_receiver.py PORT LOCAL_IPV4 MODE [UPSTREAM_PORT]
 MODE: short-mr | long-mr | overflow-len | bigger-window | garbage | silent |
-      close | no-ack (a valid MR, then silence after the FIN) |
+      close | no-ack (a valid MR, then silence: send it a directory, whose
+      FILE and FIN need no RDMA Write, and it waits for an ACK) |
       escape-err (an ERR whose text carries terminal escapes, a fake log
       line and a bidi override) |
       mitm-mr, mitm-ack: a party in the path without the key, in front of
       a real --psk receiver on LOCAL_IPV4:UPSTREAM_PORT. It relays AUTH
       (so the sender sees a genuine proof of the key), then mitm-mr
-      answers the HELLO with its own MR; mitm-ack relays HELLO and MR,
-      keeps the FIN from the receiver and answers ACK ok itself, then
+      answers the HELLO with its own MR; mitm-ack relays HELLO, MR and
+      the session both ways, but keeps the sender's FEND (so the
+      receiver commits nothing) and its FIN, answers ACK ok itself, then
       relays what the sender says next.
 """
 import os
+import select
 import socket
 import sys
 import time
@@ -55,6 +58,22 @@ def relay_one(src, dst):
     return wire.parse_hdr(m[0])[2]
 
 
+def relay_kept(keep, last):
+    """Relay whole messages both ways, keeping from the receiver those
+    of the sender's whose type is in keep, until the sender's type
+    last (kept too)."""
+    while True:
+        for src in select.select([c, up], [], [])[0]:
+            m = wire.recv_raw(src)
+            if m is None or m[0] == "garbage":
+                sys.exit(f"mitm: the session broke off ({m!r})")
+            t = wire.parse_hdr(m[0])[2]
+            if src is c and t == last:
+                return
+            if src is up or t not in keep:
+                (c if src is up else up).sendall(m[0] + m[1])
+
+
 if mode.startswith("mitm-"):
     up = socket.create_connection((local_ip, int(sys.argv[4])))
     for src, dst in ((c, up), (up, c), (c, up)):    # AUTH steps 1, 2, 3
@@ -62,7 +81,7 @@ if mode.startswith("mitm-"):
     if mode == "mitm-ack":
         relay_one(c, up)                            # HELLO
         relay_one(up, c)                            # MR
-        wire.recv_msg(c)                            # FIN, kept
+        relay_kept((wire.FEND,), wire.FIN)
         c.sendall(wire.ack(0, 100000))
         relay_one(c, up)                            # the sender's ERR
         time.sleep(5)

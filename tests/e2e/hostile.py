@@ -18,9 +18,10 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import wire  # noqa: E402
-from wire import ACK, ERR, HELLO, MR, SYNC, hdr, msg  # noqa: E402
+from wire import ACK, ERR, FACK, HELLO, MR, SYNC, fin, hdr, msg  # noqa: E402
 
 host, port, local_ip, timeout, empty_csum = sys.argv[1:6]
+csum = bytes.fromhex(empty_csum)
 port = int(port)
 timeout = float(timeout)
 failed = 0
@@ -40,12 +41,16 @@ def qp_addr(qpn=0x11, psn=0x1234, lid=0, mtu=3, gid=None):
                         else wire.gid_v4(local_ip), lid=lid, mtu=mtu)
 
 
-def hello(name=b"hostile.bin", size=0, chunk=65536, window=4, name_len=None,
-          **qp):
-    return wire.hello(qp_addr(**qp), size, chunk, window, name, name_len)
+def hello(total=0, chunk=65536, window=4, flags=0, **qp):
+    return wire.hello(qp_addr(**qp), total, chunk, window, flags)
 
 
-fin = wire.fin
+def dir_entry(fid, path, **kw):
+    return wire.pack_file(fid, wire.FILE_DIR, path, mode=0o755, **kw)
+
+
+def reg_entry(fid, path, size=0, **kw):
+    return wire.pack_file(fid, wire.FILE_REG, path, size=size, **kw)
 
 
 def connect():
@@ -59,6 +64,17 @@ def read_msg(s):
         return wire.recv_msg(s)
     except (OSError, socket.timeout):
         return None
+
+
+def read_answer(s):
+    """The next message that is not a SYNC (a receiver syncing a file says
+    how far it got)."""
+    m = read_msg(s)
+    syncs = 0
+    while m and m[0] == SYNC and syncs < 1000:
+        syncs += 1
+        m = read_msg(s)
+    return m
 
 
 def status_of(m):
@@ -92,7 +108,8 @@ def expect_refusal(name, data, want, close_after=True):
     if want is None:
         report(m is None or got is not None, name, f"answer {m!r}")
     else:
-        report(got == want, name, f"wanted ERR {want}, got {got} ({m!r})")
+        report(got == want and m[0] == ERR, name,
+               f"wanted ERR {want}, got {got} ({m!r})")
     if took > timeout + 5:
         report(False, name + " (answered in time)", f"took {took:.1f} s")
 
@@ -101,28 +118,30 @@ def expect_refusal(name, data, want, close_after=True):
 good = hello()
 expect_refusal("garbage bytes", b"GET / HTTP/1.0\r\n\r\n", None)
 expect_refusal("bad magic", msg(HELLO, good[12:], magic=0xdeadbeef), None)
-expect_refusal("newer version", msg(HELLO, good[12:], version=3), None)
+expect_refusal("newer version", msg(HELLO, good[12:], version=4), None)
 
 
-def old_version():
-    """A version 1 HELLO gets an ERR at version 1 that says what to do."""
+def old_version(v):
+    """An older HELLO gets an ERR at its own version that says what to
+    do."""
     s = connect()
     try:
-        send_quietly(s, msg(HELLO, good[12:], version=1), False)
-        m = wire.recv_raw(s, versions=(1,))
+        send_quietly(s, msg(HELLO, good[12:], version=v), False)
+        m = wire.recv_raw(s, versions=(v,))
     except OSError as e:
         m = repr(e)
     finally:
         s.close()
     ok = (isinstance(m, tuple) and m[0] != "garbage" and
-          wire.parse_hdr(m[0])[1:3] == (1, ERR) and
+          wire.parse_hdr(m[0])[1:3] == (v, ERR) and
           wire.unpack_result(m[1])["status"] == 11 and
-          wire.unpack_result(m[1])["text"].startswith(b"version 2 needed"))
-    report(ok, "version 1 HELLO: ERR at version 1, 'version 2 needed'",
+          wire.unpack_result(m[1])["text"].startswith(b"version 3 needed"))
+    report(ok, f"version {v} HELLO: ERR at version {v}, 'version 3 needed'",
            f"got {m!r}")
 
 
-old_version()
+old_version(1)
+old_version(2)
 expect_refusal("unknown type 99", msg(99, b""), None)
 expect_refusal("reserved bits set", msg(HELLO, good[12:], reserved=1), None)
 expect_refusal("length above the maximum", hdr(HELLO, 1 << 30), None)
@@ -151,54 +170,143 @@ expect_refusal("zero GID", hello(gid=b"\0" * 16), "proto")
 expect_refusal("MTU 0", hello(mtu=0), "proto")
 expect_refusal("chunk 0", hello(chunk=0), "proto")
 expect_refusal("window 0", hello(window=0), "proto")
-expect_refusal("name_len longer than the payload",
-               hello(name=b"short", name_len=9), "proto")
-expect_refusal("trailing bytes after the name",
+expect_refusal("HELLO flag bit 1 (unknown)", hello(flags=2), "proto")
+expect_refusal("trailing bytes after HELLO",
                msg(HELLO, hello()[12:] + b"\0"), "proto")
 
-# --- hostile names --------------------------------------------------------
-for n in [b".", b"..", b"../x", b"/etc/passwd", b"a/b", b"a\x01b",
-          b"a\x7fb", b"x" * 256, b"a\0b"]:
-    want = "proto" if len(n) > 255 else "badname"
-    expect_refusal(f"name {n[:20]!r}", hello(name=n), want)
-expect_refusal("empty name", hello(name=b""), "proto")
-
-# --- out of order ----------------------------------------------------------
-expect_refusal("FIN before HELLO", fin(0, b"\0" * 16), "proto")
+# --- out of order before the session -----------------------------------------
+expect_refusal("FIN before HELLO", fin(0, 0), "proto")
+expect_refusal("FILE before HELLO", dir_entry(0, b"early"), "proto")
 expect_refusal("ACK from a sender", wire.ack(0, 0), "proto")
-expect_refusal("declared size above free space",
-               hello(name=b"huge.bin", size=1 << 40), "nospace")
 expect_refusal("chunk below the minimum", hello(chunk=512), "limit")
 
 
-def after_mr(name, then, want):
-    """A valid zero-byte HELLO, wait for MR, then send 'then'."""
+# --- inside a session: after HELLO and MR ------------------------------------
+def open_session(label):
+    """A connection past HELLO (an empty session shape) and MR, or None."""
     s = connect()
-    s.sendall(hello(name=name))
+    s.sendall(hello())
     m = read_msg(s)
     if not m or m[0] != MR:
-        report(False, f"{name.decode()}: MR first", f"got {m!r}")
+        report(False, f"{label}: MR first", f"got {m!r}")
         s.close()
+        return None
+    return s
+
+
+def in_session(label, msgs, want):
+    """After MR, send msgs; the receiver must end the session with ERR
+    want (FACKs before it are allowed: entries before the bad one)."""
+    s = open_session(label)
+    if not s:
         return
-    if then:
-        s.sendall(then)
-    a = read_msg(s)
-    # While it syncs the file, the receiver says how far it got.
-    syncs = 0
-    while a and a[0] == SYNC and syncs < 1000:
-        syncs += 1
-        a = read_msg(s)
+    send_quietly(s, b"".join(msgs), False)
+    a = read_answer(s)
+    facks = 0
+    while a and a[0] == FACK and facks < 100:
+        facks += 1
+        a = read_answer(s)
     s.close()
     got = status_of(a)
-    report(got == want, f"{name.decode()}: answered {want}",
-           f"got {got} ({a!r})")
+    report(a is not None and a[0] == ERR and got == want,
+           f"{label}: ERR {want}", f"got {got} ({a!r})")
 
 
-csum = bytes.fromhex(empty_csum)
-after_mr(b"second-hello.bin", hello(name=b"second-hello.bin"), "proto")
-after_mr(b"wrong-size.bin", fin(1, csum), "checksum")
-after_mr(b"wrong-csum.bin", fin(0, b"\x01" * 16), "checksum")
-after_mr(b"good-empty.bin", fin(0, csum), "ok")
+def fack_session(label, entries, wants):
+    """After MR, entries (one FILE each, ids from 0), each answered by a
+    FACK with the status in wants (in order); then FIN, answered ACK ok:
+    a refused entry does not end the session."""
+    s = open_session(label)
+    if not s:
+        return
+    for i, (e, want) in enumerate(zip(entries, wants)):
+        send_quietly(s, e, False)
+        a = read_answer(s)
+        if not a or a[0] != FACK:
+            report(False, f"{label}: entry {i}: FACK {want}",
+                   f"got {a!r} ({status_of(a)})")
+            s.close()
+            return
+        f = wire.unpack_fack(a[1])
+        got = wire.status_name(f["status"])
+        report(f["id"] == i and got == want,
+               f"{label}: {wire.unpack_file(e[12:])['path'][:40]!r}: "
+               f"FACK {want}",
+               f"got FACK id {f['id']} status {got} text {f['text']!r}")
+    send_quietly(s, fin(len(entries), 0), False)
+    a = read_answer(s)
+    s.close()
+    report(status_of(a) == "ok" and a[0] == ACK,
+           f"{label}: FIN after {len(entries)} entries: ACK ok",
+           f"got {status_of(a)} ({a!r})")
+
+
+# Hostile paths, as directory entries: a directory needs no data, so the
+# receiver answers its FILE at once. Each is refused by a FACK and the
+# session goes on to the next. "link" is a symlink the test planted in
+# DIR (to a directory outside it); "d" is made, then used to climb out.
+attacks = [
+    (b"../x", "badname"), (b"/tmp/e2e-hostile/abs", "badname"),
+    (b"a/../../b", "badname"), (b"link/x", "io"), (b"link", "io"),
+    (b"a//b", "badname"), (b"a/", "badname"), (b"./a", "badname"),
+    (b"a/\x01", "badname"), (b"a\0b", "badname"), (b"x" * 256, "badname"),
+    (b"d", "ok"), (b"d/../../e", "badname"), (b"d/../../../e", "badname"),
+]
+fack_session("directory paths",
+             [dir_entry(i, p) for i, (p, _) in enumerate(attacks)],
+             [w for _, w in attacks])
+
+# Paths the codec refuses: the FILE itself is malformed and the session
+# ends with ERR proto.
+expect_in = [
+    ("empty path", [dir_entry(0, b"")]),
+    ("4096-byte path", [dir_entry(0, b"a/" * 2047 + b"bb")]),
+    ("path_len longer than the payload", [dir_entry(0, b"short",
+                                                    path_len=9)]),
+    ("trailing bytes after the path",
+     [msg(wire.FILE, dir_entry(0, b"t")[12:] + b"\0")]),
+    ("FILE kind 3", [wire.pack_file(0, 3, b"k")]),
+    ("directory with a size", [dir_entry(0, b"sized", size=1)]),
+    ("mode above 07777", [dir_entry(0, b"m", mode=0o10000)]),
+    ("mtime nanoseconds 10^9", [dir_entry(0, b"n", mtime_nsec=10**9)]),
+    ("FILE reserved byte set", [dir_entry(0, b"r", reserved=1)]),
+]
+for label, msgs in expect_in:
+    in_session(label, msgs, "proto")
+
+# Hostile paths as regular files: the receiver refuses them when the
+# FILE comes (nothing is created; hostile.sh checks its log for each),
+# but answers a regular file only after its last chunk, an RDMA Write
+# this peer cannot make. A FIN with the file unfinished then ends the
+# session with ERR proto.
+for p in [b"../x.reg", b"/tmp/e2e-hostile/abs.reg", b"a/../../b.reg",
+          b"link/x.reg", b"d/../../e.reg"]:
+    in_session(f"regular file {p!r}, then FIN", [reg_entry(0, p), fin(1, 0)],
+               "proto")
+in_session("regular file above free space, then FIN",
+           [reg_entry(0, b"huge.bin", size=1 << 50), fin(1, 0)], "proto")
+
+# Protocol order inside the session.
+in_session("second HELLO", [hello()], "proto")
+in_session("FILE id 1 first", [dir_entry(1, b"id1")], "proto")
+in_session("FILE ids 0, 2", [dir_entry(0, b"ids0"), dir_entry(2, b"ids2")],
+           "proto")
+in_session("FILE id 0 twice",
+           [dir_entry(0, b"twice0"), dir_entry(0, b"twice1")], "proto")
+in_session("FEND with no file", [wire.pack_fend(0, 0, csum)], "proto")
+in_session("FEND for the wrong id",
+           [reg_entry(0, b"fend-id"), wire.pack_fend(5, 0, csum)], "proto")
+in_session("FILE while a regular file is open",
+           [reg_entry(0, b"open-reg"), dir_entry(1, b"open-dir")], "proto")
+in_session("FIN counting 5 entries after 1",
+           [dir_entry(0, b"fin-count"), fin(5, 0)], "proto")
+in_session("FIN counting 0 entries after 1",
+           [dir_entry(0, b"fin-zero"), fin(0, 0)], "proto")
+in_session("ACK from a sender", [wire.ack(0, 0)], "proto")
+in_session("FACK from a sender", [wire.pack_fack(0)], "proto")
+
+# A well-behaved end: one directory, then FIN: ACK ok.
+fack_session("good directory", [dir_entry(0, b"good-dir")], ["ok"])
 
 # --- slowloris: one byte every 2 s must not hold the receiver -------------
 t0 = time.monotonic()

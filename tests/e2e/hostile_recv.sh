@@ -38,8 +38,9 @@ check garbage 3 "is not an rdmapush peer (it sent: HTTP/1.1 200)"
 check silent 4 "timed out after $T s waiting for MR"
 check close 4 "closed the control connection"
 check escape-err 3 '\\u{001b}\[2J\\u{001b}\[32mall good\\u{000d}\\u{000a}rdmapush send: sent h\\u{000a}\\u{202e}evil\\x9b'
-# An empty file needs no RDMA Write, so the fake's MR is enough to reach
-# FIN; then it never acknowledges.
-on "$SND" ": > /tmp/e2e-src/empty" >/dev/null
-check no-ack 4 "timed out after $T s waiting for ACK" /tmp/e2e-src/empty
+# A directory needs no RDMA Write (an empty file is one zero-length
+# Write, which the fake's MR cannot take), so the fake's MR is enough to
+# reach FIN; then it never acknowledges.
+on "$SND" "mkdir -p /tmp/e2e-src/emptydir" >/dev/null
+check no-ack 4 "timed out after $T s waiting for ACK" "-r /tmp/e2e-src/emptydir"
 done_testing

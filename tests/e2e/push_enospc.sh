@@ -7,6 +7,11 @@
 # the disk filled by someone else meanwhile): the receiver aborts with
 # ENOSPC, the sender is told "not enough space" (exit 6, as up front),
 # and nothing is left behind.
+# In a session of several files, one that does not fit fails, whether
+# refused when its FILE comes (larger than the free space) or on ENOSPC
+# while its data lands (the disk filled meanwhile); the files before
+# and after it arrive intact, the sender exits 6 naming it, and no
+# temporary file is left.
 . "$(dirname "$0")/lib.sh"
 
 DST=/tmp/e2e-small-fs
@@ -51,5 +56,54 @@ echo "$rlog" | grep -q 'No space left on device' &&
 	fail "receiver's message" "$(echo "$rlog" | grep error | head -2)"
 [ -z "$(entries "$RCV" "$DST")" ] && ok "after ENOSPC: no partial or temporary file" ||
 	fail "after ENOSPC" "found: $(entries "$RCV" "$DST")"
+
+# session LABEL BIG OUT RC LOG: the checks after a session "x-BIG BIG
+# y-BIG" (sender output OUT, exit RC, receiver log LOG) in which BIG
+# alone failed.
+session() {
+	local label=$1 big=$2 out=$3 rc=$4 f same=1
+	if [ "$rc" = 6 ] && echo "$out" | grep -q "$big.*not enough space\|not enough space.*$big" &&
+		echo "$out" | grep -q '1 entry failed'; then
+		ok "$label: the sender exits 6 and names $big ('not enough space')"
+	else
+		fail "$label: sender" "exit $rc: $(echo "$out" | grep -v '^ok' | tail -3 | tr '\n' ' ')"
+	fi
+	for f in "x-$big" "y-$big"; do
+		[ "$(digest "$SND" "/tmp/e2e-src/$f")" = "$(digest "$RCV" "$DST/$f" 2>/dev/null)" ] || same=0
+	done
+	[ $same = 1 ] && ok "$label: the files before and after $big arrive intact (sha256)" ||
+		fail "$label: other files" "x-$big or y-$big differs or is missing"
+	left=$(entries "$RCV" "$DST" | tr '\n' ' ')
+	[ "$left" = "x-$big y-$big " ] && ok "$label: no partial or temporary file of $big" ||
+		fail "$label: left behind" "found: $left"
+	on "$RCV" "rm -f $DST/x-$big $DST/y-$big" >/dev/null
+}
+for f in x-six y-six x-three y-three; do
+	mkdata "$SND" /tmp/e2e-src/$f 200000 >/dev/null
+done
+
+# Refused when its FILE comes: 6 MiB into what is left of 4 MiB.
+recv_bg nospc3 "-T 10 -o $DST" || { fail "receiver start" "did not listen"; exit 1; }
+out=$(send "-c 64K" /tmp/e2e-src/x-six /tmp/e2e-src/six /tmp/e2e-src/y-six "$RCV_IP" 2>&1); rc=$?
+"$LAB" signal "$RCV" nospc3 TERM
+recv_wait nospc3 >/dev/null 2>&1
+session "a session, its middle file larger than the free space" six "$out" $rc
+
+# ENOSPC while its data lands: no reservation, and once the middle file
+# has begun writing (more in use than the first file), the filler takes
+# all the space, holds it a second, and gives it back, so the file after
+# it has room again.
+"$LAB" bg "$RCV" nospc4 -- "RDMAPUSH_NO_FALLOCATE=1 exec $RP recv -p $PORT -T 10 -o $DST"
+await_listen "$RCV" >/dev/null
+"$LAB" bg "$RCV" filler -- "used() { df -k $DST | awk 'NR==2 { print \$3 }'; }; end=\$((\$(date +%s) + 30)); while [ \$(used) -lt 400 ]; do [ \$(date +%s) -lt \$end ] || { echo 'filler: three did not begin writing in 30 s'; exit 1; }; sleep 0.01; done; for k in 1 2 3 4; do fallocate -l \$(df -k $DST | awk 'NR==2 { print \$4 }')K $DST/.filler\$k 2>/dev/null; done; cat /dev/zero > $DST/.crumbs 2>/dev/null; sleep 1; rm -f $DST/.filler* $DST/.crumbs"
+out=$(send "-c 4K -w 1" /tmp/e2e-src/x-three /tmp/e2e-src/three /tmp/e2e-src/y-three "$RCV_IP" 2>&1); rc=$?
+fout=$("$LAB" wait "$RCV" filler 2>&1) ||
+	fail "ENOSPC mid-session: disk filled once three began writing" "$fout"
+"$LAB" signal "$RCV" nospc4 TERM
+rlog=$(recv_wait nospc4 2>&1)
+echo "$rlog" | grep -q 'three.*No space left on device' &&
+	ok "mid-session: the receiver names the failure: three: No space left on device" ||
+	fail "mid-session: receiver's message" "$(echo "$rlog" | grep error | head -2)"
+session "a session, its middle file hitting ENOSPC while it lands" three "$out" $rc
 on "$RCV" "umount $DST" >/dev/null
 done_testing
