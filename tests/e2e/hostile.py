@@ -45,8 +45,8 @@ def hello(total=0, chunk=65536, window=4, flags=0, **qp):
     return wire.hello(qp_addr(**qp), total, chunk, window, flags)
 
 
-def dir_entry(fid, path, **kw):
-    return wire.pack_file(fid, wire.FILE_DIR, path, mode=0o755, **kw)
+def dir_entry(fid, path, mode=0o755, **kw):
+    return wire.pack_file(fid, wire.FILE_DIR, path, mode=mode, **kw)
 
 
 def reg_entry(fid, path, size=0, **kw):
