@@ -8,13 +8,13 @@
 # serves a real push.
 . "$(dirname "$0")/lib.sh"
 
-TOPD=/tmp/e2e-hostile		# everything the attacks aim at is under it
-DST=$TOPD/top/dst
-OUTSIDE=$TOPD/outside
-on "$RCV" "rm -rf $TOPD && mkdir -p $DST $OUTSIDE && ln -s $OUTSIDE $DST/link" >/dev/null ||
+HDIR=/tmp/e2e-hostile		# everything the attacks aim at is under it
+DST=$HDIR/top/dst
+OUTSIDE=$HDIR/outside
+on "$RCV" "rm -rf $HDIR && mkdir -p $DST $OUTSIDE && ln -s $OUTSIDE $DST/link" >/dev/null ||
 	{ fail "setup" "could not make $DST"; exit 1; }
 # The tree around DIR, and the root, as they were before.
-around() { on "$RCV" "find $TOPD -path $DST -prune -o -print | LC_ALL=C sort; ls -A /"; }
+around() { on "$RCV" "find $HDIR -path $DST -prune -o -print | LC_ALL=C sort; ls -A /"; }
 before=$(around)
 recv_bg hostile "-T 5 -o $DST" || { fail "receiver start" "did not listen"; exit 1; }
 empty=$(on "$SND" "xxhsum -H2 /dev/null 2>/dev/null" | cut -d' ' -f1)
