@@ -232,7 +232,7 @@ int rp_proto_parse_hdr(const uint8_t *buf, size_t len, struct rp_msg_hdr *h,
  * Decoders take the payload only (after the header), of exactly
  * header.length bytes. Return 0 or RP_EPROTO with *why set. They validate
  * every field's range: QPN and PSN < 2^24, QPN != 0, MTU 1..5, GID not
- * all-zero unless LID != 0, name/text lengths, chunk/window non-zero,
+ * all-zero unless LID != 0, path/text lengths, chunk/window non-zero,
  * status < RP_ST_MAX, and no trailing bytes. Paths are not checked for
  * safety here (see rp_fileio_check_path()).
  */
