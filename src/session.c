@@ -724,6 +724,9 @@ void xfer_report(struct xfer *x, int rc, struct rp_outcome *out)
 	x->rep.chunk = x->chunk;
 	x->rep.window = x->window;
 	x->rep.phase = rp_phase_name(x->phase);
+	/* A checksum stands for one file, not for a session of several. */
+	if (!x->rep.name)
+		x->rep.have_csum = false;
 	/* A session that ended well shows its counts, failures or not. */
 	if ((!rc || x->phase == RP_PHASE_DONE) && !x->o->quiet)
 		rp_report_summary(stderr, &x->rep);

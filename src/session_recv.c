@@ -339,7 +339,14 @@ static int make_dir(struct xfer *x, struct recv_state *r,
 		rc = mark_dirty(r, dirty, f->path);
 	if (!rc && exact)
 		rc = remember_time(r, f);
-	RP_TRACE("file", "directory %s", created ? "created" : "exists");
+	if (rp_trace_on()) {
+		char shown[RP_PEER_TEXT_MAX];
+
+		RP_TRACE("file", "directory \"%s\" %s",
+			 rp_fmt_peer(shown, sizeof(shown), f->path,
+				     f->path_len),
+			 rc ? "refused" : created ? "created" : "exists");
+	}
 	return entry_done(x, r, f, rc, 0);
 }
 
@@ -445,6 +452,12 @@ static int verify(struct xfer *x, struct recv_file *c)
 	rp_csum_final(c->csum, sum);
 	memcpy(x->rep.csum, sum, RP_CSUM_LEN);
 	x->rep.have_csum = true;
+	if (c->fend.bytes == RP_FEND_ABORTED) {
+		RP_ERR("%s: %s could not read it to its end; dropped",
+		       rp_fmt_peer(shown, sizeof(shown), c->meta.path,
+				   c->meta.path_len), x->peer);
+		return RP_EPEERABORT;
+	}
 	if (c->fend.bytes == c->bytes && !memcmp(c->fend.csum, sum,
 						  RP_CSUM_LEN))
 		return 0;
@@ -465,7 +478,7 @@ static int finish_file(struct xfer *x, struct recv_state *r)
 	int err = c->err;
 
 	if (!err && c->meta.size != RP_SIZE_UNKNOWN &&
-	    c->bytes != c->meta.size) {
+	    c->bytes != c->meta.size && c->fend.bytes != RP_FEND_ABORTED) {
 		RP_ERR("%s sent %" PRIu64 " bytes of a %" PRIu64 "-byte "
 		       "file", x->peer, c->bytes, c->meta.size);
 		err = RP_ECHECKSUM;

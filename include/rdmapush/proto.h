@@ -128,7 +128,12 @@ struct rp_file {
 	char path[RP_PATH_MAX + 1];	/* NUL-terminated after decode */
 };
 
-/* FEND: the end of regular file id: its length and checksum. */
+/*
+ * FEND: the end of regular file id: its length and checksum. A sender
+ * that could not read the file to its end says bytes RP_FEND_ABORTED:
+ * the receiver drops what it got.
+ */
+#define RP_FEND_ABORTED		UINT64_MAX
 struct rp_fend {
 	uint32_t id;
 	uint64_t bytes;
