@@ -258,6 +258,9 @@ int msg_send(struct xfer *x, const uint8_t *msg, int n, const char *what)
 	else if (rc == RP_ECTRLCLOSED)
 		RP_ERR("%s closed the control connection before %s", x->peer,
 		       what);
+	/* A peer that gave up sent its ERR first: the reason is there. */
+	if (rc == RP_ECTRLCLOSED)
+		rc = xfer_peer_reason(x, rc);
 	return rc;
 }
 
