@@ -96,6 +96,13 @@ struct scenario {
 	bool dir_fsync_fails;	/* the receiver's directory fsync: EIO */
 	uint64_t max_size;	/* the receiver's --max-size */
 	bool busy;		/* the receiver's admission hook says busy */
+	char **sources;		/* sender's SOURCE... (else data.bin alone) */
+	int nsources;
+	bool recursive, preserve;	/* sender's -r, -k */
+	bool keep_setid;	/* receiver's --keep-setid */
+	uint64_t nospc_past;	/* the receiver's pwrite past this: ENOSPC */
+	const char *evil_path;	/* relay: FILE evil_id's path becomes this */
+	uint32_t evil_id;
 };
 
 /* What came of it. */
@@ -104,6 +111,8 @@ struct result {
 	struct rp_outcome send_out, recv_out;
 	uint32_t msgs;		/* control messages the relay carried */
 	uint32_t syncs;		/* of which SYNC */
+	uint32_t types[RP_MSG_TYPE_MAX];	/* carried, by type */
+	uint64_t opened;	/* fabric contexts opened in all */
 	int send_exit;		/* the sender's exit status, as main gives it */
 	int admit_calls;	/* times the admission hook was asked */
 	int admit_open;		/* fabric contexts open when it was asked */
@@ -127,6 +136,9 @@ struct relay {
 	uint8_t cut_at;
 	uint32_t msgs;
 	uint32_t syncs;
+	uint32_t types[RP_MSG_TYPE_MAX];
+	const char *evil_path;
+	uint32_t evil_id;
 	enum tamper how;
 	bool psk;		/* AUTH first: 2 messages to b, 1 to a */
 	uint64_t size;		/* what a forged ACK claims */
@@ -142,6 +154,7 @@ struct relay {
 
 static volatile unsigned int sync_ms;	/* sleep per wait for the disk */
 static volatile bool dir_fsync_fails;
+static volatile uint64_t nospc_past;	/* pwrite past this offset: ENOSPC */
 
 int __real_sync_file_range(int fd, off_t off, off_t n, unsigned int flags);
 int __real_fsync(int fd);
@@ -149,6 +162,8 @@ int __real_fdatasync(int fd);
 int __wrap_sync_file_range(int fd, off_t off, off_t n, unsigned int flags);
 int __wrap_fsync(int fd);
 int __wrap_fdatasync(int fd);
+ssize_t __real_pwrite(int fd, const void *buf, size_t n, off_t off);
+ssize_t __wrap_pwrite(int fd, const void *buf, size_t n, off_t off);
 
 static bool is_dir(int fd)
 {
@@ -182,6 +197,17 @@ int __wrap_fdatasync(int fd)
 	if (sync_ms)
 		usleep(sync_ms * 1000);
 	return __real_fdatasync(fd);
+}
+
+/* The receiver writes chunks with pwrite (fileio_dst.c): a disk that
+ * fills up past nospc_past bytes of a file. */
+ssize_t __wrap_pwrite(int fd, const void *buf, size_t n, off_t off)
+{
+	if (nospc_past && (uint64_t)off + n > nospc_past) {
+		errno = ENOSPC;
+		return -1;
+	}
+	return __real_pwrite(fd, buf, n, off);
 }
 
 static int read_full(int fd, uint8_t *p, size_t n)
@@ -225,6 +251,25 @@ static int forge_ack(struct relay *r)
 	return write_full(r->a, buf, (size_t)n);
 }
 
+/* FILE evil_id, re-encoded with the hostile path (untagged: no --psk). */
+static size_t rewrite_path(const struct relay *r, uint8_t *buf, size_t len)
+{
+	struct rp_file f;
+	const char *why;
+	int n;
+
+	assert_int_equal(rp_proto_unpack_file(buf + RP_PROTO_HDR_LEN,
+					      len - RP_PROTO_HDR_LEN, &f,
+					      &why), 0);
+	if (f.id != r->evil_id)
+		return len;
+	f.path_len = (uint16_t)strlen(r->evil_path);
+	memcpy(f.path, r->evil_path, f.path_len + 1u);
+	n = rp_proto_pack_file(buf, RP_PROTO_MAX_MSG, &f);
+	assert_true(n > 0);
+	return (size_t)n;
+}
+
 /*
  * Pass on message n of direction to_a (receiver -> sender), of the given
  * type, as the scenario wants it; buf holds len bytes.
@@ -238,6 +283,8 @@ static int pass_on(struct relay *r, bool to_a, uint32_t n, uint8_t type,
 	/* Counted after AUTH; AUTH itself is left alone (UINT32_MAX). */
 	uint32_t nth = n >= auth ? n - auth : UINT32_MAX;
 
+	if (!to_a && type == RP_MSG_FILE && r->evil_path)
+		len = rewrite_path(r, buf, len);
 	switch (r->how) {
 	case TAMPER_FLIP_MR:
 		if (to_a && nth == 0)
@@ -321,14 +368,17 @@ static void *relay_main(void *arg)
 		}
 		if (p[0].revents && forward(r, false, &type))
 			break;
-		if (p[0].revents)
+		if (p[0].revents) {
 			r->msgs++;
+			r->types[type % RP_MSG_TYPE_MAX]++;
+		}
 		if (p[1].revents && r->msgs < r->cut_after &&
 		    forward(r, true, &type))
 			break;
 		if (p[1].revents && r->msgs < r->cut_after) {
 			r->msgs++;
 			r->syncs += type == RP_MSG_SYNC;
+			r->types[type % RP_MSG_TYPE_MAX]++;
 		}
 	}
 	/* The connection dies: both sides see it closed. */
@@ -553,6 +603,13 @@ static void opts_for(struct rp_opts *o, const struct env *e,
 		o->sources = sources;
 		o->nsources = 1;
 	}
+	if (send && sc->sources) {
+		o->sources = sc->sources;
+		o->nsources = sc->nsources;
+	}
+	o->recursive = sc->recursive;
+	o->preserve = send && sc->preserve;
+	o->keep_setid = !send && sc->keep_setid;
 	o->host = "test-receiver";
 	o->dir = e->dst;
 	o->max_size = sc->max_size;
@@ -567,6 +624,14 @@ static void keygen_key_a(const struct env *e)
 	assert_int_equal(rp_auth_keygen(e->key_a), 0);
 }
 
+static uint64_t stats_opened(void)
+{
+	struct rp_fab_stats st;
+
+	rp_fab_stats(&st);
+	return st.opened;
+}
+
 static void run(struct env *e, const struct scenario *sc, struct result *res,
 		const char *file)
 {
@@ -574,7 +639,8 @@ static void run(struct env *e, const struct scenario *sc, struct result *res,
 	uint8_t key[RP_PSK_LEN];
 	struct recv_job job = { .dirfd = e->dirfd };
 	struct relay rl = { .cut_after = sc->cut_after ? sc->cut_after : NEVER,
-			    .cut_at = sc->cut_at, .how = sc->tamper, .psk = sc->psk_send,
+			    .cut_at = sc->cut_at, .how = sc->tamper,
+			    .evil_path = sc->evil_path, .evil_id = sc->evil_id, .psk = sc->psk_send,
 			    .size = sc->size };
 	struct admit_probe probe = { .sc = sc, .res = res };
 	struct rp_admission adm = { .admit = admit_hook, .ctx = &probe };
@@ -604,6 +670,7 @@ static void run(struct env *e, const struct scenario *sc, struct result *res,
 	memset(res, 0, sizeof(*res));
 	sync_ms = sc->sync_ms;
 	dir_fsync_fails = sc->dir_fsync_fails;
+	nospc_past = sc->nospc_past;
 	job.o = &ro;
 	job.fd = rp[0];
 	job.adm = &adm;
@@ -620,11 +687,14 @@ static void run(struct env *e, const struct scenario *sc, struct result *res,
 	res->recv_out = job.out;
 	res->msgs = rl.msgs;
 	res->syncs = rl.syncs;
+	memcpy(res->types, rl.types, sizeof(res->types));
 	sync_ms = 0;
 	dir_fsync_fails = false;
+	nospc_past = 0;
 	rp_fab_set_hook(NULL, NULL);
 	res->send_exit = rp_session_exit_code(res->send_rc);
 	rp_session_stop = 0;
+	res->opened = stats_opened();
 }
 
 /* Everything released: fabric contexts and rings, and descriptors. */
@@ -1387,6 +1457,481 @@ static void test_handshake_deadline_not_reset(void **s)
 	silent_peer(*s, 2, true, 1.5, 2.0);
 }
 
+/* ---------------------------------------------------------------------
+ * Many entries in one session
+ */
+
+#define MAX_SRC 8
+
+/* Sources for a scenario: paths under e->src, in argv order. */
+struct srcs {
+	char path[MAX_SRC][200];
+	char *argv[MAX_SRC];
+	int n;
+};
+
+static void srcs_add(struct srcs *s, const struct env *e, const char *name)
+{
+	assert_true(s->n < MAX_SRC);
+	snprintf(s->path[s->n], sizeof(s->path[0]), "%s/%s", e->src, name);
+	s->argv[s->n] = s->path[s->n];
+	s->n++;
+}
+
+/* src/name made with size bytes and added to the sources. */
+static void srcs_file(struct srcs *s, const struct env *e, const char *name,
+		      uint64_t size)
+{
+	srcs_add(s, e, name);
+	make_file(s->path[s->n - 1], size, (uint8_t)s->n);
+}
+
+/* Run sc with these sources. */
+static void push_srcs_keep(struct env *e, struct scenario *sc,
+			   struct srcs *s, struct result *r)
+{
+	sc->sources = s->argv;
+	sc->nsources = s->n;
+	run(e, sc, r, NULL);
+}
+
+/* The same; everything released after. */
+static void push_srcs(struct env *e, struct scenario *sc, struct srcs *s,
+		      struct result *r)
+{
+	push_srcs_keep(e, sc, s, r);
+	assert_released(e);
+}
+
+/* dst/name is there and identical to src/name. */
+static void assert_arrived(const struct env *e, const char *name)
+{
+	char a[512], b[512];
+
+	snprintf(a, sizeof(a), "%s/%s", e->src, name);
+	snprintf(b, sizeof(b), "%s/%s", e->dst, name);
+	assert_true(same_file(a, b));
+}
+
+static void assert_absent(const char *dir, const char *name)
+{
+	char p[512];
+	struct stat st;
+
+	snprintf(p, sizeof(p), "%s/%s", dir, name);
+	assert_int_equal(lstat(p, &st), -1);
+	assert_int_equal(errno, ENOENT);
+}
+
+/* A session that went well for the receiver, with failed entries. */
+static void assert_session_done(const struct result *r, uint64_t failed)
+{
+	assert_int_equal(r->send_out.phase, RP_PHASE_DONE);
+	assert_int_equal(r->recv_out.phase, RP_PHASE_DONE);
+	assert_int_equal(r->send_out.failed, failed);
+	if (!failed) {
+		assert_int_equal(r->send_rc, 0);
+		assert_int_equal(r->recv_rc, 0);
+	}
+}
+
+/* One HELLO and MR, FILE FEND FACK per file, one FIN and ACK; one
+ * fabric context per side for the whole session. */
+static void test_three_files_one_session(void **s)
+{
+	struct env *e = *s;
+	struct srcs src = { 0 };
+	struct result r;
+
+	srcs_file(&src, e, "a", 1000);
+	srcs_file(&src, e, "b", 200 * KIB);
+	srcs_file(&src, e, "c", 0);
+	push_srcs(e, &(struct scenario){ 0 }, &src, &r);
+	assert_session_done(&r, 0);
+	assert_int_equal(r.types[RP_MSG_HELLO], 1);
+	assert_int_equal(r.types[RP_MSG_MR], 1);
+	assert_int_equal(r.types[RP_MSG_FILE], 3);
+	assert_int_equal(r.types[RP_MSG_FEND], 3);
+	assert_int_equal(r.types[RP_MSG_FACK], 3);
+	assert_int_equal(r.types[RP_MSG_FIN], 1);
+	assert_int_equal(r.types[RP_MSG_ACK], 1);
+	assert_int_equal(r.types[RP_MSG_ERR], 0);
+	assert_int_equal(r.msgs, 13 + r.syncs);
+	assert_int_equal(r.opened, 2);
+	assert_int_equal(r.admit_calls, 1);
+	assert_arrived(e, "a");
+	assert_arrived(e, "b");
+	assert_arrived(e, "c");
+	assert_int_equal(list_dir(e->dst, (char[300]){ 0 }, 300), 3);
+}
+
+/* ---- a tree with -r ---- */
+
+/* How the receiver's modes and times must come out. */
+struct expect {
+	mode_t umask;
+	bool preserve, keep_setid;
+};
+
+static mode_t want_mode(const struct expect *x, mode_t src)
+{
+	mode_t keep = x->keep_setid ? 07777 : 0777;
+
+	return src & keep & (x->preserve ? 07777 : ~x->umask);
+}
+
+static void cmp_entry(const struct expect *x, const char *a, const char *b,
+		      int *n);
+
+/* Every entry of source dir a, as it must be in b; *n counts them. */
+static void cmp_tree(const struct expect *x, const char *a, const char *b,
+		     int *n)
+{
+	DIR *d = opendir(a);
+	struct dirent *de;
+	char pa[1024], pb[1024];
+
+	assert_non_null(d);
+	while ((de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		snprintf(pa, sizeof(pa), "%s/%s", a, de->d_name);
+		snprintf(pb, sizeof(pb), "%s/%s", b, de->d_name);
+		cmp_entry(x, pa, pb, n);
+	}
+	closedir(d);
+}
+
+static void cmp_entry(const struct expect *x, const char *a, const char *b,
+		      int *n)
+{
+	struct stat sa, sb;
+
+	assert_int_equal(lstat(a, &sa), 0);
+	if (!S_ISREG(sa.st_mode) && !S_ISDIR(sa.st_mode)) {
+		/* Symlinks and FIFOs are skipped: not there. */
+		assert_int_equal(lstat(b, &sb), -1);
+		return;
+	}
+	assert_int_equal(lstat(b, &sb), 0);
+	assert_int_equal(sa.st_mode & S_IFMT, sb.st_mode & S_IFMT);
+	assert_int_equal(want_mode(x, sa.st_mode & 07777),
+			 sb.st_mode & 07777);
+	if (S_ISREG(sa.st_mode)) {
+		assert_int_equal(sa.st_size, sb.st_size);
+		assert_true(same_file(a, b));
+	} else {
+		cmp_tree(x, a, b, n);
+	}
+	if (x->preserve) {
+		assert_int_equal(sa.st_mtim.tv_sec, sb.st_mtim.tv_sec);
+		assert_int_equal(sa.st_mtim.tv_nsec, sb.st_mtim.tv_nsec);
+	}
+	(*n)++;
+}
+
+/* Entries under dir, recursively. */
+static int count_tree(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	char p[1024];
+	int n = 0;
+
+	assert_non_null(d);
+	while ((de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		n++;
+		snprintf(p, sizeof(p), "%s/%s", dir, de->d_name);
+		if (de->d_type == DT_DIR)
+			n += count_tree(p);
+	}
+	closedir(d);
+	return n;
+}
+
+static void set_mtime(const char *path, time_t sec, long nsec)
+{
+	struct timespec t[2] = { { sec, nsec }, { sec, nsec } };
+
+	assert_int_equal(utimensat(AT_FDCWD, path, t, AT_SYMLINK_NOFOLLOW), 0);
+}
+
+static void mkdir_mode(const char *path, mode_t mode)
+{
+	assert_int_equal(mkdir(path, 0700), 0);
+	assert_int_equal(chmod(path, mode), 0);
+}
+
+/* ~60 files in 3 levels below src/tree, with an empty dir, a symlink to
+ * outside and a FIFO; distinct modes and (after) mtimes. */
+static void make_tree(const struct env *e, uint32_t chunk)
+{
+	static const char *const dirs[] = { "tree", "tree/l1", "tree/l1/l2",
+		"tree/l1/l2/l3" };
+	static const mode_t fmodes[] = { 0600, 0755, 0644, 04755, 0640 };
+	const uint64_t sizes[] = { 0, 1, chunk - 1, chunk, chunk + 1,
+				   3ull * chunk + 5 };
+	char p[512];
+
+	for (int i = 0; i < 4; i++) {
+		snprintf(p, sizeof(p), "%s/%s", e->src, dirs[i]);
+		mkdir_mode(p, i == 2 ? 0750 : 0755);
+	}
+	snprintf(p, sizeof(p), "%s/tree/empty", e->src);
+	mkdir_mode(p, 0700);
+	for (int i = 0; i < 60; i++) {
+		snprintf(p, sizeof(p), "%s/%s/%s%02d", e->src, dirs[i % 4],
+			 i % 3 == 0 ? "with space " : i % 3 == 1 ?
+			 "\xc3\xbcn\xc3\xaf \xe2\x9c\x93 " : "f", i);
+		make_file(p, sizes[i % 6], (uint8_t)i);
+		assert_int_equal(chmod(p, fmodes[i % 5]), 0);
+		set_mtime(p, 1600000000 + i, 1000 * i + 7);
+	}
+	snprintf(p, sizeof(p), "%s/tree/l1/outside", e->src);
+	assert_int_equal(symlink(e->root, p), 0);
+	snprintf(p, sizeof(p), "%s/tree/fifo", e->src);
+	assert_int_equal(mkfifo(p, 0644), 0);
+	/* Deepest first: a directory's mtime moves with its entries. */
+	for (int i = 3; i >= 0; i--) {
+		snprintf(p, sizeof(p), "%s/%s", e->src, dirs[i]);
+		set_mtime(p, 1500000000 + i, 999999999 - i);
+	}
+	snprintf(p, sizeof(p), "%s/tree/empty", e->src);
+	set_mtime(p, 1400000000, 5);
+	snprintf(p, sizeof(p), "%s/tree", e->src);
+	set_mtime(p, 1500000000, 999999999);
+}
+
+/* Push src/tree with -r under umask um; compare the whole tree. */
+static void tree_case(void **s, mode_t um, bool preserve, bool keep_setid)
+{
+	struct env *e = *s;
+	struct expect x = { .umask = um, .preserve = preserve,
+			    .keep_setid = keep_setid };
+	struct srcs src = { 0 };
+	char a[200], b[200];
+	struct result r;
+	mode_t old;
+	int n = 0;
+
+	make_tree(e, 64 * KIB);
+	srcs_add(&src, e, "tree");
+	old = umask(um);
+	push_srcs(e, &(struct scenario){ .recursive = true,
+		  .preserve = preserve, .keep_setid = keep_setid }, &src, &r);
+	umask(old);
+	assert_session_done(&r, 0);
+	snprintf(a, sizeof(a), "%s/tree", e->src);
+	snprintf(b, sizeof(b), "%s/tree", e->dst);
+	cmp_entry(&x, a, b, &n);
+	/* 5 directories and 60 files; nothing else on the receiver. */
+	assert_int_equal(n, 65);
+	assert_int_equal(count_tree(e->dst), 65);
+}
+
+static void test_tree_umask_022(void **s)
+{
+	tree_case(s, 022, false, false);
+}
+
+static void test_tree_umask_027(void **s)
+{
+	tree_case(s, 027, false, false);
+}
+
+static void test_tree_preserve(void **s)
+{
+	tree_case(s, 022, true, false);
+}
+
+static void test_tree_preserve_keep_setid(void **s)
+{
+	tree_case(s, 022, true, true);
+}
+
+/* ---- standard input ---- */
+
+struct feeder {
+	int fd;			/* the pipe's write end */
+	const char *file;	/* what to write into it */
+	pthread_t thr;
+};
+
+static void *feed_main(void *arg)
+{
+	struct feeder *f = arg;
+	uint8_t buf[16 * KIB];
+	int in = open(f->file, O_RDONLY);
+	ssize_t n;
+
+	while (in >= 0 && (n = read(in, buf, sizeof(buf))) > 0)
+		if (write(f->fd, buf, (size_t)n) != n)
+			break;
+	if (in >= 0)
+		close(in);
+	close(f->fd);
+	return NULL;
+}
+
+/* "-" --as stdin.bin: size bytes through a pipe on fd 0. */
+static void stdin_case(void **s, uint64_t size)
+{
+	struct env *e = *s;
+	struct srcs src = { 0 };
+	struct feeder f;
+	struct result r;
+	char ref[200], got[200];
+	int p[2], saved = dup(0);
+
+	assert_true(saved >= 0);
+	snprintf(ref, sizeof(ref), "%s/ref", e->src);
+	make_file(ref, size, 9);
+	assert_int_equal(pipe(p), 0);
+	assert_int_equal(dup2(p[0], 0), 0);
+	close(p[0]);
+	f = (struct feeder){ .fd = p[1], .file = ref };
+	assert_int_equal(pthread_create(&f.thr, NULL, feed_main, &f), 0);
+	src.argv[0] = (char *)"-";
+	src.n = 1;
+	push_srcs_keep(e, &(struct scenario){ .as_name = "stdin.bin" }, &src,
+		       &r);
+	assert_int_equal(pthread_join(f.thr, NULL), 0);
+	assert_int_equal(dup2(saved, 0), 0);
+	close(saved);
+	assert_released(e);
+	assert_session_done(&r, 0);
+	snprintf(got, sizeof(got), "%s/stdin.bin", e->dst);
+	assert_true(same_file(ref, got));
+	assert_int_equal(list_dir(e->dst, (char[300]){ 0 }, 300), 1);
+}
+
+static void test_stdin_odd(void **s)
+{
+	stdin_case(s, 3 * 64 * KIB + 17);
+}
+
+static void test_stdin_whole_chunks(void **s)
+{
+	stdin_case(s, 2 * 64 * KIB);
+}
+
+static void test_stdin_empty(void **s)
+{
+	stdin_case(s, 0);
+}
+
+/* ---- entries that fail alone ---- */
+
+/*
+ * The receiver's disk fills up in the middle of the second file: that
+ * file fails (ENOSPC, "not enough free space" to the sender, exit 6) and
+ * is not left behind; the first and third arrive whole.
+ */
+static void test_enospc_one_file(void **s)
+{
+	struct env *e = *s;
+	struct srcs src = { 0 };
+	struct result r;
+
+	srcs_file(&src, e, "a", 20 * KIB);
+	srcs_file(&src, e, "big", 300 * KIB);
+	srcs_file(&src, e, "c", 20 * KIB);
+	push_srcs(e, &(struct scenario){ .nospc_past = 100 * KIB }, &src, &r);
+	assert_session_done(&r, 1);
+	assert_int_equal(r.send_rc, RP_ENOSPACE);
+	assert_int_equal(r.send_exit, RP_EXIT_POLICY);
+	assert_int_equal(r.recv_rc, -ENOSPC);
+	assert_int_equal(r.recv_out.failed, 1);
+	assert_arrived(e, "a");
+	assert_arrived(e, "c");
+	assert_int_equal(list_dir(e->dst, (char[300]){ 0 }, 300), 2);
+}
+
+/*
+ * A hostile party rewrites the path of the second FILE (no --psk, so
+ * untagged): that entry fails, nothing appears outside the receiver's
+ * directory, and the other two arrive.
+ */
+static void hostile_path(void **s, const char *path, bool plant_link,
+			 int want_rc)
+{
+	struct env *e = *s;
+	struct srcs src = { 0 };
+	char out[200], link[200], evil[300];
+	struct result r;
+
+	snprintf(out, sizeof(out), "%s/out", e->root);
+	assert_int_equal(mkdir(out, 0755), 0);
+	snprintf(link, sizeof(link), "%s/link", e->dst);
+	if (plant_link)
+		assert_int_equal(symlink(out, link), 0);
+	/* "@" stands for the outside directory's absolute path. */
+	snprintf(evil, sizeof(evil), "%s%s", path[0] == '@' ? out : "",
+		 path + (path[0] == '@'));
+	srcs_file(&src, e, "a", 5000);
+	srcs_file(&src, e, "b", 70 * KIB);
+	srcs_file(&src, e, "c", 0);
+	push_srcs(e, &(struct scenario){ .evil_path = evil, .evil_id = 1 },
+		  &src, &r);
+	assert_session_done(&r, 1);
+	assert_int_equal(r.send_rc, want_rc);
+	assert_int_equal(r.recv_out.failed, 1);
+	assert_int_equal(list_dir(out, (char[300]){ 0 }, 300), 0);
+	/* src, dst, key-a, key-b, out: nothing beside the receiver's dir. */
+	assert_int_equal(list_dir(e->root, (char[300]){ 0 }, 300), 5);
+	assert_arrived(e, "a");
+	assert_arrived(e, "c");
+	assert_absent(e->dst, "b");
+	assert_int_equal(list_dir(e->dst, (char[300]){ 0 }, 300),
+			 plant_link ? 3 : 2);
+}
+
+static void test_hostile_dotdot(void **s)
+{
+	hostile_path(s, "../x", false, RP_EBADNAME);
+}
+
+static void test_hostile_absolute(void **s)
+{
+	hostile_path(s, "@/x", false, RP_EBADNAME);
+}
+
+static void test_hostile_inner_dotdot(void **s)
+{
+	hostile_path(s, "a/../../b", false, RP_EBADNAME);
+}
+
+/* Refused at openat(O_NOFOLLOW) with ELOOP, which the sender hears as
+ * the receiver's I/O failure (exit 4), not as a bad name. */
+static void test_hostile_through_symlink(void **s)
+{
+	hostile_path(s, "link/x", true, RP_EPEERIO);
+}
+
+/* A source missing among good ones: counted failed, the rest arrive,
+ * the sender's exit status says so. */
+static void test_missing_source(void **s)
+{
+	struct env *e = *s;
+	struct srcs src = { 0 };
+	struct result r;
+
+	srcs_file(&src, e, "a", 3000);
+	srcs_add(&src, e, "missing");
+	srcs_file(&src, e, "c", 64 * KIB + 1);
+	push_srcs(e, &(struct scenario){ 0 }, &src, &r);
+	assert_session_done(&r, 1);
+	assert_int_equal(r.send_rc, -ENOENT);
+	assert_int_not_equal(r.send_exit, 0);
+	assert_int_equal(r.recv_rc, 0);
+	assert_int_equal(r.types[RP_MSG_FILE], 2);
+	assert_arrived(e, "a");
+	assert_arrived(e, "c");
+	assert_int_equal(list_dir(e->dst, (char[300]){ 0 }, 300), 2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1442,6 +1987,20 @@ int main(void)
 		T(test_busy_after_handshake),
 		T(test_handshake_deadline),
 		T(test_handshake_deadline_not_reset),
+		T(test_three_files_one_session),
+		T(test_tree_umask_022),
+		T(test_tree_umask_027),
+		T(test_tree_preserve),
+		T(test_tree_preserve_keep_setid),
+		T(test_stdin_odd),
+		T(test_stdin_whole_chunks),
+		T(test_stdin_empty),
+		T(test_enospc_one_file),
+		T(test_hostile_dotdot),
+		T(test_hostile_absolute),
+		T(test_hostile_inner_dotdot),
+		T(test_hostile_through_symlink),
+		T(test_missing_source),
 #undef T
 	};
 
