@@ -620,7 +620,8 @@ static void test_usage_text(void **state)
 		"--no-device-check",
 	};
 	static const char *const send_only[] = {
-		"Usage: rdmapush send", "FILE HOST", "--as NAME",
+		"Usage: rdmapush send", "SOURCE... HOST", "--as NAME",
+		"--recursive", "--preserve",
 		"--chunk SIZE", "--window N", "default 1M", "default 8",
 	};
 	char *t;
@@ -648,7 +649,7 @@ static void test_usage_text(void **state)
 
 	t = usage_text(RP_MODE_NONE);
 	check_common_text(t);
-	assert_non_null(strstr(t, "rdmapush send [OPTION]... FILE HOST"));
+	assert_non_null(strstr(t, "rdmapush send [OPTION]... SOURCE... HOST"));
 	assert_non_null(strstr(t, "--version"));
 	free(t);
 }
