@@ -10,6 +10,7 @@
 #include <inttypes.h>
 #include <poll.h>
 #include <sodium.h>
+#include <sys/socket.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -255,12 +256,12 @@ int msg_send(struct xfer *x, const uint8_t *msg, int n, const char *what)
 	rc = rp_ctrl_send(x->fd, buf, (size_t)n, xfer_deadline(x));
 	if (rc == RP_ETIMEOUT)
 		RP_ERR("timed out sending %s to %s", what, x->peer);
-	else if (rc == RP_ECTRLCLOSED)
-		RP_ERR("%s closed the control connection before %s", x->peer,
-		       what);
 	/* A peer that gave up sent its ERR first: the reason is there. */
 	if (rc == RP_ECTRLCLOSED)
 		rc = xfer_peer_reason(x, rc);
+	if (rc == RP_ECTRLCLOSED)
+		RP_ERR("%s closed the control connection before %s", x->peer,
+		       what);
 	return rc;
 }
 
@@ -583,7 +584,13 @@ int xfer_peer_reason(struct xfer *x, int rc)
 
 	/* A peer that gives up sends ERR first, so it is usually there. */
 	while (poll(&pfd, 1, rp_sys_poll_ms(end, 1000)) == 1) {
-		int err = msg_recv(x, want, &m, "the reason");
+		char c;
+		int err;
+
+		/* Closed with nothing more to read: no reason given. */
+		if (recv(x->fd, &c, 1, MSG_PEEK | MSG_DONTWAIT) <= 0)
+			break;
+		err = msg_recv(x, want, &m, "the reason");
 
 		if (err)
 			return err;
