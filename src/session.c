@@ -238,10 +238,35 @@ static int seal(struct xfer *x, uint8_t *buf, int n)
 	return n + RP_TAG_LEN;
 }
 
+static int send_now(struct xfer *x, const uint8_t *buf, size_t n,
+		    const char *what)
+{
+	int rc = rp_ctrl_send(x->fd, buf, n, xfer_deadline(x));
+
+	if (rc == RP_ETIMEOUT)
+		RP_ERR("timed out sending %s to %s", what, x->peer);
+	/* A peer that gave up sent its ERR first: the reason is there. */
+	if (rc == RP_ECTRLCLOSED)
+		rc = xfer_peer_reason(x, rc);
+	if (rc == RP_ECTRLCLOSED)
+		RP_ERR("%s closed the control connection before %s", x->peer,
+		       what);
+	return rc;
+}
+
+int xfer_flush(struct xfer *x)
+{
+	size_t n = x->out_len;
+
+	/* Emptied first: a failure must not send the same bytes again. */
+	x->out_len = 0;
+	return n ? send_now(x, x->out, n, x->out_what) : 0;
+}
+
 int msg_send(struct xfer *x, const uint8_t *msg, int n, const char *what)
 {
 	uint8_t buf[RP_PROTO_MAX_MSG];
-	int rc;
+	int rc = 0;
 
 	if (n > (int)sizeof(buf))
 		n = -ENOBUFS;
@@ -253,15 +278,15 @@ int msg_send(struct xfer *x, const uint8_t *msg, int n, const char *what)
 		RP_ERR("cannot encode %s: %s", what, rp_strerror(n));
 		return n;
 	}
-	rc = rp_ctrl_send(x->fd, buf, (size_t)n, xfer_deadline(x));
-	if (rc == RP_ETIMEOUT)
-		RP_ERR("timed out sending %s to %s", what, x->peer);
-	/* A peer that gave up sent its ERR first: the reason is there. */
-	if (rc == RP_ECTRLCLOSED)
-		rc = xfer_peer_reason(x, rc);
-	if (rc == RP_ECTRLCLOSED)
-		RP_ERR("%s closed the control connection before %s", x->peer,
-		       what);
+	if (!x->batch)
+		return send_now(x, buf, (size_t)n, what);
+	if ((size_t)n > sizeof(x->out) - x->out_len)
+		rc = xfer_flush(x);
+	if (!rc) {
+		memcpy(x->out + x->out_len, buf, (size_t)n);
+		x->out_len += (size_t)n;
+		x->out_what = what;
+	}
 	return rc;
 }
 
@@ -512,7 +537,9 @@ int msg_recv(struct xfer *x, uint8_t want, union rp_msg *m,
 
 	if (rp_session_stop)
 		return RP_EINTERRUPTED;
-	rc = next_msg(x, &h, buf, sizeof(buf), phase);
+	rc = xfer_flush(x);
+	if (!rc)
+		rc = next_msg(x, &h, buf, sizeof(buf), phase);
 	if (rc)
 		return rc;
 	x->got_type = h.type;
@@ -608,6 +635,10 @@ void xfer_send_failure(struct xfer *x, uint8_t type, int rc)
 
 	if (x->fd < 0 || x->peer_failed)
 		return;
+	/* What was queued first, in order, or the peer's tags won't match. */
+	x->batch = false;
+	if (xfer_flush(x))
+		return;
 	snprintf(res.text, sizeof(res.text), "%s", rp_strerror(rc));
 	res.text_len = (uint16_t)strlen(res.text);
 	n = seal(x, buf, rp_proto_pack_result(buf, sizeof(buf), type, &res));
@@ -627,6 +658,10 @@ int xfer_next(struct xfer *x, struct rp_wc *wc, int max, double deadline,
 	/* A signal that landed outside poll() must stop us too. */
 	if (rp_session_stop)
 		return RP_EINTERRUPTED;
+	/* What we queued goes before we wait: the peer may wait for it. */
+	rc = xfer_flush(x);
+	if (rc)
+		return rc;
 	rc = rp_verbs_next(x->v, wc, max, watch ? x->fd : -1, deadline);
 	if (rc == RP_EWC)
 		rc = xfer_peer_reason(x, rc);

@@ -321,7 +321,11 @@ static int read_chunk(struct xfer *x, struct cur_src *c, uint8_t *buf,
 	int rc;
 
 	if (c->is_stdin) {
-		rc = read_stream(c->src.fd, buf, x->chunk, len);
+		/* A pipe may keep us here a while: the receiver must have
+		 * what we queued (this stream's FILE) meanwhile. */
+		rc = xfer_flush(x);
+		if (!rc)
+			rc = read_stream(c->src.fd, buf, x->chunk, len);
 		*last = *len < x->chunk;
 		return rc;
 	}
@@ -512,6 +516,7 @@ static int session_loop(struct xfer *x, struct send_state *s)
 	int rc = 0;
 
 	rp_progress_start(&s->prog, x->size);
+	x->batch = true;
 	while (!rc && !s->acked) {
 		rc = pump(x, s);
 		if (rc)
