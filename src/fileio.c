@@ -132,9 +132,12 @@ int rp_fileio_src_open(struct rp_src *s, const char *path)
 	s->size = 0;
 	/*
 	 * O_NONBLOCK: opening a FIFO for reading would otherwise wait for a
-	 * writer before fstat() gets a chance to refuse it.
+	 * writer before fstat() gets a chance to refuse it. O_NOFOLLOW: the
+	 * walk saw a regular file here (a link named on the command line
+	 * comes resolved); a link put in its place since is not followed.
 	 */
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK |
+		  O_NOFOLLOW);
 	if (fd < 0) {
 		rc = -errno;
 		RP_ERR("open(%s): %s", path, strerror(-rc));

@@ -362,8 +362,8 @@ static const char *host_hint(const char *h)
 		return NULL;
 	if (colon[1] && strspn(colon + 1, "0123456789") == strlen(colon + 1))
 		return "use -p PORT for the port";
-	return "rdmapush writes into the receiver's -o directory; name a "
-	       "file there with --as NAME";
+	return "rdmapush writes into the receiver's -o directory; name the "
+	       "file with --as NAME";
 }
 
 static int check_positional(struct rp_opts *o, const char *sub, int n,
@@ -523,19 +523,20 @@ int rp_opts_parse(struct rp_opts *o, int argc, char **argv)
 /* Each line at most 68 columns: the text stays inside 80 on a terminal. */
 static const char help_overview[] =
 	"Usage: rdmapush recv [OPTION]...\n"
-	"       rdmapush send [OPTION]... FILE HOST\n"
+	"       rdmapush send [OPTION]... SOURCE... HOST\n"
 	"       rdmapush keygen FILE\n"
 	"       rdmapush help [send|recv|keygen]\n"
 	"       rdmapush --help | --version\n"
 	"\n"
-	"Push a file from one machine to another over RDMA, with the safety\n"
-	"of scp: the data is checked end to end (XXH3-128), the file appears\n"
-	"under its name only once complete, verified and on disk, and\n"
-	"nothing is written outside the receiver's directory.\n"
+	"Push files and directories from one machine to another over RDMA,\n"
+	"with the safety of scp: the data is checked end to end (XXH3-128),\n"
+	"each file appears under its name only once complete, verified and\n"
+	"on disk, and nothing is written outside the receiver's directory.\n"
 	"\n"
 	"Commands:\n"
 	"  recv           receive pushed files into a directory\n"
-	"  send           push FILE to the receiver on HOST\n"
+	"  send           push files, directories (-r) or standard input\n"
+	"                 to the receiver on HOST, in one session\n"
 	"  keygen FILE    write a new random key for --psk into FILE\n"
 	"  help [CMD]     show this help, or that of send, recv or keygen\n"
 	"\n"
@@ -546,14 +547,18 @@ static const char help_overview[] =
 static const char help_recv[] =
 	"Usage: rdmapush recv [OPTION]...\n"
 	"\n"
-	"Listen on a TCP port and store each pushed file in DIR, each\n"
-	"transfer in its own process, until SIGINT or SIGTERM (or after one\n"
-	"transfer with --once). Data lands by RDMA Write in a ring of window x chunk\n"
-	"bytes, is written to a temporary file in DIR, and the file gets\n"
-	"its name only once its size and checksum match and it is fsynced.\n"
-	"Names must be plain file names (no '/', not '.' or '..', no\n"
-	"control characters, at most 255 bytes); symbolic links are never\n"
-	"followed.\n"
+	"Listen on a TCP port and store what each sender pushes in DIR, each\n"
+	"session in its own process, until SIGINT or SIGTERM (or after one\n"
+	"session with --once). Data lands by RDMA Write in a ring of window\n"
+	"x chunk bytes, is written to a temporary file, and each file gets\n"
+	"its name only once its size and checksum match and it is synced.\n"
+	"Paths are relative to DIR, each component a plain name (not '.'\n"
+	"or '..', no control characters, at most 255 bytes); directories\n"
+	"are created one level at a time and symbolic links are never\n"
+	"followed. A new file gets the sender's permission bits masked by\n"
+	"this process's umask (exactly, with the sender's -k), never an\n"
+	"owner, and no setuid, setgid or sticky bit without --keep-setid.\n"
+	"A failed file is reported and the session goes on.\n"
 	"\n"
 	"Options:\n"
 	"  -p, --port PORT      TCP port to listen on (default 18500)\n"
@@ -572,21 +577,33 @@ static const char help_recv[] =
 	"                       checks for itself\n"
 	"      --max-per-address N  connections from one address, 1..64\n"
 	"                       (default 8), whether in their handshake or\n"
-	"                       transferring; one more is refused as busy\n";
+	"                       transferring; one more is refused as busy\n"
+	"      --keep-setid     keep the setuid, setgid and sticky bits a\n"
+	"                       sender's -k asks for (default: dropped)\n";
 
 static const char help_send[] =
-	"Usage: rdmapush send [OPTION]... FILE HOST\n"
+	"Usage: rdmapush send [OPTION]... SOURCE... HOST\n"
 	"\n"
-	"Push the regular file FILE to the receiver listening on HOST (a\n"
-	"name or an address). The data moves as RDMA Writes over a reliable\n"
-	"connected queue pair, a window of chunks in flight. The command\n"
-	"succeeds only once the receiver has verified the checksum and\n"
-	"synced the file to disk.\n"
+	"Push each SOURCE to the receiver listening on HOST (a name or an\n"
+	"address), all in one session over one queue pair: a regular file\n"
+	"lands under its last component, a directory (with -r) as a tree\n"
+	"under its own name, as scp -r does, and '-' (standard input, with\n"
+	"--as) as NAME. Symbolic links, devices, FIFOs and sockets in a tree\n"
+	"are skipped and counted; a symbolic link named as a SOURCE is\n"
+	"followed. The data moves as RDMA Writes, a window of chunks in\n"
+	"flight; small files are pipelined. Each file counts once the\n"
+	"receiver has verified its checksum and synced it to disk; a failed\n"
+	"file is reported and the others go on, and the exit status is then\n"
+	"that of the first failure.\n"
 	"\n"
 	"Options:\n"
 	"  -p, --port PORT      the receiver's TCP port (default 18500)\n"
-	"      --as NAME        file name on the receiver (default: the last\n"
-	"                       component of FILE)\n"
+	"  -r, --recursive      send directories and everything in them\n"
+	"  -k, --preserve       keep each file's mode and modification time\n"
+	"                       (k for keep: -p is the port)\n"
+	"      --as NAME        name on the receiver of the one SOURCE\n"
+	"                       (default: its last component); required for\n"
+	"                       '-'\n"
 	"  -c, --chunk SIZE     bytes per RDMA Write, 4K..64M, with an\n"
 	"                       optional K, M or G suffix (default 1M)\n"
 	"  -w, --window N       chunks in flight, 1..64 (default 8); chunk x\n"
@@ -621,17 +638,21 @@ static const char help_common[] =
 static const char help_example[] =
 	"Example:\n"
 	"  host-b$ rdmapush recv -o /srv/in\n"
-	"  host-a$ rdmapush send big.iso 192.0.2.10\n";
+	"  host-a$ rdmapush send big.iso 192.0.2.10\n"
+	"  host-a$ rdmapush send -r -k photos/ notes.txt 192.0.2.10\n"
+	"  host-a$ tar c src | rdmapush send --as src.tar - 192.0.2.10\n";
 
 static const char help_exit[] =
 	"Exit status:\n"
-	"  0  success: the file is verified and on the receiver's disk\n"
+	"  0  success: every file is verified and on the receiver's disk\n"
+	"     (skipped symbolic links and special files do not count)\n"
 	"  1  internal error\n"
 	"  2  usage or configuration error (command line, key file)\n"
 	"  3  refused by the peer, or a protocol error\n"
 	"  4  peer, network or RDMA failure, or timeout\n"
 	"  5  local I/O error (reading or writing the file)\n"
 	"  6  refused by policy: file exists, bad name, too big or no space\n"
+	"  (when some files fail and the others arrive: the first failure's)\n"
 	"  7  the receiver cannot listen: port in use, not allowed, or an\n"
 	"     address not of this host\n"
 	"  130, 143  stopped by SIGINT or SIGTERM\n";

@@ -10,6 +10,7 @@
 #include <inttypes.h>
 #include <poll.h>
 #include <sodium.h>
+#include <sys/socket.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -237,10 +238,35 @@ static int seal(struct xfer *x, uint8_t *buf, int n)
 	return n + RP_TAG_LEN;
 }
 
+static int send_now(struct xfer *x, const uint8_t *buf, size_t n,
+		    const char *what)
+{
+	int rc = rp_ctrl_send(x->fd, buf, n, xfer_deadline(x));
+
+	if (rc == RP_ETIMEOUT)
+		RP_ERR("timed out sending %s to %s", what, x->peer);
+	/* A peer that gave up sent its ERR first: the reason is there. */
+	if (rc == RP_ECTRLCLOSED)
+		rc = xfer_peer_reason(x, rc);
+	if (rc == RP_ECTRLCLOSED)
+		RP_ERR("%s closed the control connection before %s", x->peer,
+		       what);
+	return rc;
+}
+
+int xfer_flush(struct xfer *x)
+{
+	size_t n = x->out_len;
+
+	/* Emptied first: a failure must not send the same bytes again. */
+	x->out_len = 0;
+	return n ? send_now(x, x->out, n, x->out_what) : 0;
+}
+
 int msg_send(struct xfer *x, const uint8_t *msg, int n, const char *what)
 {
 	uint8_t buf[RP_PROTO_MAX_MSG];
-	int rc;
+	int rc = 0;
 
 	if (n > (int)sizeof(buf))
 		n = -ENOBUFS;
@@ -252,12 +278,15 @@ int msg_send(struct xfer *x, const uint8_t *msg, int n, const char *what)
 		RP_ERR("cannot encode %s: %s", what, rp_strerror(n));
 		return n;
 	}
-	rc = rp_ctrl_send(x->fd, buf, (size_t)n, xfer_deadline(x));
-	if (rc == RP_ETIMEOUT)
-		RP_ERR("timed out sending %s to %s", what, x->peer);
-	else if (rc == RP_ECTRLCLOSED)
-		RP_ERR("%s closed the control connection before %s", x->peer,
-		       what);
+	if (!x->batch)
+		return send_now(x, buf, (size_t)n, what);
+	if ((size_t)n > sizeof(x->out) - x->out_len)
+		rc = xfer_flush(x);
+	if (!rc) {
+		memcpy(x->out + x->out_len, buf, (size_t)n);
+		x->out_len += (size_t)n;
+		x->out_what = what;
+	}
 	return rc;
 }
 
@@ -508,7 +537,9 @@ int msg_recv(struct xfer *x, uint8_t want, union rp_msg *m,
 
 	if (rp_session_stop)
 		return RP_EINTERRUPTED;
-	rc = next_msg(x, &h, buf, sizeof(buf), phase);
+	rc = xfer_flush(x);
+	if (!rc)
+		rc = next_msg(x, &h, buf, sizeof(buf), phase);
 	if (rc)
 		return rc;
 	x->got_type = h.type;
@@ -580,7 +611,13 @@ int xfer_peer_reason(struct xfer *x, int rc)
 
 	/* A peer that gives up sends ERR first, so it is usually there. */
 	while (poll(&pfd, 1, rp_sys_poll_ms(end, 1000)) == 1) {
-		int err = msg_recv(x, want, &m, "the reason");
+		char c;
+		int err;
+
+		/* Closed with nothing more to read: no reason given. */
+		if (recv(x->fd, &c, 1, MSG_PEEK | MSG_DONTWAIT) <= 0)
+			break;
+		err = msg_recv(x, want, &m, "the reason");
 
 		if (err)
 			return err;
@@ -597,6 +634,10 @@ void xfer_send_failure(struct xfer *x, uint8_t type, int rc)
 	int n;
 
 	if (x->fd < 0 || x->peer_failed)
+		return;
+	/* What was queued first, in order, or the peer's tags won't match. */
+	x->batch = false;
+	if (xfer_flush(x))
 		return;
 	snprintf(res.text, sizeof(res.text), "%s", rp_strerror(rc));
 	res.text_len = (uint16_t)strlen(res.text);
@@ -617,6 +658,10 @@ int xfer_next(struct xfer *x, struct rp_wc *wc, int max, double deadline,
 	/* A signal that landed outside poll() must stop us too. */
 	if (rp_session_stop)
 		return RP_EINTERRUPTED;
+	/* What we queued goes before we wait: the peer may wait for it. */
+	rc = xfer_flush(x);
+	if (rc)
+		return rc;
 	rc = rp_verbs_next(x->v, wc, max, watch ? x->fd : -1, deadline);
 	if (rc == RP_EWC)
 		rc = xfer_peer_reason(x, rc);
@@ -724,6 +769,9 @@ void xfer_report(struct xfer *x, int rc, struct rp_outcome *out)
 	x->rep.chunk = x->chunk;
 	x->rep.window = x->window;
 	x->rep.phase = rp_phase_name(x->phase);
+	/* A checksum stands for one file, not for a session of several. */
+	if (!x->rep.name)
+		x->rep.have_csum = false;
 	/* A session that ended well shows its counts, failures or not. */
 	if ((!rc || x->phase == RP_PHASE_DONE) && !x->o->quiet)
 		rp_report_summary(stderr, &x->rep);

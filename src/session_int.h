@@ -71,6 +71,15 @@ struct xfer {
 	uint8_t skey[RP_SKEY_LEN];
 	enum rp_auth_role dir_out, dir_in;
 	uint64_t seq_out, seq_in;	/* tagged messages each way so far */
+	/*
+	 * In the session, messages are queued and go out in one write when
+	 * we are about to wait (xfer_flush): the FILE and FEND of a small
+	 * file, or the FACKs of several, cost one send, not one each.
+	 */
+	bool batch;
+	uint8_t out[32768];
+	size_t out_len;
+	const char *out_what;	/* the last one queued, for messages */
 };
 
 /* Absolute deadline o->timeout seconds from now, or the handshake
@@ -89,6 +98,8 @@ uint64_t xfer_count_chunks(uint64_t size, uint32_t chunk);
 uint32_t xfer_chunk_len(const struct xfer *x, uint64_t seq);
 /* Bytes in the first x->done chunks (at most x->size), without overflow. */
 uint64_t xfer_bytes_done(const struct xfer *x);
+/* Send what msg_send() queued (x->batch). 0 or as msg_send(). */
+int xfer_flush(struct xfer *x);
 /* Wire status and text for a local failure, sent best-effort as type. */
 void xfer_send_failure(struct xfer *x, uint8_t type, int rc);
 /*

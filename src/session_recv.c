@@ -36,7 +36,7 @@
 struct recv_file {
 	bool open;
 	struct rp_file meta;
-	int parentfd;
+	int parentfd;		/* borrowed: the directory we are in (go_to) */
 	struct rp_dst dst;
 	struct rp_csum *csum;
 	int err;		/* it failed: its chunks are dropped */
@@ -64,9 +64,12 @@ struct recv_state {
 	struct recv_file cur;
 	uint32_t next_id;	/* the FILE id we expect next */
 	bool fin_seen;
-	/* A directory with new entries not yet fsynced, and its path. */
-	int dirty_fd;
-	char *dirty_path;
+	/* The directory entries arrive in now (see go_to), its path, and
+	 * whether it has new entries; a failed fsync of one, for the end. */
+	int here_fd;
+	char *here_path;
+	bool here_dirty;
+	int dir_sync_err;
 	struct dir_time *times;
 	size_t ntimes;
 	struct rp_tally tally;
@@ -126,7 +129,7 @@ static uint32_t min_u32(uint32_t a, uint32_t b)
  * more ring than the session needs. */
 static int agree_shape(struct xfer *x, const struct rp_hello *h)
 {
-	uint64_t need, nchunks;
+	uint64_t need;
 
 	if (h->chunk < RP_MIN_CHUNK) {
 		RP_ERR("%s asks for %u-byte chunks, below the minimum %u",
@@ -145,10 +148,10 @@ static int agree_shape(struct xfer *x, const struct rp_hello *h)
 			need = RP_MIN_CHUNK;
 		x->chunk = min_u32(x->chunk, (uint32_t)need);
 	}
+	/* Every file takes a chunk of its own, however small: a session's
+	 * size says nothing of how many it needs. The chunk shrank above
+	 * for a small session, and the ring with it. */
 	x->window = min_u32(h->window, RP_MAX_WINDOW);
-	nchunks = xfer_count_chunks(x->size, x->chunk);
-	if (x->size != RP_SIZE_UNKNOWN && nchunks < x->window)
-		x->window = nchunks ? (uint32_t)nchunks : 1;
 	while ((uint64_t)x->chunk * x->window > RP_MAX_RING && x->window > 1)
 		x->window--;
 	return 0;
@@ -242,43 +245,77 @@ static size_t parent_len(const char *path)
 	return slash ? (size_t)(slash - path) : 0;
 }
 
-static int flush_dirty(struct recv_state *r)
+/* Whether path's directory is the one we are in. */
+static bool is_here(const struct recv_state *r, const char *path)
 {
-	int rc = 0;
+	size_t n = parent_len(path);
 
-	if (r->dirty_fd >= 0) {
-		rc = rp_fileio_dir_sync(r->dirty_fd, r->dirty_path);
-		close(r->dirty_fd);
-	}
-	r->dirty_fd = -1;
-	free(r->dirty_path);
-	r->dirty_path = NULL;
-	return rc;
+	return r->here_fd >= 0 && strlen(r->here_path) == n &&
+	       !strncmp(r->here_path, path, n);
 }
 
 /*
- * New entries in the directory fd (path's parent, owned from here): it
- * must be fsynced before the ACK. Entries come directory by directory,
- * so keeping one such directory open costs one fsync per directory, not
- * one per file.
+ * Leave the directory we are in: if it got new entries, fsync it first.
+ * A failure is kept for the session's end: the entries it concerns are
+ * already answered, and the ACK must not say they are safe.
  */
-static int mark_dirty(struct recv_state *r, int fd, const char *path)
+static void leave(struct recv_state *r)
+{
+	int rc = 0;
+
+	if (r->here_fd >= 0 && r->here_dirty)
+		rc = rp_fileio_dir_sync(r->here_fd, r->here_path);
+	if (rc && !r->dir_sync_err)
+		r->dir_sync_err = rc;
+	if (r->here_fd >= 0)
+		close(r->here_fd);
+	r->here_fd = -1;
+	r->here_dirty = false;
+	free(r->here_path);
+	r->here_path = NULL;
+}
+
+/* Be in fd, path's directory (owned from here on); dirty: it has a new
+ * entry. */
+static int settle_in(struct recv_state *r, int fd, const char *path,
+		     bool dirty)
+{
+	if (is_here(r, path)) {
+		close(fd);
+		r->here_dirty |= dirty;
+		return 0;
+	}
+	leave(r);
+	r->here_path = strndup(path, parent_len(path));
+	if (!r->here_path) {
+		close(fd);
+		return -ENOMEM;
+	}
+	r->here_fd = fd;
+	r->here_dirty = dirty;
+	return 0;
+}
+
+/*
+ * The directory holding path, into *fd (borrowed), and its last
+ * component. Entries come directory by directory: it is opened (one
+ * level at a time) once for all of them, and fsynced once when we leave.
+ */
+static int go_to(struct recv_state *r, const char *path, int *fd,
+		 const char **leaf)
 {
 	size_t n = parent_len(path);
 	int rc = 0;
 
-	if (r->dirty_fd >= 0 && strlen(r->dirty_path) == n &&
-	    !strncmp(r->dirty_path, path, n)) {
-		close(fd);
-		return 0;
+	if (!is_here(r, path)) {
+		int nfd;
+
+		rc = rp_fileio_open_parent(r->dirfd, path, &nfd, leaf);
+		if (!rc)
+			rc = settle_in(r, nfd, path, false);
 	}
-	rc = flush_dirty(r);
-	r->dirty_path = strndup(path, n);
-	if (!r->dirty_path) {
-		close(fd);
-		return -ENOMEM;
-	}
-	r->dirty_fd = fd;
+	*leaf = path + (n ? n + 1 : 0);
+	*fd = r->here_fd;
 	return rc;
 }
 
@@ -336,10 +373,17 @@ static int make_dir(struct xfer *x, struct recv_state *r,
 		rc = rp_fileio_mkdir(r->dirfd, f->path, entry_mode(x, r, f->mode),
 				     exact, &created, &dirty);
 	if (!rc && dirty >= 0)
-		rc = mark_dirty(r, dirty, f->path);
+		rc = settle_in(r, dirty, f->path, true);
 	if (!rc && exact)
 		rc = remember_time(r, f);
-	RP_TRACE("file", "directory %s", created ? "created" : "exists");
+	if (rp_trace_on()) {
+		char shown[RP_PEER_TEXT_MAX];
+
+		RP_TRACE("file", "directory \"%s\" %s",
+			 rp_fmt_peer(shown, sizeof(shown), f->path,
+				     f->path_len),
+			 rc ? "refused" : created ? "created" : "exists");
+	}
 	return entry_done(x, r, f, rc, 0);
 }
 
@@ -358,8 +402,7 @@ static int open_file(struct xfer *x, struct recv_state *r)
 		rc = RP_ELIMIT;
 	}
 	if (!rc)
-		rc = rp_fileio_open_parent(r->dirfd, f->path, &c->parentfd,
-					   &leaf);
+		rc = go_to(r, f->path, &c->parentfd, &leaf);
 	if (!rc)
 		rc = rp_fileio_dst_open(&c->dst, c->parentfd, leaf, f->size,
 					x->o->force);
@@ -379,9 +422,7 @@ static int open_file(struct xfer *x, struct recv_state *r)
 static void file_close(struct recv_file *c)
 {
 	rp_fileio_dst_abort(&c->dst);
-	if (c->parentfd >= 0)
-		close(c->parentfd);
-	c->parentfd = -1;
+	c->parentfd = -1;	/* borrowed: the directory we are in */
 	rp_csum_free(c->csum);
 	c->csum = NULL;
 	c->open = false;
@@ -426,6 +467,9 @@ static int sync_and_commit(struct xfer *x, struct recv_file *c)
 			trace_sync("->", &s);
 			rc = msg_send(x, buf, rp_proto_pack_sync(buf,
 					sizeof(buf), &s), "SYNC");
+			/* It is news only if it goes now. */
+			if (!rc)
+				rc = xfer_flush(x);
 			if (rc)
 				return rc;
 			next = rp_now() + SYNC_EVERY;
@@ -445,6 +489,12 @@ static int verify(struct xfer *x, struct recv_file *c)
 	rp_csum_final(c->csum, sum);
 	memcpy(x->rep.csum, sum, RP_CSUM_LEN);
 	x->rep.have_csum = true;
+	if (c->fend.bytes == RP_FEND_ABORTED) {
+		RP_ERR("%s: %s could not read it to its end; dropped",
+		       rp_fmt_peer(shown, sizeof(shown), c->meta.path,
+				   c->meta.path_len), x->peer);
+		return RP_EPEERABORT;
+	}
 	if (c->fend.bytes == c->bytes && !memcmp(c->fend.csum, sum,
 						  RP_CSUM_LEN))
 		return 0;
@@ -465,7 +515,7 @@ static int finish_file(struct xfer *x, struct recv_state *r)
 	int err = c->err;
 
 	if (!err && c->meta.size != RP_SIZE_UNKNOWN &&
-	    c->bytes != c->meta.size) {
+	    c->bytes != c->meta.size && c->fend.bytes != RP_FEND_ABORTED) {
 		RP_ERR("%s sent %" PRIu64 " bytes of a %" PRIu64 "-byte "
 		       "file", x->peer, c->bytes, c->meta.size);
 		err = RP_ECHECKSUM;
@@ -483,8 +533,7 @@ static int finish_file(struct xfer *x, struct recv_state *r)
 		return err;
 	}
 	if (!err) {
-		err = mark_dirty(r, c->parentfd, c->meta.path);
-		c->parentfd = -1;
+		r->here_dirty = true;
 	}
 	file_close(c);
 	return entry_done(x, r, &c->meta, err, c->bytes);
@@ -626,9 +675,8 @@ static int land_chunk(struct xfer *x, struct recv_state *r,
 	 */
 	memcpy(r->bounce, x->ring + off, len);
 	x->done++;
+	/* The credit goes once per batch of completions (session_loop). */
 	rc = rp_verbs_post_recv(x->v, wc->wr_id);
-	if (!rc)
-		rc = give_credit(x, r);
 	if (rc)
 		return rc;
 	if (!c->err && x->o->max_size && c->bytes + len > x->o->max_size) {
@@ -677,6 +725,7 @@ static int session_loop(struct xfer *x, struct recv_state *r)
 	int rc = 0;
 
 	rp_progress_start(&r->prog, x->size);
+	x->batch = true;
 	while (!rc && !(r->fin_seen && !r->cur.open &&
 			r->credit_sent == x->done)) {
 		rc = xfer_next(x, wc, 16, xfer_deadline(x),
@@ -689,6 +738,8 @@ static int session_loop(struct xfer *x, struct recv_state *r)
 			rc = 0;
 			for (int i = 0; !rc && i < n; i++)
 				rc = handle_wc(x, r, &wc[i]);
+			if (!rc)
+				rc = give_credit(x, r);
 		}
 		if (!rc)
 			rc = settle(x, r, false);
@@ -704,7 +755,10 @@ static int close_session(struct xfer *x, struct recv_state *r)
 {
 	uint8_t buf[RP_PROTO_MAX_MSG];
 	struct rp_result ack = { .status = RP_ST_OK, .bytes = r->tally.bytes };
-	int rc = flush_dirty(r);
+	int rc;
+
+	leave(r);
+	rc = r->dir_sync_err;
 
 	for (size_t i = r->ntimes; !rc && i-- > 0;)
 		rc = rp_fileio_dir_times(r->dirfd, r->times[i].path,
@@ -717,9 +771,10 @@ static int close_session(struct xfer *x, struct recv_state *r)
 		 "deregistered", x->done);
 	xfer_phase(x, RP_PHASE_ACK);
 	trace_result("->", RP_MSG_ACK, &ack);
-	return msg_send(x, buf,
-			rp_proto_pack_result(buf, sizeof(buf), RP_MSG_ACK, &ack),
-			"ACK");
+	rc = msg_send(x, buf,
+		      rp_proto_pack_result(buf, sizeof(buf), RP_MSG_ACK, &ack),
+		      "ACK");
+	return rc ? rc : xfer_flush(x);
 }
 
 /* The handshake is over: ask for a transfer slot; --timeout from here. */
@@ -762,7 +817,7 @@ static void release(struct recv_state *r)
 	if (r->cur.open)
 		file_close(&r->cur);
 	/* Entries already committed stay: sync what we can. */
-	(void)flush_dirty(r);
+	leave(r);
 	for (size_t i = 0; i < r->ntimes; i++)
 		free(r->times[i].path);
 	free(r->times);
@@ -778,7 +833,7 @@ int rp_session_recv_one(const struct rp_opts *o, const uint8_t *psk,
 		.o = o, .psk = psk, .fd = fd, .rep = { .role = "recv" },
 		.start = rp_now(),
 	};
-	struct recv_state r = { .dirfd = dirfd, .dirty_fd = -1 };
+	struct recv_state r = { .dirfd = dirfd, .here_fd = -1 };
 	int rc;
 
 	r.umask = umask(0);

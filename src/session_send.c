@@ -23,10 +23,10 @@
 
 /*
  * Entries sent whose FACK has not come back. Capped so that the FACKs
- * the receiver may owe us (about 80 bytes each) always fit in a socket
- * buffer: it can never block sending one while we block sending to it.
+ * the receiver may owe us (at most about 330 bytes each) always fit in a
+ * socket buffer: it can never block sending one while we block sending to it.
  */
-#define MAX_PENDING	256u
+#define MAX_PENDING	128u
 
 struct pending {
 	uint32_t id;
@@ -171,6 +171,9 @@ static int send_fend(struct xfer *x, struct cur_src *c)
 	uint8_t buf[RP_PROTO_MAX_MSG];
 	struct rp_fend f = { .id = c->p->id, .bytes = c->off };
 
+	/* We could not read it all: the receiver must drop it. */
+	if (c->p->failed_here)
+		f.bytes = RP_FEND_ABORTED;
 	rp_csum_final(c->csum, f.csum);
 	memcpy(x->rep.csum, f.csum, RP_CSUM_LEN);
 	x->rep.have_csum = true;
@@ -293,8 +296,10 @@ static int read_stream(int fd, uint8_t *buf, uint32_t len, uint32_t *got)
 	while (*got < len) {
 		ssize_t n = read(fd, buf + *got, len - *got);
 
-		if (n < 0 && errno == EINTR)
+		if (n < 0 && errno == EINTR && !rp_session_stop)
 			continue;
+		if (n < 0 && errno == EINTR)
+			return RP_EINTERRUPTED;
 		if (n < 0) {
 			int e = errno;
 
@@ -316,7 +321,11 @@ static int read_chunk(struct xfer *x, struct cur_src *c, uint8_t *buf,
 	int rc;
 
 	if (c->is_stdin) {
-		rc = read_stream(c->src.fd, buf, x->chunk, len);
+		/* A pipe may keep us here a while: the receiver must have
+		 * what we queued (this stream's FILE) meanwhile. */
+		rc = xfer_flush(x);
+		if (!rc)
+			rc = read_stream(c->src.fd, buf, x->chunk, len);
 		*last = *len < x->chunk;
 		return rc;
 	}
@@ -341,6 +350,8 @@ static int post_chunk(struct xfer *x, struct send_state *s)
 	bool last = true;
 	int rc = read_chunk(x, c, x->ring + off, &len, &last);
 
+	if (rc == RP_EINTERRUPTED)
+		return rc;
 	if (rc) {
 		c->p->failed_here = true;
 		xfer_entry(x, &s->tally, c->p->path, 0, rc, NULL);
@@ -505,6 +516,7 @@ static int session_loop(struct xfer *x, struct send_state *s)
 	int rc = 0;
 
 	rp_progress_start(&s->prog, x->size);
+	x->batch = true;
 	while (!rc && !s->acked) {
 		rc = pump(x, s);
 		if (rc)

@@ -115,6 +115,7 @@ void rp_fab_set_hook(rp_fab_hook hook, void *arg);
  * last rp_fab_reset(). "Delivered" means it consumed the peer's receive. */
 struct rp_fab_stats {
 	int open;		/* contexts opened and not yet closed */
+	uint64_t opened;	/* contexts opened since the last reset */
 	int rings;		/* rings registered and not deregistered */
 	uint64_t writes;	/* Write-with-immediate delivered */
 	uint64_t sends;		/* Send-with-immediate delivered */
@@ -122,7 +123,7 @@ struct rp_fab_stats {
 };
 void rp_fab_stats(struct rp_fab_stats *out);
 
-/* Disarm faults and hook, zero writes, sends and bytes. Endpoints and
+/* Disarm faults and hook, zero opened, writes, sends and bytes. Endpoints and
  * rings still open are kept (their counts stay visible in
  * rp_fab_stats()). */
 void rp_fab_reset(void);

@@ -128,7 +128,12 @@ struct rp_file {
 	char path[RP_PATH_MAX + 1];	/* NUL-terminated after decode */
 };
 
-/* FEND: the end of regular file id: its length and checksum. */
+/*
+ * FEND: the end of regular file id: its length and checksum. A sender
+ * that could not read the file to its end says bytes RP_FEND_ABORTED:
+ * the receiver drops what it got.
+ */
+#define RP_FEND_ABORTED		UINT64_MAX
 struct rp_fend {
 	uint32_t id;
 	uint64_t bytes;
@@ -232,7 +237,7 @@ int rp_proto_parse_hdr(const uint8_t *buf, size_t len, struct rp_msg_hdr *h,
  * Decoders take the payload only (after the header), of exactly
  * header.length bytes. Return 0 or RP_EPROTO with *why set. They validate
  * every field's range: QPN and PSN < 2^24, QPN != 0, MTU 1..5, GID not
- * all-zero unless LID != 0, name/text lengths, chunk/window non-zero,
+ * all-zero unless LID != 0, path/text lengths, chunk/window non-zero,
  * status < RP_ST_MAX, and no trailing bytes. Paths are not checked for
  * safety here (see rp_fileio_check_path()).
  */

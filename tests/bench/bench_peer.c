@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
  * The synthetic peers of scripts/bench mem: a receiver and a sender that
- * speak the control protocol and drive the fabric as the real ones do,
- * but skip the file and the checksum, so that the real side opposite
- * them is measured alone.
+ * speak the control protocol (version 3: HELLO, MR, then per entry FILE,
+ * its chunks with RP_IMM_END on the last, FEND and FACK; FIN, ACK) and
+ * drive the fabric as the real ones do, but skip the file and the
+ * checksum, so that the real side opposite them is measured alone.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -12,6 +13,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "rdmapush/ctrl.h"
 #include "rdmapush/err.h"
@@ -23,25 +25,45 @@
 
 #define WC_BATCH	16
 
-/* One synthetic side's transfer. */
+/* A set of message types, for ctl_recv(). */
+#define MSG_BIT(t)	(1u << (t))
+
+/* The sink's entry whose chunks land now. */
+struct sink_file {
+	bool open;
+	uint32_t id;
+	uint64_t size;		/* RP_SIZE_UNKNOWN for a stream */
+	uint64_t bytes;		/* landed so far */
+	bool data_done;		/* its RP_IMM_END chunk landed */
+	bool fend_seen;
+	uint64_t fend_bytes;
+};
+
+/* One synthetic side's session. */
 struct peer {
 	struct bench_job *j;
 	const char *who;	/* prefix of every error line */
 	struct rp_verbs *v;
 	uint8_t *ring;
 	uint32_t rkey;
-	uint64_t size;
+	uint64_t size;		/* source: its file; sink: HELLO total */
 	uint32_t chunk;
 	uint32_t window;
-	uint64_t nchunks;
+	uint64_t nchunks;	/* source: writes the file takes (>= 1) */
 	struct rp_qp_addr local;
 	struct rp_qp_addr remote;
 	struct rp_mr mr;	/* sender: where to write */
-	uint64_t done;		/* chunks landed (sink) or credited (source) */
+	uint64_t done;		/* sink: chunks landed; source: credit */
 	uint64_t posted;	/* source: writes posted */
 	uint64_t written;	/* source: write completions */
+	bool facked;		/* source: our one FILE's FACK came */
+	bool acked;		/* source: the session's ACK came */
 	uint64_t credit_sent;	/* sink: cumulative credit last posted */
 	uint32_t sends_out;	/* sink: credit Sends not yet completed */
+	uint32_t next_id;	/* sink: the FILE id expected next */
+	bool fin_seen;		/* sink */
+	uint64_t landed;	/* sink: data bytes in the session */
+	struct sink_file cur;	/* sink */
 };
 
 static double deadline(const struct peer *p)
@@ -54,14 +76,7 @@ static uint64_t count_chunks(uint64_t size, uint32_t chunk)
 	return size / chunk + (size % chunk != 0);
 }
 
-static uint32_t chunk_len(const struct peer *p, uint64_t seq)
-{
-	uint64_t left = p->size - seq * p->chunk;
-
-	return left < p->chunk ? (uint32_t)left : p->chunk;
-}
-
-/* rp_ctrl_send/recv report -errno and bad headers themselves, not these. */
+/* rp_ctrl_send/recv report -errno themselves, not these. */
 static bool ctl_unreported(int rc)
 {
 	return rc == RP_ETIMEOUT || rc == RP_ECTRLCLOSED ||
@@ -88,42 +103,63 @@ static int ctl_send(struct peer *p, const uint8_t *buf, int n,
 /* The real side gave up: say what it said. */
 static int peer_said(struct peer *p, const uint8_t *buf, uint32_t len)
 {
+	char text[RP_PEER_TEXT_MAX];
 	struct rp_result res;
 	const char *why = NULL;
 
-	if (rp_proto_unpack_result(buf, len, &res, &why)) {
+	if (rp_proto_unpack_result(buf, len, RP_MSG_ERR, &res, &why)) {
 		RP_ERR("%s: malformed ERR: %s", p->who, why ? why : "?");
 		return RP_EPROTO;
 	}
 	RP_ERR("%s: the real side sent ERR: %s: %s", p->who,
-	       rp_proto_status_name(res.status), res.text);
+	       rp_proto_status_name(res.status),
+	       rp_fmt_peer(text, sizeof(text), res.text, res.text_len));
 	return RP_EREFUSED;
 }
 
-/* The next message, which must be of type want: its payload into buf.
- * Before an ACK, the receiver's SYNC messages (it is syncing) are skipped. */
-static int ctl_recv(struct peer *p, uint8_t want, uint8_t *buf,
-		    uint32_t *len)
+/* rp_ctrl_recv leaves a bad header to its caller to report. */
+static int bad_header(const struct peer *p, const struct rp_msg_hdr *h,
+		      int rc)
+{
+	struct rp_msg_hdr t;
+	const char *why = NULL;
+
+	if (rc == RP_EVERSION) {
+		RP_ERR("%s: the real side speaks protocol version %u, we %d",
+		       p->who, h->version, RP_PROTO_VERSION);
+		return rc;
+	}
+	(void)rp_proto_parse_hdr(h->raw, sizeof(h->raw), &t, &why);
+	RP_ERR("%s: bad control message header: %s", p->who,
+	       why ? why : "payload too long");
+	return rc;
+}
+
+/*
+ * The next message, which must be one of the types in the set want: its
+ * payload into buf (RP_PROTO_MAX_PAYLOAD bytes), its type and length
+ * into *type and *len. An ERR is reported with its reason and fails.
+ */
+static int ctl_recv(struct peer *p, unsigned int want, uint8_t *buf,
+		    uint8_t *type, uint32_t *len)
 {
 	struct rp_msg_hdr h;
-	int rc;
+	int rc = rp_ctrl_recv(p->j->fd, &h, buf, RP_PROTO_MAX_PAYLOAD,
+			      deadline(p));
 
-	do
-		rc = rp_ctrl_recv(p->j->fd, &h, buf, RP_PROTO_MAX_PAYLOAD,
-				  deadline(p));
-	while (!rc && want == RP_MSG_ACK && h.type == RP_MSG_SYNC);
-
+	if (rc == RP_ENOTPEER || rc == RP_EVERSION || rc == RP_EPROTO)
+		return bad_header(p, &h, rc);
 	if (ctl_unreported(rc))
-		RP_ERR("%s: rp_ctrl_recv(%s): %s", p->who,
-		       rp_proto_type_name(want), rp_strerror(rc));
+		RP_ERR("%s: rp_ctrl_recv: %s", p->who, rp_strerror(rc));
 	if (rc)
 		return rc;
+	*type = h.type;
 	*len = h.length;
-	if (h.type == RP_MSG_ERR && want != RP_MSG_ERR)
+	if (h.type == RP_MSG_ERR)
 		return peer_said(p, buf, h.length);
-	if (h.type != want) {
-		RP_ERR("%s: expected %s, got %s", p->who,
-		       rp_proto_type_name(want), rp_proto_type_name(h.type));
+	if (!(want & MSG_BIT(h.type))) {
+		RP_ERR("%s: unexpected %s", p->who,
+		       rp_proto_type_name(h.type));
 		return RP_EUNEXPECTED;
 	}
 	return 0;
@@ -170,15 +206,13 @@ static int post_recvs(struct peer *p)
 	return 0;
 }
 
-/* Completions, or an error: the real side must not speak mid-data. */
-static int next_wc(struct peer *p, struct rp_wc *wc)
+/* Completions (> 0), the control socket readable (0, only when watching
+ * it), or an error. */
+static int next_wc(struct peer *p, struct rp_wc *wc, bool watch)
 {
-	int rc = rp_verbs_next(p->v, wc, WC_BATCH, p->j->fd, deadline(p));
+	int rc = rp_verbs_next(p->v, wc, WC_BATCH, watch ? p->j->fd : -1,
+			       deadline(p));
 
-	if (rc == 0) {
-		RP_ERR("%s: the real side spoke or closed mid-data", p->who);
-		return RP_EUNEXPECTED;
-	}
 	if (rc == RP_ETIMEOUT || rc == RP_EINTERRUPTED)
 		RP_ERR("%s: rp_verbs_next: %s", p->who, rp_strerror(rc));
 	return rc;
@@ -196,34 +230,41 @@ static void peer_close(struct peer *p)
  * The sink: a receiver that returns credit and does nothing else
  */
 
-/* Take the sender's shape as it is: no file, so no reason to shrink it
- * but the real receiver's caps. */
+static uint32_t min_u32(uint32_t a, uint32_t b)
+{
+	return a < b ? a : b;
+}
+
+/* The real receiver's shape, minus its small-session ring trim (it has
+ * no file to fit): its caps, and no more window than chunks. */
 static int sink_hello(struct peer *p)
 {
 	uint8_t buf[RP_PROTO_MAX_PAYLOAD];
 	const char *why = NULL;
 	struct rp_hello h;
+	uint8_t type;
 	uint32_t len;
-	int rc = ctl_recv(p, RP_MSG_HELLO, buf, &len);
+	uint64_t n;
+	int rc = ctl_recv(p, MSG_BIT(RP_MSG_HELLO), buf, &type, &len);
 
 	if (rc)
 		return rc;
 	if (rp_proto_unpack_hello(buf, len, &h, &why))
 		return malformed(p, RP_MSG_HELLO, why);
-	p->size = h.size;
-	p->chunk = h.chunk;
-	p->nchunks = count_chunks(h.size, h.chunk);
-	p->window = h.window;
-	if (p->nchunks < p->window)
-		p->window = p->nchunks ? (uint32_t)p->nchunks : 1;
-	p->remote = h.qp;
-	if (h.chunk > RP_MAX_CHUNK || (uint64_t)h.chunk * p->window >
-	    RP_MAX_RING || p->nchunks > UINT32_MAX) {
-		RP_ERR("%s: chunk %u x window %u for %" PRIu64 " bytes is "
-		       "over the real receiver's caps", p->who, h.chunk,
-		       p->window, h.size);
+	if (h.chunk < RP_MIN_CHUNK) {
+		RP_ERR("%s: chunk %u is below the real receiver's minimum %u",
+		       p->who, h.chunk, RP_MIN_CHUNK);
 		return RP_ELIMIT;
 	}
+	p->size = h.total;
+	p->chunk = min_u32(h.chunk, RP_MAX_CHUNK);
+	p->window = min_u32(h.window, RP_MAX_WINDOW);
+	n = count_chunks(h.total, p->chunk);
+	if (h.total != RP_SIZE_UNKNOWN && n < p->window)
+		p->window = n ? (uint32_t)n : 1;
+	while ((uint64_t)p->chunk * p->window > RP_MAX_RING && p->window > 1)
+		p->window--;
+	p->remote = h.qp;
 	return 0;
 }
 
@@ -259,12 +300,137 @@ static int sink_setup(struct peer *p)
 	return rc;
 }
 
+/* Every entry is accepted: nothing was hashed or written. */
+static int sink_fack(struct peer *p, uint32_t id, uint64_t bytes)
+{
+	uint8_t buf[RP_PROTO_MAX_MSG];
+	struct rp_result res = { .id = id, .status = RP_ST_OK,
+				 .bytes = bytes };
+
+	return ctl_send(p, buf, rp_proto_pack_result(buf, sizeof(buf),
+						     RP_MSG_FACK, &res),
+			"FACK");
+}
+
+static int sink_on_file(struct peer *p, const uint8_t *buf, uint32_t len)
+{
+	const char *why = NULL;
+	struct rp_file f;
+
+	if (rp_proto_unpack_file(buf, len, &f, &why))
+		return malformed(p, RP_MSG_FILE, why);
+	if (p->cur.open || p->fin_seen || f.id != p->next_id) {
+		RP_ERR("%s: FILE %u out of order (expected %u%s)", p->who,
+		       f.id, p->next_id, p->cur.open ? " after a FEND" : "");
+		return RP_EPROTO;
+	}
+	p->next_id++;
+	if (f.kind == RP_FILE_DIR)
+		return sink_fack(p, f.id, 0);
+	p->cur = (struct sink_file){ .open = true, .id = f.id,
+				     .size = f.size };
+	return 0;
+}
+
+static int sink_on_fend(struct peer *p, const uint8_t *buf, uint32_t len)
+{
+	const char *why = NULL;
+	struct rp_fend f;
+
+	if (rp_proto_unpack_fend(buf, len, &f, &why))
+		return malformed(p, RP_MSG_FEND, why);
+	if (!p->cur.open || p->cur.fend_seen || f.id != p->cur.id) {
+		RP_ERR("%s: FEND %u out of order", p->who, f.id);
+		return RP_EPROTO;
+	}
+	p->cur.fend_seen = true;
+	p->cur.fend_bytes = f.bytes;
+	return 0;
+}
+
+static int sink_on_fin(struct peer *p, const uint8_t *buf, uint32_t len)
+{
+	const char *why = NULL;
+	struct rp_fin f;
+
+	if (rp_proto_unpack_fin(buf, len, &f, &why))
+		return malformed(p, RP_MSG_FIN, why);
+	if (p->cur.open || f.files != p->next_id || f.bytes != p->landed) {
+		RP_ERR("%s: FIN says %" PRIu64 " entries, %" PRIu64 " bytes; "
+		       "we have %u%s, %" PRIu64 " bytes", p->who, f.files,
+		       f.bytes, p->next_id, p->cur.open ?
+		       " and one unfinished" : "", p->landed);
+		return RP_EPROTO;
+	}
+	p->fin_seen = true;
+	return 0;
+}
+
+/* One message from the real sender: FILE, FEND or FIN. */
+static int sink_message(struct peer *p)
+{
+	uint8_t buf[RP_PROTO_MAX_PAYLOAD];
+	uint8_t type;
+	uint32_t len;
+	int rc = ctl_recv(p, MSG_BIT(RP_MSG_FILE) | MSG_BIT(RP_MSG_FEND) |
+			  MSG_BIT(RP_MSG_FIN), buf, &type, &len);
+
+	if (rc)
+		return rc;
+	if (type == RP_MSG_FILE)
+		return sink_on_file(p, buf, len);
+	if (type == RP_MSG_FEND)
+		return sink_on_fend(p, buf, len);
+	return sink_on_fin(p, buf, len);
+}
+
+/* The current file's data and FEND are in: its length must agree. */
+static int sink_finish_file(struct peer *p)
+{
+	struct sink_file *c = &p->cur;
+
+	if (c->fend_bytes != c->bytes) {
+		RP_ERR("%s: FEND %u says %" PRIu64 " bytes, %" PRIu64
+		       " landed", p->who, c->id, c->fend_bytes, c->bytes);
+		return RP_ECHECKSUM;
+	}
+	c->open = false;
+	return sink_fack(p, c->id, c->bytes);
+}
+
+/*
+ * As the real receiver's settle(): answer the current file once its data
+ * and FEND are in; a chunk that lands with no file open makes us read up
+ * to its FILE (sent before its first chunk).
+ */
+static int sink_settle(struct peer *p, bool need_file)
+{
+	int rc = 0;
+
+	while (!rc) {
+		struct sink_file *c = &p->cur;
+
+		if (c->open && c->data_done && c->fend_seen)
+			rc = sink_finish_file(p);
+		else if ((c->open && c->data_done) ||
+			 (!c->open && need_file && !p->fin_seen))
+			rc = sink_message(p);
+		else
+			break;
+	}
+	if (!rc && need_file && !p->cur.open) {
+		RP_ERR("%s: a chunk landed after FIN", p->who);
+		return RP_EPROTO;
+	}
+	return rc;
+}
+
 /* Cumulative credit, as the real receiver gives it. */
 static int sink_credit(struct peer *p)
 {
 	int rc;
 
-	if (p->credit_sent == p->done || p->sends_out > p->window)
+	if (p->credit_sent == p->done || p->sends_out >= p->window + 1)
 		return 0;
 	rc = rp_verbs_post_send_imm(p->v, p->done, (uint32_t)p->done);
 	if (rc)
@@ -274,21 +440,48 @@ static int sink_credit(struct peer *p)
 	return 0;
 }
 
+/* As the real receiver's check_chunk(): in order, in size, in its file. */
+static int sink_check_chunk(struct peer *p, const struct rp_wc *wc,
+			    bool last)
+{
+	uint32_t seq = wc->imm & RP_IMM_SEQ;
+	uint64_t left = p->cur.size - p->cur.bytes;
+
+	if (seq != (uint32_t)(p->done & RP_IMM_SEQ) ||
+	    wc->byte_len > p->chunk || (!last && wc->byte_len != p->chunk) ||
+	    (p->cur.size != RP_SIZE_UNKNOWN &&
+	     (wc->byte_len > left || last != (wc->byte_len == left)))) {
+		RP_ERR("%s: got chunk #%u of %u bytes%s, expected #%" PRIu64
+		       " (chunk %u, %" PRIu64 " bytes of the file to go)",
+		       p->who, seq, wc->byte_len, last ? " (last)" : "",
+		       p->done & RP_IMM_SEQ, p->chunk, left);
+		return RP_EPROTO;
+	}
+	return 0;
+}
+
+static int sink_land(struct peer *p, const struct rp_wc *wc)
+{
+	bool last = wc->imm & RP_IMM_END;
+	int rc = sink_settle(p, true);
+
+	if (!rc)
+		rc = sink_check_chunk(p, wc, last);
+	if (rc)
+		return rc;
+	p->done++;
+	p->cur.bytes += wc->byte_len;
+	p->landed += wc->byte_len;
+	p->cur.data_done = last;
+	rc = rp_verbs_post_recv(p->v, wc->wr_id);
+	return rc ? rc : sink_credit(p);
+}
+
 static int sink_wc(struct peer *p, const struct rp_wc *wc)
 {
-	int rc;
-
 	switch (wc->op) {
 	case RP_WC_RECV_WRITE_IMM:
-		if (wc->imm != (uint32_t)p->done ||
-		    wc->byte_len != chunk_len(p, p->done)) {
-			RP_ERR("%s: got chunk #%u of %u bytes, expected #%"
-			       PRIu64, p->who, wc->imm, wc->byte_len, p->done);
-			return RP_EPROTO;
-		}
-		p->done++;
-		rc = rp_verbs_post_recv(p->v, wc->wr_id);
-		return rc ? rc : sink_credit(p);
+		return sink_land(p, wc);
 	case RP_WC_SEND:
 		p->sends_out--;
 		return sink_credit(p);
@@ -299,39 +492,38 @@ static int sink_wc(struct peer *p, const struct rp_wc *wc)
 	}
 }
 
-static int sink_data(struct peer *p)
+/* What the real receiver's session_loop() waits for, until FIN and the
+ * last credit are out. */
+static int sink_session(struct peer *p)
 {
 	struct rp_wc wc[WC_BATCH];
+	int rc = 0;
 
-	while (p->done < p->nchunks || p->credit_sent < p->done) {
-		int n = next_wc(p, wc);
+	while (!rc && !(p->fin_seen && !p->cur.open &&
+			p->credit_sent == p->done)) {
+		bool watch = !p->cur.open ? !p->fin_seen : !p->cur.fend_seen;
 
-		if (n < 0)
-			return n;
-		for (int i = 0; i < n; i++) {
-			int rc = sink_wc(p, &wc[i]);
+		rc = next_wc(p, wc, watch);
+		if (rc == 0) {
+			rc = sink_message(p);
+		} else if (rc > 0) {
+			int n = rc;
 
-			if (rc)
-				return rc;
+			rc = 0;
+			for (int i = 0; !rc && i < n; i++)
+				rc = sink_wc(p, &wc[i]);
 		}
+		if (!rc)
+			rc = sink_settle(p, false);
 	}
-	return 0;
+	return rc;
 }
 
-/* FIN is not checked: nothing was hashed. */
-static int sink_fin(struct peer *p)
+static int sink_ack(struct peer *p)
 {
 	uint8_t buf[RP_PROTO_MAX_MSG];
-	struct rp_result ack = { .status = RP_ST_OK, .bytes = p->size };
-	struct rp_fin fin;
-	const char *why = NULL;
-	uint32_t len;
-	int rc = ctl_recv(p, RP_MSG_FIN, buf, &len);
+	struct rp_result ack = { .status = RP_ST_OK, .bytes = p->landed };
 
-	if (rc)
-		return rc;
-	if (rp_proto_unpack_fin(buf, len, &fin, &why))
-		return malformed(p, RP_MSG_FIN, why);
 	return ctl_send(p, buf, rp_proto_pack_result(buf, sizeof(buf),
 						     RP_MSG_ACK, &ack), "ACK");
 }
@@ -344,53 +536,63 @@ int bench_sink(struct bench_job *j)
 	if (!rc)
 		rc = sink_setup(&p);
 	if (!rc)
-		rc = sink_data(&p);
+		rc = sink_session(&p);
 	if (!rc)
-		rc = sink_fin(&p);
+		rc = sink_ack(&p);
 	peer_close(&p);
 	return rc;
 }
 
 /* ---------------------------------------------------------------------
- * The source: a sender that writes one pre-filled slot as every chunk
+ * The source: a sender of one file that writes one pre-filled slot as
+ * every chunk
  */
+
+static uint32_t chunk_len(const struct peer *p, uint64_t seq)
+{
+	uint64_t left = p->size - seq * p->chunk;
+
+	return left < p->chunk ? (uint32_t)left : p->chunk;
+}
 
 static int source_hello(struct peer *p)
 {
 	uint8_t buf[RP_PROTO_MAX_MSG];
 	struct rp_hello h = {
 		.qp = p->local,
-		.size = p->size,
+		.total = p->size,
 		.chunk = p->chunk,
 		.window = p->window,
-		.name_len = sizeof(BENCH_DST) - 1,
 	};
 
-	memcpy(h.name, BENCH_DST, sizeof(BENCH_DST));
 	return ctl_send(p, buf, rp_proto_pack_hello(buf, sizeof(buf), &h),
 			"HELLO");
 }
 
-/* The stream's checksum was computed for our chunk: it must stand. */
+/* The stream's checksum was computed for our chunk: it must stand,
+ * unless the whole file fits the smaller chunk the receiver chose. */
 static int source_mr(struct peer *p)
 {
 	uint8_t buf[RP_PROTO_MAX_PAYLOAD];
 	const char *why = NULL;
+	uint8_t type;
 	uint32_t len;
-	int rc = ctl_recv(p, RP_MSG_MR, buf, &len);
+	int rc = ctl_recv(p, MSG_BIT(RP_MSG_MR), buf, &type, &len);
 
 	if (rc)
 		return rc;
 	if (rp_proto_unpack_mr(buf, len, &p->mr, &why))
 		return malformed(p, RP_MSG_MR, why);
-	if (p->mr.chunk != p->chunk || !p->mr.window ||
-	    p->mr.window > p->window) {
+	if (p->mr.chunk > p->chunk || p->mr.chunk < RP_MIN_CHUNK ||
+	    (p->mr.chunk < p->chunk && p->size > p->mr.chunk) ||
+	    !p->mr.window || p->mr.window > p->window) {
 		RP_ERR("%s: the receiver agreed chunk %u x window %u for "
 		       "%u x %u; the precomputed checksum needs chunk %u",
 		       p->who, p->mr.chunk, p->mr.window, p->chunk, p->window,
 		       p->chunk);
 		return RP_EPROTO;
 	}
+	p->chunk = p->mr.chunk;
 	p->window = p->mr.window;
 	p->remote = p->mr.qp;
 	return 0;
@@ -411,38 +613,79 @@ static int source_setup(struct peer *p)
 	return rc;
 }
 
+/* FILE 0: a regular file, before its first chunk. */
+static int source_file(struct peer *p)
+{
+	uint8_t buf[RP_PROTO_MAX_MSG];
+	struct rp_file f = {
+		.id = 0, .kind = RP_FILE_REG, .mode = 0644, .size = p->size,
+		.mtime_sec = (int64_t)time(NULL),
+		.path_len = sizeof(BENCH_DST) - 1,
+	};
+
+	memcpy(f.path, BENCH_DST, sizeof(BENCH_DST));
+	return ctl_send(p, buf, rp_proto_pack_file(buf, sizeof(buf), &f),
+			"FILE");
+}
+
+/* After the last chunk, as the real sender does: FEND, then FIN. */
+static int source_fend_fin(struct peer *p)
+{
+	uint8_t buf[RP_PROTO_MAX_MSG];
+	struct rp_fend fend = { .id = 0, .bytes = p->size };
+	struct rp_fin fin = { .files = 1, .bytes = p->size };
+	int rc;
+
+	memcpy(fend.csum, p->j->csum, RP_CSUM_LEN);
+	rc = ctl_send(p, buf, rp_proto_pack_fend(buf, sizeof(buf), &fend),
+		      "FEND");
+	if (!rc)
+		rc = ctl_send(p, buf, rp_proto_pack_fin(buf, sizeof(buf),
+							&fin), "FIN");
+	return rc;
+}
+
 static bool source_can_post(const struct peer *p)
 {
 	return p->posted < p->nchunks && p->posted < p->done + p->window &&
 	       p->posted < p->written + p->window;
 }
 
+/* The next chunk; the last carries RP_IMM_END and is followed by FEND
+ * and FIN (an empty file is one empty write). */
 static int source_post(struct peer *p)
 {
 	uint64_t seq = p->posted;
 	uint64_t raddr = p->mr.addr + (seq % p->window) * p->chunk;
+	bool last = seq + 1 == p->nchunks;
+	uint32_t imm = (uint32_t)(seq & RP_IMM_SEQ) | (last ? RP_IMM_END : 0);
 	int rc = rp_verbs_post_write_imm(p->v, seq, 0, chunk_len(p, seq),
-					 raddr, p->mr.rkey, (uint32_t)seq);
+					 raddr, p->mr.rkey, imm);
 
-	if (!rc)
-		p->posted++;
-	return rc;
+	if (rc)
+		return rc;
+	p->posted++;
+	return last ? source_fend_fin(p) : 0;
 }
 
 static int source_wc(struct peer *p, const struct rp_wc *wc)
 {
+	uint32_t delta;
+
 	switch (wc->op) {
 	case RP_WC_WRITE:
 		p->written++;
 		return 0;
 	case RP_WC_RECV_SEND_IMM:
-		if (wc->imm > p->posted || wc->imm < p->done) {
+		/* Cumulative credit, modulo 2^32. */
+		delta = wc->imm - (uint32_t)p->done;
+		if (delta > p->posted - p->done) {
 			RP_ERR("%s: credit %u out of range (%" PRIu64
 			       " posted, %" PRIu64 " credited)", p->who,
 			       wc->imm, p->posted, p->done);
 			return RP_EPROTO;
 		}
-		p->done = wc->imm;
+		p->done += delta;
 		return rp_verbs_post_recv(p->v, wc->wr_id);
 	default:
 		RP_ERR("%s: unexpected completion %s", p->who,
@@ -451,60 +694,80 @@ static int source_wc(struct peer *p, const struct rp_wc *wc)
 	}
 }
 
-static int source_data(struct peer *p)
+/* The receiver's answer for our file (FACK) or the session (ACK). */
+static int source_result(struct peer *p, uint8_t type, const uint8_t *buf,
+			 uint32_t len)
+{
+	char text[RP_PEER_TEXT_MAX];
+	const char *why = NULL;
+	struct rp_result r;
+
+	if (rp_proto_unpack_result(buf, len, type, &r, &why))
+		return malformed(p, type, why);
+	if ((type == RP_MSG_FACK && (r.id != 0 || p->facked)) ||
+	    (type == RP_MSG_ACK && !p->facked)) {
+		RP_ERR("%s: %s out of order", p->who, rp_proto_type_name(type));
+		return RP_EPROTO;
+	}
+	if (r.status != RP_ST_OK) {
+		RP_ERR("%s: the receiver's %s says %s: %s", p->who,
+		       rp_proto_type_name(type),
+		       rp_proto_status_name(r.status),
+		       rp_fmt_peer(text, sizeof(text), r.text, r.text_len));
+		return rp_proto_status_to_err(r.status);
+	}
+	p->facked = true;
+	p->acked = type == RP_MSG_ACK;
+	return 0;
+}
+
+/* Once FEND is out: FACK, any SYNC (the receiver is syncing), ACK. */
+static int source_message(struct peer *p)
+{
+	uint8_t buf[RP_PROTO_MAX_PAYLOAD];
+	uint8_t type;
+	uint32_t len;
+	int rc = ctl_recv(p, p->posted < p->nchunks ? 0 :
+			  MSG_BIT(RP_MSG_FACK) | MSG_BIT(RP_MSG_SYNC) |
+			  MSG_BIT(RP_MSG_ACK), buf, &type, &len);
+
+	if (rc || type == RP_MSG_SYNC)
+		return rc;
+	return source_result(p, type, buf, len);
+}
+
+/* Until the receiver's ACK, as the real sender's session_loop(). */
+static int source_session(struct peer *p)
 {
 	struct rp_wc wc[WC_BATCH];
-	int rc = 0;
+	int rc = source_file(p);
 
-	while (p->done < p->nchunks) {
+	while (!rc && !p->acked) {
 		while (!rc && source_can_post(p))
 			rc = source_post(p);
 		if (rc)
 			return rc;
-		rc = next_wc(p, wc);
-		if (rc < 0)
-			return rc;
-		for (int i = 0, n = rc; i < n; i++) {
-			rc = source_wc(p, &wc[i]);
-			if (rc)
-				return rc;
+		rc = next_wc(p, wc, true);
+		if (rc == 0) {
+			rc = source_message(p);
+		} else if (rc > 0) {
+			int n = rc;
+
+			rc = 0;
+			for (int i = 0; !rc && i < n; i++)
+				rc = source_wc(p, &wc[i]);
 		}
 	}
-	return 0;
-}
-
-static int source_fin(struct peer *p)
-{
-	uint8_t buf[RP_PROTO_MAX_MSG];
-	struct rp_fin fin = { .bytes = p->size };
-	struct rp_result ack;
-	const char *why = NULL;
-	uint32_t len;
-	int rc;
-
-	memcpy(fin.csum, p->j->csum, RP_CSUM_LEN);
-	rc = ctl_send(p, buf, rp_proto_pack_fin(buf, sizeof(buf), &fin),
-		      "FIN");
-	if (!rc)
-		rc = ctl_recv(p, RP_MSG_ACK, buf, &len);
-	if (rc)
-		return rc;
-	if (rp_proto_unpack_result(buf, len, &ack, &why))
-		return malformed(p, RP_MSG_ACK, why);
-	if (ack.status != RP_ST_OK) {
-		RP_ERR("%s: the receiver's ACK says %s: %s", p->who,
-		       rp_proto_status_name(ack.status), ack.text);
-		return rp_proto_status_to_err(ack.status);
-	}
-	return 0;
+	return rc;
 }
 
 int bench_source(struct bench_job *j)
 {
+	uint64_t n = count_chunks(j->cfg->size, j->cfg->chunk);
 	struct peer p = {
 		.j = j, .who = "synthetic sender", .size = j->cfg->size,
 		.chunk = j->cfg->chunk, .window = j->cfg->window,
-		.nchunks = count_chunks(j->cfg->size, j->cfg->chunk),
+		.nchunks = n ? n : 1,
 	};
 	int rc = open_verbs(&p, false);
 
@@ -515,9 +778,7 @@ int bench_source(struct bench_job *j)
 	if (!rc)
 		rc = source_setup(&p);
 	if (!rc)
-		rc = source_data(&p);
-	if (!rc)
-		rc = source_fin(&p);
+		rc = source_session(&p);
 	peer_close(&p);
 	return rc;
 }

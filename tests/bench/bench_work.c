@@ -339,10 +339,12 @@ static void opts_for(struct rp_opts *o, const struct bench_cfg *c)
 static int real_send(struct bench_job *j)
 {
 	struct rp_opts o;
+	char *src[1] = { (char *)j->fs->src };
 
 	opts_for(&o, j->cfg);
 	o.mode = RP_MODE_SEND;
-	o.file = j->fs->src;
+	o.sources = src;
+	o.nsources = 1;
 	o.as_name = BENCH_DST;
 	o.host = "bench-receiver";
 	return rp_session_send_fd(&o, j->fd, o.host, NULL);

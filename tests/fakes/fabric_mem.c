@@ -168,6 +168,7 @@ static struct {
 /* Armed fault per side: what << 56 | nth; 0 when none. One-shot. */
 static _Atomic uint64_t fault_word[RP_FAB_SIDE_MAX];
 static atomic_int stat_open;
+static _Atomic uint64_t stat_opened;
 static atomic_int stat_rings;
 static _Atomic uint64_t stat_writes;
 static _Atomic uint64_t stat_sends;
@@ -261,6 +262,7 @@ void rp_fab_set_hook(rp_fab_hook hook, void *arg)
 void rp_fab_stats(struct rp_fab_stats *out)
 {
 	out->open = atomic_load(&stat_open);
+	out->opened = atomic_load(&stat_opened);
 	out->rings = atomic_load(&stat_rings);
 	out->writes = atomic_load(&stat_writes);
 	out->sends = atomic_load(&stat_sends);
@@ -272,6 +274,7 @@ void rp_fab_reset(void)
 	for (int s = 0; s < RP_FAB_SIDE_MAX; s++)
 		atomic_store(&fault_word[s], 0);
 	rp_fab_set_hook(NULL, NULL);
+	atomic_store(&stat_opened, 0);
 	atomic_store(&stat_writes, 0);
 	atomic_store(&stat_sends, 0);
 	atomic_store(&stat_bytes, 0);
@@ -476,6 +479,7 @@ int rp_verbs_open(struct rp_verbs **out, const struct rp_verbs_cfg *cfg)
 	v->ack_delay = slow_ack(v->side);
 	registry_add(v);
 	atomic_fetch_add(&stat_open, 1);
+	atomic_fetch_add(&stat_opened, 1);
 	RP_TRACE("verbs", "fabric: in-memory QP 0x%x opened (%s side, "
 		 "max_send_wr=%u max_recv_wr=%u, psn=0x%06x, gid %s)", v->qpn,
 		 side_name(v->side), v->max_send, v->max_recv, v->psn,

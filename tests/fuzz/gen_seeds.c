@@ -2,7 +2,7 @@
 /* Writes the fuzz seed corpus: valid messages of each type, and broken ones. */
 /*
  * Build and run from the top of the tree:
- *   cc -std=gnu11 -D_GNU_SOURCE -Iinclude src/proto.c src/err.c \
+ *   cc -std=gnu11 -D_GNU_SOURCE -Iinclude src/proto.c src/proto_status.c src/err.c \
  *	tests/fuzz/gen_seeds.c -o /tmp/gen_seeds
  *   /tmp/gen_seeds tests/fuzz/corpus/proto
  * The valid seeds come from our own encoders; the broken ones are valid

@@ -1187,10 +1187,14 @@ static void test_src_refused(void **state)
 	snprintf(path, sizeof(path), "%s/fifo", fx->dir);
 	assert_int_equal(rp_fileio_src_open(&s, path), RP_ENOTREG);
 	assert_int_equal(rp_fileio_src_open(&s, "/dev/null"), RP_ENOTREG);
-	/* A symlink to a regular file is followed on the sending side. */
+	/* A symlink is not followed: the walk resolves one named on the
+	 * command line, and one put in a file's place since is refused. */
 	put_file(fx->dirfd, "real", "abc");
 	assert_int_equal(symlinkat("real", fx->dirfd, "link"), 0);
 	snprintf(path, sizeof(path), "%s/link", fx->dir);
+	assert_int_equal(rp_fileio_src_open(&s, path), -ELOOP);
+	assert_int_equal(s.fd, -1);
+	snprintf(path, sizeof(path), "%s/real", fx->dir);
 	assert_int_equal(rp_fileio_src_open(&s, path), 0);
 	assert_int_equal(s.size, 3);
 	rp_fileio_src_close(&s);

@@ -86,13 +86,17 @@ static void test_defaults(void **state)
 	assert_int_equal(PARSE(&o, "recv"), 0);
 	assert_int_equal(o.mode, RP_MODE_RECV);
 	check_defaults(&o);
-	assert_null(o.file);
+	assert_null(o.sources);
 	assert_null(o.host);
+	assert_false(o.keep_setid);
 
 	assert_int_equal(PARSE(&o, "send", "big.iso", "192.0.2.10"), 0);
 	assert_int_equal(o.mode, RP_MODE_SEND);
 	check_defaults(&o);
-	assert_string_equal(o.file, "big.iso");
+	assert_int_equal(o.nsources, 1);
+	assert_string_equal(o.sources[0], "big.iso");
+	assert_false(o.recursive);
+	assert_false(o.preserve);
 	assert_string_equal(o.host, "192.0.2.10");
 }
 
@@ -189,7 +193,7 @@ static void test_send_options(void **state)
 	assert_true(o.json);
 	assert_int_equal(o.timeout, 1);
 	assert_string_equal(o.psk_file, "key");
-	assert_string_equal(o.file, "a.iso");
+	assert_string_equal(o.sources[0], "a.iso");
 	assert_string_equal(o.host, "host-b");
 
 	assert_int_equal(PARSE(&o, "send", "--chunk=4096", "--window", "1",
@@ -215,17 +219,33 @@ static void test_positional(void **state)
 	(void)state;
 	/* Options may follow the operands, as with GNU tools. */
 	assert_int_equal(PARSE(&o, "send", "f", "h", "-w", "4", "-t"), 0);
-	assert_string_equal(o.file, "f");
+	assert_string_equal(o.sources[0], "f");
 	assert_string_equal(o.host, "h");
 	assert_int_equal(o.window, 4);
 	assert_true(o.trace);
 	assert_int_equal(PARSE(&o, "send", "f", "-c", "2M", "h"), 0);
-	assert_string_equal(o.file, "f");
+	assert_string_equal(o.sources[0], "f");
 	assert_string_equal(o.host, "h");
 	/* After "--", a file name may start with '-'. */
 	assert_int_equal(PARSE(&o, "send", "--", "-file", "h"), 0);
-	assert_string_equal(o.file, "-file");
+	assert_string_equal(o.sources[0], "-file");
 	assert_string_equal(o.host, "h");
+	/* Several sources, the last operand is HOST; "-" is a source. */
+	assert_int_equal(PARSE(&o, "send", "-r", "a", "-", "dir/", "h", "-k"),
+			 0);
+	assert_int_equal(o.nsources, 3);
+	assert_string_equal(o.sources[0], "a");
+	assert_string_equal(o.sources[1], "-");
+	assert_string_equal(o.sources[2], "dir/");
+	assert_string_equal(o.host, "h");
+	assert_true(o.recursive);
+	assert_true(o.preserve);
+	assert_int_equal(PARSE(&o, "send", "--recursive", "--preserve", "a",
+			       "h"), 0);
+	assert_true(o.recursive);
+	assert_true(o.preserve);
+	assert_int_equal(PARSE(&o, "recv", "--keep-setid"), 0);
+	assert_true(o.keep_setid);
 }
 
 /* Parsing twice in one process must not carry getopt state over. */
@@ -304,8 +324,11 @@ static void test_refusals(void **state)
 	/* operands */
 	REFUSED("send");
 	REFUSED("send", "f");
-	REFUSED("send", "f", "h", "extra");
 	REFUSED("send", "", "h");
+	REFUSED("send", "a", "", "h");
+	REFUSED("send", "-k", "f", "h:/x");
+	REFUSED("recv", "-r");
+	REFUSED("recv", "-k");
 	REFUSED("send", "f", "");
 	REFUSED("recv", "stray");
 	/* empty values */
@@ -597,7 +620,8 @@ static void test_usage_text(void **state)
 		"--no-device-check",
 	};
 	static const char *const send_only[] = {
-		"Usage: rdmapush send", "FILE HOST", "--as NAME",
+		"Usage: rdmapush send", "SOURCE... HOST", "--as NAME",
+		"--recursive", "--preserve",
 		"--chunk SIZE", "--window N", "default 1M", "default 8",
 	};
 	char *t;
@@ -625,7 +649,7 @@ static void test_usage_text(void **state)
 
 	t = usage_text(RP_MODE_NONE);
 	check_common_text(t);
-	assert_non_null(strstr(t, "rdmapush send [OPTION]... FILE HOST"));
+	assert_non_null(strstr(t, "rdmapush send [OPTION]... SOURCE... HOST"));
 	assert_non_null(strstr(t, "--version"));
 	free(t);
 }

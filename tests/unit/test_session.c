@@ -56,14 +56,17 @@
 /*
  * What the relay does to the traffic. Messages are counted each way from
  * 0, after the AUTH exchange when there is one: sender -> receiver HELLO,
- * FIN; receiver -> sender MR, ACK.
+ * then per entry FILE, FEND, then FIN; receiver -> sender MR, then per
+ * entry FACK (and SYNCs), then ACK. FACKs interleave with the sender's
+ * messages, so later messages are picked by type, not by position.
  */
 enum tamper {
 	TAMPER_NONE,
 	TAMPER_FLIP_MR,		/* one bit of the MR's rkey */
 	TAMPER_DUP_MR,		/* the MR, delivered twice */
 	TAMPER_REPLAY_HELLO,	/* the HELLO again, in place of the FIN */
-	TAMPER_FORGE_ACK,	/* FIN kept from the receiver, ACK ok forged */
+	TAMPER_FORGE_ACK,	/* FIN kept from the receiver, ACK ok forged;
+				 * FACKs kept from the sender */
 	TAMPER_OLD_VERSION,	/* the first message as version 1 */
 	TAMPER_NOT_PEER,	/* the receiver's first words from HTTP */
 };
@@ -80,6 +83,7 @@ struct scenario {
 	bool force;
 	bool exists;		/* a file of that name is already there */
 	uint32_t cut_after;	/* relay: close after this many messages */
+	uint8_t cut_at;		/* relay: close on this type, not passed on */
 	enum tamper tamper;
 	bool keygen;		/* the key comes from rp_auth_keygen() */
 	enum rp_fab_side fault_side;
@@ -92,6 +96,13 @@ struct scenario {
 	bool dir_fsync_fails;	/* the receiver's directory fsync: EIO */
 	uint64_t max_size;	/* the receiver's --max-size */
 	bool busy;		/* the receiver's admission hook says busy */
+	char **sources;		/* sender's SOURCE... (else data.bin alone) */
+	int nsources;
+	bool recursive, preserve;	/* sender's -r, -k */
+	bool keep_setid;	/* receiver's --keep-setid */
+	uint64_t nospc_past;	/* the receiver's pwrite past this: ENOSPC */
+	const char *evil_path;	/* relay: FILE evil_id's path becomes this */
+	uint32_t evil_id;
 };
 
 /* What came of it. */
@@ -100,6 +111,8 @@ struct result {
 	struct rp_outcome send_out, recv_out;
 	uint32_t msgs;		/* control messages the relay carried */
 	uint32_t syncs;		/* of which SYNC */
+	uint32_t types[RP_MSG_TYPE_MAX];	/* carried, by type */
+	uint64_t opened;	/* fabric contexts opened in all */
 	int send_exit;		/* the sender's exit status, as main gives it */
 	int admit_calls;	/* times the admission hook was asked */
 	int admit_open;		/* fabric contexts open when it was asked */
@@ -120,8 +133,12 @@ struct env {
 struct relay {
 	int a, b;		/* to the sender, to the receiver */
 	uint32_t cut_after;
+	uint8_t cut_at;
 	uint32_t msgs;
 	uint32_t syncs;
+	uint32_t types[RP_MSG_TYPE_MAX];
+	const char *evil_path;
+	uint32_t evil_id;
 	enum tamper how;
 	bool psk;		/* AUTH first: 2 messages to b, 1 to a */
 	uint64_t size;		/* what a forged ACK claims */
@@ -137,6 +154,7 @@ struct relay {
 
 static volatile unsigned int sync_ms;	/* sleep per wait for the disk */
 static volatile bool dir_fsync_fails;
+static volatile uint64_t nospc_past;	/* pwrite past this offset: ENOSPC */
 
 int __real_sync_file_range(int fd, off_t off, off_t n, unsigned int flags);
 int __real_fsync(int fd);
@@ -144,6 +162,8 @@ int __real_fdatasync(int fd);
 int __wrap_sync_file_range(int fd, off_t off, off_t n, unsigned int flags);
 int __wrap_fsync(int fd);
 int __wrap_fdatasync(int fd);
+ssize_t __real_pwrite(int fd, const void *buf, size_t n, off_t off);
+ssize_t __wrap_pwrite(int fd, const void *buf, size_t n, off_t off);
 
 static bool is_dir(int fd)
 {
@@ -177,6 +197,17 @@ int __wrap_fdatasync(int fd)
 	if (sync_ms)
 		usleep(sync_ms * 1000);
 	return __real_fdatasync(fd);
+}
+
+/* The receiver writes chunks with pwrite (fileio_dst.c): a disk that
+ * fills up past nospc_past bytes of a file. */
+ssize_t __wrap_pwrite(int fd, const void *buf, size_t n, off_t off)
+{
+	if (nospc_past && (uint64_t)off + n > nospc_past) {
+		errno = ENOSPC;
+		return -1;
+	}
+	return __real_pwrite(fd, buf, n, off);
 }
 
 static int read_full(int fd, uint8_t *p, size_t n)
@@ -220,12 +251,31 @@ static int forge_ack(struct relay *r)
 	return write_full(r->a, buf, (size_t)n);
 }
 
+/* FILE evil_id, re-encoded with the hostile path (untagged: no --psk). */
+static size_t rewrite_path(const struct relay *r, uint8_t *buf, size_t len)
+{
+	struct rp_file f;
+	const char *why;
+	int n;
+
+	assert_int_equal(rp_proto_unpack_file(buf + RP_PROTO_HDR_LEN,
+					      len - RP_PROTO_HDR_LEN, &f,
+					      &why), 0);
+	if (f.id != r->evil_id)
+		return len;
+	f.path_len = (uint16_t)strlen(r->evil_path);
+	memcpy(f.path, r->evil_path, f.path_len + 1u);
+	n = rp_proto_pack_file(buf, RP_PROTO_MAX_MSG, &f);
+	assert_true(n > 0);
+	return (size_t)n;
+}
+
 /*
- * Pass on message n of direction to_a (receiver -> sender) as the
- * scenario wants it; buf holds len bytes.
+ * Pass on message n of direction to_a (receiver -> sender), of the given
+ * type, as the scenario wants it; buf holds len bytes.
  */
-static int pass_on(struct relay *r, bool to_a, uint32_t n, uint8_t *buf,
-		   size_t len)
+static int pass_on(struct relay *r, bool to_a, uint32_t n, uint8_t type,
+		   uint8_t *buf, size_t len)
 {
 	static const char http[] = "HTTP/1.1 400 Bad Request\r\n\r\n";
 	int to = to_a ? r->a : r->b;
@@ -233,6 +283,8 @@ static int pass_on(struct relay *r, bool to_a, uint32_t n, uint8_t *buf,
 	/* Counted after AUTH; AUTH itself is left alone (UINT32_MAX). */
 	uint32_t nth = n >= auth ? n - auth : UINT32_MAX;
 
+	if (!to_a && type == RP_MSG_FILE && r->evil_path)
+		len = rewrite_path(r, buf, len);
 	switch (r->how) {
 	case TAMPER_FLIP_MR:
 		if (to_a && nth == 0)
@@ -247,12 +299,16 @@ static int pass_on(struct relay *r, bool to_a, uint32_t n, uint8_t *buf,
 			memcpy(r->saved, buf, len);
 			r->saved_len = len;
 		}
-		if (!to_a && nth == 1)
+		if (!to_a && type == RP_MSG_FIN)
 			return write_full(to, r->saved, r->saved_len);
 		break;
 	case TAMPER_FORGE_ACK:
-		if (!to_a && nth == 1)
+		if (!to_a && type == RP_MSG_FIN)
 			return forge_ack(r);
+		/* Held back, so the forged ACK always finds entries that
+		 * were never answered, however fast the receiver is. */
+		if (to_a && type == RP_MSG_FACK)
+			return 0;
 		break;
 	case TAMPER_OLD_VERSION:
 		if (!to_a && n == 0)
@@ -288,7 +344,9 @@ static int forward(struct relay *r, bool to_a, uint8_t *type)
 	if (read_full(from, buf + RP_PROTO_HDR_LEN, h.length))
 		return -1;
 	*type = h.type;
-	return pass_on(r, to_a, r->n[to_a]++, buf,
+	if (r->cut_at && h.type == r->cut_at)
+		return -1;
+	return pass_on(r, to_a, r->n[to_a]++, h.type, buf,
 		       RP_PROTO_HDR_LEN + h.length);
 }
 
@@ -310,14 +368,17 @@ static void *relay_main(void *arg)
 		}
 		if (p[0].revents && forward(r, false, &type))
 			break;
-		if (p[0].revents)
+		if (p[0].revents) {
 			r->msgs++;
+			r->types[type % RP_MSG_TYPE_MAX]++;
+		}
 		if (p[1].revents && r->msgs < r->cut_after &&
 		    forward(r, true, &type))
 			break;
 		if (p[1].revents && r->msgs < r->cut_after) {
 			r->msgs++;
 			r->syncs += type == RP_MSG_SYNC;
+			r->types[type % RP_MSG_TYPE_MAX]++;
 		}
 	}
 	/* The connection dies: both sides see it closed. */
@@ -542,6 +603,13 @@ static void opts_for(struct rp_opts *o, const struct env *e,
 		o->sources = sources;
 		o->nsources = 1;
 	}
+	if (send && sc->sources) {
+		o->sources = sc->sources;
+		o->nsources = sc->nsources;
+	}
+	o->recursive = sc->recursive;
+	o->preserve = send && sc->preserve;
+	o->keep_setid = !send && sc->keep_setid;
 	o->host = "test-receiver";
 	o->dir = e->dst;
 	o->max_size = sc->max_size;
@@ -556,6 +624,14 @@ static void keygen_key_a(const struct env *e)
 	assert_int_equal(rp_auth_keygen(e->key_a), 0);
 }
 
+static uint64_t stats_opened(void)
+{
+	struct rp_fab_stats st;
+
+	rp_fab_stats(&st);
+	return st.opened;
+}
+
 static void run(struct env *e, const struct scenario *sc, struct result *res,
 		const char *file)
 {
@@ -563,7 +639,8 @@ static void run(struct env *e, const struct scenario *sc, struct result *res,
 	uint8_t key[RP_PSK_LEN];
 	struct recv_job job = { .dirfd = e->dirfd };
 	struct relay rl = { .cut_after = sc->cut_after ? sc->cut_after : NEVER,
-			    .how = sc->tamper, .psk = sc->psk_send,
+			    .cut_at = sc->cut_at, .how = sc->tamper,
+			    .evil_path = sc->evil_path, .evil_id = sc->evil_id, .psk = sc->psk_send,
 			    .size = sc->size };
 	struct admit_probe probe = { .sc = sc, .res = res };
 	struct rp_admission adm = { .admit = admit_hook, .ctx = &probe };
@@ -593,6 +670,7 @@ static void run(struct env *e, const struct scenario *sc, struct result *res,
 	memset(res, 0, sizeof(*res));
 	sync_ms = sc->sync_ms;
 	dir_fsync_fails = sc->dir_fsync_fails;
+	nospc_past = sc->nospc_past;
 	job.o = &ro;
 	job.fd = rp[0];
 	job.adm = &adm;
@@ -609,11 +687,14 @@ static void run(struct env *e, const struct scenario *sc, struct result *res,
 	res->recv_out = job.out;
 	res->msgs = rl.msgs;
 	res->syncs = rl.syncs;
+	memcpy(res->types, rl.types, sizeof(res->types));
 	sync_ms = 0;
 	dir_fsync_fails = false;
+	nospc_past = 0;
 	rp_fab_set_hook(NULL, NULL);
 	res->send_exit = rp_session_exit_code(res->send_rc);
 	rp_session_stop = 0;
+	res->opened = stats_opened();
 }
 
 /* Everything released: fabric contexts and rings, and descriptors. */
@@ -644,6 +725,17 @@ static void assert_nothing(const struct env *e)
 	char only[300];
 
 	assert_int_equal(list_dir(e->dst, only, sizeof(only)), 0);
+}
+
+/* Where a race decides whether the commit came first: the whole file or
+ * nothing, never a part or a temporary. */
+static void assert_whole_or_nothing(const struct env *e, const char *src,
+				    const char *name)
+{
+	char only[300];
+
+	if (list_dir(e->dst, only, sizeof(only)))
+		assert_delivered(e, src, name);
 }
 
 /* Push a fresh file of sc->size bytes; returns the result. */
@@ -833,55 +925,83 @@ static void test_psk_keygen(void **s)
 /*
  * A party in the path without the key, after a genuine AUTH: whatever it
  * alters, repeats or forges fails its tag check on the side it reaches,
- * which stops and says so to the other (tagged); neither side succeeds
- * and nothing is committed.
+ * which stops and says so to the other (tagged); neither side succeeds.
+ * Tampering before the file's FEND leaves nothing; after it (FIN, ACK)
+ * the file is already verified and committed and stays (arrived).
  */
-static void tampered(void **s, enum tamper how, enum rp_phase send_phase)
-{
-	struct result r;
+enum arrival { NOTHING, ARRIVED, WHOLE_OR_NOTHING };
 
-	push_fails(s, &(struct scenario){ .size = 300 * KIB, .psk_send = true,
+static void tampered(void **s, enum tamper how, enum rp_phase send_phase,
+		     enum arrival arrived)
+{
+	struct env *e = *s;
+	struct result r;
+	char file[160];
+
+	/* 32 chunks through a window of 4: the sender looks at the control
+	 * channel many times before its FEND. */
+	push(e, &(struct scenario){ .size = 2 * MIB, .psk_send = true,
 		   .psk_recv = true, .tamper = how }, &r);
 	assert_int_equal(r.send_rc, RP_ETAMPERED);
 	assert_int_equal(r.recv_rc, RP_ETAMPERED);
 	assert_int_equal(r.send_out.phase, send_phase);
+	assert_int_not_equal(r.recv_out.phase, RP_PHASE_DONE);
+	snprintf(file, sizeof(file), "%s/data.bin", e->src);
+	if (arrived == ARRIVED)
+		assert_delivered(e, file, "data.bin");
+	else if (arrived == NOTHING)
+		assert_nothing(e);
+	else
+		assert_whole_or_nothing(e, file, "data.bin");
 }
 
 static void test_tamper_flip_mr(void **s)
 {
-	tampered(s, TAMPER_FLIP_MR, RP_PHASE_HELLO);
+	tampered(s, TAMPER_FLIP_MR, RP_PHASE_HELLO, NOTHING);
 }
 
 static void test_tamper_dup_mr(void **s)
 {
 	/* Seen as soon as the sender next looks at the control channel. */
-	tampered(s, TAMPER_DUP_MR, RP_PHASE_DATA);
+	tampered(s, TAMPER_DUP_MR, RP_PHASE_DATA, NOTHING);
 }
 
+/* The HELLO again in place of the FIN: the receiver's tag check. */
 static void test_tamper_replay_hello(void **s)
 {
-	tampered(s, TAMPER_REPLAY_HELLO, RP_PHASE_FIN);
+	tampered(s, TAMPER_REPLAY_HELLO, RP_PHASE_FIN, ARRIVED);
 }
 
 /* The receiver never got the FIN: the sender's ERR that follows skips a
- * sequence number, so the receiver flags that one too (a drop). */
+ * sequence number, so the receiver flags that one too (a drop). The
+ * sender may end the session (and its QP) before the receiver has
+ * landed the last chunk and committed. */
 static void test_tamper_forge_ack(void **s)
 {
-	tampered(s, TAMPER_FORGE_ACK, RP_PHASE_FIN);
+	tampered(s, TAMPER_FORGE_ACK, RP_PHASE_FIN, WHOLE_OR_NOTHING);
 }
 
-/* Without --psk nothing is tagged: a forged ACK then passes (the reason
- * for --psk), which shows the case above tests the tag. */
+/*
+ * Without --psk nothing is tagged, so the forged ACK is believed as an
+ * ACK; but the sender still has an entry without its FACK (the relay
+ * kept it), so it must not report success. The receiver never got its
+ * FIN. The file is committed at its FEND, if the receiver got that far
+ * before the sender's ERR.
+ */
 static void test_forge_ack_without_psk(void **s)
 {
 	struct env *e = *s;
+	char file[160];
 	struct result r;
 
 	push(e, &(struct scenario){ .size = 300 * KIB,
 		   .tamper = TAMPER_FORGE_ACK }, &r);
-	assert_int_equal(r.send_rc, 0);
+	assert_int_equal(r.send_rc, RP_EPROTO);
+	assert_int_not_equal(r.send_out.phase, RP_PHASE_DONE);
 	assert_int_not_equal(r.recv_rc, 0);
-	assert_nothing(e);
+	assert_int_not_equal(r.recv_out.phase, RP_PHASE_DONE);
+	snprintf(file, sizeof(file), "%s/data.bin", e->src);
+	assert_whole_or_nothing(e, file, "data.bin");
 }
 
 /* A version 1 peer: the receiver answers at version 1, both fail. */
@@ -911,12 +1031,15 @@ static void test_bad_name_refused_before_connecting(void **s)
 {
 	struct result r;
 
+	/* The walker refuses it as a command-line error (exit 2). */
 	push_fails(s, &(struct scenario){ .size = 10, .as_name = "../up" }, &r);
-	assert_int_equal(r.send_rc, RP_EBADNAME);
+	assert_int_equal(r.send_rc, RP_EUSAGE);
+	assert_int_equal(r.send_exit, 2);
 	assert_int_equal(r.send_out.phase, RP_PHASE_PREPARE);
 	/* Refused before HELLO: the only message is the sender's ERR. */
 	assert_int_equal(r.msgs, 1);
-	assert_int_equal(r.recv_rc, RP_EBADNAME);
+	/* The receiver hears a refusal, not a usage error of its own. */
+	assert_int_equal(r.recv_rc, RP_EREFUSED);
 	assert_int_equal(r.recv_out.phase, RP_PHASE_HELLO);
 }
 
@@ -931,9 +1054,13 @@ static void test_existing_name_refused(void **s)
 	make_file(path, 1000, 1);
 	make_file(copy, 1000, 1);
 	push(e, &(struct scenario){ .size = 5000 }, &r);
+	/* A failed entry: the session itself completes. */
 	assert_int_equal(r.send_rc, RP_EEXIST);
 	assert_int_equal(r.recv_rc, RP_EEXIST);
-	assert_int_equal(r.recv_out.phase, RP_PHASE_SETUP);
+	assert_int_equal(r.send_out.phase, RP_PHASE_DONE);
+	assert_int_equal(r.recv_out.phase, RP_PHASE_DONE);
+	assert_int_equal(r.send_out.failed, 1);
+	assert_int_equal(r.send_exit, 6);
 	assert_delivered(e, copy, "data.bin");	/* untouched */
 }
 
@@ -1103,41 +1230,50 @@ static void test_cut_after_mr(void **s)
 	cut(s, 2, false, RP_PHASE_DATA, RP_PHASE_FIN);
 }
 
-/* After FIN the receiver commits, then cannot deliver its ACK: the file
- * may stand (it is complete and verified), the sender must fail. */
+/*
+ * The receiver has committed (at FEND), answered FACK and taken the FIN,
+ * then its ACK never arrives: the file stands (complete, verified), the
+ * receiver is done, and the sender must fail without its ACK.
+ */
 static void test_cut_after_fin(void **s)
 {
 	struct env *e = *s;
-	char file[160], only[300];
+	char file[160];
 	struct result r;
 
-	push(e, &(struct scenario){ .size = 300 * KIB, .cut_after = 3 }, &r);
-	assert_int_equal(r.msgs, 3);
-	assert_int_not_equal(r.send_rc, 0);
+	push(e, &(struct scenario){ .size = 300 * KIB,
+				    .cut_at = RP_MSG_ACK }, &r);
+	/* HELLO, MR, FILE, FEND, FACK, FIN. */
+	assert_int_equal(r.msgs, 6 + r.syncs);
+	assert_int_equal(r.send_rc, RP_ECTRLCLOSED);
 	assert_int_equal(r.send_out.phase, RP_PHASE_FIN);
+	assert_int_equal(r.recv_rc, 0);
+	assert_int_equal(r.recv_out.phase, RP_PHASE_DONE);
 	snprintf(file, sizeof(file), "%s/data.bin", e->src);
-	if (list_dir(e->dst, only, sizeof(only)))
-		assert_delivered(e, file, "data.bin");
+	assert_delivered(e, file, "data.bin");
 }
 
 /* ---------------------------------------------------------------------
  * The disk after FIN: SYNC, the directory fsync, --max-size
  */
 
-/* Every push: at least one SYNC before the ACK. */
+/*
+ * A file whose sync takes longer than 0.25 s: SYNCs before its FACK (the
+ * first wait for the disk alone is 0.3 s). A fast file sends none.
+ */
 static void test_sync_seen(void **s)
 {
 	struct env *e = *s;
 	char file[160];
 	struct result r;
 
-	push(e, &(struct scenario){ .size = 300 * KIB }, &r);
+	push(e, &(struct scenario){ .size = 300 * KIB, .sync_ms = 300 }, &r);
 	snprintf(file, sizeof(file), "%s/data.bin", e->src);
 	assert_int_equal(r.send_rc, 0);
 	assert_int_equal(r.recv_rc, 0);
 	assert_true(r.syncs >= 1);
-	/* HELLO, MR, FIN, the SYNCs, ACK. */
-	assert_int_equal(r.msgs, 4 + r.syncs);
+	/* HELLO, MR, FILE, FEND, the SYNCs, FACK, FIN, ACK. */
+	assert_int_equal(r.msgs, 7 + r.syncs);
 	assert_delivered(e, file, "data.bin");
 }
 
@@ -1190,11 +1326,14 @@ static void test_max_size_refused(void **s)
 {
 	struct result r;
 
+	/* A failed entry: the session itself completes. */
 	push_fails(s, &(struct scenario){ .size = 2 * MIB + 1,
 					  .max_size = 2 * MIB }, &r);
 	assert_int_equal(r.recv_rc, RP_ELIMIT);
 	assert_int_equal(r.send_rc, RP_ELIMIT);
-	assert_int_equal(r.recv_out.phase, RP_PHASE_SETUP);
+	assert_int_equal(r.send_out.phase, RP_PHASE_DONE);
+	assert_int_equal(r.recv_out.phase, RP_PHASE_DONE);
+	assert_int_equal(r.send_out.failed, 1);
 }
 
 static void test_max_size_exact(void **s)
@@ -1318,6 +1457,481 @@ static void test_handshake_deadline_not_reset(void **s)
 	silent_peer(*s, 2, true, 1.5, 2.0);
 }
 
+/* ---------------------------------------------------------------------
+ * Many entries in one session
+ */
+
+#define MAX_SRC 8
+
+/* Sources for a scenario: paths under e->src, in argv order. */
+struct srcs {
+	char path[MAX_SRC][200];
+	char *argv[MAX_SRC];
+	int n;
+};
+
+static void srcs_add(struct srcs *s, const struct env *e, const char *name)
+{
+	assert_true(s->n < MAX_SRC);
+	snprintf(s->path[s->n], sizeof(s->path[0]), "%s/%s", e->src, name);
+	s->argv[s->n] = s->path[s->n];
+	s->n++;
+}
+
+/* src/name made with size bytes and added to the sources. */
+static void srcs_file(struct srcs *s, const struct env *e, const char *name,
+		      uint64_t size)
+{
+	srcs_add(s, e, name);
+	make_file(s->path[s->n - 1], size, (uint8_t)s->n);
+}
+
+/* Run sc with these sources. */
+static void push_srcs_keep(struct env *e, struct scenario *sc,
+			   struct srcs *s, struct result *r)
+{
+	sc->sources = s->argv;
+	sc->nsources = s->n;
+	run(e, sc, r, NULL);
+}
+
+/* The same; everything released after. */
+static void push_srcs(struct env *e, struct scenario *sc, struct srcs *s,
+		      struct result *r)
+{
+	push_srcs_keep(e, sc, s, r);
+	assert_released(e);
+}
+
+/* dst/name is there and identical to src/name. */
+static void assert_arrived(const struct env *e, const char *name)
+{
+	char a[512], b[512];
+
+	snprintf(a, sizeof(a), "%s/%s", e->src, name);
+	snprintf(b, sizeof(b), "%s/%s", e->dst, name);
+	assert_true(same_file(a, b));
+}
+
+static void assert_absent(const char *dir, const char *name)
+{
+	char p[512];
+	struct stat st;
+
+	snprintf(p, sizeof(p), "%s/%s", dir, name);
+	assert_int_equal(lstat(p, &st), -1);
+	assert_int_equal(errno, ENOENT);
+}
+
+/* A session that went well for the receiver, with failed entries. */
+static void assert_session_done(const struct result *r, uint64_t failed)
+{
+	assert_int_equal(r->send_out.phase, RP_PHASE_DONE);
+	assert_int_equal(r->recv_out.phase, RP_PHASE_DONE);
+	assert_int_equal(r->send_out.failed, failed);
+	if (!failed) {
+		assert_int_equal(r->send_rc, 0);
+		assert_int_equal(r->recv_rc, 0);
+	}
+}
+
+/* One HELLO and MR, FILE FEND FACK per file, one FIN and ACK; one
+ * fabric context per side for the whole session. */
+static void test_three_files_one_session(void **s)
+{
+	struct env *e = *s;
+	struct srcs src = { 0 };
+	struct result r;
+
+	srcs_file(&src, e, "a", 1000);
+	srcs_file(&src, e, "b", 200 * KIB);
+	srcs_file(&src, e, "c", 0);
+	push_srcs(e, &(struct scenario){ 0 }, &src, &r);
+	assert_session_done(&r, 0);
+	assert_int_equal(r.types[RP_MSG_HELLO], 1);
+	assert_int_equal(r.types[RP_MSG_MR], 1);
+	assert_int_equal(r.types[RP_MSG_FILE], 3);
+	assert_int_equal(r.types[RP_MSG_FEND], 3);
+	assert_int_equal(r.types[RP_MSG_FACK], 3);
+	assert_int_equal(r.types[RP_MSG_FIN], 1);
+	assert_int_equal(r.types[RP_MSG_ACK], 1);
+	assert_int_equal(r.types[RP_MSG_ERR], 0);
+	assert_int_equal(r.msgs, 13 + r.syncs);
+	assert_int_equal(r.opened, 2);
+	assert_int_equal(r.admit_calls, 1);
+	assert_arrived(e, "a");
+	assert_arrived(e, "b");
+	assert_arrived(e, "c");
+	assert_int_equal(list_dir(e->dst, (char[300]){ 0 }, 300), 3);
+}
+
+/* ---- a tree with -r ---- */
+
+/* How the receiver's modes and times must come out. */
+struct expect {
+	mode_t umask;
+	bool preserve, keep_setid;
+};
+
+static mode_t want_mode(const struct expect *x, mode_t src)
+{
+	mode_t keep = x->keep_setid ? 07777 : 0777;
+
+	return src & keep & (x->preserve ? 07777 : ~x->umask);
+}
+
+static void cmp_entry(const struct expect *x, const char *a, const char *b,
+		      int *n);
+
+/* Every entry of source dir a, as it must be in b; *n counts them. */
+static void cmp_tree(const struct expect *x, const char *a, const char *b,
+		     int *n)
+{
+	DIR *d = opendir(a);
+	struct dirent *de;
+	char pa[1024], pb[1024];
+
+	assert_non_null(d);
+	while ((de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		snprintf(pa, sizeof(pa), "%s/%s", a, de->d_name);
+		snprintf(pb, sizeof(pb), "%s/%s", b, de->d_name);
+		cmp_entry(x, pa, pb, n);
+	}
+	closedir(d);
+}
+
+static void cmp_entry(const struct expect *x, const char *a, const char *b,
+		      int *n)
+{
+	struct stat sa, sb;
+
+	assert_int_equal(lstat(a, &sa), 0);
+	if (!S_ISREG(sa.st_mode) && !S_ISDIR(sa.st_mode)) {
+		/* Symlinks and FIFOs are skipped: not there. */
+		assert_int_equal(lstat(b, &sb), -1);
+		return;
+	}
+	assert_int_equal(lstat(b, &sb), 0);
+	assert_int_equal(sa.st_mode & S_IFMT, sb.st_mode & S_IFMT);
+	assert_int_equal(want_mode(x, sa.st_mode & 07777),
+			 sb.st_mode & 07777);
+	if (S_ISREG(sa.st_mode)) {
+		assert_int_equal(sa.st_size, sb.st_size);
+		assert_true(same_file(a, b));
+	} else {
+		cmp_tree(x, a, b, n);
+	}
+	if (x->preserve) {
+		assert_int_equal(sa.st_mtim.tv_sec, sb.st_mtim.tv_sec);
+		assert_int_equal(sa.st_mtim.tv_nsec, sb.st_mtim.tv_nsec);
+	}
+	(*n)++;
+}
+
+/* Entries under dir, recursively. */
+static int count_tree(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	char p[1024];
+	int n = 0;
+
+	assert_non_null(d);
+	while ((de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		n++;
+		snprintf(p, sizeof(p), "%s/%s", dir, de->d_name);
+		if (de->d_type == DT_DIR)
+			n += count_tree(p);
+	}
+	closedir(d);
+	return n;
+}
+
+static void set_mtime(const char *path, time_t sec, long nsec)
+{
+	struct timespec t[2] = { { sec, nsec }, { sec, nsec } };
+
+	assert_int_equal(utimensat(AT_FDCWD, path, t, AT_SYMLINK_NOFOLLOW), 0);
+}
+
+static void mkdir_mode(const char *path, mode_t mode)
+{
+	assert_int_equal(mkdir(path, 0700), 0);
+	assert_int_equal(chmod(path, mode), 0);
+}
+
+/* ~60 files in 3 levels below src/tree, with an empty dir, a symlink to
+ * outside and a FIFO; distinct modes and (after) mtimes. */
+static void make_tree(const struct env *e, uint32_t chunk)
+{
+	static const char *const dirs[] = { "tree", "tree/l1", "tree/l1/l2",
+		"tree/l1/l2/l3" };
+	static const mode_t fmodes[] = { 0600, 0755, 0644, 04755, 0640 };
+	const uint64_t sizes[] = { 0, 1, chunk - 1, chunk, chunk + 1,
+				   3ull * chunk + 5 };
+	char p[512];
+
+	for (int i = 0; i < 4; i++) {
+		snprintf(p, sizeof(p), "%s/%s", e->src, dirs[i]);
+		mkdir_mode(p, i == 2 ? 0750 : 0755);
+	}
+	snprintf(p, sizeof(p), "%s/tree/empty", e->src);
+	mkdir_mode(p, 0700);
+	for (int i = 0; i < 60; i++) {
+		snprintf(p, sizeof(p), "%s/%s/%s%02d", e->src, dirs[i % 4],
+			 i % 3 == 0 ? "with space " : i % 3 == 1 ?
+			 "\xc3\xbcn\xc3\xaf \xe2\x9c\x93 " : "f", i);
+		make_file(p, sizes[i % 6], (uint8_t)i);
+		assert_int_equal(chmod(p, fmodes[i % 5]), 0);
+		set_mtime(p, 1600000000 + i, 1000 * i + 7);
+	}
+	snprintf(p, sizeof(p), "%s/tree/l1/outside", e->src);
+	assert_int_equal(symlink(e->root, p), 0);
+	snprintf(p, sizeof(p), "%s/tree/fifo", e->src);
+	assert_int_equal(mkfifo(p, 0644), 0);
+	/* Deepest first: a directory's mtime moves with its entries. */
+	for (int i = 3; i >= 0; i--) {
+		snprintf(p, sizeof(p), "%s/%s", e->src, dirs[i]);
+		set_mtime(p, 1500000000 + i, 999999999 - i);
+	}
+	snprintf(p, sizeof(p), "%s/tree/empty", e->src);
+	set_mtime(p, 1400000000, 5);
+	snprintf(p, sizeof(p), "%s/tree", e->src);
+	set_mtime(p, 1500000000, 999999999);
+}
+
+/* Push src/tree with -r under umask um; compare the whole tree. */
+static void tree_case(void **s, mode_t um, bool preserve, bool keep_setid)
+{
+	struct env *e = *s;
+	struct expect x = { .umask = um, .preserve = preserve,
+			    .keep_setid = keep_setid };
+	struct srcs src = { 0 };
+	char a[200], b[200];
+	struct result r;
+	mode_t old;
+	int n = 0;
+
+	make_tree(e, 64 * KIB);
+	srcs_add(&src, e, "tree");
+	old = umask(um);
+	push_srcs(e, &(struct scenario){ .recursive = true,
+		  .preserve = preserve, .keep_setid = keep_setid }, &src, &r);
+	umask(old);
+	assert_session_done(&r, 0);
+	snprintf(a, sizeof(a), "%s/tree", e->src);
+	snprintf(b, sizeof(b), "%s/tree", e->dst);
+	cmp_entry(&x, a, b, &n);
+	/* 5 directories and 60 files; nothing else on the receiver. */
+	assert_int_equal(n, 65);
+	assert_int_equal(count_tree(e->dst), 65);
+}
+
+static void test_tree_umask_022(void **s)
+{
+	tree_case(s, 022, false, false);
+}
+
+static void test_tree_umask_027(void **s)
+{
+	tree_case(s, 027, false, false);
+}
+
+static void test_tree_preserve(void **s)
+{
+	tree_case(s, 022, true, false);
+}
+
+static void test_tree_preserve_keep_setid(void **s)
+{
+	tree_case(s, 022, true, true);
+}
+
+/* ---- standard input ---- */
+
+struct feeder {
+	int fd;			/* the pipe's write end */
+	const char *file;	/* what to write into it */
+	pthread_t thr;
+};
+
+static void *feed_main(void *arg)
+{
+	struct feeder *f = arg;
+	uint8_t buf[16 * KIB];
+	int in = open(f->file, O_RDONLY);
+	ssize_t n;
+
+	while (in >= 0 && (n = read(in, buf, sizeof(buf))) > 0)
+		if (write(f->fd, buf, (size_t)n) != n)
+			break;
+	if (in >= 0)
+		close(in);
+	close(f->fd);
+	return NULL;
+}
+
+/* "-" --as stdin.bin: size bytes through a pipe on fd 0. */
+static void stdin_case(void **s, uint64_t size)
+{
+	struct env *e = *s;
+	struct srcs src = { 0 };
+	struct feeder f;
+	struct result r;
+	char ref[200], got[200];
+	int p[2], saved = dup(0);
+
+	assert_true(saved >= 0);
+	snprintf(ref, sizeof(ref), "%s/ref", e->src);
+	make_file(ref, size, 9);
+	assert_int_equal(pipe(p), 0);
+	assert_int_equal(dup2(p[0], 0), 0);
+	close(p[0]);
+	f = (struct feeder){ .fd = p[1], .file = ref };
+	assert_int_equal(pthread_create(&f.thr, NULL, feed_main, &f), 0);
+	src.argv[0] = (char *)"-";
+	src.n = 1;
+	push_srcs_keep(e, &(struct scenario){ .as_name = "stdin.bin" }, &src,
+		       &r);
+	assert_int_equal(pthread_join(f.thr, NULL), 0);
+	assert_int_equal(dup2(saved, 0), 0);
+	close(saved);
+	assert_released(e);
+	assert_session_done(&r, 0);
+	snprintf(got, sizeof(got), "%s/stdin.bin", e->dst);
+	assert_true(same_file(ref, got));
+	assert_int_equal(list_dir(e->dst, (char[300]){ 0 }, 300), 1);
+}
+
+static void test_stdin_odd(void **s)
+{
+	stdin_case(s, 3 * 64 * KIB + 17);
+}
+
+static void test_stdin_whole_chunks(void **s)
+{
+	stdin_case(s, 2 * 64 * KIB);
+}
+
+static void test_stdin_empty(void **s)
+{
+	stdin_case(s, 0);
+}
+
+/* ---- entries that fail alone ---- */
+
+/*
+ * The receiver's disk fills up in the middle of the second file: that
+ * file fails (ENOSPC, "not enough free space" to the sender, exit 6) and
+ * is not left behind; the first and third arrive whole.
+ */
+static void test_enospc_one_file(void **s)
+{
+	struct env *e = *s;
+	struct srcs src = { 0 };
+	struct result r;
+
+	srcs_file(&src, e, "a", 20 * KIB);
+	srcs_file(&src, e, "big", 300 * KIB);
+	srcs_file(&src, e, "c", 20 * KIB);
+	push_srcs(e, &(struct scenario){ .nospc_past = 100 * KIB }, &src, &r);
+	assert_session_done(&r, 1);
+	assert_int_equal(r.send_rc, RP_ENOSPACE);
+	assert_int_equal(r.send_exit, RP_EXIT_POLICY);
+	assert_int_equal(r.recv_rc, -ENOSPC);
+	assert_int_equal(r.recv_out.failed, 1);
+	assert_arrived(e, "a");
+	assert_arrived(e, "c");
+	assert_int_equal(list_dir(e->dst, (char[300]){ 0 }, 300), 2);
+}
+
+/*
+ * A hostile party rewrites the path of the second FILE (no --psk, so
+ * untagged): that entry fails, nothing appears outside the receiver's
+ * directory, and the other two arrive.
+ */
+static void hostile_path(void **s, const char *path, bool plant_link,
+			 int want_rc)
+{
+	struct env *e = *s;
+	struct srcs src = { 0 };
+	char out[200], link[200], evil[300];
+	struct result r;
+
+	snprintf(out, sizeof(out), "%s/out", e->root);
+	assert_int_equal(mkdir(out, 0755), 0);
+	snprintf(link, sizeof(link), "%s/link", e->dst);
+	if (plant_link)
+		assert_int_equal(symlink(out, link), 0);
+	/* "@" stands for the outside directory's absolute path. */
+	snprintf(evil, sizeof(evil), "%s%s", path[0] == '@' ? out : "",
+		 path + (path[0] == '@'));
+	srcs_file(&src, e, "a", 5000);
+	srcs_file(&src, e, "b", 70 * KIB);
+	srcs_file(&src, e, "c", 0);
+	push_srcs(e, &(struct scenario){ .evil_path = evil, .evil_id = 1 },
+		  &src, &r);
+	assert_session_done(&r, 1);
+	assert_int_equal(r.send_rc, want_rc);
+	assert_int_equal(r.recv_out.failed, 1);
+	assert_int_equal(list_dir(out, (char[300]){ 0 }, 300), 0);
+	/* src, dst, key-a, key-b, out: nothing beside the receiver's dir. */
+	assert_int_equal(list_dir(e->root, (char[300]){ 0 }, 300), 5);
+	assert_arrived(e, "a");
+	assert_arrived(e, "c");
+	assert_absent(e->dst, "b");
+	assert_int_equal(list_dir(e->dst, (char[300]){ 0 }, 300),
+			 plant_link ? 3 : 2);
+}
+
+static void test_hostile_dotdot(void **s)
+{
+	hostile_path(s, "../x", false, RP_EBADNAME);
+}
+
+static void test_hostile_absolute(void **s)
+{
+	hostile_path(s, "@/x", false, RP_EBADNAME);
+}
+
+static void test_hostile_inner_dotdot(void **s)
+{
+	hostile_path(s, "a/../../b", false, RP_EBADNAME);
+}
+
+/* Refused at openat(O_NOFOLLOW) with ELOOP, which the sender hears as
+ * the receiver's I/O failure (exit 4), not as a bad name. */
+static void test_hostile_through_symlink(void **s)
+{
+	hostile_path(s, "link/x", true, RP_EPEERIO);
+}
+
+/* A source missing among good ones: counted failed, the rest arrive,
+ * the sender's exit status says so. */
+static void test_missing_source(void **s)
+{
+	struct env *e = *s;
+	struct srcs src = { 0 };
+	struct result r;
+
+	srcs_file(&src, e, "a", 3000);
+	srcs_add(&src, e, "missing");
+	srcs_file(&src, e, "c", 64 * KIB + 1);
+	push_srcs(e, &(struct scenario){ 0 }, &src, &r);
+	assert_session_done(&r, 1);
+	assert_int_equal(r.send_rc, -ENOENT);
+	assert_int_not_equal(r.send_exit, 0);
+	assert_int_equal(r.recv_rc, 0);
+	assert_int_equal(r.types[RP_MSG_FILE], 2);
+	assert_arrived(e, "a");
+	assert_arrived(e, "c");
+	assert_int_equal(list_dir(e->dst, (char[300]){ 0 }, 300), 2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1373,11 +1987,28 @@ int main(void)
 		T(test_busy_after_handshake),
 		T(test_handshake_deadline),
 		T(test_handshake_deadline_not_reset),
+		T(test_three_files_one_session),
+		T(test_tree_umask_022),
+		T(test_tree_umask_027),
+		T(test_tree_preserve),
+		T(test_tree_preserve_keep_setid),
+		T(test_stdin_odd),
+		T(test_stdin_whole_chunks),
+		T(test_stdin_empty),
+		T(test_enospc_one_file),
+		T(test_hostile_dotdot),
+		T(test_hostile_absolute),
+		T(test_hostile_inner_dotdot),
+		T(test_hostile_through_symlink),
+		T(test_missing_source),
 #undef T
 	};
 
 	/* Errors still print (to stderr); progress and summaries do not. */
 	rp_trace_init(RP_V_QUIET, "test");
 	rp_session_signals();
+	/* RP_TEST=pattern runs only the matching cases (debugging). */
+	if (getenv("RP_TEST"))
+		cmocka_set_test_filter(getenv("RP_TEST"));
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
