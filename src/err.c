@@ -84,7 +84,8 @@ static const struct {
 	  "its own error says why" },
 	{ RP_EEXIST, "start the receiver with --force to replace it, or "
 	  "name the file with --as NAME" },
-	{ RP_EBADNAME, "name the file with --as NAME: a plain name, no '/'" },
+	{ RP_EBADNAME, "rename the file; for a single SOURCE, --as NAME "
+	  "gives a plain name on the receiver" },
 	{ RP_EBUSY, "try again later, or raise the receiver's -m" },
 	{ RP_EAUTH, "both sides need the same --psk key file" },
 	{ RP_EVERSION, "run the same rdmapush version on both sides" },

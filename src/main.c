@@ -53,6 +53,10 @@ static void verdict(const char *role, bool send, const struct rp_outcome *out,
 	const char *cause = cause_of(rc, buf, sizeof(buf));
 	const char *hint = stopped(rc) ? NULL : rp_err_hint(rc);
 
+	/* The sender chose the name: only its side can act on that hint. */
+	if (!send && rc == RP_EBADNAME)
+		hint = NULL;
+
 	if (send)
 		snprintf(what, sizeof(what), "push");
 	else if (out->peer[0])

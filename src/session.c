@@ -666,7 +666,7 @@ int xfer_next(struct xfer *x, struct rp_wc *wc, int max, double deadline,
 	if (rc == RP_EWC)
 		rc = xfer_peer_reason(x, rc);
 	if (rc == RP_ETIMEOUT)
-		RP_ERR("no %s from %s for %d s in the data phase (%" PRIu64
+		RP_ERR("no %s from %s for %d s (%" PRIu64
 		       " chunks taken by the receiver so far)",
 		       !strcmp(x->rep.role, "send") ? "credit or answer" :
 		       "data", x->peer, x->o->timeout, x->done);
