@@ -4,8 +4,9 @@
 # The receiver's directory and disk (issue 8, items 3 and 5): an -o it
 # cannot write fails at startup, naming it; stale hidden temporaries of
 # ours are removed at startup, other files are not; a sender cannot name
-# its file after our temporary pattern (exit 2); --max-size refuses larger files
-# (exit 6, both sizes named); a push reports its sync (SYNC) in --trace.
+# its file after our temporary pattern (exit 2); --max-size refuses
+# larger files (exit 6, both sizes named); a push reports its sync
+# (SYNC) in --trace.
 . "$(dirname "$0")/lib.sh"
 
 RO=/tmp/e2e-ro
