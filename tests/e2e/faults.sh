@@ -69,9 +69,10 @@ settled "sender silent after MR"
 "$LAB" wait "$SND" peer >/dev/null 2>&1
 
 # MIDDATA: the sender's --trace line once the receiver has taken the
-# first chunk (src/session_send.c, trace_milestone); 48 MiB in 256 KiB
-# chunks is 192 of them, so data is then flowing and far from done.
-MIDDATA="chunks taken by the receiver"
+# first chunk (src/session_send.c, trace_milestone: "N/M chunks posted so
+# far taken by the receiver" since version 3); 48 MiB in 256 KiB chunks
+# is 192 of them, so data is then flowing and far from done.
+MIDDATA="chunks posted so far taken by the receiver"
 
 # push_bg AS LABEL: start a traced push of the big file (as AS) in the
 # background, job "push", and return once it is mid-data; or fail LABEL

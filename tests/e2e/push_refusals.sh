@@ -3,6 +3,8 @@
 # modes: two
 # Refusals: an existing file without --force, a bad --as name, a missing
 # source. Each: a clear error, the documented exit code, nothing left.
+# Since version 3 a refused entry ends the session with "done, but 1
+# entry failed; the first: ..." and the session's counts.
 . "$(dirname "$0")/lib.sh"
 
 DST=/tmp/e2e-refuse
@@ -13,8 +15,10 @@ mkdata "$SND" /tmp/e2e-src/taken 5000 >/dev/null
 recv_bg exist "--once -o $DST" || { fail "receiver start" "did not listen"; exit 1; }
 out=$(send /tmp/e2e-src/taken "$RCV_IP" 2>&1); src=$?
 rout=$(recv_wait exist 2>&1); rrc=$?
-if [ $src -eq 6 ] && [ $rrc -eq 6 ] && echo "$out" | grep -q 'file exists'; then
-	ok "existing file refused: sender and receiver exit 6, 'file exists'"
+if [ $src -eq 6 ] && [ $rrc -eq 6 ] && echo "$out" | grep -q 'file exists' &&
+	echo "$out" | grep -q 'push done, but 1 entry failed; the first: .*file exists' &&
+	echo "$out" | grep -q '; 0 skipped, 1 failed$'; then
+	ok "existing file refused: sender and receiver exit 6, 'file exists', counted"
 else
 	fail "existing file refused" "sender $src, receiver $rrc: $out $rout"
 fi
@@ -30,16 +34,23 @@ recv_wait force >/dev/null; rrc=$?
 	ok "--force replaces the existing file" ||
 	fail "--force replaces" "sender $src, receiver $rrc"
 
+# --as renames one source and must be a plain name: a usage error (exit
+# 2, src/walk.c) said before connecting (no receiver listens here).
 for bad in '../x' '.' '..' 'a/b' '/etc/passwd'; do
 	out=$(send "--as '$bad'" /tmp/e2e-src/taken "$RCV_IP" 2>&1); src=$?
-	[ $src -eq 6 ] && echo "$out" | grep -q 'cannot send as' &&
-		ok "bad --as name '$bad' refused with exit 6" ||
+	[ $src -eq 2 ] && echo "$out" | grep -q -F -- "--as \"$bad\"" &&
+		! echo "$out" | grep -q connect &&
+		ok "bad --as name '$bad' refused with exit 2 before connecting" ||
 		fail "bad --as '$bad'" "exit $src: $out"
 done
 
+# Sources are walked in the session: a missing one is a failed entry.
+recv_bg missing "--once -o $DST" || { fail "receiver start" "did not listen"; exit 1; }
 out=$(send /tmp/e2e-src/does-not-exist "$RCV_IP" 2>&1); src=$?
-[ $src -eq 5 ] && echo "$out" | grep -q 'No such file' &&
-	ok "missing source: exit 5 naming the file" ||
+recv_wait missing >/dev/null 2>&1
+[ $src -eq 5 ] && echo "$out" | grep -q 'does-not-exist.*No such file' &&
+	echo "$out" | grep -q 'push done, but 1 entry failed; the first: ' &&
+	ok "missing source: exit 5 naming the file, one entry failed" ||
 	fail "missing source" "exit $src: $out"
 
 out=$(send /tmp/e2e-src/taken "$RCV_IP" 2>&1); src=$?

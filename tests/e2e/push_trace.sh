@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 # modes: one two
 # --trace shows the QP driven RESET->INIT->RTR->RTS on both sides and the
-# control messages HELLO, MR, FIN, ACK in order; --json is valid JSON.
+# control messages HELLO, MR, FILE, FEND, FACK, FIN, ACK in order; --json
+# is one valid JSON object per line: the entry's, then the session's.
 . "$(dirname "$0")/lib.sh"
 
 DST=/tmp/e2e-trace
@@ -40,17 +41,29 @@ for side in send recv; do
 	else
 		fail "$side trace: state read back" "$why"
 	fi
+	# The sender does not wait for a FACK before its FIN (pipelined).
 	if [ $side = send ]; then
-		why=$(in_order "$t" '-> HELLO' '<- MR' '-> FIN' '<- ACK')
+		why=$(in_order "$t" '-> HELLO' '<- MR' '-> FILE id=0 ' \
+			'-> FEND id=0 ' '-> FIN files=1 ' '<- ACK') &&
+			why=$(in_order "$t" '-> FEND id=0 ' '<- FACK id=0 ' '<- ACK')
 	else
-		why=$(in_order "$t" '<- HELLO' '-> MR' '<- FIN' '-> ACK')
+		why=$(in_order "$t" '<- HELLO' '-> MR' '<- FILE id=0 ' \
+			'<- FEND id=0 ' '-> FACK id=0 ' '<- FIN files=1 ' '-> ACK')
 	fi
-	[ $? -eq 0 ] && ok "$side trace: HELLO, MR, FIN, ACK in order" ||
+	[ $? -eq 0 ] && ok "$side trace: HELLO, MR, FILE, FEND, FACK, FIN, ACK in order" ||
 		fail "$side trace: control messages" "$why"
 	# stdout went to a file of its own, apart from the trace on stderr.
 	json=$(on "$([ $side = send ] && echo "$SND" || echo "$RCV")" "cat /tmp/e2e-$side.json")
-	if echo "$json" | python3 -c 'import json,sys; d=json.loads(sys.stdin.read()); assert d["status"]=="ok" and d["bytes"]==200000 and len(d["xxh3_128"])==32 and d["local_qpn"]>0, d' 2>&1; then
-		ok "$side --json: one valid object with status, bytes, checksum, QPNs"
+	if echo "$json" | python3 -c '
+import json, sys
+objs = [json.loads(l) for l in sys.stdin.read().splitlines()]
+assert len(objs) == 2, f"{len(objs)} objects, want 2"
+e, d = objs
+assert e["type"] == "entry" and e["path"] == "traced" and e["status"] == "ok" and e["bytes"] == 200000, e
+assert d["type"] == "session" and d["status"] == "ok" and d["bytes"] == 200000, d
+assert (d["files"], d["failed"], d["skipped"]) == (1, 0, 0), d
+assert len(d["xxh3_128"]) == 32 and d["local_qpn"] > 0, d' 2>&1; then
+		ok "$side --json: the entry object, then the session object with counts, checksum, QPNs"
 	else
 		fail "$side --json" "not the expected object: $json"
 	fi

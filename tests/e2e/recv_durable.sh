@@ -4,8 +4,9 @@
 # The receiver's directory and disk (issue 8, items 3 and 5): an -o it
 # cannot write fails at startup, naming it; stale hidden temporaries of
 # ours are removed at startup, other files are not; a sender cannot name
-# its file after our temporary pattern; --max-size refuses larger files
-# (exit 6, both sizes named); a push reports its sync (SYNC) in --trace.
+# its file after our temporary pattern (exit 2); --max-size refuses
+# larger files (exit 6, both sizes named); a push reports its sync
+# (SYNC) in --trace.
 . "$(dirname "$0")/lib.sh"
 
 RO=/tmp/e2e-ro
@@ -36,9 +37,10 @@ left=$(entries "$RCV" "$DST" | tr '\n' ' ')
 	ok "each removal is reported" ||
 	fail "removal reported" "$("$LAB" log "$RCV" dur 2>&1 | head -5)"
 
+# Since version 3 the sender checks --as itself: a usage error (exit 2).
 out=$(send "--as .d1.rdmapush-Ab12Cd" /tmp/e2e-src/d1 "$RCV_IP" 2>&1); src=$?
-[ $src -eq 6 ] && echo "$out" | grep -q 'reserved' &&
-	ok "a name of our temporary pattern is refused (exit 6, 'reserved')" ||
+[ $src -eq 2 ] && echo "$out" | grep -q 'reserved' &&
+	ok "a name of our temporary pattern is refused (exit 2, 'reserved')" ||
 	fail "temp pattern name" "exit $src: $out"
 
 out=$(send /tmp/e2e-src/d1 "$RCV_IP" 2>&1); src=$?
