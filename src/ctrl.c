@@ -300,42 +300,75 @@ int rp_ctrl_send(int fd, const uint8_t *buf, size_t len, double deadline)
 	return 0;
 }
 
-/* Read exactly len bytes (iperf's Nrecv): 0 from the peer means closed. */
-static int recv_all(int fd, uint8_t *buf, size_t len, double deadline)
+/* What one recv() brings, 1 to len bytes, into *got; waits for the first
+ * byte until deadline. 0 from the peer means closed. */
+static int recv_some(int fd, uint8_t *buf, size_t len, size_t *got,
+		     double deadline)
 {
-	while (len) {
+	for (;;) {
 		ssize_t n = recv(fd, buf, len, 0);
+		int e = errno;
 		int rc;
 
 		if (n > 0) {
-			buf += n;
-			len -= (size_t)n;
-			continue;
+			*got = (size_t)n;
+			return 0;
 		}
-		if (n == 0)
+		if (n == 0 || e == ECONNRESET)
 			return RP_ECTRLCLOSED;
-		if (errno == EINTR)
+		if (e == EINTR)
 			continue;
-		if (errno == ECONNRESET)
-			return RP_ECTRLCLOSED;
-		if (errno != EAGAIN && errno != EWOULDBLOCK) {
-			RP_ERR("recv(control): %s", strerror(errno));
-			return -errno;
+		if (e != EAGAIN && e != EWOULDBLOCK) {
+			RP_ERR("recv(control): %s", strerror(e));
+			return -e;
 		}
 		rc = wait_fd(fd, POLLIN, deadline);
 		if (rc)
 			return rc;
 	}
+}
+
+/*
+ * Exactly len bytes into dst (iperf's Nrecv): with in, from what it holds
+ * first, refilling it with as much as each recv() brings; without, read
+ * straight into dst.
+ */
+static int take(int fd, struct rp_ctrl_in *in, uint8_t *dst, size_t len,
+		double deadline)
+{
+	while (len) {
+		size_t n;
+		int rc;
+
+		if (!in) {
+			rc = recv_some(fd, dst, len, &n, deadline);
+		} else if (in->off == in->len) {
+			in->off = 0;
+			in->len = 0;
+			rc = recv_some(fd, in->buf, sizeof(in->buf), &in->len,
+				       deadline);
+			n = 0;
+		} else {
+			n = in->len - in->off < len ? in->len - in->off : len;
+			memcpy(dst, in->buf + in->off, n);
+			in->off += n;
+			rc = 0;
+		}
+		if (rc)
+			return rc;
+		dst += n;
+		len -= n;
+	}
 	return 0;
 }
 
-int rp_ctrl_recv(int fd, struct rp_msg_hdr *h, uint8_t *payload, size_t cap,
-		 double deadline)
+int rp_ctrl_recv_in(int fd, struct rp_ctrl_in *in, struct rp_msg_hdr *h,
+		    uint8_t *payload, size_t cap, double deadline)
 {
 	uint8_t hdr[RP_PROTO_HDR_LEN];
 	int rc;
 
-	rc = recv_all(fd, hdr, sizeof(hdr), deadline);
+	rc = take(fd, in, hdr, sizeof(hdr), deadline);
 	if (rc)
 		return rc;
 	/* The caller, who knows the peer's name, reports a bad header. */
@@ -345,7 +378,18 @@ int rp_ctrl_recv(int fd, struct rp_msg_hdr *h, uint8_t *payload, size_t cap,
 		return rc;
 	if (h->length > cap)
 		return RP_EPROTO;
-	return recv_all(fd, payload, h->length, deadline);
+	return take(fd, in, payload, h->length, deadline);
+}
+
+int rp_ctrl_recv(int fd, struct rp_msg_hdr *h, uint8_t *payload, size_t cap,
+		 double deadline)
+{
+	return rp_ctrl_recv_in(fd, NULL, h, payload, cap, deadline);
+}
+
+bool rp_ctrl_pending(const struct rp_ctrl_in *in)
+{
+	return in->off < in->len;
 }
 
 void rp_ctrl_close(int *fd)

@@ -23,6 +23,14 @@
 #include "rdmapush/trace.h"
 #include "fileio_int.h"
 
+/*
+ * Sessions carry many files this small, where each system call counts:
+ * no free-space check and no reservation (the one write claims the
+ * blocks and says ENOSPC as well), no separate writeback start or range
+ * sync before the fsync.
+ */
+#define SMALL_FILE	(64u << 10)
+
 /* Wait for writeback before, start it, wait for it: the range is on disk. */
 #define SFR_WAIT	(SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE | \
 			 SYNC_FILE_RANGE_WAIT_AFTER)
@@ -70,7 +78,7 @@ static int check_space(const struct rp_dst *d, uint64_t size)
 
 	/* A stream's size is known at its end: reserve() and pwrite() will
 	 * say when the disk is full. */
-	if (size == RP_SIZE_UNKNOWN)
+	if (size == RP_SIZE_UNKNOWN || size <= SMALL_FILE)
 		return 0;
 	if (fstatvfs(d->dirfd, &sv) < 0) {
 		int e = errno;
@@ -92,13 +100,18 @@ static int check_space(const struct rp_dst *d, uint64_t size)
 	return 0;
 }
 
-/* O_TMPFILE links back into the tree only through /proc/self/fd. */
+/* O_TMPFILE links back into the tree only through /proc/self/fd. Asked
+ * once per process: /proc does not come and go between files. */
 static bool proc_fd_usable(int fd)
 {
+	static int usable = -1;
 	char proc[32];
 
-	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
-	return faccessat(AT_FDCWD, proc, F_OK, 0) == 0;
+	if (usable < 0) {
+		snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+		usable = faccessat(AT_FDCWD, proc, F_OK, 0) == 0;
+	}
+	return usable;
 }
 
 /* An anonymous temp file: 1 if made, 0 if unsupported here, or -errno. */
@@ -196,9 +209,9 @@ static int reserve(struct rp_dst *d, uint64_t upto)
 }
 
 /*
- * The temporary file, 0600 whatever the umask: what is being written may
- * be a secret, and nobody else reads a file before it is complete. The
- * final mode comes at the end (apply_attrs).
+ * The temporary file, created 0600 (the umask may only take bits away):
+ * what is being written may be a secret, and nobody else reads a file
+ * before it is complete. The final mode comes at the end (apply_attrs).
  */
 static int create_file(struct rp_dst *d)
 {
@@ -215,16 +228,8 @@ static int create_file(struct rp_dst *d)
 		       strerror(-rc));
 		return rc;
 	}
-	if (rc == 0) {
-		rc = create_named(d);
-		if (rc)
-			return rc;
-	}
-	if (fchmod(d->fd, 0600) < 0) {
-		rc = -errno;
-		RP_ERR("fchmod(%s, 0600): %s", d->shown, strerror(-rc));
-		return rc;
-	}
+	if (rc == 0)
+		return create_named(d);
 	return 0;
 }
 
@@ -256,8 +261,9 @@ int rp_fileio_dst_open(struct rp_dst *d, int dirfd, const char *name,
 		rc = check_space(d, size);
 	if (!rc)
 		rc = create_file(d);
-	/* RDMAPUSH_NO_FALLOCATE: as on a file system without it (tests). */
-	if (!rc && getenv("RDMAPUSH_NO_FALLOCATE"))
+	/* RDMAPUSH_NO_FALLOCATE: as on a file system without it (tests). A
+	 * small file's blocks are claimed by its one write just as well. */
+	if (!rc && (size <= SMALL_FILE || getenv("RDMAPUSH_NO_FALLOCATE")))
 		d->reserved = size;
 	if (!rc)
 		rc = reserve(d, RP_FILEIO_RESERVE_STEP);
@@ -328,9 +334,6 @@ static int write_behind(struct rp_dst *d, uint64_t off, uint64_t len)
 		d->synced = upto;
 	return rc;
 }
-
-/* Sessions carry many files this small: each system call counts. */
-#define SMALL_FILE	(64u << 10)
 
 static int pwrite_all(struct rp_dst *d, const char *p, size_t len,
 		      uint64_t off)

@@ -508,7 +508,8 @@ static int unseal(struct xfer *x, struct rp_msg_hdr *h, const uint8_t *buf)
 static int next_msg(struct xfer *x, struct rp_msg_hdr *h, uint8_t *buf,
 		    size_t cap, const char *phase)
 {
-	int rc = rp_ctrl_recv(x->fd, h, buf, cap, xfer_deadline(x));
+	int rc = rp_ctrl_recv_in(x->fd, &x->in, h, buf, cap,
+				 xfer_deadline(x));
 
 	if (rc == RP_ETIMEOUT) {
 		xfer_report_timeout(x, phase);
@@ -610,12 +611,14 @@ int xfer_peer_reason(struct xfer *x, int rc)
 	union rp_msg m;
 
 	/* A peer that gives up sends ERR first, so it is usually there. */
-	while (poll(&pfd, 1, rp_sys_poll_ms(end, 1000)) == 1) {
+	while (rp_ctrl_pending(&x->in) ||
+	       poll(&pfd, 1, rp_sys_poll_ms(end, 1000)) == 1) {
 		char c;
 		int err;
 
 		/* Closed with nothing more to read: no reason given. */
-		if (recv(x->fd, &c, 1, MSG_PEEK | MSG_DONTWAIT) <= 0)
+		if (!rp_ctrl_pending(&x->in) &&
+		    recv(x->fd, &c, 1, MSG_PEEK | MSG_DONTWAIT) <= 0)
 			break;
 		err = msg_recv(x, want, &m, "the reason");
 
@@ -662,6 +665,9 @@ int xfer_next(struct xfer *x, struct rp_wc *wc, int max, double deadline,
 	rc = xfer_flush(x);
 	if (rc)
 		return rc;
+	/* Read ahead already: the fd will not say so. */
+	if (watch && rp_ctrl_pending(&x->in))
+		return 0;
 	rc = rp_verbs_next(x->v, wc, max, watch ? x->fd : -1, deadline);
 	if (rc == RP_EWC)
 		rc = xfer_peer_reason(x, rc);

@@ -10,6 +10,7 @@
 
 #include "rdmapush/auth.h"
 #include "rdmapush/csum.h"
+#include "rdmapush/ctrl.h"
 #include "rdmapush/opts.h"
 #include "rdmapush/proto.h"
 #include "rdmapush/report.h"
@@ -77,6 +78,7 @@ struct xfer {
 	 * file, or the FACKs of several, cost one send, not one each.
 	 */
 	bool batch;
+	struct rp_ctrl_in in;	/* what has come in, read ahead */
 	uint8_t out[32768];
 	size_t out_len;
 	const char *out_what;	/* the last one queued, for messages */

@@ -40,6 +40,7 @@ struct recv_file {
 	struct rp_dst dst;
 	struct rp_csum *csum;
 	int err;		/* it failed: its chunks are dropped */
+	bool facked;		/* its failure is told already (early_fack) */
 	uint64_t bytes;		/* landed so far */
 	bool data_done;		/* its RP_IMM_END chunk landed */
 	bool fend_seen;
@@ -428,6 +429,21 @@ static void file_close(struct recv_file *c)
 	c->open = false;
 }
 
+/*
+ * The current file failed before its end (refused at its FILE, the disk
+ * full): say so now, so the sender stops sending it. Its chunks still
+ * land, and are dropped, until the one marked last.
+ */
+static int early_fack(struct xfer *x, struct recv_state *r)
+{
+	struct recv_file *c = &r->cur;
+
+	if (!c->err || c->facked)
+		return 0;
+	c->facked = true;
+	return entry_done(x, r, &c->meta, c->err, 0);
+}
+
 /* A FILE: a directory is made at once; a regular file becomes current
  * (if it cannot be opened, its chunks are dropped as they land). */
 static int on_file(struct xfer *x, struct recv_state *r,
@@ -447,7 +463,7 @@ static int on_file(struct xfer *x, struct recv_state *r,
 	*c = (struct recv_file){ .open = true, .meta = *f, .parentfd = -1 };
 	rp_fileio_dst_init(&c->dst);
 	c->err = open_file(x, r);
-	return 0;
+	return early_fack(x, r);
 }
 
 /* Sync the file in steps, keeping the sender informed; then commit. */
@@ -531,6 +547,10 @@ static int finish_file(struct xfer *x, struct recv_state *r)
 	    err == RP_ETIMEOUT) {
 		file_close(c);
 		return err;
+	}
+	if (c->facked) {	/* told at once (early_fack) */
+		file_close(c);
+		return 0;
 	}
 	if (!err) {
 		r->here_dirty = true;
@@ -644,7 +664,8 @@ static int check_chunk(struct xfer *x, const struct recv_file *c,
 		       last ? "up to " : "", x->chunk);
 		return RP_EPROTO;
 	}
-	if (c->meta.size != RP_SIZE_UNKNOWN &&
+	/* Once told it failed, the sender may end the file early. */
+	if (c->meta.size != RP_SIZE_UNKNOWN && !c->facked &&
 	    (wc->byte_len > left || last != (wc->byte_len == left))) {
 		RP_ERR("chunk from %s does not fit its file: %u bytes with "
 		       "%" PRIu64 " to go%s", x->peer, wc->byte_len, left,
@@ -692,7 +713,7 @@ static int land_chunk(struct xfer *x, struct recv_state *r,
 	c->bytes += len;
 	r->tally.landed += len;
 	c->data_done = last;
-	return 0;
+	return early_fack(x, r);
 }
 
 static int handle_wc(struct xfer *x, struct recv_state *r,
@@ -738,6 +759,7 @@ static int session_loop(struct xfer *x, struct recv_state *r)
 			rc = 0;
 			for (int i = 0; !rc && i < n; i++)
 				rc = handle_wc(x, r, &wc[i]);
+			/* One Send for the batch: it is cumulative. */
 			if (!rc)
 				rc = give_credit(x, r);
 		}

@@ -39,7 +39,11 @@ struct pending {
 struct cur_src {
 	bool open;
 	bool is_stdin;
+	uint32_t id;
+	/* Its entry, until its FACK: the receiver refuses a file as soon
+	 * as it can (then p is NULL), and we stop sending it. */
 	struct pending *p;
+	bool failed;		/* we could not read it (reported) */
 	struct rp_src src;
 	uint64_t size;		/* RP_SIZE_UNKNOWN for standard input */
 	uint64_t off;		/* bytes read and posted */
@@ -169,10 +173,10 @@ static int send_file_msg(struct xfer *x, struct send_state *s,
 static int send_fend(struct xfer *x, struct cur_src *c)
 {
 	uint8_t buf[RP_PROTO_MAX_MSG];
-	struct rp_fend f = { .id = c->p->id, .bytes = c->off };
+	struct rp_fend f = { .id = c->id, .bytes = c->off };
 
-	/* We could not read it all: the receiver must drop it. */
-	if (c->p->failed_here)
+	/* Not all of it was sent: the receiver must drop it. */
+	if (c->failed || !c->p)
 		f.bytes = RP_FEND_ABORTED;
 	rp_csum_final(c->csum, f.csum);
 	memcpy(x->rep.csum, f.csum, RP_CSUM_LEN);
@@ -229,6 +233,7 @@ static int cur_open(struct xfer *x, struct send_state *s,
 	}
 	rc = rp_csum_new(&c->csum);
 	if (!rc) {
+		c->id = s->next_id;
 		c->p = pending_push(s, e->path, s->next_id);
 		rc = c->p ? send_file_msg(x, s, e, RP_FILE_REG, c->size) :
 		     -ENOMEM;
@@ -348,11 +353,13 @@ static int post_chunk(struct xfer *x, struct send_state *s)
 	size_t off = (size_t)(seq % x->window) * x->chunk;
 	uint32_t len = 0, imm;
 	bool last = true;
-	int rc = read_chunk(x, c, x->ring + off, &len, &last);
+	/* Refused already: one empty last chunk ends it on the wire. */
+	int rc = c->p ? read_chunk(x, c, x->ring + off, &len, &last) : 0;
 
 	if (rc == RP_EINTERRUPTED)
 		return rc;
 	if (rc) {
+		c->failed = true;
 		c->p->failed_here = true;
 		xfer_entry(x, &s->tally, c->p->path, 0, rc, NULL);
 		len = 0;
@@ -369,8 +376,13 @@ static int post_chunk(struct xfer *x, struct send_state *s)
 	s->bytes += len;
 	if (!last)
 		return 0;
-	c->p->size = c->off;
+	if (c->p)
+		c->p->size = c->off;
 	rc = send_fend(x, c);
+	/* The receiver needs this FILE before it can take the chunks
+	 * posted: one write for both, now, rather than at our next wait. */
+	if (!rc)
+		rc = xfer_flush(x);
 	cur_close(c);
 	return rc;
 }
@@ -426,6 +438,17 @@ static int on_fack(struct xfer *x, struct send_state *s,
 			   rp_proto_status_to_err(r->status), NULL);
 	} else if (r->status == RP_ST_OK) {
 		xfer_entry(x, &s->tally, p->path, p->size, 0, NULL);
+	}
+	/* Refused while we still send it: the rest would be wasted. */
+	if (s->cur.open && s->cur.p == p) {
+		if (r->status == RP_ST_OK) {
+			RP_ERR("FACK ok from %s for entry %u before its end",
+			       x->peer, r->id);
+			return RP_EPROTO;
+		}
+		RP_TRACE("file", "entry %u refused: not sending the rest",
+			 r->id);
+		s->cur.p = NULL;
 	}
 	pending_pop(s);
 	return 0;

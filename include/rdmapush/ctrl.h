@@ -9,6 +9,7 @@
 #ifndef RDMAPUSH_CTRL_H
 #define RDMAPUSH_CTRL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/socket.h>
@@ -54,6 +55,24 @@ int rp_ctrl_send(int fd, const uint8_t *buf, size_t len, double deadline)
  */
 int rp_ctrl_recv(int fd, struct rp_msg_hdr *h, uint8_t *payload, size_t cap,
 		 double deadline) __attribute__((warn_unused_result));
+/*
+ * Bytes read ahead from a control connection. One recv() takes in what
+ * has arrived, often several messages (FILE and FEND, a batch of FACKs),
+ * instead of two reads per message.
+ */
+struct rp_ctrl_in {
+	uint8_t buf[8192];
+	size_t off, len;	/* buf[off..len) not yet taken */
+};
+/*
+ * rp_ctrl_recv() through in (zeroed before the first call). Bytes held
+ * in it do not make the fd poll readable: ask rp_ctrl_pending() first.
+ */
+int rp_ctrl_recv_in(int fd, struct rp_ctrl_in *in, struct rp_msg_hdr *h,
+		    uint8_t *payload, size_t cap, double deadline)
+	__attribute__((warn_unused_result));
+/* Whether in holds bytes not yet taken (part of a message at least). */
+bool rp_ctrl_pending(const struct rp_ctrl_in *in);
 
 void rp_ctrl_close(int *fd);
 
