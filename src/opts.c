@@ -305,11 +305,13 @@ static int set_option(struct rp_opts *o, const char *sub, int c,
 			return bad_value(sub, "chunk size", arg,
 					 "4K..64M, e.g. 256K or 1M");
 		o->chunk = (uint32_t)size;
+		o->shape_set = true;
 		break;
 	case 'w':
 		if (parse_range(arg, 1, RP_MAX_WINDOW, &v))
 			return bad_value(sub, "window", arg, "1..64");
 		o->window = (uint32_t)v;
+		o->shape_set = true;
 		break;
 	default:
 		return usage_error(sub, "internal: unhandled option %d", c);

@@ -556,8 +556,31 @@ static int session_loop(struct xfer *x, struct send_state *s)
 	return rc;
 }
 
+/*
+ * Every file takes a ring slot of its own, however small: with the
+ * default 8 x 1 MiB, a tree of small files has only 8 in flight. When
+ * they are small on average (and -c, -w were not given), 64 slots of
+ * SMALL_CHUNK pin half the memory and keep 64 in flight.
+ */
+#define SMALL_CHUNK	(64u << 10)
+#define SMALL_WINDOW	64u
+
+static void choose_shape(struct xfer *x, uint64_t files)
+{
+	if (x->o->shape_set || files < 2 || x->size == RP_SIZE_UNKNOWN ||
+	    x->size / files > SMALL_CHUNK)
+		return;
+	x->chunk = SMALL_CHUNK;
+	x->window = SMALL_WINDOW;
+	RP_TRACE("session", "%" PRIu64 " files of %" PRIu64 " bytes on "
+		 "average: asking for %u chunks of %u bytes, so that many "
+		 "small files are in flight", files, x->size / files,
+		 x->window, x->chunk);
+}
+
 static int prepare(struct xfer *x, struct send_state *s)
 {
+	uint64_t files;
 	int rc;
 
 	if (x->o->psk_file) {
@@ -571,8 +594,11 @@ static int prepare(struct xfer *x, struct send_state *s)
 	if (rc)
 		return rc;
 	/* Sizes as they are now, for the ring's shape and the progress. */
-	return rp_walk_total(x->o->sources, x->o->nsources, x->o->recursive,
-			     x->o->as_name, &x->size);
+	rc = rp_walk_total(x->o->sources, x->o->nsources, x->o->recursive,
+			   x->o->as_name, &x->size, &files);
+	if (!rc)
+		choose_shape(x, files);
+	return rc;
 }
 
 /* --psk: the receiver proves the key first, then we do; then both

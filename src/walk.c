@@ -420,18 +420,21 @@ int rp_walk_next(struct rp_walk *w, struct rp_walk_entry *e)
 }
 
 int rp_walk_total(char *const *sources, int n, bool recursive,
-		  const char *as_name, uint64_t *total)
+		  const char *as_name, uint64_t *total, uint64_t *files)
 {
 	struct rp_walk_entry e;
 	struct rp_walk *w;
 	int rc = rp_walk_open(&w, sources, n, recursive, as_name);
 
 	*total = 0;
+	*files = 0;
 	if (rc)
 		return rc;
 	/* The real walk reports what cannot be sent; this one counts. */
 	w->quiet = true;
 	while ((rc = rp_walk_next(w, &e)) > 0) {
+		if (e.kind == RP_WALK_FILE || e.kind == RP_WALK_STDIN)
+			(*files)++;
 		if (e.kind == RP_WALK_STDIN)
 			*total = UINT64_MAX;
 		else if (e.kind == RP_WALK_FILE && *total != UINT64_MAX)

@@ -57,6 +57,7 @@ struct rp_opts {
 	const char *as_name;	/* --as, NULL = basename of the source */
 	uint32_t chunk;
 	uint32_t window;
+	bool shape_set;		/* -c or -w given: no automatic shape */
 };
 
 /*

@@ -76,13 +76,13 @@ int rp_walk_next(struct rp_walk *w, struct rp_walk_entry *e)
 
 /*
  * Bytes the regular files of a walk over the same arguments hold now
- * (for progress and the ring's shape), into *total; UINT64_MAX
- * (RP_SIZE_UNKNOWN) when standard input is one of them. Walks quietly:
- * the real walk reports what cannot be sent. 0 or as rp_walk_open and
- * rp_walk_next.
+ * (for progress and the ring's shape), into *total, and how many there
+ * are, into *files; *total is UINT64_MAX (RP_SIZE_UNKNOWN) when standard
+ * input is one of them. Walks quietly: the real walk reports what cannot
+ * be sent. 0 or as rp_walk_open and rp_walk_next.
  */
 int rp_walk_total(char *const *sources, int n, bool recursive,
-		  const char *as_name, uint64_t *total)
+		  const char *as_name, uint64_t *total, uint64_t *files)
 	__attribute__((warn_unused_result));
 
 /* Free the walk; NULL is fine. */
