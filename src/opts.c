@@ -610,7 +610,9 @@ static const char help_send[] =
 	"                       optional K, M or G suffix (default 1M)\n"
 	"  -w, --window N       chunks in flight, 1..64 (default 8); chunk x\n"
 	"                       window, at most 256M, is about the memory\n"
-	"                       each side pins\n";
+	"                       each side pins. Every file takes a chunk of\n"
+	"                       its own: for files of 64K or less on average\n"
+	"                       the defaults are 64K x 64\n";
 
 static const char help_keygen[] =
 	"Usage: rdmapush keygen FILE\n"

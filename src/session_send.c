@@ -539,6 +539,10 @@ static int session_loop(struct xfer *x, struct send_state *s)
 	int rc = 0;
 
 	rp_progress_start(&s->prog, x->size);
+	RP_TRACE("data", "each chunk is an RDMA Write with immediate into "
+		 "slot n %% %u of the receiver's ring; imm = n (the chunk's "
+		 "number in the session), + 0x%08x on a file's last chunk",
+		 x->window, RP_IMM_END);
 	x->batch = true;
 	while (!rc && !s->acked) {
 		rc = pump(x, s);

@@ -457,7 +457,7 @@ void rp_verbs_trace_post_write(const struct ibv_send_wr *wr, size_t off,
 {
 	RP_TRACE("verbs", "post RDMA_WRITE_WITH_IMM wr_id=%" PRIu64
 		 ": ring[%zu..+%u) lkey=0x%x -> raddr=0x%" PRIx64
-		 " rkey=0x%x, imm=%u (htonl on the wire), signaled",
+		 " rkey=0x%x, imm=0x%08x (htonl on the wire), signaled",
 		 (uint64_t)wr->wr_id, off, wr->sg_list->length,
 		 wr->sg_list->lkey, (uint64_t)wr->wr.rdma.remote_addr,
 		 wr->wr.rdma.rkey, imm);
@@ -466,7 +466,7 @@ void rp_verbs_trace_post_write(const struct ibv_send_wr *wr, size_t off,
 void rp_verbs_trace_post_send(uint64_t wr_id, uint32_t imm)
 {
 	RP_TRACE("verbs", "post SEND_WITH_IMM wr_id=%" PRIu64 ": zero "
-		 "length, imm=%u (htonl on the wire), signaled", wr_id, imm);
+		 "length, imm=0x%08x (htonl on the wire), signaled", wr_id, imm);
 }
 
 void rp_verbs_trace_post_recv(uint64_t wr_id)
@@ -480,7 +480,7 @@ void rp_verbs_trace_post_recv(uint64_t wr_id)
 void rp_verbs_trace_wc(const struct ibv_wc *wc, const struct rp_wc *o)
 {
 	RP_TRACE("verbs", "completion %s wr_id=%" PRIu64
-		 " status=%s byte_len=%u%s imm=%u",
+		 " status=%s byte_len=%u%s imm=0x%08x",
 		 rp_verbs_wc_opcode_name(wc->opcode), o->wr_id,
 		 ibv_wc_status_str(wc->status), o->byte_len,
 		 wc->wc_flags & IBV_WC_WITH_IMM ? "" : " (no immediate)",

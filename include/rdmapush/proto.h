@@ -130,8 +130,9 @@ struct rp_file {
 
 /*
  * FEND: the end of regular file id: its length and checksum. A sender
- * that could not read the file to its end says bytes RP_FEND_ABORTED:
- * the receiver drops what it got.
+ * that could not read the file to its end, or that was told by an early
+ * FACK that the receiver refused it, ends it with an empty last chunk
+ * and says bytes RP_FEND_ABORTED: the receiver drops what it got.
  */
 #define RP_FEND_ABORTED		UINT64_MAX
 struct rp_fend {
