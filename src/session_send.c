@@ -66,7 +66,7 @@ struct send_state {
 	uint8_t psk[RP_PSK_LEN];
 };
 
-static int send_hello(struct xfer *x, const struct send_state *s)
+static int send_hello(struct xfer *x)
 {
 	uint8_t buf[RP_PROTO_MAX_MSG];
 	struct rp_hello h = {
@@ -77,7 +77,6 @@ static int send_hello(struct xfer *x, const struct send_state *s)
 		.flags = x->o->preserve ? RP_HELLO_PRESERVE : 0,
 	};
 
-	(void)s;
 	trace_hello("->", &h);
 	return msg_send(x, buf, rp_proto_pack_hello(buf, sizeof(buf), &h),
 			"HELLO");
@@ -645,7 +644,7 @@ static int handshake(struct xfer *x, struct send_state *s)
 		return rc;
 	rc = xfer_open_verbs(x, false);
 	if (!rc)
-		rc = send_hello(x, s);
+		rc = send_hello(x);
 	if (!rc)
 		rc = recv_mr(x, &s->mr);
 	if (rc)
