@@ -50,7 +50,7 @@ for point in before-hello after-mr after-fin; do
 	"$LAB" wait "$SND" peer >/dev/null 2>&1
 	if [ $point = after-fin ]; then
 		settled "sender killed $point" "p-after-fin"
-		on "$RCV" "rm -f $DST/p-after-fin" >/dev/null
+		on "$RCV" "rm -rf $DST/p-after-fin" >/dev/null
 	else
 		settled "sender killed $point"
 	fi
