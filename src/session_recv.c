@@ -350,6 +350,13 @@ static int remember_time(struct recv_state *r, const struct rp_file *f)
 	return 0;
 }
 
+/* A path through (or onto) a symbolic link in DIR is refused by policy,
+ * as a bad name is; the reason is reported where it was found. */
+static int path_refusal(int rc)
+{
+	return rc == -ELOOP ? RP_EBADNAME : rc;
+}
+
 static int check_entry(struct xfer *x, const struct rp_file *f)
 {
 	const char *why = NULL;
@@ -371,8 +378,9 @@ static int make_dir(struct xfer *x, struct recv_state *r,
 	int rc = check_entry(x, f);
 
 	if (!rc)
-		rc = rp_fileio_mkdir(r->dirfd, f->path, entry_mode(x, r, f->mode),
-				     exact, &created, &dirty);
+		rc = path_refusal(rp_fileio_mkdir(r->dirfd, f->path,
+						  entry_mode(x, r, f->mode),
+						  exact, &created, &dirty));
 	if (!rc && dirty >= 0)
 		rc = settle_in(r, dirty, f->path, true);
 	if (!rc && exact)
@@ -403,7 +411,7 @@ static int open_file(struct xfer *x, struct recv_state *r)
 		rc = RP_ELIMIT;
 	}
 	if (!rc)
-		rc = go_to(r, f->path, &c->parentfd, &leaf);
+		rc = path_refusal(go_to(r, f->path, &c->parentfd, &leaf));
 	if (!rc)
 		rc = rp_fileio_dst_open(&c->dst, c->parentfd, leaf, f->size,
 					x->o->force);
