@@ -102,26 +102,6 @@ void xfer_report_timeout(const struct xfer *x, const char *what)
 		       x->o->timeout, what, x->peer);
 }
 
-uint64_t xfer_count_chunks(uint64_t size, uint32_t chunk)
-{
-	return size / chunk + (size % chunk != 0);
-}
-
-uint32_t xfer_chunk_len(const struct xfer *x, uint64_t seq)
-{
-	uint64_t full = x->size / x->chunk;
-
-	if (seq < full)
-		return x->chunk;
-	return seq == full ? (uint32_t)(x->size % x->chunk) : 0;
-}
-
-uint64_t xfer_bytes_done(const struct xfer *x)
-{
-	/* done < nchunks: done * chunk < size, so the product cannot wrap. */
-	return x->done >= x->nchunks ? x->size : x->done * x->chunk;
-}
-
 static void trace_qp(const char *dir, const char *type,
 		     const struct rp_qp_addr *q, const char *rest)
 {

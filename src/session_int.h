@@ -49,7 +49,6 @@ struct xfer {
 	uint32_t chunk;
 	uint32_t window;
 	uint64_t size;		/* bytes in the session, or RP_SIZE_UNKNOWN */
-	uint64_t nchunks;	/* unit tests of the chunk arithmetic */
 	struct rp_csum *csum;
 	struct rp_qp_addr local;
 	struct rp_qp_addr remote;
@@ -90,16 +89,6 @@ double xfer_deadline(const struct xfer *x);
 /* A wait for what (e.g. "HELLO") timed out: report it, naming the
  * handshake deadline when that was the one. */
 void xfer_report_timeout(const struct xfer *x, const char *what);
-/* Chunks of chunk bytes in size bytes, without overflow near 2^64. */
-uint64_t xfer_count_chunks(uint64_t size, uint32_t chunk);
-/*
- * Length of chunk seq (the last one may be short; 0 past the end), with
- * no product that can wrap. For seq < nchunks, seq * chunk < size, so
- * the chunk's offset is that product.
- */
-uint32_t xfer_chunk_len(const struct xfer *x, uint64_t seq);
-/* Bytes in the first x->done chunks (at most x->size), without overflow. */
-uint64_t xfer_bytes_done(const struct xfer *x);
 /* Send what msg_send() queued (x->batch). 0 or as msg_send(). */
 int xfer_flush(struct xfer *x);
 /* Wire status and text for a local failure, sent best-effort as type. */

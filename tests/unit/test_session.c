@@ -1342,44 +1342,6 @@ static void test_max_size_exact(void **s)
 }
 
 /* ---------------------------------------------------------------------
- * Chunk arithmetic at the top of the range
- */
-
-static void test_chunk_arithmetic_near_2_64(void **s)
-{
-	struct xfer x = { .size = UINT64_MAX, .chunk = 1u << 26 };
-	const uint64_t n = 1ull << 38;	/* (2^64 - 1) / 2^26, rounded up */
-
-	(void)s;
-	assert_true(xfer_count_chunks(UINT64_MAX, 1) == UINT64_MAX);
-	assert_true(xfer_count_chunks(UINT64_MAX, UINT32_MAX) ==
-		    (1ull << 32) + 1);
-	assert_true(xfer_count_chunks(UINT64_MAX - 1, UINT32_MAX) ==
-		    (1ull << 32) + 1);
-	assert_true(xfer_count_chunks(UINT64_MAX, x.chunk) == n);
-	assert_true(xfer_count_chunks(0, x.chunk) == 0);
-	x.nchunks = n;
-	assert_int_equal(xfer_chunk_len(&x, 0), x.chunk);
-	assert_int_equal(xfer_chunk_len(&x, n - 2), x.chunk);
-	assert_int_equal(xfer_chunk_len(&x, n - 1), x.chunk - 1);
-	/* Past the end: 0, where seq * chunk used to wrap to a small
-	 * offset and give a whole chunk. */
-	assert_int_equal(xfer_chunk_len(&x, n), 0);
-	assert_int_equal(xfer_chunk_len(&x, UINT64_MAX), 0);
-	assert_int_equal(xfer_chunk_len(&x, 1ull << 38 << 8), 0);
-	x.done = n - 1;
-	assert_true(xfer_bytes_done(&x) == UINT64_MAX - (x.chunk - 1));
-	x.done = n;
-	assert_true(xfer_bytes_done(&x) == UINT64_MAX);
-	x.chunk = UINT32_MAX;
-	x.nchunks = xfer_count_chunks(x.size, x.chunk);
-	assert_int_equal(xfer_chunk_len(&x, x.nchunks - 1), UINT32_MAX);
-	assert_int_equal(xfer_chunk_len(&x, x.nchunks), 0);
-	x.done = x.nchunks;
-	assert_true(xfer_bytes_done(&x) == UINT64_MAX);
-}
-
-/* ---------------------------------------------------------------------
  * Admission: a slot is asked for only after the handshake, before
  * anything is opened; the handshake has its own short deadline
  */
@@ -1983,7 +1945,6 @@ int main(void)
 		T(test_dir_fsync_fails_keeps_file),
 		T(test_max_size_refused),
 		T(test_max_size_exact),
-		T(test_chunk_arithmetic_near_2_64),
 		T(test_busy_after_handshake),
 		T(test_handshake_deadline),
 		T(test_handshake_deadline_not_reset),
