@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-/* End-to-end checksum: streaming XXH3-128 over libxxhash, canonical bytes. */
+/* End-to-end checksum: XXH3-128 over libxxhash, per chunk and per file
+ * (the digest of the chunks' digests), canonical bytes. */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
@@ -50,6 +51,19 @@ void rp_csum_update(struct rp_csum *c, const void *buf, size_t len)
 {
 	/* Fails only for NULL input with len > 0, a caller bug. */
 	(void)XXH3_128bits_update(c->state, buf, len);
+}
+
+void rp_csum_chunk(const void *buf, size_t len, uint8_t out[RP_CSUM_LEN])
+{
+	XXH128_canonical_t canon;
+
+	XXH128_canonicalFromHash(&canon, XXH3_128bits(buf, len));
+	memcpy(out, canon.digest, RP_CSUM_LEN);
+}
+
+void rp_csum_fold(struct rp_csum *c, const uint8_t digest[RP_CSUM_LEN])
+{
+	rp_csum_update(c, digest, RP_CSUM_LEN);
 }
 
 void rp_csum_final(struct rp_csum *c, uint8_t out[RP_CSUM_LEN])

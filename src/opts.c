@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "rdmapush/err.h"
 #include "rdmapush/opts.h"
@@ -24,6 +25,7 @@ enum {
 	OPT_NO_DEVICE_CHECK,
 	OPT_PER_ADDR,
 	OPT_KEEP_SETID,
+	OPT_THREADS,
 };
 
 static const char recv_short[] = ":p:b:o:1fm:d:i:g:tJqT:h";
@@ -46,6 +48,7 @@ static const struct option recv_long[] = {
 	{ "psk",	required_argument, NULL, OPT_PSK },
 	{ "no-device-check", no_argument,  NULL, OPT_NO_DEVICE_CHECK },
 	{ "keep-setid",	no_argument,	   NULL, OPT_KEEP_SETID },
+	{ "threads",	required_argument, NULL, OPT_THREADS },
 	{ "help",	no_argument,	   NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -66,6 +69,7 @@ static const struct option send_long[] = {
 	{ "quiet",	no_argument,	   NULL, 'q' },
 	{ "timeout",	required_argument, NULL, 'T' },
 	{ "psk",	required_argument, NULL, OPT_PSK },
+	{ "threads",	required_argument, NULL, OPT_THREADS },
 	{ "help",	no_argument,	   NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -117,6 +121,19 @@ static int parse_range(const char *s, unsigned long long min,
 }
 
 /* Silent: the caller knows which option the text belongs to. */
+uint32_t rp_opts_threads(const struct rp_opts *o)
+{
+	long n;
+
+	if (o->threads)
+		return o->threads;
+	n = sysconf(_SC_NPROCESSORS_ONLN);
+	if (n < 1)
+		return 1;
+	return n > RP_DEFAULT_MAX_THREADS ? RP_DEFAULT_MAX_THREADS :
+	       (uint32_t)n;
+}
+
 int rp_opts_parse_size(const char *s, uint64_t *out)
 {
 	unsigned long long v;
@@ -298,6 +315,11 @@ static int set_option(struct rp_opts *o, const char *sub, int c,
 		break;
 	case OPT_KEEP_SETID:
 		o->keep_setid = true;
+		break;
+	case OPT_THREADS:
+		if (parse_range(arg, 1, RP_MAX_THREADS, &v))
+			return bad_value(sub, "thread count", arg, "1..64");
+		o->threads = (uint32_t)v;
 		break;
 	case 'c':
 		if (rp_opts_parse_size(arg, &size) || size < RP_MIN_CHUNK ||
@@ -632,6 +654,9 @@ static const char help_common[] =
 	"                       SEC seconds, 1..86400 (default 30)\n"
 	"      --psk FILE       authenticate the peer with the pre-shared\n"
 	"                       key in FILE; both sides use the same key\n"
+	"      --threads N      worker threads that read, hash and write the\n"
+	"                       chunks, 1..64 (default: one per core, at\n"
+	"                       most 8)\n"
 	"  -t, --trace          explain every step (verbs, control messages,\n"
 	"                       data) on stderr\n"
 	"  -J, --json           print each transfer's result as one JSON\n"

@@ -23,6 +23,7 @@
 #define RP_MAX_WINDOW		64u
 #define RP_MAX_RING		(256ull << 20)	/* chunk * window cap */
 #define RP_MAX_XFERS		64	/* concurrent transfers per receiver */
+#define RP_MAX_THREADS		64	/* --threads: worker threads per transfer */
 
 /* Before AUTH (with --psk) or HELLO: connections hold no transfer slot. */
 #define RP_HANDSHAKE_SECS	5	/* deadline from accept to a valid HELLO */

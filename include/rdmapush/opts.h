@@ -14,6 +14,7 @@
 #define RP_DEFAULT_WINDOW	8
 #define RP_DEFAULT_TIMEOUT	30	/* seconds */
 #define RP_DEFAULT_MAX_XFERS	4	/* concurrent transfers per receiver */
+#define RP_DEFAULT_MAX_THREADS	8	/* default --threads: cores, up to this */
 
 enum rp_mode {
 	RP_MODE_NONE = 0,
@@ -37,6 +38,7 @@ struct rp_opts {
 	bool json;
 	bool quiet;
 	const char *psk_file;
+	uint32_t threads;	/* --threads, 0 = rp_opts_threads()'s default */
 	/* recv */
 	const char *bind_addr;	/* -b, NULL = any */
 	const char *dir;	/* -o, default "." */
@@ -69,6 +71,12 @@ int rp_opts_parse(struct rp_opts *o, int argc, char **argv)
 
 /* Usage text for mode (NONE: the overview). */
 void rp_opts_usage(FILE *f, enum rp_mode mode);
+
+/*
+ * Worker threads for a transfer: --threads, else one per online core,
+ * at most RP_DEFAULT_MAX_THREADS (at least 1).
+ */
+uint32_t rp_opts_threads(const struct rp_opts *o);
 
 /* "64K", "1M", "2G", "4096" -> bytes. 0 or RP_EUSAGE (overflow, junk). */
 int rp_opts_parse_size(const char *s, uint64_t *out);

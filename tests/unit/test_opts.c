@@ -172,6 +172,26 @@ static void test_max_size(void **state)
 	REFUSED("send", "--max-size", "1G", "f", "h");
 }
 
+/* --threads on both sides; 0 means one per core, at most 8. */
+static void test_threads(void **state)
+{
+	struct rp_opts o;
+	long cores = sysconf(_SC_NPROCESSORS_ONLN);
+
+	(void)state;
+	assert_int_equal(PARSE(&o, "recv"), 0);
+	assert_int_equal(o.threads, 0);
+	assert_int_equal(rp_opts_threads(&o), cores > 8 ? 8 : cores);
+	assert_int_equal(PARSE(&o, "recv", "--threads", "3"), 0);
+	assert_int_equal(rp_opts_threads(&o), 3);
+	assert_int_equal(PARSE(&o, "send", "--threads=64", "f", "h"), 0);
+	assert_int_equal(rp_opts_threads(&o), 64);
+	REFUSED("send", "--threads", "0", "f", "h");
+	REFUSED("send", "--threads", "65", "f", "h");
+	REFUSED("recv", "--threads", "two");
+	REFUSED("recv", "--threads", "");
+}
+
 static void test_send_options(void **state)
 {
 	struct rp_opts o;
@@ -661,6 +681,7 @@ int main(void)
 		cmocka_unit_test(test_recv_short),
 		cmocka_unit_test(test_recv_long),
 		cmocka_unit_test(test_max_size),
+		cmocka_unit_test(test_threads),
 		cmocka_unit_test(test_send_options),
 		cmocka_unit_test(test_positional),
 		cmocka_unit_test(test_reentrant),
