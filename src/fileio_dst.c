@@ -301,45 +301,10 @@ static int sync_range(struct rp_dst *d, uint64_t off, uint64_t len,
 	return -e;
 }
 
-static int datasync(struct rp_dst *d)
-{
-	if (fdatasync(d->fd) < 0) {
-		int e = errno;
-
-		RP_ERR("fdatasync(%s): %s", d->shown, strerror(e));
-		return -e;
-	}
-	d->synced = d->end;
-	return 0;
-}
-
-/* Start writeback of what was just written; wait for what is older than
- * RP_FILEIO_WB_LAG, so the disk, not the network, sets the pace. */
-static int write_behind(struct rp_dst *d, uint64_t off, uint64_t len)
-{
-	uint64_t upto;
-	int rc = sync_range(d, off, len, SYNC_FILE_RANGE_WRITE);
-
-	if (rc < 0)
-		return rc;
-	if (d->end - d->synced <= RP_FILEIO_WB_LAG)
-		return 0;
-	if (rc == 1)
-		return datasync(d);
-	upto = d->end - RP_FILEIO_WB_LAG;
-	rc = sync_range(d, d->synced, upto - d->synced, SFR_WAIT);
-	if (rc == 1)
-		return datasync(d);
-	if (rc == 0)
-		d->synced = upto;
-	return rc;
-}
-
-static int pwrite_all(struct rp_dst *d, const char *p, size_t len,
-		      uint64_t off)
+static int pwrite_full(int fd, const char *p, size_t len, uint64_t off)
 {
 	while (len > 0) {
-		ssize_t n = pwrite(d->fd, p, len, (off_t)off);
+		ssize_t n = pwrite(fd, p, len, (off_t)off);
 
 		/* 0 is not expected from a regular file: never spin. */
 		if (n <= 0) {
@@ -347,9 +312,6 @@ static int pwrite_all(struct rp_dst *d, const char *p, size_t len,
 
 			if (e == EINTR)
 				continue;
-			RP_ERR("pwrite(%s, %zu bytes at %llu): %s", d->shown,
-			       len, (unsigned long long)off,
-			       n < 0 ? strerror(e) : "wrote nothing");
 			return -e;
 		}
 		p += n;
@@ -359,13 +321,64 @@ static int pwrite_all(struct rp_dst *d, const char *p, size_t len,
 	return 0;
 }
 
-int rp_fileio_dst_write(struct rp_dst *d, const void *buf, size_t len,
-			uint64_t off)
+/* sync_file_range for a worker: 0, 1 if unsupported here (w->no_sfr),
+ * or -errno (w->call set). */
+static int put_sync_range(struct rp_dst_put *w, uint64_t off, uint64_t len,
+			  unsigned int flags)
+{
+	int e;
+
+	if (sync_file_range(w->fd, (off_t)off, (off_t)len, flags) == 0)
+		return 0;
+	e = errno;
+	if (e == EINVAL || e == ENOSYS || e == ESPIPE) {
+		w->no_sfr = true;
+		return 1;
+	}
+	w->call = "sync_file_range";
+	return -e;
+}
+
+/*
+ * Write-behind, from the chunk's range alone (no shared state): start
+ * writeback of what was just written and wait for the slice
+ * RP_FILEIO_WB_LAG behind it, so the disk, not the network, sets the
+ * pace. The chunks tile the file, so their slices cover everything
+ * older than the lag once all before this one are done.
+ */
+static int put_behind(struct rp_dst_put *w)
+{
+	uint64_t end = w->off + w->len, from;
+	int rc = w->sfr ? put_sync_range(w, w->off, w->len,
+					 SYNC_FILE_RANGE_WRITE) : 1;
+
+	if (rc == 0 && end > RP_FILEIO_WB_LAG) {
+		from = w->off > RP_FILEIO_WB_LAG ? w->off - RP_FILEIO_WB_LAG : 0;
+		rc = put_sync_range(w, from, end - RP_FILEIO_WB_LAG - from,
+				    SFR_WAIT);
+		if (rc == 0)
+			w->synced = end - RP_FILEIO_WB_LAG;
+	}
+	if (rc <= 0)
+		return rc;
+	/* No sync_file_range: fdatasync once per lag's worth. */
+	if (end / RP_FILEIO_WB_LAG == w->off / RP_FILEIO_WB_LAG)
+		return 0;
+	if (fdatasync(w->fd) < 0) {
+		w->call = "fdatasync";
+		return -errno;
+	}
+	w->synced = end;
+	return 0;
+}
+
+int rp_fileio_dst_put_prepare(struct rp_dst *d, struct rp_dst_put *w,
+			      uint64_t off, uint32_t len)
 {
 	int rc;
 
 	if (off > INT64_MAX || len > INT64_MAX - off) {
-		RP_ERR("pwrite(%s, %zu bytes at %llu): %s", d->shown, len,
+		RP_ERR("pwrite(%s, %u bytes at %llu): %s", d->shown, len,
 		       (unsigned long long)off, strerror(EFBIG));
 		return -EFBIG;
 	}
@@ -375,16 +388,61 @@ int rp_fileio_dst_write(struct rp_dst *d, const void *buf, size_t len,
 		if (rc)
 			return rc;
 	}
-	rc = pwrite_all(d, buf, len, off);
+	*w = (struct rp_dst_put){
+		.fd = d->fd, .off = off, .len = len, .sfr = !d->no_sfr,
+		/* A whole file in one write: its final sync follows. */
+		.pace = !(off == 0 && len == d->size),
+	};
+	return 0;
+}
+
+void rp_fileio_dst_put(struct rp_dst_put *w, const void *buf)
+{
+	w->err = pwrite_full(w->fd, buf, w->len, w->off);
+	if (w->err) {
+		w->call = "pwrite";
+		return;
+	}
+	if (w->pace)
+		w->err = put_behind(w);
+}
+
+int rp_fileio_dst_put_done(struct rp_dst *d, const struct rp_dst_put *w)
+{
+	if (w->no_sfr && !d->no_sfr) {
+		RP_TRACE("file", "sync_file_range: not supported here: "
+			 "fdatasync instead");
+		d->no_sfr = true;
+	}
+	if (w->err) {
+		RP_ERR("%s(%s, %u bytes at %llu): %s", w->call, d->shown,
+		       w->len, (unsigned long long)w->off, strerror(-w->err));
+		return w->err;
+	}
+	if (w->off + w->len > d->end)
+		d->end = w->off + w->len;
+	d->fsynced = false;
+	if (w->synced > d->synced)
+		d->synced = w->synced;
+	return 0;
+}
+
+int rp_fileio_dst_write(struct rp_dst *d, const void *buf, size_t len,
+			uint64_t off)
+{
+	struct rp_dst_put w;
+	int rc;
+
+	if (len > UINT32_MAX) {
+		RP_ERR("pwrite(%s, %zu bytes at %llu): %s", d->shown, len,
+		       (unsigned long long)off, strerror(EFBIG));
+		return -EFBIG;
+	}
+	rc = rp_fileio_dst_put_prepare(d, &w, off, (uint32_t)len);
 	if (rc)
 		return rc;
-	if (off + len > d->end)
-		d->end = off + len;
-	d->fsynced = false;
-	/* A whole file in one write: its final sync follows at once. */
-	if (off == 0 && len == d->size)
-		return 0;
-	return write_behind(d, off, len);
+	rp_fileio_dst_put(&w, buf);
+	return rp_fileio_dst_put_done(d, &w);
 }
 
 static int attr_failed(const struct rp_dst *d, const char *call, int e)

@@ -196,6 +196,38 @@ int rp_fileio_dst_open(struct rp_dst *d, int dirfd, const char *name,
 int rp_fileio_dst_write(struct rp_dst *d, const void *buf, size_t len,
 			uint64_t off) __attribute__((warn_unused_result));
 /*
+ * One chunk's write, for a worker thread. It carries copies of what the
+ * write needs and touches no rp_dst, so chunks of one file can be written
+ * from several threads at once: prepared (space reserved) on the thread
+ * that owns the rp_dst, run anywhere, then accounted on the owner's
+ * thread in the file's order, which is also where a failure is reported
+ * (a worker reports nothing: see rp_job in pool.h).
+ */
+struct rp_dst_put {
+	int fd;
+	uint64_t off;
+	uint32_t len;
+	bool pace;		/* write-behind (not for a whole file at once) */
+	bool sfr;		/* sync_file_range works here, as far as known */
+	/* results */
+	int err;		/* 0 or -errno */
+	const char *call;	/* what failed: "pwrite", "fdatasync", ... */
+	uint64_t synced;	/* its write-behind waited up to here */
+	bool no_sfr;		/* it found sync_file_range unsupported */
+};
+/* Reserve space as rp_fileio_dst_write() does and fill w. 0 or an error
+ * (reported). */
+int rp_fileio_dst_put_prepare(struct rp_dst *d, struct rp_dst_put *w,
+			      uint64_t off, uint32_t len)
+	__attribute__((warn_unused_result));
+/* Write buf and pace the writeback, as rp_fileio_dst_write(); results in
+ * w. Thread-safe for distinct w. */
+void rp_fileio_dst_put(struct rp_dst_put *w, const void *buf);
+/* After w ran, and all puts before it in the file: account it, or report
+ * its failure. 0 or w->err. */
+int rp_fileio_dst_put_done(struct rp_dst *d, const struct rp_dst_put *w)
+	__attribute__((warn_unused_result));
+/*
  * One step of the final sync: wait for up to step more bytes of what was
  * written to reach the disk and return 0 with *done false; once all have,
  * give the file its size (a stream's: what was written), d->mode and
