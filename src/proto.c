@@ -43,7 +43,7 @@
  * FEND, 28 bytes:
  *	 0 u32 id
  *	 4 u64 bytes
- *	12 u8  csum[16]
+ *	12 u8  csum[16]		XXH3-128 of the chunks' XXH3-128s (v4)
  *
  * FIN, 16 bytes:
  *	 0 u64 files

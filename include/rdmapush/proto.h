@@ -28,8 +28,12 @@
  * 3: one session carries many files: HELLO and MR set up the QP and the
  *    ring once; then per file FILE, its chunks, FEND, and the receiver's
  *    FACK; FIN ends the session and ACK answers it.
+ * 4: only FEND's checksum changes meaning, not a byte of any layout: it is
+ *    XXH3-128 over the XXH3-128 digests of the file's non-empty chunks,
+ *    cut at MR's chunk (see csum.h), no longer over the bytes as one
+ *    stream, so chunks can be hashed in parallel and checked one by one.
  */
-#define RP_PROTO_VERSION	3
+#define RP_PROTO_VERSION	4
 #define RP_PROTO_HDR_LEN	12
 /* Room every message leaves in RP_PROTO_MAX_PAYLOAD for that tag. */
 #define RP_PROTO_TAG_ROOM	32
@@ -129,7 +133,8 @@ struct rp_file {
 };
 
 /*
- * FEND: the end of regular file id: its length and checksum. A sender
+ * FEND: the end of regular file id: its length and checksum (since
+ * version 4 the digest of its chunks' digests, see csum.h). A sender
  * that could not read the file to its end, or that was told by an early
  * FACK that the receiver refused it, ends it with an empty last chunk
  * and says bytes RP_FEND_ABORTED: the receiver drops what it got.
@@ -211,8 +216,8 @@ int rp_proto_pack_auth(uint8_t *buf, size_t len, const struct rp_auth *m);
 
 /*
  * An ERR at another protocol version, for a peer that speaks an older
- * one: the header and ERR layouts are the same in versions 1 to 3, so it
- * can read why we stop. Returns as the encoders above.
+ * one: the header and ERR layouts have not changed since version 1, so
+ * it can read why we stop. Returns as the encoders above.
  */
 int rp_proto_pack_err_at(uint8_t *buf, size_t len, uint8_t version,
 			 const struct rp_result *m);

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
  * The synthetic peers of scripts/bench mem: a receiver and a sender that
- * speak the control protocol (version 3: HELLO, MR, then per entry FILE,
+ * speak the control protocol (version 4: HELLO, MR, then per entry FILE,
  * its chunks with RP_IMM_END on the last, FEND and FACK; FIN, ACK) and
- * drive the fabric as the real ones do, but skip the file and the
- * checksum, so that the real side opposite them is measured alone.
+ * drive the fabric as the real ones do, but skip the file, and the
+ * sender hashes only the one slot it writes as every chunk, so that the
+ * real side opposite them is measured alone.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -15,6 +16,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "rdmapush/csum.h"
 #include "rdmapush/ctrl.h"
 #include "rdmapush/err.h"
 #include "rdmapush/proto.h"
@@ -50,6 +52,8 @@ struct peer {
 	uint32_t chunk;
 	uint32_t window;
 	uint64_t nchunks;	/* source: writes the file takes (>= 1) */
+	struct rp_csum *csum;	/* source: the file's, over chunk digests */
+	uint8_t whole[RP_CSUM_LEN];	/* source: a whole chunk's digest */
 	struct rp_qp_addr local;
 	struct rp_qp_addr remote;
 	struct rp_mr mr;	/* sender: where to write */
@@ -220,6 +224,8 @@ static int next_wc(struct peer *p, struct rp_wc *wc, bool watch)
 
 static void peer_close(struct peer *p)
 {
+	rp_csum_free(p->csum);
+	p->csum = NULL;
 	rp_verbs_close(p->v);
 	p->v = NULL;
 	p->ring = NULL;
@@ -569,8 +575,8 @@ static int source_hello(struct peer *p)
 			"HELLO");
 }
 
-/* The stream's checksum was computed for our chunk: it must stand,
- * unless the whole file fits the smaller chunk the receiver chose. */
+/* As the real sender: the receiver may agree a smaller chunk or window,
+ * never a larger one. The chunks, and so the checksum, follow its chunk. */
 static int source_mr(struct peer *p)
 {
 	uint8_t buf[RP_PROTO_MAX_PAYLOAD];
@@ -584,21 +590,27 @@ static int source_mr(struct peer *p)
 	if (rp_proto_unpack_mr(buf, len, &p->mr, &why))
 		return malformed(p, RP_MSG_MR, why);
 	if (p->mr.chunk > p->chunk || p->mr.chunk < RP_MIN_CHUNK ||
-	    (p->mr.chunk < p->chunk && p->size > p->mr.chunk) ||
 	    !p->mr.window || p->mr.window > p->window) {
 		RP_ERR("%s: the receiver agreed chunk %u x window %u for "
-		       "%u x %u; the precomputed checksum needs chunk %u",
-		       p->who, p->mr.chunk, p->mr.window, p->chunk, p->window,
-		       p->chunk);
+		       "requested %u x %u", p->who, p->mr.chunk,
+		       p->mr.window, p->chunk, p->window);
 		return RP_EPROTO;
 	}
 	p->chunk = p->mr.chunk;
 	p->window = p->mr.window;
 	p->remote = p->mr.qp;
+	/* An empty file is still one (empty) write. */
+	p->nchunks = count_chunks(p->size, p->chunk);
+	if (!p->nchunks)
+		p->nchunks = 1;
 	return 0;
 }
 
-/* One slot is enough: every chunk is written from it. */
+/*
+ * One slot is enough: every chunk is written from it. So every whole
+ * chunk has the same digest, hashed once here, and only a short last
+ * one is hashed again (source_post()).
+ */
 static int source_setup(struct peer *p)
 {
 	int rc = rp_verbs_reg_ring(p->v, p->chunk, (void **)&p->ring,
@@ -607,6 +619,10 @@ static int source_setup(struct peer *p)
 	if (rc)
 		return rc;
 	memcpy(p->ring, p->j->slot, p->chunk);
+	rc = rp_csum_new(&p->csum);
+	if (rc)
+		return rc;
+	rp_csum_chunk(p->ring, p->chunk, p->whole);
 	rc = post_recvs(p);
 	if (!rc)
 		rc = rp_verbs_connect(p->v, &p->remote);
@@ -636,7 +652,7 @@ static int source_fend_fin(struct peer *p)
 	struct rp_fin fin = { .files = 1, .bytes = p->size };
 	int rc;
 
-	memcpy(fend.csum, p->j->csum, RP_CSUM_LEN);
+	rp_csum_final(p->csum, fend.csum);
 	rc = ctl_send(p, buf, rp_proto_pack_fend(buf, sizeof(buf), &fend),
 		      "FEND");
 	if (!rc)
@@ -651,6 +667,26 @@ static bool source_can_post(const struct peer *p)
 	       p->posted < p->written + p->window;
 }
 
+/*
+ * Fold the digest of the chunk just posted (the slot's first len bytes)
+ * into the file's checksum, protocol version 4. An empty chunk (an empty
+ * file's one write) adds nothing: an empty file's checksum is that of no
+ * digest at all.
+ */
+static void source_fold(struct peer *p, uint32_t len)
+{
+	uint8_t d[RP_CSUM_LEN];
+
+	if (!len)
+		return;
+	if (len == p->chunk) {
+		rp_csum_fold(p->csum, p->whole);
+		return;
+	}
+	rp_csum_chunk(p->ring, len, d);
+	rp_csum_fold(p->csum, d);
+}
+
 /* The next chunk; the last carries RP_IMM_END and is followed by FEND
  * and FIN (an empty file is one empty write). */
 static int source_post(struct peer *p)
@@ -658,12 +694,14 @@ static int source_post(struct peer *p)
 	uint64_t seq = p->posted;
 	uint64_t raddr = p->mr.addr + (seq % p->window) * p->chunk;
 	bool last = seq + 1 == p->nchunks;
+	uint32_t len = chunk_len(p, seq);
 	uint32_t imm = (uint32_t)(seq & RP_IMM_SEQ) | (last ? RP_IMM_END : 0);
-	int rc = rp_verbs_post_write_imm(p->v, seq, 0, chunk_len(p, seq),
-					 raddr, p->mr.rkey, imm);
+	int rc = rp_verbs_post_write_imm(p->v, seq, 0, len, raddr,
+					 p->mr.rkey, imm);
 
 	if (rc)
 		return rc;
+	source_fold(p, len);
 	p->posted++;
 	return last ? source_fend_fin(p) : 0;
 }
@@ -763,11 +801,10 @@ static int source_session(struct peer *p)
 
 int bench_source(struct bench_job *j)
 {
-	uint64_t n = count_chunks(j->cfg->size, j->cfg->chunk);
+	/* nchunks follows the chunk MR agrees (source_mr()). */
 	struct peer p = {
 		.j = j, .who = "synthetic sender", .size = j->cfg->size,
 		.chunk = j->cfg->chunk, .window = j->cfg->window,
-		.nchunks = n ? n : 1,
 	};
 	int rc = open_verbs(&p, false);
 

@@ -17,6 +17,8 @@ on "$RCV" "rm -rf $HDIR && mkdir -p $DST $OUTSIDE && ln -s $OUTSIDE $DST/link" >
 around() { on "$RCV" "find $HDIR -path $DST -prune -o -print | LC_ALL=C sort; ls -A /"; }
 before=$(around)
 recv_bg hostile "-T 5 -o $DST" || { fail "receiver start" "did not listen"; exit 1; }
+# An empty file's checksum: it has no chunk, so in version 4 as before
+# it is the XXH3-128 of nothing.
 empty=$(on "$SND" "xxhsum -H2 /dev/null 2>/dev/null" | cut -d' ' -f1)
 A_IP=$("$LAB" ip "$SND")
 # hostile.py reports one case per line; relay counts them as ours.

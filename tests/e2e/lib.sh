@@ -17,6 +17,14 @@ if [ "$MODE" = one ]; then RCV=A; else RCV=B; fi
 RCV_IP=$("$LAB" ip "$RCV")
 # Each test file gets its own port so a leftover receiver cannot answer.
 PORT=${RP_E2E_PORT:-18600}
+# The directory the host and both guests see at this same path
+# (scripts/rdma-lab's share/, in its lab dir): a file a guest copies there
+# can be checked on the host.
+SHARE=${RP_LAB_DIR:-/tmp/rdmapush-lab-$(id -u)}/share
+# The python3 that has Debian's modules (python3-xxhash, for wire.py's
+# file_csum; scripts/deps installs it): one found first in PATH (pyenv, a
+# venv) does not see them.
+PYTHON3=${RP_E2E_PYTHON3:-/usr/bin/python3}
 PASSED=0
 FAILED=0
 

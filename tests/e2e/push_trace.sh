@@ -3,7 +3,9 @@
 # modes: one two
 # --trace shows the QP driven RESET->INIT->RTR->RTS on both sides and the
 # control messages HELLO, MR, FILE, FEND, FACK, FIN, ACK in order; --json
-# is one valid JSON object per line: the entry's, then the session's.
+# is one valid JSON object per line: the entry's, then the session's. The
+# checksum both sides report is protocol version 4's, as tests/e2e/wire.py
+# computes it on the host from the same bytes.
 . "$(dirname "$0")/lib.sh"
 
 DST=/tmp/e2e-trace
@@ -69,4 +71,47 @@ assert len(d["xxh3_128"]) == 32 and d["local_qpn"] > 0, d' 2>&1; then
 	fi
 done
 echo "$snd" | grep -E 'verbs|ctrl' | head -60 >/tmp/rdmapush-last-trace.txt
+
+# The file checksum, end to end: three whole 256 KiB chunks and a short
+# one. Both sides' --json xxh3_128 must be wire.py's file_csum of the
+# source's bytes at the agreed chunk, computed on the host from a copy
+# in the lab's shared directory.
+CHUNK=262144
+SIZE=$((3 * CHUNK + 1000))
+COPY=$SHARE/push_trace.$$.chunked
+mkdata "$SND" /tmp/e2e-src/chunked $SIZE >/dev/null &&
+	on "$SND" "cp /tmp/e2e-src/chunked $COPY" >/dev/null ||
+	fail "checksum: source" "could not make it or copy it to $COPY"
+want=$("$PYTHON3" -c 'import sys
+sys.path.insert(0, sys.argv[1])
+import wire
+print(wire.file_csum(open(sys.argv[2], "rb").read(), int(sys.argv[3])).hex())' \
+	"$TOP/tests/e2e" "$COPY" $CHUNK 2>&1)
+# Version 3's checksum (the bytes as one stream), only to name it if it
+# comes back. xxhsum's progress line goes to stderr.
+stream=$(xxhsum -H2 "$COPY" 2>/dev/null | cut -d' ' -f1)
+rm -f "$COPY"
+recv_bg csum "--once -J -o $DST >/tmp/e2e-recv-csum.json" || { fail "checksum: receiver start" "did not listen"; done_testing; }
+send "-J -c 256K" /tmp/e2e-src/chunked "$RCV_IP" ">/tmp/e2e-send-csum.json" >/dev/null 2>&1
+src=$?
+recv_wait csum >/dev/null 2>&1
+rrc=$?
+[ $src -eq 0 ] && [ $rrc -eq 0 ] && ok "checksum: push of $SIZE bytes in ${CHUNK}-byte chunks succeeded" ||
+	fail "checksum: push" "sender $src, receiver $rrc"
+for side in send recv; do
+	json=$(on "$([ $side = send ] && echo "$SND" || echo "$RCV")" "cat /tmp/e2e-$side-csum.json")
+	# The session object: the agreed chunk, and its one file's checksum.
+	got=$(echo "$json" | python3 -c '
+import json, sys
+d = [json.loads(l) for l in sys.stdin.read().splitlines()][-1]
+assert d["type"] == "session" and d["bytes"] == int(sys.argv[1]), d
+print(d["chunk"], d.get("xxh3_128"))' $SIZE 2>&1)
+	if [ "$got" = "$CHUNK $want" ]; then
+		ok "$side --json: xxh3_128 is the version 4 checksum (XXH3-128 of the chunks' XXH3-128s), as wire.py computes it"
+	elif [ "$got" = "$CHUNK $stream" ]; then
+		fail "$side --json: version 4 checksum" "xxh3_128 $stream is the XXH3-128 of the bytes as one stream (version 3), not $want"
+	else
+		fail "$side --json: version 4 checksum" "chunk and xxh3_128 '$got', want '$CHUNK $want'"
+	fi
+done
 done_testing

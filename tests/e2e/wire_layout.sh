@@ -5,11 +5,46 @@
 # magic, version, message types, status codes, file kinds, HELLO flags,
 # immediate bits and limits from include/rdmapush/proto.h and limits.h;
 # every message's length, and every field at its offset, from the layout
-# table in src/proto.c; and a round trip of each message. On the
+# table in src/proto.c; a round trip of each message; and the version 4
+# file checksum (wire.file_csum) against answers made without it. On the
 # host, no lab: it runs first in tests/e2e/run.
 . "$(dirname "$0")/lib.sh"
 
-relay "wire_layout.py" python3 -B - "$TOP" <<'PY'
+KAT=$(mktemp -d /tmp/rdmapush-wire.XXXXXX)
+trap 'rm -rf "$KAT"' EXIT
+
+# kat FILE CHUNK: the version 4 checksum of FILE cut at CHUNK, in hex,
+# made by split(1) and xxhsum(1) alone: the XXH3-128 of each piece, those
+# digests written one after the other as bytes, and their XXH3-128. An
+# empty FILE makes no piece, so no digest.
+kat() {
+	local d=$KAT/pieces p hex
+	rm -rf "$d" && mkdir "$d" && : >"$KAT/digests" || return 1
+	split -a 6 -d -b "$2" "$1" "$d/p" || return 1
+	for p in "$d"/p*; do
+		[ -e "$p" ] || continue		# no piece: the glob stays as is
+		hex=$(xxhsum -H2 "$p" | cut -d' ' -f1) || return 1
+		printf '%s' "${hex^^}" | basenc --base16 -d >>"$KAT/digests" ||
+			return 1
+	done
+	xxhsum -H2 "$KAT/digests" | cut -d' ' -f1
+}
+
+# Cases "FILE CHUNK HEX": no chunk; less than one; exactly three; three
+# and a short one; the same bytes cut at another chunk size.
+for size_chunk in "0 4096" "1000 4096" "12288 4096" "13288 4096" \
+	"13288 5000"; do
+	read -r size chunk <<<"$size_chunk"
+	f=$KAT/data$size
+	[ -e "$f" ] || head -c "$size" /dev/urandom >"$f"
+	if hex=$(kat "$f" "$chunk") && [ ${#hex} = 32 ]; then
+		echo "$f $chunk $hex" >>"$KAT/cases"
+	else
+		fail "file_csum known answer" "split or xxhsum failed on $size bytes"
+	fi
+done
+
+relay "wire_layout.py" "$PYTHON3" -B - "$TOP" "$KAT/cases" <<'PY'
 import re
 import sys
 
@@ -234,5 +269,14 @@ same("unseal checks the sequence number",
      (wire.unseal(skey, b"S", 5, sealed[:12], sealed[12:]),
       wire.unseal(skey, b"S", 6, sealed[:12], sealed[12:])),
      (b"hello, tag", None))
+
+# The version 4 file checksum, against split(1) + xxhsum(1) (the shell
+# above).
+for line in open(sys.argv[2]):
+    path, chunk, want = line.split()
+    data = open(path, "rb").read()
+    same(f"file_csum of {len(data)} bytes in chunks of {chunk} "
+         "(split + xxhsum's known answer)",
+         wire.file_csum(data, int(chunk)).hex(), want)
 PY
 done_testing

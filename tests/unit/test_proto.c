@@ -604,7 +604,7 @@ static void test_pack_result_bad_type(void **state)
 
 static const uint8_t golden_hello[] = {
 	0x52, 0x44, 0x50, 0x55,		/* magic "RDPU" */
-	0x03,				/* version */
+	0x04,				/* version */
 	0x01,				/* type HELLO */
 	0x00, 0x00,			/* reserved */
 	0x00, 0x00, 0x00, 0x30,		/* length 48 */
@@ -662,7 +662,7 @@ static void test_golden_hello(void **state)
 }
 
 static const uint8_t golden_file[] = {
-	0x52, 0x44, 0x50, 0x55, 0x03,
+	0x52, 0x44, 0x50, 0x55, 0x04,
 	0x08,				/* type FILE */
 	0x00, 0x00,
 	0x00, 0x00, 0x00, 0x23,		/* length 35 */
@@ -702,7 +702,7 @@ static void test_golden_file(void **state)
 }
 
 static const uint8_t golden_err[] = {
-	0x52, 0x44, 0x50, 0x55, 0x03,
+	0x52, 0x44, 0x50, 0x55, 0x04,
 	0x05,				/* type ERR */
 	0x00, 0x00,
 	0x00, 0x00, 0x00, 0x0e,		/* length 14 */
@@ -713,7 +713,7 @@ static const uint8_t golden_err[] = {
 };
 
 static const uint8_t golden_fack[] = {
-	0x52, 0x44, 0x50, 0x55, 0x03,
+	0x52, 0x44, 0x50, 0x55, 0x04,
 	0x0a,				/* type FACK */
 	0x00, 0x00,
 	0x00, 0x00, 0x00, 0x12,		/* length 18 */
@@ -1631,7 +1631,7 @@ static void test_enobufs(void **state)
 static void valid_hdr(uint8_t *b)
 {
 	static const uint8_t hdr[HDR] = {
-		0x52, 0x44, 0x50, 0x55, 3, RP_MSG_FIN, 0, 0, 0, 0, 0, FIN_PLEN,
+		0x52, 0x44, 0x50, 0x55, 4, RP_MSG_FIN, 0, 0, 0, 0, 0, FIN_PLEN,
 	};
 
 	memcpy(b, hdr, HDR);
@@ -1649,8 +1649,8 @@ static void test_hdr_valid(void **state)
 	memset(&h, 0, sizeof(h));
 	assert_int_equal(rp_proto_parse_hdr(b, HDR, &h, &why), 0);
 	assert_null(why);
-	assert_int_equal(h.version, 3);
-	assert_int_equal(RP_PROTO_VERSION, 3);
+	assert_int_equal(h.version, 4);
+	assert_int_equal(RP_PROTO_VERSION, 4);
 	assert_int_equal(h.type, RP_MSG_FIN);
 	assert_int_equal(h.length, FIN_PLEN);
 	/* A longer buffer is fine: only the first 12 bytes are the header. */
@@ -1701,7 +1701,7 @@ static void test_hdr_bad_magic(void **state)
 
 static void test_hdr_version(void **state)
 {
-	static const uint8_t bad[] = { 0, 1, 2, 4, 0xff };
+	static const uint8_t bad[] = { 0, 1, 2, 3, 5, 0xff };
 	uint8_t b[HDR];
 	struct rp_msg_hdr h;
 	const char *why;
@@ -1724,12 +1724,12 @@ static void test_hdr_version(void **state)
 }
 
 /*
- * An ERR for an older peer (version 2 or 1): our ERR with its version
+ * An ERR for an older peer (version 3, 2 or 1): our ERR with its version
  * byte, nothing else; the payload decodes as an ERR.
  */
 static void test_err_at_version(void **state)
 {
-	static const uint8_t old[] = { 2, 1 };
+	static const uint8_t old[] = { 3, 2, 1 };
 	uint8_t buf[RP_PROTO_MAX_MSG], want[RP_PROTO_MAX_MSG];
 	struct rp_result r = { .status = RP_ST_VERSION, .text_len = 2 };
 	struct rp_result out;
@@ -1738,7 +1738,7 @@ static void test_err_at_version(void **state)
 	int n;
 
 	(void)state;
-	memcpy(r.text, "v3", 2);
+	memcpy(r.text, "v4", 2);
 	for (i = 0; i < ARRAY_SIZE(old); i++) {
 		n = rp_proto_pack_err_at(buf, sizeof(buf), old[i], &r);
 		assert_int_equal(n, rp_proto_pack_result(want, sizeof(want),
