@@ -171,37 +171,46 @@ err_close:
 	return rc;
 }
 
-int rp_fileio_src_read(struct rp_src *s, void *buf, size_t len, uint64_t off)
+int rp_fileio_src_pread(int fd, void *buf, size_t len, uint64_t off)
 {
 	char *p = buf;
 
-	if (off > INT64_MAX || len > INT64_MAX - off) {
-		RP_ERR("pread(source, %zu bytes at %llu): offset too large",
-		       len, (unsigned long long)off);
-		return -EINVAL;
-	}
+	if (off > INT64_MAX || len > INT64_MAX - off)
+		return -EFBIG;
 	while (len > 0) {
-		ssize_t n = pread(s->fd, p, len, (off_t)off);
+		ssize_t n = pread(fd, p, len, (off_t)off);
 
-		if (n < 0) {
-			int e = errno;
-
-			if (e == EINTR)
-				continue;
-			RP_ERR("pread(source, %zu bytes at %llu): %s", len,
-			       (unsigned long long)off, strerror(e));
-			return -e;
-		}
-		if (n == 0) {
-			RP_ERR("pread(source, %zu bytes at %llu): file shrank while reading",
-			       len, (unsigned long long)off);
-			return -EIO;
-		}
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			return -ENODATA;	/* shrank while we read it */
 		p += n;
 		len -= (size_t)n;
 		off += (uint64_t)n;
 	}
 	return 0;
+}
+
+int rp_fileio_src_failed(int rc, size_t len, uint64_t off)
+{
+	if (rc == -ENODATA) {
+		RP_ERR("pread(source, %zu bytes at %llu): file shrank while "
+		       "reading", len, (unsigned long long)off);
+		return -EIO;
+	}
+	RP_ERR("pread(source, %zu bytes at %llu): %s", len,
+	       (unsigned long long)off, rc == -EFBIG ? "offset too large" :
+	       strerror(-rc));
+	return rc == -EFBIG ? -EINVAL : rc;
+}
+
+int rp_fileio_src_read(struct rp_src *s, void *buf, size_t len, uint64_t off)
+{
+	int rc = rp_fileio_src_pread(s->fd, buf, len, off);
+
+	return rc ? rp_fileio_src_failed(rc, len, off) : 0;
 }
 
 void rp_fileio_src_close(struct rp_src *s)

@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -311,4 +312,88 @@ int rp_fileio_dir_sync(int fd, const char *shown)
 		return -e;
 	}
 	return 0;
+}
+
+/* ---- the directory entries arrive in ---- */
+
+/* The directory holding path: path up to its last '/', "" for DIR. */
+static size_t parent_len(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? (size_t)(slash - path) : 0;
+}
+
+/* Whether path's directory is the one we are in. */
+static bool is_here(const struct rp_dir_here *h, const char *path)
+{
+	size_t n = parent_len(path);
+
+	return h->fd >= 0 && strlen(h->path) == n &&
+	       !strncmp(h->path, path, n);
+}
+
+/*
+ * Leave the directory we are in: if it got new entries, fsync it first.
+ * A failure is kept for the session's end: the entries it concerns are
+ * already answered, and the ACK must not say they are safe.
+ */
+void rp_fileio_here_leave(struct rp_dir_here *h)
+{
+	int rc = 0;
+
+	if (h->fd >= 0 && h->dirty)
+		rc = rp_fileio_dir_sync(h->fd, h->path);
+	if (rc && !h->sync_err)
+		h->sync_err = rc;
+	if (h->fd >= 0)
+		close(h->fd);
+	h->fd = -1;
+	h->dirty = false;
+	free(h->path);
+	h->path = NULL;
+}
+
+/* Be in fd, path's directory (owned from here on); dirty: it has a new
+ * entry. */
+int rp_fileio_here_settle(struct rp_dir_here *h, int fd, const char *path,
+			  bool dirty)
+{
+	if (is_here(h, path)) {
+		close(fd);
+		h->dirty |= dirty;
+		return 0;
+	}
+	rp_fileio_here_leave(h);
+	h->path = strndup(path, parent_len(path));
+	if (!h->path) {
+		close(fd);
+		return -ENOMEM;
+	}
+	h->fd = fd;
+	h->dirty = dirty;
+	return 0;
+}
+
+/*
+ * The directory holding path, into *fd (borrowed), and its last
+ * component. Entries come directory by directory: it is opened (one
+ * level at a time) once for all of them, and fsynced once when we leave.
+ */
+int rp_fileio_here_go_to(struct rp_dir_here *h, int dirfd, const char *path,
+			 int *fd, const char **leaf)
+{
+	size_t n = parent_len(path);
+	int rc = 0;
+
+	if (!is_here(h, path)) {
+		int nfd;
+
+		rc = rp_fileio_open_parent(dirfd, path, &nfd, leaf);
+		if (!rc)
+			rc = rp_fileio_here_settle(h, nfd, path, false);
+	}
+	*leaf = path + (n ? n + 1 : 0);
+	*fd = h->fd;
+	return rc;
 }

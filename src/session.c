@@ -10,12 +10,14 @@
 #include <inttypes.h>
 #include <poll.h>
 #include <sodium.h>
+#include <sys/epoll.h>
 #include <sys/socket.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "rdmapush/ctrl.h"
 #include "rdmapush/err.h"
+#include "rdmapush/pool.h"
 #include "rdmapush/sys.h"
 #include "rdmapush/trace.h"
 #include "session_int.h"
@@ -633,6 +635,79 @@ void xfer_send_failure(struct xfer *x, uint8_t type, int rc)
 		RP_TRACE("ctrl", "could not tell %s why we stopped", x->peer);
 }
 
+/* What a wait watches besides the CQ: the control socket (when watch),
+ * the workers' eventfd, or both through x->epfd. */
+static int watch_fd(const struct xfer *x, bool watch)
+{
+	if (!x->pool)
+		return watch ? x->fd : -1;
+	return watch ? x->epfd : rp_pool_fd(x->pool);
+}
+
+bool xfer_ctrl_ready(const struct xfer *x)
+{
+	struct pollfd pfd = { .fd = x->fd, .events = POLLIN };
+
+	if (rp_ctrl_pending(&x->in))
+		return true;
+	/* Closed or failed counts too: the read says what happened. */
+	return !x->pool || poll(&pfd, 1, 0) != 0;
+}
+
+static int watch_add(int epfd, int fd, const char *what)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.fd = fd };
+
+	if (epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev) == 0)
+		return 0;
+	ev.data.fd = errno;
+	RP_ERR("epoll_ctl(ADD, %s): %s", what, strerror(ev.data.fd));
+	return -ev.data.fd;
+}
+
+int xfer_start_pool(struct xfer *x, size_t scratch)
+{
+	int rc = rp_pool_new(&x->pool, rp_opts_threads(x->o), scratch);
+
+	if (rc)
+		return rc;
+	/* One fd for rp_verbs_next() to watch: readable when either is. */
+	x->epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (x->epfd < 0) {
+		rc = -errno;
+		RP_ERR("epoll_create1: %s", strerror(-rc));
+		return rc;
+	}
+	rc = watch_add(x->epfd, x->fd, "control socket");
+	if (!rc)
+		rc = watch_add(x->epfd, rp_pool_fd(x->pool), "workers' eventfd");
+	return rc;
+}
+
+int xfer_pool_wait(struct xfer *x, const char *what)
+{
+	int rc = rp_pool_wait(x->pool, xfer_deadline(x));
+
+	if (rc == RP_EINTERRUPTED && !rp_session_stop)
+		rc = 0;		/* another signal: look again */
+	else if (rp_session_stop)
+		rc = RP_EINTERRUPTED;
+	if (rc == RP_ETIMEOUT)
+		RP_ERR("%s took more than %d s (--timeout)", what,
+		       x->o->timeout);
+	rp_pool_ack(x->pool);
+	return rc;
+}
+
+void xfer_stop_pool(struct xfer *x)
+{
+	rp_pool_free(x->pool);
+	x->pool = NULL;
+	if (x->epfd >= 0)
+		close(x->epfd);
+	x->epfd = -1;
+}
+
 int xfer_next(struct xfer *x, struct rp_wc *wc, int max, double deadline,
 	      bool watch)
 {
@@ -648,7 +723,9 @@ int xfer_next(struct xfer *x, struct rp_wc *wc, int max, double deadline,
 	/* Read ahead already: the fd will not say so. */
 	if (watch && rp_ctrl_pending(&x->in))
 		return 0;
-	rc = rp_verbs_next(x->v, wc, max, watch ? x->fd : -1, deadline);
+	rc = rp_verbs_next(x->v, wc, max, watch_fd(x, watch), deadline);
+	if (rc == 0 && x->pool)
+		rp_pool_ack(x->pool);
 	if (rc == RP_EWC)
 		rc = xfer_peer_reason(x, rc);
 	if (rc == RP_ETIMEOUT)
@@ -662,7 +739,7 @@ int xfer_next(struct xfer *x, struct rp_wc *wc, int max, double deadline,
 void rp_session_refuse(const struct rp_opts *o, int fd, const char *peer,
 		       int rc)
 {
-	struct xfer x = { .o = o, .fd = fd };
+	struct xfer x = { .o = o, .fd = fd, .epfd = -1 };
 
 	snprintf(x.peer, sizeof(x.peer), "%s", peer);
 	xfer_send_failure(&x, RP_MSG_ERR, rc);
@@ -767,6 +844,7 @@ void xfer_report(struct xfer *x, int rc, struct rp_outcome *out)
 
 void xfer_release(struct xfer *x)
 {
+	xfer_stop_pool(x);
 	sodium_memzero(x->skey, sizeof(x->skey));
 	x->keyed = false;
 	rp_verbs_close(x->v);

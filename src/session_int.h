@@ -45,6 +45,10 @@ struct xfer {
 	const uint8_t *psk;	/* --psk key, or NULL */
 	int fd;			/* control connection */
 	struct rp_verbs *v;
+	/* Worker threads for the chunks' reads, hashes and writes, and an
+	 * epoll fd over their eventfd and the control socket (-1 before). */
+	struct rp_pool *pool;
+	int epfd;
 	uint8_t *ring;
 	uint32_t chunk;
 	uint32_t window;
@@ -117,9 +121,27 @@ void xfer_phase(struct xfer *x, enum rp_phase p);
  */
 int xfer_start(struct xfer *x, int (*authenticate)(struct xfer *x));
 /*
+ * Start the worker threads (rp_opts_threads(), each with scratch bytes)
+ * and the epoll fd the data phase's waits watch. 0 or an error (reported).
+ */
+int xfer_start_pool(struct xfer *x, size_t scratch);
+/* Let running jobs end, drop queued ones, join: before anything a job
+ * points to (files, ring) is released. NULL-safe, idempotent. */
+void xfer_stop_pool(struct xfer *x);
+/*
+ * Wait for a job to end or notify, --timeout at most (what: for the
+ * message). 0, RP_ETIMEOUT (reported), RP_EINTERRUPTED (a stop signal).
+ */
+int xfer_pool_wait(struct xfer *x, const char *what);
+/*
+ * After xfer_next() returned 0: whether the control channel has
+ * something to read (without workers, always: nothing else wakes it).
+ */
+bool xfer_ctrl_ready(const struct xfer *x);
+/*
  * The data phase's wait: completions into wc[0..max), n > 0; or 0 when
- * watch and the control channel has a message to read (the caller reads
- * it); or an error with its cause reported once: a stop signal, a failed
+ * watch and the control channel has a message to read, or a worker has
+ * news (the caller looks at its jobs, then at xfer_ctrl_ready()); or an error with its cause reported once: a stop signal, a failed
  * completion (with the peer's reason if it gives one), or no progress by
  * deadline.
  */
@@ -177,6 +199,18 @@ int msg_send_auth(struct xfer *x, const struct rp_auth *a);
 int msg_recv_auth(struct xfer *x, uint8_t want, struct rp_auth *a);
 /* Peer-failure message in res: report it and map to a local error. */
 int msg_peer_failure(struct xfer *x, const struct rp_result *res);
+
+/*
+ * The receiver's handshake (session_hello.c). --psk: prove the key, check
+ * the sender's proof, derive the session key. The sender's HELLO (an AUTH
+ * instead, without --psk, is RP_EAUTH). Chunk and window: never more than
+ * asked, within our caps, no more ring than a small session needs. The
+ * MR answer for the ring at x->ring. Each 0 or an error (reported).
+ */
+int recv_authenticate(struct xfer *x);
+int recv_hello(struct xfer *x, struct rp_hello *h);
+int recv_agree_shape(struct xfer *x, const struct rp_hello *h);
+int recv_send_mr(struct xfer *x, uint32_t rkey);
 
 void trace_hello(const char *dir, const struct rp_hello *m);
 void trace_mr(const char *dir, const struct rp_mr *m);

@@ -7,6 +7,7 @@
 #endif
 
 #include <errno.h>
+#include <stdatomic.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +18,7 @@
 #include "rdmapush/ctrl.h"
 #include "rdmapush/err.h"
 #include "rdmapush/fileio.h"
+#include "rdmapush/pool.h"
 #include "rdmapush/session.h"
 #include "rdmapush/trace.h"
 #include "session_int.h"
@@ -47,6 +49,26 @@ struct recv_file {
 	struct rp_fend fend;
 };
 
+/*
+ * A landed chunk, from its completion until it is folded into its file.
+ * A worker copies it out of the ring (then its slot can be credited),
+ * hashes the copy and writes it; the main thread folds the digests and
+ * accounts the writes in order. Records outnumber ring slots (see
+ * harvest), since a copied chunk may still be hashed and written while
+ * its slot takes the next one.
+ */
+enum { CHUNK_FREE, CHUNK_QUEUED, CHUNK_COPIED, CHUNK_DONE };
+
+struct landed {
+	struct rp_job job;	/* first: the job is its record */
+	struct rp_pool *pool;
+	const uint8_t *slot;	/* in the ring */
+	bool written;		/* a job ran (not a dropped or empty chunk) */
+	struct rp_dst_put put;
+	uint8_t digest[RP_CSUM_LEN];
+	_Atomic int state;
+};
+
 /* A directory whose mtime is set once its contents are in (--preserve). */
 struct dir_time {
 	char *path;
@@ -56,7 +78,10 @@ struct dir_time {
 
 struct recv_state {
 	int dirfd;		/* borrowed from the server */
-	uint8_t *bounce;	/* one chunk, never registered: see land_chunk */
+	struct landed *rec;	/* nrec records: chunk n uses rec[n % nrec] */
+	uint32_t nrec;
+	uint64_t landed;	/* chunks landed in the session */
+	uint64_t folded;	/* of those, written and folded into a file */
 	uint64_t credit_sent;	/* cumulative credit last posted */
 	uint32_t sends_out;	/* credit Sends not yet completed */
 	uint32_t sq_cap;
@@ -65,114 +90,13 @@ struct recv_state {
 	struct recv_file cur;
 	uint32_t next_id;	/* the FILE id we expect next */
 	bool fin_seen;
-	/* The directory entries arrive in now (see go_to), its path, and
-	 * whether it has new entries; a failed fsync of one, for the end. */
-	int here_fd;
-	char *here_path;
-	bool here_dirty;
-	int dir_sync_err;
+	/* The directory entries arrive in now (rp_fileio_here_go_to). */
+	struct rp_dir_here here;
 	struct dir_time *times;
 	size_t ntimes;
 	struct rp_tally tally;
 	struct rp_progress prog;
 };
-
-/* --psk: prove the key to the sender, then check its proof, before we
- * create a QP, register memory or open a file; then derive the session
- * key that tags everything that follows. */
-static int authenticate(struct xfer *x)
-{
-	struct rp_auth chal, resp, ours = { .step = RP_AUTH_PROVE };
-	int rc = msg_recv_auth(x, RP_AUTH_CHALLENGE, &chal);
-
-	if (rc)
-		return rc;
-	rp_auth_nonce(ours.nonce);
-	rp_auth_mac(x->psk, RP_AUTH_ROLE_RECV, chal.nonce, ours.nonce,
-		    ours.mac);
-	rc = msg_send_auth(x, &ours);
-	if (!rc)
-		rc = msg_recv_auth(x, RP_AUTH_RESPOND, &resp);
-	if (rc)
-		return rc;
-	if (!rp_auth_check(x->psk, RP_AUTH_ROLE_SEND, ours.nonce, chal.nonce,
-			   resp.mac)) {
-		RP_ERR("%s failed the pre-shared key check", x->peer);
-		return RP_EAUTH;
-	}
-	RP_TRACE("ctrl", "the sender proved the pre-shared key");
-	msg_keyed(x, chal.nonce, ours.nonce, RP_AUTH_ROLE_RECV);
-	return 0;
-}
-
-static int recv_hello(struct xfer *x, struct rp_hello *h)
-{
-	union rp_msg m;
-	int rc = msg_recv(x, RP_MSG_HELLO, &m, "HELLO");
-
-	if (rc == RP_EUNEXPECTED && x->got_type == RP_MSG_AUTH) {
-		RP_ERR("%s offers a pre-shared key, but this receiver has no "
-		       "--psk", x->peer);
-		return RP_EAUTH;
-	}
-	if (rc)
-		return rc;
-	*h = m.hello;
-	return 0;
-}
-
-static uint32_t min_u32(uint32_t a, uint32_t b)
-{
-	return a < b ? a : b;
-}
-
-/* Agree chunk and window: never more than asked, within our caps, and no
- * more ring than the session needs. */
-static int agree_shape(struct xfer *x, const struct rp_hello *h)
-{
-	uint64_t need;
-
-	if (h->chunk < RP_MIN_CHUNK) {
-		RP_ERR("%s asks for %u-byte chunks, below the minimum %u",
-		       x->peer, h->chunk, RP_MIN_CHUNK);
-		return RP_ELIMIT;
-	}
-	x->size = h->total;
-	x->chunk = min_u32(h->chunk, RP_MAX_CHUNK);
-	if (x->size < x->chunk) {
-		/* A small session needs no more ring than its pages, but
-		 * never more than the sender asked for (its chunk need not
-		 * be a multiple of a page). size < chunk <= 64 MiB here:
-		 * the rounding cannot wrap. */
-		need = (x->size + 4095) & ~(uint64_t)4095;
-		if (need < RP_MIN_CHUNK)
-			need = RP_MIN_CHUNK;
-		x->chunk = min_u32(x->chunk, (uint32_t)need);
-	}
-	/* Every file takes a chunk of its own, however small: a session's
-	 * size says nothing of how many it needs. The chunk shrank above
-	 * for a small session, and the ring with it. */
-	x->window = min_u32(h->window, RP_MAX_WINDOW);
-	while ((uint64_t)x->chunk * x->window > RP_MAX_RING && x->window > 1)
-		x->window--;
-	return 0;
-}
-
-static int send_mr(struct xfer *x, uint32_t rkey)
-{
-	uint8_t buf[RP_PROTO_MAX_MSG];
-	struct rp_mr mr = {
-		.qp = x->local,
-		.addr = (uint64_t)(uintptr_t)x->ring,
-		.rkey = rkey,
-		.len = (uint64_t)x->chunk * x->window,
-		.chunk = x->chunk,
-		.window = x->window,
-	};
-
-	trace_mr("->", &mr);
-	return msg_send(x, buf, rp_proto_pack_mr(buf, sizeof(buf), &mr), "MR");
-}
 
 /* Everything the sender needs before its first write, in this order:
  * verbs, ring, receives, RTR/RTS, MR. Files come later, one by one. */
@@ -185,15 +109,20 @@ static int accept_hello(struct xfer *x, struct recv_state *r,
 	x->remote = h->qp;
 	x->rep.remote_qpn = h->qp.qpn;
 	r->flags = h->flags;
-	rc = agree_shape(x, h);
+	rc = recv_agree_shape(x, h);
 	r->sq_cap = xfer_queue_depth(x);
 	if (!rc) {
-		r->bounce = malloc(x->chunk);
-		if (!r->bounce) {
-			RP_ERR("malloc(%u): %s", x->chunk, strerror(ENOMEM));
+		r->nrec = 2 * x->window;
+		r->rec = calloc(r->nrec, sizeof(*r->rec));
+		if (!r->rec) {
+			RP_ERR("calloc(%u chunk records): %s", r->nrec,
+			       strerror(ENOMEM));
 			rc = -ENOMEM;
 		}
 	}
+	/* Each worker copies a chunk out of the ring into its own buffer. */
+	if (!rc)
+		rc = xfer_start_pool(x, x->chunk);
 	if (!rc)
 		rc = xfer_open_verbs(x, true);
 	if (!rc)
@@ -204,7 +133,7 @@ static int accept_hello(struct xfer *x, struct recv_state *r,
 	if (!rc)
 		rc = rp_verbs_connect(x->v, &x->remote);
 	if (!rc)
-		rc = send_mr(x, rkey);
+		rc = recv_send_mr(x, rkey);
 	return rc;
 }
 
@@ -234,90 +163,6 @@ static int entry_done(struct xfer *x, struct recv_state *r,
 {
 	xfer_entry(x, &r->tally, f->path, bytes, err, NULL);
 	return send_fack(x, f->id, err, bytes);
-}
-
-/* ---- directories touched, fsynced once ---- */
-
-/* The directory holding path: path up to its last '/', "" for DIR. */
-static size_t parent_len(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-
-	return slash ? (size_t)(slash - path) : 0;
-}
-
-/* Whether path's directory is the one we are in. */
-static bool is_here(const struct recv_state *r, const char *path)
-{
-	size_t n = parent_len(path);
-
-	return r->here_fd >= 0 && strlen(r->here_path) == n &&
-	       !strncmp(r->here_path, path, n);
-}
-
-/*
- * Leave the directory we are in: if it got new entries, fsync it first.
- * A failure is kept for the session's end: the entries it concerns are
- * already answered, and the ACK must not say they are safe.
- */
-static void leave(struct recv_state *r)
-{
-	int rc = 0;
-
-	if (r->here_fd >= 0 && r->here_dirty)
-		rc = rp_fileio_dir_sync(r->here_fd, r->here_path);
-	if (rc && !r->dir_sync_err)
-		r->dir_sync_err = rc;
-	if (r->here_fd >= 0)
-		close(r->here_fd);
-	r->here_fd = -1;
-	r->here_dirty = false;
-	free(r->here_path);
-	r->here_path = NULL;
-}
-
-/* Be in fd, path's directory (owned from here on); dirty: it has a new
- * entry. */
-static int settle_in(struct recv_state *r, int fd, const char *path,
-		     bool dirty)
-{
-	if (is_here(r, path)) {
-		close(fd);
-		r->here_dirty |= dirty;
-		return 0;
-	}
-	leave(r);
-	r->here_path = strndup(path, parent_len(path));
-	if (!r->here_path) {
-		close(fd);
-		return -ENOMEM;
-	}
-	r->here_fd = fd;
-	r->here_dirty = dirty;
-	return 0;
-}
-
-/*
- * The directory holding path, into *fd (borrowed), and its last
- * component. Entries come directory by directory: it is opened (one
- * level at a time) once for all of them, and fsynced once when we leave.
- */
-static int go_to(struct recv_state *r, const char *path, int *fd,
-		 const char **leaf)
-{
-	size_t n = parent_len(path);
-	int rc = 0;
-
-	if (!is_here(r, path)) {
-		int nfd;
-
-		rc = rp_fileio_open_parent(r->dirfd, path, &nfd, leaf);
-		if (!rc)
-			rc = settle_in(r, nfd, path, false);
-	}
-	*leaf = path + (n ? n + 1 : 0);
-	*fd = r->here_fd;
-	return rc;
 }
 
 /* ---- one entry ---- */
@@ -382,7 +227,7 @@ static int make_dir(struct xfer *x, struct recv_state *r,
 						  entry_mode(x, r, f->mode),
 						  exact, &created, &dirty));
 	if (!rc && dirty >= 0)
-		rc = settle_in(r, dirty, f->path, true);
+		rc = rp_fileio_here_settle(&r->here, dirty, f->path, true);
 	if (!rc && exact)
 		rc = remember_time(r, f);
 	if (rp_trace_on()) {
@@ -411,7 +256,9 @@ static int open_file(struct xfer *x, struct recv_state *r)
 		rc = RP_ELIMIT;
 	}
 	if (!rc)
-		rc = path_refusal(go_to(r, f->path, &c->parentfd, &leaf));
+		rc = path_refusal(rp_fileio_here_go_to(&r->here, r->dirfd,
+						       f->path, &c->parentfd,
+						       &leaf));
 	if (!rc)
 		rc = rp_fileio_dst_open(&c->dst, c->parentfd, leaf, f->size,
 					x->o->force);
@@ -561,7 +408,7 @@ static int finish_file(struct xfer *x, struct recv_state *r)
 		return 0;
 	}
 	if (!err) {
-		r->here_dirty = true;
+		r->here.dirty = true;
 	}
 	file_close(c);
 	return entry_done(x, r, &c->meta, err, c->bytes);
@@ -615,33 +462,6 @@ static int on_message(struct xfer *x, struct recv_state *r)
 	return RP_EINTERNAL;
 }
 
-/*
- * Settle the current file if its data and FEND are both in; a chunk
- * that lands for the next file makes us read the control channel up to
- * that file's FILE (it was sent before its first chunk).
- */
-static int settle(struct xfer *x, struct recv_state *r, bool need_file)
-{
-	int rc = 0;
-
-	while (!rc) {
-		struct recv_file *c = &r->cur;
-
-		if (c->open && c->data_done && c->fend_seen)
-			rc = finish_file(x, r);
-		else if ((c->open && c->data_done) || (!c->open && need_file &&
-						       !r->fin_seen))
-			rc = on_message(x, r);
-		else
-			break;
-	}
-	if (!rc && need_file && !r->cur.open) {
-		RP_ERR("a chunk from %s landed after FIN", x->peer);
-		return RP_EPROTO;
-	}
-	return rc;
-}
-
 /* Credit is cumulative: when the send queue is full, a later Send
  * carries the newer count. */
 static int give_credit(struct xfer *x, struct recv_state *r)
@@ -658,17 +478,159 @@ static int give_credit(struct xfer *x, struct recv_state *r)
 	return 0;
 }
 
-static int check_chunk(struct xfer *x, const struct recv_file *c,
+/*
+ * In a worker. The slot stays remotely writable: hashing it and then
+ * writing it could hash one version and write another. Copy it out once;
+ * what is hashed is then exactly what is written, and the slot can be
+ * credited before the hash and the disk write.
+ */
+static void chunk_job(struct rp_job *j, void *scratch)
+{
+	struct landed *l = (struct landed *)j;
+
+	memcpy(scratch, l->slot, l->put.len);
+	atomic_store_explicit(&l->state, CHUNK_COPIED, memory_order_release);
+	rp_pool_notify(l->pool);
+	rp_csum_chunk(scratch, l->put.len, l->digest);
+	rp_fileio_dst_put(&l->put, scratch);
+	atomic_store_explicit(&l->state, CHUNK_DONE, memory_order_release);
+}
+
+/* Hand the chunk in the ring at off to a worker; a chunk of a failed
+ * file, or an empty one, is done at once. */
+static void submit_chunk(struct xfer *x, struct recv_state *r, size_t off,
+			 uint32_t len)
+{
+	struct recv_file *c = &r->cur;
+	struct landed *l = &r->rec[r->landed % r->nrec];
+
+	l->written = false;
+	if (len && !c->err) {
+		c->err = rp_fileio_dst_put_prepare(&c->dst, &l->put, c->bytes,
+						   len);
+		l->written = !c->err;
+	}
+	if (!l->written) {
+		atomic_store_explicit(&l->state, CHUNK_DONE,
+				      memory_order_relaxed);
+		return;
+	}
+	l->job.run = chunk_job;
+	l->pool = x->pool;
+	l->slot = x->ring + off;
+	atomic_store_explicit(&l->state, CHUNK_QUEUED, memory_order_relaxed);
+	rp_pool_submit(x->pool, &l->job);
+}
+
+static int chunk_state(const struct recv_state *r, uint64_t n)
+{
+	return atomic_load_explicit(&r->rec[n % r->nrec].state,
+				    memory_order_acquire);
+}
+
+/* Credit the slots copied out, in order; a record is reused only once
+ * folded, so credit stays within window of the records folded. */
+static void advance_credit(struct xfer *x, struct recv_state *r)
+{
+	while (x->done < r->landed && x->done < r->folded + x->window &&
+	       (x->done < r->folded ||
+		chunk_state(r, x->done) >= CHUNK_COPIED))
+		x->done++;
+}
+
+/* A written chunk, in order: its digest into the file's checksum, its
+ * write accounted (or its failure reported, and the file failed). */
+static void fold(struct recv_state *r, struct landed *l)
+{
+	struct recv_file *c = &r->cur;
+	int rc;
+
+	if (!l->written || c->err)
+		return;
+	rc = rp_fileio_dst_put_done(&c->dst, &l->put);
+	if (rc)
+		c->err = rc;
+	else
+		rp_csum_fold(c->csum, l->digest);
+}
+
+/* Take what the workers finished: credit, then fold, in order. */
+static int harvest(struct xfer *x, struct recv_state *r)
+{
+	int rc = 0;
+
+	advance_credit(x, r);
+	while (r->folded < r->landed &&
+	       chunk_state(r, r->folded) == CHUNK_DONE) {
+		struct landed *l = &r->rec[r->folded % r->nrec];
+
+		fold(r, l);
+		atomic_store_explicit(&l->state, CHUNK_FREE,
+				      memory_order_relaxed);
+		r->folded++;
+	}
+	advance_credit(x, r);
+	if (r->cur.open)
+		rc = early_fack(x, r);
+	return rc ? rc : give_credit(x, r);
+}
+
+/* Every chunk landed so far written and folded: the current file can be
+ * judged. Credit keeps flowing meanwhile. */
+static int drain(struct xfer *x, struct recv_state *r)
+{
+	int rc = harvest(x, r);
+
+	while (!rc && r->folded < r->landed) {
+		rc = xfer_pool_wait(x, "writing the chunks received");
+		if (!rc)
+			rc = harvest(x, r);
+	}
+	return rc;
+}
+
+/*
+ * Settle the current file if its data and FEND are both in; a chunk
+ * that lands for the next file makes us read the control channel up to
+ * that file's FILE (it was sent before its first chunk).
+ */
+static int settle(struct xfer *x, struct recv_state *r, bool need_file)
+{
+	int rc = 0;
+
+	while (!rc) {
+		struct recv_file *c = &r->cur;
+
+		if (c->open && c->data_done && c->fend_seen) {
+			rc = drain(x, r);
+			if (!rc)
+				rc = finish_file(x, r);
+		}
+		else if ((c->open && c->data_done) || (!c->open && need_file &&
+						       !r->fin_seen))
+			rc = on_message(x, r);
+		else
+			break;
+	}
+	if (!rc && need_file && !r->cur.open) {
+		RP_ERR("a chunk from %s landed after FIN", x->peer);
+		return RP_EPROTO;
+	}
+	return rc;
+}
+
+static int check_chunk(struct xfer *x, const struct recv_state *r,
 		       const struct rp_wc *wc, bool last)
 {
+	const struct recv_file *c = &r->cur;
 	uint32_t seq = wc->imm & RP_IMM_SEQ;
 	uint64_t left = c->meta.size - c->bytes;
 
-	if (seq != (uint32_t)(x->done & RP_IMM_SEQ) || wc->byte_len >
+	if (seq != (uint32_t)(r->landed & RP_IMM_SEQ) || wc->byte_len >
 	    x->chunk || (!last && wc->byte_len != x->chunk)) {
 		RP_ERR("chunk out of order or size from %s: got #%u of %u "
 		       "bytes, expected #%" PRIu64 " of %s%u bytes", x->peer,
-		       seq, wc->byte_len, x->done & RP_IMM_SEQ,
+		       seq, wc->byte_len, r->landed & RP_IMM_SEQ,
 		       last ? "up to " : "", x->chunk);
 		return RP_EPROTO;
 	}
@@ -688,24 +650,14 @@ static int land_chunk(struct xfer *x, struct recv_state *r,
 {
 	struct recv_file *c = &r->cur;
 	bool last = wc->imm & RP_IMM_END;
-	size_t off = (size_t)(x->done % x->window) * x->chunk;
+	size_t off = (size_t)(r->landed % x->window) * x->chunk;
 	uint32_t len = wc->byte_len;
 	int rc = settle(x, r, true);
 
 	if (!rc)
-		rc = check_chunk(x, c, wc, last);
-	if (rc)
-		return rc;
-	/*
-	 * The slot stays remotely writable: hashing it and then writing it
-	 * could hash one version and write another. Copy it out once; what
-	 * is hashed is then exactly what is written, and the slot can be
-	 * handed back before the disk write.
-	 */
-	memcpy(r->bounce, x->ring + off, len);
-	x->done++;
-	/* The credit goes once per batch of completions (session_loop). */
-	rc = rp_verbs_post_recv(x->v, wc->wr_id);
+		rc = check_chunk(x, r, wc, last);
+	if (!rc)
+		rc = rp_verbs_post_recv(x->v, wc->wr_id);
 	if (rc)
 		return rc;
 	if (!c->err && x->o->max_size && c->bytes + len > x->o->max_size) {
@@ -713,11 +665,8 @@ static int land_chunk(struct xfer *x, struct recv_state *r,
 		       "of %" PRIu64 " bytes", x->peer, x->o->max_size);
 		c->err = RP_ELIMIT;
 	}
-	if (!c->err) {
-		rp_csum_update(c->csum, r->bounce, len);
-		c->err = rp_fileio_dst_write(&c->dst, r->bounce, len,
-					     c->bytes);
-	}
+	submit_chunk(x, r, off, len);
+	r->landed++;
 	c->bytes += len;
 	r->tally.landed += len;
 	c->data_done = last;
@@ -756,10 +705,10 @@ static int session_loop(struct xfer *x, struct recv_state *r)
 	rp_progress_start(&r->prog, x->size);
 	x->batch = true;
 	while (!rc && !(r->fin_seen && !r->cur.open &&
-			r->credit_sent == x->done)) {
+			x->done == r->landed && r->credit_sent == x->done)) {
 		rc = xfer_next(x, wc, 16, xfer_deadline(x),
 				   want_message(r));
-		if (rc == 0) {
+		if (rc == 0 && want_message(r) && xfer_ctrl_ready(x)) {
 			rc = on_message(x, r);
 		} else if (rc > 0) {
 			int n = rc;
@@ -767,10 +716,10 @@ static int session_loop(struct xfer *x, struct recv_state *r)
 			rc = 0;
 			for (int i = 0; !rc && i < n; i++)
 				rc = handle_wc(x, r, &wc[i]);
-			/* One Send for the batch: it is cumulative. */
-			if (!rc)
-				rc = give_credit(x, r);
 		}
+		/* Credit once per wake: it is cumulative. */
+		if (!rc)
+			rc = harvest(x, r);
 		if (!rc)
 			rc = settle(x, r, false);
 		rp_progress_update(&r->prog, r->tally.landed);
@@ -787,8 +736,8 @@ static int close_session(struct xfer *x, struct recv_state *r)
 	struct rp_result ack = { .status = RP_ST_OK, .bytes = r->tally.bytes };
 	int rc;
 
-	leave(r);
-	rc = r->dir_sync_err;
+	rp_fileio_here_leave(&r->here);
+	rc = r->here.sync_err;
 
 	for (size_t i = r->ntimes; !rc && i-- > 0;)
 		rc = rp_fileio_dir_times(r->dirfd, r->times[i].path,
@@ -821,7 +770,7 @@ static int run(struct xfer *x, struct recv_state *r,
 	       const struct rp_admission *adm)
 {
 	struct rp_hello h;
-	int rc = xfer_start(x, authenticate);
+	int rc = xfer_start(x, recv_authenticate);
 
 	if (rc)
 		return rc;
@@ -847,11 +796,11 @@ static void release(struct recv_state *r)
 	if (r->cur.open)
 		file_close(&r->cur);
 	/* Entries already committed stay: sync what we can. */
-	leave(r);
+	rp_fileio_here_leave(&r->here);
 	for (size_t i = 0; i < r->ntimes; i++)
 		free(r->times[i].path);
 	free(r->times);
-	free(r->bounce);
+	free(r->rec);
 }
 
 int rp_session_recv_one(const struct rp_opts *o, const uint8_t *psk,
@@ -860,10 +809,10 @@ int rp_session_recv_one(const struct rp_opts *o, const uint8_t *psk,
 			struct rp_outcome *out)
 {
 	struct xfer x = {
-		.o = o, .psk = psk, .fd = fd, .rep = { .role = "recv" },
+		.o = o, .psk = psk, .fd = fd, .epfd = -1, .rep = { .role = "recv" },
 		.start = rp_now(),
 	};
-	struct recv_state r = { .dirfd = dirfd, .here_fd = -1 };
+	struct recv_state r = { .dirfd = dirfd, .here = { .fd = -1 } };
 	int rc;
 
 	r.umask = umask(0);
@@ -873,6 +822,8 @@ int rp_session_recv_one(const struct rp_opts *o, const uint8_t *psk,
 	rc = run(&x, &r, adm);
 	if (rc)
 		xfer_send_failure(&x, RP_MSG_ERR, rc);
+	/* No worker may still write into a file or read the ring. */
+	xfer_stop_pool(&x);
 	release(&r);
 	if (!rc && r.tally.failed) {
 		xfer_phase(&x, RP_PHASE_DONE);

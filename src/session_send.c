@@ -7,6 +7,7 @@
 #endif
 
 #include <errno.h>
+#include <stdatomic.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +17,7 @@
 #include "rdmapush/ctrl.h"
 #include "rdmapush/err.h"
 #include "rdmapush/fileio.h"
+#include "rdmapush/pool.h"
 #include "rdmapush/session.h"
 #include "rdmapush/trace.h"
 #include "rdmapush/walk.h"
@@ -35,6 +37,25 @@ struct pending {
 	char *path;
 };
 
+/*
+ * A chunk read into its ring slot (chunk n into slot n % window) and
+ * hashed by a worker, waiting to be posted in order.
+ */
+enum { READ_FREE, READ_QUEUED, READ_DONE };
+
+struct readout {
+	struct rp_job job;	/* first: the job is its record */
+	int fd;
+	uint8_t *buf;		/* the slot */
+	uint32_t len;
+	uint64_t off;
+	bool last;		/* the file's last chunk */
+	int err;		/* 0, or as rp_fileio_src_pread() */
+	bool reported;		/* err was reported already (standard input) */
+	uint8_t digest[RP_CSUM_LEN];
+	_Atomic int state;
+};
+
 /* The regular file (or standard input) whose chunks go out now. */
 struct cur_src {
 	bool open;
@@ -47,6 +68,8 @@ struct cur_src {
 	struct rp_src src;
 	uint64_t size;		/* RP_SIZE_UNKNOWN for standard input */
 	uint64_t off;		/* bytes read and posted */
+	uint64_t queued;	/* bytes handed to the workers to read */
+	bool all_queued;	/* its last chunk is queued */
 	struct rp_csum *csum;
 };
 
@@ -54,6 +77,9 @@ struct send_state {
 	struct rp_walk *walk;
 	struct rp_mr mr;
 	uint64_t posted;	/* writes posted, in the whole session */
+	uint64_t queued;	/* chunks queued to be read (>= posted) */
+	struct readout *rd;	/* nrd = window records, one per ring slot */
+	uint32_t nrd;
 	uint64_t written;	/* write completions seen */
 	struct cur_src cur;
 	struct pending q[MAX_PENDING];
@@ -317,67 +343,170 @@ static int read_stream(int fd, uint8_t *buf, uint32_t len, uint32_t *got)
 	return 0;
 }
 
-/* Read the current source's next chunk into buf; *last at its end. */
-static int read_chunk(struct xfer *x, struct cur_src *c, uint8_t *buf,
-		      uint32_t *len, bool *last)
+/* In a worker: read a chunk of a regular file into its slot, hash it. */
+static void read_job(struct rp_job *j, void *scratch)
 {
-	uint64_t left;
-	int rc;
+	struct readout *r = (struct readout *)j;
 
-	if (c->is_stdin) {
-		/* A pipe may keep us here a while: the receiver must have
-		 * what we queued (this stream's FILE) meanwhile. */
-		rc = xfer_flush(x);
-		if (!rc)
-			rc = read_stream(c->src.fd, buf, x->chunk, len);
-		*last = *len < x->chunk;
-		return rc;
-	}
-	left = c->size - c->off;
-	*len = left < x->chunk ? (uint32_t)left : x->chunk;
-	*last = *len == left;
-	return rp_fileio_src_read(&c->src, buf, *len, c->off);
+	(void)scratch;
+	r->err = rp_fileio_src_pread(r->fd, r->buf, r->len, r->off);
+	if (!r->err)
+		rp_csum_chunk(r->buf, r->len, r->digest);
+	atomic_store_explicit(&r->state, READ_DONE, memory_order_release);
+}
+
+static int read_state(const struct send_state *s, uint64_t n)
+{
+	return atomic_load_explicit(&s->rd[n % (s->nrd)].state,
+				    memory_order_acquire);
+}
+
+/* A slot is free when our write from it completed and the receiver
+ * has drained it (its credit). */
+static bool slot_free(const struct xfer *x, const struct send_state *s,
+		      uint64_t seq)
+{
+	return seq < x->done + x->window && seq < s->written + x->window;
 }
 
 /*
- * Read the next chunk of the current source into its slot and write it
- * to the receiver's slot; the last one carries RP_IMM_END. A source that
- * fails mid-way still ends on the wire (an empty last chunk), so the
- * receiver can drop it and go on.
+ * Standard input, on this thread: a pipe is read in order anyway, and a
+ * read that a worker could not leave on SIGINT must not hold the session.
+ * What we queued (this stream's FILE) goes first: a producer may keep us
+ * here a while.
  */
-static int post_chunk(struct xfer *x, struct send_state *s)
+static void read_stdin(struct xfer *x, struct cur_src *c, struct readout *r)
+{
+	uint32_t got = 0;
+
+	r->err = xfer_flush(x);
+	if (!r->err)
+		r->err = read_stream(c->src.fd, r->buf, x->chunk, &got);
+	r->reported = r->err != 0;
+	r->len = got;
+	r->last = r->err || got < x->chunk;
+	if (!r->err)
+		rp_csum_chunk(r->buf, got, r->digest);
+	atomic_store_explicit(&r->state, READ_DONE, memory_order_relaxed);
+}
+
+/*
+ * Queue the current source's next chunks, as far as free slots allow.
+ * Once it failed or was refused, one empty last chunk ends it.
+ */
+static void queue_reads(struct xfer *x, struct send_state *s)
+{
+	struct cur_src *c = &s->cur;
+
+	while (!c->all_queued && slot_free(x, s, s->queued)) {
+		struct readout *r = &s->rd[s->queued % s->nrd];
+		bool ended = c->failed || !c->p;
+
+		/* A stream is read one chunk at a time, in order. */
+		if (c->is_stdin && !ended && s->queued > s->posted)
+			break;
+		*r = (struct readout){
+			.fd = c->src.fd, .off = c->queued,
+			.buf = x->ring + (size_t)(s->queued % x->window) *
+			       x->chunk,
+		};
+		s->queued++;
+		if (c->is_stdin && !ended) {
+			read_stdin(x, c, r);
+		} else {
+			uint64_t left = ended ? 0 : c->size - c->queued;
+
+			r->len = left < x->chunk ? (uint32_t)left : x->chunk;
+			r->last = r->len == left;
+		}
+		c->queued += r->len;
+		c->all_queued = r->last;
+		if (r->len && !c->is_stdin) {
+			r->job.run = read_job;
+			atomic_store_explicit(&r->state, READ_QUEUED,
+					      memory_order_relaxed);
+			rp_pool_submit(x->pool, &r->job);
+		} else if (!c->is_stdin || ended) {
+			atomic_store_explicit(&r->state, READ_DONE,
+					      memory_order_relaxed);
+		}
+	}
+}
+
+/* The source ended early (failed, refused): wait for the reads queued
+ * past it, and forget them; their slots take the next file's chunks. */
+static int drop_reads(struct xfer *x, struct send_state *s)
+{
+	while (s->queued > s->posted) {
+		if (read_state(s, s->queued - 1) == READ_DONE) {
+			s->queued--;
+			continue;
+		}
+		int rc = xfer_pool_wait(x, "reading the source");
+
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/* A chunk that could not be read fails its file (reported once). */
+static void read_failed(struct xfer *x, struct send_state *s,
+			const struct readout *r)
+{
+	struct cur_src *c = &s->cur;
+	int rc = r->err;
+
+	if (rc == RP_EINTERRUPTED)
+		return;
+	if (!r->reported)
+		rc = rp_fileio_src_failed(rc, r->len, r->off);
+	c->failed = true;
+	c->p->failed_here = true;
+	xfer_entry(x, &s->tally, c->p->path, 0, rc, NULL);
+}
+
+/*
+ * Write a read chunk from its slot to the receiver's slot; the last one
+ * carries RP_IMM_END. A source that fails mid-way still ends on the wire
+ * (an empty last chunk), so the receiver can drop it and go on.
+ */
+static int post_read(struct xfer *x, struct send_state *s,
+		     struct readout *r)
 {
 	struct cur_src *c = &s->cur;
 	uint64_t seq = s->posted;
 	size_t off = (size_t)(seq % x->window) * x->chunk;
-	uint32_t len = 0, imm;
-	bool last = true;
-	/* Refused already: one empty last chunk ends it on the wire. */
-	int rc = c->p ? read_chunk(x, c, x->ring + off, &len, &last) : 0;
+	uint32_t len = r->len, imm;
+	bool last = r->last;
+	int rc;
 
-	if (rc == RP_EINTERRUPTED)
-		return rc;
-	if (rc) {
-		c->failed = true;
-		c->p->failed_here = true;
-		xfer_entry(x, &s->tally, c->p->path, 0, rc, NULL);
+	if (r->err == RP_EINTERRUPTED)
+		return r->err;
+	if (r->err && c->p && !c->failed)
+		read_failed(x, s, r);
+	if (c->failed || !c->p) {
 		len = 0;
 		last = true;
+	} else if (len) {
+		rp_csum_fold(c->csum, r->digest);
 	}
-	rp_csum_update(c->csum, x->ring + off, len);
 	imm = (uint32_t)(seq & RP_IMM_SEQ) | (last ? RP_IMM_END : 0);
 	rc = rp_verbs_post_write_imm(x->v, seq, off, len, s->mr.addr + off,
 				     s->mr.rkey, imm);
 	if (rc)
 		return rc;
+	atomic_store_explicit(&r->state, READ_FREE, memory_order_relaxed);
 	s->posted++;
 	c->off += len;
 	s->bytes += len;
 	if (!last)
 		return 0;
+	rc = drop_reads(x, s);
 	if (c->p)
 		c->p->size = c->off;
-	rc = send_fend(x, c);
+	if (!rc)
+		rc = send_fend(x, c);
 	/* The receiver needs this FILE before it can take the chunks
 	 * posted: one write for both, now, rather than at our next wait. */
 	if (!rc)
@@ -386,12 +515,15 @@ static int post_chunk(struct xfer *x, struct send_state *s)
 	return rc;
 }
 
-/* A slot is free when our write from it completed and the receiver
- * has drained it (its credit). */
-static bool slot_free(const struct xfer *x, const struct send_state *s)
+/* Post the chunks read, in order, as far as they are. */
+static int post_reads(struct xfer *x, struct send_state *s)
 {
-	return s->posted < x->done + x->window &&
-	       s->posted < s->written + x->window;
+	int rc = 0;
+
+	while (!rc && s->cur.open && s->posted < s->queued &&
+	       read_state(s, s->posted) == READ_DONE)
+		rc = post_read(x, s, &s->rd[s->posted % s->nrd]);
+	return rc;
 }
 
 /* Send what the credit and the pending cap allow; FIN at the end. */
@@ -401,9 +533,10 @@ static int pump(struct xfer *x, struct send_state *s)
 
 	while (!rc && !s->fin_sent && !rp_session_stop) {
 		if (s->cur.open) {
-			if (!slot_free(x, s))
-				break;
-			rc = post_chunk(x, s);
+			queue_reads(x, s);
+			rc = post_reads(x, s);
+			if (s->cur.open)
+				break;	/* waiting for a read or a slot */
 		} else if (s->qlen >= MAX_PENDING) {
 			break;
 		} else if (!s->walk_done) {
@@ -548,7 +681,7 @@ static int session_loop(struct xfer *x, struct send_state *s)
 		if (rc)
 			break;
 		rc = xfer_next(x, wc, 16, xfer_deadline(x), true);
-		if (rc == 0)
+		if (rc == 0 && xfer_ctrl_ready(x))
 			rc = on_message(x, s);
 		else if (rc > 0)
 			rc = handle_wcs(x, s, wc, rc);
@@ -657,6 +790,18 @@ static int handshake(struct xfer *x, struct send_state *s)
 		rc = post_credit_recvs(x);
 	if (!rc)
 		rc = rp_verbs_connect(x->v, &x->remote);
+	if (!rc) {
+		s->nrd = x->window;
+		s->rd = calloc(s->nrd, sizeof(*s->rd));
+		if (!s->rd) {
+			RP_ERR("calloc(%u read records): %s", s->nrd,
+			       strerror(ENOMEM));
+			rc = -ENOMEM;
+		}
+	}
+	/* Workers read into the ring's slots: no buffer of their own. */
+	if (!rc)
+		rc = xfer_start_pool(x, 0);
 	return rc;
 }
 
@@ -675,7 +820,8 @@ static void init(struct xfer *x, struct send_state *s,
 		 const struct rp_opts *o)
 {
 	*x = (struct xfer){
-		.o = o, .fd = -1, .chunk = o->chunk, .window = o->window,
+		.o = o, .fd = -1, .epfd = -1, .chunk = o->chunk,
+		.window = o->window,
 		.rep = { .role = "send" }, .start = rp_now(),
 	};
 	*s = (struct send_state){ .cur = { .src = { .fd = -1 } } };
@@ -698,9 +844,12 @@ static int finish(struct xfer *x, struct send_state *s, int rc,
 	}
 	x->tally = s->tally;
 	xfer_report(x, rc, out);
+	/* No worker may still read the source or the ring. */
+	xfer_stop_pool(x);
 	xfer_release(x);
 	if (s->cur.open)
 		cur_close(&s->cur);
+	free(s->rd);
 	pending_clear(s);
 	rp_walk_close(s->walk);
 	return rc;

@@ -113,6 +113,14 @@ int rp_fileio_src_open(struct rp_src *s, const char *path)
 /* Read exactly len bytes at off. 0, -errno, or -EIO if the file shrank. */
 int rp_fileio_src_read(struct rp_src *s, void *buf, size_t len, uint64_t off)
 	__attribute__((warn_unused_result));
+/*
+ * The same from any thread, reporting nothing: 0, -errno, -EFBIG (offset
+ * too large) or -ENODATA (the file shrank). The owner reports it with
+ * rp_fileio_src_failed(), which returns the error to go on with.
+ */
+int rp_fileio_src_pread(int fd, void *buf, size_t len, uint64_t off)
+	__attribute__((warn_unused_result));
+int rp_fileio_src_failed(int rc, size_t len, uint64_t off);
 void rp_fileio_src_close(struct rp_src *s);
 
 /* Open the destination directory (O_DIRECTORY). 0 or -errno (reported). */
@@ -250,5 +258,30 @@ int rp_fileio_dst_commit(struct rp_dst *d, bool force)
 	__attribute__((warn_unused_result));
 /* Remove the temporary file and close; safe to call twice or after commit. */
 void rp_fileio_dst_abort(struct rp_dst *d);
+
+/*
+ * The directory a session's entries arrive in now, opened once for all of
+ * them and fsynced once when they move on: entries come directory by
+ * directory. fd -1 when none; sync_err keeps the first failed fsync for
+ * the session's end (the entries it concerns are answered already, and
+ * the ACK must not say they are safe).
+ */
+struct rp_dir_here {
+	int fd;
+	char *path;		/* relative to DIR */
+	bool dirty;		/* it has new entries */
+	int sync_err;
+};
+/* Leave it: fsync it first if it is dirty. */
+void rp_fileio_here_leave(struct rp_dir_here *h);
+/* Be in fd (owned from here on), path's directory; dirty: it has a new
+ * entry. 0 or -ENOMEM. */
+int rp_fileio_here_settle(struct rp_dir_here *h, int fd, const char *path,
+			  bool dirty) __attribute__((warn_unused_result));
+/* The directory holding path under dirfd, into *fd (borrowed), and its
+ * last component; opened one level at a time as rp_fileio_open_parent(). */
+int rp_fileio_here_go_to(struct rp_dir_here *h, int dirfd, const char *path,
+			 int *fd, const char **leaf)
+	__attribute__((warn_unused_result));
 
 #endif

@@ -1966,7 +1966,7 @@ int main(void)
 	};
 
 	/* Errors still print (to stderr); progress and summaries do not. */
-	rp_trace_init(RP_V_QUIET, "test");
+	rp_trace_init(getenv("RP_TEST_TRACE") ? RP_V_TRACE : RP_V_QUIET, "test");
 	rp_session_signals();
 	/* RP_TEST=pattern runs only the matching cases (debugging). */
 	if (getenv("RP_TEST"))

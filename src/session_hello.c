@@ -1,0 +1,111 @@
+// SPDX-License-Identifier: MIT
+/* The receiver's handshake: the --psk proofs, the sender's HELLO, the
+ * shape it agrees to, and its MR answer. Nothing is opened for a sender
+ * before it has passed these. */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <stdint.h>
+
+#include "rdmapush/err.h"
+#include "rdmapush/limits.h"
+#include "rdmapush/trace.h"
+#include "session_int.h"
+
+/* --psk: prove the key to the sender, then check its proof, before we
+ * create a QP, register memory or open a file; then derive the session
+ * key that tags everything that follows. */
+int recv_authenticate(struct xfer *x)
+{
+	struct rp_auth chal, resp, ours = { .step = RP_AUTH_PROVE };
+	int rc = msg_recv_auth(x, RP_AUTH_CHALLENGE, &chal);
+
+	if (rc)
+		return rc;
+	rp_auth_nonce(ours.nonce);
+	rp_auth_mac(x->psk, RP_AUTH_ROLE_RECV, chal.nonce, ours.nonce,
+		    ours.mac);
+	rc = msg_send_auth(x, &ours);
+	if (!rc)
+		rc = msg_recv_auth(x, RP_AUTH_RESPOND, &resp);
+	if (rc)
+		return rc;
+	if (!rp_auth_check(x->psk, RP_AUTH_ROLE_SEND, ours.nonce, chal.nonce,
+			   resp.mac)) {
+		RP_ERR("%s failed the pre-shared key check", x->peer);
+		return RP_EAUTH;
+	}
+	RP_TRACE("ctrl", "the sender proved the pre-shared key");
+	msg_keyed(x, chal.nonce, ours.nonce, RP_AUTH_ROLE_RECV);
+	return 0;
+}
+
+int recv_hello(struct xfer *x, struct rp_hello *h)
+{
+	union rp_msg m;
+	int rc = msg_recv(x, RP_MSG_HELLO, &m, "HELLO");
+
+	if (rc == RP_EUNEXPECTED && x->got_type == RP_MSG_AUTH) {
+		RP_ERR("%s offers a pre-shared key, but this receiver has no "
+		       "--psk", x->peer);
+		return RP_EAUTH;
+	}
+	if (rc)
+		return rc;
+	*h = m.hello;
+	return 0;
+}
+
+static uint32_t min_u32(uint32_t a, uint32_t b)
+{
+	return a < b ? a : b;
+}
+
+/* Agree chunk and window: never more than asked, within our caps, and no
+ * more ring than the session needs. */
+int recv_agree_shape(struct xfer *x, const struct rp_hello *h)
+{
+	uint64_t need;
+
+	if (h->chunk < RP_MIN_CHUNK) {
+		RP_ERR("%s asks for %u-byte chunks, below the minimum %u",
+		       x->peer, h->chunk, RP_MIN_CHUNK);
+		return RP_ELIMIT;
+	}
+	x->size = h->total;
+	x->chunk = min_u32(h->chunk, RP_MAX_CHUNK);
+	if (x->size < x->chunk) {
+		/* A small session needs no more ring than its pages, but
+		 * never more than the sender asked for (its chunk need not
+		 * be a multiple of a page). size < chunk <= 64 MiB here:
+		 * the rounding cannot wrap. */
+		need = (x->size + 4095) & ~(uint64_t)4095;
+		if (need < RP_MIN_CHUNK)
+			need = RP_MIN_CHUNK;
+		x->chunk = min_u32(x->chunk, (uint32_t)need);
+	}
+	/* Every file takes a chunk of its own, however small: a session's
+	 * size says nothing of how many it needs. The chunk shrank above
+	 * for a small session, and the ring with it. */
+	x->window = min_u32(h->window, RP_MAX_WINDOW);
+	while ((uint64_t)x->chunk * x->window > RP_MAX_RING && x->window > 1)
+		x->window--;
+	return 0;
+}
+
+int recv_send_mr(struct xfer *x, uint32_t rkey)
+{
+	uint8_t buf[RP_PROTO_MAX_MSG];
+	struct rp_mr mr = {
+		.qp = x->local,
+		.addr = (uint64_t)(uintptr_t)x->ring,
+		.rkey = rkey,
+		.len = (uint64_t)x->chunk * x->window,
+		.chunk = x->chunk,
+		.window = x->window,
+	};
+
+	trace_mr("->", &mr);
+	return msg_send(x, buf, rp_proto_pack_mr(buf, sizeof(buf), &mr), "MR");
+}
