@@ -42,6 +42,9 @@ struct bench_cfg {
 	uint64_t size;		/* file size */
 	uint32_t chunk;
 	uint32_t window;
+	/* Threads of each ceiling (chunk i to thread i % threads), and the
+	 * pushes' rp_opts.threads; the references always run on one. */
+	uint32_t threads;
 	int runs;		/* of each measurement (the table: medians) */
 	int warmup;		/* uncounted rounds first, per file system */
 	unsigned int only;	/* mask of 1u << enum bench_side to run */
@@ -69,9 +72,14 @@ struct bench_run {
 	uint64_t bytes;
 	double seconds;		/* wall */
 	/* Thread CPU seconds of each side, < 0 where there is no such side;
-	 * the references' one thread counts as the sending side. */
+	 * the references' one thread counts as the sending side, and a
+	 * ceiling's side is all its threads. A push's side is the thread
+	 * that drives it: the session's own threads are not in it. */
 	double cpu_send;
 	double cpu_recv;
+	/* The process's CPU seconds over the same wall time: every thread,
+	 * a push's worker threads included. */
+	double cpu_total;
 	double sync_seconds;	/* ceiling-recv: its commit alone */
 	/* Context switches of each side's thread: voluntary ones are waits,
 	 * involuntary ones are other load taking the CPU. */
@@ -81,8 +89,9 @@ struct bench_run {
 };
 
 /*
- * Run measurement side once, in the calling (forked, single-threaded)
- * process, into *r. fs is NULL for the references. 0 or an error
+ * Run measurement side once, in the calling (forked) process, into *r;
+ * the ceilings and pushes start threads of their own and join them
+ * before returning. fs is NULL for the references. 0 or an error
  * (reported).
  */
 int bench_measure(enum bench_side side, const struct bench_cfg *c,

@@ -38,12 +38,17 @@ static volatile sig_atomic_t stop;
 static const char usage[] =
 "usage: bench_mem [options]\n"
 "Measure rdmapush's host side natively over the in-memory fabric:\n"
-"XXH3-128 and memcpy, each side's ceiling, and pushes (both sides, send\n"
-"alone, recv alone) on tmpfs and on disk. Prints medians.\n"
+"XXH3-128 and memcpy (one thread), each side's ceiling (its unavoidable\n"
+"work on --threads threads, chunk i to thread i % N), and pushes (both\n"
+"sides, send alone, recv alone; rdmapush --threads N) on tmpfs and on\n"
+"disk. Prints medians, and each push over its side's ceiling.\n"
 "\n"
 "  -s, --size SIZE     file size (default 1G)\n"
 "  -c, --chunk SIZE    chunk (default 1M)\n"
 "  -w, --window N      chunks in flight (default 8)\n"
+"      --threads N     threads of each ceiling and of each push's sides,\n"
+"                      1..64 (default rdmapush's: one per online core, at\n"
+"                      most 8)\n"
 "  -r, --runs N        runs of each measurement, 1..99 (default 3)\n"
 "      --warmup N      uncounted rounds first, per file system (default 1):\n"
 "                      the first write to fresh memory is slow in a VM\n"
@@ -61,6 +66,11 @@ static const char usage[] =
 /* ---------------------------------------------------------------------
  * Options
  */
+
+/* The command line. */
+struct args {
+	struct bench_cfg c;
+};
 
 static int bad(const char *opt, const char *arg, const char *why)
 {
@@ -142,8 +152,9 @@ static int check_shape(const struct bench_cfg *c)
 	return 0;
 }
 
-static int parse_one(int opt, const char *arg, struct bench_cfg *c)
+static int parse_shape(int opt, const char *arg, struct args *a)
 {
+	struct bench_cfg *c = &a->c;
 	uint64_t u;
 	long l;
 	int rc = 0;
@@ -161,6 +172,24 @@ static int parse_one(int opt, const char *arg, struct bench_cfg *c)
 		rc = parse_count("--window", arg, 1, RP_MAX_WINDOW, &l);
 		c->window = (uint32_t)l;
 		break;
+	case 'N':
+		rc = parse_count("--threads", arg, 1, RP_MAX_THREADS, &l);
+		c->threads = (uint32_t)l;
+		break;
+	default:
+		fputs(usage, stderr);
+		return RP_EUSAGE;
+	}
+	return rc;
+}
+
+static int parse_one(int opt, const char *arg, struct args *a)
+{
+	struct bench_cfg *c = &a->c;
+	long l;
+	int rc = 0;
+
+	switch (opt) {
 	case 'r':
 		rc = parse_count("--runs", arg, 1, BENCH_RUNS_MAX, &l);
 		c->runs = (int)l;
@@ -187,19 +216,19 @@ static int parse_one(int opt, const char *arg, struct bench_cfg *c)
 		c->json = true;
 		break;
 	default:
-		fputs(usage, stderr);
-		return RP_EUSAGE;
+		return parse_shape(opt, arg, a);
 	}
 	return rc;
 }
 
 /* 0, RP_EUSAGE (reported), or 1 for --help (printed). */
-static int parse_args(int argc, char **argv, struct bench_cfg *c)
+static int parse_args(int argc, char **argv, struct args *a)
 {
 	static const struct option longs[] = {
 		{ "size", required_argument, NULL, 's' },
 		{ "chunk", required_argument, NULL, 'c' },
 		{ "window", required_argument, NULL, 'w' },
+		{ "threads", required_argument, NULL, 'N' },
 		{ "runs", required_argument, NULL, 'r' },
 		{ "warmup", required_argument, NULL, 'W' },
 		{ "only", required_argument, NULL, 'O' },
@@ -211,14 +240,17 @@ static int parse_args(int argc, char **argv, struct bench_cfg *c)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	/* No --threads: what a push with no --threads gets. */
+	const struct rp_opts none = { 0 };
 
-	*c = (struct bench_cfg){
+	*a = (struct args){ .c = {
 		.size = 1ull << 30, .chunk = RP_DEFAULT_CHUNK,
-		.window = RP_DEFAULT_WINDOW, .runs = 3, .warmup = 1,
+		.window = RP_DEFAULT_WINDOW, .threads = rp_opts_threads(&none),
+		.runs = 3, .warmup = 1,
 		.only = (1u << BS_MAX) - 1, .timeout = 60,
 		.use_tmpfs = true, .use_disk = true,
 		.tmpfs_dir = "/dev/shm", .disk_dir = ".",
-	};
+	} };
 	for (;;) {
 		int opt = getopt_long(argc, argv, "s:c:w:r:f:t:jh", longs,
 				      NULL);
@@ -230,13 +262,13 @@ static int parse_args(int argc, char **argv, struct bench_cfg *c)
 			fputs(usage, stdout);
 			return 1;
 		}
-		rc = parse_one(opt, optarg, c);
+		rc = parse_one(opt, optarg, a);
 		if (rc)
 			return rc;
 	}
 	if (optind < argc)
 		return bad("argument", argv[optind], "unexpected");
-	return check_shape(c);
+	return check_shape(&a->c);
 }
 
 /* ---------------------------------------------------------------------
@@ -525,14 +557,17 @@ static int run_round(struct bench_results *res, int w, int i,
 		     const struct bench_fs *fs)
 {
 	const struct bench_cfg *c = res->cfg;
+	char ch[32];
 	int failed = 0;
 
+	fprintf(stderr, "bench_mem: %s, %u thread%s, chunk %s, ",
+		fs ? fs->label : "memory", c->threads,
+		c->threads == 1 ? "" : "s",
+		rp_fmt_bytes(ch, sizeof(ch), c->chunk));
 	if (i < 1)
-		fprintf(stderr, "bench_mem: %s warm-up GB/s:",
-			fs ? fs->label : "memory");
+		fprintf(stderr, "warm-up GB/s:");
 	else
-		fprintf(stderr, "bench_mem: %s run %d/%d GB/s:",
-			fs ? fs->label : "memory", i, c->runs);
+		fprintf(stderr, "run %d/%d GB/s:", i, c->runs);
 	for (int s = (int)first; s <= (int)last && !stop; s++)
 		if (c->only & (1u << s))
 			failed += measure_into(res, w, (enum bench_side)s, fs,
@@ -556,21 +591,28 @@ static int run_block(struct bench_results *res, int w, enum bench_side first,
 	return failed;
 }
 
-static int run_fs(struct bench_results *res, int w, struct bench_fs *fs,
-		  const char *label, const char *base)
+/* Every measurement from the ceilings on needs the directory. */
+static bool on_files(const struct bench_cfg *c)
 {
-	/* Every measurement from the ceilings on needs the directory. */
-	unsigned int on_files = (1u << BS_MAX) - (1u << BS_CEIL_SEND);
-	int failed, rc;
+	return c->only & ((1u << BS_MAX) - (1u << BS_CEIL_SEND));
+}
 
-	if (!(res->cfg->only & on_files))
+/* The file system measurements of each of n cells (one for a single
+ * invocation) in a directory made once; the number of failures. */
+static int run_fs(struct bench_results *const *cell, int n, int w,
+		  struct bench_fs *fs, const char *label, const char *base)
+{
+	int failed = 0;
+
+	if (!on_files(cell[0]->cfg))
 		return 0;
-	rc = fs_setup(fs, label, base, res->cfg);
-	if (rc)
+	if (fs_setup(fs, label, base, cell[0]->cfg))
 		return 1;
 	check_kind(fs);
-	res->fs[w] = fs;
-	failed = run_block(res, w, BS_CEIL_SEND, BS_RECV, fs);
+	for (int i = 0; i < n && !stop; i++) {
+		cell[i]->fs[w] = fs;
+		failed += run_block(cell[i], w, BS_CEIL_SEND, BS_RECV, fs);
+	}
 	fs_teardown(fs);
 	return failed;
 }
@@ -616,40 +658,60 @@ static void signals(void)
 	sigaction(SIGTERM, &sa, NULL);
 }
 
-static int run_all(struct bench_results *res)
+/* n cells (one for a single invocation): the references of each, then
+ * each file system's measurements of each; the number of failures. */
+static int run_all(struct bench_results *const *cell, int n)
 {
 	static struct bench_fs tmpfs, disk;
-	const struct bench_cfg *c = res->cfg;
-	int failed = run_block(res, BW_MEM, BS_XXH3, BS_MEMCPY, NULL);
+	const struct bench_cfg *c = cell[0]->cfg;
+	int failed = 0;
 
+	for (int i = 0; i < n && !stop; i++)
+		failed += run_block(cell[i], BW_MEM, BS_XXH3, BS_MEMCPY, NULL);
 	if (c->use_tmpfs && !stop)
-		failed += run_fs(res, BW_TMPFS, &tmpfs, "tmpfs", c->tmpfs_dir);
+		failed += run_fs(cell, n, BW_TMPFS, &tmpfs, "tmpfs",
+				 c->tmpfs_dir);
 	if (c->use_disk && !stop)
-		failed += run_fs(res, BW_DISK, &disk, "disk", c->disk_dir);
-	if (getloadavg(res->load_end, 3) < 0)
-		memset(res->load_end, 0, sizeof(res->load_end));
+		failed += run_fs(cell, n, BW_DISK, &disk, "disk", c->disk_dir);
+	for (int i = 0; i < n; i++)
+		if (getloadavg(cell[i]->load_end, 3) < 0)
+			memset(cell[i]->load_end, 0,
+			       sizeof(cell[i]->load_end));
+	return failed;
+}
+
+/* ---------------------------------------------------------------------
+ * One invocation
+ */
+
+static int run_one(struct bench_cfg *c, double t0)
+{
+	static struct bench_results res;
+	struct bench_results *cell = &res;
+	int failed;
+
+	res.cfg = c;
+	machine_info(&res);
+	failed = run_all(&cell, 1);
+	res.wall = rp_now() - t0;
+	bench_report_table(c->json ? stderr : stdout, &res);
+	if (c->json && bench_report_json(stdout, &res))
+		failed++;
 	return failed;
 }
 
 int main(int argc, char **argv)
 {
-	static struct bench_results res;
-	struct bench_cfg c;
+	static struct args a;
 	double t0 = rp_now();
-	int rc = parse_args(argc, argv, &c);
+	int rc = parse_args(argc, argv, &a);
 	int failed;
 
 	if (rc)
 		return rc > 0 ? 0 : RP_EXIT_USAGE;
 	rp_trace_init(RP_V_QUIET, "bench");
 	signals();
-	res.cfg = &c;
-	machine_info(&res);
-	failed = run_all(&res);
-	res.wall = rp_now() - t0;
-	bench_report_table(c.json ? stderr : stdout, &res);
-	if (c.json && bench_report_json(stdout, &res))
-		failed++;
+	failed = run_one(&a.c, t0);
 	if (stop)
 		fprintf(stderr, "bench_mem: interrupted by signal %d\n",
 			(int)stop);

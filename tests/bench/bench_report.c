@@ -27,6 +27,7 @@ struct row {
 	double seconds;
 	double cpu_send;	/* < 0: no such side */
 	double cpu_recv;
+	double cpu_total;	/* every thread of the process */
 	double sync;
 	double rss_mib;
 	long csw[4];		/* vcsw, ivcsw of send, then of recv */
@@ -61,7 +62,8 @@ static void row_of_run(struct row *w, const struct bench_run *r, int run)
 	*w = (struct row){
 		.run = run, .ok = r->rc == 0, .rc = r->rc,
 		.seconds = r->seconds, .cpu_send = r->cpu_send,
-		.cpu_recv = r->cpu_recv, .sync = r->sync_seconds,
+		.cpu_recv = r->cpu_recv, .cpu_total = r->cpu_total,
+		.sync = r->sync_seconds,
 		.rss_mib = (double)r->rss_kib / 1024.0,
 		.csw = { r->vcsw_send, r->ivcsw_send, r->vcsw_recv,
 			 r->ivcsw_recv },
@@ -71,7 +73,7 @@ static void row_of_run(struct row *w, const struct bench_run *r, int run)
 /* Medians over the successful runs only. */
 static void row_of_series(struct row *w, const struct bench_series *s)
 {
-	double v[5][BENCH_RUNS_MAX];
+	double v[6][BENCH_RUNS_MAX];
 	int n = 0;
 
 	for (int i = 0; i < s->n; i++) {
@@ -85,6 +87,7 @@ static void row_of_series(struct row *w, const struct bench_series *s)
 		v[2][n] = one.cpu_recv;
 		v[3][n] = one.sync;
 		v[4][n] = one.rss_mib;
+		v[5][n] = one.cpu_total;
 		n++;
 	}
 	*w = (struct row){ .ok = n, .cpu_send = -1.0, .cpu_recv = -1.0 };
@@ -95,6 +98,7 @@ static void row_of_series(struct row *w, const struct bench_series *s)
 	w->cpu_recv = median(v[2], n);
 	w->sync = median(v[3], n);
 	w->rss_mib = median(v[4], n);
+	w->cpu_total = median(v[5], n);
 }
 
 static void view_init(struct view *v, const struct bench_results *res)
@@ -137,14 +141,12 @@ static double ceiling(const struct view *v, int where, enum bench_side s)
 	}
 }
 
-/* Cores' worth of CPU the row's threads used over its wall time: near
- * 2 when a push's sides ran in parallel, near 1 when they took turns. */
+/* Cores' worth of CPU the process used over the row's wall time: near
+ * 2 when a push's two sides ran in parallel, near 1 when they took
+ * turns, up to the threads (or the cores) for a ceiling. */
 static double cores_busy(const struct row *w)
 {
-	double cpu = (w->cpu_send > 0 ? w->cpu_send : 0) +
-		     (w->cpu_recv > 0 ? w->cpu_recv : 0);
-
-	return w->seconds > 0 ? cpu / w->seconds : 0.0;
+	return w->seconds > 0 ? w->cpu_total / w->seconds : 0.0;
 }
 
 static bool is_push(enum bench_side s)
@@ -166,12 +168,16 @@ static const char *synthetic(enum bench_side s)
 static const char *includes(enum bench_side s)
 {
 	static const char *const what[BS_MAX] = {
-		[BS_XXH3] = "XXH3-128 of a chunk x window ring in memory",
-		[BS_MEMCPY] = "memcpy ring to ring in chunk blocks",
-		[BS_CEIL_SEND] = "open + pread + XXH3-128 of the file",
-		[BS_CEIL_RECV] = "open (O_TMPFILE, fallocate) + copy out of "
-				 "the slot + XXH3-128 + pwrite + commit "
-				 "(fsync, link, fsync dir)",
+		[BS_XXH3] = "XXH3-128 of each chunk of a chunk x window ring "
+			    "in memory, folded in order, one thread",
+		[BS_MEMCPY] = "memcpy ring to ring in chunk blocks, one thread",
+		[BS_CEIL_SEND] = "open + per chunk pread + XXH3-128 on the "
+				 "threads, chunk i to thread i % threads, "
+				 "+ the fold of the chunks' digests",
+		[BS_CEIL_RECV] = "open (O_TMPFILE, fallocate) + per chunk copy "
+				 "out of the slot + XXH3-128 + pwrite on the "
+				 "threads, chunk i to thread i % threads, + "
+				 "the fold + commit (fsync, link, fsync dir)",
 		[BS_CEIL_RECV_NOCOPY] = "ceiling-recv without the copy: "
 					"XXH3-128 + pwrite from the slot",
 		[BS_BOTH] = "a whole push, HELLO to ACK, both sides real",
@@ -186,7 +192,7 @@ static const char *includes(enum bench_side s)
  * The table
  */
 
-static void cell(FILE *f, int width, double x, bool have, const char *fmt)
+static void table_cell(FILE *f, int width, double x, bool have, const char *fmt)
 {
 	char buf[32];
 
@@ -202,7 +208,7 @@ static void cpu_cell(FILE *f, const struct view *v, double cpu, bool peer)
 {
 	double per = cpu / ((double)v->res->cfg->size / GIB);
 
-	cell(f, 10, per, cpu >= 0, peer ? "%.3f*" : "%.3f ");
+	table_cell(f, 10, per, cpu >= 0, peer ? "%.3f*" : "%.3f ");
 }
 
 static void table_row(FILE *f, const struct view *v, int w,
@@ -218,13 +224,13 @@ static void table_row(FILE *f, const struct view *v, int w,
 		fprintf(f, "  failed in all %d runs\n", ser->n);
 		return;
 	}
-	cell(f, 7, gbps(v, r), true, "%.2f");
-	cell(f, 9, gbps(v, r) / ceil, is_push(s) && ceil > 0, "%.2f");
-	cell(f, 8, r->seconds, true, "%.3f");
+	table_cell(f, 7, gbps(v, r), true, "%.2f");
+	table_cell(f, 9, gbps(v, r) / ceil, is_push(s) && ceil > 0, "%.2f");
+	table_cell(f, 8, r->seconds, true, "%.3f");
 	cpu_cell(f, v, r->cpu_send, peer && !strcmp(peer, "send"));
 	cpu_cell(f, v, r->cpu_recv, peer && !strcmp(peer, "recv"));
-	cell(f, 6, cores_busy(r), true, "%.2f");
-	cell(f, 8, r->rss_mib, true, "%.1f");
+	table_cell(f, 6, cores_busy(r), true, "%.2f");
+	table_cell(f, 8, r->rss_mib, true, "%.1f");
 	if (r->ok < ser->n)
 		fprintf(f, "  (%d of %d runs failed)", ser->n - r->ok, ser->n);
 	fputc('\n', f);
@@ -242,12 +248,13 @@ static void table_head(FILE *f, const struct view *v)
 		"start, %.2f %.2f %.2f at end\n", res->cpu, res->nproc,
 		res->load_start[0], res->load_start[1], res->load_start[2],
 		res->load_end[0], res->load_end[1], res->load_end[2]);
-	fprintf(f, "file %s, chunk %s, window %u, 1 thread per side; "
-		"medians of %d runs after %d uncounted warm-up round%s; "
-		"GB/s = 10^9 bytes/s\n",
+	fprintf(f, "file %s, chunk %s, window %u, threads %u (each "
+		"ceiling's, and each push side's --threads); medians of %d "
+		"runs after %d uncounted warm-up round%s; GB/s = 10^9 "
+		"bytes/s\n",
 		rp_fmt_bytes(sz, sizeof(sz), c->size),
-		rp_fmt_bytes(ch, sizeof(ch), c->chunk), c->window, c->runs,
-		c->warmup, c->warmup == 1 ? "" : "s");
+		rp_fmt_bytes(ch, sizeof(ch), c->chunk), c->window, c->threads,
+		c->runs, c->warmup, c->warmup == 1 ? "" : "s");
 	for (int w = BW_TMPFS; w < BW_MAX; w++)
 		if (res->fs[w])
 			fprintf(f, "%s: %s (%s)\n", where_names[w],
@@ -261,9 +268,11 @@ static void table_notes(FILE *f, const struct view *v)
 {
 	fprintf(f, "\n"
 		"/ceiling: push GB/s over the ceiling of its side (both: the "
-		"slower side's).\n"
+		"slower side's), on the same\n"
+		"  %u thread%s.\n"
 		"ceiling-send: %s, the source warm in the page cache.\n"
 		"ceiling-recv: %s, as a push's receiver does",
+		v->res->cfg->threads, v->res->cfg->threads == 1 ? "" : "s",
 		includes(BS_CEIL_SEND), includes(BS_CEIL_RECV));
 	for (int w = BW_TMPFS; w < BW_MAX; w++)
 		if (v->med[w][BS_CEIL_RECV].ok)
@@ -277,35 +286,58 @@ static void table_notes(FILE *f, const struct view *v)
 		"send: synthetic receiver (credit only); recv: synthetic "
 		"sender (one pre-filled slot);\n"
 		"  * marks the synthetic peer's CPU.\n"
-		"CPU: thread CPU seconds per GiB of each side's thread. The "
-		"fabric's copy (the NIC's\n"
-		"  DMA in real life) runs in the sending thread: it is inside "
-		"the sender's CPU.\n"
-		"cores: both threads' CPU over wall time: ~2 when a push's "
-		"sides ran in parallel;\n"
-		"  less when they waited: for each other, for the disk, or "
-		"for a core (the JSON\n"
-		"  has each side's voluntary and involuntary context "
-		"switches).\n"
+		"CPU: thread CPU seconds per GiB of each side: a ceiling's "
+		"threads together; a push's\n"
+		"  thread that drives the side, not the session's worker "
+		"threads if it has any. The\n"
+		"  fabric's copy (the NIC's DMA in real life) runs in the "
+		"sending thread: it is inside\n"
+		"  the sender's CPU.\n"
+		"cores: the process's CPU (every thread) over wall time: ~2 "
+		"when a push's sides ran\n"
+		"  in parallel, up to the threads or the cores for a ceiling; "
+		"less when they waited:\n"
+		"  for each other, for the disk, or for a core (the JSON has "
+		"each side's voluntary\n"
+		"  and involuntary context switches).\n"
 		"RSS: peak RSS of the forked child that ran the measurement "
 		"(wait4 ru_maxrss).\n", includes(BS_CEIL_RECV_NOCOPY));
 }
 
-/* A single-threaded row that got less than a core was sharing it; on
- * disk the receiver also waits for I/O, so only memory and tmpfs tell. */
+/* The cores a reference (one thread) or a ceiling (its threads, at
+ * most one per core) can keep busy. */
+static double cores_due(const struct view *v, enum bench_side s)
+{
+	double threads = s <= BS_MEMCPY ? 1.0 : v->res->cfg->threads;
+
+	return v->res->nproc > 0 && threads > v->res->nproc ?
+	       (double)v->res->nproc : threads;
+}
+
+/* A reference or ceiling that got less than its cores was sharing them;
+ * on disk the receiver also waits for I/O, so only memory and tmpfs
+ * tell. */
 static void busy_warning(FILE *f, const struct view *v)
 {
-	double least = 1.0;
+	double least = 1.0, got = 0.0, due = 0.0;
 
-	for (int w = BW_MEM; w <= BW_TMPFS; w++)
-		for (int s = BS_XXH3; s <= BS_CEIL_RECV_NOCOPY; s++)
-			if (v->med[w][s].ok &&
-			    cores_busy(&v->med[w][s]) < least)
-				least = cores_busy(&v->med[w][s]);
+	for (int w = BW_MEM; w <= BW_TMPFS; w++) {
+		for (int s = BS_XXH3; s <= BS_CEIL_RECV_NOCOPY; s++) {
+			const struct row *r = &v->med[w][s];
+			double d = cores_due(v, (enum bench_side)s);
+
+			if (r->ok && cores_busy(r) / d < least) {
+				least = cores_busy(r) / d;
+				got = cores_busy(r);
+				due = d;
+			}
+		}
+	}
 	if (least < 0.9)
-		fprintf(f, "warning: a single-threaded row in memory or on "
-			"tmpfs got only %.2f of a core:\n  the machine was "
-			"busy, the figures are low.\n", least);
+		fprintf(f, "warning: a reference or ceiling in memory or on "
+			"tmpfs kept only %.2f of the %.0f core%s\n  it could "
+			"have busy: the machine was busy, the figures are "
+			"low.\n", got, due, due == 1 ? "" : "s");
 }
 
 void bench_report_table(FILE *f, const struct bench_results *res)
@@ -374,7 +406,7 @@ static int put_machine(struct json_object *o, const struct view *v)
 	const struct bench_cfg *c = res->cfg;
 	int rc = 0;
 
-	rc |= put(o, "threads", json_object_new_int(1));
+	rc |= put(o, "threads", json_object_new_int64(c->threads));
 	rc |= put(o, "chunk", json_object_new_int64(c->chunk));
 	rc |= put(o, "window", json_object_new_int64(c->window));
 	rc |= put(o, "runs", json_object_new_int(c->runs));
@@ -434,15 +466,13 @@ static int put_costs(struct json_object *o, const struct view *v,
 {
 	double gib = (double)v->res->cfg->size / GIB;
 	bool refs = s == BS_XXH3 || s == BS_MEMCPY;
-	double total = (r->cpu_send > 0 ? r->cpu_send : 0) +
-		       (r->cpu_recv > 0 ? r->cpu_recv : 0);
 	int rc = 0;
 
 	rc |= put_num(o, "cpu_s_per_GiB_send", r->cpu_send / gib,
 		      r->ok && !refs && r->cpu_send >= 0);
 	rc |= put_num(o, "cpu_s_per_GiB_recv", r->cpu_recv / gib,
 		      r->ok && !refs && r->cpu_recv >= 0);
-	rc |= put_num(o, "cpu_s_per_GiB", total / gib, r->ok);
+	rc |= put_num(o, "cpu_s_per_GiB", r->cpu_total / gib, r->ok);
 	rc |= put_num(o, "cores_busy", cores_busy(r), r->ok);
 	rc |= put_num(o, "peak_rss_MiB", r->rss_mib, r->ok);
 	rc |= put_num(o, "sync_seconds", r->sync, r->ok && s == BS_CEIL_RECV);
