@@ -168,6 +168,10 @@ struct bench_results {
 	double wall;		/* the whole invocation, seconds */
 };
 
+/* Median GB/s of a series, 0 if no run succeeded. */
+double bench_median_gbps(const struct bench_results *res, int where,
+			 enum bench_side s);
+
 /* The table of medians, and notes on what each row holds, to f. */
 void bench_report_table(FILE *f, const struct bench_results *res);
 /*
@@ -176,5 +180,21 @@ void bench_report_table(FILE *f, const struct bench_results *res);
  */
 int bench_report_json(FILE *f, const struct bench_results *res)
 	__attribute__((warn_unused_result));
+
+/*
+ * The sweep (bench_mem --sweep): n cells, each one invocation's results
+ * at one threads x chunk, all with the same file systems, in the order
+ * measured (threads outer, chunk inner).
+ */
+/* Per file system, a table of GB/s and /ceiling per cell, to f. */
+void bench_report_sweep(FILE *f, struct bench_results *const *cell, int n,
+			double wall);
+/*
+ * A gnuplot script to f, its data inline, that draws GB/s against chunk
+ * size (one line per thread count, sender and receiver side by side, one
+ * row per file system) into svg. 0 or -EIO (reported).
+ */
+int bench_report_plot(FILE *f, struct bench_results *const *cell, int n,
+		      const char *svg) __attribute__((warn_unused_result));
 
 #endif

@@ -3,8 +3,9 @@
  * scripts/bench mem: the host side of a transfer (read, hash, write)
  * measured natively, since no machine here has RDMA and the lab's CPUs
  * are emulated. Options, the directories under test, one forked child
- * per measurement (so peak RSS is each one's own), and the schedule;
- * bench_work.c measures, bench_report.c prints.
+ * per measurement (so peak RSS is each one's own), and the schedule of
+ * one invocation or of a sweep over threads x chunk; bench_work.c
+ * measures, bench_report.c prints.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -37,13 +38,15 @@ static volatile sig_atomic_t stop;
 
 static const char usage[] =
 "usage: bench_mem [options]\n"
+"       bench_mem --sweep [--sweep-threads LIST] [--sweep-chunks LIST]\n"
+"                 [--plot PREFIX] [options]\n"
 "Measure rdmapush's host side natively over the in-memory fabric:\n"
 "XXH3-128 and memcpy (one thread), each side's ceiling (its unavoidable\n"
 "work on --threads threads, chunk i to thread i % N), and pushes (both\n"
 "sides, send alone, recv alone; rdmapush --threads N) on tmpfs and on\n"
 "disk. Prints medians, and each push over its side's ceiling.\n"
 "\n"
-"  -s, --size SIZE     file size (default 1G)\n"
+"  -s, --size SIZE     file size (default 1G; 256M with --sweep)\n"
 "  -c, --chunk SIZE    chunk (default 1M)\n"
 "  -w, --window N      chunks in flight (default 8)\n"
 "      --threads N     threads of each ceiling and of each push's sides,\n"
@@ -54,22 +57,48 @@ static const char usage[] =
 "                      the first write to fresh memory is slow in a VM\n"
 "      --only LIST     measure only these, e.g. both,send (default all:\n"
 "                      xxh3,memcpy,ceiling-send,ceiling-recv,\n"
-"                      ceiling-recv-nocopy,both,send,recv)\n"
-"  -f, --fs WHICH      tmpfs, disk or both (default both)\n"
+"                      ceiling-recv-nocopy,both,send,recv; with --sweep\n"
+"                      ceiling-send,ceiling-recv,send,recv)\n"
+"  -f, --fs WHICH      tmpfs, disk or both (default both; tmpfs with\n"
+"                      --sweep)\n"
 "      --tmpfs DIR     where to make the tmpfs directory (/dev/shm)\n"
 "      --disk DIR      where to make the disk directory (.)\n"
 "  -t, --timeout S     per-phase timeout of each push (default 60)\n"
-"  -j, --json          one JSON object per run and per median on stdout;\n"
-"                      the table goes to stderr\n"
-"  -h, --help\n";
+"  -j, --json          one JSON object per run and per median on stdout\n"
+"                      (with --sweep, of every cell); the table goes to\n"
+"                      stderr\n"
+"  -h, --help\n"
+"\n"
+"The sweep measures every cell of threads x chunk in turn, the same way\n"
+"as one invocation with --threads and --chunk would, on one source file\n"
+"per file system, and prints per cell each measurement's GB/s and each\n"
+"push over its side's ceiling at the same threads and chunk:\n"
+"      --sweep         sweep (not with --threads or --chunk)\n"
+"      --sweep-threads LIST  thread counts, at most 8 (default 1,2,4)\n"
+"      --sweep-chunks LIST   chunk sizes, at most 8\n"
+"                      (default 64K,256K,1M,4M)\n"
+"      --plot PREFIX   write PREFIX.gp, a gnuplot script with the data\n"
+"                      inline that draws GB/s against chunk size, one line\n"
+"                      per thread count, into PREFIX.svg (run gnuplot\n"
+"                      PREFIX.gp; scripts/bench mem --sweep does)\n";
 
 /* ---------------------------------------------------------------------
  * Options
  */
 
-/* The command line. */
+#define SWEEP_MAX	8	/* entries of each --sweep-* list */
+
+/* The command line: one invocation's cfg, and the sweep's cells. */
 struct args {
 	struct bench_cfg c;
+	bool sweep;
+	uint32_t threads[SWEEP_MAX];
+	int nthreads;
+	uint32_t chunks[SWEEP_MAX];
+	int nchunks;
+	const char *plot;	/* PREFIX: PREFIX.gp draws PREFIX.svg */
+	/* Given on the command line: the sweep's defaults do not apply. */
+	bool set_size, set_fs, set_only, set_threads, set_chunk;
 };
 
 static int bad(const char *opt, const char *arg, const char *why)
@@ -135,6 +164,39 @@ static int parse_only(const char *arg, struct bench_cfg *c)
 	return c->only ? 0 : bad("--only", arg, "names nothing");
 }
 
+/* A --sweep-* list: comma-separated thread counts or sizes. */
+static int parse_list(const char *opt, const char *arg, bool sizes,
+		      uint32_t *out, int *n)
+{
+	char list[128];
+	char *save = NULL;
+
+	if ((size_t)snprintf(list, sizeof(list), "%s", arg) >= sizeof(list))
+		return bad(opt, arg, "too long");
+	*n = 0;
+	for (char *t = strtok_r(list, ",", &save); t;
+	     t = strtok_r(NULL, ",", &save)) {
+		uint64_t u;
+		long l;
+		int rc;
+
+		if (*n == SWEEP_MAX)
+			return bad(opt, arg, "more than 8 entries");
+		if (sizes) {
+			rc = parse_bytes(opt, t, RP_MIN_CHUNK, RP_MAX_CHUNK,
+					 &u);
+			out[*n] = (uint32_t)u;
+		} else {
+			rc = parse_count(opt, t, 1, RP_MAX_THREADS, &l);
+			out[*n] = (uint32_t)l;
+		}
+		if (rc)
+			return rc;
+		(*n)++;
+	}
+	return *n ? 0 : bad(opt, arg, "names nothing");
+}
+
 /* The shape must be one the real receiver agrees to unchanged. */
 static int check_shape(const struct bench_cfg *c)
 {
@@ -162,11 +224,13 @@ static int parse_shape(int opt, const char *arg, struct args *a)
 	switch (opt) {
 	case 's':
 		rc = parse_bytes("--size", arg, 1, UINT64_MAX / 2, &c->size);
+		a->set_size = true;
 		break;
 	case 'c':
 		rc = parse_bytes("--chunk", arg, RP_MIN_CHUNK, RP_MAX_CHUNK,
 				 &u);
 		c->chunk = (uint32_t)u;
+		a->set_chunk = true;
 		break;
 	case 'w':
 		rc = parse_count("--window", arg, 1, RP_MAX_WINDOW, &l);
@@ -175,6 +239,19 @@ static int parse_shape(int opt, const char *arg, struct args *a)
 	case 'N':
 		rc = parse_count("--threads", arg, 1, RP_MAX_THREADS, &l);
 		c->threads = (uint32_t)l;
+		a->set_threads = true;
+		break;
+	case 'S':
+		a->sweep = true;
+		break;
+	case 'X':
+		return parse_list("--sweep-threads", arg, false, a->threads,
+				  &a->nthreads);
+	case 'Y':
+		return parse_list("--sweep-chunks", arg, true, a->chunks,
+				  &a->nchunks);
+	case 'P':
+		a->plot = arg;
 		break;
 	default:
 		fputs(usage, stderr);
@@ -199,12 +276,14 @@ static int parse_one(int opt, const char *arg, struct args *a)
 		c->warmup = (int)l;
 		break;
 	case 'O':
+		a->set_only = true;
 		return parse_only(arg, c);
 	case 't':
 		rc = parse_count("--timeout", arg, 1, 3600, &l);
 		c->timeout = (int)l;
 		break;
 	case 'f':
+		a->set_fs = true;
 		return parse_fs(arg, c);
 	case 'T':
 		c->tmpfs_dir = arg;
@@ -219,6 +298,45 @@ static int parse_one(int opt, const char *arg, struct args *a)
 		return parse_shape(opt, arg, a);
 	}
 	return rc;
+}
+
+/* The sweep's defaults where the command line said nothing, its lists
+ * checked against the shape; 0 or RP_EUSAGE (reported). */
+static int sweep_args(struct args *a)
+{
+	static const uint32_t threads[] = { 1, 2, 4 };
+	static const uint32_t chunks[] = { 64u << 10, 256u << 10, 1u << 20,
+					   4u << 20 };
+
+	if (a->set_threads || a->set_chunk)
+		return bad("--sweep", a->set_threads ? "--threads" : "--chunk",
+			   "the sweep's cells set these: use --sweep-threads "
+			   "and --sweep-chunks");
+	if (!a->nthreads) {
+		memcpy(a->threads, threads, sizeof(threads));
+		a->nthreads = sizeof(threads) / sizeof(threads[0]);
+	}
+	if (!a->nchunks) {
+		memcpy(a->chunks, chunks, sizeof(chunks));
+		a->nchunks = sizeof(chunks) / sizeof(chunks[0]);
+	}
+	if (!a->set_size)
+		a->c.size = 256ull << 20;
+	if (!a->set_fs)
+		a->c.use_disk = false;
+	if (!a->set_only)
+		a->c.only = 1u << BS_CEIL_SEND | 1u << BS_CEIL_RECV |
+			    1u << BS_SEND | 1u << BS_RECV;
+	for (int i = 0; i < a->nchunks; i++) {
+		struct bench_cfg c = a->c;
+		int rc;
+
+		c.chunk = a->chunks[i];
+		rc = check_shape(&c);
+		if (rc)
+			return rc;
+	}
+	return 0;
 }
 
 /* 0, RP_EUSAGE (reported), or 1 for --help (printed). */
@@ -237,6 +355,10 @@ static int parse_args(int argc, char **argv, struct args *a)
 		{ "disk", required_argument, NULL, 'D' },
 		{ "timeout", required_argument, NULL, 't' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "sweep", no_argument, NULL, 'S' },
+		{ "sweep-threads", required_argument, NULL, 'X' },
+		{ "sweep-chunks", required_argument, NULL, 'Y' },
+		{ "plot", required_argument, NULL, 'P' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -268,7 +390,10 @@ static int parse_args(int argc, char **argv, struct args *a)
 	}
 	if (optind < argc)
 		return bad("argument", argv[optind], "unexpected");
-	return check_shape(&a->c);
+	if (!a->sweep && (a->plot || a->nthreads || a->nchunks))
+		return bad(a->plot ? "--plot" : "--sweep-*", "",
+			   "only with --sweep");
+	return a->sweep ? sweep_args(a) : check_shape(&a->c);
 }
 
 /* ---------------------------------------------------------------------
@@ -681,7 +806,7 @@ static int run_all(struct bench_results *const *cell, int n)
 }
 
 /* ---------------------------------------------------------------------
- * One invocation
+ * One invocation, or the sweep
  */
 
 static int run_one(struct bench_cfg *c, double t0)
@@ -700,6 +825,78 @@ static int run_one(struct bench_cfg *c, double t0)
 	return failed;
 }
 
+/* PREFIX.gp, drawing PREFIX.svg; the number of failures (reported). */
+static int write_plot(const char *prefix, struct bench_results *const *cell,
+		      int n)
+{
+	char gp[PATH_MAX], svg[PATH_MAX];
+	FILE *f;
+	int rc;
+
+	if ((size_t)snprintf(gp, sizeof(gp), "%s.gp", prefix) >= sizeof(gp) ||
+	    (size_t)snprintf(svg, sizeof(svg), "%s.svg", prefix) >=
+	    sizeof(svg)) {
+		RP_ERR("--plot %s: path too long", prefix);
+		return 1;
+	}
+	f = fopen(gp, "we");
+	if (!f) {
+		RP_ERR("fopen(%s): %s", gp, strerror(errno));
+		return 1;
+	}
+	rc = bench_report_plot(f, cell, n, svg);
+	if (fclose(f) && !rc) {
+		RP_ERR("fclose(%s): %s", gp, strerror(errno));
+		rc = -EIO;
+	}
+	if (rc)
+		return 1;
+	fprintf(stderr, "bench_mem: wrote %s; gnuplot %s draws %s\n", gp, gp,
+		svg);
+	return 0;
+}
+
+/* Every threads x chunk cell, threads outer; the number of failures. */
+static int run_sweep(struct args *a, double t0)
+{
+	int n = a->nthreads * a->nchunks;
+	struct bench_results **cell = calloc((size_t)n, sizeof(*cell));
+	struct bench_cfg *cfg = calloc((size_t)n, sizeof(*cfg));
+	int failed = 0;
+
+	if (!cell || !cfg) {
+		RP_ERR("calloc(%d cells): %s", n, strerror(ENOMEM));
+		failed = 1;
+		goto out;
+	}
+	for (int i = 0; i < n; i++) {
+		cell[i] = calloc(1, sizeof(**cell));
+		if (!cell[i]) {
+			RP_ERR("calloc(cell): %s", strerror(ENOMEM));
+			failed = 1;
+			goto out;
+		}
+		cfg[i] = a->c;
+		cfg[i].threads = a->threads[i / a->nchunks];
+		cfg[i].chunk = a->chunks[i % a->nchunks];
+		cell[i]->cfg = &cfg[i];
+		machine_info(cell[i]);
+	}
+	failed = run_all(cell, n);
+	bench_report_sweep(a->c.json ? stderr : stdout, cell, n,
+			   rp_now() - t0);
+	for (int i = 0; a->c.json && i < n; i++)
+		failed += bench_report_json(stdout, cell[i]) != 0;
+	if (a->plot)
+		failed += write_plot(a->plot, cell, n);
+out:
+	for (int i = 0; cell && i < n; i++)
+		free(cell[i]);
+	free(cell);
+	free(cfg);
+	return failed;
+}
+
 int main(int argc, char **argv)
 {
 	static struct args a;
@@ -711,7 +908,7 @@ int main(int argc, char **argv)
 		return rc > 0 ? 0 : RP_EXIT_USAGE;
 	rp_trace_init(RP_V_QUIET, "bench");
 	signals();
-	failed = run_one(&a.c, t0);
+	failed = a.sweep ? run_sweep(&a, t0) : run_one(&a.c, t0);
 	if (stop)
 		fprintf(stderr, "bench_mem: interrupted by signal %d\n",
 			(int)stop);

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * The report of scripts/bench mem: medians of each series, push versus
- * ceiling, as an aligned table or one JSON object per line (json-c).
+ * ceiling, as an aligned table or one JSON object per line (json-c); for
+ * a sweep, a table per file system and a gnuplot script.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -119,6 +120,18 @@ static double gbps(const struct view *v, const struct row *w)
 static double med_gbps(const struct view *v, int where, enum bench_side s)
 {
 	return gbps(v, &v->med[where][s]);
+}
+
+double bench_median_gbps(const struct bench_results *res, int where,
+			 enum bench_side s)
+{
+	struct view v = { .res = res };
+	struct row r;
+
+	if (where < 0 || where >= BW_MAX || (unsigned int)s >= BS_MAX)
+		return 0.0;
+	row_of_series(&r, &res->s[where][s]);
+	return gbps(&v, &r);
 }
 
 /* A push's ceiling: its side's, or for both the slower side's. 0: none. */
@@ -560,6 +573,306 @@ int bench_report_json(FILE *f, const struct bench_results *res)
 	}
 	if (fflush(f)) {
 		RP_ERR("writing the JSON report: %s", strerror(errno));
+		return -EIO;
+	}
+	return 0;
+}
+
+/* ---------------------------------------------------------------------
+ * The sweep: a table per file system, a gnuplot script
+ */
+
+/* "64K", "1M": a chunk size as --chunk takes it. */
+static const char *short_size(char *buf, size_t len, uint32_t v)
+{
+	if (v % (1u << 20) == 0)
+		snprintf(buf, len, "%uM", v >> 20);
+	else if (v % 1024 == 0)
+		snprintf(buf, len, "%uK", v >> 10);
+	else
+		snprintf(buf, len, "%u", v);
+	return buf;
+}
+
+/* Where a side is measured: the references in memory, the rest on files. */
+static bool side_in(enum bench_side s, int w)
+{
+	return (w == BW_MEM) == (s <= BS_MEMCPY);
+}
+
+/* The sweep's columns: each push after its side's ceiling. */
+static const enum bench_side sweep_order[] = {
+	BS_XXH3, BS_MEMCPY, BS_CEIL_SEND, BS_SEND, BS_CEIL_RECV,
+	BS_CEIL_RECV_NOCOPY, BS_RECV, BS_BOTH,
+};
+
+#define SWEEP_COLS	(sizeof(sweep_order) / sizeof(sweep_order[0]))
+
+static int col_width(enum bench_side s)
+{
+	int n = (int)strlen(bench_side_name(s));
+
+	return n < 7 ? 7 : n;
+}
+
+static void sweep_head(FILE *f, struct bench_results *const *cell, int n,
+		       double wall)
+{
+	const struct bench_results *a = cell[0];
+	const struct bench_results *z = cell[n - 1];
+	const struct bench_cfg *c = a->cfg;
+	char sz[32];
+
+	fprintf(f, "rdmapush host-side sweep over the in-memory fabric, %s\n",
+		a->date);
+	fprintf(f, "machine: %s, nproc %ld; load average %.2f %.2f %.2f at "
+		"start, %.2f %.2f %.2f at end\n", a->cpu, a->nproc,
+		a->load_start[0], a->load_start[1], a->load_start[2],
+		z->load_end[0], z->load_end[1], z->load_end[2]);
+	fprintf(f, "file %s, window %u, %d cells of threads x chunk; each "
+		"cell: medians of %d run%s after %d\nuncounted warm-up "
+		"round%s; GB/s = 10^9 bytes/s; wall time of the sweep "
+		"%.1f s\n", rp_fmt_bytes(sz, sizeof(sz), c->size), c->window,
+		n, c->runs, c->runs == 1 ? "" : "s", c->warmup,
+		c->warmup == 1 ? "" : "s", wall);
+	fprintf(f, "threads: each ceiling's, and each push side's "
+		"--threads. /ceiling: the push before it over\nits side's "
+		"ceiling in the same cell (both: the slower side's); - : "
+		"not measured or failed.\n");
+}
+
+static void sweep_table(FILE *f, struct bench_results *const *cell, int n,
+			int w)
+{
+	unsigned int only = cell[0]->cfg->only;
+	const struct bench_fs *fs = cell[0]->fs[w];
+	char ch[16];
+
+	if (w == BW_MEM)
+		fprintf(f, "\nmemory (one thread, whatever the cell's "
+			"threads):\n");
+	else
+		fprintf(f, "\n%s: %s (%s)\n", where_names[w], fs->dir,
+			fs->type);
+	fprintf(f, "%7s %6s", "threads", "chunk");
+	for (size_t k = 0; k < SWEEP_COLS; k++) {
+		enum bench_side s = sweep_order[k];
+
+		if (!(only & (1u << s)) || !side_in(s, w))
+			continue;
+		fprintf(f, " %*s", col_width(s), bench_side_name(s));
+		if (is_push(s))
+			fprintf(f, " %8s", "/ceiling");
+	}
+	fputc('\n', f);
+	for (int i = 0; i < n; i++) {
+		struct view v;
+
+		view_init(&v, cell[i]);
+		fprintf(f, "%7u %6s", cell[i]->cfg->threads,
+			short_size(ch, sizeof(ch), cell[i]->cfg->chunk));
+		for (size_t k = 0; k < SWEEP_COLS; k++) {
+			enum bench_side s = sweep_order[k];
+			double g = med_gbps(&v, w, s);
+			double ceil = ceiling(&v, w, s);
+
+			if (!(only & (1u << s)) || !side_in(s, w))
+				continue;
+			table_cell(f, col_width(s), g, g > 0, "%.2f");
+			if (is_push(s))
+				table_cell(f, 8, g / ceil, g > 0 && ceil > 0,
+				     "%.2f");
+		}
+		fputc('\n', f);
+	}
+}
+
+/* The least busy reference or ceiling of all cells, as busy_warning. */
+static void sweep_busy(FILE *f, struct bench_results *const *cell, int n)
+{
+	double least = 1.0, got = 0.0, due = 0.0;
+	char ch[16];
+	int which = -1;
+
+	for (int i = 0; i < n; i++) {
+		struct view v;
+
+		view_init(&v, cell[i]);
+		for (int w = BW_MEM; w <= BW_TMPFS; w++) {
+			for (int s = BS_XXH3; s <= BS_CEIL_RECV_NOCOPY; s++) {
+				const struct row *r = &v.med[w][s];
+				double d = cores_due(&v, (enum bench_side)s);
+
+				if (!r->ok || cores_busy(r) / d >= least)
+					continue;
+				least = cores_busy(r) / d;
+				got = cores_busy(r);
+				due = d;
+				which = i;
+			}
+		}
+	}
+	if (least < 0.9)
+		fprintf(f, "warning: a reference or ceiling (%u threads, "
+			"chunk %s) kept only %.2f of the %.0f\n  core%s it "
+			"could have busy: the machine was busy, the figures "
+			"are low.\n", cell[which]->cfg->threads,
+			short_size(ch, sizeof(ch), cell[which]->cfg->chunk),
+			got, due, due == 1 ? "" : "s");
+}
+
+void bench_report_sweep(FILE *f, struct bench_results *const *cell, int n,
+			double wall)
+{
+	const struct bench_cfg *c = cell[0]->cfg;
+
+	sweep_head(f, cell, n, wall);
+	if (c->only & ((1u << BS_XXH3) | (1u << BS_MEMCPY)))
+		sweep_table(f, cell, n, BW_MEM);
+	for (int w = BW_TMPFS; w < BW_MAX; w++)
+		if (cell[0]->fs[w])
+			sweep_table(f, cell, n, w);
+	sweep_busy(f, cell, n);
+}
+
+/* The two panels of a file system's row: the push alone, its ceiling. */
+static const struct {
+	const char *title;
+	enum bench_side push, ceil;
+} panels[] = {
+	{ "sender: send alone (synthetic receiver) and ceiling-send",
+	  BS_SEND, BS_CEIL_SEND },
+	{ "receiver: recv alone (synthetic sender) and ceiling-recv",
+	  BS_RECV, BS_CEIL_RECV },
+};
+
+/* A datablock per file system and thread count: one line per chunk. */
+static void plot_data(FILE *f, struct bench_results *const *cell, int n,
+		      int w)
+{
+	uint32_t threads = 0;
+
+	for (int i = 0; i < n; i++) {
+		struct view v;
+
+		if (cell[i]->cfg->threads != threads) {
+			if (threads)
+				fprintf(f, "EOD\n");
+			threads = cell[i]->cfg->threads;
+			fprintf(f, "$%s_t%u << EOD\n# chunk_bytes",
+				where_names[w], threads);
+			for (size_t p = 0; p < 2; p++)
+				fprintf(f, " %s %s",
+					bench_side_name(panels[p].push),
+					bench_side_name(panels[p].ceil));
+			fputc('\n', f);
+		}
+		view_init(&v, cell[i]);
+		fprintf(f, "%u", cell[i]->cfg->chunk);
+		for (size_t p = 0; p < 2; p++) {
+			double g = med_gbps(&v, w, panels[p].push);
+			double ceil = med_gbps(&v, w, panels[p].ceil);
+
+			table_cell(f, 0, g, g > 0, "%.4f");
+			table_cell(f, 0, ceil, ceil > 0, "%.4f");
+		}
+		fputc('\n', f);
+	}
+	if (threads)
+		fprintf(f, "EOD\n");
+}
+
+/* Whether cells with threads have a measured point of side on w. */
+static bool plot_has(struct bench_results *const *cell, int n, int w,
+		     uint32_t threads, enum bench_side s)
+{
+	for (int i = 0; i < n; i++)
+		if (cell[i]->cfg->threads == threads &&
+		    bench_median_gbps(cell[i], w, s) > 0)
+			return true;
+	return false;
+}
+
+/* One panel: a solid line per thread count for the push, dashed in the
+ * same colour for its ceiling; an empty panel is skipped. */
+static void plot_panel(FILE *f, struct bench_results *const *cell, int n,
+		       int w, size_t p)
+{
+	const char *sep = "plot ";
+	uint32_t threads = 0;
+	int colour = 0;
+
+	fprintf(f, "set title \"%s: %s\"\n", where_names[w], panels[p].title);
+	for (int i = 0; i < n; i++) {
+		enum bench_side sides[2] = { panels[p].push, panels[p].ceil };
+
+		if (cell[i]->cfg->threads == threads)
+			continue;
+		threads = cell[i]->cfg->threads;
+		colour++;
+		for (int k = 0; k < 2; k++) {
+			if (!plot_has(cell, n, w, threads, sides[k]))
+				continue;
+			fprintf(f, "%s\\\n  $%s_t%u using 1:%zu with %s lw 2 "
+				"lc %d dt %d title \"%s, %u thread%s\"", sep,
+				where_names[w], threads, 2 + 2 * p + k,
+				k ? "lines" : "linespoints pt 7", colour,
+				k ? 2 : 1, k ? "ceiling" : bench_side_name(
+				sides[k]), threads, threads == 1 ? "" : "s");
+			sep = ", ";
+		}
+	}
+	if (*sep == ',')
+		fputc('\n', f);
+	else
+		fprintf(f, "set multiplot next\n");
+}
+
+int bench_report_plot(FILE *f, struct bench_results *const *cell, int n,
+		      const char *svg)
+{
+	const struct bench_results *a = cell[0];
+	const struct bench_cfg *c = a->cfg;
+	int rows = 0;
+	char sz[32], ch[16];
+
+	for (int w = BW_TMPFS; w < BW_MAX; w++)
+		rows += a->fs[w] != NULL;
+	fprintf(f, "# rdmapush bench_mem --sweep, %s, on %s (nproc %ld).\n"
+		"# GB/s (10^9 bytes/s) against chunk size, medians measured "
+		"in that run.\n# Draw it: gnuplot THIS_FILE\n", a->date,
+		a->cpu, a->nproc);
+	fprintf(f, "set terminal svg size 1400,%d dynamic noenhanced "
+		"font \"sans,11\" background rgb \"white\"\n"
+		"set output \"%s\"\nset datafile missing \"-\"\n",
+		rows ? 520 * rows : 200, svg);
+	for (int w = BW_TMPFS; w < BW_MAX; w++)
+		if (a->fs[w])
+			plot_data(f, cell, n, w);
+	if (!rows) {
+		fprintf(f, "set label \"nothing measured on files\" at "
+			"screen 0.4, screen 0.5\nplot NaN notitle\n");
+		goto done;
+	}
+	fprintf(f, "set multiplot layout %d,2 title \"rdmapush bench_mem "
+		"--sweep: %s file, window %u, medians of %d run%s, %s\"\n",
+		rows, rp_fmt_bytes(sz, sizeof(sz), c->size), c->window,
+		c->runs, c->runs == 1 ? "" : "s", a->date);
+	fprintf(f, "set logscale x 2\nset xtics (");
+	for (int i = 0; i < n && cell[i]->cfg->threads == c->threads; i++)
+		fprintf(f, "%s\"%s\" %u", i ? ", " : "",
+			short_size(ch, sizeof(ch), cell[i]->cfg->chunk),
+			cell[i]->cfg->chunk);
+	fprintf(f, ")\nset xlabel \"chunk size\"\nset ylabel \"GB/s\"\n"
+		"set yrange [0:*]\nset grid\n"
+		"set key outside right top vertical samplen 2\n");
+	for (int w = BW_TMPFS; w < BW_MAX; w++)
+		for (size_t p = 0; a->fs[w] && p < 2; p++)
+			plot_panel(f, cell, n, w, p);
+	fprintf(f, "unset multiplot\n");
+done:
+	if (ferror(f)) {
+		RP_ERR("writing the gnuplot script: %s", strerror(EIO));
 		return -EIO;
 	}
 	return 0;
