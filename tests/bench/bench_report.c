@@ -629,11 +629,11 @@ static void sweep_head(FILE *f, struct bench_results *const *cell, int n,
 		"start, %.2f %.2f %.2f at end\n", a->cpu, a->nproc,
 		a->load_start[0], a->load_start[1], a->load_start[2],
 		z->load_end[0], z->load_end[1], z->load_end[2]);
-	fprintf(f, "file %s, window %u, %d cells of threads x chunk; each "
-		"cell: medians of %d run%s after %d\nuncounted warm-up "
+	fprintf(f, "file %s, window %u, %d cell%s of threads x chunk; each "
+		"cell: medians of %d run%s\nafter %d uncounted warm-up "
 		"round%s; GB/s = 10^9 bytes/s; wall time of the sweep "
 		"%.1f s\n", rp_fmt_bytes(sz, sizeof(sz), c->size), c->window,
-		n, c->runs, c->runs == 1 ? "" : "s", c->warmup,
+		n, n == 1 ? "" : "s", c->runs, c->runs == 1 ? "" : "s", c->warmup,
 		c->warmup == 1 ? "" : "s", wall);
 	fprintf(f, "threads: each ceiling's, and each push side's "
 		"--threads. /ceiling: the push before it over\nits side's "
