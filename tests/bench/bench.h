@@ -42,6 +42,9 @@ struct bench_cfg {
 	uint64_t size;		/* file size */
 	uint32_t chunk;
 	uint32_t window;
+	/* Threads of each ceiling (chunk i to thread i % threads), and the
+	 * pushes' rp_opts.threads; the references always run on one. */
+	uint32_t threads;
 	int runs;		/* of each measurement (the table: medians) */
 	int warmup;		/* uncounted rounds first, per file system */
 	unsigned int only;	/* mask of 1u << enum bench_side to run */
@@ -69,9 +72,14 @@ struct bench_run {
 	uint64_t bytes;
 	double seconds;		/* wall */
 	/* Thread CPU seconds of each side, < 0 where there is no such side;
-	 * the references' one thread counts as the sending side. */
+	 * the references' one thread counts as the sending side, and a
+	 * ceiling's side is all its threads. A push's side is the thread
+	 * that drives it: the session's own threads are not in it. */
 	double cpu_send;
 	double cpu_recv;
+	/* The process's CPU seconds over the same wall time: every thread,
+	 * a push's worker threads included. */
+	double cpu_total;
 	double sync_seconds;	/* ceiling-recv: its commit alone */
 	/* Context switches of each side's thread: voluntary ones are waits,
 	 * involuntary ones are other load taking the CPU. */
@@ -81,8 +89,9 @@ struct bench_run {
 };
 
 /*
- * Run measurement side once, in the calling (forked, single-threaded)
- * process, into *r. fs is NULL for the references. 0 or an error
+ * Run measurement side once, in the calling (forked) process, into *r;
+ * the ceilings and pushes start threads of their own and join them
+ * before returning. fs is NULL for the references. 0 or an error
  * (reported).
  */
 int bench_measure(enum bench_side side, const struct bench_cfg *c,
@@ -159,6 +168,10 @@ struct bench_results {
 	double wall;		/* the whole invocation, seconds */
 };
 
+/* Median GB/s of a series, 0 if no run succeeded. */
+double bench_median_gbps(const struct bench_results *res, int where,
+			 enum bench_side s);
+
 /* The table of medians, and notes on what each row holds, to f. */
 void bench_report_table(FILE *f, const struct bench_results *res);
 /*
@@ -167,5 +180,21 @@ void bench_report_table(FILE *f, const struct bench_results *res);
  */
 int bench_report_json(FILE *f, const struct bench_results *res)
 	__attribute__((warn_unused_result));
+
+/*
+ * The sweep (bench_mem --sweep): n cells, each one invocation's results
+ * at one threads x chunk, all with the same file systems, in the order
+ * measured (threads outer, chunk inner).
+ */
+/* Per file system, a table of GB/s and /ceiling per cell, to f. */
+void bench_report_sweep(FILE *f, struct bench_results *const *cell, int n,
+			double wall);
+/*
+ * A gnuplot script to f, its data inline, that draws GB/s against chunk
+ * size (one line per thread count, sender and receiver side by side, one
+ * row per file system) into svg. 0 or -EIO (reported).
+ */
+int bench_report_plot(FILE *f, struct bench_results *const *cell, int n,
+		      const char *svg) __attribute__((warn_unused_result));
 
 #endif

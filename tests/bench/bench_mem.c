@@ -3,8 +3,9 @@
  * scripts/bench mem: the host side of a transfer (read, hash, write)
  * measured natively, since no machine here has RDMA and the lab's CPUs
  * are emulated. Options, the directories under test, one forked child
- * per measurement (so peak RSS is each one's own), and the schedule;
- * bench_work.c measures, bench_report.c prints.
+ * per measurement (so peak RSS is each one's own), and the schedule of
+ * one invocation or of a sweep over threads x chunk; bench_work.c
+ * measures, bench_report.c prints.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -37,30 +38,68 @@ static volatile sig_atomic_t stop;
 
 static const char usage[] =
 "usage: bench_mem [options]\n"
+"       bench_mem --sweep [--sweep-threads LIST] [--sweep-chunks LIST]\n"
+"                 [--plot PREFIX] [options]\n"
 "Measure rdmapush's host side natively over the in-memory fabric:\n"
-"XXH3-128 and memcpy, each side's ceiling, and pushes (both sides, send\n"
-"alone, recv alone) on tmpfs and on disk. Prints medians.\n"
+"XXH3-128 and memcpy (one thread), each side's ceiling (its unavoidable\n"
+"work on --threads threads, chunk i to thread i % N), and pushes (both\n"
+"sides, send alone, recv alone; rdmapush --threads N) on tmpfs and on\n"
+"disk. Prints medians, and each push over its side's ceiling.\n"
 "\n"
-"  -s, --size SIZE     file size (default 1G)\n"
+"  -s, --size SIZE     file size (default 1G; 256M with --sweep)\n"
 "  -c, --chunk SIZE    chunk (default 1M)\n"
 "  -w, --window N      chunks in flight (default 8)\n"
+"      --threads N     threads of each ceiling and of each push's sides,\n"
+"                      1..64 (default rdmapush's: one per online core, at\n"
+"                      most 8)\n"
 "  -r, --runs N        runs of each measurement, 1..99 (default 3)\n"
 "      --warmup N      uncounted rounds first, per file system (default 1):\n"
 "                      the first write to fresh memory is slow in a VM\n"
 "      --only LIST     measure only these, e.g. both,send (default all:\n"
 "                      xxh3,memcpy,ceiling-send,ceiling-recv,\n"
-"                      ceiling-recv-nocopy,both,send,recv)\n"
-"  -f, --fs WHICH      tmpfs, disk or both (default both)\n"
+"                      ceiling-recv-nocopy,both,send,recv; with --sweep\n"
+"                      ceiling-send,ceiling-recv,send,recv)\n"
+"  -f, --fs WHICH      tmpfs, disk or both (default both; tmpfs with\n"
+"                      --sweep)\n"
 "      --tmpfs DIR     where to make the tmpfs directory (/dev/shm)\n"
 "      --disk DIR      where to make the disk directory (.)\n"
 "  -t, --timeout S     per-phase timeout of each push (default 60)\n"
-"  -j, --json          one JSON object per run and per median on stdout;\n"
-"                      the table goes to stderr\n"
-"  -h, --help\n";
+"  -j, --json          one JSON object per run and per median on stdout\n"
+"                      (with --sweep, of every cell); the table goes to\n"
+"                      stderr\n"
+"  -h, --help\n"
+"\n"
+"The sweep measures every cell of threads x chunk in turn, the same way\n"
+"as one invocation with --threads and --chunk would, on one source file\n"
+"per file system, and prints per cell each measurement's GB/s and each\n"
+"push over its side's ceiling at the same threads and chunk:\n"
+"      --sweep         sweep (not with --threads or --chunk)\n"
+"      --sweep-threads LIST  thread counts, at most 8 (default 1,2,4)\n"
+"      --sweep-chunks LIST   chunk sizes, at most 8\n"
+"                      (default 64K,256K,1M,4M)\n"
+"      --plot PREFIX   write PREFIX.gp, a gnuplot script with the data\n"
+"                      inline that draws GB/s against chunk size, one line\n"
+"                      per thread count, into PREFIX.svg (run gnuplot\n"
+"                      PREFIX.gp; scripts/bench mem --sweep does)\n";
 
 /* ---------------------------------------------------------------------
  * Options
  */
+
+#define SWEEP_MAX	8	/* entries of each --sweep-* list */
+
+/* The command line: one invocation's cfg, and the sweep's cells. */
+struct args {
+	struct bench_cfg c;
+	bool sweep;
+	uint32_t threads[SWEEP_MAX];
+	int nthreads;
+	uint32_t chunks[SWEEP_MAX];
+	int nchunks;
+	const char *plot;	/* PREFIX: PREFIX.gp draws PREFIX.svg */
+	/* Given on the command line: the sweep's defaults do not apply. */
+	bool set_size, set_fs, set_only, set_threads, set_chunk;
+};
 
 static int bad(const char *opt, const char *arg, const char *why)
 {
@@ -125,6 +164,39 @@ static int parse_only(const char *arg, struct bench_cfg *c)
 	return c->only ? 0 : bad("--only", arg, "names nothing");
 }
 
+/* A --sweep-* list: comma-separated thread counts or sizes. */
+static int parse_list(const char *opt, const char *arg, bool sizes,
+		      uint32_t *out, int *n)
+{
+	char list[128];
+	char *save = NULL;
+
+	if ((size_t)snprintf(list, sizeof(list), "%s", arg) >= sizeof(list))
+		return bad(opt, arg, "too long");
+	*n = 0;
+	for (char *t = strtok_r(list, ",", &save); t;
+	     t = strtok_r(NULL, ",", &save)) {
+		uint64_t u;
+		long l;
+		int rc;
+
+		if (*n == SWEEP_MAX)
+			return bad(opt, arg, "more than 8 entries");
+		if (sizes) {
+			rc = parse_bytes(opt, t, RP_MIN_CHUNK, RP_MAX_CHUNK,
+					 &u);
+			out[*n] = (uint32_t)u;
+		} else {
+			rc = parse_count(opt, t, 1, RP_MAX_THREADS, &l);
+			out[*n] = (uint32_t)l;
+		}
+		if (rc)
+			return rc;
+		(*n)++;
+	}
+	return *n ? 0 : bad(opt, arg, "names nothing");
+}
+
 /* The shape must be one the real receiver agrees to unchanged. */
 static int check_shape(const struct bench_cfg *c)
 {
@@ -142,8 +214,9 @@ static int check_shape(const struct bench_cfg *c)
 	return 0;
 }
 
-static int parse_one(int opt, const char *arg, struct bench_cfg *c)
+static int parse_shape(int opt, const char *arg, struct args *a)
 {
+	struct bench_cfg *c = &a->c;
 	uint64_t u;
 	long l;
 	int rc = 0;
@@ -151,16 +224,49 @@ static int parse_one(int opt, const char *arg, struct bench_cfg *c)
 	switch (opt) {
 	case 's':
 		rc = parse_bytes("--size", arg, 1, UINT64_MAX / 2, &c->size);
+		a->set_size = true;
 		break;
 	case 'c':
 		rc = parse_bytes("--chunk", arg, RP_MIN_CHUNK, RP_MAX_CHUNK,
 				 &u);
 		c->chunk = (uint32_t)u;
+		a->set_chunk = true;
 		break;
 	case 'w':
 		rc = parse_count("--window", arg, 1, RP_MAX_WINDOW, &l);
 		c->window = (uint32_t)l;
 		break;
+	case 'N':
+		rc = parse_count("--threads", arg, 1, RP_MAX_THREADS, &l);
+		c->threads = (uint32_t)l;
+		a->set_threads = true;
+		break;
+	case 'S':
+		a->sweep = true;
+		break;
+	case 'X':
+		return parse_list("--sweep-threads", arg, false, a->threads,
+				  &a->nthreads);
+	case 'Y':
+		return parse_list("--sweep-chunks", arg, true, a->chunks,
+				  &a->nchunks);
+	case 'P':
+		a->plot = arg;
+		break;
+	default:
+		fputs(usage, stderr);
+		return RP_EUSAGE;
+	}
+	return rc;
+}
+
+static int parse_one(int opt, const char *arg, struct args *a)
+{
+	struct bench_cfg *c = &a->c;
+	long l;
+	int rc = 0;
+
+	switch (opt) {
 	case 'r':
 		rc = parse_count("--runs", arg, 1, BENCH_RUNS_MAX, &l);
 		c->runs = (int)l;
@@ -170,12 +276,14 @@ static int parse_one(int opt, const char *arg, struct bench_cfg *c)
 		c->warmup = (int)l;
 		break;
 	case 'O':
+		a->set_only = true;
 		return parse_only(arg, c);
 	case 't':
 		rc = parse_count("--timeout", arg, 1, 3600, &l);
 		c->timeout = (int)l;
 		break;
 	case 'f':
+		a->set_fs = true;
 		return parse_fs(arg, c);
 	case 'T':
 		c->tmpfs_dir = arg;
@@ -187,19 +295,58 @@ static int parse_one(int opt, const char *arg, struct bench_cfg *c)
 		c->json = true;
 		break;
 	default:
-		fputs(usage, stderr);
-		return RP_EUSAGE;
+		return parse_shape(opt, arg, a);
 	}
 	return rc;
 }
 
+/* The sweep's defaults where the command line said nothing, its lists
+ * checked against the shape; 0 or RP_EUSAGE (reported). */
+static int sweep_args(struct args *a)
+{
+	static const uint32_t threads[] = { 1, 2, 4 };
+	static const uint32_t chunks[] = { 64u << 10, 256u << 10, 1u << 20,
+					   4u << 20 };
+
+	if (a->set_threads || a->set_chunk)
+		return bad("--sweep", a->set_threads ? "--threads" : "--chunk",
+			   "the sweep's cells set these: use --sweep-threads "
+			   "and --sweep-chunks");
+	if (!a->nthreads) {
+		memcpy(a->threads, threads, sizeof(threads));
+		a->nthreads = sizeof(threads) / sizeof(threads[0]);
+	}
+	if (!a->nchunks) {
+		memcpy(a->chunks, chunks, sizeof(chunks));
+		a->nchunks = sizeof(chunks) / sizeof(chunks[0]);
+	}
+	if (!a->set_size)
+		a->c.size = 256ull << 20;
+	if (!a->set_fs)
+		a->c.use_disk = false;
+	if (!a->set_only)
+		a->c.only = 1u << BS_CEIL_SEND | 1u << BS_CEIL_RECV |
+			    1u << BS_SEND | 1u << BS_RECV;
+	for (int i = 0; i < a->nchunks; i++) {
+		struct bench_cfg c = a->c;
+		int rc;
+
+		c.chunk = a->chunks[i];
+		rc = check_shape(&c);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
 /* 0, RP_EUSAGE (reported), or 1 for --help (printed). */
-static int parse_args(int argc, char **argv, struct bench_cfg *c)
+static int parse_args(int argc, char **argv, struct args *a)
 {
 	static const struct option longs[] = {
 		{ "size", required_argument, NULL, 's' },
 		{ "chunk", required_argument, NULL, 'c' },
 		{ "window", required_argument, NULL, 'w' },
+		{ "threads", required_argument, NULL, 'N' },
 		{ "runs", required_argument, NULL, 'r' },
 		{ "warmup", required_argument, NULL, 'W' },
 		{ "only", required_argument, NULL, 'O' },
@@ -208,17 +355,24 @@ static int parse_args(int argc, char **argv, struct bench_cfg *c)
 		{ "disk", required_argument, NULL, 'D' },
 		{ "timeout", required_argument, NULL, 't' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "sweep", no_argument, NULL, 'S' },
+		{ "sweep-threads", required_argument, NULL, 'X' },
+		{ "sweep-chunks", required_argument, NULL, 'Y' },
+		{ "plot", required_argument, NULL, 'P' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	/* No --threads: what a push with no --threads gets. */
+	const struct rp_opts none = { 0 };
 
-	*c = (struct bench_cfg){
+	*a = (struct args){ .c = {
 		.size = 1ull << 30, .chunk = RP_DEFAULT_CHUNK,
-		.window = RP_DEFAULT_WINDOW, .runs = 3, .warmup = 1,
+		.window = RP_DEFAULT_WINDOW, .threads = rp_opts_threads(&none),
+		.runs = 3, .warmup = 1,
 		.only = (1u << BS_MAX) - 1, .timeout = 60,
 		.use_tmpfs = true, .use_disk = true,
 		.tmpfs_dir = "/dev/shm", .disk_dir = ".",
-	};
+	} };
 	for (;;) {
 		int opt = getopt_long(argc, argv, "s:c:w:r:f:t:jh", longs,
 				      NULL);
@@ -230,13 +384,16 @@ static int parse_args(int argc, char **argv, struct bench_cfg *c)
 			fputs(usage, stdout);
 			return 1;
 		}
-		rc = parse_one(opt, optarg, c);
+		rc = parse_one(opt, optarg, a);
 		if (rc)
 			return rc;
 	}
 	if (optind < argc)
 		return bad("argument", argv[optind], "unexpected");
-	return check_shape(c);
+	if (!a->sweep && (a->plot || a->nthreads || a->nchunks))
+		return bad(a->plot ? "--plot" : "--sweep-*", "",
+			   "only with --sweep");
+	return a->sweep ? sweep_args(a) : check_shape(&a->c);
 }
 
 /* ---------------------------------------------------------------------
@@ -525,14 +682,17 @@ static int run_round(struct bench_results *res, int w, int i,
 		     const struct bench_fs *fs)
 {
 	const struct bench_cfg *c = res->cfg;
+	char ch[32];
 	int failed = 0;
 
+	fprintf(stderr, "bench_mem: %s, %u thread%s, chunk %s, ",
+		fs ? fs->label : "memory", c->threads,
+		c->threads == 1 ? "" : "s",
+		rp_fmt_bytes(ch, sizeof(ch), c->chunk));
 	if (i < 1)
-		fprintf(stderr, "bench_mem: %s warm-up GB/s:",
-			fs ? fs->label : "memory");
+		fprintf(stderr, "warm-up GB/s:");
 	else
-		fprintf(stderr, "bench_mem: %s run %d/%d GB/s:",
-			fs ? fs->label : "memory", i, c->runs);
+		fprintf(stderr, "run %d/%d GB/s:", i, c->runs);
 	for (int s = (int)first; s <= (int)last && !stop; s++)
 		if (c->only & (1u << s))
 			failed += measure_into(res, w, (enum bench_side)s, fs,
@@ -556,21 +716,28 @@ static int run_block(struct bench_results *res, int w, enum bench_side first,
 	return failed;
 }
 
-static int run_fs(struct bench_results *res, int w, struct bench_fs *fs,
-		  const char *label, const char *base)
+/* Every measurement from the ceilings on needs the directory. */
+static bool on_files(const struct bench_cfg *c)
 {
-	/* Every measurement from the ceilings on needs the directory. */
-	unsigned int on_files = (1u << BS_MAX) - (1u << BS_CEIL_SEND);
-	int failed, rc;
+	return c->only & ((1u << BS_MAX) - (1u << BS_CEIL_SEND));
+}
 
-	if (!(res->cfg->only & on_files))
+/* The file system measurements of each of n cells (one for a single
+ * invocation) in a directory made once; the number of failures. */
+static int run_fs(struct bench_results *const *cell, int n, int w,
+		  struct bench_fs *fs, const char *label, const char *base)
+{
+	int failed = 0;
+
+	if (!on_files(cell[0]->cfg))
 		return 0;
-	rc = fs_setup(fs, label, base, res->cfg);
-	if (rc)
+	if (fs_setup(fs, label, base, cell[0]->cfg))
 		return 1;
 	check_kind(fs);
-	res->fs[w] = fs;
-	failed = run_block(res, w, BS_CEIL_SEND, BS_RECV, fs);
+	for (int i = 0; i < n && !stop; i++) {
+		cell[i]->fs[w] = fs;
+		failed += run_block(cell[i], w, BS_CEIL_SEND, BS_RECV, fs);
+	}
 	fs_teardown(fs);
 	return failed;
 }
@@ -616,40 +783,132 @@ static void signals(void)
 	sigaction(SIGTERM, &sa, NULL);
 }
 
-static int run_all(struct bench_results *res)
+/* n cells (one for a single invocation): the references of each, then
+ * each file system's measurements of each; the number of failures. */
+static int run_all(struct bench_results *const *cell, int n)
 {
 	static struct bench_fs tmpfs, disk;
-	const struct bench_cfg *c = res->cfg;
-	int failed = run_block(res, BW_MEM, BS_XXH3, BS_MEMCPY, NULL);
+	const struct bench_cfg *c = cell[0]->cfg;
+	int failed = 0;
 
+	for (int i = 0; i < n && !stop; i++)
+		failed += run_block(cell[i], BW_MEM, BS_XXH3, BS_MEMCPY, NULL);
 	if (c->use_tmpfs && !stop)
-		failed += run_fs(res, BW_TMPFS, &tmpfs, "tmpfs", c->tmpfs_dir);
+		failed += run_fs(cell, n, BW_TMPFS, &tmpfs, "tmpfs",
+				 c->tmpfs_dir);
 	if (c->use_disk && !stop)
-		failed += run_fs(res, BW_DISK, &disk, "disk", c->disk_dir);
-	if (getloadavg(res->load_end, 3) < 0)
-		memset(res->load_end, 0, sizeof(res->load_end));
+		failed += run_fs(cell, n, BW_DISK, &disk, "disk", c->disk_dir);
+	for (int i = 0; i < n; i++)
+		if (getloadavg(cell[i]->load_end, 3) < 0)
+			memset(cell[i]->load_end, 0,
+			       sizeof(cell[i]->load_end));
+	return failed;
+}
+
+/* ---------------------------------------------------------------------
+ * One invocation, or the sweep
+ */
+
+static int run_one(struct bench_cfg *c, double t0)
+{
+	static struct bench_results res;
+	struct bench_results *cell = &res;
+	int failed;
+
+	res.cfg = c;
+	machine_info(&res);
+	failed = run_all(&cell, 1);
+	res.wall = rp_now() - t0;
+	bench_report_table(c->json ? stderr : stdout, &res);
+	if (c->json && bench_report_json(stdout, &res))
+		failed++;
+	return failed;
+}
+
+/* PREFIX.gp, drawing PREFIX.svg; the number of failures (reported). */
+static int write_plot(const char *prefix, struct bench_results *const *cell,
+		      int n)
+{
+	char gp[PATH_MAX], svg[PATH_MAX];
+	FILE *f;
+	int rc;
+
+	if ((size_t)snprintf(gp, sizeof(gp), "%s.gp", prefix) >= sizeof(gp) ||
+	    (size_t)snprintf(svg, sizeof(svg), "%s.svg", prefix) >=
+	    sizeof(svg)) {
+		RP_ERR("--plot %s: path too long", prefix);
+		return 1;
+	}
+	f = fopen(gp, "we");
+	if (!f) {
+		RP_ERR("fopen(%s): %s", gp, strerror(errno));
+		return 1;
+	}
+	rc = bench_report_plot(f, cell, n, svg);
+	if (fclose(f) && !rc) {
+		RP_ERR("fclose(%s): %s", gp, strerror(errno));
+		rc = -EIO;
+	}
+	if (rc)
+		return 1;
+	fprintf(stderr, "bench_mem: wrote %s; gnuplot %s draws %s\n", gp, gp,
+		svg);
+	return 0;
+}
+
+/* Every threads x chunk cell, threads outer; the number of failures. */
+static int run_sweep(struct args *a, double t0)
+{
+	int n = a->nthreads * a->nchunks;
+	struct bench_results **cell = calloc((size_t)n, sizeof(*cell));
+	struct bench_cfg *cfg = calloc((size_t)n, sizeof(*cfg));
+	int failed = 0;
+
+	if (!cell || !cfg) {
+		RP_ERR("calloc(%d cells): %s", n, strerror(ENOMEM));
+		failed = 1;
+		goto out;
+	}
+	for (int i = 0; i < n; i++) {
+		cell[i] = calloc(1, sizeof(**cell));
+		if (!cell[i]) {
+			RP_ERR("calloc(cell): %s", strerror(ENOMEM));
+			failed = 1;
+			goto out;
+		}
+		cfg[i] = a->c;
+		cfg[i].threads = a->threads[i / a->nchunks];
+		cfg[i].chunk = a->chunks[i % a->nchunks];
+		cell[i]->cfg = &cfg[i];
+		machine_info(cell[i]);
+	}
+	failed = run_all(cell, n);
+	bench_report_sweep(a->c.json ? stderr : stdout, cell, n,
+			   rp_now() - t0);
+	for (int i = 0; a->c.json && i < n; i++)
+		failed += bench_report_json(stdout, cell[i]) != 0;
+	if (a->plot)
+		failed += write_plot(a->plot, cell, n);
+out:
+	for (int i = 0; cell && i < n; i++)
+		free(cell[i]);
+	free(cell);
+	free(cfg);
 	return failed;
 }
 
 int main(int argc, char **argv)
 {
-	static struct bench_results res;
-	struct bench_cfg c;
+	static struct args a;
 	double t0 = rp_now();
-	int rc = parse_args(argc, argv, &c);
+	int rc = parse_args(argc, argv, &a);
 	int failed;
 
 	if (rc)
 		return rc > 0 ? 0 : RP_EXIT_USAGE;
 	rp_trace_init(RP_V_QUIET, "bench");
 	signals();
-	res.cfg = &c;
-	machine_info(&res);
-	failed = run_all(&res);
-	res.wall = rp_now() - t0;
-	bench_report_table(c.json ? stderr : stdout, &res);
-	if (c.json && bench_report_json(stdout, &res))
-		failed++;
+	failed = a.sweep ? run_sweep(&a, t0) : run_one(&a.c, t0);
 	if (stop)
 		fprintf(stderr, "bench_mem: interrupted by signal %d\n",
 			(int)stop);

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * The report of scripts/bench mem: medians of each series, push versus
- * ceiling, as an aligned table or one JSON object per line (json-c).
+ * ceiling, as an aligned table or one JSON object per line (json-c); for
+ * a sweep, a table per file system and a gnuplot script.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -27,6 +28,7 @@ struct row {
 	double seconds;
 	double cpu_send;	/* < 0: no such side */
 	double cpu_recv;
+	double cpu_total;	/* every thread of the process */
 	double sync;
 	double rss_mib;
 	long csw[4];		/* vcsw, ivcsw of send, then of recv */
@@ -61,7 +63,8 @@ static void row_of_run(struct row *w, const struct bench_run *r, int run)
 	*w = (struct row){
 		.run = run, .ok = r->rc == 0, .rc = r->rc,
 		.seconds = r->seconds, .cpu_send = r->cpu_send,
-		.cpu_recv = r->cpu_recv, .sync = r->sync_seconds,
+		.cpu_recv = r->cpu_recv, .cpu_total = r->cpu_total,
+		.sync = r->sync_seconds,
 		.rss_mib = (double)r->rss_kib / 1024.0,
 		.csw = { r->vcsw_send, r->ivcsw_send, r->vcsw_recv,
 			 r->ivcsw_recv },
@@ -71,7 +74,7 @@ static void row_of_run(struct row *w, const struct bench_run *r, int run)
 /* Medians over the successful runs only. */
 static void row_of_series(struct row *w, const struct bench_series *s)
 {
-	double v[5][BENCH_RUNS_MAX];
+	double v[6][BENCH_RUNS_MAX];
 	int n = 0;
 
 	for (int i = 0; i < s->n; i++) {
@@ -85,6 +88,7 @@ static void row_of_series(struct row *w, const struct bench_series *s)
 		v[2][n] = one.cpu_recv;
 		v[3][n] = one.sync;
 		v[4][n] = one.rss_mib;
+		v[5][n] = one.cpu_total;
 		n++;
 	}
 	*w = (struct row){ .ok = n, .cpu_send = -1.0, .cpu_recv = -1.0 };
@@ -95,6 +99,7 @@ static void row_of_series(struct row *w, const struct bench_series *s)
 	w->cpu_recv = median(v[2], n);
 	w->sync = median(v[3], n);
 	w->rss_mib = median(v[4], n);
+	w->cpu_total = median(v[5], n);
 }
 
 static void view_init(struct view *v, const struct bench_results *res)
@@ -117,6 +122,18 @@ static double med_gbps(const struct view *v, int where, enum bench_side s)
 	return gbps(v, &v->med[where][s]);
 }
 
+double bench_median_gbps(const struct bench_results *res, int where,
+			 enum bench_side s)
+{
+	struct view v = { .res = res };
+	struct row r;
+
+	if (where < 0 || where >= BW_MAX || (unsigned int)s >= BS_MAX)
+		return 0.0;
+	row_of_series(&r, &res->s[where][s]);
+	return gbps(&v, &r);
+}
+
 /* A push's ceiling: its side's, or for both the slower side's. 0: none. */
 static double ceiling(const struct view *v, int where, enum bench_side s)
 {
@@ -137,14 +154,12 @@ static double ceiling(const struct view *v, int where, enum bench_side s)
 	}
 }
 
-/* Cores' worth of CPU the row's threads used over its wall time: near
- * 2 when a push's sides ran in parallel, near 1 when they took turns. */
+/* Cores' worth of CPU the process used over the row's wall time: near
+ * 2 when a push's two sides ran in parallel, near 1 when they took
+ * turns, up to the threads (or the cores) for a ceiling. */
 static double cores_busy(const struct row *w)
 {
-	double cpu = (w->cpu_send > 0 ? w->cpu_send : 0) +
-		     (w->cpu_recv > 0 ? w->cpu_recv : 0);
-
-	return w->seconds > 0 ? cpu / w->seconds : 0.0;
+	return w->seconds > 0 ? w->cpu_total / w->seconds : 0.0;
 }
 
 static bool is_push(enum bench_side s)
@@ -166,12 +181,16 @@ static const char *synthetic(enum bench_side s)
 static const char *includes(enum bench_side s)
 {
 	static const char *const what[BS_MAX] = {
-		[BS_XXH3] = "XXH3-128 of a chunk x window ring in memory",
-		[BS_MEMCPY] = "memcpy ring to ring in chunk blocks",
-		[BS_CEIL_SEND] = "open + pread + XXH3-128 of the file",
-		[BS_CEIL_RECV] = "open (O_TMPFILE, fallocate) + copy out of "
-				 "the slot + XXH3-128 + pwrite + commit "
-				 "(fsync, link, fsync dir)",
+		[BS_XXH3] = "XXH3-128 of each chunk of a chunk x window ring "
+			    "in memory, folded in order, one thread",
+		[BS_MEMCPY] = "memcpy ring to ring in chunk blocks, one thread",
+		[BS_CEIL_SEND] = "open + per chunk pread + XXH3-128 on the "
+				 "threads, chunk i to thread i % threads, "
+				 "+ the fold of the chunks' digests",
+		[BS_CEIL_RECV] = "open (O_TMPFILE, fallocate) + per chunk copy "
+				 "out of the slot + XXH3-128 + pwrite on the "
+				 "threads, chunk i to thread i % threads, + "
+				 "the fold + commit (fsync, link, fsync dir)",
 		[BS_CEIL_RECV_NOCOPY] = "ceiling-recv without the copy: "
 					"XXH3-128 + pwrite from the slot",
 		[BS_BOTH] = "a whole push, HELLO to ACK, both sides real",
@@ -186,7 +205,7 @@ static const char *includes(enum bench_side s)
  * The table
  */
 
-static void cell(FILE *f, int width, double x, bool have, const char *fmt)
+static void table_cell(FILE *f, int width, double x, bool have, const char *fmt)
 {
 	char buf[32];
 
@@ -202,7 +221,7 @@ static void cpu_cell(FILE *f, const struct view *v, double cpu, bool peer)
 {
 	double per = cpu / ((double)v->res->cfg->size / GIB);
 
-	cell(f, 10, per, cpu >= 0, peer ? "%.3f*" : "%.3f ");
+	table_cell(f, 10, per, cpu >= 0, peer ? "%.3f*" : "%.3f ");
 }
 
 static void table_row(FILE *f, const struct view *v, int w,
@@ -218,13 +237,13 @@ static void table_row(FILE *f, const struct view *v, int w,
 		fprintf(f, "  failed in all %d runs\n", ser->n);
 		return;
 	}
-	cell(f, 7, gbps(v, r), true, "%.2f");
-	cell(f, 9, gbps(v, r) / ceil, is_push(s) && ceil > 0, "%.2f");
-	cell(f, 8, r->seconds, true, "%.3f");
+	table_cell(f, 7, gbps(v, r), true, "%.2f");
+	table_cell(f, 9, gbps(v, r) / ceil, is_push(s) && ceil > 0, "%.2f");
+	table_cell(f, 8, r->seconds, true, "%.3f");
 	cpu_cell(f, v, r->cpu_send, peer && !strcmp(peer, "send"));
 	cpu_cell(f, v, r->cpu_recv, peer && !strcmp(peer, "recv"));
-	cell(f, 6, cores_busy(r), true, "%.2f");
-	cell(f, 8, r->rss_mib, true, "%.1f");
+	table_cell(f, 6, cores_busy(r), true, "%.2f");
+	table_cell(f, 8, r->rss_mib, true, "%.1f");
 	if (r->ok < ser->n)
 		fprintf(f, "  (%d of %d runs failed)", ser->n - r->ok, ser->n);
 	fputc('\n', f);
@@ -242,12 +261,13 @@ static void table_head(FILE *f, const struct view *v)
 		"start, %.2f %.2f %.2f at end\n", res->cpu, res->nproc,
 		res->load_start[0], res->load_start[1], res->load_start[2],
 		res->load_end[0], res->load_end[1], res->load_end[2]);
-	fprintf(f, "file %s, chunk %s, window %u, 1 thread per side; "
-		"medians of %d runs after %d uncounted warm-up round%s; "
-		"GB/s = 10^9 bytes/s\n",
+	fprintf(f, "file %s, chunk %s, window %u, threads %u (each "
+		"ceiling's, and each push side's --threads); medians of %d "
+		"runs after %d uncounted warm-up round%s; GB/s = 10^9 "
+		"bytes/s\n",
 		rp_fmt_bytes(sz, sizeof(sz), c->size),
-		rp_fmt_bytes(ch, sizeof(ch), c->chunk), c->window, c->runs,
-		c->warmup, c->warmup == 1 ? "" : "s");
+		rp_fmt_bytes(ch, sizeof(ch), c->chunk), c->window, c->threads,
+		c->runs, c->warmup, c->warmup == 1 ? "" : "s");
 	for (int w = BW_TMPFS; w < BW_MAX; w++)
 		if (res->fs[w])
 			fprintf(f, "%s: %s (%s)\n", where_names[w],
@@ -261,9 +281,11 @@ static void table_notes(FILE *f, const struct view *v)
 {
 	fprintf(f, "\n"
 		"/ceiling: push GB/s over the ceiling of its side (both: the "
-		"slower side's).\n"
+		"slower side's), on the same\n"
+		"  %u thread%s.\n"
 		"ceiling-send: %s, the source warm in the page cache.\n"
 		"ceiling-recv: %s, as a push's receiver does",
+		v->res->cfg->threads, v->res->cfg->threads == 1 ? "" : "s",
 		includes(BS_CEIL_SEND), includes(BS_CEIL_RECV));
 	for (int w = BW_TMPFS; w < BW_MAX; w++)
 		if (v->med[w][BS_CEIL_RECV].ok)
@@ -277,35 +299,58 @@ static void table_notes(FILE *f, const struct view *v)
 		"send: synthetic receiver (credit only); recv: synthetic "
 		"sender (one pre-filled slot);\n"
 		"  * marks the synthetic peer's CPU.\n"
-		"CPU: thread CPU seconds per GiB of each side's thread. The "
-		"fabric's copy (the NIC's\n"
-		"  DMA in real life) runs in the sending thread: it is inside "
-		"the sender's CPU.\n"
-		"cores: both threads' CPU over wall time: ~2 when a push's "
-		"sides ran in parallel;\n"
-		"  less when they waited: for each other, for the disk, or "
-		"for a core (the JSON\n"
-		"  has each side's voluntary and involuntary context "
-		"switches).\n"
+		"CPU: thread CPU seconds per GiB of each side: a ceiling's "
+		"threads together; a push's\n"
+		"  thread that drives the side, not the session's worker "
+		"threads if it has any. The\n"
+		"  fabric's copy (the NIC's DMA in real life) runs in the "
+		"sending thread: it is inside\n"
+		"  the sender's CPU.\n"
+		"cores: the process's CPU (every thread) over wall time: ~2 "
+		"when a push's sides ran\n"
+		"  in parallel, up to the threads or the cores for a ceiling; "
+		"less when they waited:\n"
+		"  for each other, for the disk, or for a core (the JSON has "
+		"each side's voluntary\n"
+		"  and involuntary context switches).\n"
 		"RSS: peak RSS of the forked child that ran the measurement "
 		"(wait4 ru_maxrss).\n", includes(BS_CEIL_RECV_NOCOPY));
 }
 
-/* A single-threaded row that got less than a core was sharing it; on
- * disk the receiver also waits for I/O, so only memory and tmpfs tell. */
+/* The cores a reference (one thread) or a ceiling (its threads, at
+ * most one per core) can keep busy. */
+static double cores_due(const struct view *v, enum bench_side s)
+{
+	double threads = s <= BS_MEMCPY ? 1.0 : v->res->cfg->threads;
+
+	return v->res->nproc > 0 && threads > v->res->nproc ?
+	       (double)v->res->nproc : threads;
+}
+
+/* A reference or ceiling that got less than its cores was sharing them;
+ * on disk the receiver also waits for I/O, so only memory and tmpfs
+ * tell. */
 static void busy_warning(FILE *f, const struct view *v)
 {
-	double least = 1.0;
+	double least = 1.0, got = 0.0, due = 0.0;
 
-	for (int w = BW_MEM; w <= BW_TMPFS; w++)
-		for (int s = BS_XXH3; s <= BS_CEIL_RECV_NOCOPY; s++)
-			if (v->med[w][s].ok &&
-			    cores_busy(&v->med[w][s]) < least)
-				least = cores_busy(&v->med[w][s]);
+	for (int w = BW_MEM; w <= BW_TMPFS; w++) {
+		for (int s = BS_XXH3; s <= BS_CEIL_RECV_NOCOPY; s++) {
+			const struct row *r = &v->med[w][s];
+			double d = cores_due(v, (enum bench_side)s);
+
+			if (r->ok && cores_busy(r) / d < least) {
+				least = cores_busy(r) / d;
+				got = cores_busy(r);
+				due = d;
+			}
+		}
+	}
 	if (least < 0.9)
-		fprintf(f, "warning: a single-threaded row in memory or on "
-			"tmpfs got only %.2f of a core:\n  the machine was "
-			"busy, the figures are low.\n", least);
+		fprintf(f, "warning: a reference or ceiling in memory or on "
+			"tmpfs kept only %.2f of the %.0f core%s\n  it could "
+			"have busy: the machine was busy, the figures are "
+			"low.\n", got, due, due == 1 ? "" : "s");
 }
 
 void bench_report_table(FILE *f, const struct bench_results *res)
@@ -374,7 +419,7 @@ static int put_machine(struct json_object *o, const struct view *v)
 	const struct bench_cfg *c = res->cfg;
 	int rc = 0;
 
-	rc |= put(o, "threads", json_object_new_int(1));
+	rc |= put(o, "threads", json_object_new_int64(c->threads));
 	rc |= put(o, "chunk", json_object_new_int64(c->chunk));
 	rc |= put(o, "window", json_object_new_int64(c->window));
 	rc |= put(o, "runs", json_object_new_int(c->runs));
@@ -434,15 +479,13 @@ static int put_costs(struct json_object *o, const struct view *v,
 {
 	double gib = (double)v->res->cfg->size / GIB;
 	bool refs = s == BS_XXH3 || s == BS_MEMCPY;
-	double total = (r->cpu_send > 0 ? r->cpu_send : 0) +
-		       (r->cpu_recv > 0 ? r->cpu_recv : 0);
 	int rc = 0;
 
 	rc |= put_num(o, "cpu_s_per_GiB_send", r->cpu_send / gib,
 		      r->ok && !refs && r->cpu_send >= 0);
 	rc |= put_num(o, "cpu_s_per_GiB_recv", r->cpu_recv / gib,
 		      r->ok && !refs && r->cpu_recv >= 0);
-	rc |= put_num(o, "cpu_s_per_GiB", total / gib, r->ok);
+	rc |= put_num(o, "cpu_s_per_GiB", r->cpu_total / gib, r->ok);
 	rc |= put_num(o, "cores_busy", cores_busy(r), r->ok);
 	rc |= put_num(o, "peak_rss_MiB", r->rss_mib, r->ok);
 	rc |= put_num(o, "sync_seconds", r->sync, r->ok && s == BS_CEIL_RECV);
@@ -530,6 +573,306 @@ int bench_report_json(FILE *f, const struct bench_results *res)
 	}
 	if (fflush(f)) {
 		RP_ERR("writing the JSON report: %s", strerror(errno));
+		return -EIO;
+	}
+	return 0;
+}
+
+/* ---------------------------------------------------------------------
+ * The sweep: a table per file system, a gnuplot script
+ */
+
+/* "64K", "1M": a chunk size as --chunk takes it. */
+static const char *short_size(char *buf, size_t len, uint32_t v)
+{
+	if (v % (1u << 20) == 0)
+		snprintf(buf, len, "%uM", v >> 20);
+	else if (v % 1024 == 0)
+		snprintf(buf, len, "%uK", v >> 10);
+	else
+		snprintf(buf, len, "%u", v);
+	return buf;
+}
+
+/* Where a side is measured: the references in memory, the rest on files. */
+static bool side_in(enum bench_side s, int w)
+{
+	return (w == BW_MEM) == (s <= BS_MEMCPY);
+}
+
+/* The sweep's columns: each push after its side's ceiling. */
+static const enum bench_side sweep_order[] = {
+	BS_XXH3, BS_MEMCPY, BS_CEIL_SEND, BS_SEND, BS_CEIL_RECV,
+	BS_CEIL_RECV_NOCOPY, BS_RECV, BS_BOTH,
+};
+
+#define SWEEP_COLS	(sizeof(sweep_order) / sizeof(sweep_order[0]))
+
+static int col_width(enum bench_side s)
+{
+	int n = (int)strlen(bench_side_name(s));
+
+	return n < 7 ? 7 : n;
+}
+
+static void sweep_head(FILE *f, struct bench_results *const *cell, int n,
+		       double wall)
+{
+	const struct bench_results *a = cell[0];
+	const struct bench_results *z = cell[n - 1];
+	const struct bench_cfg *c = a->cfg;
+	char sz[32];
+
+	fprintf(f, "rdmapush host-side sweep over the in-memory fabric, %s\n",
+		a->date);
+	fprintf(f, "machine: %s, nproc %ld; load average %.2f %.2f %.2f at "
+		"start, %.2f %.2f %.2f at end\n", a->cpu, a->nproc,
+		a->load_start[0], a->load_start[1], a->load_start[2],
+		z->load_end[0], z->load_end[1], z->load_end[2]);
+	fprintf(f, "file %s, window %u, %d cell%s of threads x chunk; each "
+		"cell: medians of %d run%s\nafter %d uncounted warm-up "
+		"round%s; GB/s = 10^9 bytes/s; wall time of the sweep "
+		"%.1f s\n", rp_fmt_bytes(sz, sizeof(sz), c->size), c->window,
+		n, n == 1 ? "" : "s", c->runs, c->runs == 1 ? "" : "s", c->warmup,
+		c->warmup == 1 ? "" : "s", wall);
+	fprintf(f, "threads: each ceiling's, and each push side's "
+		"--threads. /ceiling: the push before it over\nits side's "
+		"ceiling in the same cell (both: the slower side's); - : "
+		"not measured or failed.\n");
+}
+
+static void sweep_table(FILE *f, struct bench_results *const *cell, int n,
+			int w)
+{
+	unsigned int only = cell[0]->cfg->only;
+	const struct bench_fs *fs = cell[0]->fs[w];
+	char ch[16];
+
+	if (w == BW_MEM)
+		fprintf(f, "\nmemory (one thread, whatever the cell's "
+			"threads):\n");
+	else
+		fprintf(f, "\n%s: %s (%s)\n", where_names[w], fs->dir,
+			fs->type);
+	fprintf(f, "%7s %6s", "threads", "chunk");
+	for (size_t k = 0; k < SWEEP_COLS; k++) {
+		enum bench_side s = sweep_order[k];
+
+		if (!(only & (1u << s)) || !side_in(s, w))
+			continue;
+		fprintf(f, " %*s", col_width(s), bench_side_name(s));
+		if (is_push(s))
+			fprintf(f, " %8s", "/ceiling");
+	}
+	fputc('\n', f);
+	for (int i = 0; i < n; i++) {
+		struct view v;
+
+		view_init(&v, cell[i]);
+		fprintf(f, "%7u %6s", cell[i]->cfg->threads,
+			short_size(ch, sizeof(ch), cell[i]->cfg->chunk));
+		for (size_t k = 0; k < SWEEP_COLS; k++) {
+			enum bench_side s = sweep_order[k];
+			double g = med_gbps(&v, w, s);
+			double ceil = ceiling(&v, w, s);
+
+			if (!(only & (1u << s)) || !side_in(s, w))
+				continue;
+			table_cell(f, col_width(s), g, g > 0, "%.2f");
+			if (is_push(s))
+				table_cell(f, 8, g / ceil, g > 0 && ceil > 0,
+				     "%.2f");
+		}
+		fputc('\n', f);
+	}
+}
+
+/* The least busy reference or ceiling of all cells, as busy_warning. */
+static void sweep_busy(FILE *f, struct bench_results *const *cell, int n)
+{
+	double least = 1.0, got = 0.0, due = 0.0;
+	char ch[16];
+	int which = -1;
+
+	for (int i = 0; i < n; i++) {
+		struct view v;
+
+		view_init(&v, cell[i]);
+		for (int w = BW_MEM; w <= BW_TMPFS; w++) {
+			for (int s = BS_XXH3; s <= BS_CEIL_RECV_NOCOPY; s++) {
+				const struct row *r = &v.med[w][s];
+				double d = cores_due(&v, (enum bench_side)s);
+
+				if (!r->ok || cores_busy(r) / d >= least)
+					continue;
+				least = cores_busy(r) / d;
+				got = cores_busy(r);
+				due = d;
+				which = i;
+			}
+		}
+	}
+	if (least < 0.9)
+		fprintf(f, "warning: a reference or ceiling (%u threads, "
+			"chunk %s) kept only %.2f of the %.0f\n  core%s it "
+			"could have busy: the machine was busy, the figures "
+			"are low.\n", cell[which]->cfg->threads,
+			short_size(ch, sizeof(ch), cell[which]->cfg->chunk),
+			got, due, due == 1 ? "" : "s");
+}
+
+void bench_report_sweep(FILE *f, struct bench_results *const *cell, int n,
+			double wall)
+{
+	const struct bench_cfg *c = cell[0]->cfg;
+
+	sweep_head(f, cell, n, wall);
+	if (c->only & ((1u << BS_XXH3) | (1u << BS_MEMCPY)))
+		sweep_table(f, cell, n, BW_MEM);
+	for (int w = BW_TMPFS; w < BW_MAX; w++)
+		if (cell[0]->fs[w])
+			sweep_table(f, cell, n, w);
+	sweep_busy(f, cell, n);
+}
+
+/* The two panels of a file system's row: the push alone, its ceiling. */
+static const struct {
+	const char *title;
+	enum bench_side push, ceil;
+} panels[] = {
+	{ "sender: send alone (synthetic receiver) and ceiling-send",
+	  BS_SEND, BS_CEIL_SEND },
+	{ "receiver: recv alone (synthetic sender) and ceiling-recv",
+	  BS_RECV, BS_CEIL_RECV },
+};
+
+/* A datablock per file system and thread count: one line per chunk. */
+static void plot_data(FILE *f, struct bench_results *const *cell, int n,
+		      int w)
+{
+	uint32_t threads = 0;
+
+	for (int i = 0; i < n; i++) {
+		struct view v;
+
+		if (cell[i]->cfg->threads != threads) {
+			if (threads)
+				fprintf(f, "EOD\n");
+			threads = cell[i]->cfg->threads;
+			fprintf(f, "$%s_t%u << EOD\n# chunk_bytes",
+				where_names[w], threads);
+			for (size_t p = 0; p < 2; p++)
+				fprintf(f, " %s %s",
+					bench_side_name(panels[p].push),
+					bench_side_name(panels[p].ceil));
+			fputc('\n', f);
+		}
+		view_init(&v, cell[i]);
+		fprintf(f, "%u", cell[i]->cfg->chunk);
+		for (size_t p = 0; p < 2; p++) {
+			double g = med_gbps(&v, w, panels[p].push);
+			double ceil = med_gbps(&v, w, panels[p].ceil);
+
+			table_cell(f, 0, g, g > 0, "%.4f");
+			table_cell(f, 0, ceil, ceil > 0, "%.4f");
+		}
+		fputc('\n', f);
+	}
+	if (threads)
+		fprintf(f, "EOD\n");
+}
+
+/* Whether cells with threads have a measured point of side on w. */
+static bool plot_has(struct bench_results *const *cell, int n, int w,
+		     uint32_t threads, enum bench_side s)
+{
+	for (int i = 0; i < n; i++)
+		if (cell[i]->cfg->threads == threads &&
+		    bench_median_gbps(cell[i], w, s) > 0)
+			return true;
+	return false;
+}
+
+/* One panel: a solid line per thread count for the push, dashed in the
+ * same colour for its ceiling; an empty panel is skipped. */
+static void plot_panel(FILE *f, struct bench_results *const *cell, int n,
+		       int w, size_t p)
+{
+	const char *sep = "plot ";
+	uint32_t threads = 0;
+	int colour = 0;
+
+	fprintf(f, "set title \"%s: %s\"\n", where_names[w], panels[p].title);
+	for (int i = 0; i < n; i++) {
+		enum bench_side sides[2] = { panels[p].push, panels[p].ceil };
+
+		if (cell[i]->cfg->threads == threads)
+			continue;
+		threads = cell[i]->cfg->threads;
+		colour++;
+		for (int k = 0; k < 2; k++) {
+			if (!plot_has(cell, n, w, threads, sides[k]))
+				continue;
+			fprintf(f, "%s\\\n  $%s_t%u using 1:%zu with %s lw 2 "
+				"lc %d dt %d title \"%s, %u thread%s\"", sep,
+				where_names[w], threads, 2 + 2 * p + k,
+				k ? "lines" : "linespoints pt 7", colour,
+				k ? 2 : 1, k ? "ceiling" : bench_side_name(
+				sides[k]), threads, threads == 1 ? "" : "s");
+			sep = ", ";
+		}
+	}
+	if (*sep == ',')
+		fputc('\n', f);
+	else
+		fprintf(f, "set multiplot next\n");
+}
+
+int bench_report_plot(FILE *f, struct bench_results *const *cell, int n,
+		      const char *svg)
+{
+	const struct bench_results *a = cell[0];
+	const struct bench_cfg *c = a->cfg;
+	int rows = 0;
+	char sz[32], ch[16];
+
+	for (int w = BW_TMPFS; w < BW_MAX; w++)
+		rows += a->fs[w] != NULL;
+	fprintf(f, "# rdmapush bench_mem --sweep, %s, on %s (nproc %ld).\n"
+		"# GB/s (10^9 bytes/s) against chunk size, medians measured "
+		"in that run.\n# Draw it: gnuplot THIS_FILE\n", a->date,
+		a->cpu, a->nproc);
+	fprintf(f, "set terminal svg size 1400,%d dynamic noenhanced "
+		"font \"sans,11\" background rgb \"white\"\n"
+		"set output \"%s\"\nset datafile missing \"-\"\n",
+		rows ? 520 * rows : 200, svg);
+	for (int w = BW_TMPFS; w < BW_MAX; w++)
+		if (a->fs[w])
+			plot_data(f, cell, n, w);
+	if (!rows) {
+		fprintf(f, "set label \"nothing measured on files\" at "
+			"screen 0.4, screen 0.5\nplot NaN notitle\n");
+		goto done;
+	}
+	fprintf(f, "set multiplot layout %d,2 title \"rdmapush bench_mem "
+		"--sweep: %s file, window %u, medians of %d run%s, %s\"\n",
+		rows, rp_fmt_bytes(sz, sizeof(sz), c->size), c->window,
+		c->runs, c->runs == 1 ? "" : "s", a->date);
+	fprintf(f, "set logscale x 2\nset xtics (");
+	for (int i = 0; i < n && cell[i]->cfg->threads == c->threads; i++)
+		fprintf(f, "%s\"%s\" %u", i ? ", " : "",
+			short_size(ch, sizeof(ch), cell[i]->cfg->chunk),
+			cell[i]->cfg->chunk);
+	fprintf(f, ")\nset xlabel \"chunk size\"\nset ylabel \"GB/s\"\n"
+		"set yrange [0:*]\nset grid\n"
+		"set key outside right top vertical samplen 2\n");
+	for (int w = BW_TMPFS; w < BW_MAX; w++)
+		for (size_t p = 0; a->fs[w] && p < 2; p++)
+			plot_panel(f, cell, n, w, p);
+	fprintf(f, "unset multiplot\n");
+done:
+	if (ferror(f)) {
+		RP_ERR("writing the gnuplot script: %s", strerror(EIO));
 		return -EIO;
 	}
 	return 0;

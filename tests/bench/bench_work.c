@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * The measurements of scripts/bench mem, each run once in a process the
- * driver forked for it: the references (XXH3-128, memcpy), each side's
- * ceiling (its unavoidable work alone, on one thread, as the design
- * uses today) and the pushes over the in-memory fabric.
+ * driver forked for it: the references (XXH3-128, memcpy, on one
+ * thread), each side's ceiling (its unavoidable work alone, on the
+ * threads a push's pool has) and the pushes over the in-memory fabric.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -101,23 +101,43 @@ static void put_usage(struct bench_run *r, const struct bench_usage *u,
 	}
 }
 
-/* Wall time and usage of a single-threaded measurement. */
+/* CPU seconds of every thread of the process so far. */
+static double process_cpu(void)
+{
+	struct timespec ts;
+
+	/* Cannot fail for this clock on Linux; 0 keeps differences sane. */
+	if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts))
+		return 0.0;
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Wall time, the process's CPU and the calling thread's usage. */
 struct stopwatch {
 	double wall;
+	double cpu_total;
 	struct bench_usage use;
 };
 
 static void sw_start(struct stopwatch *sw)
 {
 	sw->wall = rp_now();
+	sw->cpu_total = process_cpu();
 	bench_usage_now(&sw->use);
 }
 
+/* The calling thread's usage, plus others' (NULL: none), is the side's. */
 static void sw_stop(struct stopwatch *sw, struct bench_run *r,
-		    bool recv_side)
+		    bool recv_side, const struct bench_usage *others)
 {
 	bench_usage_since(&sw->use);
 	r->seconds = rp_now() - sw->wall;
+	r->cpu_total = process_cpu() - sw->cpu_total;
+	if (others) {
+		sw->use.cpu += others->cpu;
+		sw->use.vcsw += others->vcsw;
+		sw->use.ivcsw += others->ivcsw;
+	}
 	put_usage(r, &sw->use, recv_side);
 }
 
@@ -163,10 +183,11 @@ static size_t ring_len(const struct bench_cfg *c)
  * References: memory only
  */
 
-/* XXH3-128 over a ring-sized buffer, one chunk per update. */
+/* XXH3-128 of each chunk of a ring-sized buffer, folded in order: a
+ * file's checksum (protocol version 4) on one thread. */
 static int ref_xxh3(const struct bench_cfg *c, struct bench_run *r)
 {
-	uint8_t out[RP_CSUM_LEN];
+	uint8_t out[RP_CSUM_LEN], d[RP_CSUM_LEN];
 	struct rp_csum *cs = NULL;
 	struct stopwatch sw;
 	uint8_t *ring;
@@ -178,10 +199,12 @@ static int ref_xxh3(const struct bench_cfg *c, struct bench_run *r)
 	if (rc)
 		goto out;
 	sw_start(&sw);
-	for (uint64_t seq = 0; seq < nchunks(c); seq++)
-		rp_csum_update(cs, slot(c, ring, seq), chunk_len(c, seq));
+	for (uint64_t seq = 0; seq < nchunks(c); seq++) {
+		rp_csum_chunk(slot(c, ring, seq), chunk_len(c, seq), d);
+		rp_csum_fold(cs, d);
+	}
 	rp_csum_final(cs, out);
-	sw_stop(&sw, r, false);
+	sw_stop(&sw, r, false, NULL);
 	r->bytes = c->size;
 	rp_csum_free(cs);
 out:
@@ -207,7 +230,7 @@ static int ref_memcpy(const struct bench_cfg *c, struct bench_run *r)
 		/* Never read: keep the compiler from dropping the copy. */
 		__asm__ volatile("" : : "r"(dst) : "memory");
 	}
-	sw_stop(&sw, r, false);
+	sw_stop(&sw, r, false, NULL);
 	r->bytes = c->size;
 	free(dst);
 out_src:
@@ -216,108 +239,295 @@ out_src:
 }
 
 /* ---------------------------------------------------------------------
- * Ceilings: each side's unavoidable work, on real files, one thread
+ * Ceilings: each side's unavoidable work on real files, on c->threads
+ * threads, chunk i to thread i % threads, the share a pool of that many
+ * workers gets. Wall time is over all of them.
  */
 
-/* The sender's: open, then pread + hash every chunk into its slot. */
+static int join(pthread_t t, const char *who)
+{
+	int e = pthread_join(t, NULL);
+
+	if (e)
+		RP_ERR("pthread_join(%s): %s", who, strerror(e));
+	return -e;
+}
+
+struct ceil;
+
+/* One thread of a ceiling; thread 0 is the calling thread. */
+struct ceil_thread {
+	struct ceil *x;
+	uint32_t id;
+	uint8_t *bounce;		/* ceiling-recv: the copy's target */
+	pthread_t tid;
+	struct bench_usage use;		/* the thread's, in its share */
+	int rc;
+};
+
+/* One ceiling's state, shared by its threads. */
+struct ceil {
+	const struct bench_cfg *c;
+	int (*fn)(struct ceil_thread *t, uint64_t seq);	/* one chunk */
+	struct ceil_thread *t;		/* c->threads of them */
+	uint32_t per;			/* ring slots of each thread */
+	uint8_t *ring;			/* threads x per slots */
+	uint8_t (*digest)[RP_CSUM_LEN];	/* each chunk's, folded in order */
+	struct rp_src src;		/* ceiling-send */
+	struct rp_dst dst;		/* ceiling-recv */
+	pthread_mutex_t dst_lock;
+	bool copy;			/* ceiling-recv: out of the slot */
+	int failed;			/* set by a failing thread: all stop */
+};
+
+/*
+ * Thread id's slot for chunk seq. Each thread owns per slots, so no two
+ * threads fill one slot at once (in a push the window guarantees that);
+ * with one thread this is slot().
+ */
+static uint8_t *ceil_slot(const struct ceil *x, uint32_t id, uint64_t seq)
+{
+	uint64_t k = seq / x->c->threads;
+
+	return x->ring + ((size_t)id * x->per + (size_t)(k % x->per)) *
+	       x->c->chunk;
+}
+
+/* The sender's work on chunk seq: pread it into its slot, hash it. */
+static int send_chunk(struct ceil_thread *t, uint64_t seq)
+{
+	struct ceil *x = t->x;
+	uint32_t len = chunk_len(x->c, seq);
+	uint8_t *p = ceil_slot(x, t->id, seq);
+	int rc = rp_fileio_src_read(&x->src, p, len, seq * x->c->chunk);
+
+	if (!rc)
+		rp_csum_chunk(p, len, x->digest[seq]);
+	return rc;
+}
+
+/*
+ * The receiver's on chunk seq: copy it out of its slot (which is then
+ * free for the next write), hash, pwrite; with no copy, hash + pwrite
+ * from the slot (the receiver before issue 8), so the two rows show what
+ * the copy costs. rp_dst's reservation and write-behind bookkeeping is
+ * not thread-safe, hence the lock; Linux takes the file's inode lock for
+ * each buffered write anyway, so it costs little parallelism.
+ */
+static int recv_chunk(struct ceil_thread *t, uint64_t seq)
+{
+	struct ceil *x = t->x;
+	uint32_t len = chunk_len(x->c, seq);
+	uint8_t *p = ceil_slot(x, t->id, seq);
+	int rc;
+
+	if (x->copy) {
+		memcpy(t->bounce, p, len);
+		p = t->bounce;
+	}
+	rp_csum_chunk(p, len, x->digest[seq]);
+	pthread_mutex_lock(&x->dst_lock);
+	rc = rp_fileio_dst_write(&x->dst, p, len, seq * x->c->chunk);
+	pthread_mutex_unlock(&x->dst_lock);
+	return rc;
+}
+
+/* Thread t's share: chunks id, id + threads, ... until any fails. */
+static int ceil_share(struct ceil_thread *t)
+{
+	struct ceil *x = t->x;
+	uint64_t n = nchunks(x->c);
+
+	for (uint64_t seq = t->id; seq < n; seq += x->c->threads) {
+		int rc;
+
+		/* Another thread failed and said so: stop quietly. */
+		if (__atomic_load_n(&x->failed, __ATOMIC_RELAXED))
+			return 0;
+		rc = x->fn(t, seq);
+		if (rc) {
+			__atomic_store_n(&x->failed, 1, __ATOMIC_RELAXED);
+			return rc;
+		}
+	}
+	return 0;
+}
+
+static void *ceil_main(void *arg)
+{
+	struct ceil_thread *t = arg;
+
+	(void)pthread_setname_np(pthread_self(), "bench-ceil");
+	bench_usage_now(&t->use);
+	t->rc = ceil_share(t);
+	bench_usage_since(&t->use);
+	return NULL;
+}
+
+static void usage_add(struct bench_usage *sum, const struct bench_usage *u)
+{
+	sum->cpu += u->cpu;
+	sum->vcsw += u->vcsw;
+	sum->ivcsw += u->ivcsw;
+}
+
+/*
+ * Every share: thread 0's in the calling thread (its stopwatch measures
+ * it), the others' in threads of their own, whose usage is summed into
+ * *others. 0 or the first error (reported).
+ */
+static int ceil_run(struct ceil *x, struct bench_usage *others)
+{
+	uint32_t n = x->c->threads;
+	uint32_t started;
+	int rc = 0;
+
+	for (started = 1; started < n; started++) {
+		int e = pthread_create(&x->t[started].tid, NULL, ceil_main,
+				       &x->t[started]);
+
+		if (e) {
+			RP_ERR("pthread_create(ceiling thread %u): %s",
+			       started, strerror(e));
+			__atomic_store_n(&x->failed, 1, __ATOMIC_RELAXED);
+			rc = -e;
+			break;
+		}
+	}
+	x->t[0].rc = ceil_share(&x->t[0]);
+	if (!rc)
+		rc = x->t[0].rc;
+	for (uint32_t i = 1; i < started; i++) {
+		int e = join(x->t[i].tid, "ceiling thread");
+
+		if (!rc)
+			rc = e ? e : x->t[i].rc;
+		usage_add(others, &x->t[i].use);
+	}
+	return rc;
+}
+
+/* NULL-safe; a second call does nothing. */
+static void ceil_free(struct ceil *x)
+{
+	for (uint32_t i = 0; x->t && i < x->c->threads; i++)
+		free(x->t[i].bounce);
+	free(x->t);
+	free(x->digest);
+	free(x->ring);
+	x->t = NULL;
+	x->digest = NULL;
+	x->ring = NULL;
+}
+
+/*
+ * A ceiling's buffers, allocated (the ring's pages mapped) before its
+ * clock starts: each thread's share of the ring's window slots (at
+ * least one), its bounce buffer, a digest per chunk. 0 or -ENOMEM
+ * (reported); ceil_free() in either case.
+ */
+static int ceil_new(struct ceil *x, const struct bench_cfg *c,
+		    int (*fn)(struct ceil_thread *t, uint64_t seq), bool copy)
+{
+	uint32_t n = c->threads;
+	int rc;
+
+	*x = (struct ceil){
+		.c = c, .fn = fn, .copy = copy, .src = { .fd = -1 },
+		.dst_lock = PTHREAD_MUTEX_INITIALIZER,
+		.per = c->window / n ? c->window / n : 1,
+	};
+	rp_fileio_dst_init(&x->dst);
+	rc = buf_new((size_t)n * x->per * c->chunk, 1, &x->ring);
+	if (rc)
+		return rc;
+	x->digest = calloc((size_t)nchunks(c), sizeof(*x->digest));
+	x->t = calloc(n, sizeof(*x->t));
+	if (!x->digest || !x->t) {
+		RP_ERR("calloc(ceiling, %u threads): %s", n, strerror(ENOMEM));
+		return -ENOMEM;
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		x->t[i] = (struct ceil_thread){ .x = x, .id = i };
+		rc = copy ? buf_new(c->chunk, 1, &x->t[i].bounce) : 0;
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/* The file's checksum from its chunks' digests, in order (version 4). */
+static void ceil_fold(const struct ceil *x, struct rp_csum *cs)
+{
+	uint8_t out[RP_CSUM_LEN];
+
+	for (uint64_t seq = 0; seq < nchunks(x->c); seq++)
+		rp_csum_fold(cs, x->digest[seq]);
+	rp_csum_final(cs, out);
+}
+
+/* The sender's: open, every chunk's pread + hash, the fold. */
 static int ceil_send(const struct bench_cfg *c, const struct bench_fs *fs,
 		     struct bench_run *r)
 {
-	struct rp_src src = { .fd = -1 };
-	uint8_t out[RP_CSUM_LEN];
+	struct bench_usage others = { 0 };
 	struct rp_csum *cs = NULL;
 	struct stopwatch sw;
-	uint8_t *ring;
-	int rc = buf_new(ring_len(c), 1, &ring);
+	struct ceil x;
+	int rc = ceil_new(&x, c, send_chunk, false);
 
 	if (!rc)
 		rc = rp_csum_new(&cs);
 	if (rc)
 		goto out;
 	sw_start(&sw);
-	rc = rp_fileio_src_open(&src, fs->src);
-	for (uint64_t seq = 0; !rc && seq < nchunks(c); seq++) {
-		uint8_t *p = slot(c, ring, seq);
-
-		rc = rp_fileio_src_read(&src, p, chunk_len(c, seq),
-					seq * c->chunk);
-		if (!rc)
-			rp_csum_update(cs, p, chunk_len(c, seq));
-	}
-	rp_csum_final(cs, out);
-	rp_fileio_src_close(&src);
-	sw_stop(&sw, r, false);
+	rc = rp_fileio_src_open(&x.src, fs->src);
+	if (!rc)
+		rc = ceil_run(&x, &others);
+	ceil_fold(&x, cs);
+	rp_fileio_src_close(&x.src);
+	sw_stop(&sw, r, false, &others);
 	r->bytes = c->size;
 out:
 	rp_csum_free(cs);
-	free(ring);
-	return rc;
-}
-
-/*
- * Copy every chunk out of its slot into bounce, then hash + pwrite it,
- * as land_chunk() does; with no bounce, hash + pwrite from the slot (the
- * receiver before issue 8), so the two rows show what the copy costs.
- */
-static int write_all(const struct bench_cfg *c, struct rp_dst *d,
-		     struct rp_csum *cs, uint8_t *ring, uint8_t *bounce)
-{
-	uint8_t out[RP_CSUM_LEN];
-	int rc = 0;
-
-	for (uint64_t seq = 0; !rc && seq < nchunks(c); seq++) {
-		uint8_t *p = slot(c, ring, seq);
-
-		if (bounce) {
-			memcpy(bounce, p, chunk_len(c, seq));
-			p = bounce;
-		}
-		rp_csum_update(cs, p, chunk_len(c, seq));
-		rc = rp_fileio_dst_write(d, p, chunk_len(c, seq),
-					 seq * c->chunk);
-	}
-	rp_csum_final(cs, out);
+	ceil_free(&x);
 	return rc;
 }
 
 /*
  * The receiver's, with what a push's receiver does around it: open
- * (O_TMPFILE, fallocate) before, commit (fsync, link, fsync of the
- * directory) after. The commit is also timed alone.
+ * (O_TMPFILE, fallocate) before, the fold and the commit (fsync, link,
+ * fsync of the directory) after. The commit is also timed alone.
  */
 static int ceil_recv(const struct bench_cfg *c, const struct bench_fs *fs,
 		     struct bench_run *r, bool copy)
 {
+	struct bench_usage others = { 0 };
 	struct rp_csum *cs = NULL;
-	uint8_t *bounce = NULL;
 	struct stopwatch sw;
-	struct rp_dst d;
-	uint8_t *ring;
+	struct ceil x;
 	double t;
-	int rc = buf_new(ring_len(c), 1, &ring);
+	int rc = ceil_new(&x, c, recv_chunk, copy);
 
-	rp_fileio_dst_init(&d);
-	if (!rc && copy)
-		rc = buf_new(c->chunk, 1, &bounce);
 	if (!rc)
 		rc = rp_csum_new(&cs);
 	if (rc)
 		goto out;
 	sw_start(&sw);
-	rc = rp_fileio_dst_open(&d, fs->dirfd, BENCH_DST, c->size, false);
+	rc = rp_fileio_dst_open(&x.dst, fs->dirfd, BENCH_DST, c->size, false);
 	if (!rc)
-		rc = write_all(c, &d, cs, ring, bounce);
+		rc = ceil_run(&x, &others);
+	ceil_fold(&x, cs);
 	t = rp_now();
 	if (!rc)
-		rc = rp_fileio_dst_commit(&d, false);
+		rc = rp_fileio_dst_commit(&x.dst, false);
 	r->sync_seconds = rp_now() - t;
-	sw_stop(&sw, r, true);
+	sw_stop(&sw, r, true, &others);
 	r->bytes = c->size;
-	rp_fileio_dst_abort(&d);
+	rp_fileio_dst_abort(&x.dst);
 out:
 	rp_csum_free(cs);
-	free(bounce);
-	free(ring);
+	ceil_free(&x);
 	return rc;
 }
 
@@ -334,6 +544,7 @@ static void opts_for(struct rp_opts *o, const struct bench_cfg *c)
 	o->max_transfers = 1;
 	o->chunk = c->chunk;
 	o->window = c->window;
+	o->threads = c->threads;
 }
 
 static int real_send(struct bench_job *j)
@@ -376,15 +587,6 @@ static void *job_main(void *arg)
 	return NULL;
 }
 
-static int join(pthread_t t, const char *who)
-{
-	int e = pthread_join(t, NULL);
-
-	if (e)
-		RP_ERR("pthread_join(%s): %s", who, strerror(e));
-	return -e;
-}
-
 /* Both sides from thread start to both done: the push's wall time. */
 static int run_pair(struct bench_job *s, struct bench_job *v, double *secs)
 {
@@ -416,7 +618,9 @@ static int run_pair(struct bench_job *s, struct bench_job *v, double *secs)
 }
 
 /* The synthetic sender's one slot and its stream's checksum, computed
- * before the clock starts. */
+ * before the clock starts, as the real receiver's protocol version
+ * computes it: until version 4 one XXH3-128 over the stream, from it on
+ * the fold of each chunk's. */
 static int source_stream(const struct bench_cfg *c, uint8_t **one,
 			 uint8_t csum[RP_CSUM_LEN])
 {
@@ -431,8 +635,16 @@ static int source_stream(const struct bench_cfg *c, uint8_t **one,
 		*one = NULL;
 		return rc;
 	}
-	for (uint64_t seq = 0; seq < nchunks(c); seq++)
+	for (uint64_t seq = 0; seq < nchunks(c); seq++) {
+#if RP_PROTO_VERSION >= 4
+		uint8_t d[RP_CSUM_LEN];
+
+		rp_csum_chunk(*one, chunk_len(c, seq), d);
+		rp_csum_fold(cs, d);
+#else
 		rp_csum_update(cs, *one, chunk_len(c, seq));
+#endif
+	}
 	rp_csum_final(cs, csum);
 	rp_csum_free(cs);
 	return 0;
@@ -451,6 +663,7 @@ static int push(enum bench_side side, const struct bench_cfg *c,
 		.fn = side == BS_SEND ? bench_sink : real_recv,
 		.cfg = c, .fs = fs,
 	};
+	double cpu;
 	int sp[2];
 	int rc = 0;
 
@@ -466,7 +679,9 @@ static int push(enum bench_side side, const struct bench_cfg *c,
 	}
 	s.fd = sp[0];
 	v.fd = sp[1];
+	cpu = process_cpu();
 	rc = run_pair(&s, &v, &r->seconds);
+	r->cpu_total = process_cpu() - cpu;
 	r->bytes = c->size;
 	put_usage(r, &s.use, false);
 	put_usage(r, &v.use, true);
