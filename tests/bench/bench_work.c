@@ -310,15 +310,17 @@ static int send_chunk(struct ceil_thread *t, uint64_t seq)
  * The receiver's on chunk seq: copy it out of its slot (which is then
  * free for the next write), hash, pwrite; with no copy, hash + pwrite
  * from the slot (the receiver before issue 8), so the two rows show what
- * the copy costs. rp_dst's reservation and write-behind bookkeeping is
- * not thread-safe, hence the lock; Linux takes the file's inode lock for
- * each buffered write anyway, so it costs little parallelism.
+ * the copy costs. As in a push, only the reservation and the accounting
+ * of rp_dst are under a lock; the write itself (rp_fileio_dst_put) runs
+ * on the thread (Linux still takes the file's inode lock for each
+ * buffered write).
  */
 static int recv_chunk(struct ceil_thread *t, uint64_t seq)
 {
 	struct ceil *x = t->x;
 	uint32_t len = chunk_len(x->c, seq);
 	uint8_t *p = ceil_slot(x, t->id, seq);
+	struct rp_dst_put w;
 	int rc;
 
 	if (x->copy) {
@@ -327,7 +329,13 @@ static int recv_chunk(struct ceil_thread *t, uint64_t seq)
 	}
 	rp_csum_chunk(p, len, x->digest[seq]);
 	pthread_mutex_lock(&x->dst_lock);
-	rc = rp_fileio_dst_write(&x->dst, p, len, seq * x->c->chunk);
+	rc = rp_fileio_dst_put_prepare(&x->dst, &w, seq * x->c->chunk, len);
+	pthread_mutex_unlock(&x->dst_lock);
+	if (rc)
+		return rc;
+	rp_fileio_dst_put(&w, p);
+	pthread_mutex_lock(&x->dst_lock);
+	rc = rp_fileio_dst_put_done(&x->dst, &w);
 	pthread_mutex_unlock(&x->dst_lock);
 	return rc;
 }
