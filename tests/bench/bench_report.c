@@ -249,6 +249,17 @@ static void table_row(FILE *f, const struct view *v, int w,
 	fputc('\n', f);
 }
 
+/* The machine and its load: at the start of first, at the end of last. */
+static void print_machine(FILE *f, const struct bench_results *first,
+			  const struct bench_results *last)
+{
+	fprintf(f, "machine: %s, nproc %ld; load average %.2f %.2f %.2f at "
+		"start, %.2f %.2f %.2f at end\n", first->cpu, first->nproc,
+		first->load_start[0], first->load_start[1],
+		first->load_start[2], last->load_end[0], last->load_end[1],
+		last->load_end[2]);
+}
+
 static void table_head(FILE *f, const struct view *v)
 {
 	const struct bench_results *res = v->res;
@@ -257,10 +268,7 @@ static void table_head(FILE *f, const struct view *v)
 
 	fprintf(f, "rdmapush host-side benchmark over the in-memory fabric, "
 		"%s\n", res->date);
-	fprintf(f, "machine: %s, nproc %ld; load average %.2f %.2f %.2f at "
-		"start, %.2f %.2f %.2f at end\n", res->cpu, res->nproc,
-		res->load_start[0], res->load_start[1], res->load_start[2],
-		res->load_end[0], res->load_end[1], res->load_end[2]);
+	print_machine(f, res, res);
 	fprintf(f, "file %s, chunk %s, window %u, threads %u (each "
 		"ceiling's, and each push side's --threads); medians of %d "
 		"runs after %d uncounted warm-up round%s; GB/s = 10^9 "
@@ -625,10 +633,7 @@ static void sweep_head(FILE *f, struct bench_results *const *cell, int n,
 
 	fprintf(f, "rdmapush host-side sweep over the in-memory fabric, %s\n",
 		a->date);
-	fprintf(f, "machine: %s, nproc %ld; load average %.2f %.2f %.2f at "
-		"start, %.2f %.2f %.2f at end\n", a->cpu, a->nproc,
-		a->load_start[0], a->load_start[1], a->load_start[2],
-		z->load_end[0], z->load_end[1], z->load_end[2]);
+	print_machine(f, a, z);
 	fprintf(f, "file %s, window %u, %d cell%s of threads x chunk; each "
 		"cell: medians of %d run%s\nafter %d uncounted warm-up "
 		"round%s; GB/s = 10^9 bytes/s; wall time of the sweep "
