@@ -103,6 +103,7 @@ struct scenario {
 	uint64_t nospc_past;	/* the receiver's pwrite past this: ENOSPC */
 	const char *evil_path;	/* relay: FILE evil_id's path becomes this */
 	uint32_t evil_id;
+	uint32_t threads;	/* --threads on both sides (0: the default) */
 };
 
 /* What came of it. */
@@ -593,6 +594,7 @@ static void opts_for(struct rp_opts *o, const struct env *e,
 	o->max_transfers = 1;
 	o->chunk = sc->chunk ? sc->chunk : 64 * KIB;
 	o->window = sc->window ? sc->window : 4;
+	o->threads = sc->threads;
 	o->force = sc->force;
 	o->as_name = sc->as_name;
 	if (file) {
@@ -813,6 +815,23 @@ static void test_size_many_rings(void **s)
 {
 	push_ok(s, &(struct scenario){ .size = 4 * MIB + 12345,
 				       .chunk = 16 * KIB, .window = 4 });
+}
+
+/* One worker per side: every chunk through one thread, in order. */
+static void test_threads_1(void **s)
+{
+	push_ok(s, &(struct scenario){ .size = 4 * MIB + 12345,
+				       .chunk = 16 * KIB, .window = 4,
+				       .threads = 1 });
+}
+
+/* More workers than slots and cores: chunks finish out of order, and
+ * are still posted, credited and folded in order. */
+static void test_threads_many(void **s)
+{
+	push_ok(s, &(struct scenario){ .size = 4 * MIB + 12345,
+				       .chunk = 16 * KIB, .window = 4,
+				       .threads = 9 });
 }
 
 /* A small file with a chunk that is not a multiple of a page: the
@@ -1791,7 +1810,7 @@ static void test_stdin_empty(void **s)
  * file fails (ENOSPC, "not enough free space" to the sender, exit 6) and
  * is not left behind; the first and third arrive whole.
  */
-static void test_enospc_one_file(void **s)
+static void enospc_one_file(void **s, uint32_t threads)
 {
 	struct env *e = *s;
 	struct srcs src = { 0 };
@@ -1800,7 +1819,8 @@ static void test_enospc_one_file(void **s)
 	srcs_file(&src, e, "a", 20 * KIB);
 	srcs_file(&src, e, "big", 300 * KIB);
 	srcs_file(&src, e, "c", 20 * KIB);
-	push_srcs(e, &(struct scenario){ .nospc_past = 100 * KIB }, &src, &r);
+	push_srcs(e, &(struct scenario){ .nospc_past = 100 * KIB,
+					 .threads = threads }, &src, &r);
 	assert_session_done(&r, 1);
 	assert_int_equal(r.send_rc, RP_ENOSPACE);
 	assert_int_equal(r.send_exit, RP_EXIT_POLICY);
@@ -1809,6 +1829,18 @@ static void test_enospc_one_file(void **s)
 	assert_arrived(e, "a");
 	assert_arrived(e, "c");
 	assert_int_equal(list_dir(e->dst, (char[300]){ 0 }, 300), 2);
+}
+
+static void test_enospc_one_file(void **s)
+{
+	enospc_one_file(s, 0);
+}
+
+/* Several workers' writes of one file fail at once: reported once, the
+ * file dropped, the session goes on. */
+static void test_enospc_many_threads(void **s)
+{
+	enospc_one_file(s, 5);
 }
 
 /*
@@ -1904,6 +1936,8 @@ int main(void)
 		T(test_size_chunk),
 		T(test_size_chunk_plus_1),
 		T(test_size_many_rings),
+		T(test_threads_1),
+		T(test_threads_many),
 		T(test_chunk_not_page_multiple_small),
 		T(test_chunk_not_page_multiple_large),
 		T(test_window_1),
@@ -1957,6 +1991,7 @@ int main(void)
 		T(test_stdin_whole_chunks),
 		T(test_stdin_empty),
 		T(test_enospc_one_file),
+		T(test_enospc_many_threads),
 		T(test_hostile_dotdot),
 		T(test_hostile_absolute),
 		T(test_hostile_inner_dotdot),
