@@ -657,12 +657,13 @@ bool xfer_ctrl_ready(const struct xfer *x)
 static int watch_add(int epfd, int fd, const char *what)
 {
 	struct epoll_event ev = { .events = EPOLLIN, .data.fd = fd };
+	int e;
 
 	if (epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev) == 0)
 		return 0;
-	ev.data.fd = errno;
-	RP_ERR("epoll_ctl(ADD, %s): %s", what, strerror(ev.data.fd));
-	return -ev.data.fd;
+	e = errno;
+	RP_ERR("epoll_ctl(ADD, %s): %s", what, strerror(e));
+	return -e;
 }
 
 int xfer_start_pool(struct xfer *x, size_t scratch)
