@@ -78,8 +78,7 @@ struct send_state {
 	struct rp_mr mr;
 	uint64_t posted;	/* writes posted, in the whole session */
 	uint64_t queued;	/* chunks queued to be read (>= posted) */
-	struct readout *rd;	/* nrd = window records, one per ring slot */
-	uint32_t nrd;
+	struct readout *rd;	/* window records, one per ring slot */
 	uint64_t written;	/* write completions seen */
 	struct cur_src cur;
 	struct pending q[MAX_PENDING];
@@ -355,9 +354,10 @@ static void read_job(struct rp_job *j, void *scratch)
 	atomic_store_explicit(&r->state, READ_DONE, memory_order_release);
 }
 
-static int read_state(const struct send_state *s, uint64_t n)
+static int read_state(const struct xfer *x, const struct send_state *s,
+		      uint64_t n)
 {
-	return atomic_load_explicit(&s->rd[n % (s->nrd)].state,
+	return atomic_load_explicit(&s->rd[n % x->window].state,
 				    memory_order_acquire);
 }
 
@@ -387,7 +387,6 @@ static void read_stdin(struct xfer *x, struct cur_src *c, struct readout *r)
 	r->last = r->err || got < x->chunk;
 	if (!r->err)
 		rp_csum_chunk(r->buf, got, r->digest);
-	atomic_store_explicit(&r->state, READ_DONE, memory_order_relaxed);
 }
 
 /*
@@ -399,7 +398,7 @@ static void queue_reads(struct xfer *x, struct send_state *s)
 	struct cur_src *c = &s->cur;
 
 	while (!c->all_queued && slot_free(x, s, s->queued)) {
-		struct readout *r = &s->rd[s->queued % s->nrd];
+		struct readout *r = &s->rd[s->queued % x->window];
 		bool ended = c->failed || !c->p;
 
 		/* A stream is read one chunk at a time, in order. */
@@ -421,15 +420,16 @@ static void queue_reads(struct xfer *x, struct send_state *s)
 		}
 		c->queued += r->len;
 		c->all_queued = r->last;
-		if (r->len && !c->is_stdin) {
-			r->job.run = read_job;
-			atomic_store_explicit(&r->state, READ_QUEUED,
-					      memory_order_relaxed);
-			rp_pool_submit(x->pool, &r->job);
-		} else if (!c->is_stdin || ended) {
+		/* Read already (a stream), or nothing to read. */
+		if (c->is_stdin || !r->len) {
 			atomic_store_explicit(&r->state, READ_DONE,
 					      memory_order_relaxed);
+			continue;
 		}
+		r->job.run = read_job;
+		atomic_store_explicit(&r->state, READ_QUEUED,
+				      memory_order_relaxed);
+		rp_pool_submit(x->pool, &r->job);
 	}
 }
 
@@ -437,17 +437,15 @@ static void queue_reads(struct xfer *x, struct send_state *s)
  * past it, and forget them; their slots take the next file's chunks. */
 static int drop_reads(struct xfer *x, struct send_state *s)
 {
-	while (s->queued > s->posted) {
-		if (read_state(s, s->queued - 1) == READ_DONE) {
-			s->queued--;
-			continue;
-		}
-		int rc = xfer_pool_wait(x, "reading the source");
+	int rc = 0;
 
-		if (rc)
-			return rc;
+	while (!rc && s->queued > s->posted) {
+		if (read_state(x, s, s->queued - 1) == READ_DONE)
+			s->queued--;
+		else
+			rc = xfer_pool_wait(x, "reading the source");
 	}
-	return 0;
+	return rc;
 }
 
 /* A chunk that could not be read fails its file (reported once). */
@@ -521,8 +519,8 @@ static int post_reads(struct xfer *x, struct send_state *s)
 	int rc = 0;
 
 	while (!rc && s->cur.open && s->posted < s->queued &&
-	       read_state(s, s->posted) == READ_DONE)
-		rc = post_read(x, s, &s->rd[s->posted % s->nrd]);
+	       read_state(x, s, s->posted) == READ_DONE)
+		rc = post_read(x, s, &s->rd[s->posted % x->window]);
 	return rc;
 }
 
@@ -791,10 +789,9 @@ static int handshake(struct xfer *x, struct send_state *s)
 	if (!rc)
 		rc = rp_verbs_connect(x->v, &x->remote);
 	if (!rc) {
-		s->nrd = x->window;
-		s->rd = calloc(s->nrd, sizeof(*s->rd));
+		s->rd = calloc(x->window, sizeof(*s->rd));
 		if (!s->rd) {
-			RP_ERR("calloc(%u read records): %s", s->nrd,
+			RP_ERR("calloc(%u read records): %s", x->window,
 			       strerror(ENOMEM));
 			rc = -ENOMEM;
 		}
@@ -844,8 +841,8 @@ static int finish(struct xfer *x, struct send_state *s, int rc,
 	}
 	x->tally = s->tally;
 	xfer_report(x, rc, out);
-	/* No worker may still read the source or the ring. */
-	xfer_stop_pool(x);
+	/* It stops the workers first: none reads the source or the ring
+	 * past here. */
 	xfer_release(x);
 	if (s->cur.open)
 		cur_close(&s->cur);
