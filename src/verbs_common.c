@@ -25,19 +25,19 @@ int rp_verbs_check_open(struct rp_verbs **out, const struct rp_verbs_cfg *cfg)
 	return 0;
 }
 
-/* rxe refuses a single RDMA Write WR longer than 2^31 bytes. */
+/* rxe refuses a single RDMA Write or Read WR longer than 2^31 bytes. */
 #define MAX_WR_BYTES	(1u << 31)
 
 int rp_verbs_check_write(size_t ring_len, size_t off, uint32_t len)
 {
 	if (off > ring_len || len > ring_len - off) {
-		RP_ERR("rp_verbs_post_write_imm: [%zu, +%u) is outside the "
-		       "ring of %zu bytes", off, len, ring_len);
+		RP_ERR("rp_verbs_post: [%zu, +%u) is outside the ring of %zu "
+		       "bytes", off, len, ring_len);
 		return RP_EINTERNAL;
 	}
 	if (len > MAX_WR_BYTES) {
-		RP_ERR("rp_verbs_post_write_imm: %u bytes in one WR; rxe "
-		       "refuses more than 2^31", len);
+		RP_ERR("rp_verbs_post: %u bytes in one WR; rxe refuses more "
+		       "than 2^31", len);
 		return RP_EINTERNAL;
 	}
 	return 0;
@@ -54,6 +54,8 @@ const char *rp_wc_op_name(enum rp_wc_op op)
 		return "RECV_RDMA_WITH_IMM";
 	case RP_WC_RECV_SEND_IMM:
 		return "RECV_WITH_IMM";
+	case RP_WC_READ:
+		return "RDMA_READ";
 	case RP_WC_OTHER:
 		return "OTHER";
 	}

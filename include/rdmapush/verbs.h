@@ -2,7 +2,8 @@
 /*
  * The RDMA data plane over libibverbs: device and GID selection, PD, CQ
  * with a completion channel, one RC QP driven RESET->INIT->RTR->RTS by
- * hand, one registered ring buffer, posting and polling. src/verbs*.c are
+ * hand, one registered ring buffer, posting (RDMA Write, Send, RDMA Read,
+ * receives) and polling. src/verbs*.c are
  * the only files that include <infiniband/verbs.h>; this interface uses
  * plain values so the session and its unit tests never see ibverbs types.
  * Every step is traced (RP_TRACE("verbs", ...)) for --trace.
@@ -26,10 +27,32 @@ struct rp_verbs_cfg {
 	/* Local address of the control connection, used to choose the GID. */
 	const struct sockaddr *local_addr;
 	socklen_t local_addr_len;
-	bool remote_write;	/* receiver: QP and ring accept RDMA Write */
-	uint32_t max_send_wr;	/* outstanding sends/writes */
+	/* The receiving side of the transfer (the fabric's RP_FAB_RECEIVER;
+	 * traces say "receiver"/"sender"). Says nothing about access. */
+	bool receiver;
+	/*
+	 * RP_ACCESS_* the ring is registered with. Its REMOTE_* bits are
+	 * also the QP's access flags at INIT: a peer may do to us only what
+	 * both the QP and the MR allow. 0: local only (a source the NIC
+	 * reads from our side).
+	 */
+	unsigned int access;
+	/*
+	 * RDMA Reads in flight: as requester (max_rd_atomic at RTS) and as
+	 * responder (max_dest_rd_atomic at RTR), capped by the device's
+	 * max_qp_init_rd_atom / max_qp_rd_atom (traced when it is). 0 is
+	 * taken as 1, the verbs' minimum.
+	 */
+	uint32_t rd_atomic;
+	uint32_t max_send_wr;	/* outstanding sends/writes/reads */
 	uint32_t max_recv_wr;	/* outstanding receives */
 };
+
+/* Ring access bits (mapped to IBV_ACCESS_*). REMOTE_WRITE needs
+ * LOCAL_WRITE, as ibv_reg_mr(3) requires. */
+#define RP_ACCESS_LOCAL_WRITE	0x1u	/* receives and Read responses land */
+#define RP_ACCESS_REMOTE_WRITE	0x2u	/* the peer RDMA-Writes into it */
+#define RP_ACCESS_REMOTE_READ	0x4u	/* the peer RDMA-Reads from it */
 
 /*
  * Open device, pick port and GID, allocate PD, completion channel, CQ and
@@ -60,9 +83,10 @@ const char *rp_verbs_gid_str(const struct rp_verbs *v);
 int rp_verbs_gid_index(const struct rp_verbs *v);
 
 /*
- * Allocate a page-aligned ring of len bytes and register it: local-only for
- * the sender, LOCAL_WRITE|REMOTE_WRITE when cfg.remote_write. Returns 0 or
- * an error; *addr is the ring's address, *rkey its remote key.
+ * Allocate a page-aligned ring of len bytes and register it with
+ * cfg.access (traced with the reason for each bit). Returns 0 or an
+ * error; *addr is the ring's address, *rkey its remote key (meaningful to
+ * a peer only with a REMOTE_* bit).
  */
 int rp_verbs_reg_ring(struct rp_verbs *v, size_t len, void **addr,
 		      uint32_t *rkey) __attribute__((warn_unused_result));
@@ -84,22 +108,44 @@ int rp_verbs_post_write_imm(struct rp_verbs *v, uint64_t wr_id, size_t off,
 /* Zero-length Send with immediate (a credit); signaled. */
 int rp_verbs_post_send_imm(struct rp_verbs *v, uint64_t wr_id, uint32_t imm)
 	__attribute__((warn_unused_result));
+/*
+ * Send with immediate of ring[off, off+len) (len may be 0); signaled. It
+ * lands in the peer's next posted receive, which must be large enough.
+ */
+int rp_verbs_post_send_data(struct rp_verbs *v, uint64_t wr_id, size_t off,
+			    uint32_t len, uint32_t imm)
+	__attribute__((warn_unused_result));
+/*
+ * RDMA Read of len bytes from raddr/rkey (the peer's memory) into
+ * ring[off, off+len); signaled. The ring needs LOCAL_WRITE, the peer's
+ * QP and MR REMOTE_READ.
+ */
+int rp_verbs_post_read(struct rp_verbs *v, uint64_t wr_id, size_t off,
+		       uint32_t len, uint64_t raddr, uint32_t rkey)
+	__attribute__((warn_unused_result));
 /* Zero-length receive, consumed by a Write- or Send-with-immediate. */
 int rp_verbs_post_recv(struct rp_verbs *v, uint64_t wr_id)
 	__attribute__((warn_unused_result));
+/*
+ * Receive into ring[off, off+len) (the ring needs LOCAL_WRITE): a Send
+ * of up to len bytes lands there; a longer one fails both sides.
+ */
+int rp_verbs_post_recv_buf(struct rp_verbs *v, uint64_t wr_id, size_t off,
+			   uint32_t len) __attribute__((warn_unused_result));
 
 enum rp_wc_op {
 	RP_WC_WRITE,		/* our RDMA Write completed */
 	RP_WC_SEND,		/* our Send completed */
 	RP_WC_RECV_WRITE_IMM,	/* peer's Write with immediate landed */
 	RP_WC_RECV_SEND_IMM,	/* peer's Send with immediate arrived */
+	RP_WC_READ,		/* our RDMA Read completed: the bytes are in */
 	RP_WC_OTHER,
 };
 
 struct rp_wc {
 	uint64_t wr_id;
 	enum rp_wc_op op;
-	uint32_t byte_len;
+	uint32_t byte_len;	/* received (RECV_*) or read (READ) */
 	uint32_t imm;		/* host order */
 };
 
@@ -131,8 +177,9 @@ int rp_verbs_check_open(struct rp_verbs **out, const struct rp_verbs_cfg *cfg)
 	__attribute__((warn_unused_result));
 
 /*
- * For backends, in rp_verbs_post_write_imm(): [off, off+len) must lie in
- * the ring and len fit one WR. 0, or RP_EINTERNAL (reported).
+ * For backends, in every post with a ring range (write, send, read,
+ * receive): [off, off+len) must lie in the ring and len fit one WR. 0,
+ * or RP_EINTERNAL (reported).
  */
 int rp_verbs_check_write(size_t ring_len, size_t off, uint32_t len)
 	__attribute__((warn_unused_result));
