@@ -26,6 +26,7 @@ enum {
 	OPT_PER_ADDR,
 	OPT_KEEP_SETID,
 	OPT_THREADS,
+	OPT_OP,
 };
 
 static const char recv_short[] = ":p:b:o:1fm:d:i:g:tJqT:h";
@@ -70,6 +71,7 @@ static const struct option send_long[] = {
 	{ "timeout",	required_argument, NULL, 'T' },
 	{ "psk",	required_argument, NULL, OPT_PSK },
 	{ "threads",	required_argument, NULL, OPT_THREADS },
+	{ "op",		required_argument, NULL, OPT_OP },
 	{ "help",	no_argument,	   NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -225,6 +227,18 @@ static int bad_value(const char *sub, const char *what, const char *arg,
 	return usage_error(sub, "invalid %s '%s' (%s)", what, arg, range);
 }
 
+/* --op write|read|send: how the chunks move (enum rp_data_op). */
+static int parse_op(struct rp_opts *o, const char *sub, const char *arg)
+{
+	for (unsigned int op = 0; op < RP_OP_MAX; op++) {
+		if (!strcmp(arg, rp_proto_op_name(op))) {
+			o->op = (uint8_t)op;
+			return 0;
+		}
+	}
+	return bad_value(sub, "op", arg, "write, read or send");
+}
+
 /* The value of the option being parsed; arg is the text after it. */
 /* One flat case per option, in --help's order: longer than our usual
  * function, but a table of setters would hide the ranges it checks. */
@@ -321,6 +335,8 @@ static int set_option(struct rp_opts *o, const char *sub, int c,
 			return bad_value(sub, "thread count", arg, "1..64");
 		o->threads = (uint32_t)v;
 		break;
+	case OPT_OP:
+		return parse_op(o, sub, arg);
 	case 'c':
 		if (rp_opts_parse_size(arg, &size) || size < RP_MIN_CHUNK ||
 		    size > RP_MAX_CHUNK)
@@ -614,8 +630,9 @@ static const char help_send[] =
 	"under its own name, as scp -r does, and '-' (standard input, with\n"
 	"--as) as NAME. Symbolic links, devices, FIFOs and sockets in a tree\n"
 	"are skipped and counted; a symbolic link named as a SOURCE is\n"
-	"followed. The data moves as RDMA Writes, a window of chunks in\n"
-	"flight; small files are pipelined. Each file counts once the\n"
+	"followed. The data moves as RDMA Writes (or, with --op, RDMA Reads\n"
+	"or Sends), a window of chunks in flight; small files are\n"
+	"pipelined. Each file counts once the\n"
 	"receiver has verified its checksum and synced it to disk; a failed\n"
 	"file is reported and the others go on, and the exit status is then\n"
 	"that of the first failure.\n"
@@ -628,6 +645,11 @@ static const char help_send[] =
 	"      --as NAME        name on the receiver of the one SOURCE\n"
 	"                       (default: its last component); required for\n"
 	"                       '-'\n"
+	"      --op OP          how the chunks move: write (the default: RDMA\n"
+	"                       Write into the receiver's ring), read (the\n"
+	"                       receiver RDMA-Reads ours) or send (two-sided\n"
+	"                       Send into receives it keeps posted; no rkey\n"
+	"                       is exposed)\n"
 	"  -c, --chunk SIZE     bytes per RDMA Write, 4K..64M, with an\n"
 	"                       optional K, M or G suffix (default 1M)\n"
 	"  -w, --window N       chunks in flight, 1..64 (default 8); chunk x\n"

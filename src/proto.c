@@ -19,12 +19,14 @@
  *	28 u64 total		bytes in the session, or 2^64-1: unknown
  *	36 u32 chunk		non-zero
  *	40 u32 window		non-zero
- *	44 u32 flags		RP_HELLO_* bits only
+ *	44 u32 flags		bits 0..7: RP_HELLO_* bits only;
+ *				bits 8..15: op (v5), 0 write, 1 read, 2 send;
+ *				bits 16..31: 0
  *
- * MR, 56 bytes:
+ * MR, 56 bytes (receiver -> sender; with op read also sender -> receiver):
  *	 0 qp_addr
- *	28 u64 addr
- *	36 u32 rkey
+ *	28 u64 addr		0 when no peer may touch the ring (v5)
+ *	36 u32 rkey		0 likewise
  *	40 u64 len		== chunk * window
  *	48 u32 chunk		non-zero
  *	52 u32 window		non-zero
@@ -86,6 +88,8 @@
 
 #define QP_ADDR_LEN		28
 #define HELLO_LEN		(QP_ADDR_LEN + 8 + 4 + 4 + 4)
+/* HELLO's flags word carries the op in bits 8..15 (version 5). */
+#define HELLO_OP_SHIFT		8
 #define MR_LEN			(QP_ADDR_LEN + 8 + 4 + 8 + 4 + 4)
 #define FILE_FIXED_LEN		(4 + 1 + 1 + 2 + 8 + 8 + 4 + 2)
 #define FEND_LEN		(4 + 8 + RP_CSUM_LEN)
@@ -252,6 +256,8 @@ static const char *check_hello(const struct rp_hello *m)
 		return "zero window";
 	if (m->flags & ~RP_HELLO_FLAGS)
 		return "unknown flags";
+	if (m->op >= RP_OP_MAX)
+		return "unknown op";
 	return NULL;
 }
 
@@ -364,7 +370,7 @@ int rp_proto_pack_hello(uint8_t *buf, size_t len, const struct rp_hello *m)
 	put_u64(&c, m->total);
 	put_u32(&c, m->chunk);
 	put_u32(&c, m->window);
-	put_u32(&c, m->flags);
+	put_u32(&c, m->flags | (uint32_t)m->op << HELLO_OP_SHIFT);
 	return finish(&c, HELLO_LEN);
 }
 
@@ -557,6 +563,7 @@ int rp_proto_unpack_hello(const uint8_t *p, size_t len, struct rp_hello *m,
 {
 	struct cur c = { .p = p, .left = len };
 	struct rp_hello t;
+	uint32_t flags;
 	const char *r;
 	int rc;
 
@@ -565,8 +572,12 @@ int rp_proto_unpack_hello(const uint8_t *p, size_t len, struct rp_hello *m,
 	if (rc)
 		return rc;
 	if (get_u64(&c, &t.total) || get_u32(&c, &t.chunk) ||
-	    get_u32(&c, &t.window) || get_u32(&c, &t.flags))
+	    get_u32(&c, &t.window) || get_u32(&c, &flags))
 		return fail(why, "truncated HELLO");
+	if (flags >> HELLO_OP_SHIFT > UINT8_MAX)
+		return fail(why, "unknown flags");
+	t.op = (uint8_t)(flags >> HELLO_OP_SHIFT);
+	t.flags = flags & ((1u << HELLO_OP_SHIFT) - 1);
 	r = check_hello(&t);
 	if (r)
 		return fail(why, r);

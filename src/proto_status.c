@@ -53,6 +53,17 @@ const char *rp_proto_type_name(unsigned int type)
 	return type_names[type];
 }
 
+static const char *const op_names[RP_OP_MAX] = {
+	[RP_OP_WRITE] = "write",
+	[RP_OP_READ] = "read",
+	[RP_OP_SEND] = "send",
+};
+
+const char *rp_proto_op_name(unsigned int op)
+{
+	return op < RP_OP_MAX ? op_names[op] : "?";
+}
+
 const char *rp_proto_status_name(unsigned int status)
 {
 	if (status >= RP_ST_MAX || !status_names[status])

@@ -130,9 +130,10 @@ void trace_hello(const char *dir, const struct rp_hello *m)
 	if (!rp_trace_on())
 		return;
 	snprintf(rest, sizeof(rest),
-		 " total=%s chunk=%u window=%u%s",
+		 " total=%s chunk=%u window=%u op=%s%s",
 		 size_text(total, sizeof(total), m->total), m->chunk,
-		 m->window, m->flags & RP_HELLO_PRESERVE ? " preserve" : "");
+		 m->window, rp_proto_op_name(m->op),
+		 m->flags & RP_HELLO_PRESERVE ? " preserve" : "");
 	trace_qp(dir, "HELLO", &m->qp, rest);
 }
 
@@ -164,8 +165,9 @@ void trace_mr(const char *dir, const struct rp_mr *m)
 		return;
 	snprintf(rest, sizeof(rest),
 		 " addr=0x%" PRIx64 " rkey=0x%08x len=%" PRIu64
-		 " chunk=%u window=%u",
-		 m->addr, m->rkey, m->len, m->chunk, m->window);
+		 " chunk=%u window=%u%s",
+		 m->addr, m->rkey, m->len, m->chunk, m->window,
+		 m->rkey ? "" : " (no rkey: no remote access to this ring)");
 	trace_qp(dir, "MR", &m->qp, rest);
 }
 
@@ -562,6 +564,22 @@ int msg_send_auth(struct xfer *x, const struct rp_auth *a)
 			"AUTH");
 }
 
+int msg_send_mr(struct xfer *x, uint64_t addr, uint32_t rkey)
+{
+	uint8_t buf[RP_PROTO_MAX_MSG];
+	struct rp_mr mr = {
+		.qp = x->local,
+		.addr = addr,
+		.rkey = rkey,
+		.len = (uint64_t)x->chunk * x->window,
+		.chunk = x->chunk,
+		.window = x->window,
+	};
+
+	trace_mr("->", &mr);
+	return msg_send(x, buf, rp_proto_pack_mr(buf, sizeof(buf), &mr), "MR");
+}
+
 int msg_recv_auth(struct xfer *x, uint8_t want, struct rp_auth *a)
 {
 	union rp_msg m;
@@ -747,7 +765,25 @@ void rp_session_refuse(const struct rp_opts *o, int fd, const char *peer,
 	rp_ctrl_close(&x.fd);
 }
 
-int xfer_open_verbs(struct xfer *x, bool remote_write)
+/*
+ * What the peer may do to this side's ring, per op: only what the op
+ * needs, so a Read session's receiver and a Send session's both expose
+ * nothing, and a sender exposes its ring only for Read.
+ */
+static unsigned int ring_access(uint8_t op, bool receiver)
+{
+	switch (op) {
+	case RP_OP_WRITE:
+		return receiver ? RP_ACCESS_LOCAL_WRITE |
+				  RP_ACCESS_REMOTE_WRITE : 0;
+	case RP_OP_READ:
+		return receiver ? RP_ACCESS_LOCAL_WRITE : RP_ACCESS_REMOTE_READ;
+	default:
+		return receiver ? RP_ACCESS_LOCAL_WRITE : 0;
+	}
+}
+
+int xfer_open_verbs(struct xfer *x, bool receiver)
 {
 	struct sockaddr_storage ss;
 	socklen_t sl;
@@ -755,7 +791,10 @@ int xfer_open_verbs(struct xfer *x, bool remote_write)
 		.dev_name = x->o->dev,
 		.ib_port = x->o->ib_port,
 		.gid_index = x->o->gid_index,
-		.remote_write = remote_write,
+		.receiver = receiver,
+		.access = ring_access(x->op, receiver),
+		/* A window of chunks read at once, when reading. */
+		.rd_atomic = x->op == RP_OP_READ ? x->window : 1,
 		.max_send_wr = xfer_queue_depth(x),
 		.max_recv_wr = xfer_queue_depth(x),
 	};
@@ -777,8 +816,9 @@ int xfer_open_verbs(struct xfer *x, bool remote_write)
 uint32_t xfer_queue_depth(const struct xfer *x)
 {
 	/* window writes (or receives) in flight; credits are cumulative, so
-	 * the credit Sends need no more than that either. */
-	return x->window + 1;
+	 * the credit Sends need no more than that either. A Read session's
+	 * receiver has a window of Reads in its send queue besides. */
+	return x->window + 1 + (x->op == RP_OP_READ ? x->window : 0);
 }
 
 void xfer_report_verbs(struct xfer *x)

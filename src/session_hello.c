@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* The receiver's handshake: the --psk proofs, the sender's HELLO, the
- * shape it agrees to, and its MR answer. Nothing is opened for a sender
+ * shape it agrees to, and (--op read) the sender's MR. Nothing is opened for a sender
  * before it has passed these. */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -94,18 +94,27 @@ int recv_agree_shape(struct xfer *x, const struct rp_hello *h)
 	return 0;
 }
 
-int recv_send_mr(struct xfer *x, uint32_t rkey)
+/*
+ * --op read: the sender's MR, after ours. Its QP must be the one HELLO
+ * named and its ring the shape we agreed: we read chunk-sized slots of
+ * it, so a different shape would have us read what is not there.
+ */
+int recv_sender_mr(struct xfer *x, struct rp_mr *mr)
 {
-	uint8_t buf[RP_PROTO_MAX_MSG];
-	struct rp_mr mr = {
-		.qp = x->local,
-		.addr = (uint64_t)(uintptr_t)x->ring,
-		.rkey = rkey,
-		.len = (uint64_t)x->chunk * x->window,
-		.chunk = x->chunk,
-		.window = x->window,
-	};
+	union rp_msg m;
+	int rc = msg_recv(x, RP_MSG_MR, &m, "MR (the sender's ring)");
 
-	trace_mr("->", &mr);
-	return msg_send(x, buf, rp_proto_pack_mr(buf, sizeof(buf), &mr), "MR");
+	if (rc)
+		return rc;
+	if (m.mr.qp.qpn != x->remote.qpn || m.mr.chunk != x->chunk ||
+	    m.mr.window != x->window || !m.mr.rkey) {
+		RP_ERR("MR from %s does not match the session: QP 0x%x, chunk "
+		       "%u x window %u, rkey 0x%x; want QP 0x%x, %u x %u and "
+		       "an rkey", x->peer, m.mr.qp.qpn, m.mr.chunk,
+		       m.mr.window, m.mr.rkey, x->remote.qpn, x->chunk,
+		       x->window);
+		return RP_EPROTO;
+	}
+	*mr = m.mr;
+	return 0;
 }

@@ -50,6 +50,7 @@ struct xfer {
 	struct rp_pool *pool;
 	int epfd;
 	uint8_t *ring;
+	uint8_t op;		/* enum rp_data_op: how the chunks move */
 	uint32_t chunk;
 	uint32_t window;
 	uint64_t size;		/* bytes in the session, or RP_SIZE_UNKNOWN */
@@ -105,9 +106,10 @@ void xfer_send_failure(struct xfer *x, uint8_t type, int rc);
 int xfer_peer_reason(struct xfer *x, int rc);
 /*
  * Open the device whose GID matches the control connection's local
- * address, and create the QP (INIT); remote_write on the receiver.
+ * address, and create the QP (INIT), with the access x->op needs on this
+ * side (receiver or not) for the QP and, later, the ring.
  */
-int xfer_open_verbs(struct xfer *x, bool remote_write);
+int xfer_open_verbs(struct xfer *x, bool receiver);
 /* Send and receive queue depth for the agreed window. */
 uint32_t xfer_queue_depth(const struct xfer *x);
 /* Fill the report's RDMA fields from the open verbs context. */
@@ -197,6 +199,10 @@ void msg_keyed(struct xfer *x, const uint8_t send_nonce[RP_AUTH_NONCE_LEN],
 /* AUTH of the given step out, and in (which must be of step want). */
 int msg_send_auth(struct xfer *x, const struct rp_auth *a);
 int msg_recv_auth(struct xfer *x, uint8_t want, struct rp_auth *a);
+/* MR out for our ring, in the agreed shape: where the peer may write
+ * (receiver, --op write) or read (sender, --op read), else addr and rkey
+ * 0, nothing. */
+int msg_send_mr(struct xfer *x, uint64_t addr, uint32_t rkey);
 /* Peer-failure message in res: report it and map to a local error. */
 int msg_peer_failure(struct xfer *x, const struct rp_result *res);
 
@@ -204,13 +210,14 @@ int msg_peer_failure(struct xfer *x, const struct rp_result *res);
  * The receiver's handshake (session_hello.c). --psk: prove the key, check
  * the sender's proof, derive the session key. The sender's HELLO (an AUTH
  * instead, without --psk, is RP_EAUTH). Chunk and window: never more than
- * asked, within our caps, no more ring than a small session needs. The
- * MR answer for the ring at x->ring. Each 0 or an error (reported).
+ * asked, within our caps, no more ring than a small session needs. With
+ * --op read, the sender's MR: its QP and our shape, with an rkey. Each 0
+ * or an error (reported).
  */
 int recv_authenticate(struct xfer *x);
 int recv_hello(struct xfer *x, struct rp_hello *h);
 int recv_agree_shape(struct xfer *x, const struct rp_hello *h);
-int recv_send_mr(struct xfer *x, uint32_t rkey);
+int recv_sender_mr(struct xfer *x, struct rp_mr *mr);
 
 void trace_hello(const char *dir, const struct rp_hello *m);
 void trace_mr(const char *dir, const struct rp_mr *m);

@@ -78,11 +78,14 @@ struct dir_time {
 
 struct recv_state {
 	int dirfd;		/* borrowed from the server */
+	struct rp_mr src;	/* --op read: the sender's ring */
+	uint64_t announced;	/* --op read: chunks announced (Reads posted) */
 	struct landed *rec;	/* nrec records: chunk n uses rec[n % nrec] */
 	uint32_t nrec;
 	uint64_t landed;	/* chunks landed in the session */
 	uint64_t folded;	/* of those, written and folded into a file */
 	uint64_t credit_sent;	/* cumulative credit last posted */
+	uint64_t recvs;		/* --op send: chunk receives posted */
 	uint32_t sends_out;	/* credit Sends not yet completed */
 	uint32_t sq_cap;
 	uint32_t flags;		/* HELLO's RP_HELLO_* */
@@ -98,8 +101,46 @@ struct recv_state {
 	struct rp_progress prog;
 };
 
-/* Everything the sender needs before its first write, in this order:
- * verbs, ring, receives, RTR/RTS, MR. Files come later, one by one. */
+/*
+ * The receives the first window of chunks consume, one per slot: into
+ * the slot itself for --op send (a Send's bytes land where its receive
+ * points), else zero-length (a Write with immediate, or a Read's
+ * announcement, carries no bytes for them).
+ */
+static int post_first_recvs(struct xfer *x)
+{
+	int rc = 0;
+
+	for (uint32_t i = 0; !rc && i < x->window; i++)
+		rc = x->op == RP_OP_SEND ?
+		     rp_verbs_post_recv_buf(x->v, i, (size_t)i * x->chunk,
+					    x->chunk) :
+		     rp_verbs_post_recv(x->v, i);
+	return rc;
+}
+
+/* Our MR answer: with --op write the ring and its rkey; else nothing a
+ * peer could use (the sender Sends, or we Read), so addr and rkey 0. */
+static int send_mr(struct xfer *x, uint32_t rkey)
+{
+	if (x->op != RP_OP_WRITE)
+		return msg_send_mr(x, 0, 0);
+	return msg_send_mr(x, (uint64_t)(uintptr_t)x->ring, rkey);
+}
+
+static int alloc_records(struct recv_state *r, uint32_t window)
+{
+	r->nrec = 2 * window;
+	r->rec = calloc(r->nrec, sizeof(*r->rec));
+	if (r->rec)
+		return 0;
+	RP_ERR("calloc(%u chunk records): %s", r->nrec, strerror(ENOMEM));
+	return -ENOMEM;
+}
+
+/* Everything the sender needs before its first chunk, in this order:
+ * verbs, ring, receives, RTR/RTS, MR (and with --op read the sender's
+ * MR back). Files come later, one by one. */
 static int accept_hello(struct xfer *x, struct recv_state *r,
 			const struct rp_hello *h)
 {
@@ -108,18 +149,12 @@ static int accept_hello(struct xfer *x, struct recv_state *r,
 
 	x->remote = h->qp;
 	x->rep.remote_qpn = h->qp.qpn;
+	x->op = h->op;
 	r->flags = h->flags;
 	rc = recv_agree_shape(x, h);
-	r->sq_cap = xfer_queue_depth(x);
-	if (!rc) {
-		r->nrec = 2 * x->window;
-		r->rec = calloc(r->nrec, sizeof(*r->rec));
-		if (!r->rec) {
-			RP_ERR("calloc(%u chunk records): %s", r->nrec,
-			       strerror(ENOMEM));
-			rc = -ENOMEM;
-		}
-	}
+	r->sq_cap = x->window + 1;
+	if (!rc)
+		rc = alloc_records(r, x->window);
 	/* Each worker copies a chunk out of the ring into its own buffer. */
 	if (!rc)
 		rc = xfer_start_pool(x, x->chunk);
@@ -128,12 +163,15 @@ static int accept_hello(struct xfer *x, struct recv_state *r,
 	if (!rc)
 		rc = rp_verbs_reg_ring(x->v, (size_t)x->chunk * x->window,
 				       (void **)&x->ring, &rkey);
-	for (uint32_t i = 0; !rc && i < x->window; i++)
-		rc = rp_verbs_post_recv(x->v, i);
+	if (!rc)
+		rc = post_first_recvs(x);
+	r->recvs = x->window;
 	if (!rc)
 		rc = rp_verbs_connect(x->v, &x->remote);
 	if (!rc)
-		rc = recv_send_mr(x, rkey);
+		rc = send_mr(x, rkey);
+	if (!rc && x->op == RP_OP_READ)
+		rc = recv_sender_mr(x, &r->src);
 	return rc;
 }
 
@@ -462,14 +500,31 @@ static int on_message(struct xfer *x, struct recv_state *r)
 	return RP_EINTERNAL;
 }
 
+/* --op send: a credited slot's receive goes back up before the credit
+ * that lets the sender fill it, in slot order, as receives are used. */
+static int repost_recvs(struct xfer *x, struct recv_state *r)
+{
+	while (x->op == RP_OP_SEND && r->recvs < x->done + x->window) {
+		uint32_t slot = (uint32_t)(r->recvs % x->window);
+		int rc = rp_verbs_post_recv_buf(x->v, slot,
+						(size_t)slot * x->chunk,
+						x->chunk);
+
+		if (rc)
+			return rc;
+		r->recvs++;
+	}
+	return 0;
+}
+
 /* Credit is cumulative: when the send queue is full, a later Send
  * carries the newer count. */
 static int give_credit(struct xfer *x, struct recv_state *r)
 {
-	int rc;
+	int rc = repost_recvs(x, r);
 
-	if (r->credit_sent == x->done || r->sends_out >= r->sq_cap)
-		return 0;
+	if (rc || r->credit_sent == x->done || r->sends_out >= r->sq_cap)
+		return rc;
 	rc = rp_verbs_post_send_imm(x->v, x->done, (uint32_t)x->done);
 	if (rc)
 		return rc;
@@ -620,44 +675,43 @@ static int settle(struct xfer *x, struct recv_state *r, bool need_file)
 }
 
 static int check_chunk(struct xfer *x, const struct recv_state *r,
-		       const struct rp_wc *wc, bool last)
+		       uint32_t imm, uint32_t len, bool last)
 {
 	const struct recv_file *c = &r->cur;
-	uint32_t seq = wc->imm & RP_IMM_SEQ;
+	uint32_t seq = imm & RP_IMM_SEQ;
 	uint64_t left = c->meta.size - c->bytes;
 
-	if (seq != (uint32_t)(r->landed & RP_IMM_SEQ) || wc->byte_len >
-	    x->chunk || (!last && wc->byte_len != x->chunk)) {
+	if (seq != (uint32_t)(r->landed & RP_IMM_SEQ) || len > x->chunk ||
+	    (!last && len != x->chunk)) {
 		RP_ERR("chunk out of order or size from %s: got #%u of %u "
 		       "bytes, expected #%" PRIu64 " of %s%u bytes", x->peer,
-		       seq, wc->byte_len, r->landed & RP_IMM_SEQ,
+		       seq, len, r->landed & RP_IMM_SEQ,
 		       last ? "up to " : "", x->chunk);
 		return RP_EPROTO;
 	}
 	/* Once told it failed, the sender may end the file early. */
 	if (c->meta.size != RP_SIZE_UNKNOWN && !c->facked &&
-	    (wc->byte_len > left || last != (wc->byte_len == left))) {
+	    (len > left || last != (len == left))) {
 		RP_ERR("chunk from %s does not fit its file: %u bytes with "
-		       "%" PRIu64 " to go%s", x->peer, wc->byte_len, left,
+		       "%" PRIu64 " to go%s", x->peer, len, left,
 		       last ? " (marked last)" : "");
 		return RP_EPROTO;
 	}
 	return 0;
 }
 
-static int land_chunk(struct xfer *x, struct recv_state *r,
-		      const struct rp_wc *wc)
+/* A chunk is in the ring's next slot: len bytes, imm its number and
+ * RP_IMM_END (as a Write's or Send's immediate says). */
+static int land_chunk(struct xfer *x, struct recv_state *r, uint32_t imm,
+		      uint32_t len)
 {
 	struct recv_file *c = &r->cur;
-	bool last = wc->imm & RP_IMM_END;
+	bool last = imm & RP_IMM_END;
 	size_t off = (size_t)(r->landed % x->window) * x->chunk;
-	uint32_t len = wc->byte_len;
 	int rc = settle(x, r, true);
 
 	if (!rc)
-		rc = check_chunk(x, r, wc, last);
-	if (!rc)
-		rc = rp_verbs_post_recv(x->v, wc->wr_id);
+		rc = check_chunk(x, r, imm, len, last);
 	if (rc)
 		return rc;
 	if (!c->err && x->o->max_size && c->bytes + len > x->o->max_size) {
@@ -673,21 +727,78 @@ static int land_chunk(struct xfer *x, struct recv_state *r,
 	return early_fack(x, r);
 }
 
+/*
+ * --op read: the sender says its next chunk is in its slot, imm = its
+ * length and RP_IMM_END; read it into the same slot of ours. The Read's
+ * wr_id carries imm (high half) and the chunk's number (low half) to its
+ * completion, where the chunk lands as a Write's would.
+ */
+static int on_announce(struct xfer *x, struct recv_state *r,
+		       const struct rp_wc *wc)
+{
+	uint32_t len = wc->imm & ~RP_IMM_END;
+	size_t off = (size_t)(r->announced % x->window) * x->chunk;
+	int rc;
+
+	if (wc->byte_len || len > x->chunk ||
+	    r->announced >= x->done + x->window) {
+		RP_ERR("chunk announcement from %s out of bounds: %u bytes "
+		       "(chunk %u), %" PRIu64 " announced, %" PRIu64
+		       " credited", x->peer, len, x->chunk, r->announced,
+		       x->done);
+		return RP_EPROTO;
+	}
+	rc = rp_verbs_post_recv(x->v, wc->wr_id);
+	if (!rc)
+		rc = rp_verbs_post_read(x->v, (uint64_t)wc->imm << 32 |
+					(uint32_t)r->announced, off, len,
+					r->src.addr + off, r->src.rkey);
+	if (!rc)
+		r->announced++;
+	return rc;
+}
+
+static int land_read(struct xfer *x, struct recv_state *r,
+		     const struct rp_wc *wc)
+{
+	uint32_t imm = (uint32_t)(wc->wr_id >> 32);
+
+	return land_chunk(x, r, (imm & RP_IMM_END) |
+			  ((uint32_t)wc->wr_id & RP_IMM_SEQ),
+			  imm & ~RP_IMM_END);
+}
+
 static int handle_wc(struct xfer *x, struct recv_state *r,
 		     const struct rp_wc *wc)
 {
+	int rc;
+
 	switch (wc->op) {
 	case RP_WC_RECV_WRITE_IMM:
-		return land_chunk(x, r, wc);
+		if (x->op != RP_OP_WRITE)
+			break;
+		rc = rp_verbs_post_recv(x->v, wc->wr_id);
+		return rc ? rc : land_chunk(x, r, wc->imm, wc->byte_len);
+	case RP_WC_RECV_SEND_IMM:
+		if (x->op == RP_OP_READ)
+			return on_announce(x, r, wc);
+		if (x->op == RP_OP_SEND)
+			return land_chunk(x, r, wc->imm, wc->byte_len);
+		break;
+	case RP_WC_READ:
+		if (x->op == RP_OP_READ)
+			return land_read(x, r, wc);
+		break;
 	case RP_WC_SEND:
 		r->sends_out--;
 		return give_credit(x, r);
 	default:
-		/* We post no writes: only the sender's Send can cause it. */
-		RP_ERR("unexpected completion %s: %s does not follow the "
-		       "protocol", rp_wc_op_name(wc->op), x->peer);
-		return RP_EPROTO;
+		break;
 	}
+	RP_ERR("unexpected completion %s in a session of --op %s: %s does "
+	       "not follow the protocol", rp_wc_op_name(wc->op),
+	       rp_proto_op_name(x->op), x->peer);
+	return RP_EPROTO;
 }
 
 /* The control channel has something we can take now: a FILE or FIN

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /* The sender's state machine: connect, HELLO, MR, RTR/RTS once; then for
- * each source entry FILE, its chunks as RDMA Writes with immediate under
- * the receiver's credit, FEND; FIN; the receiver's FACKs and ACK. */
+ * each source entry FILE, its chunks under the receiver's credit (RDMA
+ * Writes with immediate, Sends, or announcements the receiver answers
+ * with RDMA Reads: --op), FEND; FIN; the receiver's FACKs and ACK. */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
@@ -100,6 +101,7 @@ static int send_hello(struct xfer *x)
 		.chunk = x->chunk,
 		.window = x->window,
 		.flags = x->o->preserve ? RP_HELLO_PRESERVE : 0,
+		.op = x->op,
 	};
 
 	trace_hello("->", &h);
@@ -465,17 +467,41 @@ static void read_failed(struct xfer *x, struct send_state *s,
 }
 
 /*
- * Write a read chunk from its slot to the receiver's slot; the last one
- * carries RP_IMM_END. A source that fails mid-way still ends on the wire
- * (an empty last chunk), so the receiver can drop it and go on.
+ * Chunk seq, len bytes in our slot off, to the receiver's slot of the
+ * same number: an RDMA Write there, a Send into the receive it posted
+ * there, or (--op read) a zero-length Send telling it to Read the chunk,
+ * with the length in the immediate, since it must know how much to read.
  */
-static int post_read(struct xfer *x, struct send_state *s,
-		     struct readout *r)
+static int post_data(struct xfer *x, struct send_state *s, uint64_t seq,
+		     size_t off, uint32_t len, bool last)
+{
+	uint32_t imm = (uint32_t)(seq & RP_IMM_SEQ) | (last ? RP_IMM_END : 0);
+
+	switch (x->op) {
+	case RP_OP_READ:
+		return rp_verbs_post_send_imm(x->v, seq, len |
+					      (last ? RP_IMM_END : 0));
+	case RP_OP_SEND:
+		return rp_verbs_post_send_data(x->v, seq, off, len, imm);
+	default:
+		return rp_verbs_post_write_imm(x->v, seq, off, len,
+					       s->mr.addr + off, s->mr.rkey,
+					       imm);
+	}
+}
+
+/*
+ * Post a read chunk from its slot; the last one carries RP_IMM_END. A
+ * source that fails mid-way still ends on the wire (an empty last
+ * chunk), so the receiver can drop it and go on.
+ */
+static int post_chunk(struct xfer *x, struct send_state *s,
+		      struct readout *r)
 {
 	struct cur_src *c = &s->cur;
 	uint64_t seq = s->posted;
 	size_t off = (size_t)(seq % x->window) * x->chunk;
-	uint32_t len = r->len, imm;
+	uint32_t len = r->len;
 	bool last = r->last;
 	int rc;
 
@@ -489,9 +515,7 @@ static int post_read(struct xfer *x, struct send_state *s,
 	} else if (len) {
 		rp_csum_fold(c->csum, r->digest);
 	}
-	imm = (uint32_t)(seq & RP_IMM_SEQ) | (last ? RP_IMM_END : 0);
-	rc = rp_verbs_post_write_imm(x->v, seq, off, len, s->mr.addr + off,
-				     s->mr.rkey, imm);
+	rc = post_data(x, s, seq, off, len, last);
 	if (rc)
 		return rc;
 	atomic_store_explicit(&r->state, READ_FREE, memory_order_relaxed);
@@ -514,13 +538,13 @@ static int post_read(struct xfer *x, struct send_state *s,
 }
 
 /* Post the chunks read, in order, as far as they are. */
-static int post_reads(struct xfer *x, struct send_state *s)
+static int post_chunks(struct xfer *x, struct send_state *s)
 {
 	int rc = 0;
 
 	while (!rc && s->cur.open && s->posted < s->queued &&
 	       read_state(x, s, s->posted) == READ_DONE)
-		rc = post_read(x, s, &s->rd[s->posted % x->window]);
+		rc = post_chunk(x, s, &s->rd[s->posted % x->window]);
 	return rc;
 }
 
@@ -532,7 +556,7 @@ static int pump(struct xfer *x, struct send_state *s)
 	while (!rc && !s->fin_sent && !rp_session_stop) {
 		if (s->cur.open) {
 			queue_reads(x, s);
-			rc = post_reads(x, s);
+			rc = post_chunks(x, s);
 			if (s->cur.open)
 				break;	/* waiting for a read or a slot */
 		} else if (s->qlen >= MAX_PENDING) {
@@ -616,6 +640,11 @@ static int handle_wc(struct xfer *x, struct send_state *s,
 
 	switch (wc->op) {
 	case RP_WC_WRITE:
+	case RP_WC_SEND:
+		/* A chunk's Write or Send (or, --op read, its
+		 * announcement) is done; its slot waits for credit. */
+		if ((wc->op == RP_WC_WRITE) != (x->op == RP_OP_WRITE))
+			break;
 		s->written++;
 		return 0;
 	case RP_WC_RECV_SEND_IMM:
@@ -630,11 +659,13 @@ static int handle_wc(struct xfer *x, struct send_state *s,
 		x->done += delta;
 		return rp_verbs_post_recv(x->v, wc->wr_id);
 	default:
-		/* We never post receives for writes: the receiver wrote. */
-		RP_ERR("unexpected completion %s: %s does not follow the "
-		       "protocol", rp_wc_op_name(wc->op), x->peer);
-		return RP_EPROTO;
+		break;
 	}
+	/* A Write into us, or a Read completion: we never asked for one. */
+	RP_ERR("unexpected completion %s in a session of --op %s: %s does "
+	       "not follow the protocol", rp_wc_op_name(wc->op),
+	       rp_proto_op_name(x->op), x->peer);
+	return RP_EPROTO;
 }
 
 static void trace_milestone(const struct send_state *s, uint64_t done,
@@ -661,6 +692,23 @@ static int handle_wcs(struct xfer *x, struct send_state *s,
 	return 0;
 }
 
+static void trace_data_path(const struct xfer *x)
+{
+	if (x->op == RP_OP_READ)
+		RP_TRACE("data", "chunk n waits in slot n %% %u of our ring; a "
+			 "zero-length Send with imm = its length (+ 0x%08x on "
+			 "a file's last chunk) tells the receiver to RDMA-Read "
+			 "it into the same slot of its ring", x->window,
+			 RP_IMM_END);
+	else
+		RP_TRACE("data", "each chunk is %s into slot n %% %u of the "
+			 "receiver's ring; imm = n (the chunk's number in the "
+			 "session), + 0x%08x on a file's last chunk",
+			 x->op == RP_OP_SEND ? "a Send with immediate, landing "
+			 "in the receive it posted" : "an RDMA Write with "
+			 "immediate", x->window, RP_IMM_END);
+}
+
 /* Every entry out, every answer in: until the receiver's ACK. */
 static int session_loop(struct xfer *x, struct send_state *s)
 {
@@ -669,10 +717,7 @@ static int session_loop(struct xfer *x, struct send_state *s)
 	int rc = 0;
 
 	rp_progress_start(&s->prog, x->size);
-	RP_TRACE("data", "each chunk is an RDMA Write with immediate into "
-		 "slot n %% %u of the receiver's ring; imm = n (the chunk's "
-		 "number in the session), + 0x%08x on a file's last chunk",
-		 x->window, RP_IMM_END);
+	trace_data_path(x);
 	x->batch = true;
 	while (!rc && !s->acked) {
 		rc = pump(x, s);
@@ -768,7 +813,7 @@ static int authenticate(struct xfer *x)
 /* Over an open control connection: everything up to the first write. */
 static int handshake(struct xfer *x, struct send_state *s)
 {
-	uint32_t unused_rkey;
+	uint32_t rkey;
 	int rc = xfer_start(x, authenticate);
 
 	if (rc)
@@ -781,13 +826,16 @@ static int handshake(struct xfer *x, struct send_state *s)
 	if (rc)
 		return rc;
 	xfer_phase(x, RP_PHASE_SETUP);
-	/* Our ring is local-only: its rkey is never sent anywhere. */
+	/* Our ring's rkey goes out only with --op read, for the receiver
+	 * to read it; otherwise the ring is local-only. */
 	rc = rp_verbs_reg_ring(x->v, (size_t)x->chunk * x->window,
-			       (void **)&x->ring, &unused_rkey);
+			       (void **)&x->ring, &rkey);
 	if (!rc)
 		rc = post_credit_recvs(x);
 	if (!rc)
 		rc = rp_verbs_connect(x->v, &x->remote);
+	if (!rc && x->op == RP_OP_READ)
+		rc = msg_send_mr(x, (uint64_t)(uintptr_t)x->ring, rkey);
 	if (!rc) {
 		s->rd = calloc(x->window, sizeof(*s->rd));
 		if (!s->rd) {
@@ -817,7 +865,7 @@ static void init(struct xfer *x, struct send_state *s,
 		 const struct rp_opts *o)
 {
 	*x = (struct xfer){
-		.o = o, .fd = -1, .epfd = -1, .chunk = o->chunk,
+		.o = o, .fd = -1, .epfd = -1, .op = o->op, .chunk = o->chunk,
 		.window = o->window,
 		.rep = { .role = "send" }, .start = rp_now(),
 	};

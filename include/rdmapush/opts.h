@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "rdmapush/limits.h"
+#include "rdmapush/proto.h"
 
 #define RP_DEFAULT_PORT		18500
 #define RP_DEFAULT_CHUNK	(1u << 20)
@@ -60,6 +61,7 @@ struct rp_opts {
 	uint32_t chunk;
 	uint32_t window;
 	bool shape_set;		/* -c or -w given: no automatic shape */
+	uint8_t op;		/* --op: enum rp_data_op, default RP_OP_WRITE */
 };
 
 /*

@@ -32,8 +32,15 @@
  *    XXH3-128 over the XXH3-128 digests of the file's non-empty chunks,
  *    cut at MR's chunk (see csum.h), no longer over the bytes as one
  *    stream, so chunks can be hashed in parallel and checked one by one.
+ * 5: the data may move three ways (HELLO's op, in bits 8..15 of its flags
+ *    word): RDMA Write as before; RDMA Read, where the sender answers
+ *    MR with an MR of its own (its ring, readable) and announces each
+ *    chunk with a zero-length Send whose immediate is RP_IMM_END | the
+ *    chunk's length; or Send, two-sided, into receives the receiver
+ *    keeps posted in its ring. With Read and Send the receiver's MR
+ *    carries no rkey (0): nothing may touch its memory remotely.
  */
-#define RP_PROTO_VERSION	4
+#define RP_PROTO_VERSION	5
 #define RP_PROTO_HDR_LEN	12
 /* Room every message leaves in RP_PROTO_MAX_PAYLOAD for that tag. */
 #define RP_PROTO_TAG_ROOM	32
@@ -92,12 +99,21 @@ struct rp_qp_addr {
 #define RP_HELLO_PRESERVE	0x1u	/* keep each file's mode and mtime */
 #define RP_HELLO_FLAGS		RP_HELLO_PRESERVE
 
+/* How the chunks move (HELLO's op, version 5); the values are the wire's. */
+enum rp_data_op {
+	RP_OP_WRITE = 0,	/* the sender RDMA-Writes into the receiver's ring */
+	RP_OP_READ = 1,		/* the receiver RDMA-Reads the sender's ring */
+	RP_OP_SEND = 2,		/* the sender Sends into posted receives */
+	RP_OP_MAX
+};
+
 struct rp_hello {
 	struct rp_qp_addr qp;
 	uint64_t total;		/* bytes in the session, or RP_SIZE_UNKNOWN */
 	uint32_t chunk;		/* requested chunk size */
 	uint32_t window;	/* requested number of chunks in flight */
-	uint32_t flags;		/* RP_HELLO_* */
+	uint32_t flags;		/* RP_HELLO_* (on the wire, bits 0..7) */
+	uint8_t op;		/* enum rp_data_op (on the wire, bits 8..15) */
 };
 
 struct rp_mr {
@@ -167,8 +183,10 @@ struct rp_result {
 };
 
 /*
- * The immediate of each data Write: the chunk's number in the session,
- * modulo 2^31, with RP_IMM_END on the last chunk of a file.
+ * The immediate of each data Write or Send: the chunk's number in the
+ * session, modulo 2^31, with RP_IMM_END on the last chunk of a file. With
+ * RDMA Read, the Send announcing a chunk carries its length instead (the
+ * number is implied: chunks are announced in order).
  */
 #define RP_IMM_END		0x80000000u
 #define RP_IMM_SEQ		0x7fffffffu
@@ -279,6 +297,8 @@ int rp_proto_pack_sync(uint8_t *buf, size_t len, const struct rp_sync *m);
 int rp_proto_unpack_sync(const uint8_t *p, size_t len, struct rp_sync *m,
 			 const char **why);
 
+/* "write", "read", "send"; "?" for unknown. */
+const char *rp_proto_op_name(unsigned int op);
 /* "HELLO", "MR", ...; "?" for unknown. */
 const char *rp_proto_type_name(unsigned int type);
 /* "ok", "file exists", ...; "unknown status" for unknown. */

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
+# ops: read send
 # modes: two
 # Faults: peers killed at each phase, signals, loss and an outage on the
 # link. Each ends within the deadline with a clear error or completes
@@ -79,7 +80,7 @@ MIDDATA="chunks posted so far taken by the receiver"
 # and return 1 (the push killed) if no data line comes within 20 s.
 push_bg() {
 	local as=$1 label=$2
-	"$LAB" bg "$SND" push -- "exec $RP send -t -T $T -p $PORT -c 256K --as $as /tmp/e2e-src/big $RCV_IP"
+	"$LAB" bg "$SND" push -- "exec $RP send${OP:+ --op $OP} -t -T $T -p $PORT -c 256K --as $as /tmp/e2e-src/big $RCV_IP"
 	await_log "$SND" push "$MIDDATA" 20 && return 0
 	fail "$label: mid-data" "no '$MIDDATA' trace line from the sender within 20 s"
 	"$LAB" signal "$SND" push KILL >/dev/null 2>&1

@@ -17,6 +17,10 @@ if [ "$MODE" = one ]; then RCV=A; else RCV=B; fi
 RCV_IP=$("$LAB" ip "$RCV")
 # Each test file gets its own port so a leftover receiver cannot answer.
 PORT=${RP_E2E_PORT:-18600}
+# The data op every send() uses (tests/e2e/run sets it for the tests that
+# declare "# ops:"); empty: rdmapush's default, write.
+OP=${RP_E2E_OP:-}
+OP_LABEL=${OP:+ --op $OP}
 # The directory the host and both guests see at this same path
 # (scripts/rdma-lab's share/, in its lab dir): a file a guest copies there
 # can be checked on the host.
@@ -29,11 +33,11 @@ PASSED=0
 FAILED=0
 
 ok() {
-	echo "ok - $MODE: $1"
+	echo "ok - $MODE$OP_LABEL: $1"
 	PASSED=$((PASSED + 1))
 }
 fail() {
-	echo "not ok - $MODE: $1: $2"
+	echo "not ok - $MODE$OP_LABEL: $1: $2"
 	FAILED=$((FAILED + 1))
 }
 
@@ -115,9 +119,10 @@ recv_wait() {
 	"$LAB" wait "$RCV" "$1" --timeout "${2:-120}"
 }
 
-# send ARGS...: run "rdmapush send -p $PORT ARGS" on the sender node.
+# send ARGS...: run "rdmapush send -p $PORT [--op $OP] ARGS" on the
+# sender node.
 send() {
-	on "$SND" "$RP send -p $PORT $*"
+	on "$SND" "$RP send -p $PORT${OP:+ --op $OP} $*"
 }
 
 # mkdata NODE PATH BYTES: random file of that size on a node.

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
+# ops: read send
 # modes: two
 # A full disk. Up front: a file larger than the free space is refused
 # (exit 6) before any memory is registered. Mid-transfer (the receiver
@@ -45,7 +46,7 @@ await_listen "$RCV" >/dev/null
 # the space left (the receiver keeps writing meanwhile, hence several
 # grabs and the crumbs).
 "$LAB" bg "$RCV" filler -- "used() { df -k $DST | awk 'NR==2 { print \$3 }'; }; end=\$((\$(date +%s) + 20)); while [ \$(used) = 0 ]; do [ \$(date +%s) -lt \$end ] || { echo 'filler: nothing written to $DST in 20 s'; exit 1; }; sleep 0.01; done; for k in 1 2 3 4; do fallocate -l \$(df -k $DST | awk 'NR==2 { print \$4 }')K $DST/.filler\$k 2>/dev/null; done; cat /dev/zero > $DST/.crumbs 2>/dev/null; true"
-"$LAB" bg "$SND" push -- "exec $RP send -p $PORT -c 4K -w 1 /tmp/e2e-src/three $RCV_IP"
+"$LAB" bg "$SND" push -- "exec $RP send${OP:+ --op $OP} -p $PORT -c 4K -w 1 /tmp/e2e-src/three $RCV_IP"
 out=$("$LAB" wait "$SND" push --timeout 60 2>&1); rc=$?
 fout=$("$LAB" wait "$RCV" filler 2>&1) ||
 	fail "ENOSPC mid-transfer: disk filled once writing began" "$fout"

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
+# ops: read send
 # modes: one two
 # Byte-identical pushes at every size boundary, all served by one
 # receiver in a row, which then exits cleanly on SIGTERM.

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
+# ops: read send
 # modes: one two
 # Issue 9's sessions of many entries: a tree of 200+ files pushed with -r
 # arrives as diff -r sees it (its symlink skipped and counted), with modes
@@ -186,7 +187,7 @@ done
 fresh_dir "$RCV" "$DST/stdin" >/dev/null
 start_recv stdin "--once -o $DST/stdin" ||
 	{ fail "receiver start" "did not listen"; done_testing; }
-out=$(on "$SND" "head -c 20M /dev/urandom | tee /tmp/e2e-stream.src | $RP send -q -p $PORT --as stream.bin - $RCV_IP" 2>&1)
+out=$(on "$SND" "head -c 20M /dev/urandom | tee /tmp/e2e-stream.src | $RP send${OP:+ --op $OP} -q -p $PORT --as stream.bin - $RCV_IP" 2>&1)
 src=$?
 recv_wait stdin >/dev/null 2>&1
 rrc=$?

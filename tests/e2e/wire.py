@@ -37,6 +37,14 @@ of the file's non-empty chunks, in order, each cut at the session's
 agreed chunk size (MR's chunk). An empty file has no chunk: its checksum
 is XXH3-128 of nothing. Version 3 hashed the bytes as one stream.
 
+Version 5 changes no layout either: HELLO's flags word carries the op in
+bits 8..15 (OP_WRITE 0, OP_READ 1, OP_SEND 2; any other value is
+malformed). With OP_READ the sender answers MR with an MR of its own (its
+ring, which the receiver RDMA-Reads) and announces each chunk with a
+zero-length Send whose immediate is IMM_END on a file's last chunk | the
+chunk's length (read_imm). With OP_READ and OP_SEND the receiver's MR
+carries addr 0 and rkey 0: no peer touches its memory.
+
 Version 2, with --psk: the key is BLAKE2b-256 of the key file's bytes.
 AUTH: the sender sends step 1 (its nonce Ns), the receiver step 2 (its
 nonce Nr, HMAC-SHA-256(key, "R" | Ns | Nr)), the sender step 3
@@ -60,7 +68,7 @@ import socket
 import struct
 
 MAGIC = 0x52445055          # "RDPU"
-VERSION = 4
+VERSION = 5
 HDR_LEN = 12
 MAX_PAYLOAD = 4224          # RP_PROTO_MAX_PAYLOAD
 PATH_MAX = 4095             # RP_PATH_MAX
@@ -80,6 +88,8 @@ TYPE_NAMES = {HELLO: "HELLO", MR: "MR", FIN: "FIN", ACK: "ACK", ERR: "ERR",
               FACK: "FACK"}
 
 HELLO_PRESERVE = 0x1        # HELLO flag: keep each file's mode and mtime
+OP_WRITE, OP_READ, OP_SEND = 0, 1, 2   # HELLO op (flags bits 8..15, v5)
+OP_SHIFT = 8
 FILE_REG, FILE_DIR = 1, 2   # FILE kinds
 IMM_END = 0x80000000        # data immediate: a file's last chunk
 IMM_SEQ = 0x7fffffff        # data immediate: the session's chunk number
@@ -136,12 +146,13 @@ def qp_addr(qpn, psn, gid, lid=0, mtu=3, reserved=0):
     return _QP.pack(qpn, psn, lid, mtu, reserved) + gid
 
 
-def hello_payload(qp, total, chunk, window, flags=0):
-    return qp + _HELLO_FIXED.pack(total, chunk, window, flags)
+def hello_payload(qp, total, chunk, window, flags=0, op=OP_WRITE):
+    return qp + _HELLO_FIXED.pack(total, chunk, window,
+                                  flags | op << OP_SHIFT)
 
 
-def hello(qp, total, chunk, window, flags=0):
-    return msg(HELLO, hello_payload(qp, total, chunk, window, flags))
+def hello(qp, total, chunk, window, flags=0, op=OP_WRITE):
+    return msg(HELLO, hello_payload(qp, total, chunk, window, flags, op))
 
 
 def mr_payload(qp, addr, rkey, length, chunk, window):
@@ -216,6 +227,12 @@ def imm(seq, end=False):
     return (seq & IMM_SEQ) | (IMM_END if end else 0)
 
 
+def read_imm(length, end=False):
+    """With OP_READ, the immediate of the Send announcing a chunk: its
+    length, IMM_END on a file's last chunk (v5)."""
+    return length | (IMM_END if end else 0)
+
+
 def file_csum(data, chunk):
     """The version 4 checksum (16 bytes) of a file whose bytes are data,
     in a session whose agreed chunk size (MR's chunk) is chunk: XXH3-128
@@ -255,7 +272,9 @@ def unpack_hello(p):
     _need(p, HELLO_LEN, "HELLO")
     m = unpack_qp(p)
     (m["total"], m["chunk"], m["window"],
-     m["flags"]) = _HELLO_FIXED.unpack_from(p, QP_ADDR_LEN)
+     word) = _HELLO_FIXED.unpack_from(p, QP_ADDR_LEN)
+    m["flags"] = word & ((1 << OP_SHIFT) - 1)
+    m["op"] = word >> OP_SHIFT
     return m
 
 

@@ -103,6 +103,9 @@ same("file kinds", {"REG": wire.FILE_REG, "DIR": wire.FILE_DIR},
 same("HELLO flags", (wire.HELLO_PRESERVE, wire.HELLO_PRESERVE),
      (define(hdr_h, "RP_HELLO_PRESERVE"), define(hdr_h, "RP_HELLO_FLAGS")
       or define(hdr_h, "RP_HELLO_PRESERVE")))
+same("HELLO ops (v5)", {"WRITE": wire.OP_WRITE, "READ": wire.OP_READ,
+                        "SEND": wire.OP_SEND},
+     enum("RP_OP_"))
 same("data immediate bits", (wire.IMM_END, wire.IMM_SEQ),
      (define(hdr_h, "RP_IMM_END"), define(hdr_h, "RP_IMM_SEQ")))
 
@@ -167,9 +170,9 @@ q = {"qpn": 0x123456, "psn": 0xabcdef, "lid": 7, "mtu": 5, "reserved": 0,
 csum = bytes(range(0xa0, 0xb0))
 fields("qp_addr", qp, q)
 fields("HELLO", wire.hello_payload(qp, (1 << 40) + 5, 65536, 8,
-                                   wire.HELLO_PRESERVE),
+                                   wire.HELLO_PRESERVE, wire.OP_SEND),
        {"qp_addr": qp, "total": (1 << 40) + 5, "chunk": 65536, "window": 8,
-        "flags": wire.HELLO_PRESERVE})
+        "flags": wire.HELLO_PRESERVE | wire.OP_SEND << 8})
 fields("MR", wire.mr_payload(qp, 1 << 47, 0x1234, 8 << 16, 65536, 8),
        {"qp_addr": qp, "addr": 1 << 47, "rkey": 0x1234, "len": 8 << 16,
         "chunk": 65536, "window": 8})
@@ -205,7 +208,10 @@ def trip(name, m, mtype, unpack, want):
 
 trip("HELLO", wire.hello(qp, 1 << 40, 65536, 8, wire.HELLO_PRESERVE),
      wire.HELLO, wire.unpack_hello,
-     dict(q, total=1 << 40, chunk=65536, window=8, flags=1))
+     dict(q, total=1 << 40, chunk=65536, window=8, flags=1, op=0))
+trip("HELLO, op read", wire.hello(qp, 1 << 40, 65536, 8, op=wire.OP_READ),
+     wire.HELLO, wire.unpack_hello,
+     dict(q, total=1 << 40, chunk=65536, window=8, flags=0, op=1))
 trip("MR", wire.mr(qp, 1 << 47, 0x1234, 8 << 16, 65536, 8), wire.MR,
      wire.unpack_mr, dict(q, addr=1 << 47, rkey=0x1234, len=8 << 16,
                           chunk=65536, window=8))

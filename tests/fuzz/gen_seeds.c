@@ -84,7 +84,8 @@ static int hello(uint8_t *buf, uint32_t flags)
 	m.total = 1 << 30;
 	m.chunk = 1 << 20;
 	m.window = 16;
-	m.flags = flags;
+	m.flags = flags & 0xff;
+	m.op = (uint8_t)(flags >> 8);
 	return rp_proto_pack_hello(buf, RP_PROTO_MAX_MSG, &m);
 }
 
@@ -159,6 +160,9 @@ static void valid(void)
 
 	save("hello", buf, hello(buf, 0));
 	save("hello_preserve", buf, hello(buf, RP_HELLO_PRESERVE));
+	/* Version 5: the op in bits 8..15 of the flags word. */
+	save("hello_op_read", buf, hello(buf, RP_OP_READ << 8));
+	save("hello_op_send", buf, hello(buf, RP_OP_SEND << 8));
 	memset(&h, 0, sizeof(h));
 	qp(&h.qp, 0xffffff);
 	memset(h.qp.gid, 0, RP_GID_LEN);
@@ -249,6 +253,9 @@ static void broken(void)
 	n = hello(buf, 0);
 	put_be(buf + HDR + 44, 4, 2);
 	save("bad_hello_flag", buf, n);
+	n = hello(buf, 0);
+	put_be(buf + HDR + 44, 4, RP_OP_MAX << 8);
+	save("bad_hello_op", buf, n);
 	n = hello(buf, 0);
 	put_be(buf + HDR, 4, 0);
 	save("bad_hello_qpn0", buf, n);

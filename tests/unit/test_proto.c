@@ -102,6 +102,7 @@ static void sample_hello(struct rp_hello *m)
 	m->chunk = 1 << 20;
 	m->window = 16;
 	m->flags = RP_HELLO_PRESERVE;
+	m->op = RP_OP_READ;
 }
 
 static void sample_mr(struct rp_mr *m)
@@ -266,6 +267,7 @@ static void check_hello_roundtrip(const struct rp_hello *in)
 	assert_int_equal(out.chunk, in->chunk);
 	assert_int_equal(out.window, in->window);
 	assert_int_equal(out.flags, in->flags);
+	assert_int_equal(out.op, in->op);
 }
 
 static void test_hello_roundtrip(void **state)
@@ -279,15 +281,26 @@ static void test_hello_roundtrip(void **state)
 	in.flags = 0;
 	in.total = RP_SIZE_UNKNOWN;
 	check_hello_roundtrip(&in);
+	for (in.op = 0; in.op < RP_OP_MAX; in.op++)
+		check_hello_roundtrip(&in);
 }
 
-/* Only RP_HELLO_PRESERVE is defined: every other bit is malformed. */
+/* What one set bit of HELLO's flags word means on the wire: bit 0
+ * RP_HELLO_PRESERVE, bits 8 and 9 the ops read (1) and send (2), bits
+ * 10..15 an op that does not exist, any other bit malformed. */
+static const char *hello_bit_refusal(unsigned int bit)
+{
+	if (bit == 0 || bit == 8 || bit == 9)
+		return NULL;
+	return bit > 9 && bit < 16 ? "unknown op" : "unknown flags";
+}
+
 static void test_hello_flags(void **state)
 {
 	uint8_t buf[RP_PROTO_MAX_MSG];
 	struct rp_hello h;
 	struct rp_hello out;
-	const char *why;
+	const char *why, *refusal;
 	unsigned int bit;
 	int n;
 
@@ -299,17 +312,28 @@ static void test_hello_flags(void **state)
 		assert_int_equal(n, HDR + HELLO_PLEN);
 		be_put(buf + HDR + OFF_H_FLAGS, 4, 1u << bit);
 		why = NULL;
-		h.flags = 1u << bit;
-		if (h.flags == RP_HELLO_PRESERVE) {
+		refusal = hello_bit_refusal(bit);
+		if (!refusal) {
 			assert_int_equal(unpack_hello(buf, n, &out, &why), 0);
-			assert_int_equal(out.flags, RP_HELLO_PRESERVE);
+			assert_int_equal(out.flags, bit ? 0 : RP_HELLO_PRESERVE);
+			assert_int_equal(out.op, bit ? 1u << (bit - 8) : 0);
+			h.flags = out.flags;
+			h.op = out.op;
 			assert_int_equal(pack_hello(buf, &h), n);
+			assert_int_equal(be_get(buf + HDR + OFF_H_FLAGS, 4),
+					 1u << bit);
 			continue;
 		}
 		assert_int_equal(unpack_hello(buf, n, &out, &why), RP_EPROTO);
-		assert_string_equal(why, "unknown flags");
-		assert_int_equal(pack_hello(buf, &h), RP_EPROTO);
+		assert_string_equal(why, refusal);
 	}
+	/* The encoder refuses what the decoder would. */
+	sample_hello(&h);
+	h.flags = 0x2;
+	assert_int_equal(pack_hello(buf, &h), RP_EPROTO);
+	sample_hello(&h);
+	h.op = RP_OP_MAX;
+	assert_int_equal(pack_hello(buf, &h), RP_EPROTO);
 	sample_hello(&h);
 	n = pack_hello(buf, &h);
 	be_put(buf + HDR + OFF_H_FLAGS, 4, 0xffffffff);
@@ -604,7 +628,7 @@ static void test_pack_result_bad_type(void **state)
 
 static const uint8_t golden_hello[] = {
 	0x52, 0x44, 0x50, 0x55,		/* magic "RDPU" */
-	0x04,				/* version */
+	0x05,				/* version */
 	0x01,				/* type HELLO */
 	0x00, 0x00,			/* reserved */
 	0x00, 0x00, 0x00, 0x30,		/* length 48 */
@@ -618,7 +642,7 @@ static const uint8_t golden_hello[] = {
 	0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x02,	/* total */
 	0x00, 0x10, 0x00, 0x00,		/* chunk 1 MiB */
 	0x00, 0x00, 0x00, 0x10,		/* window 16 */
-	0x00, 0x00, 0x00, 0x01,		/* flags: preserve */
+	0x00, 0x00, 0x01, 0x01,		/* op read (v5) | flags: preserve */
 };
 
 static void golden_hello_msg(struct rp_hello *m)
@@ -637,6 +661,7 @@ static void golden_hello_msg(struct rp_hello *m)
 	m->chunk = 0x100000;
 	m->window = 16;
 	m->flags = RP_HELLO_PRESERVE;
+	m->op = RP_OP_READ;
 }
 
 static void test_golden_hello(void **state)
@@ -659,10 +684,11 @@ static void test_golden_hello(void **state)
 	assert_int_equal(out.chunk, 0x100000);
 	assert_int_equal(out.window, 16);
 	assert_int_equal(out.flags, RP_HELLO_PRESERVE);
+	assert_int_equal(out.op, RP_OP_READ);
 }
 
 static const uint8_t golden_file[] = {
-	0x52, 0x44, 0x50, 0x55, 0x04,
+	0x52, 0x44, 0x50, 0x55, 0x05,
 	0x08,				/* type FILE */
 	0x00, 0x00,
 	0x00, 0x00, 0x00, 0x23,		/* length 35 */
@@ -702,7 +728,7 @@ static void test_golden_file(void **state)
 }
 
 static const uint8_t golden_err[] = {
-	0x52, 0x44, 0x50, 0x55, 0x04,
+	0x52, 0x44, 0x50, 0x55, 0x05,
 	0x05,				/* type ERR */
 	0x00, 0x00,
 	0x00, 0x00, 0x00, 0x0e,		/* length 14 */
@@ -713,7 +739,7 @@ static const uint8_t golden_err[] = {
 };
 
 static const uint8_t golden_fack[] = {
-	0x52, 0x44, 0x50, 0x55, 0x04,
+	0x52, 0x44, 0x50, 0x55, 0x05,
 	0x0a,				/* type FACK */
 	0x00, 0x00,
 	0x00, 0x00, 0x00, 0x12,		/* length 18 */
@@ -788,7 +814,7 @@ static void test_layout_offsets(void **state)
 	assert_true(be_get(p + OFF_H_TOTAL, 8) == h.total);
 	assert_int_equal(be_get(p + OFF_H_CHUNK, 4), h.chunk);
 	assert_int_equal(be_get(p + OFF_H_WINDOW, 4), h.window);
-	assert_int_equal(be_get(p + OFF_H_FLAGS, 4), h.flags);
+	assert_int_equal(be_get(p + OFF_H_FLAGS, 4), h.flags | h.op << 8);
 
 	sample_file(&f, RP_FILE_REG);
 	f.mtime_sec = -2;
@@ -1631,7 +1657,7 @@ static void test_enobufs(void **state)
 static void valid_hdr(uint8_t *b)
 {
 	static const uint8_t hdr[HDR] = {
-		0x52, 0x44, 0x50, 0x55, 4, RP_MSG_FIN, 0, 0, 0, 0, 0, FIN_PLEN,
+		0x52, 0x44, 0x50, 0x55, 5, RP_MSG_FIN, 0, 0, 0, 0, 0, FIN_PLEN,
 	};
 
 	memcpy(b, hdr, HDR);
@@ -1649,8 +1675,8 @@ static void test_hdr_valid(void **state)
 	memset(&h, 0, sizeof(h));
 	assert_int_equal(rp_proto_parse_hdr(b, HDR, &h, &why), 0);
 	assert_null(why);
-	assert_int_equal(h.version, 4);
-	assert_int_equal(RP_PROTO_VERSION, 4);
+	assert_int_equal(h.version, 5);
+	assert_int_equal(RP_PROTO_VERSION, 5);
 	assert_int_equal(h.type, RP_MSG_FIN);
 	assert_int_equal(h.length, FIN_PLEN);
 	/* A longer buffer is fine: only the first 12 bytes are the header. */
@@ -1701,7 +1727,7 @@ static void test_hdr_bad_magic(void **state)
 
 static void test_hdr_version(void **state)
 {
-	static const uint8_t bad[] = { 0, 1, 2, 3, 5, 0xff };
+	static const uint8_t bad[] = { 0, 1, 2, 3, 4, 6, 0xff };
 	uint8_t b[HDR];
 	struct rp_msg_hdr h;
 	const char *why;

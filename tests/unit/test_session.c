@@ -106,6 +106,14 @@ struct scenario {
 	uint32_t threads;	/* --threads on both sides (0: the default) */
 };
 
+/*
+ * The data op every case runs with: RP_TEST_OP=write|read|send (default
+ * write), so the whole suite runs once per op (tests/unit/session_op.sh).
+ * With read, the sender sends an MR of its own: one message more.
+ */
+static uint8_t test_op = RP_OP_WRITE;
+#define OP_MSGS		(test_op == RP_OP_READ ? 1u : 0u)
+
 /* What came of it. */
 struct result {
 	int send_rc, recv_rc;
@@ -595,6 +603,7 @@ static void opts_for(struct rp_opts *o, const struct env *e,
 	o->chunk = sc->chunk ? sc->chunk : 64 * KIB;
 	o->window = sc->window ? sc->window : 4;
 	o->threads = sc->threads;
+	o->op = test_op;
 	o->force = sc->force;
 	o->as_name = sc->as_name;
 	if (file) {
@@ -1263,7 +1272,7 @@ static void test_cut_after_fin(void **s)
 	push(e, &(struct scenario){ .size = 300 * KIB,
 				    .cut_at = RP_MSG_ACK }, &r);
 	/* HELLO, MR, FILE, FEND, FACK, FIN. */
-	assert_int_equal(r.msgs, 6 + r.syncs);
+	assert_int_equal(r.msgs, 6 + OP_MSGS + r.syncs);
 	assert_int_equal(r.send_rc, RP_ECTRLCLOSED);
 	assert_int_equal(r.send_out.phase, RP_PHASE_FIN);
 	assert_int_equal(r.recv_rc, 0);
@@ -1292,7 +1301,7 @@ static void test_sync_seen(void **s)
 	assert_int_equal(r.recv_rc, 0);
 	assert_true(r.syncs >= 1);
 	/* HELLO, MR, FILE, FEND, the SYNCs, FACK, FIN, ACK. */
-	assert_int_equal(r.msgs, 7 + r.syncs);
+	assert_int_equal(r.msgs, 7 + OP_MSGS + r.syncs);
 	assert_delivered(e, file, "data.bin");
 }
 
@@ -1530,14 +1539,14 @@ static void test_three_files_one_session(void **s)
 	push_srcs(e, &(struct scenario){ 0 }, &src, &r);
 	assert_session_done(&r, 0);
 	assert_int_equal(r.types[RP_MSG_HELLO], 1);
-	assert_int_equal(r.types[RP_MSG_MR], 1);
+	assert_int_equal(r.types[RP_MSG_MR], 1 + OP_MSGS);
 	assert_int_equal(r.types[RP_MSG_FILE], 3);
 	assert_int_equal(r.types[RP_MSG_FEND], 3);
 	assert_int_equal(r.types[RP_MSG_FACK], 3);
 	assert_int_equal(r.types[RP_MSG_FIN], 1);
 	assert_int_equal(r.types[RP_MSG_ACK], 1);
 	assert_int_equal(r.types[RP_MSG_ERR], 0);
-	assert_int_equal(r.msgs, 13 + r.syncs);
+	assert_int_equal(r.msgs, 13 + OP_MSGS + r.syncs);
 	assert_int_equal(r.opened, 2);
 	assert_int_equal(r.admit_calls, 1);
 	assert_arrived(e, "a");
@@ -1926,6 +1935,20 @@ static void test_missing_source(void **s)
 	assert_int_equal(list_dir(e->dst, (char[300]){ 0 }, 300), 2);
 }
 
+static int set_test_op(const char *name)
+{
+	if (!name)
+		return 0;
+	for (unsigned int op = 0; op < RP_OP_MAX; op++) {
+		if (!strcmp(name, rp_proto_op_name(op))) {
+			test_op = (uint8_t)op;
+			return 0;
+		}
+	}
+	fprintf(stderr, "RP_TEST_OP=%s: want write, read or send\n", name);
+	return -1;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -2003,6 +2026,8 @@ int main(void)
 	/* Errors still print (to stderr); progress and summaries do not. */
 	rp_trace_init(getenv("RP_TEST_TRACE") ? RP_V_TRACE : RP_V_QUIET, "test");
 	rp_session_signals();
+	if (set_test_op(getenv("RP_TEST_OP")))
+		return 2;
 	/* RP_TEST=pattern runs only the matching cases (debugging). */
 	if (getenv("RP_TEST"))
 		cmocka_set_test_filter(getenv("RP_TEST"));
