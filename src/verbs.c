@@ -39,12 +39,17 @@
 /* Receiver-not-ready back-off we ask the peer to wait: 12 = 0.64 ms. */
 #define QP_MIN_RNR_TIMER	12
 #define QP_HOP_LIMIT		64
+/* The RP_ACCESS_* bits verbs.h defines. */
+#define ACCESS_KNOWN		(RP_ACCESS_LOCAL_WRITE | \
+				 RP_ACCESS_REMOTE_WRITE | \
+				 RP_ACCESS_REMOTE_READ)
 
 /*
  * The steps of rp_verbs_open(), in the order it takes them and defined in
  * that order below; each undo is NULL-safe and idempotent, so the error
  * ladder and rp_verbs_close() can both call it.
  */
+static int check_access(unsigned int access);
 static int alloc_verbs(struct rp_verbs **vp, const struct rp_verbs_cfg *cfg);
 static void close_device(struct rp_verbs *v);
 static int alloc_pd(struct rp_verbs *v);
@@ -68,6 +73,8 @@ int rp_verbs_open(struct rp_verbs **out, const struct rp_verbs_cfg *cfg)
 	int rc;
 
 	rc = rp_verbs_check_open(out, cfg);
+	if (!rc)
+		rc = check_access(cfg->access);
 	if (rc)
 		return rc;
 	rc = alloc_verbs(&v, cfg);
@@ -113,8 +120,29 @@ err_free:
 }
 
 /*
- * A zeroed rp_verbs holding only what the reports read before a GID is
- * chosen: no index (-1) and the text "-".
+ * Refuse here, with the reason, what ibv_reg_mr would refuse later with a
+ * bare EINVAL: unknown bits, and REMOTE_WRITE without LOCAL_WRITE
+ * (ibv_reg_mr(3)). REMOTE_READ alone is allowed.
+ */
+static int check_access(unsigned int access)
+{
+	if (access & ~ACCESS_KNOWN) {
+		RP_ERR("rp_verbs_open: unknown access bits 0x%x",
+		       access & ~ACCESS_KNOWN);
+		return RP_EINTERNAL;
+	}
+	if ((access & RP_ACCESS_REMOTE_WRITE) &&
+	    !(access & RP_ACCESS_LOCAL_WRITE)) {
+		RP_ERR("rp_verbs_open: access REMOTE_WRITE without "
+		       "LOCAL_WRITE (ibv_reg_mr(3) requires both)");
+		return RP_EINTERNAL;
+	}
+	return 0;
+}
+
+/*
+ * A zeroed rp_verbs holding the configuration the later steps read and
+ * what the reports read before a GID is chosen: no index (-1), text "-".
  */
 static int alloc_verbs(struct rp_verbs **vp, const struct rp_verbs_cfg *cfg)
 {
@@ -129,7 +157,9 @@ static int alloc_verbs(struct rp_verbs **vp, const struct rp_verbs_cfg *cfg)
 		return rc;
 	}
 	v->gid_index = -1;
-	v->remote_write = cfg->remote_write;
+	v->receiver = cfg->receiver;
+	v->access = cfg->access;
+	v->rd_atomic = cfg->rd_atomic ? cfg->rd_atomic : 1;
 	snprintf(v->gid_str, sizeof(v->gid_str), "-");
 	*vp = v;
 	return 0;
@@ -365,15 +395,33 @@ static int modify_qp(struct rp_verbs *v, struct ibv_qp_attr *attr,
 	return 0;
 }
 
+/* RP_ACCESS_* (verbs.h keeps ibverbs out of the session) as IBV_ACCESS_*. */
+static unsigned int ibv_access(unsigned int rp)
+{
+	unsigned int flags = 0;
+
+	if (rp & RP_ACCESS_LOCAL_WRITE)
+		flags |= IBV_ACCESS_LOCAL_WRITE;
+	if (rp & RP_ACCESS_REMOTE_WRITE)
+		flags |= IBV_ACCESS_REMOTE_WRITE;
+	if (rp & RP_ACCESS_REMOTE_READ)
+		flags |= IBV_ACCESS_REMOTE_READ;
+	return flags;
+}
+
 static int qp_to_init(struct rp_verbs *v)
 {
+	/*
+	 * The QP gates what a peer may do to us before any MR is looked at:
+	 * give it the ring's REMOTE_* bits, so the peer gets what the ring
+	 * allows and nothing more. LOCAL_WRITE is a matter for the MR only.
+	 */
 	struct ibv_qp_attr attr = {
 		.qp_state = IBV_QPS_INIT,
 		.pkey_index = 0,
 		.port_num = v->port,
-		/* Remote peers may only write, and only to a receiver. */
-		.qp_access_flags = v->remote_write ? IBV_ACCESS_REMOTE_WRITE
-						   : 0,
+		.qp_access_flags = ibv_access(v->access &
+					      ~RP_ACCESS_LOCAL_WRITE),
 	};
 
 	rp_verbs_trace_init(v, &attr);
@@ -477,6 +525,23 @@ static int check_peer(const struct rp_verbs *v, const struct rp_qp_addr *p)
 	return RP_EPROTO;
 }
 
+/*
+ * RDMA Reads in flight in one direction: as asked, lowered to the
+ * device's limit dev_max (traced) and to the 8 bits of the attribute.
+ */
+static uint8_t rd_atomic(const struct rp_verbs *v, int dev_max,
+			 const char *field, const char *attr)
+{
+	uint32_t lim = dev_max < 0 ? 0 : (uint32_t)dev_max;
+
+	if (lim > UINT8_MAX)
+		lim = UINT8_MAX;
+	if (v->rd_atomic <= lim)
+		return (uint8_t)v->rd_atomic;
+	rp_verbs_trace_rd_atomic_capped(v->rd_atomic, dev_max, field, attr);
+	return (uint8_t)lim;
+}
+
 static int qp_to_rtr(struct rp_verbs *v, const struct rp_qp_addr *peer)
 {
 	enum ibv_mtu peer_mtu = (enum ibv_mtu)peer->mtu;
@@ -486,7 +551,10 @@ static int qp_to_rtr(struct rp_verbs *v, const struct rp_qp_addr *peer)
 		.path_mtu = mtu,
 		.dest_qp_num = peer->qpn,
 		.rq_psn = peer->psn,
-		.max_dest_rd_atomic = 1,
+		/* As responder: the peer's Reads we keep contexts for. */
+		.max_dest_rd_atomic = rd_atomic(v, v->max_qp_rd_atom,
+						"max_qp_rd_atom",
+						"max_dest_rd_atomic"),
 		.min_rnr_timer = QP_MIN_RNR_TIMER,
 		.ah_attr = {
 			.port_num = v->port,
@@ -521,7 +589,10 @@ static int qp_to_rts(struct rp_verbs *v)
 		.timeout = QP_TIMEOUT,
 		.retry_cnt = QP_RETRY_CNT,
 		.rnr_retry = QP_RNR_RETRY,
-		.max_rd_atomic = 1,
+		/* As initiator: our own Reads outstanding at once. */
+		.max_rd_atomic = rd_atomic(v, v->max_qp_init_rd_atom,
+					   "max_qp_init_rd_atom",
+					   "max_rd_atomic"),
 	};
 
 	rp_verbs_trace_rts(v, &attr);
@@ -538,7 +609,7 @@ static int qp_to_rts(struct rp_verbs *v)
 int rp_verbs_reg_ring(struct rp_verbs *v, size_t len, void **addr,
 		      uint32_t *rkey)
 {
-	unsigned int access = 0;
+	unsigned int access;
 	long page = sysconf(_SC_PAGESIZE);
 	char acc[96];
 	void *buf;
@@ -552,8 +623,7 @@ int rp_verbs_reg_ring(struct rp_verbs *v, size_t len, void **addr,
 		RP_ERR("rp_verbs_reg_ring: a ring is already registered");
 		return RP_EINTERNAL;
 	}
-	if (v->remote_write)
-		access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE;
+	access = ibv_access(v->access);
 	rp_verbs_access_str(acc, sizeof(acc), access);
 
 	rc = posix_memalign(&buf, page > 0 ? (size_t)page : 4096, len);
@@ -573,7 +643,7 @@ int rp_verbs_reg_ring(struct rp_verbs *v, size_t len, void **addr,
 	v->ring_len = len;
 	*addr = buf;
 	*rkey = v->mr->rkey;
-	rp_verbs_trace_mr(v, acc);
+	rp_verbs_trace_mr(v, access, acc);
 	return 0;
 }
 
@@ -607,51 +677,123 @@ void rp_verbs_dereg_ring(struct rp_verbs *v)
  * 10. Posting work requests (completions: verbs_wait.c)
  */
 
-int rp_verbs_post_write_imm(struct rp_verbs *v, uint64_t wr_id, size_t off,
-			    uint32_t len, uint64_t raddr, uint32_t rkey,
-			    uint32_t imm)
+/*
+ * The ring's SGE for [off, off+len), once the ring, the range and the
+ * ring's access suit the WR. A WR the NIC writes into the ring (a Read,
+ * a receive) needs LOCAL_WRITE: without it the post would succeed and
+ * its completion fail with a local protection error.
+ */
+static int ring_sge(const struct rp_verbs *v, enum post_kind kind,
+		    size_t off, uint32_t len, struct ibv_sge *sge)
 {
-	struct ibv_send_wr *bad = NULL;
-	struct ibv_sge sge;
-	struct ibv_send_wr wr;
 	int rc;
 
 	if (!v || !v->qp || !v->mr) {
-		RP_ERR("rp_verbs_post_write_imm: no QP or no ring registered");
+		RP_ERR("rp_verbs_post(%s): no QP or no ring registered",
+		       rp_verbs_post_kind_name(kind));
+		return RP_EINTERNAL;
+	}
+	if ((kind == POST_READ || kind == POST_RECV_BUF) &&
+	    !(v->access & RP_ACCESS_LOCAL_WRITE)) {
+		RP_ERR("rp_verbs_post(%s): the ring was registered without "
+		       "LOCAL_WRITE, so the NIC may not write into it",
+		       rp_verbs_post_kind_name(kind));
 		return RP_EINTERNAL;
 	}
 	rc = rp_verbs_check_write(v->ring_len, off, len);
 	if (rc)
 		return rc;
-	sge = (struct ibv_sge){
+	*sge = (struct ibv_sge){
 		.addr = (uintptr_t)v->ring + off,
 		.length = len,
 		.lkey = v->mr->lkey,
 	};
-	wr = (struct ibv_send_wr){
+	return 0;
+}
+
+/* ibv_post_send, then count the WR and trace the first few of its kind. */
+static int post_send(struct rp_verbs *v, enum post_kind kind,
+		     struct ibv_send_wr *wr, size_t off)
+{
+	struct ibv_send_wr *bad = NULL;
+	int rc;
+
+	rc = ibv_post_send(v->qp, wr, &bad);
+	if (rc)
+		return rp_verbs_report_post(v, "ibv_post_send", kind,
+					    wr->wr_id, rc);
+	if (rp_verbs_dp_trace(v, ++v->posted[kind]))
+		rp_verbs_trace_post_send(kind, wr, off);
+	return 0;
+}
+
+/*
+ * A signaled send-queue WR over ring[off, off+len); the caller set
+ * wr_id, the opcode and its fields. No bytes, no SGE: a zero byte count
+ * in an SGE is one some HCAs read as 2 GiB.
+ */
+static int post_ring_send(struct rp_verbs *v, enum post_kind kind,
+			  struct ibv_send_wr *wr, size_t off, uint32_t len)
+{
+	struct ibv_sge sge;
+	int rc;
+
+	rc = ring_sge(v, kind, off, len, &sge);
+	if (rc)
+		return rc;
+	wr->sg_list = &sge;
+	wr->num_sge = len ? 1 : 0;
+	wr->send_flags = IBV_SEND_SIGNALED;
+	return post_send(v, kind, wr, off);
+}
+
+int rp_verbs_post_write_imm(struct rp_verbs *v, uint64_t wr_id, size_t off,
+			    uint32_t len, uint64_t raddr, uint32_t rkey,
+			    uint32_t imm)
+{
+	struct ibv_send_wr wr = {
 		.wr_id = wr_id,
-		.sg_list = &sge,
-		.num_sge = 1,
 		.opcode = IBV_WR_RDMA_WRITE_WITH_IMM,
-		.send_flags = IBV_SEND_SIGNALED,
 		.imm_data = htonl(imm),
 		.wr.rdma = {
 			.remote_addr = raddr,
 			.rkey = rkey,
 		},
 	};
-	rc = ibv_post_send(v->qp, &wr, &bad);
-	if (rc)
-		return rp_verbs_report_post(v, "ibv_post_send",
-					    POST_WRITE_IMM, wr_id, rc);
-	if (rp_verbs_dp_trace(v, ++v->posted[POST_WRITE_IMM]))
-		rp_verbs_trace_post_write(&wr, off, imm);
-	return 0;
+
+	return post_ring_send(v, POST_WRITE_IMM, &wr, off, len);
 }
 
+int rp_verbs_post_send_data(struct rp_verbs *v, uint64_t wr_id, size_t off,
+			    uint32_t len, uint32_t imm)
+{
+	struct ibv_send_wr wr = {
+		.wr_id = wr_id,
+		.opcode = IBV_WR_SEND_WITH_IMM,
+		.imm_data = htonl(imm),
+	};
+
+	return post_ring_send(v, POST_SEND_DATA, &wr, off, len);
+}
+
+int rp_verbs_post_read(struct rp_verbs *v, uint64_t wr_id, size_t off,
+		       uint32_t len, uint64_t raddr, uint32_t rkey)
+{
+	struct ibv_send_wr wr = {
+		.wr_id = wr_id,
+		.opcode = IBV_WR_RDMA_READ,
+		.wr.rdma = {
+			.remote_addr = raddr,
+			.rkey = rkey,
+		},
+	};
+
+	return post_ring_send(v, POST_READ, &wr, off, len);
+}
+
+/* A credit: no ring needed, so it can go before or after the ring's life. */
 int rp_verbs_post_send_imm(struct rp_verbs *v, uint64_t wr_id, uint32_t imm)
 {
-	struct ibv_send_wr *bad = NULL;
 	struct ibv_send_wr wr = {
 		.wr_id = wr_id,
 		.sg_list = NULL,
@@ -660,42 +802,60 @@ int rp_verbs_post_send_imm(struct rp_verbs *v, uint64_t wr_id, uint32_t imm)
 		.send_flags = IBV_SEND_SIGNALED,
 		.imm_data = htonl(imm),
 	};
-	int rc;
 
 	if (!v || !v->qp) {
 		RP_ERR("rp_verbs_post_send_imm: no QP");
 		return RP_EINTERNAL;
 	}
-	rc = ibv_post_send(v->qp, &wr, &bad);
+	return post_send(v, POST_SEND_IMM, &wr, 0);
+}
+
+/* ibv_post_recv, then count the WR and trace the first few of its kind. */
+static int post_recv(struct rp_verbs *v, enum post_kind kind,
+		     struct ibv_recv_wr *wr, size_t off)
+{
+	struct ibv_recv_wr *bad = NULL;
+	int rc;
+
+	rc = ibv_post_recv(v->qp, wr, &bad);
 	if (rc)
-		return rp_verbs_report_post(v, "ibv_post_send",
-					    POST_SEND_IMM, wr_id, rc);
-	if (rp_verbs_dp_trace(v, ++v->posted[POST_SEND_IMM]))
-		rp_verbs_trace_post_send(wr_id, imm);
+		return rp_verbs_report_post(v, "ibv_post_recv", kind,
+					    wr->wr_id, rc);
+	if (rp_verbs_dp_trace(v, ++v->posted[kind]))
+		rp_verbs_trace_post_recv(kind, wr, off);
 	return 0;
 }
 
 int rp_verbs_post_recv(struct rp_verbs *v, uint64_t wr_id)
 {
-	struct ibv_recv_wr *bad = NULL;
 	struct ibv_recv_wr wr = {
 		.wr_id = wr_id,
 		.sg_list = NULL,
 		.num_sge = 0,
 	};
-	int rc;
 
 	if (!v || !v->qp) {
 		RP_ERR("rp_verbs_post_recv: no QP");
 		return RP_EINTERNAL;
 	}
-	rc = ibv_post_recv(v->qp, &wr, &bad);
+	return post_recv(v, POST_RECV, &wr, 0);
+}
+
+int rp_verbs_post_recv_buf(struct rp_verbs *v, uint64_t wr_id, size_t off,
+			   uint32_t len)
+{
+	struct ibv_sge sge;
+	struct ibv_recv_wr wr = {
+		.wr_id = wr_id,
+		.sg_list = &sge,
+	};
+	int rc;
+
+	rc = ring_sge(v, POST_RECV_BUF, off, len, &sge);
 	if (rc)
-		return rp_verbs_report_post(v, "ibv_post_recv", POST_RECV,
-					    wr_id, rc);
-	if (rp_verbs_dp_trace(v, ++v->posted[POST_RECV]))
-		rp_verbs_trace_post_recv(wr_id);
-	return 0;
+		return rc;
+	wr.num_sge = len ? 1 : 0;
+	return post_recv(v, POST_RECV_BUF, &wr, off);
 }
 
 /* ---------------------------------------------------------------------

@@ -20,9 +20,12 @@
 
 /* The kinds of work request we post, for counters and traces. */
 enum post_kind {
-	POST_WRITE_IMM,
-	POST_SEND_IMM,
-	POST_RECV,
+	POST_WRITE_IMM,		/* RDMA Write with immediate from the ring */
+	POST_SEND_IMM,		/* zero-length Send with immediate (credit) */
+	POST_SEND_DATA,		/* Send with immediate of ring bytes */
+	POST_READ,		/* RDMA Read into the ring */
+	POST_RECV,		/* zero-length receive */
+	POST_RECV_BUF,		/* receive into the ring */
 	POST_KIND_MAX
 };
 
@@ -49,10 +52,14 @@ struct rp_verbs {
 	char gid_str[INET6_ADDRSTRLEN];
 	int max_qp_wr;
 	int max_cqe;
+	int max_qp_rd_atom;		/* Reads we serve at once (responder) */
+	int max_qp_init_rd_atom;	/* Reads we issue at once (initiator) */
 
+	bool receiver;			/* trace wording only */
+	unsigned int access;		/* RP_ACCESS_* of the ring and the QP */
+	uint32_t rd_atomic;		/* as asked, 0 taken as 1 */
 	uint32_t psn;
 	enum ibv_qp_state qp_state;	/* as last read back */
-	bool remote_write;
 	bool wc_failed;			/* a failed WC was reported */
 	bool dp_quiet;			/* "counted, not traced" said */
 	unsigned int cq_unacked;
@@ -91,7 +98,7 @@ const char *rp_verbs_gid_type_name(uint32_t type);
 const char *rp_verbs_post_kind_name(enum post_kind kind);
 /* Bytes of an MTU code; 0 when the code is not 1..5 (256..4096). */
 int rp_verbs_mtu_bytes(enum ibv_mtu m);
-/* "LOCAL_WRITE|REMOTE_WRITE"; "none (local read only)" for 0. */
+/* IBV_ACCESS_* flags as "LOCAL_WRITE|REMOTE_WRITE"; "none" for 0. */
 const char *rp_verbs_access_str(char *buf, size_t len, unsigned int flags);
 /* "; <why>" to append to a failed completion's line, or "". */
 const char *rp_verbs_wc_status_hint(enum ibv_wc_status s);
@@ -128,6 +135,7 @@ void rp_verbs_trace_cq(const struct rp_verbs *v,
 		       const struct rp_verbs_cfg *cfg, uint64_t asked);
 void rp_verbs_trace_qp_created(const struct rp_verbs *v,
 			       const struct ibv_qp_cap *cap);
+/* attr: the INIT attributes about to be applied (their access flags). */
 void rp_verbs_trace_init(const struct rp_verbs *v,
 			 const struct ibv_qp_attr *attr);
 void rp_verbs_trace_local_addr(const struct rp_verbs *v);
@@ -135,11 +143,18 @@ void rp_verbs_trace_rtr(const struct rp_verbs *v,
 			const struct ibv_qp_attr *attr, enum ibv_mtu peer_mtu);
 void rp_verbs_trace_rts(const struct rp_verbs *v,
 			const struct ibv_qp_attr *attr);
-void rp_verbs_trace_mr(const struct rp_verbs *v, const char *acc);
-void rp_verbs_trace_post_write(const struct ibv_send_wr *wr, size_t off,
-			       uint32_t imm);
-void rp_verbs_trace_post_send(uint64_t wr_id, uint32_t imm);
-void rp_verbs_trace_post_recv(uint64_t wr_id);
+/* rd_atomic asked for, lowered to the device's limit dev_max (field). */
+void rp_verbs_trace_rd_atomic_capped(uint32_t asked, int dev_max,
+				     const char *field, const char *attr);
+/* v->mr registered with the IBV_ACCESS_* flags ibv_flags, acc their text. */
+void rp_verbs_trace_mr(const struct rp_verbs *v, unsigned int ibv_flags,
+		       const char *acc);
+/* A posted send-queue WR; off: where its SGE starts in the ring. */
+void rp_verbs_trace_post_send(enum post_kind kind,
+			      const struct ibv_send_wr *wr, size_t off);
+/* A posted receive; off: where its SGE starts in the ring (RECV_BUF). */
+void rp_verbs_trace_post_recv(enum post_kind kind,
+			      const struct ibv_recv_wr *wr, size_t off);
 void rp_verbs_trace_wc(const struct ibv_wc *wc, const struct rp_wc *o);
 void rp_verbs_trace_counters(const struct rp_verbs *v);
 

@@ -10,8 +10,10 @@
 #include "config.h"
 #endif
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -24,10 +26,22 @@
 /* Data-path WRs and completions traced in full, per kind. */
 #define TRACE_FIRST		4
 
+/* A trace line's list of reasons or counts, joined by sep ("; " if NULL). */
+struct why {
+	const char *sep;
+	char buf[512];
+	size_t len;
+};
+
+static void why_add(struct why *w, const char *fmt, ...) RP_PRINTF(2, 3);
+
 static const char *const post_kind_names[POST_KIND_MAX] = {
 	[POST_WRITE_IMM] = "WRITE_WITH_IMM",
 	[POST_SEND_IMM] = "SEND_WITH_IMM",
+	[POST_SEND_DATA] = "SEND_WITH_IMM(data)",
+	[POST_READ] = "RDMA_READ",
 	[POST_RECV] = "RECV",
+	[POST_RECV_BUF] = "RECV(buffer)",
 };
 
 const char *rp_verbs_post_kind_name(enum post_kind kind)
@@ -136,7 +150,7 @@ const char *rp_verbs_access_str(char *buf, size_t len, unsigned int flags)
 	size_t i;
 
 	if (!flags) {
-		snprintf(buf, len, "none (local read only)");
+		snprintf(buf, len, "none");
 		return buf;
 	}
 	buf[0] = '\0';
@@ -175,7 +189,11 @@ const char *rp_verbs_wc_status_hint(enum ibv_wc_status s)
 		return "; local buffer not covered by our MR";
 	case IBV_WC_REM_INV_REQ_ERR:
 		return "; the peer's QP rejected the request (e.g. no "
-		       "REMOTE_WRITE access on its QP)";
+		       "REMOTE_WRITE or REMOTE_READ access on its QP, or a "
+		       "Send longer than its posted receive)";
+	case IBV_WC_LOC_LEN_ERR:
+		return "; an incoming Send was longer than the buffer of the "
+		       "receive it consumed";
 	default:
 		return "";
 	}
@@ -270,17 +288,43 @@ void rp_verbs_report_reg_failure(size_t len, const char *acc, int e)
 int rp_verbs_report_post(const struct rp_verbs *v, const char *verb,
 			 enum post_kind kind, uint64_t wr_id, int rc)
 {
+	bool recv = kind == POST_RECV || kind == POST_RECV_BUF;
 	const char *hint = "";
 
 	if (rc == ENOMEM)
-		hint = kind == POST_RECV ? " (receive queue full)"
-					 : " (send queue full)";
-	else if (rc == EINVAL && v->qp_state != IBV_QPS_RTS &&
-		 kind != POST_RECV)
+		hint = recv ? " (receive queue full)" : " (send queue full)";
+	else if (rc == EINVAL && v->qp_state != IBV_QPS_RTS && !recv)
 		hint = " (QP not in RTS yet)";
 	RP_ERR("%s(%s, wr_id %" PRIu64 "): %s%s", verb,
 	       rp_verbs_post_kind_name(kind), wr_id, strerror(rc), hint);
 	return RP_EVERBS;
+}
+
+/* Append one item to w, after the separator unless first; truncates. */
+static void why_add(struct why *w, const char *fmt, ...)
+{
+	const char *sep = w->sep ? w->sep : "; ";
+	size_t seplen = strlen(sep);
+	va_list ap;
+	int n;
+
+	if (w->len && w->len + seplen < sizeof(w->buf)) {
+		memcpy(w->buf + w->len, sep, seplen + 1);
+		w->len += seplen;
+	}
+	va_start(ap, fmt);
+	n = vsnprintf(w->buf + w->len, sizeof(w->buf) - w->len, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		w->len += (size_t)n;
+	if (w->len >= sizeof(w->buf))
+		w->len = sizeof(w->buf) - 1;
+}
+
+/* The other side, as a trace names it. */
+static const char *peer_name(const struct rp_verbs *v)
+{
+	return v->receiver ? "sender" : "receiver";
 }
 
 /* ---------------------------------------------------------------------
@@ -293,10 +337,12 @@ void rp_verbs_trace_device_caps(const char *dev,
 				const struct ibv_device_attr *da)
 {
 	RP_TRACE("verbs", "%s: %u port(s), max_qp_wr %d, max_cqe %d, "
-		 "max_mr_size %" PRIu64 ", vendor 0x%x part 0x%x", dev,
+		 "max_mr_size %" PRIu64 ", RDMA Reads in flight per QP %d as "
+		 "responder (max_qp_rd_atom) and %d as initiator "
+		 "(max_qp_init_rd_atom), vendor 0x%x part 0x%x", dev,
 		 da->phys_port_cnt, da->max_qp_wr, da->max_cqe,
-		 (uint64_t)da->max_mr_size, da->vendor_id,
-		 da->vendor_part_id);
+		 (uint64_t)da->max_mr_size, da->max_qp_rd_atom,
+		 da->max_qp_init_rd_atom, da->vendor_id, da->vendor_part_id);
 }
 
 void rp_verbs_trace_port(const char *dev, int port,
@@ -379,14 +425,27 @@ void rp_verbs_trace_qp_created(const struct rp_verbs *v,
 void rp_verbs_trace_init(const struct rp_verbs *v,
 			 const struct ibv_qp_attr *attr)
 {
+	unsigned int flags = attr->qp_access_flags;
+	const char *peer = peer_name(v);
+	struct why w = { .sep = NULL };
 	char acc[96];
 
 	if (!rp_trace_on())
 		return;
+	if (flags & IBV_ACCESS_REMOTE_WRITE)
+		why_add(&w, "REMOTE_WRITE: the %s RDMA-Writes into our ring",
+			peer);
+	if (flags & IBV_ACCESS_REMOTE_READ)
+		why_add(&w, "REMOTE_READ: the %s RDMA-Reads our ring", peer);
+	if (flags)
+		why_add(&w, "the ring's MR must allow it as well");
+	else
+		why_add(&w, "no peer touches our memory directly: anything "
+			"the %s Sends lands in receives we post, and our own "
+			"Writes and Reads need no flag here", peer);
 	RP_TRACE("verbs", "QP 0x%x RESET -> INIT: pkey_index=0 port=%u "
-		 "qp_access_flags=%s", v->qp->qp_num, v->port,
-		 rp_verbs_access_str(acc, sizeof(acc),
-				     attr->qp_access_flags));
+		 "qp_access_flags=%s (%s)", v->qp->qp_num, v->port,
+		 rp_verbs_access_str(acc, sizeof(acc), flags), w.buf);
 }
 
 void rp_verbs_trace_local_addr(const struct rp_verbs *v)
@@ -403,30 +462,28 @@ void rp_verbs_trace_rtr(const struct rp_verbs *v,
 {
 	const struct ibv_ah_attr *ah = &attr->ah_attr;
 	char dgid[INET6_ADDRSTRLEN];
+	char route[128];
 
 	if (!rp_trace_on())
 		return;
 	if (ah->is_global)
-		RP_TRACE("verbs", "QP 0x%x INIT -> RTR: path_mtu=%d (min of "
-			 "ours %d and peer's %d) dest_qp_num=0x%x "
-			 "rq_psn=0x%06x max_dest_rd_atomic=1 min_rnr_timer=%d "
-			 "ah: is_global=1 dgid=%s sgid_index=%d hop_limit=%d "
-			 "sl=0 port=%u", v->qp->qp_num,
-			 rp_verbs_mtu_bytes(attr->path_mtu),
-			 rp_verbs_mtu_bytes(v->mtu),
-			 rp_verbs_mtu_bytes(peer_mtu), attr->dest_qp_num,
-			 attr->rq_psn, attr->min_rnr_timer,
+		snprintf(route, sizeof(route), "is_global=1 dgid=%s "
+			 "sgid_index=%d hop_limit=%d",
 			 rp_sys_gid_text(ah->grh.dgid.raw, dgid, sizeof(dgid)),
-			 v->gid_index, ah->grh.hop_limit, v->port);
+			 v->gid_index, ah->grh.hop_limit);
 	else
-		RP_TRACE("verbs", "QP 0x%x INIT -> RTR: path_mtu=%d (min of "
-			 "ours %d and peer's %d) dest_qp_num=0x%x "
-			 "rq_psn=0x%06x max_dest_rd_atomic=1 min_rnr_timer=%d "
-			 "ah: is_global=0 dlid=0x%04x sl=0 port=%u",
-			 v->qp->qp_num, rp_verbs_mtu_bytes(attr->path_mtu),
-			 rp_verbs_mtu_bytes(v->mtu),
-			 rp_verbs_mtu_bytes(peer_mtu), attr->dest_qp_num,
-			 attr->rq_psn, attr->min_rnr_timer, ah->dlid, v->port);
+		snprintf(route, sizeof(route), "is_global=0 dlid=0x%04x",
+			 ah->dlid);
+	RP_TRACE("verbs", "QP 0x%x INIT -> RTR: path_mtu=%d (min of ours %d "
+		 "and peer's %d) dest_qp_num=0x%x rq_psn=0x%06x "
+		 "max_dest_rd_atomic=%u (how many of the %s's RDMA Reads we "
+		 "answer at once: as responder we keep that many read "
+		 "contexts) min_rnr_timer=%d ah: %s sl=0 port=%u",
+		 v->qp->qp_num, rp_verbs_mtu_bytes(attr->path_mtu),
+		 rp_verbs_mtu_bytes(v->mtu),
+		 rp_verbs_mtu_bytes(peer_mtu), attr->dest_qp_num, attr->rq_psn,
+		 attr->max_dest_rd_atomic, peer_name(v), attr->min_rnr_timer,
+		 route, v->port);
 }
 
 /* The local ACK timeout is 4.096 us * 2^timeout per try. */
@@ -437,43 +494,110 @@ void rp_verbs_trace_rts(const struct rp_verbs *v,
 
 	RP_TRACE("verbs", "QP 0x%x RTR -> RTS: sq_psn=0x%06x timeout=%d "
 		 "(%.0f ms per try) retry_cnt=%d rnr_retry=%d "
-		 "max_rd_atomic=1; a dead peer surfaces as a retry-exceeded "
+		 "max_rd_atomic=%u (how many of our own RDMA Reads may be "
+		 "outstanding at once, at most the %s's max_dest_rd_atomic); "
+		 "a dead peer surfaces as a retry-exceeded "
 		 "completion after about %.1f s", v->qp->qp_num, attr->sq_psn,
 		 attr->timeout, ack_ms, attr->retry_cnt, attr->rnr_retry,
+		 attr->max_rd_atomic, peer_name(v),
 		 ack_ms * (attr->retry_cnt + 1) / 1000.0);
 }
 
-void rp_verbs_trace_mr(const struct rp_verbs *v, const char *acc)
+void rp_verbs_trace_rd_atomic_capped(uint32_t asked, int dev_max,
+				     const char *field, const char *attr)
 {
+	RP_TRACE("verbs", "%u RDMA Reads in flight asked: %s lowered to the "
+		 "device's %s (%d)", asked, attr, field, dev_max);
+}
+
+void rp_verbs_trace_mr(const struct rp_verbs *v, unsigned int ibv_flags,
+		       const char *acc)
+{
+	unsigned int remote = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ;
+	const char *peer = peer_name(v);
+	struct why w = { .sep = NULL };
+
+	if (!rp_trace_on())
+		return;
+	if (ibv_flags & IBV_ACCESS_LOCAL_WRITE)
+		why_add(&w, "LOCAL_WRITE: received Sends, our Reads' "
+			"responses and the peer's Writes land here, so the NIC "
+			"must be allowed to write into it");
+	else if (ibv_flags & IBV_ACCESS_REMOTE_READ)
+		why_add(&w, "no LOCAL_WRITE: the NIC only reads it, the "
+			"source of the %s's Reads", peer);
+	else
+		why_add(&w, "source of our Writes/Sends: the NIC only reads "
+			"it");
+	if (ibv_flags & IBV_ACCESS_REMOTE_WRITE)
+		why_add(&w, "REMOTE_WRITE: the rkey lets the %s RDMA-Write "
+			"into it", peer);
+	if (ibv_flags & IBV_ACCESS_REMOTE_READ)
+		why_add(&w, "REMOTE_READ: the rkey lets the %s RDMA-Read it",
+			peer);
+	if (!(ibv_flags & remote))
+		why_add(&w, "no REMOTE_* bit: the rkey is of no use to the %s",
+			peer);
 	RP_TRACE("verbs", "MR registered: addr=%p length=%zu lkey=0x%x "
-		 "rkey=0x%x access=%s%s", v->ring, v->ring_len, v->mr->lkey,
-		 v->mr->rkey, acc, v->remote_write ? " (the peer may write "
-		 "here with this rkey)" : " (source of our RDMA Writes)");
+		 "rkey=0x%x access=%s (%s)", v->ring, v->ring_len, v->mr->lkey,
+		 v->mr->rkey, acc, w.buf);
 }
 
-/* off: where the WR's single SGE starts in the ring; imm in host order. */
-void rp_verbs_trace_post_write(const struct ibv_send_wr *wr, size_t off,
-			       uint32_t imm)
+/* imm_data travels in network order; traces show the value we meant. */
+void rp_verbs_trace_post_send(enum post_kind kind,
+			      const struct ibv_send_wr *wr, size_t off)
 {
-	RP_TRACE("verbs", "post RDMA_WRITE_WITH_IMM wr_id=%" PRIu64
-		 ": ring[%zu..+%u) lkey=0x%x -> raddr=0x%" PRIx64
-		 " rkey=0x%x, imm=0x%08x (htonl on the wire), signaled",
-		 (uint64_t)wr->wr_id, off, wr->sg_list->length,
-		 wr->sg_list->lkey, (uint64_t)wr->wr.rdma.remote_addr,
-		 wr->wr.rdma.rkey, imm);
+	const struct ibv_sge *sge = wr->sg_list;
+	uint64_t id = wr->wr_id;
+	uint32_t imm = ntohl(wr->imm_data);
+
+	switch (kind) {
+	case POST_WRITE_IMM:
+		RP_TRACE("verbs", "post RDMA_WRITE_WITH_IMM wr_id=%" PRIu64
+			 ": ring[%zu..+%u) lkey=0x%x -> raddr=0x%" PRIx64
+			 " rkey=0x%x, imm=0x%08x (htonl on the wire), signaled",
+			 id, off, sge->length, sge->lkey,
+			 (uint64_t)wr->wr.rdma.remote_addr, wr->wr.rdma.rkey,
+			 imm);
+		break;
+	case POST_SEND_IMM:
+		RP_TRACE("verbs", "post SEND_WITH_IMM wr_id=%" PRIu64 ": zero "
+			 "length, imm=0x%08x (htonl on the wire), signaled", id,
+			 imm);
+		break;
+	case POST_SEND_DATA:
+		RP_TRACE("verbs", "post SEND_WITH_IMM wr_id=%" PRIu64
+			 ": ring[%zu..+%u) lkey=0x%x, imm=0x%08x (htonl on the "
+			 "wire), signaled; it lands in the peer's next posted "
+			 "receive, which must be at least as long", id, off,
+			 sge->length, sge->lkey, imm);
+		break;
+	case POST_READ:
+		RP_TRACE("verbs", "post RDMA_READ wr_id=%" PRIu64 ": raddr=0x%"
+			 PRIx64 " rkey=0x%x -> ring[%zu..+%u) lkey=0x%x, "
+			 "signaled; the peer's NIC answers without its CPU, "
+			 "and the bytes are ours once this completes", id,
+			 (uint64_t)wr->wr.rdma.remote_addr, wr->wr.rdma.rkey,
+			 off, sge->length, sge->lkey);
+		break;
+	default:
+		break;
+	}
 }
 
-void rp_verbs_trace_post_send(uint64_t wr_id, uint32_t imm)
+void rp_verbs_trace_post_recv(enum post_kind kind,
+			      const struct ibv_recv_wr *wr, size_t off)
 {
-	RP_TRACE("verbs", "post SEND_WITH_IMM wr_id=%" PRIu64 ": zero "
-		 "length, imm=0x%08x (htonl on the wire), signaled", wr_id, imm);
-}
-
-void rp_verbs_trace_post_recv(uint64_t wr_id)
-{
-	RP_TRACE("verbs", "post RECV wr_id=%" PRIu64 ": zero length "
-		 "(no SGE), to be consumed by a Write- or "
-		 "Send-with-immediate", wr_id);
+	if (kind == POST_RECV_BUF)
+		RP_TRACE("verbs", "post RECV wr_id=%" PRIu64
+			 ": ring[%zu..+%u) lkey=0x%x: the peer's next Send "
+			 "lands here (a longer one fails on both sides)",
+			 (uint64_t)wr->wr_id, off,
+			 wr->sg_list->length, wr->sg_list->lkey);
+	else
+		RP_TRACE("verbs", "post RECV wr_id=%" PRIu64 ": zero length "
+			 "(no SGE), to be consumed by a Write- or "
+			 "Send-with-immediate", (uint64_t)wr->wr_id);
 }
 
 /* wc: the successful completion as polled; o: what we made of it. */
@@ -490,21 +614,20 @@ void rp_verbs_trace_wc(const struct ibv_wc *wc, const struct rp_wc *o)
 /* The data-path counters, once, as the device is closed. */
 void rp_verbs_trace_counters(const struct rp_verbs *v)
 {
-	RP_TRACE("verbs", "data path: posted %" PRIu64 " %s, %" PRIu64 " %s, "
-		 "%" PRIu64 " %s; completions %" PRIu64 " %s, %" PRIu64 " %s, "
-		 "%" PRIu64 " %s, %" PRIu64 " %s, %" PRIu64 " %s, %" PRIu64
+	struct why posted = { .sep = ", " };
+	struct why done = { .sep = ", " };
+	int i;
+
+	if (!rp_trace_on())
+		return;
+	for (i = 0; i < POST_KIND_MAX; i++)
+		why_add(&posted, "%" PRIu64 " %s", v->posted[i],
+			rp_verbs_post_kind_name((enum post_kind)i));
+	for (i = 0; i < WC_OP_COUNT; i++)
+		why_add(&done, "%" PRIu64 " %s", v->completed[i],
+			rp_wc_op_name((enum rp_wc_op)i));
+	RP_TRACE("verbs", "data path: posted %s; completions %s, %" PRIu64
 		 " failed; %" PRIu64 " CQ events, %" PRIu64 " async events",
-		 v->posted[POST_WRITE_IMM],
-		 rp_verbs_post_kind_name(POST_WRITE_IMM),
-		 v->posted[POST_SEND_IMM],
-		 rp_verbs_post_kind_name(POST_SEND_IMM),
-		 v->posted[POST_RECV], rp_verbs_post_kind_name(POST_RECV),
-		 v->completed[RP_WC_WRITE], rp_wc_op_name(RP_WC_WRITE),
-		 v->completed[RP_WC_SEND], rp_wc_op_name(RP_WC_SEND),
-		 v->completed[RP_WC_RECV_WRITE_IMM],
-		 rp_wc_op_name(RP_WC_RECV_WRITE_IMM),
-		 v->completed[RP_WC_RECV_SEND_IMM],
-		 rp_wc_op_name(RP_WC_RECV_SEND_IMM),
-		 v->completed[RP_WC_OTHER], rp_wc_op_name(RP_WC_OTHER),
-		 v->wc_errors, v->cq_events, v->async_events);
+		 posted.buf, done.buf, v->wc_errors, v->cq_events,
+		 v->async_events);
 }

@@ -49,6 +49,8 @@ struct pick {
 	uint32_t gid_type;
 	int max_qp_wr;
 	int max_cqe;
+	int max_qp_rd_atom;
+	int max_qp_init_rd_atom;
 };
 
 /* rp_verbs_select_device() first, then its steps in the order it takes them. */
@@ -305,6 +307,8 @@ static bool scan_device(struct ibv_context *ctx, const char *dev,
 			      pick)) {
 			pick->max_qp_wr = da.max_qp_wr;
 			pick->max_cqe = da.max_cqe;
+			pick->max_qp_rd_atom = da.max_qp_rd_atom;
+			pick->max_qp_init_rd_atom = da.max_qp_init_rd_atom;
 			return true;
 		}
 	}
@@ -396,6 +400,8 @@ static void adopt_pick(struct rp_verbs *v, const struct pick *pick)
 	v->gid_type = pick->gid_type;
 	v->max_qp_wr = pick->max_qp_wr;
 	v->max_cqe = pick->max_cqe;
+	v->max_qp_rd_atom = pick->max_qp_rd_atom;
+	v->max_qp_init_rd_atom = pick->max_qp_init_rd_atom;
 	rp_sys_gid_text(v->gid.raw, v->gid_str, sizeof(v->gid_str));
 }
 

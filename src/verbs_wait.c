@@ -120,11 +120,18 @@ static enum rp_wc_op wc_op(const struct ibv_wc *wc)
 	switch (wc->opcode) {
 	case IBV_WC_RDMA_WRITE:
 		return RP_WC_WRITE;
+	case IBV_WC_RDMA_READ:
+		/*
+		 * ibv_poll_cq(3) defines byte_len for receives; providers
+		 * (rxe among them) also set it to the bytes a Read brought.
+		 */
+		return RP_WC_READ;
 	case IBV_WC_SEND:
 		return RP_WC_SEND;
 	case IBV_WC_RECV_RDMA_WITH_IMM:
 		return RP_WC_RECV_WRITE_IMM;
 	case IBV_WC_RECV:
+		/* Of any length: a credit, or a Send with data (--op send). */
 		if (wc->wc_flags & IBV_WC_WITH_IMM)
 			return RP_WC_RECV_SEND_IMM;
 		return RP_WC_OTHER;
