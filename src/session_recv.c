@@ -67,6 +67,10 @@ struct landed {
 	struct rp_dst_put put;
 	uint8_t digest[RP_CSUM_LEN];
 	_Atomic int state;
+	/* --op read: the announcement's immediate, from its Send until
+	 * the Read it caused completes (the record is free by then: see
+	 * on_announce). */
+	uint32_t announce;
 };
 
 /* A directory whose mtime is set once its contents are in (--preserve). */
@@ -729,9 +733,10 @@ static int land_chunk(struct xfer *x, struct recv_state *r, uint32_t imm,
 
 /*
  * --op read: the sender says its next chunk is in its slot, imm = its
- * length and RP_IMM_END; read it into the same slot of ours. The Read's
- * wr_id carries imm (high half) and the chunk's number (low half) to its
- * completion, where the chunk lands as a Write's would.
+ * length and RP_IMM_END; read it into the same slot of ours. The chunk's
+ * record keeps imm until the Read completes, when the chunk lands as a
+ * Write's would. That record is free: announcements stay within window
+ * of the credit, and the credit within window of the records folded.
  */
 static int on_announce(struct xfer *x, struct recv_state *r,
 		       const struct rp_wc *wc)
@@ -750,21 +755,28 @@ static int on_announce(struct xfer *x, struct recv_state *r,
 	}
 	rc = rp_verbs_post_recv(x->v, wc->wr_id);
 	if (!rc)
-		rc = rp_verbs_post_read(x->v, (uint64_t)wc->imm << 32 |
-					(uint32_t)r->announced, off, len,
+		rc = rp_verbs_post_read(x->v, r->announced, off, len,
 					r->src.addr + off, r->src.rkey);
-	if (!rc)
-		r->announced++;
-	return rc;
+	if (rc)
+		return rc;
+	r->rec[r->announced % r->nrec].announce = wc->imm;
+	r->announced++;
+	return 0;
 }
 
+/* Reads complete in the order posted: this is chunk r->landed's. */
 static int land_read(struct xfer *x, struct recv_state *r,
 		     const struct rp_wc *wc)
 {
-	uint32_t imm = (uint32_t)(wc->wr_id >> 32);
+	uint32_t imm = r->rec[r->landed % r->nrec].announce;
 
+	if (wc->wr_id != r->landed) {
+		RP_ERR("RDMA Read of chunk %" PRIu64 " completed while chunk "
+		       "%" PRIu64 " was due", wc->wr_id, r->landed);
+		return RP_EINTERNAL;
+	}
 	return land_chunk(x, r, (imm & RP_IMM_END) |
-			  ((uint32_t)wc->wr_id & RP_IMM_SEQ),
+			  ((uint32_t)r->landed & RP_IMM_SEQ),
 			  imm & ~RP_IMM_END);
 }
 

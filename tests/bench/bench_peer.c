@@ -176,13 +176,16 @@ static int malformed(const struct peer *p, uint8_t type, const char *why)
 	return RP_EPROTO;
 }
 
-static int open_verbs(struct peer *p, bool remote_write)
+static int open_verbs(struct peer *p, bool receiver)
 {
 	struct sockaddr_storage ss;
 	socklen_t sl;
 	struct rp_verbs_cfg cfg = {
 		.gid_index = -1,
-		.remote_write = remote_write,
+		.receiver = receiver,
+		/* The receiver's ring takes the sender's Writes. */
+		.access = receiver ? RP_ACCESS_LOCAL_WRITE |
+				     RP_ACCESS_REMOTE_WRITE : 0,
 		.max_send_wr = p->window + 1,
 		.max_recv_wr = p->window + 1,
 	};
