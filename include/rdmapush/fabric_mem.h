@@ -2,8 +2,9 @@
 /*
  * The in-memory fabric: a second implementation of rdmapush/verbs.h,
  * chosen at link time (tests/fakes/fabric_mem.c in place of
- * src/verbs*.c), for the in-process session tests and the native benchmark. This header is
- * its test-facing side: faults to inject and what is still open.
+ * src/verbs*.c), for the in-process session tests and the native
+ * benchmark. This header is its test-facing side: faults to inject and
+ * what is still open.
  *
  * What it models, after rxe:
  *   - Endpoints pair by QPN at rp_verbs_connect(). Either side may open
@@ -11,19 +12,47 @@
  *     QP that is not (or no longer) paired with us, or is in ERROR,
  *     completes with "transport retry counter exceeded", as to a dead
  *     host.
- *   - Write with immediate checks the rkey and bounds against the peer's
- *     registered ring, copies the bytes, consumes a posted receive and
- *     completes on both sides. A bad rkey, an out-of-bounds access or no
- *     posted receive fails the writer's completion (reported with the
- *     status rxe would give: remote access error, RNR retry exceeded)
- *     and moves the responder's QP to ERROR, so everything it has posted
- *     is flushed ("Work Request Flushed Error").
- *   - Zero-length Send with immediate consumes a posted receive.
+ *   - Access: cfg.access is both the ring's MR access and the QP's.
+ *     rp_verbs_reg_ring() refuses REMOTE_WRITE without LOCAL_WRITE
+ *     (-EINVAL, reported), as ibv_reg_mr does. Every post with a ring
+ *     range needs a registered ring and a range inside it
+ *     (rp_verbs_check_write(); RP_EINTERNAL, reported); the access bits
+ *     are checked only when bytes move, as on a NIC.
+ *   - Write with immediate checks the responder's REMOTE_WRITE, the rkey
+ *     and bounds against its registered ring, copies the bytes, consumes
+ *     a posted receive (of any length: its buffer is not used) and
+ *     completes on both sides. No REMOTE_WRITE, a bad rkey, an
+ *     out-of-bounds access or no posted receive fails the writer's
+ *     completion (reported with the status rxe would give: remote
+ *     invalid request, remote access error, RNR retry exceeded) and
+ *     moves the responder's QP to ERROR, so everything it has posted is
+ *     flushed ("Work Request Flushed Error").
+ *   - RDMA Read checks the responder's REMOTE_READ, the rkey and bounds
+ *     the same way (the same statuses; the responder goes to ERROR),
+ *     then copies the peer's bytes into our ring and completes only on
+ *     the requester (RP_WC_READ, byte_len = len); it consumes no receive
+ *     and the responder sees no completion. Our ring without LOCAL_WRITE
+ *     fails our completion with "local protection error" (the responder
+ *     is untouched, as with rxe, which checks as the response lands).
+ *   - Send with immediate (a credit of zero length, or ring bytes)
+ *     consumes the peer's next posted receive. Its bytes are copied into
+ *     that receive's buffer (rp_verbs_post_recv_buf(); a zero-length
+ *     receive has none): RP_WC_RECV_SEND_IMM with byte_len = the bytes
+ *     sent, and RP_WC_SEND here. A Send longer than the buffer fails
+ *     both: the receiver's completion with "local length error", ours
+ *     with "remote invalid request error". A Send with bytes into a
+ *     receive whose ring lacks LOCAL_WRITE (or was deregistered since)
+ *     fails the receiver's completion with "local protection error" and
+ *     ours with "remote operation error" (the post itself succeeds: a
+ *     NIC finds out only when the bytes land). Either way the receiver's
+ *     QP goes to ERROR. No receive posted: RNR retry exceeded, as for a
+ *     Write.
+ *   - Completions of our Writes, Sends and Reads come in post order.
  *   - Any failed completion moves that endpoint's QP to ERROR as well;
  *     on a QP in ERROR every later post is accepted and completes
- *     flushed. A Send or Write before rp_verbs_connect() fails to post
- *     (EINVAL, RP_EVERBS), as ibv_post_send does before RTS.
- *   - Queue depths: at most max_send_wr sends/writes and max_recv_wr
+ *     flushed. A Send, Write or Read before rp_verbs_connect() fails
+ *     to post (EINVAL, RP_EVERBS), as ibv_post_send does before RTS.
+ *   - Queue depths: at most max_send_wr sends/writes/reads and max_recv_wr
  *     receives outstanding, a slot being freed when its completion is
  *     returned by rp_verbs_next(); one more post fails (ENOMEM,
  *     RP_EVERBS, reported).
@@ -39,7 +68,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-/* Which endpoint a fault applies to: the one opened with remote_write
+/* Which endpoint a fault applies to: the one opened with cfg.receiver
  * (the receiver) or without (the sender). */
 enum rp_fab_side {
 	RP_FAB_SENDER = 0,
@@ -62,10 +91,10 @@ enum rp_fab_fault {
 	 * (retry exceeded). */
 	RP_FAB_KILL,
 	/* Not counted: every endpoint of that side opened while it is
-	 * armed gets its own Send and Write completions nth milliseconds
-	 * late, as when ACKs are slow on a real link (rxe completes a
-	 * request only when the responder's ACK arrives). Stays armed until
-	 * disarmed or reset. */
+	 * armed gets its own Send, Write and Read completions nth
+	 * milliseconds late, as when ACKs are slow on a real link (rxe
+	 * completes a request only when the responder's ACK or Read
+	 * response arrives). Stays armed until disarmed or reset. */
 	RP_FAB_SLOW_ACK,
 };
 
@@ -118,14 +147,18 @@ struct rp_fab_stats {
 	uint64_t opened;	/* contexts opened since the last reset */
 	int rings;		/* rings registered and not deregistered */
 	uint64_t writes;	/* Write-with-immediate delivered */
-	uint64_t sends;		/* Send-with-immediate delivered */
-	uint64_t bytes;		/* bytes copied by writes */
+	uint64_t sends;		/* Send-with-immediate delivered, with
+				 * bytes or none */
+	uint64_t bytes;		/* bytes pushed: by writes and sends */
+	uint64_t reads;		/* RDMA Reads completed successfully */
+	uint64_t read_bytes;	/* bytes pulled by those reads (not in
+				 * bytes) */
 };
 void rp_fab_stats(struct rp_fab_stats *out);
 
-/* Disarm faults and hook, zero opened, writes, sends and bytes. Endpoints and
- * rings still open are kept (their counts stay visible in
- * rp_fab_stats()). */
+/* Disarm faults and hook, zero opened and the data counters (writes,
+ * sends, bytes, reads, read_bytes). Endpoints and rings still open are
+ * kept (their counts stay visible in rp_fab_stats()). */
 void rp_fab_reset(void);
 
 #endif

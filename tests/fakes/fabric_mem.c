@@ -9,9 +9,9 @@
  *
  * Locking, outermost first: fab.lock (registry, pairing, hook) then one
  * endpoint's lock (its queues, state and ring); never two endpoint locks
- * at once. Faults and counters are atomics, usable under either. A Write
- * pins the responder (busy) and copies with no lock held; close and
- * dereg wait for the pins to go.
+ * at once. Faults and counters are atomics, usable under either. A Write,
+ * a Send or a Read pins the responder (busy) and copies with no lock
+ * held; close and dereg wait for the pins to go.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -47,9 +47,12 @@
 /* The enum ibv_wc_status values we produce, so reports read as rxe's. */
 enum fab_status {
 	ST_OK = 0,
+	ST_LOC_LEN = 1,
+	ST_LOC_PROT = 4,
 	ST_FLUSH = 5,
 	ST_REM_INV_REQ = 9,
 	ST_REM_ACCESS = 10,
+	ST_REM_OP = 11,
 	ST_RETRY_EXC = 12,
 	ST_RNR_RETRY_EXC = 13,
 	ST_GENERAL = 21,
@@ -63,9 +66,11 @@ enum qp_state {
 	QPS_ERROR,
 };
 
+/* A credit is a SEND_WITH_IMM of zero length: one kind, as on the wire. */
 enum post_kind {
 	POST_WRITE_IMM,
 	POST_SEND_IMM,
+	POST_READ,
 	POST_RECV,
 	POST_KIND_MAX
 };
@@ -73,7 +78,16 @@ enum post_kind {
 static const char *const post_kind_names[POST_KIND_MAX] = {
 	[POST_WRITE_IMM] = "WRITE_WITH_IMM",
 	[POST_SEND_IMM] = "SEND_WITH_IMM",
+	[POST_READ] = "RDMA_READ",
 	[POST_RECV] = "RECV",
+};
+
+/* The requester's completion for each send-queue kind. */
+static const uint8_t sq_op[POST_KIND_MAX] = {
+	[POST_WRITE_IMM] = RP_WC_WRITE,
+	[POST_SEND_IMM] = RP_WC_SEND,
+	[POST_READ] = RP_WC_READ,
+	[POST_RECV] = RP_WC_OTHER,
 };
 
 struct fab_cqe {
@@ -90,11 +104,25 @@ struct fab_cqe {
 struct fab_wr {
 	enum post_kind kind;
 	uint64_t wr_id;
-	const void *src;
+	size_t off;		/* in our ring: the source, a Read's target,
+				 * or a receive's buffer */
 	uint32_t len;
 	uint64_t raddr;
 	uint32_t rkey;
 	uint32_t imm;
+};
+
+/* A posted receive: its buffer is ring[off, off+len); len 0 for none. */
+struct fab_rwr {
+	uint64_t wr_id;
+	size_t off;
+	uint32_t len;
+};
+
+/* What the responder gave a request that it accepted (it is pinned). */
+struct fab_resp {
+	uint64_t rwr;		/* the receive consumed (Write, Send) */
+	uint8_t *mem;		/* where in its ring; NULL: a Send of 0 bytes */
 };
 
 /* A requester's completion held back until due (RP_FAB_SLOW_ACK). */
@@ -106,7 +134,7 @@ struct fab_late {
 struct rp_verbs {
 	/* Fixed at open. */
 	enum rp_fab_side side;
-	bool remote_write;
+	unsigned int access;	/* RP_ACCESS_*: the ring's and the QP's */
 	uint32_t qpn;
 	uint32_t psn;
 	uint8_t gid[RP_GID_LEN];
@@ -126,11 +154,11 @@ struct rp_verbs {
 	pthread_cond_t idle;	/* busy went to 0 */
 	enum qp_state state;
 	bool stalled;
-	unsigned int busy;	/* peer Writes copying into our ring now */
+	unsigned int busy;	/* peer requests copying to or from our ring */
 	uint8_t *ring;
 	size_t ring_len;
 	uint32_t rkey;
-	uint64_t *rq;		/* posted receives, FIFO */
+	struct fab_rwr *rq;	/* posted receives, FIFO */
 	uint32_t rq_head;
 	uint32_t rq_len;
 	uint32_t rq_held;	/* consumed, completion not yet polled */
@@ -147,6 +175,7 @@ struct rp_verbs {
 
 	/* The owner's thread only. */
 	uint64_t nposts;
+	uint64_t posted[POST_KIND_MAX];	/* successful, to bound the traces */
 	bool wc_failed;
 	uint64_t wc_errors;
 	uint64_t polled;
@@ -173,6 +202,8 @@ static atomic_int stat_rings;
 static _Atomic uint64_t stat_writes;
 static _Atomic uint64_t stat_sends;
 static _Atomic uint64_t stat_bytes;
+static _Atomic uint64_t stat_reads;
+static _Atomic uint64_t stat_read_bytes;
 
 #define FAULT_SHIFT	56
 #define FAULT_NTH_MASK	((UINT64_C(1) << FAULT_SHIFT) - 1)
@@ -267,6 +298,8 @@ void rp_fab_stats(struct rp_fab_stats *out)
 	out->writes = atomic_load(&stat_writes);
 	out->sends = atomic_load(&stat_sends);
 	out->bytes = atomic_load(&stat_bytes);
+	out->reads = atomic_load(&stat_reads);
+	out->read_bytes = atomic_load(&stat_read_bytes);
 }
 
 void rp_fab_reset(void)
@@ -278,6 +311,8 @@ void rp_fab_reset(void)
 	atomic_store(&stat_writes, 0);
 	atomic_store(&stat_sends, 0);
 	atomic_store(&stat_bytes, 0);
+	atomic_store(&stat_reads, 0);
+	atomic_store(&stat_read_bytes, 0);
 }
 
 /* ---------------------------------------------------------------------
@@ -335,7 +370,7 @@ static void qp_error(struct rp_verbs *v, const char *why)
 		 "receive(s) flushed", v->qpn, why, v->rq_len);
 	while (v->rq_len) {
 		struct fab_cqe c = {
-			.wr_id = v->rq[v->rq_head],
+			.wr_id = v->rq[v->rq_head].wr_id,
 			.op = RP_WC_OTHER,
 			.status = ST_FLUSH,
 		};
@@ -436,6 +471,26 @@ static int alloc_queues(struct rp_verbs *v)
 	return 0;
 }
 
+/* "LOCAL_WRITE|REMOTE_READ", or "0", in buf (ACCESS_STR_LEN bytes). */
+#define ACCESS_STR_LEN	sizeof("LOCAL_WRITE|REMOTE_WRITE|REMOTE_READ")
+
+static const char *access_str(unsigned int access, char *buf)
+{
+	static const char *const names[] = {
+		"LOCAL_WRITE", "REMOTE_WRITE", "REMOTE_READ",
+	};
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (unsigned int i = 0; i < 3; i++)
+		if (access & 1u << i)
+			n += (size_t)snprintf(buf + n, ACCESS_STR_LEN - n,
+					      "%s%s", n ? "|" : "", names[i]);
+	if (!n)
+		snprintf(buf, ACCESS_STR_LEN, "0");
+	return buf;
+}
+
 static void free_endpoint(struct rp_verbs *v)
 {
 	if (v->efd >= 0)
@@ -450,6 +505,7 @@ static void free_endpoint(struct rp_verbs *v)
 
 int rp_verbs_open(struct rp_verbs **out, const struct rp_verbs_cfg *cfg)
 {
+	char acc[ACCESS_STR_LEN];
 	struct rp_verbs *v;
 	int rc;
 
@@ -465,8 +521,8 @@ int rp_verbs_open(struct rp_verbs **out, const struct rp_verbs_cfg *cfg)
 	v->efd = -1;
 	pthread_mutex_init(&v->lock, NULL);
 	pthread_cond_init(&v->idle, NULL);
-	v->remote_write = cfg->remote_write;
-	v->side = cfg->remote_write ? RP_FAB_RECEIVER : RP_FAB_SENDER;
+	v->access = cfg->access;
+	v->side = cfg->receiver ? RP_FAB_RECEIVER : RP_FAB_SENDER;
 	v->max_send = cfg->max_send_wr;
 	v->max_recv = cfg->max_recv_wr;
 	v->state = QPS_INIT;
@@ -480,10 +536,13 @@ int rp_verbs_open(struct rp_verbs **out, const struct rp_verbs_cfg *cfg)
 	registry_add(v);
 	atomic_fetch_add(&stat_open, 1);
 	atomic_fetch_add(&stat_opened, 1);
+	/* rd_atomic is only traced: a Read here completes as it is posted,
+	 * so there are never more in flight than the send queue holds. */
 	RP_TRACE("verbs", "fabric: in-memory QP 0x%x opened (%s side, "
-		 "max_send_wr=%u max_recv_wr=%u, psn=0x%06x, gid %s)", v->qpn,
-		 side_name(v->side), v->max_send, v->max_recv, v->psn,
-		 v->gid_str);
+		 "max_send_wr=%u max_recv_wr=%u, access=%s rd_atomic=%u, "
+		 "psn=0x%06x, gid %s)", v->qpn, side_name(v->side),
+		 v->max_send, v->max_recv, access_str(v->access, acc),
+		 cfg->rd_atomic ? cfg->rd_atomic : 1, v->psn, v->gid_str);
 	*out = v;
 	return 0;
 
@@ -623,6 +682,7 @@ int rp_verbs_reg_ring(struct rp_verbs *v, size_t len, void **addr,
 		      uint32_t *rkey)
 {
 	long page = sysconf(_SC_PAGESIZE);
+	char acc[ACCESS_STR_LEN];
 	uint8_t rnd;
 	void *buf;
 	int rc;
@@ -634,6 +694,14 @@ int rp_verbs_reg_ring(struct rp_verbs *v, size_t len, void **addr,
 	if (v->ring) {
 		RP_ERR("rp_verbs_reg_ring: a ring is already registered");
 		return RP_EINTERNAL;
+	}
+	access_str(v->access, acc);
+	/* ibv_reg_mr(3): remote write access needs local write access. */
+	if (v->access & RP_ACCESS_REMOTE_WRITE &&
+	    !(v->access & RP_ACCESS_LOCAL_WRITE)) {
+		RP_ERR("ibv_reg_mr(ring, %zu bytes, %s): %s (REMOTE_WRITE "
+		       "needs LOCAL_WRITE)", len, acc, strerror(EINVAL));
+		return -EINVAL;
 	}
 	rc = posix_memalign(&buf, page > 0 ? (size_t)page : 4096, len);
 	if (rc) {
@@ -654,8 +722,9 @@ int rp_verbs_reg_ring(struct rp_verbs *v, size_t len, void **addr,
 	*addr = buf;
 	atomic_fetch_add(&stat_rings, 1);
 	RP_TRACE("verbs", "fabric: ring registered: addr=%p length=%zu "
-		 "rkey=0x%x%s", buf, len, *rkey, v->remote_write ?
-		 " (the peer may write here)" : " (local only)");
+		 "rkey=0x%x access=%s%s", buf, len, *rkey, acc,
+		 v->access & (RP_ACCESS_REMOTE_WRITE | RP_ACCESS_REMOTE_READ) ?
+		 "" : " (local only)");
 	return 0;
 }
 
@@ -667,7 +736,7 @@ void rp_verbs_dereg_ring(struct rp_verbs *v)
 		return;
 	pthread_mutex_lock(&v->lock);
 	ring = v->ring;
-	/* From now on the rkey is refused; wait out Writes already in. */
+	/* From now on the rkey is refused; wait out requests already in. */
 	v->ring = NULL;
 	v->ring_len = 0;
 	v->rkey = 0;
@@ -778,8 +847,7 @@ static int sq_reserve(struct rp_verbs *v, const struct fab_wr *wr)
 		if (v->state == QPS_ERROR) {
 			struct fab_cqe c = {
 				.wr_id = wr->wr_id,
-				.op = wr->kind == POST_WRITE_IMM ?
-				      RP_WC_WRITE : RP_WC_SEND,
+				.op = sq_op[wr->kind],
 				.status = ST_FLUSH,
 				.sq = true,
 			};
@@ -796,13 +864,19 @@ static int sq_reserve(struct rp_verbs *v, const struct fab_wr *wr)
 	return rc;
 }
 
-/* What rxe's responder says about a Write (its lock held). */
+/*
+ * What rxe's responder says about a Write or a Read (its lock held): the
+ * QP refuses an operation it was not opened for before the rkey and the
+ * bounds are looked at.
+ */
 static enum fab_status check_access(const struct rp_verbs *r,
 				    const struct fab_wr *wr)
 {
+	unsigned int need = wr->kind == POST_READ ? RP_ACCESS_REMOTE_READ
+						  : RP_ACCESS_REMOTE_WRITE;
 	uintptr_t base = (uintptr_t)r->ring;
 
-	if (!r->remote_write)
+	if (!(r->access & need))
 		return ST_REM_INV_REQ;
 	if (!r->ring || wr->rkey != r->rkey)
 		return ST_REM_ACCESS;
@@ -813,12 +887,68 @@ static enum fab_status check_access(const struct rp_verbs *r,
 }
 
 /*
+ * A Send of len bytes landing in the receive rcv (r's lock held), as
+ * rxe's responder sees it. Returns the sender's status; *rst is the
+ * receiver's. Longer than the buffer: the sender's request is invalid,
+ * the receiver has a length error. Bytes for a ring without LOCAL_WRITE
+ * (or deregistered since the receive was posted): the receiver's
+ * protection error, which the sender learns as a remote operation error.
+ */
+static enum fab_status check_recv(const struct rp_verbs *r,
+				  const struct fab_rwr *rcv, uint32_t len,
+				  enum fab_status *rst)
+{
+	*rst = ST_OK;
+	if (len > rcv->len) {
+		*rst = ST_LOC_LEN;
+		return ST_REM_INV_REQ;
+	}
+	if (len && (!(r->access & RP_ACCESS_LOCAL_WRITE) ||
+		    rcv->off + rcv->len > r->ring_len)) {
+		*rst = ST_LOC_PROT;
+		return ST_REM_OP;
+	}
+	return ST_OK;
+}
+
+/*
+ * Consume r's next receive for a Write or a Send (r's lock held). A Send
+ * that does not fit fails that receive at once, which puts r in ERROR
+ * (its failed completion first, then the flushes).
+ */
+static enum fab_status take_recv(struct rp_verbs *r, const struct fab_wr *wr,
+				 struct fab_resp *out)
+{
+	enum fab_status rst = ST_OK;
+	enum fab_status st = ST_OK;
+	struct fab_rwr rcv;
+
+	if (!r->rq_len)
+		return ST_RNR_RETRY_EXC;
+	rcv = r->rq[r->rq_head];
+	r->rq_head = (r->rq_head + 1) % r->max_recv;
+	r->rq_len--;
+	r->rq_held++;
+	out->rwr = rcv.wr_id;
+	if (wr->kind == POST_SEND_IMM)
+		st = check_recv(r, &rcv, wr->len, &rst);
+	if (st != ST_OK)
+		cq_push(r, (struct fab_cqe){ .wr_id = rcv.wr_id,
+					     .op = RP_WC_OTHER,
+					     .status = rst });
+	else if (wr->kind == POST_SEND_IMM && wr->len)
+		out->mem = r->ring + rcv.off;
+	return st;
+}
+
+/*
  * The responder's side of a request (fab.lock held, so r is alive):
- * checks, then consumes a posted receive. A Send completes here; a
- * Write pins r and returns where to copy (resp_done() finishes it).
+ * checks, then a Write or a Send consumes a posted receive (a Read
+ * none). An accepted request pins r; out says where in r's ring the
+ * bytes go or come from, and resp_done() finishes it.
  */
 static enum fab_status resp_take(struct rp_verbs *r, const struct fab_wr *wr,
-				 uint64_t *rwr, uint8_t **dst)
+				 struct fab_resp *out)
 {
 	enum fab_status st = ST_OK;
 
@@ -827,49 +957,55 @@ static enum fab_status resp_take(struct rp_verbs *r, const struct fab_wr *wr,
 		st = ST_LOST;
 	else if (r->state != QPS_RTS)
 		st = ST_RETRY_EXC;	/* an errored QP drops packets */
-	else if (wr->kind == POST_WRITE_IMM)
+	else if (wr->kind != POST_SEND_IMM)
 		st = check_access(r, wr);
-	if (st == ST_OK && !r->rq_len)
-		st = ST_RNR_RETRY_EXC;
+	if (st == ST_OK && wr->kind != POST_READ)
+		st = take_recv(r, wr, out);
 	if (st == ST_REM_ACCESS || st == ST_REM_INV_REQ)
-		qp_error(r, "a peer's Write was refused (rkey or bounds)");
+		qp_error(r, "a peer's request was refused (access, rkey, "
+			 "bounds or length)");
 	else if (st == ST_RNR_RETRY_EXC)
 		qp_error(r, "a peer's request found no receive posted");
 	if (st == ST_OK) {
-		*rwr = r->rq[r->rq_head];
-		r->rq_head = (r->rq_head + 1) % r->max_recv;
-		r->rq_len--;
-		r->rq_held++;
-		if (wr->kind == POST_WRITE_IMM) {
-			r->busy++;
-			*dst = r->ring + (wr->raddr - (uintptr_t)r->ring);
-		} else {
-			cq_push(r, (struct fab_cqe){
-				.wr_id = *rwr, .op = RP_WC_RECV_SEND_IMM,
-				.imm = wr->imm });
-			atomic_fetch_add(&stat_sends, 1);
-		}
+		r->busy++;
+		if (wr->kind != POST_SEND_IMM)
+			out->mem = r->ring + (wr->raddr - (uintptr_t)r->ring);
 	}
 	pthread_mutex_unlock(&r->lock);
 	return st;
 }
 
-/* After the copy: the responder's completion, and r unpinned. */
+/* After the copy: the responder's completion (a Read has none: rxe's
+ * responder answers it without a work request), and r unpinned. */
 static void resp_done(struct rp_verbs *r, const struct fab_wr *wr,
 		      uint64_t rwr)
 {
 	pthread_mutex_lock(&r->lock);
 	/* A QP that failed meanwhile reports the receive flushed. */
-	cq_push(r, (struct fab_cqe){
-		.wr_id = rwr, .op = RP_WC_RECV_WRITE_IMM,
-		.byte_len = wr->len, .imm = wr->imm,
-		.status = r->state == QPS_RTS ? ST_OK : ST_FLUSH });
+	if (wr->kind != POST_READ)
+		cq_push(r, (struct fab_cqe){
+			.wr_id = rwr, .byte_len = wr->len, .imm = wr->imm,
+			.op = wr->kind == POST_WRITE_IMM ?
+			      RP_WC_RECV_WRITE_IMM : RP_WC_RECV_SEND_IMM,
+			.status = r->state == QPS_RTS ? ST_OK : ST_FLUSH });
 	r->busy--;
 	if (!r->busy)
 		pthread_cond_broadcast(&r->idle);
 	pthread_mutex_unlock(&r->lock);
-	atomic_fetch_add_explicit(&stat_writes, 1, memory_order_relaxed);
-	atomic_fetch_add_explicit(&stat_bytes, wr->len, memory_order_relaxed);
+}
+
+/* rp_fab_stats(): bytes pushed (Write, Send) and pulled (Read) apart. */
+static void count_delivered(const struct fab_wr *wr)
+{
+	_Atomic uint64_t *n = &stat_reads;
+	_Atomic uint64_t *bytes = &stat_read_bytes;
+
+	if (wr->kind != POST_READ) {
+		n = wr->kind == POST_WRITE_IMM ? &stat_writes : &stat_sends;
+		bytes = &stat_bytes;
+	}
+	atomic_fetch_add_explicit(n, 1, memory_order_relaxed);
+	atomic_fetch_add_explicit(bytes, wr->len, memory_order_relaxed);
 }
 
 /* Our own request's completion (lock held): now, or when its slow ACK
@@ -908,31 +1044,75 @@ static double release_late(struct rp_verbs *v)
 	return next;
 }
 
-/* Execute a request on the peer, then complete it here. The copy runs
- * with no lock held: only the pin keeps the peer's ring alive. */
+/*
+ * Execute a request on the peer, then complete it here: in post order,
+ * as everything on our send queue. The copy runs with no lock held: only
+ * the pin keeps the peer's ring alive (ours is the poster's own).
+ */
 static void deliver(struct rp_verbs *v, const struct fab_wr *wr)
 {
+	struct fab_resp resp = { 0 };
 	enum fab_status st;
 	struct rp_verbs *r;
-	uint8_t *dst = NULL;
-	uint64_t rwr = 0;
+	bool pinned;
 
 	pthread_mutex_lock(&fab.lock);
 	r = v->peer;
-	st = r ? resp_take(r, wr, &rwr, &dst) : ST_RETRY_EXC;
+	st = r ? resp_take(r, wr, &resp) : ST_RETRY_EXC;
 	pthread_mutex_unlock(&fab.lock);
 	if (st == ST_LOST)
 		return;
-	if (st == ST_OK && wr->kind == POST_WRITE_IMM)
-		memmove(dst, wr->src, wr->len);
+	pinned = st == ST_OK;
+	/* rxe's completer checks our MR only as the Read response lands. */
+	if (pinned && wr->kind == POST_READ &&
+	    !(v->access & RP_ACCESS_LOCAL_WRITE))
+		st = ST_LOC_PROT;
+	if (st == ST_OK && wr->len && wr->kind == POST_READ)
+		memmove(v->ring + wr->off, resp.mem, wr->len);
+	else if (st == ST_OK && wr->len)
+		memmove(resp.mem, v->ring + wr->off, wr->len);
 	/* Ours first: on a NIC the ACK precedes the peer's answer. */
 	pthread_mutex_lock(&v->lock);
 	sq_complete(v, (struct fab_cqe){
 		.wr_id = wr->wr_id, .status = st, .sq = true,
-		.op = wr->kind == POST_WRITE_IMM ? RP_WC_WRITE : RP_WC_SEND });
+		.op = sq_op[wr->kind],
+		.byte_len = wr->kind == POST_READ ? wr->len : 0 });
 	pthread_mutex_unlock(&v->lock);
-	if (st == ST_OK && wr->kind == POST_WRITE_IMM)
-		resp_done(r, wr, rwr);
+	if (pinned)
+		resp_done(r, wr, resp.rwr);
+	if (st == ST_OK)
+		count_delivered(wr);
+}
+
+/* The first few posts of each kind on an endpoint, not the millions. */
+static void trace_post(struct rp_verbs *v, const struct fab_wr *wr)
+{
+	char head[64];
+	char where[48];
+
+	if (++v->posted[wr->kind] > TRACE_FIRST || !rp_trace_on())
+		return;
+	snprintf(head, sizeof(head), "QP 0x%x post %s wr_id=%" PRIu64, v->qpn,
+		 post_kind_names[wr->kind], wr->wr_id);
+	if (wr->len)
+		snprintf(where, sizeof(where), "ring[%zu..+%u)", wr->off,
+			 wr->len);
+	else
+		snprintf(where, sizeof(where), "zero length");
+	if (wr->kind == POST_WRITE_IMM)
+		RP_TRACE("verbs", "fabric: %s: %s -> raddr=0x%" PRIx64
+			 " rkey=0x%x, imm=0x%08x", head, where, wr->raddr,
+			 wr->rkey, wr->imm);
+	else if (wr->kind == POST_READ)
+		RP_TRACE("verbs", "fabric: %s: %s <- raddr=0x%" PRIx64
+			 " rkey=0x%x", head, where, wr->raddr, wr->rkey);
+	else if (wr->kind == POST_SEND_IMM)
+		RP_TRACE("verbs", "fabric: %s: %s, imm=0x%08x", head, where,
+			 wr->imm);
+	else
+		RP_TRACE("verbs", "fabric: %s: %s, for a Write's or a Send's "
+			 "immediate%s", head, where,
+			 wr->len ? " (a Send's bytes land there)" : "");
 }
 
 static int post_send_wr(struct rp_verbs *v, const struct fab_wr *wr)
@@ -946,10 +1126,61 @@ static int post_send_wr(struct rp_verbs *v, const struct fab_wr *wr)
 	rc = sq_reserve(v, wr);
 	if (rc < 0)
 		return rc;
+	trace_post(v, wr);
 	if (!rc)
 		deliver(v, wr);
 	run_hook(v, n);
 	return 0;
+}
+
+static int post_recv_wr(struct rp_verbs *v, const struct fab_wr *wr)
+{
+	bool full;
+	uint64_t n;
+	int rc;
+
+	rc = post_fault(v, POST_RECV, wr->wr_id, &n);
+	if (rc)
+		return rc;
+	pthread_mutex_lock(&v->lock);
+	full = v->rq_len + v->rq_held >= v->max_recv;
+	if (!full && v->state == QPS_ERROR) {
+		v->rq_held++;
+		cq_push(v, (struct fab_cqe){ .wr_id = wr->wr_id,
+					     .op = RP_WC_OTHER,
+					     .status = ST_FLUSH });
+	} else if (!full) {
+		v->rq[(v->rq_head + v->rq_len) % v->max_recv] =
+			(struct fab_rwr){ .wr_id = wr->wr_id, .off = wr->off,
+					  .len = wr->len };
+		v->rq_len++;
+	}
+	pthread_mutex_unlock(&v->lock);
+	if (full)
+		return report_post(v, POST_RECV, wr->wr_id, ENOMEM,
+				   " (receive queue full)");
+	trace_post(v, wr);
+	run_hook(v, n);
+	return 0;
+}
+
+/* A post with a range of our ring: one is registered and [off, +len) is
+ * in it (its access is checked when the bytes move, as a NIC does). */
+static int post_ranged(struct rp_verbs *v, const char *fn,
+		       const struct fab_wr *wr)
+{
+	int rc;
+
+	if (!v || !v->ring) {
+		RP_ERR("%s: no QP or no ring registered", fn);
+		return RP_EINTERNAL;
+	}
+	rc = rp_verbs_check_write(v->ring_len, wr->off, wr->len);
+	if (rc)
+		return rc;
+	if (wr->kind == POST_RECV)
+		return post_recv_wr(v, wr);
+	return post_send_wr(v, wr);
 }
 
 int rp_verbs_post_write_imm(struct rp_verbs *v, uint64_t wr_id, size_t off,
@@ -957,20 +1188,11 @@ int rp_verbs_post_write_imm(struct rp_verbs *v, uint64_t wr_id, size_t off,
 			    uint32_t imm)
 {
 	struct fab_wr wr = {
-		.kind = POST_WRITE_IMM, .wr_id = wr_id, .len = len,
-		.raddr = raddr, .rkey = rkey, .imm = imm,
+		.kind = POST_WRITE_IMM, .wr_id = wr_id, .off = off,
+		.len = len, .raddr = raddr, .rkey = rkey, .imm = imm,
 	};
-	int rc;
 
-	if (!v || !v->ring) {
-		RP_ERR("rp_verbs_post_write_imm: no QP or no ring registered");
-		return RP_EINTERNAL;
-	}
-	rc = rp_verbs_check_write(v->ring_len, off, len);
-	if (rc)
-		return rc;
-	wr.src = v->ring + off;
-	return post_send_wr(v, &wr);
+	return post_ranged(v, __func__, &wr);
 }
 
 int rp_verbs_post_send_imm(struct rp_verbs *v, uint64_t wr_id, uint32_t imm)
@@ -986,36 +1208,47 @@ int rp_verbs_post_send_imm(struct rp_verbs *v, uint64_t wr_id, uint32_t imm)
 	return post_send_wr(v, &wr);
 }
 
+int rp_verbs_post_send_data(struct rp_verbs *v, uint64_t wr_id, size_t off,
+			    uint32_t len, uint32_t imm)
+{
+	struct fab_wr wr = {
+		.kind = POST_SEND_IMM, .wr_id = wr_id, .off = off,
+		.len = len, .imm = imm,
+	};
+
+	return post_ranged(v, __func__, &wr);
+}
+
+int rp_verbs_post_read(struct rp_verbs *v, uint64_t wr_id, size_t off,
+		       uint32_t len, uint64_t raddr, uint32_t rkey)
+{
+	struct fab_wr wr = {
+		.kind = POST_READ, .wr_id = wr_id, .off = off, .len = len,
+		.raddr = raddr, .rkey = rkey,
+	};
+
+	return post_ranged(v, __func__, &wr);
+}
+
 int rp_verbs_post_recv(struct rp_verbs *v, uint64_t wr_id)
 {
-	bool full;
-	uint64_t n;
-	int rc;
+	struct fab_wr wr = { .kind = POST_RECV, .wr_id = wr_id };
 
 	if (!v) {
 		RP_ERR("rp_verbs_post_recv: no QP");
 		return RP_EINTERNAL;
 	}
-	rc = post_fault(v, POST_RECV, wr_id, &n);
-	if (rc)
-		return rc;
-	pthread_mutex_lock(&v->lock);
-	full = v->rq_len + v->rq_held >= v->max_recv;
-	if (!full && v->state == QPS_ERROR) {
-		v->rq_held++;
-		cq_push(v, (struct fab_cqe){ .wr_id = wr_id,
-					     .op = RP_WC_OTHER,
-					     .status = ST_FLUSH });
-	} else if (!full) {
-		v->rq[(v->rq_head + v->rq_len) % v->max_recv] = wr_id;
-		v->rq_len++;
-	}
-	pthread_mutex_unlock(&v->lock);
-	if (full)
-		return report_post(v, POST_RECV, wr_id, ENOMEM,
-				   " (receive queue full)");
-	run_hook(v, n);
-	return 0;
+	return post_recv_wr(v, &wr);
+}
+
+int rp_verbs_post_recv_buf(struct rp_verbs *v, uint64_t wr_id, size_t off,
+			   uint32_t len)
+{
+	struct fab_wr wr = {
+		.kind = POST_RECV, .wr_id = wr_id, .off = off, .len = len,
+	};
+
+	return post_ranged(v, __func__, &wr);
 }
 
 /* ---------------------------------------------------------------------
@@ -1028,12 +1261,18 @@ static const char *status_str(enum fab_status s)
 	switch (s) {
 	case ST_OK:
 		return "success";
+	case ST_LOC_LEN:
+		return "local length error";
+	case ST_LOC_PROT:
+		return "local protection error";
 	case ST_FLUSH:
 		return "Work Request Flushed Error";
 	case ST_REM_INV_REQ:
 		return "remote invalid request error";
 	case ST_REM_ACCESS:
 		return "remote access error";
+	case ST_REM_OP:
+		return "remote operation error";
 	case ST_RETRY_EXC:
 		return "transport retry counter exceeded";
 	case ST_RNR_RETRY_EXC:
@@ -1062,8 +1301,17 @@ static const char *status_hint(const struct fab_cqe *c)
 	case ST_FLUSH:
 		return "; flushed: the QP had already entered the error state";
 	case ST_REM_INV_REQ:
-		return "; the peer's QP rejected the request (e.g. no "
-		       "REMOTE_WRITE access on its QP)";
+		return "; the peer's QP rejected the request (no REMOTE_WRITE "
+		       "or REMOTE_READ access on its QP, or a Send longer "
+		       "than its receive)";
+	case ST_REM_OP:
+		return "; the peer could not place our Send in its receive "
+		       "buffer (no LOCAL_WRITE on its ring)";
+	case ST_LOC_LEN:
+		return "; a peer's Send was longer than this receive's buffer";
+	case ST_LOC_PROT:
+		return "; the bytes were to land in our ring, registered "
+		       "without LOCAL_WRITE (or no longer registered)";
 	default:
 		return "";
 	}

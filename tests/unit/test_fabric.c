@@ -26,6 +26,10 @@
 
 #define RING_LEN	(64 * 1024)
 
+#define ACC_LW		RP_ACCESS_LOCAL_WRITE
+#define ACC_WRITE	(RP_ACCESS_LOCAL_WRITE | RP_ACCESS_REMOTE_WRITE)
+#define ACC_READ	RP_ACCESS_REMOTE_READ
+
 /* A sender (s) and a receiver (r), each with a registered ring. */
 struct pair {
 	struct rp_verbs *s;
@@ -33,17 +37,20 @@ struct pair {
 	uint8_t *sring;
 	uint8_t *rring;
 	uint32_t rkey;
+	uint32_t skey;
 	size_t len;
 };
 
-static void open_pair(struct pair *p, uint32_t depth, size_t len)
+/* Each ring registered with its side's access (RP_ACCESS_*). */
+static void open_pair_acc(struct pair *p, uint32_t depth, size_t len,
+			  unsigned int sacc, unsigned int racc)
 {
 	struct rp_verbs_cfg sc = { .max_send_wr = depth,
-				   .max_recv_wr = depth };
+				   .max_recv_wr = depth, .access = sacc };
 	struct rp_verbs_cfg rc = sc;
-	uint32_t unused;
 
-	rc.remote_write = true;
+	rc.receiver = true;
+	rc.access = racc;
 	memset(p, 0, sizeof(*p));
 	p->len = len;
 	assert_int_equal(rp_verbs_open(&p->r, &rc), 0);
@@ -51,7 +58,14 @@ static void open_pair(struct pair *p, uint32_t depth, size_t len)
 	assert_int_equal(rp_verbs_reg_ring(p->r, len, (void **)&p->rring,
 					   &p->rkey), 0);
 	assert_int_equal(rp_verbs_reg_ring(p->s, len, (void **)&p->sring,
-					   &unused), 0);
+					   &p->skey), 0);
+}
+
+/* --op write: the sender's ring a local source, the receiver's open to
+ * the sender's Writes. */
+static void open_pair(struct pair *p, uint32_t depth, size_t len)
+{
+	open_pair_acc(p, depth, len, 0, ACC_WRITE);
 }
 
 static void connect_pair(struct pair *p)
@@ -83,6 +97,35 @@ static int next_in(struct rp_verbs *v, struct rp_wc *wc, int max,
 static uint64_t raddr_of(const struct pair *p, size_t off)
 {
 	return (uint64_t)(uintptr_t)p->rring + off;
+}
+
+/* The sender's ring, as the receiver's Reads address it. */
+static uint64_t saddr_of(const struct pair *p, size_t off)
+{
+	return (uint64_t)(uintptr_t)p->sring + off;
+}
+
+static void fill(uint8_t *buf, size_t len, unsigned int seed)
+{
+	for (size_t i = 0; i < len; i++)
+		buf[i] = (uint8_t)(i * 7 + seed);
+}
+
+static void expect_wc(const struct rp_wc *wc, enum rp_wc_op op,
+		      uint64_t wr_id, uint32_t byte_len, uint32_t imm)
+{
+	assert_int_equal(wc->op, op);
+	assert_int_equal(wc->wr_id, wr_id);
+	assert_int_equal(wc->byte_len, byte_len);
+	assert_int_equal(wc->imm, imm);
+}
+
+/* Nothing at all in buf[0, len): no byte moved there. */
+static void assert_zero(const uint8_t *buf, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		if (buf[i])
+			fail_msg("byte %zu is 0x%02x, not 0", i, buf[i]);
 }
 
 static int setup(void **state)
@@ -222,28 +265,52 @@ static void test_send_imm(void **state)
 	close_pair(&p);
 }
 
-/* A refused Write: the writer's completion fails, the responder's QP
- * goes to ERROR and flushes its receives, later posts flush too. */
-static void expect_refused(struct pair *p, uint64_t raddr, uint32_t len,
-			   uint32_t rkey)
+/* One RDMA request: a Write from the sender into the receiver's ring,
+ * or a Read by the receiver from the sender's, to local offset 0. */
+struct rdma_req {
+	bool read;
+	uint64_t raddr;
+	uint32_t len;
+	uint32_t rkey;
+};
+
+static int post_req(struct pair *p, const struct rdma_req *q, uint64_t wr_id)
 {
+	if (q->read)
+		return rp_verbs_post_read(p->r, wr_id, 0, q->len, q->raddr,
+					  q->rkey);
+	return rp_verbs_post_write_imm(p->s, wr_id, 0, q->len, q->raddr,
+				       q->rkey, 0);
+}
+
+/* A refused request: the requester's completion fails, the responder's
+ * QP goes to ERROR and flushes its receives, later posts flush too. */
+static void expect_refused(struct pair *p, const struct rdma_req *q)
+{
+	struct rp_verbs *req = q->read ? p->r : p->s;
+	struct rp_verbs *resp = q->read ? p->s : p->r;
 	struct rp_wc wc[4];
 
-	assert_int_equal(rp_verbs_post_recv(p->r, 1), 0);
-	assert_int_equal(rp_verbs_post_recv(p->r, 2), 0);
+	assert_int_equal(rp_verbs_post_recv(resp, 1), 0);
+	assert_int_equal(rp_verbs_post_recv(resp, 2), 0);
 	connect_pair(p);
-	assert_int_equal(rp_verbs_post_write_imm(p->s, 1, 0, len, raddr, rkey,
-						 0), 0);
-	assert_int_equal(next_in(p->s, wc, 4, 1), RP_EWC);
-	assert_int_equal(next_in(p->r, wc, 4, 1), RP_EWC);
+	assert_int_equal(post_req(p, q, 1), 0);
+	assert_int_equal(next_in(req, wc, 4, 1), RP_EWC);
+	assert_int_equal(next_in(resp, wc, 4, 1), RP_EWC);
 	/* Both QPs are in ERROR now: whatever is posted comes back flushed. */
-	assert_int_equal(rp_verbs_post_recv(p->r, 3), 0);
-	assert_int_equal(next_in(p->r, wc, 4, 1), RP_EWC);
-	assert_int_equal(rp_verbs_post_write_imm(p->s, 2, 0, 8,
-						 raddr_of(p, 0), p->rkey, 0),
-			 0);
-	assert_int_equal(next_in(p->s, wc, 4, 1), RP_EWC);
-	assert_int_equal(next_in(p->s, wc, 4, 0.01), RP_ETIMEOUT);
+	assert_int_equal(rp_verbs_post_recv(resp, 3), 0);
+	assert_int_equal(next_in(resp, wc, 4, 1), RP_EWC);
+	assert_int_equal(post_req(p, q, 2), 0);
+	assert_int_equal(next_in(req, wc, 4, 1), RP_EWC);
+	assert_int_equal(next_in(req, wc, 4, 0.01), RP_ETIMEOUT);
+}
+
+static void expect_write_refused(struct pair *p, uint64_t raddr,
+				 uint32_t len, uint32_t rkey)
+{
+	struct rdma_req q = { .raddr = raddr, .len = len, .rkey = rkey };
+
+	expect_refused(p, &q);
 }
 
 static void test_bad_rkey(void **state)
@@ -253,7 +320,7 @@ static void test_bad_rkey(void **state)
 
 	(void)state;
 	open_pair(&p, 4, RING_LEN);
-	expect_refused(&p, raddr_of(&p, 0), 64, p.rkey ^ 1);
+	expect_write_refused(&p, raddr_of(&p, 0), 64, p.rkey ^ 1);
 	rp_fab_stats(&st);
 	assert_int_equal(st.writes, 0);
 	close_pair(&p);
@@ -265,10 +332,10 @@ static void test_out_of_bounds(void **state)
 
 	(void)state;
 	open_pair(&p, 4, RING_LEN);
-	expect_refused(&p, raddr_of(&p, RING_LEN - 10), 100, p.rkey);
+	expect_write_refused(&p, raddr_of(&p, RING_LEN - 10), 100, p.rkey);
 	close_pair(&p);
 	open_pair(&p, 4, RING_LEN);
-	expect_refused(&p, raddr_of(&p, 0) - 1, 8, p.rkey);
+	expect_write_refused(&p, raddr_of(&p, 0) - 1, 8, p.rkey);
 	close_pair(&p);
 }
 
@@ -587,6 +654,300 @@ static void test_peer_closed(void **state)
 }
 
 /* ---------------------------------------------------------------------
+ * Access bits, RDMA Read and Send with data
+ */
+
+static void test_access_checks(void **state)
+{
+	struct rp_verbs_cfg cfg = { .max_send_wr = 2, .max_recv_wr = 2,
+				    .access = RP_ACCESS_REMOTE_WRITE };
+	struct rp_verbs *v;
+	uint32_t rkey;
+	void *ring;
+	struct pair p;
+
+	(void)state;
+	/* ibv_reg_mr refuses REMOTE_WRITE without LOCAL_WRITE. */
+	assert_int_equal(rp_verbs_open(&v, &cfg), 0);
+	assert_int_equal(rp_verbs_reg_ring(v, RING_LEN, &ring, &rkey),
+			 -EINVAL);
+	rp_verbs_close(v);
+	/* A receiver registered without REMOTE_WRITE refuses Writes. */
+	open_pair_acc(&p, 4, RING_LEN, 0, ACC_LW);
+	p.sring[0] = 0x77;
+	expect_write_refused(&p, raddr_of(&p, 0), 64, p.rkey);
+	assert_zero(p.rring, 64);
+	close_pair(&p);
+}
+
+/* --op read: the receiver pulls from the sender's ring. */
+static void open_read_pair(struct pair *p, unsigned int racc)
+{
+	open_pair_acc(p, 4, RING_LEN, ACC_READ, racc);
+}
+
+static void test_read(void **state)
+{
+	struct rp_fab_stats st;
+	struct rp_wc wc[4];
+	struct pair p;
+
+	(void)state;
+	open_read_pair(&p, ACC_LW);
+	assert_int_equal(rp_verbs_post_recv(p.s, 7), 0);
+	connect_pair(&p);
+	fill(p.sring, RING_LEN, 3);
+	assert_int_equal(rp_verbs_post_read(p.r, 21, 4096, 1000,
+					    saddr_of(&p, 8192), p.skey), 0);
+	/* Ordered with the other requests on the send queue. */
+	assert_int_equal(rp_verbs_post_send_imm(p.r, 22, 5), 0);
+	assert_int_equal(next_in(p.r, wc, 4, 1), 2);
+	expect_wc(&wc[0], RP_WC_READ, 21, 1000, 0);
+	expect_wc(&wc[1], RP_WC_SEND, 22, 0, 0);
+	assert_memory_equal(p.rring + 4096, p.sring + 8192, 1000);
+	assert_zero(p.rring, 4096);
+	assert_zero(p.rring + 5096, RING_LEN - 5096);
+	/* The responder sees only the Send: the Read took no receive. */
+	assert_int_equal(next_in(p.s, wc, 4, 1), 1);
+	expect_wc(&wc[0], RP_WC_RECV_SEND_IMM, 7, 0, 5);
+	assert_int_equal(next_in(p.s, wc, 4, 0.01), RP_ETIMEOUT);
+	rp_fab_stats(&st);
+	assert_int_equal(st.reads, 1);
+	assert_int_equal(st.read_bytes, 1000);
+	assert_int_equal(st.sends, 1);
+	assert_int_equal(st.bytes, 0);
+	assert_int_equal(st.writes, 0);
+	close_pair(&p);
+}
+
+static void expect_read_refused(struct pair *p, uint64_t raddr,
+				uint32_t len, uint32_t rkey)
+{
+	struct rdma_req q = { .read = true, .raddr = raddr, .len = len,
+			      .rkey = rkey };
+
+	fill(p->sring, RING_LEN, 1);
+	expect_refused(p, &q);
+	assert_zero(p->rring, RING_LEN);
+}
+
+static void test_read_refused(void **state)
+{
+	struct rp_fab_stats st;
+	struct pair p;
+
+	(void)state;
+	/* The sender's ring and QP without REMOTE_READ. */
+	open_pair_acc(&p, 4, RING_LEN, 0, ACC_LW);
+	expect_read_refused(&p, saddr_of(&p, 0), 64, p.skey);
+	close_pair(&p);
+	open_read_pair(&p, ACC_LW);
+	expect_read_refused(&p, saddr_of(&p, 0), 64, p.skey ^ 0x100);
+	close_pair(&p);
+	open_read_pair(&p, ACC_LW);
+	expect_read_refused(&p, saddr_of(&p, RING_LEN - 8), 16, p.skey);
+	close_pair(&p);
+	rp_fab_stats(&st);
+	assert_int_equal(st.reads, 0);
+	assert_int_equal(st.read_bytes, 0);
+}
+
+/* Our own ring without LOCAL_WRITE: the response cannot land. Only the
+ * requester fails; the responder is not in ERROR. */
+static void test_read_local_protection(void **state)
+{
+	struct rp_wc wc[4];
+	struct pair p;
+
+	(void)state;
+	open_read_pair(&p, 0);
+	assert_int_equal(rp_verbs_post_recv(p.s, 1), 0);
+	connect_pair(&p);
+	fill(p.sring, RING_LEN, 9);
+	assert_int_equal(rp_verbs_post_read(p.r, 1, 0, 64, saddr_of(&p, 0),
+					    p.skey), 0);
+	assert_int_equal(next_in(p.r, wc, 4, 1), RP_EWC);
+	assert_zero(p.rring, 64);
+	assert_int_equal(next_in(p.s, wc, 4, 0.02), RP_ETIMEOUT);
+	/* Bad local arguments are bugs, not verbs failures. */
+	assert_int_equal(rp_verbs_post_read(p.r, 2, RING_LEN - 4, 8,
+					    saddr_of(&p, 0), p.skey),
+			 RP_EINTERNAL);
+	close_pair(&p);
+}
+
+/* --op send: ring bytes into a receive posted on the receiver's ring. */
+static void test_send_data(void **state)
+{
+	struct rp_fab_stats st;
+	struct rp_wc wc[4];
+	struct pair p;
+
+	(void)state;
+	open_pair_acc(&p, 4, RING_LEN, 0, ACC_LW);
+	assert_int_equal(rp_verbs_post_recv_buf(p.r, 7, 8192, 2000), 0);
+	assert_int_equal(rp_verbs_post_recv_buf(p.r, 8, 0, 16), 0);
+	assert_int_equal(rp_verbs_post_recv(p.r, 9), 0);
+	connect_pair(&p);
+	fill(p.sring, RING_LEN, 5);
+	assert_int_equal(rp_verbs_post_send_data(p.s, 5, 100, 1500,
+						 0xabcdef01), 0);
+	/* Zero bytes fit any receive: into a buffer, and into none. */
+	assert_int_equal(rp_verbs_post_send_data(p.s, 6, 0, 0, 2), 0);
+	assert_int_equal(rp_verbs_post_send_imm(p.s, 7, 3), 0);
+	assert_int_equal(next_in(p.r, wc, 4, 1), 3);
+	expect_wc(&wc[0], RP_WC_RECV_SEND_IMM, 7, 1500, 0xabcdef01);
+	assert_memory_equal(p.rring + 8192, p.sring + 100, 1500);
+	assert_zero(p.rring, 8192);
+	assert_zero(p.rring + 8192 + 1500, RING_LEN - 8192 - 1500);
+	expect_wc(&wc[1], RP_WC_RECV_SEND_IMM, 8, 0, 2);
+	expect_wc(&wc[2], RP_WC_RECV_SEND_IMM, 9, 0, 3);
+	assert_int_equal(next_in(p.s, wc, 4, 1), 3);
+	expect_wc(&wc[0], RP_WC_SEND, 5, 0, 0);
+	expect_wc(&wc[2], RP_WC_SEND, 7, 0, 0);
+	rp_fab_stats(&st);
+	assert_int_equal(st.sends, 3);
+	assert_int_equal(st.bytes, 1500);
+	close_pair(&p);
+}
+
+/* A Send of slen bytes into a receive of rlen (buffered: posted with
+ * rp_verbs_post_recv_buf) fails both sides; the receiver's next receive
+ * is flushed and no byte lands. */
+static void expect_send_fails(struct pair *p, bool buffered, uint32_t rlen,
+			      uint32_t slen)
+{
+	struct rp_fab_stats st;
+	struct rp_wc wc[4];
+
+	if (buffered)
+		assert_int_equal(rp_verbs_post_recv_buf(p->r, 1, 0, rlen), 0);
+	else
+		assert_int_equal(rp_verbs_post_recv(p->r, 1), 0);
+	assert_int_equal(rp_verbs_post_recv_buf(p->r, 2, 0, RING_LEN), 0);
+	connect_pair(p);
+	fill(p->sring, RING_LEN, 11);
+	assert_int_equal(rp_verbs_post_send_data(p->s, 1, 0, slen, 1), 0);
+	assert_int_equal(next_in(p->s, wc, 4, 1), RP_EWC);
+	assert_int_equal(next_in(p->r, wc, 4, 1), RP_EWC);
+	assert_zero(p->rring, RING_LEN);
+	/* In ERROR: the peer's next Send is not answered either. */
+	assert_int_equal(rp_verbs_post_send_data(p->s, 2, 0, 1, 2), 0);
+	assert_int_equal(next_in(p->s, wc, 4, 1), RP_EWC);
+	assert_zero(p->rring, RING_LEN);
+	rp_fab_stats(&st);
+	assert_int_equal(st.sends, 0);
+	assert_int_equal(st.bytes, 0);
+}
+
+static void test_send_data_refused(void **state)
+{
+	struct pair p;
+
+	(void)state;
+	/* Longer than the receive's buffer, by one byte. */
+	open_pair_acc(&p, 4, RING_LEN, 0, ACC_LW);
+	expect_send_fails(&p, true, 100, 101);
+	close_pair(&p);
+	/* Bytes into a zero-length receive (a credit's). */
+	open_pair_acc(&p, 4, RING_LEN, 0, ACC_LW);
+	expect_send_fails(&p, false, 0, 1);
+	close_pair(&p);
+	/* A buffer in a ring registered without LOCAL_WRITE: the post is
+	 * accepted, the bytes cannot land. */
+	open_pair_acc(&p, 4, RING_LEN, 0, 0);
+	expect_send_fails(&p, true, 100, 10);
+	close_pair(&p);
+	/* A receive buffer needs a ring, and inside it. */
+	open_pair_acc(&p, 4, RING_LEN, 0, ACC_LW);
+	assert_int_equal(rp_verbs_post_recv_buf(p.r, 1, RING_LEN - 8, 16),
+			 RP_EINTERNAL);
+	assert_int_equal(rp_verbs_post_send_data(p.s, 1, RING_LEN, 1, 0),
+			 RP_EINTERNAL);
+	rp_verbs_dereg_ring(p.r);
+	assert_int_equal(rp_verbs_post_recv_buf(p.r, 1, 0, 16),
+			 RP_EINTERNAL);
+	close_pair(&p);
+}
+
+/* The faults count the new posts as posts, and the hook sees them. */
+static void test_fault_new_posts(void **state)
+{
+	struct hook_log h = { 0 };
+	struct rp_wc wc[4];
+	struct pair p;
+
+	(void)state;
+	open_read_pair(&p, ACC_LW);
+	connect_pair(&p);
+	rp_fab_set_hook(record_hook, &h);
+	rp_fab_fault(RP_FAB_RECEIVER, RP_FAB_FAIL_POST, 2);
+	assert_int_equal(rp_verbs_post_recv_buf(p.r, 1, 0, 8), 0);
+	assert_int_equal(rp_verbs_post_read(p.r, 2, 0, 8, saddr_of(&p, 0),
+					    p.skey), RP_EVERBS);
+	assert_int_equal(h.calls, 1);
+	/* The third post's completion is the one delivered failed. */
+	rp_fab_fault(RP_FAB_RECEIVER, RP_FAB_FAIL_COMPLETION, 1);
+	fill(p.sring, 8, 4);
+	assert_int_equal(rp_verbs_post_read(p.r, 3, 0, 8, saddr_of(&p, 0),
+					    p.skey), 0);
+	assert_int_equal(h.calls, 2);
+	assert_int_equal(h.nth[1], 3);
+	assert_int_equal(next_in(p.r, wc, 4, 1), RP_EWC);
+	close_pair(&p);
+
+	/* A stalled responder swallows the Read: nothing completes. */
+	open_read_pair(&p, ACC_LW);
+	connect_pair(&p);
+	rp_fab_fault(RP_FAB_SENDER, RP_FAB_STALL, 1);
+	assert_int_equal(rp_verbs_post_recv(p.s, 1), 0);
+	fill(p.sring, 8, 4);
+	assert_int_equal(rp_verbs_post_read(p.r, 1, 0, 8, saddr_of(&p, 0),
+					    p.skey), 0);
+	assert_int_equal(next_in(p.r, wc, 4, 0.05), RP_ETIMEOUT);
+	assert_zero(p.rring, 8);
+	close_pair(&p);
+
+	/* A killed sender: its receive flushes, the Read finds nobody. */
+	open_read_pair(&p, ACC_LW);
+	connect_pair(&p);
+	rp_fab_fault(RP_FAB_SENDER, RP_FAB_KILL, 1);
+	assert_int_equal(rp_verbs_post_recv_buf(p.s, 1, 0, 8), 0);
+	assert_int_equal(next_in(p.s, wc, 4, 1), RP_EWC);
+	assert_int_equal(rp_verbs_post_read(p.r, 1, 0, 8, saddr_of(&p, 0),
+					    p.skey), 0);
+	assert_int_equal(next_in(p.r, wc, 4, 1), RP_EWC);
+	close_pair(&p);
+}
+
+/* Slow ACKs hold a Read's completion back too, still in post order. */
+static void test_slow_ack_read(void **state)
+{
+	struct rp_wc wc[4];
+	struct pair p;
+	double t0;
+
+	(void)state;
+	rp_fab_fault(RP_FAB_RECEIVER, RP_FAB_SLOW_ACK, 50);
+	open_read_pair(&p, ACC_LW);
+	rp_fab_fault(RP_FAB_RECEIVER, RP_FAB_NONE, 0);
+	assert_int_equal(rp_verbs_post_recv(p.s, 1), 0);
+	connect_pair(&p);
+	fill(p.sring, 64, 6);
+	t0 = rp_now();
+	assert_int_equal(rp_verbs_post_read(p.r, 1, 0, 64, saddr_of(&p, 0),
+					    p.skey), 0);
+	assert_int_equal(rp_verbs_post_send_imm(p.r, 2, 0), 0);
+	assert_int_equal(next_in(p.r, wc, 1, 1), 1);
+	assert_true(rp_now() - t0 >= 0.045);
+	expect_wc(&wc[0], RP_WC_READ, 1, 64, 0);
+	assert_int_equal(next_in(p.r, wc, 1, 1), 1);
+	expect_wc(&wc[0], RP_WC_SEND, 2, 0, 0);
+	assert_memory_equal(p.rring, p.sring, 64);
+	close_pair(&p);
+}
+
+/* ---------------------------------------------------------------------
  * Two threads: the session's data phase in miniature
  */
 
@@ -780,7 +1141,7 @@ static void test_close_during_writes(void **state)
 	struct rp_verbs_cfg sc = { .max_send_wr = 4, .max_recv_wr = 4 };
 	struct rp_verbs_cfg rc = { .max_send_wr = 4,
 				   .max_recv_wr = CLOSE_RECVS,
-				   .remote_write = true };
+				   .receiver = true, .access = ACC_WRITE };
 	uint32_t unused;
 	pthread_t t;
 
@@ -835,6 +1196,21 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_fault_kill, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_peer_closed, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_access_checks, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_read, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_read_refused, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_read_local_protection,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_send_data, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_send_data_refused, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_fault_new_posts, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_slow_ack_read, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_stream_threads, setup,
 						teardown),
