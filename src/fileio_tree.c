@@ -397,3 +397,40 @@ int rp_fileio_here_go_to(struct rp_dir_here *h, int dirfd, const char *path,
 	*fd = h->fd;
 	return rc;
 }
+
+int rp_fileio_times_add(struct rp_dir_times *t, const char *path,
+			int64_t sec, uint32_t nsec)
+{
+	struct rp_dir_time *v = realloc(t->v, (t->n + 1) * sizeof(*v));
+	char *copy;
+
+	if (v)
+		t->v = v;
+	copy = v ? strdup(path) : NULL;
+	if (!copy) {
+		RP_ERR("remembering a directory's times: %s",
+		       strerror(ENOMEM));
+		return -ENOMEM;
+	}
+	t->v[t->n++] = (struct rp_dir_time){ copy, sec, nsec };
+	return 0;
+}
+
+int rp_fileio_times_apply(const struct rp_dir_times *t, int dirfd)
+{
+	int rc = 0;
+
+	for (size_t i = t->n; !rc && i-- > 0;)
+		rc = rp_fileio_dir_times(dirfd, t->v[i].path, t->v[i].sec,
+					 t->v[i].nsec);
+	return rc;
+}
+
+void rp_fileio_times_free(struct rp_dir_times *t)
+{
+	for (size_t i = 0; i < t->n; i++)
+		free(t->v[i].path);
+	free(t->v);
+	t->v = NULL;
+	t->n = 0;
+}

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
-/* The receiver's handshake: the --psk proofs, the sender's HELLO, the
- * shape it agrees to, and (--op read) the sender's MR. Nothing is opened for a sender
+/* The handshake. The sender's: its --psk proofs, HELLO, the receiver's
+ * MR. The receiver's: the --psk proofs, the sender's HELLO, the shape it
+ * agrees to, the first receives, the MR answer and (--op read) the
+ * sender's MR. Nothing is opened for a sender
  * before it has passed these. */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -94,6 +96,30 @@ int recv_agree_shape(struct xfer *x, const struct rp_hello *h)
 	return 0;
 }
 
+/* A Send's bytes land where its receive points: into the slot itself
+ * for --op send. A Write with immediate, or a Read's announcement,
+ * carries no bytes for its receive. */
+int recv_post_first_recvs(struct xfer *x)
+{
+	int rc = 0;
+
+	for (uint32_t i = 0; !rc && i < x->window; i++)
+		rc = x->op == RP_OP_SEND ?
+		     rp_verbs_post_recv_buf(x->v, i, (size_t)i * x->chunk,
+					    x->chunk) :
+		     rp_verbs_post_recv(x->v, i);
+	return rc;
+}
+
+/* With --op read and send the sender Sends, or we Read: nothing for a
+ * peer to use in our answer. */
+int recv_send_mr(struct xfer *x, uint32_t rkey)
+{
+	if (x->op != RP_OP_WRITE)
+		return msg_send_mr(x, 0, 0);
+	return msg_send_mr(x, (uint64_t)(uintptr_t)x->ring, rkey);
+}
+
 /*
  * --op read: the sender's MR, after ours. Its QP must be the one HELLO
  * named and its ring the shape we agreed: we read chunk-sized slots of
@@ -116,5 +142,77 @@ int recv_sender_mr(struct xfer *x, struct rp_mr *mr)
 		return RP_EPROTO;
 	}
 	*mr = m.mr;
+	return 0;
+}
+
+/* ---- the sender's side ---- */
+
+/* --psk: the receiver proves the key first, then we do; then both
+ * derive the session key that tags everything that follows. */
+int send_authenticate(struct xfer *x)
+{
+	struct rp_auth ours = { .step = RP_AUTH_CHALLENGE };
+	struct rp_auth theirs;
+	int rc;
+
+	rp_auth_nonce(ours.nonce);
+	rc = msg_send_auth(x, &ours);
+	if (!rc)
+		rc = msg_recv_auth(x, RP_AUTH_PROVE, &theirs);
+	if (rc)
+		return rc;
+	if (!rp_auth_check(x->psk, RP_AUTH_ROLE_RECV, ours.nonce,
+			   theirs.nonce, theirs.mac)) {
+		RP_ERR("%s does not know our pre-shared key: not sending",
+		       x->peer);
+		return RP_EAUTH;
+	}
+	RP_TRACE("ctrl", "the receiver proved the pre-shared key");
+	ours.step = RP_AUTH_RESPOND;
+	rp_auth_mac(x->psk, RP_AUTH_ROLE_SEND, theirs.nonce, ours.nonce,
+		    ours.mac);
+	rc = msg_send_auth(x, &ours);
+	if (!rc)
+		msg_keyed(x, ours.nonce, theirs.nonce, RP_AUTH_ROLE_SEND);
+	return rc;
+}
+
+int send_hello(struct xfer *x)
+{
+	uint8_t buf[RP_PROTO_MAX_MSG];
+	struct rp_hello h = {
+		.qp = x->local,
+		.total = x->size,
+		.chunk = x->chunk,
+		.window = x->window,
+		.flags = x->o->preserve ? RP_HELLO_PRESERVE : 0,
+		.op = x->op,
+	};
+
+	trace_hello("->", &h);
+	return msg_send(x, buf, rp_proto_pack_hello(buf, sizeof(buf), &h),
+			"HELLO");
+}
+
+/* The receiver may shrink chunk and window, never grow them. */
+int send_take_mr(struct xfer *x, struct rp_mr *mr)
+{
+	union rp_msg m;
+	int rc = msg_recv(x, RP_MSG_MR, &m, "MR (the receiver's answer)");
+
+	if (rc)
+		return rc;
+	*mr = m.mr;
+	if (mr->chunk > x->chunk || mr->window > x->window ||
+	    mr->chunk < RP_MIN_CHUNK) {
+		RP_ERR("MR from %s offers chunk %u x window %u, outside the "
+		       "requested %u x %u", x->peer, mr->chunk, mr->window,
+		       x->chunk, x->window);
+		return RP_EPROTO;
+	}
+	x->chunk = mr->chunk;
+	x->window = mr->window;
+	x->remote = mr->qp;
+	x->rep.remote_qpn = mr->qp.qpn;
 	return 0;
 }

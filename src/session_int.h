@@ -210,14 +210,26 @@ int msg_peer_failure(struct xfer *x, const struct rp_result *res);
  * The receiver's handshake (session_hello.c). --psk: prove the key, check
  * the sender's proof, derive the session key. The sender's HELLO (an AUTH
  * instead, without --psk, is RP_EAUTH). Chunk and window: never more than
- * asked, within our caps, no more ring than a small session needs. With
- * --op read, the sender's MR: its QP and our shape, with an rkey. Each 0
- * or an error (reported).
+ * asked, within our caps, no more ring than a small session needs. The
+ * receives for the first window of chunks (one per slot). Our MR answer
+ * (the ring's rkey only with --op write). With --op read, the sender's
+ * MR: its QP and our shape, with an rkey. Each 0 or an error (reported).
  */
 int recv_authenticate(struct xfer *x);
 int recv_hello(struct xfer *x, struct rp_hello *h);
 int recv_agree_shape(struct xfer *x, const struct rp_hello *h);
+int recv_post_first_recvs(struct xfer *x);
+int recv_send_mr(struct xfer *x, uint32_t rkey);
 int recv_sender_mr(struct xfer *x, struct rp_mr *mr);
+/*
+ * The sender's handshake (session_hello.c): its --psk challenge and
+ * proof; HELLO with x's shape, op and QP; the receiver's MR, whose shape
+ * may be smaller, never larger (x takes it). Each 0 or an error
+ * (reported).
+ */
+int send_authenticate(struct xfer *x);
+int send_hello(struct xfer *x);
+int send_take_mr(struct xfer *x, struct rp_mr *mr);
 
 void trace_hello(const char *dir, const struct rp_hello *m);
 void trace_mr(const char *dir, const struct rp_mr *m);

@@ -20,6 +20,7 @@
 #include "rdmapush/fileio.h"
 #include "rdmapush/pool.h"
 #include "rdmapush/session.h"
+#include "rdmapush/sys.h"
 #include "rdmapush/trace.h"
 #include "session_int.h"
 
@@ -73,13 +74,6 @@ struct landed {
 	uint32_t announce;
 };
 
-/* A directory whose mtime is set once its contents are in (--preserve). */
-struct dir_time {
-	char *path;
-	int64_t sec;
-	uint32_t nsec;
-};
-
 struct recv_state {
 	int dirfd;		/* borrowed from the server */
 	struct rp_mr src;	/* --op read: the sender's ring */
@@ -99,48 +93,10 @@ struct recv_state {
 	bool fin_seen;
 	/* The directory entries arrive in now (rp_fileio_here_go_to). */
 	struct rp_dir_here here;
-	struct dir_time *times;
-	size_t ntimes;
+	struct rp_dir_times times;	/* --preserve: set after FIN */
 	struct rp_tally tally;
 	struct rp_progress prog;
 };
-
-/*
- * The receives the first window of chunks consume, one per slot: into
- * the slot itself for --op send (a Send's bytes land where its receive
- * points), else zero-length (a Write with immediate, or a Read's
- * announcement, carries no bytes for them).
- */
-static int post_first_recvs(struct xfer *x)
-{
-	int rc = 0;
-
-	for (uint32_t i = 0; !rc && i < x->window; i++)
-		rc = x->op == RP_OP_SEND ?
-		     rp_verbs_post_recv_buf(x->v, i, (size_t)i * x->chunk,
-					    x->chunk) :
-		     rp_verbs_post_recv(x->v, i);
-	return rc;
-}
-
-/* Our MR answer: with --op write the ring and its rkey; else nothing a
- * peer could use (the sender Sends, or we Read), so addr and rkey 0. */
-static int send_mr(struct xfer *x, uint32_t rkey)
-{
-	if (x->op != RP_OP_WRITE)
-		return msg_send_mr(x, 0, 0);
-	return msg_send_mr(x, (uint64_t)(uintptr_t)x->ring, rkey);
-}
-
-static int alloc_records(struct recv_state *r, uint32_t window)
-{
-	r->nrec = 2 * window;
-	r->rec = calloc(r->nrec, sizeof(*r->rec));
-	if (r->rec)
-		return 0;
-	RP_ERR("calloc(%u chunk records): %s", r->nrec, strerror(ENOMEM));
-	return -ENOMEM;
-}
 
 /* Everything the sender needs before its first chunk, in this order:
  * verbs, ring, receives, RTR/RTS, MR (and with --op read the sender's
@@ -157,8 +113,10 @@ static int accept_hello(struct xfer *x, struct recv_state *r,
 	r->flags = h->flags;
 	rc = recv_agree_shape(x, h);
 	r->sq_cap = x->window + 1;
+	r->nrec = 2 * x->window;
 	if (!rc)
-		rc = alloc_records(r, x->window);
+		rc = rp_sys_calloc(&r->rec, r->nrec, sizeof(*r->rec),
+				   "chunk records");
 	/* Each worker copies a chunk out of the ring into its own buffer. */
 	if (!rc)
 		rc = xfer_start_pool(x, x->chunk);
@@ -168,12 +126,12 @@ static int accept_hello(struct xfer *x, struct recv_state *r,
 		rc = rp_verbs_reg_ring(x->v, (size_t)x->chunk * x->window,
 				       (void **)&x->ring, &rkey);
 	if (!rc)
-		rc = post_first_recvs(x);
+		rc = recv_post_first_recvs(x);
 	r->recvs = x->window;
 	if (!rc)
 		rc = rp_verbs_connect(x->v, &x->remote);
 	if (!rc)
-		rc = send_mr(x, rkey);
+		rc = recv_send_mr(x, rkey);
 	if (!rc && x->op == RP_OP_READ)
 		rc = recv_sender_mr(x, &r->src);
 	return rc;
@@ -220,23 +178,6 @@ static uint32_t entry_mode(const struct xfer *x, const struct recv_state *r,
 	return mode & keep & ~(uint32_t)r->umask;
 }
 
-static int remember_time(struct recv_state *r, const struct rp_file *f)
-{
-	struct dir_time *t = realloc(r->times,
-				     (r->ntimes + 1) * sizeof(*t));
-
-	if (!t)
-		return -ENOMEM;
-	r->times = t;
-	t[r->ntimes].path = strdup(f->path);
-	if (!t[r->ntimes].path)
-		return -ENOMEM;
-	t[r->ntimes].sec = f->mtime_sec;
-	t[r->ntimes].nsec = f->mtime_nsec;
-	r->ntimes++;
-	return 0;
-}
-
 /* A path through (or onto) a symbolic link in DIR is refused by policy,
  * as a bad name is; the reason is reported where it was found. */
 static int path_refusal(int rc)
@@ -271,7 +212,8 @@ static int make_dir(struct xfer *x, struct recv_state *r,
 	if (!rc && dirty >= 0)
 		rc = rp_fileio_here_settle(&r->here, dirty, f->path, true);
 	if (!rc && exact)
-		rc = remember_time(r, f);
+		rc = rp_fileio_times_add(&r->times, f->path, f->mtime_sec,
+					 f->mtime_nsec);
 	if (rp_trace_on()) {
 		char shown[RP_PEER_TEXT_MAX];
 
@@ -862,9 +804,8 @@ static int close_session(struct xfer *x, struct recv_state *r)
 	rp_fileio_here_leave(&r->here);
 	rc = r->here.sync_err;
 
-	for (size_t i = r->ntimes; !rc && i-- > 0;)
-		rc = rp_fileio_dir_times(r->dirfd, r->times[i].path,
-					 r->times[i].sec, r->times[i].nsec);
+	if (!rc)
+		rc = rp_fileio_times_apply(&r->times, r->dirfd);
 	if (rc)
 		return rc;
 	rp_verbs_dereg_ring(x->v);
@@ -920,9 +861,7 @@ static void release(struct recv_state *r)
 		file_close(&r->cur);
 	/* Entries already committed stay: sync what we can. */
 	rp_fileio_here_leave(&r->here);
-	for (size_t i = 0; i < r->ntimes; i++)
-		free(r->times[i].path);
-	free(r->times);
+	rp_fileio_times_free(&r->times);
 	free(r->rec);
 }
 

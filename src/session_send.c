@@ -20,6 +20,7 @@
 #include "rdmapush/fileio.h"
 #include "rdmapush/pool.h"
 #include "rdmapush/session.h"
+#include "rdmapush/sys.h"
 #include "rdmapush/trace.h"
 #include "rdmapush/walk.h"
 #include "session_int.h"
@@ -92,45 +93,7 @@ struct send_state {
 	uint8_t psk[RP_PSK_LEN];
 };
 
-static int send_hello(struct xfer *x)
-{
-	uint8_t buf[RP_PROTO_MAX_MSG];
-	struct rp_hello h = {
-		.qp = x->local,
-		.total = x->size,
-		.chunk = x->chunk,
-		.window = x->window,
-		.flags = x->o->preserve ? RP_HELLO_PRESERVE : 0,
-		.op = x->op,
-	};
 
-	trace_hello("->", &h);
-	return msg_send(x, buf, rp_proto_pack_hello(buf, sizeof(buf), &h),
-			"HELLO");
-}
-
-/* The receiver may shrink chunk and window, never grow them. */
-static int recv_mr(struct xfer *x, struct rp_mr *mr)
-{
-	union rp_msg m;
-	int rc = msg_recv(x, RP_MSG_MR, &m, "MR (the receiver's answer)");
-
-	if (rc)
-		return rc;
-	*mr = m.mr;
-	if (mr->chunk > x->chunk || mr->window > x->window ||
-	    mr->chunk < RP_MIN_CHUNK) {
-		RP_ERR("MR from %s offers chunk %u x window %u, outside the "
-		       "requested %u x %u", x->peer, mr->chunk, mr->window,
-		       x->chunk, x->window);
-		return RP_EPROTO;
-	}
-	x->chunk = mr->chunk;
-	x->window = mr->window;
-	x->remote = mr->qp;
-	x->rep.remote_qpn = mr->qp.qpn;
-	return 0;
-}
 
 static int post_credit_recvs(struct xfer *x)
 {
@@ -780,41 +743,12 @@ static int prepare(struct xfer *x, struct send_state *s)
 	return rc;
 }
 
-/* --psk: the receiver proves the key first, then we do; then both
- * derive the session key that tags everything that follows. */
-static int authenticate(struct xfer *x)
-{
-	struct rp_auth ours = { .step = RP_AUTH_CHALLENGE };
-	struct rp_auth theirs;
-	int rc;
-
-	rp_auth_nonce(ours.nonce);
-	rc = msg_send_auth(x, &ours);
-	if (!rc)
-		rc = msg_recv_auth(x, RP_AUTH_PROVE, &theirs);
-	if (rc)
-		return rc;
-	if (!rp_auth_check(x->psk, RP_AUTH_ROLE_RECV, ours.nonce,
-			   theirs.nonce, theirs.mac)) {
-		RP_ERR("%s does not know our pre-shared key: not sending",
-		       x->peer);
-		return RP_EAUTH;
-	}
-	RP_TRACE("ctrl", "the receiver proved the pre-shared key");
-	ours.step = RP_AUTH_RESPOND;
-	rp_auth_mac(x->psk, RP_AUTH_ROLE_SEND, theirs.nonce, ours.nonce,
-		    ours.mac);
-	rc = msg_send_auth(x, &ours);
-	if (!rc)
-		msg_keyed(x, ours.nonce, theirs.nonce, RP_AUTH_ROLE_SEND);
-	return rc;
-}
 
 /* Over an open control connection: everything up to the first write. */
 static int handshake(struct xfer *x, struct send_state *s)
 {
 	uint32_t rkey;
-	int rc = xfer_start(x, authenticate);
+	int rc = xfer_start(x, send_authenticate);
 
 	if (rc)
 		return rc;
@@ -822,7 +756,7 @@ static int handshake(struct xfer *x, struct send_state *s)
 	if (!rc)
 		rc = send_hello(x);
 	if (!rc)
-		rc = recv_mr(x, &s->mr);
+		rc = send_take_mr(x, &s->mr);
 	if (rc)
 		return rc;
 	xfer_phase(x, RP_PHASE_SETUP);
@@ -836,14 +770,9 @@ static int handshake(struct xfer *x, struct send_state *s)
 		rc = rp_verbs_connect(x->v, &x->remote);
 	if (!rc && x->op == RP_OP_READ)
 		rc = msg_send_mr(x, (uint64_t)(uintptr_t)x->ring, rkey);
-	if (!rc) {
-		s->rd = calloc(x->window, sizeof(*s->rd));
-		if (!s->rd) {
-			RP_ERR("calloc(%u read records): %s", x->window,
-			       strerror(ENOMEM));
-			rc = -ENOMEM;
-		}
-	}
+	if (!rc)
+		rc = rp_sys_calloc(&s->rd, x->window, sizeof(*s->rd),
+				   "read records");
 	/* Workers read into the ring's slots: no buffer of their own. */
 	if (!rc)
 		rc = xfer_start_pool(x, 0);

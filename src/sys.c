@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
 #include <unistd.h>
@@ -64,4 +65,15 @@ int rp_sys_poll_ms(double deadline, int cap_ms)
 	if (left <= 0)
 		return 0;
 	return left * 1000.0 >= cap_ms ? cap_ms : (int)(left * 1000.0) + 1;
+}
+
+int rp_sys_calloc(void *out, size_t n, size_t size, const char *what)
+{
+	void *p = calloc(n, size);
+
+	memcpy(out, &p, sizeof(p));
+	if (p)
+		return 0;
+	RP_ERR("calloc(%zu %s): %s", n, what, strerror(ENOMEM));
+	return -ENOMEM;
 }

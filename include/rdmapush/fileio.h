@@ -95,6 +95,30 @@ int rp_fileio_mkdir(int dirfd, const char *path, uint32_t mode, bool exact,
 int rp_fileio_dir_times(int dirfd, const char *path, int64_t sec,
 			uint32_t nsec) __attribute__((warn_unused_result));
 
+/*
+ * Directories whose times wait until their contents are in (--preserve):
+ * remembered as they arrive, set innermost first (the reverse order: a
+ * directory comes before anything inside it). Zero-initialised is empty.
+ */
+struct rp_dir_time {
+	char *path;
+	int64_t sec;
+	uint32_t nsec;
+};
+struct rp_dir_times {
+	struct rp_dir_time *v;
+	size_t n;
+};
+/* Remember path's times. 0 or -ENOMEM (reported). */
+int rp_fileio_times_add(struct rp_dir_times *t, const char *path,
+			int64_t sec, uint32_t nsec)
+	__attribute__((warn_unused_result));
+/* rp_fileio_dir_times() on each, innermost first, up to the first
+ * failure. 0 or that error (reported). */
+int rp_fileio_times_apply(const struct rp_dir_times *t, int dirfd)
+	__attribute__((warn_unused_result));
+void rp_fileio_times_free(struct rp_dir_times *t);
+
 /* fsync the directory fd; shown (already escaped) names it in the error
  * message "fsync(directory <shown>)". 0 or -errno (reported). */
 int rp_fileio_dir_sync(int fd, const char *shown)

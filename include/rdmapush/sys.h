@@ -24,6 +24,13 @@ int rp_sys_nonblock(int fd, const char *what)
  */
 void rp_sys_random(void *buf, size_t n);
 
+/*
+ * calloc(n, size) of n records named what ("read records"): 0 and *out,
+ * or -ENOMEM reported as "calloc(<n> <what>): ...".
+ */
+int rp_sys_calloc(void *out, size_t n, size_t size, const char *what)
+	__attribute__((warn_unused_result));
+
 /* Longest single poll(2) sleep of the completion waits; the deadline is
  * re-checked after it. */
 #define RP_SYS_MAX_SLEEP_MS	(3600 * 1000)

@@ -69,6 +69,9 @@ enum tamper {
 				 * FACKs kept from the sender */
 	TAMPER_OLD_VERSION,	/* the first message as version 1 */
 	TAMPER_NOT_PEER,	/* the receiver's first words from HTTP */
+	/* --op read, no --psk: the sender's MR reaches the receiver with */
+	TAMPER_SENDER_MR_SHAPE,	/* half the chunk (and a ring to match) */
+	TAMPER_SENDER_MR_RKEY,	/* one bit of its rkey flipped */
 };
 
 /* One case: what to push, how, and what goes wrong. */
@@ -104,6 +107,7 @@ struct scenario {
 	const char *evil_path;	/* relay: FILE evil_id's path becomes this */
 	uint32_t evil_id;
 	uint32_t threads;	/* --threads on both sides (0: the default) */
+	bool op_read;		/* --op read, whatever RP_TEST_OP says */
 };
 
 /*
@@ -279,6 +283,25 @@ static size_t rewrite_path(const struct relay *r, uint8_t *buf, size_t len)
 	return (size_t)n;
 }
 
+/* The sender's MR payload p (src/proto.c's layout), made wrong in a way
+ * the codec still accepts: the receiver itself must notice. */
+static void evil_sender_mr(enum tamper how, uint8_t *p)
+{
+	uint32_t chunk = (uint32_t)p[48] << 24 | (uint32_t)p[49] << 16 |
+			 (uint32_t)p[50] << 8 | p[51];
+	uint32_t window = p[55];	/* <= 64: its low byte */
+	uint64_t len = (uint64_t)(chunk / 2) * window;
+
+	if (how == TAMPER_SENDER_MR_RKEY) {
+		p[39] ^= 0x01;
+		return;
+	}
+	for (int i = 0; i < 8; i++)
+		p[40 + i] = (uint8_t)(len >> (56 - 8 * i));
+	for (int i = 0; i < 4; i++)
+		p[48 + i] = (uint8_t)((chunk / 2) >> (24 - 8 * i));
+}
+
 /*
  * Pass on message n of direction to_a (receiver -> sender), of the given
  * type, as the scenario wants it; buf holds len bytes.
@@ -327,6 +350,11 @@ static int pass_on(struct relay *r, bool to_a, uint32_t n, uint8_t type,
 		if (to_a && n == 0)
 			return write_full(to, (const uint8_t *)http,
 					  sizeof(http) - 1);
+		break;
+	case TAMPER_SENDER_MR_SHAPE:
+	case TAMPER_SENDER_MR_RKEY:
+		if (!to_a && type == RP_MSG_MR)
+			evil_sender_mr(r->how, buf + RP_PROTO_HDR_LEN);
 		break;
 	case TAMPER_NONE:
 		break;
@@ -603,7 +631,7 @@ static void opts_for(struct rp_opts *o, const struct env *e,
 	o->chunk = sc->chunk ? sc->chunk : 64 * KIB;
 	o->window = sc->window ? sc->window : 4;
 	o->threads = sc->threads;
-	o->op = test_op;
+	o->op = sc->op_read ? RP_OP_READ : test_op;
 	o->force = sc->force;
 	o->as_name = sc->as_name;
 	if (file) {
@@ -1055,6 +1083,34 @@ static void test_not_a_peer(void **s)
 	assert_int_equal(rp_err_exit_code(r.send_rc), RP_EXIT_PROTO);
 }
 
+/*
+ * --op read: the receiver reads the sender's ring as the sender's MR
+ * describes it. A shape other than the one agreed is refused before any
+ * Read; an rkey that is not the ring's makes the first Read fail (remote
+ * access error). Either way both sides fail and nothing is left.
+ */
+static void test_read_sender_mr_shape(void **s)
+{
+	struct result r;
+
+	push_fails(s, &(struct scenario){ .size = 300 * KIB, .op_read = true,
+		   .tamper = TAMPER_SENDER_MR_SHAPE }, &r);
+	assert_int_equal(r.recv_rc, RP_EPROTO);
+	assert_int_equal(r.recv_out.phase, RP_PHASE_SETUP);
+	assert_int_equal(r.recv_out.done, 0);
+}
+
+static void test_read_sender_mr_rkey(void **s)
+{
+	struct result r;
+
+	push_fails(s, &(struct scenario){ .size = 300 * KIB, .op_read = true,
+		   .tamper = TAMPER_SENDER_MR_RKEY }, &r);
+	assert_int_equal(r.recv_rc, RP_EWC);
+	assert_int_equal(r.recv_out.phase, RP_PHASE_DATA);
+	assert_int_equal(r.recv_out.done, 0);
+}
+
 static void test_bad_name_refused_before_connecting(void **s)
 {
 	struct result r;
@@ -1204,7 +1260,7 @@ static void test_receiver_dies_mid_data(void **s)
 
 	push_fails(s, &(struct scenario){ .size = 2 * MIB,
 		   .fault_side = RP_FAB_RECEIVER, .fault = RP_FAB_KILL,
-		   .fault_nth = 12, .cut_after = 2 }, &r);
+		   .fault_nth = 12, .cut_after = 2 + OP_MSGS }, &r);
 	assert_int_equal(r.send_out.phase, RP_PHASE_DATA);
 }
 
@@ -1214,7 +1270,7 @@ static void test_sender_dies_mid_data(void **s)
 
 	push_fails(s, &(struct scenario){ .size = 2 * MIB,
 		   .fault_side = RP_FAB_SENDER, .fault = RP_FAB_KILL,
-		   .fault_nth = 12, .cut_after = 2 }, &r);
+		   .fault_nth = 12, .cut_after = 2 + OP_MSGS }, &r);
 	assert_int_equal(r.recv_out.phase, RP_PHASE_DATA);
 }
 
@@ -1255,7 +1311,10 @@ static void test_cut_after_hello(void **s)
 
 static void test_cut_after_mr(void **s)
 {
-	cut(s, 2, false, RP_PHASE_DATA, RP_PHASE_FIN);
+	/* --op read: the receiver still waits for the sender's MR. */
+	if (test_op == RP_OP_READ)
+		cut(s, 2, false, RP_PHASE_SETUP, RP_PHASE_SETUP);
+	cut(s, 2 + OP_MSGS, false, RP_PHASE_DATA, RP_PHASE_FIN);
 }
 
 /*
@@ -1974,6 +2033,8 @@ int main(void)
 		T(test_psk_receiver_only),
 		T(test_psk_keygen),
 		T(test_tamper_flip_mr),
+		T(test_read_sender_mr_shape),
+		T(test_read_sender_mr_rkey),
 		T(test_tamper_dup_mr),
 		T(test_tamper_replay_hello),
 		T(test_tamper_forge_ack),
