@@ -130,6 +130,7 @@ int rp_fileio_src_open(struct rp_src *s, const char *path)
 
 	s->fd = -1;
 	s->size = 0;
+	s->align = 0;
 	/*
 	 * O_NONBLOCK: opening a FIFO for reading would otherwise wait for a
 	 * writer before fstat() gets a chance to refuse it. O_NOFOLLOW: the
@@ -171,12 +172,15 @@ err_close:
 	return rc;
 }
 
-int rp_fileio_src_pread(int fd, void *buf, size_t len, uint64_t off)
+int rp_fileio_src_pread(int fd, void *buf, size_t len, uint64_t off,
+			uint32_t align)
 {
 	char *p = buf;
 
 	if (off > INT64_MAX || len > INT64_MAX - off)
 		return -EFBIG;
+	if (align)
+		return rp_fileio_pread_direct(fd, p, len, off, align);
 	while (len > 0) {
 		ssize_t n = pread(fd, p, len, (off_t)off);
 
@@ -208,7 +212,7 @@ int rp_fileio_src_failed(int rc, size_t len, uint64_t off)
 
 int rp_fileio_src_read(struct rp_src *s, void *buf, size_t len, uint64_t off)
 {
-	int rc = rp_fileio_src_pread(s->fd, buf, len, off);
+	int rc = rp_fileio_src_pread(s->fd, buf, len, off, s->align);
 
 	return rc ? rp_fileio_src_failed(rc, len, off) : 0;
 }
@@ -219,6 +223,7 @@ void rp_fileio_src_close(struct rp_src *s)
 		return;
 	close(s->fd);
 	s->fd = -1;
+	s->align = 0;
 }
 
 int rp_fileio_dir_open(const char *path, int *dirfd)

@@ -40,6 +40,16 @@ void rp_fileio_dst_init(struct rp_dst *d)
 	memset(d, 0, sizeof(*d));
 	d->dirfd = -1;
 	d->fd = -1;
+	d->dfd = -1;
+}
+
+/* The O_DIRECT descriptor, once no write can use it any more. */
+static void close_direct(struct rp_dst *d)
+{
+	if (d->dfd >= 0)
+		close(d->dfd);
+	d->dfd = -1;
+	d->align = 0;
 }
 
 /* Refuse what may not be replaced; with force, a file or symlink may. */
@@ -390,20 +400,45 @@ int rp_fileio_dst_put_prepare(struct rp_dst *d, struct rp_dst_put *w,
 	}
 	*w = (struct rp_dst_put){
 		.fd = d->fd, .off = off, .len = len, .sfr = !d->no_sfr,
+		.dfd = d->align ? d->dfd : -1, .align = d->align,
 		/* A whole file in one write: its final sync follows. */
 		.pace = !(off == 0 && len == d->size),
 	};
 	return 0;
 }
 
+/* How much of w's chunk, from its start, goes out with O_DIRECT: its
+ * whole units when its offset and buffer are aligned. */
+static size_t direct_part(const struct rp_dst_put *w, const void *buf)
+{
+	if (w->dfd < 0 || w->off % w->align || (uintptr_t)buf % w->align)
+		return 0;
+	return w->len / w->align * w->align;
+}
+
 void rp_fileio_dst_put(struct rp_dst_put *w, const void *buf)
 {
-	w->err = pwrite_full(w->fd, buf, w->len, w->off);
+	size_t direct = direct_part(w, buf);
+
+	w->err = direct ? pwrite_full(w->dfd, buf, direct, w->off) : 0;
+	if (w->err == -EINVAL) {
+		/* Refused after all: all of it through the page cache. */
+		w->no_direct = true;
+		direct = 0;
+		w->err = 0;
+	}
+	/* The rest: a file's partial last unit, or all of an unaligned
+	 * chunk. */
+	if (!w->err && direct < w->len)
+		w->err = pwrite_full(w->fd, (const char *)buf + direct,
+				     w->len - direct, w->off + direct);
 	if (w->err) {
 		w->call = "pwrite";
 		return;
 	}
-	if (w->pace)
+	/* A direct write leaves nothing in the cache to start or wait for;
+	 * the final sync still walks its range and fsyncs it all. */
+	if (w->pace && direct < w->len)
 		w->err = put_behind(w);
 }
 
@@ -413,6 +448,12 @@ int rp_fileio_dst_put_done(struct rp_dst *d, const struct rp_dst_put *w)
 		RP_TRACE("file", "sync_file_range: not supported here: "
 			 "fdatasync instead");
 		d->no_sfr = true;
+	}
+	if (w->no_direct && d->align) {
+		d->align = 0;	/* the next chunks: buffered */
+		rp_fileio_dio_off(d->dio, "%s: the file system refused a "
+				  "direct write (%s)", d->shown,
+				  strerror(EINVAL));
 	}
 	if (w->err) {
 		RP_ERR("%s(%s, %u bytes at %llu): %s", w->call, d->shown,
@@ -626,6 +667,7 @@ static int link_anon(struct rp_dst *d, bool force)
 static void committed(struct rp_dst *d)
 {
 	d->committed = true;
+	close_direct(d);
 	/* The data is on disk: a late close error changes nothing. */
 	if (close(d->fd) < 0)
 		RP_TRACE("file", "close(%s): %s", d->shown, strerror(errno));
@@ -697,6 +739,7 @@ void rp_fileio_dst_abort(struct rp_dst *d)
 		       rp_fileio_show(shown, d->tmpname, strlen(d->tmpname)),
 		       strerror(errno));
 	d->tmpname[0] = '\0';
+	close_direct(d);
 	if (d->fd >= 0) {
 		close(d->fd);
 		d->fd = -1;

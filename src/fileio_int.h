@@ -6,7 +6,11 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
+
+#include "rdmapush/fileio.h"
+#include "rdmapush/trace.h"
 
 /* Attempts at a fresh random temporary name before giving up. */
 #define RP_FILEIO_TMP_TRIES	64
@@ -24,5 +28,12 @@ void rp_fileio_tmpname(char *out, size_t outlen, const char *name);
 int rp_fileio_create_tmp(int dirfd, const char *name, char *tmp, size_t len);
 /* Whether fd is the file dirfd holds under name (not a replacement). */
 bool rp_fileio_same_entry(int dirfd, int fd, const char *name);
+/* --direct is off for the rest of the session: the note (once) says
+ * why, "--direct: <fmt>; the rest ... goes through the page cache". */
+void rp_fileio_dio_off(struct rp_dio *dio, const char *fmt, ...)
+	RP_PRINTF(2, 3);
+/* rp_fileio_src_pread() on an O_DIRECT fd of unit align. */
+int rp_fileio_pread_direct(int fd, char *p, size_t len, uint64_t off,
+			   uint32_t align);
 
 #endif

@@ -27,6 +27,7 @@ enum {
 	OPT_KEEP_SETID,
 	OPT_THREADS,
 	OPT_OP,
+	OPT_DIRECT,
 };
 
 static const char recv_short[] = ":p:b:o:1fm:d:i:g:tJqT:h";
@@ -50,6 +51,7 @@ static const struct option recv_long[] = {
 	{ "no-device-check", no_argument,  NULL, OPT_NO_DEVICE_CHECK },
 	{ "keep-setid",	no_argument,	   NULL, OPT_KEEP_SETID },
 	{ "threads",	required_argument, NULL, OPT_THREADS },
+	{ "direct",	no_argument,	   NULL, OPT_DIRECT },
 	{ "help",	no_argument,	   NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -72,6 +74,7 @@ static const struct option send_long[] = {
 	{ "psk",	required_argument, NULL, OPT_PSK },
 	{ "threads",	required_argument, NULL, OPT_THREADS },
 	{ "op",		required_argument, NULL, OPT_OP },
+	{ "direct",	no_argument,	   NULL, OPT_DIRECT },
 	{ "help",	no_argument,	   NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -334,6 +337,9 @@ static int set_option(struct rp_opts *o, const char *sub, int c,
 		if (parse_range(arg, 1, RP_MAX_THREADS, &v))
 			return bad_value(sub, "thread count", arg, "1..64");
 		o->threads = (uint32_t)v;
+		break;
+	case OPT_DIRECT:
+		o->direct = true;
 		break;
 	case OPT_OP:
 		return parse_op(o, sub, arg);
@@ -679,6 +685,9 @@ static const char help_common[] =
 	"      --threads N      worker threads that read, hash and write the\n"
 	"                       chunks, 1..64 (default: one per core, at\n"
 	"                       most 8)\n"
+	"      --direct         file data bypasses the page cache (O_DIRECT)\n"
+	"                       on this side's disk; where the file system\n"
+	"                       refuses it, a note and buffered I/O\n"
 	"  -t, --trace          explain every step (verbs, control messages,\n"
 	"                       data) on stderr\n"
 	"  -J, --json           print each transfer's result as one JSON\n"

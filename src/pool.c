@@ -126,6 +126,19 @@ static int start(struct rp_pool *p, uint32_t threads)
 	return rc;
 }
 
+/* Page-aligned: a job may write it to a file opened O_DIRECT. 0 or
+ * -ENOMEM (not reported). */
+static int alloc_scratch(void **buf, size_t len)
+{
+	long page = sysconf(_SC_PAGESIZE);
+
+	if (posix_memalign(buf, page > 0 ? (size_t)page : 4096, len)) {
+		*buf = NULL;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
 int rp_pool_new(struct rp_pool **out, uint32_t threads, size_t scratch)
 {
 	struct rp_pool *p;
@@ -147,8 +160,7 @@ int rp_pool_new(struct rp_pool **out, uint32_t threads, size_t scratch)
 		struct worker *w = &p->w[p->nworkers];
 
 		w->p = p;
-		w->scratch = scratch ? malloc(scratch) : NULL;
-		if (scratch && !w->scratch)
+		if (scratch && alloc_scratch(&w->scratch, scratch))
 			goto err_free_workers;
 	}
 	p->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);

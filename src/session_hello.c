@@ -93,6 +93,8 @@ int recv_agree_shape(struct xfer *x, const struct rp_hello *h)
 	x->window = min_u32(h->window, RP_MAX_WINDOW);
 	while ((uint64_t)x->chunk * x->window > RP_MAX_RING && x->window > 1)
 		x->window--;
+	/* Our own disk's choice: the sender's --direct is its own. */
+	rp_fileio_dio_init(&x->dio, x->o->direct, x->chunk);
 	return 0;
 }
 
@@ -212,6 +214,7 @@ int send_take_mr(struct xfer *x, struct rp_mr *mr)
 	}
 	x->chunk = mr->chunk;
 	x->window = mr->window;
+	rp_fileio_dio_init(&x->dio, x->o->direct, x->chunk);
 	x->remote = mr->qp;
 	x->rep.remote_qpn = mr->qp.qpn;
 	return 0;

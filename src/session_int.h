@@ -11,6 +11,7 @@
 #include "rdmapush/auth.h"
 #include "rdmapush/csum.h"
 #include "rdmapush/ctrl.h"
+#include "rdmapush/fileio.h"
 #include "rdmapush/opts.h"
 #include "rdmapush/proto.h"
 #include "rdmapush/report.h"
@@ -53,6 +54,7 @@ struct xfer {
 	uint8_t op;		/* enum rp_data_op: how the chunks move */
 	uint32_t chunk;
 	uint32_t window;
+	struct rp_dio dio;	/* --direct, once chunk is agreed */
 	uint64_t size;		/* bytes in the session, or RP_SIZE_UNKNOWN */
 	struct rp_csum *csum;
 	struct rp_qp_addr local;

@@ -254,6 +254,7 @@ static int open_file(struct xfer *x, struct recv_state *r)
 		c->dst.mtime_sec = f->mtime_sec;
 		c->dst.mtime_nsec = f->mtime_nsec;
 		c->dst.defer_dir_sync = true;
+		rp_fileio_dst_direct(&c->dst, &x->dio);
 	}
 	rp_progress_label(&r->prog, f->path);
 	return rc;

@@ -48,6 +48,7 @@ enum { READ_FREE, READ_QUEUED, READ_DONE };
 struct readout {
 	struct rp_job job;	/* first: the job is its record */
 	int fd;
+	uint32_t align;		/* the source's O_DIRECT unit, or 0 */
 	uint8_t *buf;		/* the slot */
 	uint32_t len;
 	uint64_t off;
@@ -219,6 +220,7 @@ static int cur_open(struct xfer *x, struct send_state *s,
 			return 1;
 		}
 		c->size = c->src.size;
+		rp_fileio_src_direct(&c->src, e->src, &x->dio);
 	}
 	rc = rp_csum_new(&c->csum);
 	if (!rc) {
@@ -313,7 +315,7 @@ static void read_job(struct rp_job *j, void *scratch)
 	struct readout *r = (struct readout *)j;
 
 	(void)scratch;
-	r->err = rp_fileio_src_pread(r->fd, r->buf, r->len, r->off);
+	r->err = rp_fileio_src_pread(r->fd, r->buf, r->len, r->off, r->align);
 	if (!r->err)
 		rp_csum_chunk(r->buf, r->len, r->digest);
 	atomic_store_explicit(&r->state, READ_DONE, memory_order_release);
@@ -370,7 +372,8 @@ static void queue_reads(struct xfer *x, struct send_state *s)
 		if (c->is_stdin && !ended && s->queued > s->posted)
 			break;
 		*r = (struct readout){
-			.fd = c->src.fd, .off = c->queued,
+			.fd = c->src.fd, .align = c->src.align,
+			.off = c->queued,
 			.buf = x->ring + (size_t)(s->queued % x->window) *
 			       x->chunk,
 		};

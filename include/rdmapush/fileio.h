@@ -127,23 +127,56 @@ int rp_fileio_dir_sync(int fd, const char *shown)
 /* Last path component of path, for the default remote name. */
 const char *rp_fileio_basename(const char *path);
 
+/*
+ * --direct for one session, on this side's own disk: file data moves
+ * with O_DIRECT, past the page cache, where the file system takes it.
+ * Never an error: where it cannot, one note (RP_INFO) says why and the
+ * rest of the session goes through the page cache.
+ */
+struct rp_dio {
+	bool on;		/* --direct, and nothing has ruled it out */
+	bool noted;		/* the note was given */
+	uint32_t chunk;		/* the session's: file offsets step by it */
+};
+/*
+ * Start a session of chunk-byte chunks; want is --direct. A chunk that is
+ * not a multiple of the page size (the ring's slots and the workers'
+ * buffers are page-aligned, so theirs would not be) rules it out, with
+ * the note.
+ */
+void rp_fileio_dio_init(struct rp_dio *dio, bool want, uint32_t chunk);
+
 struct rp_src {
 	int fd;
 	uint64_t size;
+	uint32_t align;		/* O_DIRECT unit (rp_fileio_src_direct), or 0 */
 };
 /* Open a regular file for reading. 0, -errno, or RP_ENOTREG (reported). */
 int rp_fileio_src_open(struct rp_src *s, const char *path)
 	__attribute__((warn_unused_result));
-/* Read exactly len bytes at off. 0, -errno, or -EIO if the file shrank. */
+/*
+ * With dio->on, read s's file (a regular file, never standard input) with
+ * O_DIRECT from now on, s->align its unit; where the file system refuses
+ * it or the chunk does not fit its unit, the note, and dio is off for the
+ * rest of the session. Never fails.
+ */
+void rp_fileio_src_direct(struct rp_src *s, const char *path,
+			  struct rp_dio *dio);
+/* Read exactly len bytes at off (with s->align, as rp_fileio_src_pread()
+ * says). 0, -errno, or -EIO if the file shrank. */
 int rp_fileio_src_read(struct rp_src *s, void *buf, size_t len, uint64_t off)
 	__attribute__((warn_unused_result));
 /*
  * The same from any thread, reporting nothing: 0, -errno, -EFBIG (offset
  * too large) or -ENODATA (the file shrank). The owner reports it with
- * rp_fileio_src_failed(), which returns the error to go on with.
+ * rp_fileio_src_failed(), which returns the error to go on with. align is
+ * the source's (0: buffered); with O_DIRECT, off and buf are multiples of
+ * it and buf has room for len rounded up to it: the file's tail is read
+ * as whole units, which stop short at its end. A read the file system
+ * refuses after all (EINVAL) turns O_DIRECT off on fd and goes on.
  */
-int rp_fileio_src_pread(int fd, void *buf, size_t len, uint64_t off)
-	__attribute__((warn_unused_result));
+int rp_fileio_src_pread(int fd, void *buf, size_t len, uint64_t off,
+			uint32_t align) __attribute__((warn_unused_result));
 int rp_fileio_src_failed(int rc, size_t len, uint64_t off);
 void rp_fileio_src_close(struct rp_src *s);
 
@@ -168,6 +201,12 @@ int rp_fileio_clean_stale(int dirfd);
 struct rp_dst {
 	int dirfd;		/* borrowed */
 	int fd;
+	/* --direct (rp_fileio_dst_direct): the same file opened again with
+	 * O_DIRECT for the aligned writes, or -1; its unit; the session's
+	 * state (borrowed), to turn it off if a write is refused. */
+	int dfd;
+	uint32_t align;
+	struct rp_dio *dio;
 	bool anon;		/* O_TMPFILE: nothing to unlink on abort */
 	bool committed;
 	bool no_sfr;		/* no sync_file_range here: fdatasync */
@@ -219,6 +258,16 @@ int rp_fileio_dst_open(struct rp_dst *d, int dirfd, const char *name,
 		       uint64_t size, bool force)
 	__attribute__((warn_unused_result));
 /*
+ * With dio->on, write d's data with O_DIRECT from now on where offset,
+ * length and buffer are aligned to the file system's unit (every chunk but
+ * a file's tail, whose last partial unit goes through the page cache);
+ * where the file system refuses it or the chunk does not fit its unit,
+ * the note, and dio is off for the rest of the session. Call after open;
+ * never fails. RDMAPUSH_NO_DIRECT=1 in the environment acts as a file
+ * system that refuses O_DIRECT, on both sides (for tests).
+ */
+void rp_fileio_dst_direct(struct rp_dst *d, struct rp_dio *dio);
+/*
  * Write exactly len bytes at off, reserving the next step of space first
  * when the write comes near the end of what is reserved, then start
  * writeback of the range and wait for ranges more than RP_FILEIO_WB_LAG
@@ -237,6 +286,8 @@ int rp_fileio_dst_write(struct rp_dst *d, const void *buf, size_t len,
  */
 struct rp_dst_put {
 	int fd;
+	int dfd;		/* O_DIRECT, or -1 */
+	uint32_t align;		/* dfd's unit */
 	uint64_t off;
 	uint32_t len;
 	bool pace;		/* write-behind (not for a whole file at once) */
@@ -246,6 +297,7 @@ struct rp_dst_put {
 	const char *call;	/* what failed: "pwrite", "fdatasync", ... */
 	uint64_t synced;	/* its write-behind waited up to here */
 	bool no_sfr;		/* it found sync_file_range unsupported */
+	bool no_direct;		/* the file system refused its direct write */
 };
 /* Reserve space as rp_fileio_dst_write() does and fill w. 0 or an error
  * (reported). */

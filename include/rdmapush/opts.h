@@ -40,6 +40,7 @@ struct rp_opts {
 	bool quiet;
 	const char *psk_file;
 	uint32_t threads;	/* --threads, 0 = rp_opts_threads()'s default */
+	bool direct;		/* --direct: O_DIRECT file data on this side */
 	/* recv */
 	const char *bind_addr;	/* -b, NULL = any */
 	const char *dir;	/* -o, default "." */

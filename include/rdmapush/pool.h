@@ -25,8 +25,9 @@ struct rp_job {
 };
 
 /*
- * Start threads workers (1..RP_MAX_THREADS), each with a scratch buffer
- * of scratch bytes (0: none), with SIGINT and SIGTERM blocked: signals
+ * Start threads workers (1..RP_MAX_THREADS), each with a page-aligned
+ * scratch buffer of scratch bytes (0: none; aligned for O_DIRECT
+ * writes from it), with SIGINT and SIGTERM blocked: signals
  * stay with the caller's thread. 0 or -errno (reported); *out NULL then.
  */
 int rp_pool_new(struct rp_pool **out, uint32_t threads, size_t scratch)

@@ -15,10 +15,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmocka.h>
+
+#include "capture.h"
 
 #include "rdmapush/csum.h"
 #include "rdmapush/err.h"
@@ -29,15 +32,21 @@ static uint8_t pattern[5000];
 /* A chunk's worth of them for the write-behind tests. */
 static uint8_t chunk[1 << 20];
 
-/* One fresh directory per test; named forces the hidden-temp path. */
+/* One fresh directory per test; named forces the hidden-temp path; base
+ * is where (default /tmp, which may be a tmpfs). */
 struct fixture {
 	char dir[64];
 	int dirfd;
 	bool named;
+	const char *base;
 };
 
 static struct fixture anon_fx = { .named = false };
 static struct fixture named_fx = { .named = true };
+/* On a disk file system (O_DIRECT), and on a tmpfs (it may refuse). */
+static struct fixture disk_fx = { .base = "/var/tmp" };
+static struct fixture disk_named_fx = { .named = true, .base = "/var/tmp" };
+static struct fixture shm_fx = { .base = "/dev/shm" };
 
 static void remove_tree(int dirfd)
 {
@@ -70,7 +79,8 @@ static int fx_setup(void **state)
 {
 	struct fixture *fx = *state;
 
-	snprintf(fx->dir, sizeof(fx->dir), "/tmp/rp-test-fileio-XXXXXX");
+	snprintf(fx->dir, sizeof(fx->dir), "%s/rp-test-fileio-XXXXXX",
+		 fx->base ? fx->base : "/tmp");
 	if (!mkdtemp(fx->dir))
 		return -1;
 	fx->dirfd = open(fx->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -1302,6 +1312,270 @@ static void test_csum_hex(void **state)
 	assert_string_equal(hex, "00112233445566778899aabbccddeeff");
 }
 
+/* --- --direct ------------------------------------------------------------ */
+
+#define DIO_CHUNK	(1u << 20)
+#define DIO_SIZE	(3ull * DIO_CHUNK + 1000)	/* an unaligned tail */
+/* Room for the tail read as whole units, as a ring slot has. */
+#define DIO_ROOM	(4ull * DIO_CHUNK)
+
+/* DIO_ROOM bytes, page-aligned as the ring and the workers' buffers are,
+ * the first DIO_SIZE + 1 of a pattern that differs from chunk to chunk. */
+static uint8_t *dio_data(void)
+{
+	void *p = NULL;
+
+	assert_int_equal(posix_memalign(&p, 4096, DIO_ROOM), 0);
+	for (size_t i = 0; i < DIO_ROOM; i++)
+		((uint8_t *)p)[i] = (uint8_t)((i * 131 + (i >> 20)) & 0xff);
+	return p;
+}
+
+/* Write size bytes of data in chunk-byte puts, as the receiver's workers
+ * do (prepare, put, done), then commit it as name. */
+static void dio_receive(struct fixture *fx, struct rp_dst *d,
+			struct rp_dio *dio, const char *name,
+			const uint8_t *data, uint64_t size)
+{
+	struct rp_dst_put w;
+
+	assert_int_equal(rp_fileio_dst_open(d, fx->dirfd, name, size, false),
+			 0);
+	rp_fileio_dst_direct(d, dio);
+	for (uint64_t off = 0; off < size; off += dio->chunk) {
+		uint64_t left = size - off;
+		uint32_t len = left < dio->chunk ? (uint32_t)left : dio->chunk;
+
+		assert_int_equal(rp_fileio_dst_put_prepare(d, &w, off, len), 0);
+		rp_fileio_dst_put(&w, data + off);
+		assert_false(w.no_direct);
+		assert_int_equal(rp_fileio_dst_put_done(d, &w), 0);
+	}
+	assert_int_equal(rp_fileio_dst_commit(d, false), 0);
+	assert_int_equal(d->dfd, -1);	/* closed with the file */
+}
+
+/* name holds exactly the size bytes of data. */
+static void check_bytes(int dirfd, const char *name, const uint8_t *data,
+			uint64_t size)
+{
+	uint8_t *got = malloc(size + 1);
+	int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW);
+	ssize_t n;
+
+	assert_non_null(got);
+	assert_true(fd >= 0);
+	n = pread(fd, got, size + 1, 0);
+	assert_int_equal(n, (ssize_t)size);
+	assert_memory_equal(got, data, size);
+	close(fd);
+	free(got);
+}
+
+/* dio_receive() into name, and name holds exactly those bytes. */
+static void dio_round_trip(struct fixture *fx, struct rp_dio *dio,
+			   const char *name, const uint8_t *data,
+			   uint64_t size)
+{
+	struct rp_dst d;
+
+	dio_receive(fx, &d, dio, name, data, size);
+	check_bytes(fx->dirfd, name, data, size);
+}
+
+/* Pages of name's first len bytes in the page cache (mincore). */
+static size_t cached_pages(int dirfd, const char *name, size_t len)
+{
+	size_t pages = (len + 4095) / 4096, n = 0;
+	unsigned char *vec = calloc(pages, 1);
+	int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW);
+	void *map;
+
+	assert_non_null(vec);
+	assert_true(fd >= 0);
+	map = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, 0);
+	assert_true(map != MAP_FAILED);
+	assert_int_equal(mincore(map, len, vec), 0);
+	for (size_t i = 0; i < pages; i++)
+		n += vec[i] & 1;
+	munmap(map, len);
+	close(fd);
+	free(vec);
+	return n;
+}
+
+/* Aligned chunks past the cache, the unaligned tail through it, the same
+ * bytes in the end, committed as ever. */
+static void test_dst_direct(void **state)
+{
+	struct fixture *fx = *state;
+	uint8_t *data = dio_data();
+	struct rp_dio dio;
+	struct rp_dst d;
+	struct stat st;
+
+	rp_fileio_dio_init(&dio, true, DIO_CHUNK);
+	assert_true(dio.on);
+	assert_int_equal(rp_fileio_dst_open(&d, fx->dirfd, "probe", 1, false),
+			 0);
+	rp_fileio_dst_direct(&d, &dio);
+	if (d.dfd < 0)
+		skip();		/* this file system refuses O_DIRECT */
+	assert_true(d.align >= 4096 && DIO_CHUNK % d.align == 0);
+	assert_true(fcntl(d.dfd, F_GETFL) & O_DIRECT);
+	assert_false(fcntl(d.fd, F_GETFL) & O_DIRECT);
+	rp_fileio_dst_abort(&d);
+	assert_int_equal(d.dfd, -1);
+
+	dio_receive(fx, &d, &dio, "direct", data, DIO_SIZE);
+	assert_true(dio.on);
+	assert_false(dio.noted);
+	/* The whole units never entered the page cache. */
+	assert_int_equal(cached_pages(fx->dirfd, "direct", 3 * DIO_CHUNK), 0);
+	assert_int_equal(fstatat(fx->dirfd, "direct", &st, 0), 0);
+	assert_int_equal(st.st_mode & 07777, 0644);	/* as ever */
+	check_bytes(fx->dirfd, "direct", data, DIO_SIZE);
+	free(data);
+}
+
+/* A buffer off alignment (never one of ours): that chunk is written
+ * through the page cache, correctly, and direct stays on. */
+static void test_dst_direct_unaligned_buffer(void **state)
+{
+	struct fixture *fx = *state;
+	uint8_t *data = dio_data();
+	struct rp_dio dio;
+
+	rp_fileio_dio_init(&dio, true, DIO_CHUNK);
+	dio_round_trip(fx, &dio, "odd", data + 1, DIO_SIZE);
+	assert_true(dio.on);
+	free(data);
+}
+
+/*
+ * A chunk that is not a multiple of a page: off for the session, with
+ * one note, and the writes buffered; the same for a file system that
+ * refuses O_DIRECT (RDMAPUSH_NO_DIRECT stands in for one).
+ */
+static void test_dst_direct_fallback(void **state)
+{
+	struct fixture *fx = *state;
+	uint8_t *data = dio_data();
+	struct rp_dio dio;
+	const char *note;
+
+	capture_start();
+	rp_fileio_dio_init(&dio, true, 5000);
+	note = capture_end();
+	assert_false(dio.on);
+	assert_true(dio.noted);
+	assert_non_null(strstr(note, "note: --direct: the chunk size, 5000 "
+			       "bytes, is not a multiple of the page size"));
+	assert_non_null(strstr(note, "through the page cache"));
+	capture_start();
+	dio_round_trip(fx, &dio, "odd-chunk", data, DIO_SIZE);
+	assert_string_equal(capture_end(), "");		/* noted once */
+
+	setenv("RDMAPUSH_NO_DIRECT", "1", 1);
+	rp_fileio_dio_init(&dio, true, DIO_CHUNK);
+	capture_start();
+	dio_round_trip(fx, &dio, "refused", data, DIO_SIZE);
+	dio_round_trip(fx, &dio, "refused-2", data, 4096);
+	note = capture_end();
+	unsetenv("RDMAPUSH_NO_DIRECT");
+	assert_false(dio.on);
+	assert_non_null(strstr(note, "--direct: refused: "));
+	assert_non_null(strstr(note, "refuses O_DIRECT"));
+	assert_null(strstr(note, "refused-2"));		/* one note */
+	free(data);
+}
+
+/* A tmpfs: O_DIRECT or not (Linux 6.6 took it), the same bytes. */
+static void test_dst_direct_tmpfs(void **state)
+{
+	struct fixture *fx = *state;
+	uint8_t *data = dio_data();
+	struct rp_dio dio;
+
+	rp_fileio_dio_init(&dio, true, DIO_CHUNK);
+	capture_start();
+	dio_round_trip(fx, &dio, "shm", data, DIO_SIZE);
+	capture_end();
+	assert_true(dio.on || dio.noted);
+	free(data);
+}
+
+/* The source: whole units read direct, the tail stopping short at the
+ * file's end, into a slot-like buffer; the same bytes. */
+static void test_src_direct(void **state)
+{
+	struct fixture *fx = *state;
+	uint8_t *data = dio_data(), *buf = dio_data();
+	struct rp_dio dio;
+	struct rp_dst d;
+	struct rp_src s;
+	char path[128];
+
+	rp_fileio_dio_init(&dio, false, DIO_CHUNK);	/* written buffered */
+	dio_receive(fx, &d, &dio, "src", data, DIO_SIZE);
+	snprintf(path, sizeof(path), "%s/src", fx->dir);
+	assert_int_equal(rp_fileio_src_open(&s, path), 0);
+	rp_fileio_src_direct(&s, path, &dio);
+	assert_int_equal(s.align, 0);		/* not asked for */
+	rp_fileio_dio_init(&dio, true, DIO_CHUNK);
+	rp_fileio_src_direct(&s, path, &dio);
+	if (!s.align)
+		skip();		/* this file system refuses O_DIRECT */
+	assert_true(fcntl(s.fd, F_GETFL) & O_DIRECT);
+	for (uint64_t off = 0; off < DIO_SIZE; off += DIO_CHUNK) {
+		uint64_t left = DIO_SIZE - off;
+		size_t len = left < DIO_CHUNK ? left : DIO_CHUNK;
+
+		memset(buf, 0, len);
+		assert_int_equal(rp_fileio_src_read(&s, buf, len, off), 0);
+		assert_memory_equal(buf, data + off, len);
+	}
+	assert_true(fcntl(s.fd, F_GETFL) & O_DIRECT);
+	/* An unaligned buffer: refused, and read through the cache. */
+	assert_int_equal(rp_fileio_src_pread(s.fd, buf + 1, 1000, 0, s.align),
+			 0);
+	assert_memory_equal(buf + 1, data, 1000);
+	assert_false(fcntl(s.fd, F_GETFL) & O_DIRECT);
+	/* Shrunk under us, mid-chunk: -EIO, as without --direct. */
+	assert_int_equal(fcntl(s.fd, F_SETFL, fcntl(s.fd, F_GETFL) | O_DIRECT),
+			 0);
+	assert_int_equal(truncate(path, 2 * DIO_CHUNK + 10), 0);
+	assert_int_equal(rp_fileio_src_read(&s, buf, DIO_CHUNK, 2 * DIO_CHUNK),
+			 -EIO);
+	rp_fileio_src_close(&s);
+	assert_int_equal(s.align, 0);
+	free(buf);
+	free(data);
+}
+
+/* A file system that refuses O_DIRECT (procfs does, truly): a note, and
+ * the source is read through the page cache. */
+static void test_src_direct_refused(void **state)
+{
+	struct rp_dio dio;
+	struct rp_src s;
+	const char *note;
+
+	(void)state;
+	assert_int_equal(rp_fileio_src_open(&s, "/proc/self/status"), 0);
+	rp_fileio_dio_init(&dio, true, DIO_CHUNK);
+	capture_start();
+	rp_fileio_src_direct(&s, "/proc/self/status", &dio);
+	note = capture_end();
+	assert_int_equal(s.align, 0);
+	assert_false(dio.on);
+	assert_false(fcntl(s.fd, F_GETFL) & O_DIRECT);
+	assert_non_null(strstr(note, "note: --direct: /proc/self/status: "));
+	assert_non_null(strstr(note, "refuses O_DIRECT (fcntl(F_SETFL, "
+			       "O_DIRECT): Invalid argument)"));
+	rp_fileio_src_close(&s);
+}
+
 /* Each destination test by name, once per temp-file path where both apply. */
 #define FX(t, fx, tag) { #t "/" tag, t, fx_setup, fx_teardown, &fx }
 #define ANON(t) FX(t, anon_fx, "tmpfile")
@@ -1349,6 +1623,13 @@ int main(void)
 		ANON(test_src),
 		ANON(test_src_refused),
 		ANON(test_dir_open),
+		FX(test_dst_direct, disk_fx, "direct"),
+		FX(test_dst_direct, disk_named_fx, "direct-named"),
+		FX(test_dst_direct_unaligned_buffer, disk_fx, "direct"),
+		FX(test_dst_direct_fallback, disk_fx, "direct"),
+		FX(test_dst_direct_tmpfs, shm_fx, "tmpfs"),
+		FX(test_src_direct, disk_fx, "direct"),
+		cmocka_unit_test(test_src_direct_refused),
 		cmocka_unit_test(test_csum_vectors),
 		cmocka_unit_test(test_csum_streaming),
 		cmocka_unit_test(test_csum_hex),

@@ -73,6 +73,7 @@ static void check_defaults(const struct rp_opts *o)
 	assert_false(o->once);
 	assert_false(o->force);
 	assert_false(o->no_device_check);
+	assert_false(o->direct);
 	assert_null(o->as_name);
 	assert_int_equal(o->chunk, 1u << 20);
 	assert_int_equal(o->window, 8);
@@ -190,6 +191,22 @@ static void test_threads(void **state)
 	REFUSED("send", "--threads", "65", "f", "h");
 	REFUSED("recv", "--threads", "two");
 	REFUSED("recv", "--threads", "");
+}
+
+/* --direct on both sides: each side's own disk; takes no value. */
+static void test_direct(void **state)
+{
+	struct rp_opts o;
+
+	(void)state;
+	assert_int_equal(PARSE(&o, "recv", "--direct"), 0);
+	assert_true(o.direct);
+	assert_int_equal(PARSE(&o, "send", "f", "--direct", "h"), 0);
+	assert_true(o.direct);
+	assert_int_equal(PARSE(&o, "send", "f", "h"), 0);
+	assert_false(o.direct);
+	REFUSED("recv", "--direct=yes");
+	REFUSED("send", "--direct=1", "f", "h");
 }
 
 static void test_send_options(void **state)
@@ -632,7 +649,7 @@ static void test_usage_text(void **state)
 	static const char *const both[] = {
 		"--port PORT", "--device DEV", "--ib-port N", "--gid-index N",
 		"--timeout SEC", "--psk FILE", "--trace", "--json", "--quiet",
-		"--help", "default 18500", "default 30",
+		"--direct", "--help", "default 18500", "default 30",
 	};
 	static const char *const recv_only[] = {
 		"Usage: rdmapush recv", "--bind ADDR", "--dir DIR", "--once",
@@ -682,6 +699,7 @@ int main(void)
 		cmocka_unit_test(test_recv_long),
 		cmocka_unit_test(test_max_size),
 		cmocka_unit_test(test_threads),
+		cmocka_unit_test(test_direct),
 		cmocka_unit_test(test_send_options),
 		cmocka_unit_test(test_positional),
 		cmocka_unit_test(test_reentrant),

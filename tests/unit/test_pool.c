@@ -82,6 +82,9 @@ static void test_every_job_runs_once(void **state)
 		assert_int_equal(t[i].ran, 1);
 		assert_true(t[i].sig_blocked);
 		assert_non_null(t[i].scratch);
+		/* Page-aligned: written to files opened O_DIRECT. */
+		assert_int_equal((uintptr_t)t[i].scratch %
+				 (uintptr_t)sysconf(_SC_PAGESIZE), 0);
 		other_thread += !pthread_equal(t[i].by, pthread_self());
 	}
 	assert_int_equal(other_thread, N);
