@@ -176,22 +176,34 @@ int rp_fileio_src_pread(int fd, void *buf, size_t len, uint64_t off,
 			uint32_t align)
 {
 	char *p = buf;
+	/* O_DIRECT reads whole units: at the file's end the count stops
+	 * short. */
+	size_t want = align ? (len + align - 1) / align * align : len;
 
 	if (off > INT64_MAX || len > INT64_MAX - off)
 		return -EFBIG;
-	if (align)
-		return rp_fileio_pread_direct(fd, p, len, off, align);
 	while (len > 0) {
-		ssize_t n = pread(fd, p, len, (off_t)off);
+		ssize_t n = pread(fd, p, want, (off_t)off);
+		int e = errno;
 
-		if (n < 0 && errno == EINTR)
+		if (n < 0 && e == EINTR)
 			continue;
+		/* Refused after all, or an unaligned resume after a short
+		 * read: on through the page cache. */
+		if (n < 0 && e == EINVAL && align &&
+		    rp_fileio_direct_off(fd) == 0) {
+			align = 0;
+			continue;
+		}
 		if (n < 0)
-			return -errno;
+			return -e;
 		if (n == 0)
 			return -ENODATA;	/* shrank while we read it */
+		if ((size_t)n >= len)
+			return 0;
 		p += n;
 		len -= (size_t)n;
+		want -= (size_t)n;
 		off += (uint64_t)n;
 	}
 	return 0;

@@ -203,38 +203,9 @@ void rp_fileio_src_direct(struct rp_src *s, const char *path,
 	rp_fileio_dio_off(dio, "%s: %s", path, why);
 }
 
-int rp_fileio_pread_direct(int fd, char *p, size_t len, uint64_t off,
-			   uint32_t align)
+int rp_fileio_direct_off(int fd)
 {
-	/* Whole units: at the file's end, the count stops short. */
-	size_t want = (len + align - 1) / align * align;
-	bool retried = false;
-
-	while (len > 0) {
-		ssize_t n = pread(fd, p, want, (off_t)off);
-		int e = errno;
-
-		if (n < 0 && e == EINTR)
-			continue;
-		/* Refused after all, or an unaligned resume after a short
-		 * read: on through the page cache. */
-		if (n < 0 && e == EINVAL && !retried &&
-		    set_direct(fd, false) == 0) {
-			retried = true;
-			continue;
-		}
-		if (n < 0)
-			return -e;
-		if (n == 0)
-			return -ENODATA;	/* shrank while we read it */
-		if ((size_t)n >= len)
-			return 0;
-		p += n;
-		len -= (size_t)n;
-		want -= (size_t)n;
-		off += (uint64_t)n;
-	}
-	return 0;
+	return set_direct(fd, false);
 }
 
 void rp_fileio_dst_direct(struct rp_dst *d, struct rp_dio *dio)

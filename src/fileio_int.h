@@ -32,8 +32,8 @@ bool rp_fileio_same_entry(int dirfd, int fd, const char *name);
  * why, "--direct: <fmt>; the rest ... goes through the page cache". */
 void rp_fileio_dio_off(struct rp_dio *dio, const char *fmt, ...)
 	RP_PRINTF(2, 3);
-/* rp_fileio_src_pread() on an O_DIRECT fd of unit align. */
-int rp_fileio_pread_direct(int fd, char *p, size_t len, uint64_t off,
-			   uint32_t align);
+/* O_DIRECT off on fd's open file (every thread's reads of it): 0, or
+ * -1 with errno set. */
+int rp_fileio_direct_off(int fd);
 
 #endif

@@ -98,18 +98,14 @@ int recv_agree_shape(struct xfer *x, const struct rp_hello *h)
 	return 0;
 }
 
-/* A Send's bytes land where its receive points: into the slot itself
- * for --op send. A Write with immediate, or a Read's announcement,
- * carries no bytes for its receive. */
+/* --op write and read: the Write with immediate, or the Read's
+ * announcement, that each consumes carries no bytes for it. */
 int recv_post_first_recvs(struct xfer *x)
 {
 	int rc = 0;
 
 	for (uint32_t i = 0; !rc && i < x->window; i++)
-		rc = x->op == RP_OP_SEND ?
-		     rp_verbs_post_recv_buf(x->v, i, (size_t)i * x->chunk,
-					    x->chunk) :
-		     rp_verbs_post_recv(x->v, i);
+		rc = rp_verbs_post_recv(x->v, i);
 	return rc;
 }
 

@@ -90,6 +90,13 @@ struct xfer {
 	const char *out_what;	/* the last one queued, for messages */
 };
 
+/* Where chunk n of the session sits in either side's ring: slot
+ * n % window, chunk bytes each. */
+static inline size_t xfer_slot_off(const struct xfer *x, uint64_t n)
+{
+	return (size_t)(n % x->window) * x->chunk;
+}
+
 /* Absolute deadline o->timeout seconds from now, or the handshake
  * deadline while that is sooner. */
 double xfer_deadline(const struct xfer *x);
@@ -213,7 +220,8 @@ int msg_peer_failure(struct xfer *x, const struct rp_result *res);
  * the sender's proof, derive the session key. The sender's HELLO (an AUTH
  * instead, without --psk, is RP_EAUTH). Chunk and window: never more than
  * asked, within our caps, no more ring than a small session needs. The
- * receives for the first window of chunks (one per slot). Our MR answer
+ * zero-length receives for the first window of chunks (--op write and
+ * read; --op send posts its own, into the slots). Our MR answer
  * (the ring's rkey only with --op write). With --op read, the sender's
  * MR: its QP and our shape, with an rkey. Each 0 or an error (reported).
  */

@@ -98,6 +98,24 @@ struct recv_state {
 	struct rp_progress prog;
 };
 
+/* --op send: a Send's bytes land where its receive points, so each
+ * slot has one posted into it, first up to the window, then again once
+ * credited, before the credit that lets the sender fill it; in slot
+ * order, as receives are used. */
+static int post_slot_recvs(struct xfer *x, struct recv_state *r)
+{
+	while (x->op == RP_OP_SEND && r->recvs < x->done + x->window) {
+		int rc = rp_verbs_post_recv_buf(x->v, r->recvs % x->window,
+						xfer_slot_off(x, r->recvs),
+						x->chunk);
+
+		if (rc)
+			return rc;
+		r->recvs++;
+	}
+	return 0;
+}
+
 /* Everything the sender needs before its first chunk, in this order:
  * verbs, ring, receives, RTR/RTS, MR (and with --op read the sender's
  * MR back). Files come later, one by one. */
@@ -126,8 +144,8 @@ static int accept_hello(struct xfer *x, struct recv_state *r,
 		rc = rp_verbs_reg_ring(x->v, (size_t)x->chunk * x->window,
 				       (void **)&x->ring, &rkey);
 	if (!rc)
-		rc = recv_post_first_recvs(x);
-	r->recvs = x->window;
+		rc = x->op == RP_OP_SEND ? post_slot_recvs(x, r) :
+		     recv_post_first_recvs(x);
 	if (!rc)
 		rc = rp_verbs_connect(x->v, &x->remote);
 	if (!rc)
@@ -447,28 +465,11 @@ static int on_message(struct xfer *x, struct recv_state *r)
 	return RP_EINTERNAL;
 }
 
-/* --op send: a credited slot's receive goes back up before the credit
- * that lets the sender fill it, in slot order, as receives are used. */
-static int repost_recvs(struct xfer *x, struct recv_state *r)
-{
-	while (x->op == RP_OP_SEND && r->recvs < x->done + x->window) {
-		uint32_t slot = (uint32_t)(r->recvs % x->window);
-		int rc = rp_verbs_post_recv_buf(x->v, slot,
-						(size_t)slot * x->chunk,
-						x->chunk);
-
-		if (rc)
-			return rc;
-		r->recvs++;
-	}
-	return 0;
-}
-
 /* Credit is cumulative: when the send queue is full, a later Send
  * carries the newer count. */
 static int give_credit(struct xfer *x, struct recv_state *r)
 {
-	int rc = repost_recvs(x, r);
+	int rc = post_slot_recvs(x, r);
 
 	if (rc || r->credit_sent == x->done || r->sends_out >= r->sq_cap)
 		return rc;
@@ -654,7 +655,7 @@ static int land_chunk(struct xfer *x, struct recv_state *r, uint32_t imm,
 {
 	struct recv_file *c = &r->cur;
 	bool last = imm & RP_IMM_END;
-	size_t off = (size_t)(r->landed % x->window) * x->chunk;
+	size_t off = xfer_slot_off(x, r->landed);
 	int rc = settle(x, r, true);
 
 	if (!rc)
@@ -685,7 +686,7 @@ static int on_announce(struct xfer *x, struct recv_state *r,
 		       const struct rp_wc *wc)
 {
 	uint32_t len = wc->imm & ~RP_IMM_END;
-	size_t off = (size_t)(r->announced % x->window) * x->chunk;
+	size_t off = xfer_slot_off(x, r->announced);
 	int rc;
 
 	if (wc->byte_len || len > x->chunk ||

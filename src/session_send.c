@@ -94,8 +94,6 @@ struct send_state {
 	uint8_t psk[RP_PSK_LEN];
 };
 
-
-
 static int post_credit_recvs(struct xfer *x)
 {
 	for (uint32_t i = 0; i < x->window; i++) {
@@ -374,8 +372,7 @@ static void queue_reads(struct xfer *x, struct send_state *s)
 		*r = (struct readout){
 			.fd = c->src.fd, .align = c->src.align,
 			.off = c->queued,
-			.buf = x->ring + (size_t)(s->queued % x->window) *
-			       x->chunk,
+			.buf = x->ring + xfer_slot_off(x, s->queued),
 		};
 		s->queued++;
 		if (c->is_stdin && !ended) {
@@ -441,12 +438,12 @@ static void read_failed(struct xfer *x, struct send_state *s,
 static int post_data(struct xfer *x, struct send_state *s, uint64_t seq,
 		     size_t off, uint32_t len, bool last)
 {
-	uint32_t imm = (uint32_t)(seq & RP_IMM_SEQ) | (last ? RP_IMM_END : 0);
+	uint32_t end = last ? RP_IMM_END : 0;
+	uint32_t imm = (uint32_t)(seq & RP_IMM_SEQ) | end;
 
 	switch (x->op) {
 	case RP_OP_READ:
-		return rp_verbs_post_send_imm(x->v, seq, len |
-					      (last ? RP_IMM_END : 0));
+		return rp_verbs_post_send_imm(x->v, seq, len | end);
 	case RP_OP_SEND:
 		return rp_verbs_post_send_data(x->v, seq, off, len, imm);
 	default:
@@ -466,7 +463,7 @@ static int post_chunk(struct xfer *x, struct send_state *s,
 {
 	struct cur_src *c = &s->cur;
 	uint64_t seq = s->posted;
-	size_t off = (size_t)(seq % x->window) * x->chunk;
+	size_t off = xfer_slot_off(x, seq);
 	uint32_t len = r->len;
 	bool last = r->last;
 	int rc;
@@ -745,7 +742,6 @@ static int prepare(struct xfer *x, struct send_state *s)
 		choose_shape(x, files);
 	return rc;
 }
-
 
 /* Over an open control connection: everything up to the first write. */
 static int handshake(struct xfer *x, struct send_state *s)
