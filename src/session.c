@@ -808,7 +808,7 @@ int xfer_open_verbs(struct xfer *x, bool receiver)
 	rc = rp_verbs_open(&x->v, &cfg);
 	if (rc)
 		return rc;
-	rp_verbs_local(x->v, &x->local);
+	rp_verbs_local(x->v, 0, &x->local);
 	xfer_report_verbs(x);
 	return 0;
 }

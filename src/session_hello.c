@@ -105,7 +105,7 @@ int recv_post_first_recvs(struct xfer *x)
 	int rc = 0;
 
 	for (uint32_t i = 0; !rc && i < x->window; i++)
-		rc = rp_verbs_post_recv(x->v, i);
+		rc = rp_verbs_post_recv(x->v, 0, i);
 	return rc;
 }
 

@@ -105,7 +105,7 @@ struct recv_state {
 static int post_slot_recvs(struct xfer *x, struct recv_state *r)
 {
 	while (x->op == RP_OP_SEND && r->recvs < x->done + x->window) {
-		int rc = rp_verbs_post_recv_buf(x->v, r->recvs % x->window,
+		int rc = rp_verbs_post_recv_buf(x->v, 0, r->recvs % x->window,
 						xfer_slot_off(x, r->recvs),
 						x->chunk);
 
@@ -147,7 +147,7 @@ static int accept_hello(struct xfer *x, struct recv_state *r,
 		rc = x->op == RP_OP_SEND ? post_slot_recvs(x, r) :
 		     recv_post_first_recvs(x);
 	if (!rc)
-		rc = rp_verbs_connect(x->v, &x->remote);
+		rc = rp_verbs_connect(x->v, &x->remote, 1);
 	if (!rc)
 		rc = recv_send_mr(x, rkey);
 	if (!rc && x->op == RP_OP_READ)
@@ -473,7 +473,7 @@ static int give_credit(struct xfer *x, struct recv_state *r)
 
 	if (rc || r->credit_sent == x->done || r->sends_out >= r->sq_cap)
 		return rc;
-	rc = rp_verbs_post_send_imm(x->v, x->done, (uint32_t)x->done);
+	rc = rp_verbs_post_send_imm(x->v, 0, x->done, (uint32_t)x->done);
 	if (rc)
 		return rc;
 	r->credit_sent = x->done;
@@ -697,9 +697,9 @@ static int on_announce(struct xfer *x, struct recv_state *r,
 		       x->done);
 		return RP_EPROTO;
 	}
-	rc = rp_verbs_post_recv(x->v, wc->wr_id);
+	rc = rp_verbs_post_recv(x->v, 0, wc->wr_id);
 	if (!rc)
-		rc = rp_verbs_post_read(x->v, r->announced, off, len,
+		rc = rp_verbs_post_read(x->v, 0, r->announced, off, len,
 					r->src.addr + off, r->src.rkey);
 	if (rc)
 		return rc;
@@ -733,7 +733,7 @@ static int handle_wc(struct xfer *x, struct recv_state *r,
 	case RP_WC_RECV_WRITE_IMM:
 		if (x->op != RP_OP_WRITE)
 			break;
-		rc = rp_verbs_post_recv(x->v, wc->wr_id);
+		rc = rp_verbs_post_recv(x->v, 0, wc->wr_id);
 		return rc ? rc : land_chunk(x, r, wc->imm, wc->byte_len);
 	case RP_WC_RECV_SEND_IMM:
 		if (x->op == RP_OP_READ)

@@ -97,7 +97,7 @@ struct send_state {
 static int post_credit_recvs(struct xfer *x)
 {
 	for (uint32_t i = 0; i < x->window; i++) {
-		int rc = rp_verbs_post_recv(x->v, i);
+		int rc = rp_verbs_post_recv(x->v, 0, i);
 
 		if (rc)
 			return rc;
@@ -443,11 +443,11 @@ static int post_data(struct xfer *x, struct send_state *s, uint64_t seq,
 
 	switch (x->op) {
 	case RP_OP_READ:
-		return rp_verbs_post_send_imm(x->v, seq, len | end);
+		return rp_verbs_post_send_imm(x->v, 0, seq, len | end);
 	case RP_OP_SEND:
-		return rp_verbs_post_send_data(x->v, seq, off, len, imm);
+		return rp_verbs_post_send_data(x->v, 0, seq, off, len, imm);
 	default:
-		return rp_verbs_post_write_imm(x->v, seq, off, len,
+		return rp_verbs_post_write_imm(x->v, 0, seq, off, len,
 					       s->mr.addr + off, s->mr.rkey,
 					       imm);
 	}
@@ -620,7 +620,7 @@ static int handle_wc(struct xfer *x, struct send_state *s,
 			return RP_EPROTO;
 		}
 		x->done += delta;
-		return rp_verbs_post_recv(x->v, wc->wr_id);
+		return rp_verbs_post_recv(x->v, 0, wc->wr_id);
 	default:
 		break;
 	}
@@ -766,7 +766,7 @@ static int handshake(struct xfer *x, struct send_state *s)
 	if (!rc)
 		rc = post_credit_recvs(x);
 	if (!rc)
-		rc = rp_verbs_connect(x->v, &x->remote);
+		rc = rp_verbs_connect(x->v, &x->remote, 1);
 	if (!rc && x->op == RP_OP_READ)
 		rc = msg_send_mr(x, (uint64_t)(uintptr_t)x->ring, rkey);
 	if (!rc)

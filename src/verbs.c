@@ -75,6 +75,8 @@ int rp_verbs_open(struct rp_verbs **out, const struct rp_verbs_cfg *cfg)
 	rc = rp_verbs_check_open(out, cfg);
 	if (!rc)
 		rc = check_access(cfg->access);
+	if (!rc && cfg->qps > 1)
+		rc = rp_verbs_check_qp(cfg->qps - 1, 1, "rp_verbs_open");
 	if (rc)
 		return rc;
 	rc = alloc_verbs(&v, cfg);
@@ -439,10 +441,16 @@ static uint32_t random_psn(void)
 	return r & 0xffffff;
 }
 
-void rp_verbs_local(const struct rp_verbs *v, struct rp_qp_addr *out)
+uint32_t rp_verbs_qps(const struct rp_verbs *v)
+{
+	return v ? 1 : 0;
+}
+
+void rp_verbs_local(const struct rp_verbs *v, uint32_t qp,
+		    struct rp_qp_addr *out)
 {
 	memset(out, 0, sizeof(*out));
-	if (!v || !v->qp)
+	if (!v || !v->qp || qp)
 		return;
 	out->qpn = v->qp->qp_num;
 	out->psn = v->psn;
@@ -469,12 +477,14 @@ static int check_peer(const struct rp_verbs *v, const struct rp_qp_addr *p);
 static int qp_to_rtr(struct rp_verbs *v, const struct rp_qp_addr *peer);
 static int qp_to_rts(struct rp_verbs *v);
 
-int rp_verbs_connect(struct rp_verbs *v, const struct rp_qp_addr *peer)
+int rp_verbs_connect(struct rp_verbs *v, const struct rp_qp_addr *peer,
+		     uint32_t n)
 {
 	int rc;
 
-	if (!v || !v->qp || !peer) {
-		RP_ERR("rp_verbs_connect: NULL argument");
+	if (!v || !v->qp || !peer || n != 1) {
+		RP_ERR("rp_verbs_connect: NULL argument, or %u peer QPs for "
+		       "our 1", n);
 		return RP_EINTERNAL;
 	}
 	if (v->qp_state != IBV_QPS_INIT) {
@@ -683,8 +693,9 @@ void rp_verbs_dereg_ring(struct rp_verbs *v)
  * a receive) needs LOCAL_WRITE: without it the post would succeed and
  * its completion fail with a local protection error.
  */
-static int ring_sge(const struct rp_verbs *v, enum post_kind kind,
-		    size_t off, uint32_t len, struct ibv_sge *sge)
+static int ring_sge(const struct rp_verbs *v, uint32_t qp,
+		    enum post_kind kind, size_t off, uint32_t len,
+		    struct ibv_sge *sge)
 {
 	int rc;
 
@@ -693,6 +704,9 @@ static int ring_sge(const struct rp_verbs *v, enum post_kind kind,
 		       rp_verbs_post_kind_name(kind));
 		return RP_EINTERNAL;
 	}
+	rc = rp_verbs_check_qp(qp, 1, rp_verbs_post_kind_name(kind));
+	if (rc)
+		return rc;
 	if ((kind == POST_READ || kind == POST_RECV_BUF) &&
 	    !(v->access & RP_ACCESS_LOCAL_WRITE)) {
 		RP_ERR("rp_verbs_post(%s): the ring was registered without "
@@ -732,13 +746,14 @@ static int post_send(struct rp_verbs *v, enum post_kind kind,
  * wr_id, the opcode and its fields. No bytes, no SGE: a zero byte count
  * in an SGE is one some HCAs read as 2 GiB.
  */
-static int post_ring_send(struct rp_verbs *v, enum post_kind kind,
-			  struct ibv_send_wr *wr, size_t off, uint32_t len)
+static int post_ring_send(struct rp_verbs *v, uint32_t qp,
+			  enum post_kind kind, struct ibv_send_wr *wr,
+			  size_t off, uint32_t len)
 {
 	struct ibv_sge sge;
 	int rc;
 
-	rc = ring_sge(v, kind, off, len, &sge);
+	rc = ring_sge(v, qp, kind, off, len, &sge);
 	if (rc)
 		return rc;
 	wr->sg_list = &sge;
@@ -747,8 +762,8 @@ static int post_ring_send(struct rp_verbs *v, enum post_kind kind,
 	return post_send(v, kind, wr, off);
 }
 
-int rp_verbs_post_write_imm(struct rp_verbs *v, uint64_t wr_id, size_t off,
-			    uint32_t len, uint64_t raddr, uint32_t rkey,
+int rp_verbs_post_write_imm(struct rp_verbs *v, uint32_t qp, uint64_t wr_id,
+			    size_t off, uint32_t len, uint64_t raddr, uint32_t rkey,
 			    uint32_t imm)
 {
 	struct ibv_send_wr wr = {
@@ -761,11 +776,11 @@ int rp_verbs_post_write_imm(struct rp_verbs *v, uint64_t wr_id, size_t off,
 		},
 	};
 
-	return post_ring_send(v, POST_WRITE_IMM, &wr, off, len);
+	return post_ring_send(v, qp, POST_WRITE_IMM, &wr, off, len);
 }
 
-int rp_verbs_post_send_data(struct rp_verbs *v, uint64_t wr_id, size_t off,
-			    uint32_t len, uint32_t imm)
+int rp_verbs_post_send_data(struct rp_verbs *v, uint32_t qp, uint64_t wr_id,
+			    size_t off, uint32_t len, uint32_t imm)
 {
 	struct ibv_send_wr wr = {
 		.wr_id = wr_id,
@@ -773,11 +788,11 @@ int rp_verbs_post_send_data(struct rp_verbs *v, uint64_t wr_id, size_t off,
 		.imm_data = htonl(imm),
 	};
 
-	return post_ring_send(v, POST_SEND_DATA, &wr, off, len);
+	return post_ring_send(v, qp, POST_SEND_DATA, &wr, off, len);
 }
 
-int rp_verbs_post_read(struct rp_verbs *v, uint64_t wr_id, size_t off,
-		       uint32_t len, uint64_t raddr, uint32_t rkey)
+int rp_verbs_post_read(struct rp_verbs *v, uint32_t qp, uint64_t wr_id,
+		       size_t off, uint32_t len, uint64_t raddr, uint32_t rkey)
 {
 	struct ibv_send_wr wr = {
 		.wr_id = wr_id,
@@ -788,11 +803,12 @@ int rp_verbs_post_read(struct rp_verbs *v, uint64_t wr_id, size_t off,
 		},
 	};
 
-	return post_ring_send(v, POST_READ, &wr, off, len);
+	return post_ring_send(v, qp, POST_READ, &wr, off, len);
 }
 
 /* A credit: no ring needed, so it can go before or after the ring's life. */
-int rp_verbs_post_send_imm(struct rp_verbs *v, uint64_t wr_id, uint32_t imm)
+int rp_verbs_post_send_imm(struct rp_verbs *v, uint32_t qp, uint64_t wr_id,
+			   uint32_t imm)
 {
 	struct ibv_send_wr wr = {
 		.wr_id = wr_id,
@@ -807,6 +823,8 @@ int rp_verbs_post_send_imm(struct rp_verbs *v, uint64_t wr_id, uint32_t imm)
 		RP_ERR("rp_verbs_post_send_imm: no QP");
 		return RP_EINTERNAL;
 	}
+	if (rp_verbs_check_qp(qp, 1, "rp_verbs_post_send_imm"))
+		return RP_EINTERNAL;
 	return post_send(v, POST_SEND_IMM, &wr, 0);
 }
 
@@ -826,7 +844,7 @@ static int post_recv(struct rp_verbs *v, enum post_kind kind,
 	return 0;
 }
 
-int rp_verbs_post_recv(struct rp_verbs *v, uint64_t wr_id)
+int rp_verbs_post_recv(struct rp_verbs *v, uint32_t qp, uint64_t wr_id)
 {
 	struct ibv_recv_wr wr = {
 		.wr_id = wr_id,
@@ -838,11 +856,13 @@ int rp_verbs_post_recv(struct rp_verbs *v, uint64_t wr_id)
 		RP_ERR("rp_verbs_post_recv: no QP");
 		return RP_EINTERNAL;
 	}
+	if (rp_verbs_check_qp(qp, 1, "rp_verbs_post_recv"))
+		return RP_EINTERNAL;
 	return post_recv(v, POST_RECV, &wr, 0);
 }
 
-int rp_verbs_post_recv_buf(struct rp_verbs *v, uint64_t wr_id, size_t off,
-			   uint32_t len)
+int rp_verbs_post_recv_buf(struct rp_verbs *v, uint32_t qp, uint64_t wr_id,
+			   size_t off, uint32_t len)
 {
 	struct ibv_sge sge;
 	struct ibv_recv_wr wr = {
@@ -851,7 +871,7 @@ int rp_verbs_post_recv_buf(struct rp_verbs *v, uint64_t wr_id, size_t off,
 	};
 	int rc;
 
-	rc = ring_sge(v, POST_RECV_BUF, off, len, &sge);
+	rc = ring_sge(v, qp, POST_RECV_BUF, off, len, &sge);
 	if (rc)
 		return rc;
 	wr.num_sge = len ? 1 : 0;

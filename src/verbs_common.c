@@ -22,7 +22,21 @@ int rp_verbs_check_open(struct rp_verbs **out, const struct rp_verbs_cfg *cfg)
 		       "be non-zero", cfg->max_send_wr, cfg->max_recv_wr);
 		return RP_EINTERNAL;
 	}
+	if (cfg->qps > RP_QPS_MAX) {
+		RP_ERR("rp_verbs_open: %u QPs asked for, at most %u",
+		       cfg->qps, RP_QPS_MAX);
+		return RP_EINTERNAL;
+	}
 	return 0;
+}
+
+int rp_verbs_check_qp(uint32_t qp, uint32_t qps, const char *verb)
+{
+	if (qp < qps)
+		return 0;
+	RP_ERR("%s: QP index %u, but %u QP%s open", verb, qp, qps,
+	       qps == 1 ? " is" : "s are");
+	return RP_EINTERNAL;
 }
 
 /* rxe refuses a single RDMA Write or Read WR longer than 2^31 bytes. */

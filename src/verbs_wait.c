@@ -103,6 +103,7 @@ static int poll_cq(struct rp_verbs *v, struct rp_wc *out, int max)
 			o->wr_id = wc[i].wr_id;
 			o->op = wc_op(&wc[i]);
 			o->byte_len = wc[i].byte_len;
+			o->qp = 0;
 			o->imm = wc[i].wc_flags & IBV_WC_WITH_IMM ?
 				 ntohl(wc[i].imm_data) : 0;
 			if (rp_verbs_dp_trace(v, ++v->completed[o->op]))

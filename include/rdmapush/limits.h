@@ -24,6 +24,8 @@
 #define RP_MAX_RING		(256ull << 20)	/* chunk * window cap */
 #define RP_MAX_XFERS		64	/* concurrent transfers per receiver */
 #define RP_MAX_THREADS		64	/* --threads: worker threads per transfer */
+/* --qps: RC QPs a session stripes its chunks over (HELLO, MR). */
+#define RP_QPS_MAX		8
 
 /* Before AUTH (with --psk) or HELLO: connections hold no transfer slot. */
 #define RP_HANDSHAKE_SECS	5	/* deadline from accept to a valid HELLO */

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The RDMA data plane over libibverbs: device and GID selection, PD, CQ
- * with a completion channel, one RC QP driven RESET->INIT->RTR->RTS by
- * hand, one registered ring buffer, posting (RDMA Write, Send, RDMA Read,
- * receives) and polling. src/verbs*.c are
+ * with a completion channel, one or more RC QPs (cfg.qps, --qps) each
+ * driven RESET->INIT->RTR->RTS by hand, one registered ring buffer that
+ * all of them share, posting (RDMA Write, Send, RDMA Read, receives) on
+ * a chosen QP and polling the one CQ they share. src/verbs*.c are
  * the only files that include <infiniband/verbs.h>; this interface uses
  * plain values so the session and its unit tests never see ibverbs types.
  * Every step is traced (RP_TRACE("verbs", ...)) for --trace.
@@ -44,8 +45,14 @@ struct rp_verbs_cfg {
 	 * taken as 1, the verbs' minimum.
 	 */
 	uint32_t rd_atomic;
-	uint32_t max_send_wr;	/* outstanding sends/writes/reads */
-	uint32_t max_recv_wr;	/* outstanding receives */
+	uint32_t max_send_wr;	/* outstanding sends/writes/reads, per QP */
+	uint32_t max_recv_wr;	/* outstanding receives, per QP */
+	/*
+	 * RC QPs to open, 1..RP_QPS_MAX (0 taken as 1). They share the PD,
+	 * the CQ and the ring; QP i connects to the peer's QP i, and a post
+	 * names the QP it goes on (0..qps-1).
+	 */
+	uint32_t qps;
 };
 
 /* Ring access bits (mapped to IBV_ACCESS_*). REMOTE_WRITE needs
@@ -56,7 +63,7 @@ struct rp_verbs_cfg {
 
 /*
  * Open device, pick port and GID, allocate PD, completion channel, CQ and
- * an RC QP, and move the QP RESET->INIT. Returns 0 or a negative RP_E* /
+ * cfg->qps RC QPs, and move each RESET->INIT. Returns 0 or a negative RP_E* /
  * -errno code (already reported). *out is NULL on failure.
  */
 int rp_verbs_open(struct rp_verbs **out, const struct rp_verbs_cfg *cfg)
@@ -75,8 +82,14 @@ int rp_verbs_probe(const char *dev_name, int ib_port)
 /* Release everything in reverse order; NULL-safe; continues past failures. */
 void rp_verbs_close(struct rp_verbs *v);
 
-/* Our QPN, starting PSN (random 24 bits), LID, active MTU and GID. */
-void rp_verbs_local(const struct rp_verbs *v, struct rp_qp_addr *out);
+/* Number of QPs opened (cfg.qps, at least 1). */
+uint32_t rp_verbs_qps(const struct rp_verbs *v);
+/*
+ * QP qp's QPN and starting PSN (random 24 bits), and the LID, active MTU
+ * and GID all our QPs share. All zero for a qp we do not have.
+ */
+void rp_verbs_local(const struct rp_verbs *v, uint32_t qp,
+		    struct rp_qp_addr *out);
 
 /* Text form of the GID in use and its index, for reports. */
 const char *rp_verbs_gid_str(const struct rp_verbs *v);
@@ -94,25 +107,36 @@ int rp_verbs_reg_ring(struct rp_verbs *v, size_t len, void **addr,
 void rp_verbs_dereg_ring(struct rp_verbs *v);
 
 /*
- * RTR then RTS against the peer: path MTU = min(ours, peer's), GRH with
- * the peer's GID on RoCE, LID on InfiniBand. Reads the state back after
- * each transition. Returns 0 or an error.
+ * Each QP i, RTR then RTS against peer[i] (n must be our number of QPs):
+ * path MTU = min(ours, peer's), GRH with the peer's GID on RoCE, LID on
+ * InfiniBand. Reads the state back after each transition. Returns 0 or
+ * an error (reported).
  */
-int rp_verbs_connect(struct rp_verbs *v, const struct rp_qp_addr *peer)
-	__attribute__((warn_unused_result));
+int rp_verbs_connect(struct rp_verbs *v, const struct rp_qp_addr *peer,
+		     uint32_t n) __attribute__((warn_unused_result));
 
-/* RDMA Write with immediate from ring[off, off+len) to raddr/rkey; signaled. */
-int rp_verbs_post_write_imm(struct rp_verbs *v, uint64_t wr_id, size_t off,
+/*
+ * The posts below go on QP qp (0..qps-1; another is RP_EINTERNAL,
+ * reported). Work requests on one QP are executed and complete in order;
+ * across QPs there is no order.
+ *
+ * RDMA Write with immediate from ring[off, off+len) to raddr/rkey;
+ * signaled.
+ */
+int rp_verbs_post_write_imm(struct rp_verbs *v, uint32_t qp, uint64_t wr_id,
+			    size_t off,
 			    uint32_t len, uint64_t raddr, uint32_t rkey,
 			    uint32_t imm) __attribute__((warn_unused_result));
 /* Zero-length Send with immediate (a credit); signaled. */
-int rp_verbs_post_send_imm(struct rp_verbs *v, uint64_t wr_id, uint32_t imm)
+int rp_verbs_post_send_imm(struct rp_verbs *v, uint32_t qp, uint64_t wr_id,
+			   uint32_t imm)
 	__attribute__((warn_unused_result));
 /*
  * Send with immediate of ring[off, off+len) (len may be 0); signaled. It
  * lands in the peer's next posted receive, which must be large enough.
  */
-int rp_verbs_post_send_data(struct rp_verbs *v, uint64_t wr_id, size_t off,
+int rp_verbs_post_send_data(struct rp_verbs *v, uint32_t qp, uint64_t wr_id,
+			    size_t off,
 			    uint32_t len, uint32_t imm)
 	__attribute__((warn_unused_result));
 /*
@@ -120,17 +144,19 @@ int rp_verbs_post_send_data(struct rp_verbs *v, uint64_t wr_id, size_t off,
  * ring[off, off+len); signaled. The ring needs LOCAL_WRITE, the peer's
  * QP and MR REMOTE_READ.
  */
-int rp_verbs_post_read(struct rp_verbs *v, uint64_t wr_id, size_t off,
+int rp_verbs_post_read(struct rp_verbs *v, uint32_t qp, uint64_t wr_id,
+		       size_t off,
 		       uint32_t len, uint64_t raddr, uint32_t rkey)
 	__attribute__((warn_unused_result));
 /* Zero-length receive, consumed by a Write- or Send-with-immediate. */
-int rp_verbs_post_recv(struct rp_verbs *v, uint64_t wr_id)
+int rp_verbs_post_recv(struct rp_verbs *v, uint32_t qp, uint64_t wr_id)
 	__attribute__((warn_unused_result));
 /*
  * Receive into ring[off, off+len) (the ring needs LOCAL_WRITE): a Send
  * of up to len bytes lands there; a longer one fails both sides.
  */
-int rp_verbs_post_recv_buf(struct rp_verbs *v, uint64_t wr_id, size_t off,
+int rp_verbs_post_recv_buf(struct rp_verbs *v, uint32_t qp, uint64_t wr_id,
+			   size_t off,
 			   uint32_t len) __attribute__((warn_unused_result));
 
 enum rp_wc_op {
@@ -147,6 +173,7 @@ struct rp_wc {
 	enum rp_wc_op op;
 	uint32_t byte_len;	/* received (RECV_*) or read (READ) */
 	uint32_t imm;		/* host order */
+	uint32_t qp;		/* the QP it completed on, 0..qps-1 */
 };
 
 /*
@@ -170,10 +197,15 @@ int rp_verbs_next(struct rp_verbs *v, struct rp_wc *wc, int max,
 	__attribute__((warn_unused_result));
 
 /*
- * For backends, at the top of rp_verbs_open(): NULL arguments and empty
- * queues are refused (RP_EINTERNAL, reported); else *out = NULL and 0.
+ * For backends, at the top of rp_verbs_open(): NULL arguments, empty
+ * queues and more than RP_QPS_MAX QPs are refused (RP_EINTERNAL, reported); else *out = NULL and 0.
  */
 int rp_verbs_check_open(struct rp_verbs **out, const struct rp_verbs_cfg *cfg)
+	__attribute__((warn_unused_result));
+
+/* For backends, in every post and in rp_verbs_local(): qp < qps, else
+ * RP_EINTERNAL, reported as verb's. */
+int rp_verbs_check_qp(uint32_t qp, uint32_t qps, const char *verb)
 	__attribute__((warn_unused_result));
 
 /*

@@ -198,14 +198,14 @@ static int open_verbs(struct peer *p, bool receiver)
 	rc = rp_verbs_open(&p->v, &cfg);
 	if (rc)
 		return rc;
-	rp_verbs_local(p->v, &p->local);
+	rp_verbs_local(p->v, 0, &p->local);
 	return 0;
 }
 
 static int post_recvs(struct peer *p)
 {
 	for (uint32_t i = 0; i < p->window; i++) {
-		int rc = rp_verbs_post_recv(p->v, i);
+		int rc = rp_verbs_post_recv(p->v, 0, i);
 
 		if (rc)
 			return rc;
@@ -303,7 +303,7 @@ static int sink_setup(struct peer *p)
 	if (!rc)
 		rc = post_recvs(p);
 	if (!rc)
-		rc = rp_verbs_connect(p->v, &p->remote);
+		rc = rp_verbs_connect(p->v, &p->remote, 1);
 	if (!rc)
 		rc = sink_send_mr(p);
 	return rc;
@@ -441,7 +441,7 @@ static int sink_credit(struct peer *p)
 
 	if (p->credit_sent == p->done || p->sends_out >= p->window + 1)
 		return 0;
-	rc = rp_verbs_post_send_imm(p->v, p->done, (uint32_t)p->done);
+	rc = rp_verbs_post_send_imm(p->v, 0, p->done, (uint32_t)p->done);
 	if (rc)
 		return rc;
 	p->credit_sent = p->done;
@@ -482,7 +482,7 @@ static int sink_land(struct peer *p, const struct rp_wc *wc)
 	p->cur.bytes += wc->byte_len;
 	p->landed += wc->byte_len;
 	p->cur.data_done = last;
-	rc = rp_verbs_post_recv(p->v, wc->wr_id);
+	rc = rp_verbs_post_recv(p->v, 0, wc->wr_id);
 	return rc ? rc : sink_credit(p);
 }
 
@@ -628,7 +628,7 @@ static int source_setup(struct peer *p)
 	rp_csum_chunk(p->ring, p->chunk, p->whole);
 	rc = post_recvs(p);
 	if (!rc)
-		rc = rp_verbs_connect(p->v, &p->remote);
+		rc = rp_verbs_connect(p->v, &p->remote, 1);
 	return rc;
 }
 
@@ -699,7 +699,7 @@ static int source_post(struct peer *p)
 	bool last = seq + 1 == p->nchunks;
 	uint32_t len = chunk_len(p, seq);
 	uint32_t imm = (uint32_t)(seq & RP_IMM_SEQ) | (last ? RP_IMM_END : 0);
-	int rc = rp_verbs_post_write_imm(p->v, seq, 0, len, raddr,
+	int rc = rp_verbs_post_write_imm(p->v, 0, seq, 0, len, raddr,
 					 p->mr.rkey, imm);
 
 	if (rc)
@@ -727,7 +727,7 @@ static int source_wc(struct peer *p, const struct rp_wc *wc)
 			return RP_EPROTO;
 		}
 		p->done += delta;
-		return rp_verbs_post_recv(p->v, wc->wr_id);
+		return rp_verbs_post_recv(p->v, 0, wc->wr_id);
 	default:
 		RP_ERR("%s: unexpected completion %s", p->who,
 		       rp_wc_op_name(wc->op));

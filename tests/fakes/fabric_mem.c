@@ -510,6 +510,11 @@ int rp_verbs_open(struct rp_verbs **out, const struct rp_verbs_cfg *cfg)
 	int rc;
 
 	rc = rp_verbs_check_open(out, cfg);
+	if (!rc && cfg->qps > 1) {
+		RP_ERR("rp_verbs_open: %u QPs: the in-memory fabric opens one",
+		       cfg->qps);
+		rc = RP_EINTERNAL;
+	}
 	if (rc)
 		return rc;
 	v = calloc(1, sizeof(*v));
@@ -573,10 +578,16 @@ void rp_verbs_close(struct rp_verbs *v)
 	free_endpoint(v);
 }
 
-void rp_verbs_local(const struct rp_verbs *v, struct rp_qp_addr *out)
+uint32_t rp_verbs_qps(const struct rp_verbs *v)
+{
+	return v ? 1 : 0;
+}
+
+void rp_verbs_local(const struct rp_verbs *v, uint32_t qp,
+		    struct rp_qp_addr *out)
 {
 	memset(out, 0, sizeof(*out));
-	if (!v)
+	if (!v || qp)
 		return;
 	out->qpn = v->qpn;
 	out->psn = v->psn;
@@ -637,14 +648,16 @@ static bool try_pair(struct rp_verbs *v)
 	return true;
 }
 
-int rp_verbs_connect(struct rp_verbs *v, const struct rp_qp_addr *peer)
+int rp_verbs_connect(struct rp_verbs *v, const struct rp_qp_addr *peer,
+		     uint32_t n)
 {
 	enum qp_state st;
 	bool paired;
 	int rc;
 
-	if (!v || !peer) {
-		RP_ERR("rp_verbs_connect: NULL argument");
+	if (!v || !peer || n != 1) {
+		RP_ERR("rp_verbs_connect: NULL argument, or %u peer QPs for "
+		       "our 1", n);
 		return RP_EINTERNAL;
 	}
 	/* Nobody else reaches a QP in INIT: the lock is for the checkers. */
@@ -1166,7 +1179,7 @@ static int post_recv_wr(struct rp_verbs *v, const struct fab_wr *wr)
 
 /* A post with a range of our ring: one is registered and [off, +len) is
  * in it (its access is checked when the bytes move, as a NIC does). */
-static int post_ranged(struct rp_verbs *v, const char *fn,
+static int post_ranged(struct rp_verbs *v, uint32_t qp, const char *fn,
 		       const struct fab_wr *wr)
 {
 	int rc;
@@ -1175,6 +1188,9 @@ static int post_ranged(struct rp_verbs *v, const char *fn,
 		RP_ERR("%s: no QP or no ring registered", fn);
 		return RP_EINTERNAL;
 	}
+	rc = rp_verbs_check_qp(qp, 1, fn);
+	if (rc)
+		return rc;
 	rc = rp_verbs_check_write(v->ring_len, wr->off, wr->len);
 	if (rc)
 		return rc;
@@ -1183,8 +1199,8 @@ static int post_ranged(struct rp_verbs *v, const char *fn,
 	return post_send_wr(v, wr);
 }
 
-int rp_verbs_post_write_imm(struct rp_verbs *v, uint64_t wr_id, size_t off,
-			    uint32_t len, uint64_t raddr, uint32_t rkey,
+int rp_verbs_post_write_imm(struct rp_verbs *v, uint32_t qp, uint64_t wr_id,
+			    size_t off, uint32_t len, uint64_t raddr, uint32_t rkey,
 			    uint32_t imm)
 {
 	struct fab_wr wr = {
@@ -1192,10 +1208,11 @@ int rp_verbs_post_write_imm(struct rp_verbs *v, uint64_t wr_id, size_t off,
 		.len = len, .raddr = raddr, .rkey = rkey, .imm = imm,
 	};
 
-	return post_ranged(v, __func__, &wr);
+	return post_ranged(v, qp, __func__, &wr);
 }
 
-int rp_verbs_post_send_imm(struct rp_verbs *v, uint64_t wr_id, uint32_t imm)
+int rp_verbs_post_send_imm(struct rp_verbs *v, uint32_t qp, uint64_t wr_id,
+			   uint32_t imm)
 {
 	struct fab_wr wr = {
 		.kind = POST_SEND_IMM, .wr_id = wr_id, .imm = imm,
@@ -1205,32 +1222,34 @@ int rp_verbs_post_send_imm(struct rp_verbs *v, uint64_t wr_id, uint32_t imm)
 		RP_ERR("rp_verbs_post_send_imm: no QP");
 		return RP_EINTERNAL;
 	}
+	if (rp_verbs_check_qp(qp, 1, "rp_verbs_post_send_imm"))
+		return RP_EINTERNAL;
 	return post_send_wr(v, &wr);
 }
 
-int rp_verbs_post_send_data(struct rp_verbs *v, uint64_t wr_id, size_t off,
-			    uint32_t len, uint32_t imm)
+int rp_verbs_post_send_data(struct rp_verbs *v, uint32_t qp, uint64_t wr_id,
+			    size_t off, uint32_t len, uint32_t imm)
 {
 	struct fab_wr wr = {
 		.kind = POST_SEND_IMM, .wr_id = wr_id, .off = off,
 		.len = len, .imm = imm,
 	};
 
-	return post_ranged(v, __func__, &wr);
+	return post_ranged(v, qp, __func__, &wr);
 }
 
-int rp_verbs_post_read(struct rp_verbs *v, uint64_t wr_id, size_t off,
-		       uint32_t len, uint64_t raddr, uint32_t rkey)
+int rp_verbs_post_read(struct rp_verbs *v, uint32_t qp, uint64_t wr_id,
+		       size_t off, uint32_t len, uint64_t raddr, uint32_t rkey)
 {
 	struct fab_wr wr = {
 		.kind = POST_READ, .wr_id = wr_id, .off = off, .len = len,
 		.raddr = raddr, .rkey = rkey,
 	};
 
-	return post_ranged(v, __func__, &wr);
+	return post_ranged(v, qp, __func__, &wr);
 }
 
-int rp_verbs_post_recv(struct rp_verbs *v, uint64_t wr_id)
+int rp_verbs_post_recv(struct rp_verbs *v, uint32_t qp, uint64_t wr_id)
 {
 	struct fab_wr wr = { .kind = POST_RECV, .wr_id = wr_id };
 
@@ -1238,17 +1257,19 @@ int rp_verbs_post_recv(struct rp_verbs *v, uint64_t wr_id)
 		RP_ERR("rp_verbs_post_recv: no QP");
 		return RP_EINTERNAL;
 	}
+	if (rp_verbs_check_qp(qp, 1, "rp_verbs_post_recv"))
+		return RP_EINTERNAL;
 	return post_recv_wr(v, &wr);
 }
 
-int rp_verbs_post_recv_buf(struct rp_verbs *v, uint64_t wr_id, size_t off,
-			   uint32_t len)
+int rp_verbs_post_recv_buf(struct rp_verbs *v, uint32_t qp, uint64_t wr_id,
+			   size_t off, uint32_t len)
 {
 	struct fab_wr wr = {
 		.kind = POST_RECV, .wr_id = wr_id, .off = off, .len = len,
 	};
 
-	return post_ranged(v, __func__, &wr);
+	return post_ranged(v, qp, __func__, &wr);
 }
 
 /* ---------------------------------------------------------------------
@@ -1377,6 +1398,7 @@ static int poll_cq(struct rp_verbs *v, struct rp_wc *out, int max)
 			o->op = (enum rp_wc_op)c[i].op;
 			o->byte_len = c[i].byte_len;
 			o->imm = c[i].imm;
+			o->qp = 0;
 		}
 		total += n;
 		v->polled += (uint64_t)n;

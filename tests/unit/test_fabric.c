@@ -73,10 +73,10 @@ static void connect_pair(struct pair *p)
 	struct rp_qp_addr sa;
 	struct rp_qp_addr ra;
 
-	rp_verbs_local(p->s, &sa);
-	rp_verbs_local(p->r, &ra);
-	assert_int_equal(rp_verbs_connect(p->r, &sa), 0);
-	assert_int_equal(rp_verbs_connect(p->s, &ra), 0);
+	rp_verbs_local(p->s, 0, &sa);
+	rp_verbs_local(p->r, 0, &ra);
+	assert_int_equal(rp_verbs_connect(p->r, &sa, 1), 0);
+	assert_int_equal(rp_verbs_connect(p->s, &ra, 1), 0);
 }
 
 static void close_pair(struct pair *p)
@@ -160,8 +160,8 @@ static void test_local_and_pairing(void **state)
 
 	(void)state;
 	open_pair(&p, 4, RING_LEN);
-	rp_verbs_local(p.s, &a);
-	rp_verbs_local(p.r, &b);
+	rp_verbs_local(p.s, 0, &a);
+	rp_verbs_local(p.r, 0, &b);
 	assert_true(a.qpn && a.qpn <= 0xffffff);
 	assert_true(b.qpn && b.qpn <= 0xffffff);
 	assert_int_not_equal(a.qpn, b.qpn);
@@ -172,13 +172,13 @@ static void test_local_and_pairing(void **state)
 	assert_int_equal(rp_verbs_gid_index(p.s), 1);
 
 	/* The sender connects first this time; unusable addresses fail. */
-	assert_int_equal(rp_verbs_connect(p.s, &b), 0);
-	assert_int_equal(rp_verbs_connect(p.s, &b), RP_EINTERNAL);
+	assert_int_equal(rp_verbs_connect(p.s, &b, 1), 0);
+	assert_int_equal(rp_verbs_connect(p.s, &b, 1), RP_EINTERNAL);
 	b.qpn = 0;
-	assert_int_equal(rp_verbs_connect(p.r, &b), RP_EPROTO);
-	assert_int_equal(rp_verbs_connect(p.r, &a), 0);
-	assert_int_equal(rp_verbs_post_recv(p.r, 1), 0);
-	assert_int_equal(rp_verbs_post_write_imm(p.s, 9, 0, 16,
+	assert_int_equal(rp_verbs_connect(p.r, &b, 1), RP_EPROTO);
+	assert_int_equal(rp_verbs_connect(p.r, &a, 1), 0);
+	assert_int_equal(rp_verbs_post_recv(p.r, 0, 1), 0);
+	assert_int_equal(rp_verbs_post_write_imm(p.s, 0, 9, 0, 16,
 						 raddr_of(&p, 0), p.rkey, 1),
 			 0);
 	assert_int_equal(next_in(p.r, wc, 2, 1), 1);
@@ -202,13 +202,13 @@ static void test_write_imm(void **state)
 
 	(void)state;
 	open_pair(&p, 4, RING_LEN);
-	assert_int_equal(rp_verbs_post_recv(p.r, 7), 0);
-	assert_int_equal(rp_verbs_post_recv(p.r, 8), 0);
+	assert_int_equal(rp_verbs_post_recv(p.r, 0, 7), 0);
+	assert_int_equal(rp_verbs_post_recv(p.r, 0, 8), 0);
 	connect_pair(&p);
 	for (int i = 0; i < 1000; i++)
 		p.sring[4096 + i] = (uint8_t)(i * 7 + 3);
 
-	assert_int_equal(rp_verbs_post_write_imm(p.s, 11, 4096, 1000,
+	assert_int_equal(rp_verbs_post_write_imm(p.s, 0, 11, 4096, 1000,
 						 raddr_of(&p, 8192), p.rkey,
 						 0xdeadbeef), 0);
 	assert_int_equal(next_in(p.s, wc, 4, 1), 1);
@@ -225,7 +225,7 @@ static void test_write_imm(void **state)
 
 	/* The whole ring in one Write, into the next receive. */
 	memset(p.sring, 0x5a, RING_LEN);
-	assert_int_equal(rp_verbs_post_write_imm(p.s, 12, 0, RING_LEN,
+	assert_int_equal(rp_verbs_post_write_imm(p.s, 0, 12, 0, RING_LEN,
 						 raddr_of(&p, 0), p.rkey, 2),
 			 0);
 	assert_int_equal(next_in(p.r, wc, 4, 1), 1);
@@ -248,9 +248,9 @@ static void test_send_imm(void **state)
 
 	(void)state;
 	open_pair(&p, 4, RING_LEN);
-	assert_int_equal(rp_verbs_post_recv(p.s, 3), 0);
+	assert_int_equal(rp_verbs_post_recv(p.s, 0, 3), 0);
 	connect_pair(&p);
-	assert_int_equal(rp_verbs_post_send_imm(p.r, 5, 42), 0);
+	assert_int_equal(rp_verbs_post_send_imm(p.r, 0, 5, 42), 0);
 	assert_int_equal(next_in(p.s, wc, 4, 1), 1);
 	assert_int_equal(wc[0].op, RP_WC_RECV_SEND_IMM);
 	assert_int_equal(wc[0].wr_id, 3);
@@ -277,9 +277,9 @@ struct rdma_req {
 static int post_req(struct pair *p, const struct rdma_req *q, uint64_t wr_id)
 {
 	if (q->read)
-		return rp_verbs_post_read(p->r, wr_id, 0, q->len, q->raddr,
+		return rp_verbs_post_read(p->r, 0, wr_id, 0, q->len, q->raddr,
 					  q->rkey);
-	return rp_verbs_post_write_imm(p->s, wr_id, 0, q->len, q->raddr,
+	return rp_verbs_post_write_imm(p->s, 0, wr_id, 0, q->len, q->raddr,
 				       q->rkey, 0);
 }
 
@@ -291,14 +291,14 @@ static void expect_refused(struct pair *p, const struct rdma_req *q)
 	struct rp_verbs *resp = q->read ? p->s : p->r;
 	struct rp_wc wc[4];
 
-	assert_int_equal(rp_verbs_post_recv(resp, 1), 0);
-	assert_int_equal(rp_verbs_post_recv(resp, 2), 0);
+	assert_int_equal(rp_verbs_post_recv(resp, 0, 1), 0);
+	assert_int_equal(rp_verbs_post_recv(resp, 0, 2), 0);
 	connect_pair(p);
 	assert_int_equal(post_req(p, q, 1), 0);
 	assert_int_equal(next_in(req, wc, 4, 1), RP_EWC);
 	assert_int_equal(next_in(resp, wc, 4, 1), RP_EWC);
 	/* Both QPs are in ERROR now: whatever is posted comes back flushed. */
-	assert_int_equal(rp_verbs_post_recv(resp, 3), 0);
+	assert_int_equal(rp_verbs_post_recv(resp, 0, 3), 0);
 	assert_int_equal(next_in(resp, wc, 4, 1), RP_EWC);
 	assert_int_equal(post_req(p, q, 2), 0);
 	assert_int_equal(next_in(req, wc, 4, 1), RP_EWC);
@@ -347,12 +347,12 @@ static void test_no_recv_posted(void **state)
 	(void)state;
 	open_pair(&p, 4, RING_LEN);
 	connect_pair(&p);
-	assert_int_equal(rp_verbs_post_write_imm(p.s, 1, 0, 8,
+	assert_int_equal(rp_verbs_post_write_imm(p.s, 0, 1, 0, 8,
 						 raddr_of(&p, 0), p.rkey, 0),
 			 0);
 	assert_int_equal(next_in(p.s, wc, 4, 1), RP_EWC);
 	/* The responder is in ERROR: a receive posted now is flushed. */
-	assert_int_equal(rp_verbs_post_recv(p.r, 1), 0);
+	assert_int_equal(rp_verbs_post_recv(p.r, 0, 1), 0);
 	assert_int_equal(next_in(p.r, wc, 4, 1), RP_EWC);
 	close_pair(&p);
 }
@@ -365,32 +365,32 @@ static void test_queue_depth(void **state)
 	(void)state;
 	open_pair(&p, 2, RING_LEN);
 	/* A Send before RTS fails as ibv_post_send does (EINVAL). */
-	assert_int_equal(rp_verbs_post_send_imm(p.s, 1, 0), RP_EVERBS);
-	assert_int_equal(rp_verbs_post_recv(p.r, 1), 0);
-	assert_int_equal(rp_verbs_post_recv(p.r, 2), 0);
-	assert_int_equal(rp_verbs_post_recv(p.r, 3), RP_EVERBS);
+	assert_int_equal(rp_verbs_post_send_imm(p.s, 0, 1, 0), RP_EVERBS);
+	assert_int_equal(rp_verbs_post_recv(p.r, 0, 1), 0);
+	assert_int_equal(rp_verbs_post_recv(p.r, 0, 2), 0);
+	assert_int_equal(rp_verbs_post_recv(p.r, 0, 3), RP_EVERBS);
 	connect_pair(&p);
-	assert_int_equal(rp_verbs_post_write_imm(p.s, 1, 0, 8,
+	assert_int_equal(rp_verbs_post_write_imm(p.s, 0, 1, 0, 8,
 						 raddr_of(&p, 0), p.rkey, 0),
 			 0);
-	assert_int_equal(rp_verbs_post_write_imm(p.s, 2, 0, 8,
+	assert_int_equal(rp_verbs_post_write_imm(p.s, 0, 2, 0, 8,
 						 raddr_of(&p, 0), p.rkey, 0),
 			 0);
 	/* Slots come back when completions are polled, not before. */
-	assert_int_equal(rp_verbs_post_write_imm(p.s, 3, 0, 8,
+	assert_int_equal(rp_verbs_post_write_imm(p.s, 0, 3, 0, 8,
 						 raddr_of(&p, 0), p.rkey, 0),
 			 RP_EVERBS);
-	assert_int_equal(rp_verbs_post_recv(p.r, 3), RP_EVERBS);
+	assert_int_equal(rp_verbs_post_recv(p.r, 0, 3), RP_EVERBS);
 	assert_int_equal(next_in(p.s, wc, 4, 1), 2);
 	assert_int_equal(next_in(p.r, wc, 1, 1), 1);
-	assert_int_equal(rp_verbs_post_recv(p.r, wc[0].wr_id), 0);
-	assert_int_equal(rp_verbs_post_write_imm(p.s, 3, 0, 8,
+	assert_int_equal(rp_verbs_post_recv(p.r, 0, wc[0].wr_id), 0);
+	assert_int_equal(rp_verbs_post_write_imm(p.s, 0, 3, 0, 8,
 						 raddr_of(&p, 0), p.rkey, 0),
 			 0);
 	assert_int_equal(next_in(p.s, wc, 4, 1), 1);
 	assert_int_equal(next_in(p.r, wc, 4, 1), 2);
 	/* Bad local arguments are bugs, not verbs failures. */
-	assert_int_equal(rp_verbs_post_write_imm(p.s, 4, RING_LEN - 4, 8,
+	assert_int_equal(rp_verbs_post_write_imm(p.s, 0, 4, RING_LEN - 4, 8,
 						 raddr_of(&p, 0), p.rkey, 0),
 			 RP_EINTERNAL);
 	close_pair(&p);
@@ -426,14 +426,14 @@ static void test_watch_fd(void **state)
 	(void)state;
 	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
 	open_pair(&p, 2, RING_LEN);
-	assert_int_equal(rp_verbs_post_recv(p.s, 1), 0);
+	assert_int_equal(rp_verbs_post_recv(p.s, 0, 1), 0);
 	connect_pair(&p);
 	assert_int_equal(rp_verbs_next(p.s, wc, 4, sv[0], rp_now() + 0.02),
 			 RP_ETIMEOUT);
 	assert_int_equal(write(sv[1], "x", 1), 1);
 	assert_int_equal(rp_verbs_next(p.s, wc, 4, sv[0], rp_now() + 5), 0);
 	/* Completions come before the watched fd's readiness. */
-	assert_int_equal(rp_verbs_post_send_imm(p.r, 1, 7), 0);
+	assert_int_equal(rp_verbs_post_send_imm(p.r, 0, 1, 7), 0);
 	assert_int_equal(rp_verbs_next(p.s, wc, 4, sv[0], rp_now() + 5), 1);
 	assert_int_equal(wc[0].imm, 7);
 	assert_int_equal(rp_verbs_next(p.s, wc, 4, sv[0], rp_now() + 5), 0);
@@ -522,10 +522,10 @@ static void test_fault_fail_post_and_hook(void **state)
 	open_pair(&p, 4, RING_LEN);
 	rp_fab_set_hook(record_hook, &h);
 	rp_fab_fault(RP_FAB_SENDER, RP_FAB_FAIL_POST, 2);
-	assert_int_equal(rp_verbs_post_recv(p.s, 1), 0);
-	assert_int_equal(rp_verbs_post_recv(p.s, 2), RP_EVERBS);
-	assert_int_equal(rp_verbs_post_recv(p.s, 3), 0);
-	assert_int_equal(rp_verbs_post_recv(p.r, 1), 0);
+	assert_int_equal(rp_verbs_post_recv(p.s, 0, 1), 0);
+	assert_int_equal(rp_verbs_post_recv(p.s, 0, 2), RP_EVERBS);
+	assert_int_equal(rp_verbs_post_recv(p.s, 0, 3), 0);
+	assert_int_equal(rp_verbs_post_recv(p.r, 0, 1), 0);
 	assert_int_equal(h.calls, 3);
 	assert_int_equal(h.side[0], RP_FAB_SENDER);
 	assert_int_equal(h.nth[0], 1);
@@ -535,10 +535,10 @@ static void test_fault_fail_post_and_hook(void **state)
 	/* One-shot: the next transfer runs clean. */
 	close_pair(&p);
 	open_pair(&p, 4, RING_LEN);
-	assert_int_equal(rp_verbs_post_recv(p.s, 1), 0);
-	assert_int_equal(rp_verbs_post_recv(p.s, 2), 0);
+	assert_int_equal(rp_verbs_post_recv(p.s, 0, 1), 0);
+	assert_int_equal(rp_verbs_post_recv(p.s, 0, 2), 0);
 	rp_fab_set_hook(NULL, NULL);
-	assert_int_equal(rp_verbs_post_recv(p.s, 3), 0);
+	assert_int_equal(rp_verbs_post_recv(p.s, 0, 3), 0);
 	assert_int_equal(h.calls, 5);
 	close_pair(&p);
 }
@@ -551,10 +551,10 @@ static void test_fault_fail_completion(void **state)
 	(void)state;
 	open_pair(&p, 4, RING_LEN);
 	rp_fab_fault(RP_FAB_RECEIVER, RP_FAB_FAIL_COMPLETION, 1);
-	assert_int_equal(rp_verbs_post_recv(p.r, 1), 0);
-	assert_int_equal(rp_verbs_post_recv(p.r, 2), 0);
+	assert_int_equal(rp_verbs_post_recv(p.r, 0, 1), 0);
+	assert_int_equal(rp_verbs_post_recv(p.r, 0, 2), 0);
 	connect_pair(&p);
-	assert_int_equal(rp_verbs_post_write_imm(p.s, 1, 0, 8,
+	assert_int_equal(rp_verbs_post_write_imm(p.s, 0, 1, 0, 8,
 						 raddr_of(&p, 0), p.rkey, 0),
 			 0);
 	/* The writer saw success; the receiver's completion failed. */
@@ -562,7 +562,7 @@ static void test_fault_fail_completion(void **state)
 	assert_int_equal(wc[0].op, RP_WC_WRITE);
 	assert_int_equal(next_in(p.r, wc, 4, 1), RP_EWC);
 	/* Its QP is in ERROR: the peer's next Write is not answered. */
-	assert_int_equal(rp_verbs_post_write_imm(p.s, 2, 0, 8,
+	assert_int_equal(rp_verbs_post_write_imm(p.s, 0, 2, 0, 8,
 						 raddr_of(&p, 0), p.rkey, 0),
 			 0);
 	assert_int_equal(next_in(p.s, wc, 4, 1), RP_EWC);
@@ -578,16 +578,16 @@ static void test_fault_stall(void **state)
 	(void)state;
 	open_pair(&p, 4, RING_LEN);
 	rp_fab_fault(RP_FAB_SENDER, RP_FAB_STALL, 1);
-	assert_int_equal(rp_verbs_post_recv(p.r, 1), 0);
+	assert_int_equal(rp_verbs_post_recv(p.r, 0, 1), 0);
 	connect_pair(&p);
-	assert_int_equal(rp_verbs_post_write_imm(p.s, 1, 0, 8,
+	assert_int_equal(rp_verbs_post_write_imm(p.s, 0, 1, 0, 8,
 						 raddr_of(&p, 0), p.rkey, 0),
 			 0);
 	assert_int_equal(next_in(p.r, wc, 4, 0.05), RP_ETIMEOUT);
 	assert_int_equal(next_in(p.s, wc, 4, 0.05), RP_ETIMEOUT);
 	/* Nor does anything reach the stalled side. */
-	assert_int_equal(rp_verbs_post_recv(p.s, 1), 0);
-	assert_int_equal(rp_verbs_post_send_imm(p.r, 1, 1), 0);
+	assert_int_equal(rp_verbs_post_recv(p.s, 0, 1), 0);
+	assert_int_equal(rp_verbs_post_send_imm(p.r, 0, 1, 1), 0);
 	assert_int_equal(next_in(p.s, wc, 4, 0.05), RP_ETIMEOUT);
 	assert_int_equal(next_in(p.r, wc, 4, 0.05), RP_ETIMEOUT);
 	rp_fab_stats(&st);
@@ -604,14 +604,14 @@ static void test_fault_kill(void **state)
 	(void)state;
 	open_pair(&p, 4, RING_LEN);
 	rp_fab_fault(RP_FAB_RECEIVER, RP_FAB_KILL, 3);
-	assert_int_equal(rp_verbs_post_recv(p.r, 1), 0);
-	assert_int_equal(rp_verbs_post_recv(p.r, 2), 0);
+	assert_int_equal(rp_verbs_post_recv(p.r, 0, 1), 0);
+	assert_int_equal(rp_verbs_post_recv(p.r, 0, 2), 0);
 	connect_pair(&p);
 	/* Post #3 kills the receiver: its receives and this Send flush. */
-	assert_int_equal(rp_verbs_post_send_imm(p.r, 3, 0), 0);
+	assert_int_equal(rp_verbs_post_send_imm(p.r, 0, 3, 0), 0);
 	assert_int_equal(next_in(p.r, wc, 4, 1), RP_EWC);
 	/* The sender's next request finds nobody: retry exceeded. */
-	assert_int_equal(rp_verbs_post_write_imm(p.s, 1, 0, 8,
+	assert_int_equal(rp_verbs_post_write_imm(p.s, 0, 1, 0, 8,
 						 raddr_of(&p, 0), p.rkey, 0),
 			 0);
 	assert_int_equal(next_in(p.s, wc, 4, 1), RP_EWC);
@@ -628,7 +628,7 @@ static void test_peer_closed(void **state)
 
 	(void)state;
 	open_pair(&p, 4, RING_LEN);
-	assert_int_equal(rp_verbs_post_recv(p.r, 1), 0);
+	assert_int_equal(rp_verbs_post_recv(p.r, 0, 1), 0);
 	connect_pair(&p);
 	raddr = raddr_of(&p, 0);
 	rkey = p.rkey;
@@ -637,7 +637,7 @@ static void test_peer_closed(void **state)
 	rp_fab_stats(&st);
 	assert_int_equal(st.open, 1);
 	assert_int_equal(st.rings, 1);
-	assert_int_equal(rp_verbs_post_write_imm(p.s, 1, 0, 8, raddr, rkey,
+	assert_int_equal(rp_verbs_post_write_imm(p.s, 0, 1, 0, 8, raddr, rkey,
 						 0), 0);
 	assert_int_equal(next_in(p.s, wc, 4, 1), RP_EWC);
 	/* NULL-safe, and deregistering twice is harmless. */
@@ -694,13 +694,13 @@ static void test_read(void **state)
 
 	(void)state;
 	open_read_pair(&p, ACC_LW);
-	assert_int_equal(rp_verbs_post_recv(p.s, 7), 0);
+	assert_int_equal(rp_verbs_post_recv(p.s, 0, 7), 0);
 	connect_pair(&p);
 	fill(p.sring, RING_LEN, 3);
-	assert_int_equal(rp_verbs_post_read(p.r, 21, 4096, 1000,
+	assert_int_equal(rp_verbs_post_read(p.r, 0, 21, 4096, 1000,
 					    saddr_of(&p, 8192), p.skey), 0);
 	/* Ordered with the other requests on the send queue. */
-	assert_int_equal(rp_verbs_post_send_imm(p.r, 22, 5), 0);
+	assert_int_equal(rp_verbs_post_send_imm(p.r, 0, 22, 5), 0);
 	assert_int_equal(next_in(p.r, wc, 4, 1), 2);
 	expect_wc(&wc[0], RP_WC_READ, 21, 1000, 0);
 	expect_wc(&wc[1], RP_WC_SEND, 22, 0, 0);
@@ -761,16 +761,16 @@ static void test_read_local_protection(void **state)
 
 	(void)state;
 	open_read_pair(&p, 0);
-	assert_int_equal(rp_verbs_post_recv(p.s, 1), 0);
+	assert_int_equal(rp_verbs_post_recv(p.s, 0, 1), 0);
 	connect_pair(&p);
 	fill(p.sring, RING_LEN, 9);
-	assert_int_equal(rp_verbs_post_read(p.r, 1, 0, 64, saddr_of(&p, 0),
+	assert_int_equal(rp_verbs_post_read(p.r, 0, 1, 0, 64, saddr_of(&p, 0),
 					    p.skey), 0);
 	assert_int_equal(next_in(p.r, wc, 4, 1), RP_EWC);
 	assert_zero(p.rring, 64);
 	assert_int_equal(next_in(p.s, wc, 4, 0.02), RP_ETIMEOUT);
 	/* Bad local arguments are bugs, not verbs failures. */
-	assert_int_equal(rp_verbs_post_read(p.r, 2, RING_LEN - 4, 8,
+	assert_int_equal(rp_verbs_post_read(p.r, 0, 2, RING_LEN - 4, 8,
 					    saddr_of(&p, 0), p.skey),
 			 RP_EINTERNAL);
 	close_pair(&p);
@@ -785,16 +785,16 @@ static void test_send_data(void **state)
 
 	(void)state;
 	open_pair_acc(&p, 4, RING_LEN, 0, ACC_LW);
-	assert_int_equal(rp_verbs_post_recv_buf(p.r, 7, 8192, 2000), 0);
-	assert_int_equal(rp_verbs_post_recv_buf(p.r, 8, 0, 16), 0);
-	assert_int_equal(rp_verbs_post_recv(p.r, 9), 0);
+	assert_int_equal(rp_verbs_post_recv_buf(p.r, 0, 7, 8192, 2000), 0);
+	assert_int_equal(rp_verbs_post_recv_buf(p.r, 0, 8, 0, 16), 0);
+	assert_int_equal(rp_verbs_post_recv(p.r, 0, 9), 0);
 	connect_pair(&p);
 	fill(p.sring, RING_LEN, 5);
-	assert_int_equal(rp_verbs_post_send_data(p.s, 5, 100, 1500,
+	assert_int_equal(rp_verbs_post_send_data(p.s, 0, 5, 100, 1500,
 						 0xabcdef01), 0);
 	/* Zero bytes fit any receive: into a buffer, and into none. */
-	assert_int_equal(rp_verbs_post_send_data(p.s, 6, 0, 0, 2), 0);
-	assert_int_equal(rp_verbs_post_send_imm(p.s, 7, 3), 0);
+	assert_int_equal(rp_verbs_post_send_data(p.s, 0, 6, 0, 0, 2), 0);
+	assert_int_equal(rp_verbs_post_send_imm(p.s, 0, 7, 3), 0);
 	assert_int_equal(next_in(p.r, wc, 4, 1), 3);
 	expect_wc(&wc[0], RP_WC_RECV_SEND_IMM, 7, 1500, 0xabcdef01);
 	assert_memory_equal(p.rring + 8192, p.sring + 100, 1500);
@@ -821,18 +821,18 @@ static void expect_send_fails(struct pair *p, bool buffered, uint32_t rlen,
 	struct rp_wc wc[4];
 
 	if (buffered)
-		assert_int_equal(rp_verbs_post_recv_buf(p->r, 1, 0, rlen), 0);
+		assert_int_equal(rp_verbs_post_recv_buf(p->r, 0, 1, 0, rlen), 0);
 	else
-		assert_int_equal(rp_verbs_post_recv(p->r, 1), 0);
-	assert_int_equal(rp_verbs_post_recv_buf(p->r, 2, 0, RING_LEN), 0);
+		assert_int_equal(rp_verbs_post_recv(p->r, 0, 1), 0);
+	assert_int_equal(rp_verbs_post_recv_buf(p->r, 0, 2, 0, RING_LEN), 0);
 	connect_pair(p);
 	fill(p->sring, RING_LEN, 11);
-	assert_int_equal(rp_verbs_post_send_data(p->s, 1, 0, slen, 1), 0);
+	assert_int_equal(rp_verbs_post_send_data(p->s, 0, 1, 0, slen, 1), 0);
 	assert_int_equal(next_in(p->s, wc, 4, 1), RP_EWC);
 	assert_int_equal(next_in(p->r, wc, 4, 1), RP_EWC);
 	assert_zero(p->rring, RING_LEN);
 	/* In ERROR: the peer's next Send is not answered either. */
-	assert_int_equal(rp_verbs_post_send_data(p->s, 2, 0, 1, 2), 0);
+	assert_int_equal(rp_verbs_post_send_data(p->s, 0, 2, 0, 1, 2), 0);
 	assert_int_equal(next_in(p->s, wc, 4, 1), RP_EWC);
 	assert_zero(p->rring, RING_LEN);
 	rp_fab_stats(&st);
@@ -860,12 +860,12 @@ static void test_send_data_refused(void **state)
 	close_pair(&p);
 	/* A receive buffer needs a ring, and inside it. */
 	open_pair_acc(&p, 4, RING_LEN, 0, ACC_LW);
-	assert_int_equal(rp_verbs_post_recv_buf(p.r, 1, RING_LEN - 8, 16),
+	assert_int_equal(rp_verbs_post_recv_buf(p.r, 0, 1, RING_LEN - 8, 16),
 			 RP_EINTERNAL);
-	assert_int_equal(rp_verbs_post_send_data(p.s, 1, RING_LEN, 1, 0),
+	assert_int_equal(rp_verbs_post_send_data(p.s, 0, 1, RING_LEN, 1, 0),
 			 RP_EINTERNAL);
 	rp_verbs_dereg_ring(p.r);
-	assert_int_equal(rp_verbs_post_recv_buf(p.r, 1, 0, 16),
+	assert_int_equal(rp_verbs_post_recv_buf(p.r, 0, 1, 0, 16),
 			 RP_EINTERNAL);
 	close_pair(&p);
 }
@@ -882,14 +882,14 @@ static void test_fault_new_posts(void **state)
 	connect_pair(&p);
 	rp_fab_set_hook(record_hook, &h);
 	rp_fab_fault(RP_FAB_RECEIVER, RP_FAB_FAIL_POST, 2);
-	assert_int_equal(rp_verbs_post_recv_buf(p.r, 1, 0, 8), 0);
-	assert_int_equal(rp_verbs_post_read(p.r, 2, 0, 8, saddr_of(&p, 0),
+	assert_int_equal(rp_verbs_post_recv_buf(p.r, 0, 1, 0, 8), 0);
+	assert_int_equal(rp_verbs_post_read(p.r, 0, 2, 0, 8, saddr_of(&p, 0),
 					    p.skey), RP_EVERBS);
 	assert_int_equal(h.calls, 1);
 	/* The third post's completion is the one delivered failed. */
 	rp_fab_fault(RP_FAB_RECEIVER, RP_FAB_FAIL_COMPLETION, 1);
 	fill(p.sring, 8, 4);
-	assert_int_equal(rp_verbs_post_read(p.r, 3, 0, 8, saddr_of(&p, 0),
+	assert_int_equal(rp_verbs_post_read(p.r, 0, 3, 0, 8, saddr_of(&p, 0),
 					    p.skey), 0);
 	assert_int_equal(h.calls, 2);
 	assert_int_equal(h.nth[1], 3);
@@ -900,9 +900,9 @@ static void test_fault_new_posts(void **state)
 	open_read_pair(&p, ACC_LW);
 	connect_pair(&p);
 	rp_fab_fault(RP_FAB_SENDER, RP_FAB_STALL, 1);
-	assert_int_equal(rp_verbs_post_recv(p.s, 1), 0);
+	assert_int_equal(rp_verbs_post_recv(p.s, 0, 1), 0);
 	fill(p.sring, 8, 4);
-	assert_int_equal(rp_verbs_post_read(p.r, 1, 0, 8, saddr_of(&p, 0),
+	assert_int_equal(rp_verbs_post_read(p.r, 0, 1, 0, 8, saddr_of(&p, 0),
 					    p.skey), 0);
 	assert_int_equal(next_in(p.r, wc, 4, 0.05), RP_ETIMEOUT);
 	assert_zero(p.rring, 8);
@@ -912,9 +912,9 @@ static void test_fault_new_posts(void **state)
 	open_read_pair(&p, ACC_LW);
 	connect_pair(&p);
 	rp_fab_fault(RP_FAB_SENDER, RP_FAB_KILL, 1);
-	assert_int_equal(rp_verbs_post_recv_buf(p.s, 1, 0, 8), 0);
+	assert_int_equal(rp_verbs_post_recv_buf(p.s, 0, 1, 0, 8), 0);
 	assert_int_equal(next_in(p.s, wc, 4, 1), RP_EWC);
-	assert_int_equal(rp_verbs_post_read(p.r, 1, 0, 8, saddr_of(&p, 0),
+	assert_int_equal(rp_verbs_post_read(p.r, 0, 1, 0, 8, saddr_of(&p, 0),
 					    p.skey), 0);
 	assert_int_equal(next_in(p.r, wc, 4, 1), RP_EWC);
 	close_pair(&p);
@@ -931,13 +931,13 @@ static void test_slow_ack_read(void **state)
 	rp_fab_fault(RP_FAB_RECEIVER, RP_FAB_SLOW_ACK, 50);
 	open_read_pair(&p, ACC_LW);
 	rp_fab_fault(RP_FAB_RECEIVER, RP_FAB_NONE, 0);
-	assert_int_equal(rp_verbs_post_recv(p.s, 1), 0);
+	assert_int_equal(rp_verbs_post_recv(p.s, 0, 1), 0);
 	connect_pair(&p);
 	fill(p.sring, 64, 6);
 	t0 = rp_now();
-	assert_int_equal(rp_verbs_post_read(p.r, 1, 0, 64, saddr_of(&p, 0),
+	assert_int_equal(rp_verbs_post_read(p.r, 0, 1, 0, 64, saddr_of(&p, 0),
 					    p.skey), 0);
-	assert_int_equal(rp_verbs_post_send_imm(p.r, 2, 0), 0);
+	assert_int_equal(rp_verbs_post_send_imm(p.r, 0, 2, 0), 0);
 	assert_int_equal(next_in(p.r, wc, 1, 1), 1);
 	assert_true(rp_now() - t0 >= 0.045);
 	expect_wc(&wc[0], RP_WC_READ, 1, 64, 0);
@@ -977,7 +977,7 @@ static int give_credit(struct stream *s, uint64_t landed, uint64_t *sent,
 
 	if (*sent == landed || *out >= STREAM_W + 1)
 		return 0;
-	rc = rp_verbs_post_send_imm(s->p.r, landed, (uint32_t)landed);
+	rc = rp_verbs_post_send_imm(s->p.r, 0, landed, (uint32_t)landed);
 	if (!rc) {
 		*sent = landed;
 		(*out)++;
@@ -995,7 +995,7 @@ static const char *land(struct stream *s, const struct rp_wc *wc,
 	for (size_t i = 0; i < STREAM_CHUNK; i++)
 		if (slot[i] != stream_byte(landed, i))
 			return "receiver: chunk content differs";
-	if (rp_verbs_post_recv(s->p.r, wc->wr_id))
+	if (rp_verbs_post_recv(s->p.r, 0, wc->wr_id))
 		return "receiver: post_recv failed";
 	return NULL;
 }
@@ -1036,7 +1036,7 @@ static int stream_post(struct stream *s, uint64_t seq)
 
 	for (size_t i = 0; i < STREAM_CHUNK; i++)
 		s->p.sring[off + i] = stream_byte(seq, i);
-	return rp_verbs_post_write_imm(s->p.s, seq, off, STREAM_CHUNK,
+	return rp_verbs_post_write_imm(s->p.s, 0, seq, off, STREAM_CHUNK,
 				       raddr_of(&s->p, off), s->p.rkey,
 				       (uint32_t)seq);
 }
@@ -1069,7 +1069,7 @@ static void *stream_send(void *arg)
 			else if (wc[i].op == RP_WC_RECV_SEND_IMM)
 				credited = wc[i].imm;
 			if (wc[i].op == RP_WC_RECV_SEND_IMM &&
-			    rp_verbs_post_recv(s->p.s, wc[i].wr_id))
+			    rp_verbs_post_recv(s->p.s, 0, wc[i].wr_id))
 				s->sfail = "sender: post_recv failed";
 		}
 	}
@@ -1087,8 +1087,8 @@ static void test_stream_threads(void **state)
 	assert_non_null(s);
 	open_pair(&s->p, STREAM_W + 1, STREAM_W * STREAM_CHUNK);
 	for (uint32_t i = 0; i < STREAM_W; i++) {
-		assert_int_equal(rp_verbs_post_recv(s->p.r, i), 0);
-		assert_int_equal(rp_verbs_post_recv(s->p.s, i), 0);
+		assert_int_equal(rp_verbs_post_recv(s->p.r, 0, i), 0);
+		assert_int_equal(rp_verbs_post_recv(s->p.s, 0, i), 0);
 	}
 	connect_pair(&s->p);
 	assert_int_equal(pthread_create(&tr, NULL, stream_recv, s), 0);
@@ -1122,7 +1122,7 @@ static void *write_until_error(void *arg)
 	struct rp_wc wc[4];
 
 	for (uint64_t i = 0; i <= CLOSE_RECVS; i++) {
-		if (rp_verbs_post_write_imm(c->p.s, i, 0, RING_LEN,
+		if (rp_verbs_post_write_imm(c->p.s, 0, i, 0, RING_LEN,
 					    raddr_of(&c->p, 0), c->p.rkey, 0)) {
 			c->fail = "post failed";
 			return NULL;
@@ -1155,7 +1155,7 @@ static void test_close_during_writes(void **state)
 	assert_int_equal(rp_verbs_reg_ring(c->p.s, RING_LEN,
 					   (void **)&c->p.sring, &unused), 0);
 	for (uint64_t i = 0; i < CLOSE_RECVS; i++)
-		assert_int_equal(rp_verbs_post_recv(c->p.r, i), 0);
+		assert_int_equal(rp_verbs_post_recv(c->p.r, 0, i), 0);
 	connect_pair(&c->p);
 	assert_int_equal(pthread_create(&t, NULL, write_until_error, c), 0);
 	usleep(20 * 1000);
