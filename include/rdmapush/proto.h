@@ -39,8 +39,15 @@
  *    chunk's length; or Send, two-sided, into receives the receiver
  *    keeps posted in its ring. With Read and Send the receiver's MR
  *    carries no rkey (0): nothing may touch its memory remotely.
+ * 6: the chunks may be striped over several RC QPs (--qps): HELLO says
+ *    how many in bits 16..23 of its flags word (1..RP_QPS_MAX) and both
+ *    HELLO and MR end in the QPN and PSN of each QP after the first
+ *    (which is in qp_addr; the QPs share LID, MTU and GID). QP i
+ *    connects to the peer's QP i. Chunk n of the session, and with
+ *    --op read its announcement and its Read, go on QP n mod qps, so on
+ *    each QP they come in order; credits go on QP 0.
  */
-#define RP_PROTO_VERSION	5
+#define RP_PROTO_VERSION	6
 #define RP_PROTO_HDR_LEN	12
 /* Room every message leaves in RP_PROTO_MAX_PAYLOAD for that tag. */
 #define RP_PROTO_TAG_ROOM	32
@@ -107,22 +114,34 @@ enum rp_data_op {
 	RP_OP_MAX
 };
 
+/* A QP after the first: its own QPN and PSN (version 6). */
+struct rp_qp_more {
+	uint32_t qpn;		/* 24 bits, non-zero */
+	uint32_t psn;		/* 24 bits */
+};
+
 struct rp_hello {
-	struct rp_qp_addr qp;
+	struct rp_qp_addr qp;	/* QP 0 */
 	uint64_t total;		/* bytes in the session, or RP_SIZE_UNKNOWN */
 	uint32_t chunk;		/* requested chunk size */
 	uint32_t window;	/* requested number of chunks in flight */
 	uint32_t flags;		/* RP_HELLO_* (on the wire, bits 0..7) */
 	uint8_t op;		/* enum rp_data_op (on the wire, bits 8..15) */
+	uint8_t qps;		/* QPs, 1..RP_QPS_MAX (on the wire, bits
+				 * 16..23) */
+	struct rp_qp_more more[RP_QPS_MAX - 1];	/* QPs 1..qps-1 */
 };
 
 struct rp_mr {
-	struct rp_qp_addr qp;
+	struct rp_qp_addr qp;	/* QP 0 */
 	uint64_t addr;		/* remote virtual address of the ring */
 	uint32_t rkey;
 	uint64_t len;		/* ring length = chunk * window */
 	uint32_t chunk;		/* agreed chunk size (<= requested) */
 	uint32_t window;	/* agreed window (<= requested) */
+	uint8_t qps;		/* QPs, 1..RP_QPS_MAX (on the wire, implied
+				 * by the length) */
+	struct rp_qp_more more[RP_QPS_MAX - 1];	/* QPs 1..qps-1 */
 };
 
 enum rp_file_kind {
@@ -218,7 +237,9 @@ struct rp_msg_hdr {
 };
 
 /*
- * Encoders: write one whole message (header + payload) into buf.
+ * Encoders: write one whole message (header + payload) into buf. In
+ * HELLO and MR, qps 0 is taken as 1 (more[] is then not read); decoders
+ * always give 1..RP_QPS_MAX.
  * Return the number of bytes written (> 0), or RP_EPROTO when a field is
  * out of range (e.g. path_len > RP_PATH_MAX), or -ENOBUFS when len is short.
  */
