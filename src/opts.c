@@ -28,6 +28,7 @@ enum {
 	OPT_THREADS,
 	OPT_OP,
 	OPT_DIRECT,
+	OPT_QPS,
 };
 
 static const char recv_short[] = ":p:b:o:1fm:d:i:g:tJqT:h";
@@ -74,6 +75,7 @@ static const struct option send_long[] = {
 	{ "psk",	required_argument, NULL, OPT_PSK },
 	{ "threads",	required_argument, NULL, OPT_THREADS },
 	{ "op",		required_argument, NULL, OPT_OP },
+	{ "qps",	required_argument, NULL, OPT_QPS },
 	{ "direct",	no_argument,	   NULL, OPT_DIRECT },
 	{ "help",	no_argument,	   NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -343,6 +345,11 @@ static int set_option(struct rp_opts *o, const char *sub, int c,
 		break;
 	case OPT_OP:
 		return parse_op(o, sub, arg);
+	case OPT_QPS:
+		if (parse_range(arg, 1, RP_QPS_MAX, &v))
+			return bad_value(sub, "QP count", arg, "1..8");
+		o->qps = (uint32_t)v;
+		break;
 	case 'c':
 		if (rp_opts_parse_size(arg, &size) || size < RP_MIN_CHUNK ||
 		    size > RP_MAX_CHUNK)
@@ -631,14 +638,14 @@ static const char help_send[] =
 	"Usage: rdmapush send [OPTION]... SOURCE... HOST\n"
 	"\n"
 	"Push each SOURCE to the receiver listening on HOST (a name or an\n"
-	"address), all in one session over one queue pair: a regular file\n"
-	"lands under its last component, a directory (with -r) as a tree\n"
-	"under its own name, as scp -r does, and '-' (standard input, with\n"
-	"--as) as NAME. Symbolic links, devices, FIFOs and sockets in a tree\n"
-	"are skipped and counted; a symbolic link named as a SOURCE is\n"
-	"followed. The data moves as RDMA Writes (or, with --op, RDMA Reads\n"
-	"or Sends), a window of chunks in flight; small files are\n"
-	"pipelined. Each file counts once the\n"
+	"address), all in one session over one queue pair (or --qps of\n"
+	"them): a regular file lands under its last component, a directory\n"
+	"(with -r) as a tree under its own name, as scp -r does, and '-'\n"
+	"(standard input, with --as) as NAME. Symbolic links, devices,\n"
+	"FIFOs and sockets in a tree are skipped and counted; a symbolic\n"
+	"link named as a SOURCE is followed. The data moves as RDMA Writes\n"
+	"(or, with --op, RDMA Reads or Sends), a window of chunks in\n"
+	"flight; small files are pipelined. Each file counts once the\n"
 	"receiver has verified its checksum and synced it to disk; a failed\n"
 	"file is reported and the others go on, and the exit status is then\n"
 	"that of the first failure.\n"
@@ -656,6 +663,8 @@ static const char help_send[] =
 	"                       receiver RDMA-Reads ours) or send (two-sided\n"
 	"                       Send into receives it keeps posted; no rkey\n"
 	"                       is exposed)\n"
+	"      --qps N          stripe the chunks over N RC queue pairs,\n"
+	"                       1..8 (default 1): chunk n goes on QP n mod N\n"
 	"  -c, --chunk SIZE     bytes per RDMA Write, 4K..64M, with an\n"
 	"                       optional K, M or G suffix (default 1M)\n"
 	"  -w, --window N       chunks in flight, 1..64 (default 8); chunk x\n"

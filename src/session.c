@@ -135,6 +135,7 @@ void trace_hello(const char *dir, const struct rp_hello *m)
 		 m->window, rp_proto_op_name(m->op),
 		 m->flags & RP_HELLO_PRESERVE ? " preserve" : "");
 	trace_qp(dir, "HELLO", &m->qp, rest);
+	trace_more_qps(dir, "HELLO", m->more, m->qps);
 }
 
 void trace_file(const char *dir, const struct rp_file *m)
@@ -169,6 +170,7 @@ void trace_mr(const char *dir, const struct rp_mr *m)
 		 m->addr, m->rkey, m->len, m->chunk, m->window,
 		 m->rkey ? "" : " (no rkey: no remote access to this ring)");
 	trace_qp(dir, "MR", &m->qp, rest);
+	trace_more_qps(dir, "MR", m->more, m->qps);
 }
 
 void trace_fin(const char *dir, const struct rp_fin *m)
@@ -568,7 +570,6 @@ int msg_send_mr(struct xfer *x, uint64_t addr, uint32_t rkey)
 {
 	uint8_t buf[RP_PROTO_MAX_MSG];
 	struct rp_mr mr = {
-		.qp = x->local,
 		.addr = addr,
 		.rkey = rkey,
 		.len = (uint64_t)x->chunk * x->window,
@@ -576,6 +577,7 @@ int msg_send_mr(struct xfer *x, uint64_t addr, uint32_t rkey)
 		.window = x->window,
 	};
 
+	xfer_put_local(x, &mr.qp, mr.more, &mr.qps);
 	trace_mr("->", &mr);
 	return msg_send(x, buf, rp_proto_pack_mr(buf, sizeof(buf), &mr), "MR");
 }
@@ -797,6 +799,7 @@ int xfer_open_verbs(struct xfer *x, bool receiver)
 		.rd_atomic = x->op == RP_OP_READ ? x->window : 1,
 		.max_send_wr = xfer_queue_depth(x),
 		.max_recv_wr = xfer_queue_depth(x),
+		.qps = x->qps,
 	};
 	int rc = rp_ctrl_local_addr(x->fd, &ss, &sl);
 
@@ -808,7 +811,8 @@ int xfer_open_verbs(struct xfer *x, bool receiver)
 	rc = rp_verbs_open(&x->v, &cfg);
 	if (rc)
 		return rc;
-	rp_verbs_local(x->v, 0, &x->local);
+	for (uint32_t i = 0; i < x->qps; i++)
+		rp_verbs_local(x->v, i, &x->local[i]);
 	xfer_report_verbs(x);
 	return 0;
 }
@@ -823,8 +827,8 @@ uint32_t xfer_queue_depth(const struct xfer *x)
 
 void xfer_report_verbs(struct xfer *x)
 {
-	x->rep.local_qpn = x->local.qpn;
-	x->rep.remote_qpn = x->remote.qpn;
+	x->rep.local_qpn = x->local[0].qpn;
+	x->rep.remote_qpn = x->remote[0].qpn;
 	snprintf(x->gid, sizeof(x->gid), "%s", rp_verbs_gid_str(x->v));
 	x->rep.gid = x->gid;
 	x->rep.gid_index = rp_verbs_gid_index(x->v);

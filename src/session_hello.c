@@ -98,14 +98,14 @@ int recv_agree_shape(struct xfer *x, const struct rp_hello *h)
 	return 0;
 }
 
-/* --op write and read: the Write with immediate, or the Read's
- * announcement, that each consumes carries no bytes for it. */
-int recv_post_first_recvs(struct xfer *x)
+/* A window of them: never more chunks, announcements or credits are in
+ * flight, and each completion posts its receive again. */
+int xfer_post_recvs(struct xfer *x, uint32_t qp)
 {
 	int rc = 0;
 
 	for (uint32_t i = 0; !rc && i < x->window; i++)
-		rc = rp_verbs_post_recv(x->v, 0, i);
+		rc = rp_verbs_post_recv(x->v, qp, i);
 	return rc;
 }
 
@@ -116,6 +116,17 @@ int recv_send_mr(struct xfer *x, uint32_t rkey)
 	if (x->op != RP_OP_WRITE)
 		return msg_send_mr(x, 0, 0);
 	return msg_send_mr(x, (uint64_t)(uintptr_t)x->ring, rkey);
+}
+
+/* The sender's MR names the QPs its HELLO did, in the same order. */
+static bool same_qps(const struct xfer *x, const struct rp_mr *mr)
+{
+	if (mr->qps != x->qps || mr->qp.qpn != x->remote[0].qpn)
+		return false;
+	for (uint32_t i = 1; i < x->qps; i++)
+		if (mr->more[i - 1].qpn != x->remote[i].qpn)
+			return false;
+	return true;
 }
 
 /*
@@ -130,13 +141,13 @@ int recv_sender_mr(struct xfer *x, struct rp_mr *mr)
 
 	if (rc)
 		return rc;
-	if (m.mr.qp.qpn != x->remote.qpn || m.mr.chunk != x->chunk ||
+	if (!same_qps(x, &m.mr) || m.mr.chunk != x->chunk ||
 	    m.mr.window != x->window || !m.mr.rkey) {
-		RP_ERR("MR from %s does not match the session: QP 0x%x, chunk "
-		       "%u x window %u, rkey 0x%x; want QP 0x%x, %u x %u and "
-		       "an rkey", x->peer, m.mr.qp.qpn, m.mr.chunk,
-		       m.mr.window, m.mr.rkey, x->remote.qpn, x->chunk,
-		       x->window);
+		RP_ERR("MR from %s does not match the session: QP 0x%x of %u, "
+		       "chunk %u x window %u, rkey 0x%x; want HELLO's QP 0x%x "
+		       "of %u, %u x %u and an rkey", x->peer, m.mr.qp.qpn,
+		       m.mr.qps, m.mr.chunk, m.mr.window, m.mr.rkey,
+		       x->remote[0].qpn, x->qps, x->chunk, x->window);
 		return RP_EPROTO;
 	}
 	*mr = m.mr;
@@ -179,7 +190,6 @@ int send_hello(struct xfer *x)
 {
 	uint8_t buf[RP_PROTO_MAX_MSG];
 	struct rp_hello h = {
-		.qp = x->local,
 		.total = x->size,
 		.chunk = x->chunk,
 		.window = x->window,
@@ -187,6 +197,7 @@ int send_hello(struct xfer *x)
 		.op = x->op,
 	};
 
+	xfer_put_local(x, &h.qp, h.more, &h.qps);
 	trace_hello("->", &h);
 	return msg_send(x, buf, rp_proto_pack_hello(buf, sizeof(buf), &h),
 			"HELLO");
@@ -211,7 +222,63 @@ int send_take_mr(struct xfer *x, struct rp_mr *mr)
 	x->chunk = mr->chunk;
 	x->window = mr->window;
 	rp_fileio_dio_init(&x->dio, x->o->direct, x->chunk);
-	x->remote = mr->qp;
-	x->rep.remote_qpn = mr->qp.qpn;
+	return xfer_take_remote(x, &mr->qp, mr->more, mr->qps, "MR");
+}
+
+/* ---- both sides: the QPs in HELLO and MR (version 6) ---- */
+
+int xfer_take_remote(struct xfer *x, const struct rp_qp_addr *qp0,
+		     const struct rp_qp_more *more, uint32_t qps,
+		     const char *what)
+{
+	if (qps != x->qps) {
+		RP_ERR("%s from %s names %u QPs; the session has %u", what,
+		       x->peer, qps, x->qps);
+		return RP_EPROTO;
+	}
+	for (uint32_t i = 0; i < qps; i++) {
+		x->remote[i] = *qp0;
+		if (i) {
+			x->remote[i].qpn = more[i - 1].qpn;
+			x->remote[i].psn = more[i - 1].psn;
+		}
+		/* Two of ours on one of theirs would cross the chunks'
+		 * order, which is per QP. */
+		for (uint32_t j = 0; j < i; j++) {
+			if (x->remote[j].qpn == x->remote[i].qpn) {
+				RP_ERR("%s from %s names QP 0x%x twice", what,
+				       x->peer, x->remote[i].qpn);
+				return RP_EPROTO;
+			}
+		}
+	}
+	x->rep.remote_qpn = qp0->qpn;
 	return 0;
+}
+
+void xfer_put_local(const struct xfer *x, struct rp_qp_addr *qp0,
+		    struct rp_qp_more *more, uint8_t *qps)
+{
+	*qp0 = x->local[0];
+	for (uint32_t i = 1; i < x->qps; i++)
+		more[i - 1] = (struct rp_qp_more){
+			.qpn = x->local[i].qpn, .psn = x->local[i].psn,
+		};
+	*qps = (uint8_t)x->qps;
+}
+
+void trace_more_qps(const char *dir, const char *type,
+		    const struct rp_qp_more *more, uint32_t qps)
+{
+	char line[RP_QPS_MAX * 32];
+	size_t n = 0;
+
+	if (!rp_trace_on() || qps < 2)
+		return;
+	for (uint32_t i = 1; i < qps && n < sizeof(line); i++)
+		n += (size_t)snprintf(line + n, sizeof(line) - n,
+				      " QP%u qpn=0x%06x psn=0x%06x", i,
+				      more[i - 1].qpn, more[i - 1].psn);
+	RP_TRACE("ctrl", "%s %s (cont.) %u QPs, the first above;%s", dir,
+		 type, qps, line);
 }

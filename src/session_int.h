@@ -57,8 +57,11 @@ struct xfer {
 	struct rp_dio dio;	/* --direct, once chunk is agreed */
 	uint64_t size;		/* bytes in the session, or RP_SIZE_UNKNOWN */
 	struct rp_csum *csum;
-	struct rp_qp_addr local;
-	struct rp_qp_addr remote;
+	/* --qps: the QPs chunks are striped over (chunk n on QP n % qps),
+	 * ours and the peer's QP i, which ours connects to. */
+	uint32_t qps;
+	struct rp_qp_addr local[RP_QPS_MAX];
+	struct rp_qp_addr remote[RP_QPS_MAX];
 	enum rp_phase phase;
 	uint64_t done;		/* chunks the receiver has taken (credit) */
 	struct rp_tally tally;
@@ -96,6 +99,36 @@ static inline size_t xfer_slot_off(const struct xfer *x, uint64_t n)
 {
 	return (size_t)(n % x->window) * x->chunk;
 }
+
+/* The QP chunk n (its Write, Send, or announcement and Read) goes on. */
+static inline uint32_t xfer_chunk_qp(const struct xfer *x, uint64_t n)
+{
+	return (uint32_t)(n % x->qps);
+}
+
+/*
+ * The receiver's reorder stage (session_order.c): chunks arrive in order
+ * on each QP, not across them. seen[q]: chunks arrived on QP q so far.
+ */
+struct rp_arrival;
+struct rp_order {
+	struct rp_arrival *a;	/* window entries: chunk n in a[n % window] */
+	uint32_t window;
+	uint32_t qps;
+	uint64_t seen[RP_QPS_MAX];
+};
+/* window entries, for qps QPs: 0 or -ENOMEM (reported). */
+int rp_order_init(struct rp_order *o, uint32_t window, uint32_t qps);
+void rp_order_free(struct rp_order *o);
+/* The session number of the next chunk to arrive on QP qp (counted). */
+uint64_t rp_order_next_on(struct rp_order *o, uint32_t qp);
+/* Chunk n arrived with imm and len: kept until its turn. False when
+ * another chunk waits in its entry (the peer passed its credit). */
+bool rp_order_put(struct rp_order *o, uint64_t n, uint32_t imm,
+		  uint32_t len);
+/* Chunk n's imm and len, if it has arrived (then it is taken). */
+bool rp_order_take(struct rp_order *o, uint64_t n, uint32_t *imm,
+		   uint32_t *len);
 
 /* Absolute deadline o->timeout seconds from now, or the handshake
  * deadline while that is sooner. */
@@ -221,16 +254,33 @@ int msg_peer_failure(struct xfer *x, const struct rp_result *res);
  * instead, without --psk, is RP_EAUTH). Chunk and window: never more than
  * asked, within our caps, no more ring than a small session needs. The
  * zero-length receives for the first window of chunks (--op write and
- * read; --op send posts its own, into the slots). Our MR answer
+ * read, on each QP: xfer_post_recvs(); --op send posts its own, into the
+ * slots). Our MR answer
  * (the ring's rkey only with --op write). With --op read, the sender's
  * MR: its QP and our shape, with an rkey. Each 0 or an error (reported).
  */
 int recv_authenticate(struct xfer *x);
 int recv_hello(struct xfer *x, struct rp_hello *h);
 int recv_agree_shape(struct xfer *x, const struct rp_hello *h);
-int recv_post_first_recvs(struct xfer *x);
 int recv_send_mr(struct xfer *x, uint32_t rkey);
 int recv_sender_mr(struct xfer *x, struct rp_mr *mr);
+/*
+ * A window of zero-length receives on QP qp, for what carries no bytes
+ * into them: Writes with immediate, announcements, credits. 0 or an
+ * error (reported).
+ */
+int xfer_post_recvs(struct xfer *x, uint32_t qp);
+/*
+ * HELLO's or MR's QPs (qp0 and more[], qps of them) as x->remote[], each
+ * with qp0's LID, MTU and GID. RP_EPROTO (reported) when qps is not
+ * x->qps or two QPNs are the same.
+ */
+int xfer_take_remote(struct xfer *x, const struct rp_qp_addr *qp0,
+		     const struct rp_qp_more *more, uint32_t qps,
+		     const char *what);
+/* x->local[] as a message's qp0, more[] and qps. */
+void xfer_put_local(const struct xfer *x, struct rp_qp_addr *qp0,
+		    struct rp_qp_more *more, uint8_t *qps);
 /*
  * The sender's handshake (session_hello.c): its --psk challenge and
  * proof; HELLO with x's shape, op and QP; the receiver's MR, whose shape
@@ -242,6 +292,9 @@ int send_hello(struct xfer *x);
 int send_take_mr(struct xfer *x, struct rp_mr *mr);
 
 void trace_hello(const char *dir, const struct rp_hello *m);
+/* The QPs after the first of a HELLO or MR, one line, when there are. */
+void trace_more_qps(const char *dir, const char *type,
+		    const struct rp_qp_more *more, uint32_t qps);
 void trace_mr(const char *dir, const struct rp_mr *m);
 void trace_file(const char *dir, const struct rp_file *m);
 void trace_fend(const char *dir, const struct rp_fend *m);

@@ -77,7 +77,7 @@ struct landed {
 struct recv_state {
 	int dirfd;		/* borrowed from the server */
 	struct rp_mr src;	/* --op read: the sender's ring */
-	uint64_t announced;	/* --op read: chunks announced (Reads posted) */
+	struct rp_order order;	/* chunks arrived, before they land */
 	struct landed *rec;	/* nrec records: chunk n uses rec[n % nrec] */
 	uint32_t nrec;
 	uint64_t landed;	/* chunks landed in the session */
@@ -105,7 +105,9 @@ struct recv_state {
 static int post_slot_recvs(struct xfer *x, struct recv_state *r)
 {
 	while (x->op == RP_OP_SEND && r->recvs < x->done + x->window) {
-		int rc = rp_verbs_post_recv_buf(x->v, 0, r->recvs % x->window,
+		int rc = rp_verbs_post_recv_buf(x->v,
+						xfer_chunk_qp(x, r->recvs),
+						r->recvs % x->window,
 						xfer_slot_off(x, r->recvs),
 						x->chunk);
 
@@ -125,16 +127,19 @@ static int accept_hello(struct xfer *x, struct recv_state *r,
 	uint32_t rkey;
 	int rc;
 
-	x->remote = h->qp;
-	x->rep.remote_qpn = h->qp.qpn;
 	x->op = h->op;
+	x->qps = h->qps;
 	r->flags = h->flags;
-	rc = recv_agree_shape(x, h);
+	rc = xfer_take_remote(x, &h->qp, h->more, h->qps, "HELLO");
+	if (!rc)
+		rc = recv_agree_shape(x, h);
 	r->sq_cap = x->window + 1;
 	r->nrec = 2 * x->window;
 	if (!rc)
 		rc = rp_sys_calloc(&r->rec, r->nrec, sizeof(*r->rec),
 				   "chunk records");
+	if (!rc)
+		rc = rp_order_init(&r->order, x->window, x->qps);
 	/* Each worker copies a chunk out of the ring into its own buffer. */
 	if (!rc)
 		rc = xfer_start_pool(x, x->chunk);
@@ -143,11 +148,12 @@ static int accept_hello(struct xfer *x, struct recv_state *r,
 	if (!rc)
 		rc = rp_verbs_reg_ring(x->v, (size_t)x->chunk * x->window,
 				       (void **)&x->ring, &rkey);
+	if (!rc && x->op == RP_OP_SEND)
+		rc = post_slot_recvs(x, r);
+	for (uint32_t q = 0; !rc && x->op != RP_OP_SEND && q < x->qps; q++)
+		rc = xfer_post_recvs(x, q);
 	if (!rc)
-		rc = x->op == RP_OP_SEND ? post_slot_recvs(x, r) :
-		     recv_post_first_recvs(x);
-	if (!rc)
-		rc = rp_verbs_connect(x->v, &x->remote, 1);
+		rc = rp_verbs_connect(x->v, x->remote, x->qps);
 	if (!rc)
 		rc = recv_send_mr(x, rkey);
 	if (!rc && x->op == RP_OP_READ)
@@ -676,52 +682,67 @@ static int land_chunk(struct xfer *x, struct recv_state *r, uint32_t imm,
 }
 
 /*
- * --op read: the sender says its next chunk is in its slot, imm = its
- * length and RP_IMM_END; read it into the same slot of ours. The chunk's
- * record keeps imm until the Read completes, when the chunk lands as a
- * Write's would. That record is free: announcements stay within window
- * of the credit, and the credit within window of the records folded.
+ * Chunk n's bytes are in its slot (n from the QP it came on: chunk n
+ * goes on QP n % qps, in order there). Land it, and those that came
+ * early behind it, in the session's order. Within credit, no two wait.
+ */
+static int arrive(struct xfer *x, struct recv_state *r, uint64_t n,
+		  uint32_t imm, uint32_t len)
+{
+	int rc = 0;
+
+	if (n < r->landed || n >= x->done + x->window ||
+	    !rp_order_put(&r->order, n, imm, len)) {
+		RP_ERR("chunk #%" PRIu64 " from %s beyond its credit (%" PRIu64
+		       " landed, %" PRIu64 " credited)", n, x->peer,
+		       r->landed, x->done);
+		return RP_EPROTO;
+	}
+	while (!rc && rp_order_take(&r->order, r->landed, &imm, &len))
+		rc = land_chunk(x, r, imm, len);
+	return rc;
+}
+
+/*
+ * --op read: the sender says its next chunk on this QP is in its slot,
+ * imm = its length and RP_IMM_END; read it, on the same QP, into the
+ * same slot of ours. The chunk's record keeps imm until the Read
+ * completes, when the chunk arrives as a Write's would. That record is
+ * free: announcements stay within window of the credit, and the credit
+ * within window of the records folded.
  */
 static int on_announce(struct xfer *x, struct recv_state *r,
 		       const struct rp_wc *wc)
 {
 	uint32_t len = wc->imm & ~RP_IMM_END;
-	size_t off = xfer_slot_off(x, r->announced);
+	uint64_t n = rp_order_next_on(&r->order, wc->qp);
+	size_t off = xfer_slot_off(x, n);
 	int rc;
 
-	if (wc->byte_len || len > x->chunk ||
-	    r->announced >= x->done + x->window) {
+	if (wc->byte_len || len > x->chunk || n >= x->done + x->window) {
 		RP_ERR("chunk announcement from %s out of bounds: %u bytes "
-		       "(chunk %u), %" PRIu64 " announced, %" PRIu64
-		       " credited", x->peer, len, x->chunk, r->announced,
-		       x->done);
+		       "(chunk %u), chunk #%" PRIu64 ", %" PRIu64
+		       " credited", x->peer, len, x->chunk, n, x->done);
 		return RP_EPROTO;
 	}
-	rc = rp_verbs_post_recv(x->v, 0, wc->wr_id);
+	rc = rp_verbs_post_recv(x->v, wc->qp, wc->wr_id);
 	if (!rc)
-		rc = rp_verbs_post_read(x->v, 0, r->announced, off, len,
+		rc = rp_verbs_post_read(x->v, wc->qp, n, off, len,
 					r->src.addr + off, r->src.rkey);
 	if (rc)
 		return rc;
-	r->rec[r->announced % r->nrec].announce = wc->imm;
-	r->announced++;
+	r->rec[n % r->nrec].announce = wc->imm;
 	return 0;
 }
 
-/* Reads complete in the order posted: this is chunk r->landed's. */
+/* A Read done: wr_id is its chunk's number. */
 static int land_read(struct xfer *x, struct recv_state *r,
 		     const struct rp_wc *wc)
 {
-	uint32_t imm = r->rec[r->landed % r->nrec].announce;
+	uint32_t imm = r->rec[wc->wr_id % r->nrec].announce;
 
-	if (wc->wr_id != r->landed) {
-		RP_ERR("RDMA Read of chunk %" PRIu64 " completed while chunk "
-		       "%" PRIu64 " was due", wc->wr_id, r->landed);
-		return RP_EINTERNAL;
-	}
-	return land_chunk(x, r, (imm & RP_IMM_END) |
-			  ((uint32_t)r->landed & RP_IMM_SEQ),
-			  imm & ~RP_IMM_END);
+	return arrive(x, r, wc->wr_id, (imm & RP_IMM_END) |
+		      ((uint32_t)wc->wr_id & RP_IMM_SEQ), imm & ~RP_IMM_END);
 }
 
 static int handle_wc(struct xfer *x, struct recv_state *r,
@@ -733,13 +754,17 @@ static int handle_wc(struct xfer *x, struct recv_state *r,
 	case RP_WC_RECV_WRITE_IMM:
 		if (x->op != RP_OP_WRITE)
 			break;
-		rc = rp_verbs_post_recv(x->v, 0, wc->wr_id);
-		return rc ? rc : land_chunk(x, r, wc->imm, wc->byte_len);
+		rc = rp_verbs_post_recv(x->v, wc->qp, wc->wr_id);
+		return rc ? rc : arrive(x, r, rp_order_next_on(&r->order,
+							       wc->qp),
+					wc->imm, wc->byte_len);
 	case RP_WC_RECV_SEND_IMM:
 		if (x->op == RP_OP_READ)
 			return on_announce(x, r, wc);
 		if (x->op == RP_OP_SEND)
-			return land_chunk(x, r, wc->imm, wc->byte_len);
+			return arrive(x, r, rp_order_next_on(&r->order,
+							     wc->qp),
+				      wc->imm, wc->byte_len);
 		break;
 	case RP_WC_READ:
 		if (x->op == RP_OP_READ)
@@ -864,6 +889,7 @@ static void release(struct recv_state *r)
 	/* Entries already committed stay: sync what we can. */
 	rp_fileio_here_leave(&r->here);
 	rp_fileio_times_free(&r->times);
+	rp_order_free(&r->order);
 	free(r->rec);
 }
 

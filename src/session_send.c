@@ -94,17 +94,6 @@ struct send_state {
 	uint8_t psk[RP_PSK_LEN];
 };
 
-static int post_credit_recvs(struct xfer *x)
-{
-	for (uint32_t i = 0; i < x->window; i++) {
-		int rc = rp_verbs_post_recv(x->v, 0, i);
-
-		if (rc)
-			return rc;
-	}
-	return 0;
-}
-
 /* ---- entries awaiting their FACK ---- */
 
 static struct pending *pending_push(struct send_state *s, const char *path,
@@ -440,14 +429,15 @@ static int post_data(struct xfer *x, struct send_state *s, uint64_t seq,
 {
 	uint32_t end = last ? RP_IMM_END : 0;
 	uint32_t imm = (uint32_t)(seq & RP_IMM_SEQ) | end;
+	uint32_t qp = xfer_chunk_qp(x, seq);
 
 	switch (x->op) {
 	case RP_OP_READ:
-		return rp_verbs_post_send_imm(x->v, 0, seq, len | end);
+		return rp_verbs_post_send_imm(x->v, qp, seq, len | end);
 	case RP_OP_SEND:
-		return rp_verbs_post_send_data(x->v, 0, seq, off, len, imm);
+		return rp_verbs_post_send_data(x->v, qp, seq, off, len, imm);
 	default:
-		return rp_verbs_post_write_imm(x->v, 0, seq, off, len,
+		return rp_verbs_post_write_imm(x->v, qp, seq, off, len,
 					       s->mr.addr + off, s->mr.rkey,
 					       imm);
 	}
@@ -620,7 +610,7 @@ static int handle_wc(struct xfer *x, struct send_state *s,
 			return RP_EPROTO;
 		}
 		x->done += delta;
-		return rp_verbs_post_recv(x->v, 0, wc->wr_id);
+		return rp_verbs_post_recv(x->v, wc->qp, wc->wr_id);
 	default:
 		break;
 	}
@@ -764,9 +754,9 @@ static int handshake(struct xfer *x, struct send_state *s)
 	rc = rp_verbs_reg_ring(x->v, (size_t)x->chunk * x->window,
 			       (void **)&x->ring, &rkey);
 	if (!rc)
-		rc = post_credit_recvs(x);
+		rc = xfer_post_recvs(x, 0);	/* credits come on QP 0 */
 	if (!rc)
-		rc = rp_verbs_connect(x->v, &x->remote, 1);
+		rc = rp_verbs_connect(x->v, x->remote, x->qps);
 	if (!rc && x->op == RP_OP_READ)
 		rc = msg_send_mr(x, (uint64_t)(uintptr_t)x->ring, rkey);
 	if (!rc)
@@ -794,7 +784,7 @@ static void init(struct xfer *x, struct send_state *s,
 {
 	*x = (struct xfer){
 		.o = o, .fd = -1, .epfd = -1, .op = o->op, .chunk = o->chunk,
-		.window = o->window,
+		.window = o->window, .qps = o->qps ? o->qps : 1,
 		.rep = { .role = "send" }, .start = rp_now(),
 	};
 	*s = (struct send_state){ .cur = { .src = { .fd = -1 } } };

@@ -63,6 +63,7 @@ struct rp_opts {
 	uint32_t window;
 	bool shape_set;		/* -c or -w given: no automatic shape */
 	uint8_t op;		/* --op: enum rp_data_op, default RP_OP_WRITE */
+	uint32_t qps;		/* --qps: RC QPs to stripe over, 0 = 1 */
 };
 
 /*
