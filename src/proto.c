@@ -15,12 +15,12 @@
  *	12 u8  gid[16]		all-zero only when lid != 0
  *
  * qp_more, 8 bytes (v6), one for each QP after the first (--qps), which
- * shares QP 0's LID, MTU and GID:
+ * shares the LID, MTU and GID of QP 0 (HELLO's and MR's qp_addr):
  *	 0 u32 qpn		non-zero, < 2^24
  *	 4 u32 psn		< 2^24
  *
  * HELLO, 48 + 8 * (qps - 1) bytes:
- *	 0 qp_addr		QP 0
+ *	 0 qp_addr
  *	28 u64 total		bytes in the session, or 2^64-1: unknown
  *	36 u32 chunk		non-zero
  *	40 u32 window		non-zero
@@ -32,7 +32,7 @@
  *
  * MR, 56 + 8 * (qps - 1) bytes (receiver -> sender; with op read also
  * sender -> receiver); qps is implied by the length, 1..RP_QPS_MAX:
- *	 0 qp_addr		QP 0
+ *	 0 qp_addr
  *	28 u64 addr		0 when no peer may touch the ring (v5)
  *	36 u32 rkey		0 likewise
  *	40 u64 len		== chunk * window
