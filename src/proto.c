@@ -14,22 +14,31 @@
  *	11 u8  reserved		0
  *	12 u8  gid[16]		all-zero only when lid != 0
  *
- * HELLO, 48 bytes:
+ * qp_more, 8 bytes (v6), one for each QP after the first (--qps), which
+ * shares the LID, MTU and GID of QP 0 (HELLO's and MR's qp_addr):
+ *	 0 u32 qpn		non-zero, < 2^24
+ *	 4 u32 psn		< 2^24
+ *
+ * HELLO, 48 + 8 * (qps - 1) bytes:
  *	 0 qp_addr
  *	28 u64 total		bytes in the session, or 2^64-1: unknown
  *	36 u32 chunk		non-zero
  *	40 u32 window		non-zero
  *	44 u32 flags		bits 0..7: RP_HELLO_* bits only;
  *				bits 8..15: op (v5), 0 write, 1 read, 2 send;
- *				bits 16..31: 0
+ *				bits 16..23: qps (v6), 1..RP_QPS_MAX;
+ *				bits 24..31: 0
+ *	48 qp_more more[qps - 1]	QPs 1..qps-1 (v6), exactly
  *
- * MR, 56 bytes (receiver -> sender; with op read also sender -> receiver):
+ * MR, 56 + 8 * (qps - 1) bytes (receiver -> sender; with op read also
+ * sender -> receiver); qps is implied by the length, 1..RP_QPS_MAX:
  *	 0 qp_addr
  *	28 u64 addr		0 when no peer may touch the ring (v5)
  *	36 u32 rkey		0 likewise
  *	40 u64 len		== chunk * window
  *	48 u32 chunk		non-zero
  *	52 u32 window		non-zero
+ *	56 qp_more more[qps - 1]	QPs 1..qps-1 (v6)
  *
  * FILE, 30 + path_len bytes:
  *	 0 u32 id
@@ -87,9 +96,14 @@
 #include "rdmapush/proto.h"
 
 #define QP_ADDR_LEN		28
+#define QP_MORE_LEN		(4 + 4)
 #define HELLO_LEN		(QP_ADDR_LEN + 8 + 4 + 4 + 4)
-/* HELLO's flags word carries the op in bits 8..15 (version 5). */
+/*
+ * HELLO's flags word carries the op in bits 8..15 (version 5) and the
+ * number of QPs in bits 16..23 (version 6).
+ */
 #define HELLO_OP_SHIFT		8
+#define HELLO_QPS_SHIFT		16
 #define MR_LEN			(QP_ADDR_LEN + 8 + 4 + 8 + 4 + 4)
 #define FILE_FIXED_LEN		(4 + 1 + 1 + 2 + 8 + 8 + 4 + 2)
 #define FEND_LEN		(4 + 8 + RP_CSUM_LEN)
@@ -109,6 +123,11 @@
 _Static_assert(FILE_FIXED_LEN + RP_PATH_MAX + RP_PROTO_TAG_ROOM <=
 	       RP_PROTO_MAX_PAYLOAD,
 	       "the longest FILE and its tag must fit in one message");
+_Static_assert(MR_LEN + QP_MORE_LEN * (RP_QPS_MAX - 1) + RP_PROTO_TAG_ROOM <=
+	       RP_PROTO_MAX_PAYLOAD,
+	       "the longest MR and its tag must fit in one message");
+_Static_assert(RP_QPS_MAX >= 1 && RP_QPS_MAX <= UINT8_MAX,
+	       "qps is a byte of HELLO's flags word");
 _Static_assert(4 + RESULT_FIXED_LEN + RP_TEXT_MAX + RP_PROTO_TAG_ROOM <=
 	       RP_PROTO_MAX_PAYLOAD,
 	       "the longest FACK and its tag must fit in one message");
@@ -244,7 +263,42 @@ static const char *check_qp(const struct rp_qp_addr *a)
 	return NULL;
 }
 
-static const char *check_hello(const struct rp_hello *m)
+/*
+ * An encoder takes qps 0 as 1, so that a caller that knows nothing of
+ * --qps packs what it did before; the wire has no such default.
+ */
+static unsigned int qps_or_1(uint8_t qps)
+{
+	return qps ? qps : 1;
+}
+
+static bool qps_in_range(size_t qps)
+{
+	return qps >= 1 && qps <= RP_QPS_MAX;
+}
+
+/* The QPs after the first, shared by HELLO and MR. */
+static const char *check_more(unsigned int qps,
+			      const struct rp_qp_more *more)
+{
+	unsigned int i;
+
+	if (!qps_in_range(qps))
+		return "qps out of range";
+	/*
+	 * As QP 0's (check_qp). Two QPs with one QPN are the session's to
+	 * refuse: the codec has no notion of whose QPs they are.
+	 */
+	for (i = 0; i + 1 < qps; i++) {
+		if (more[i].qpn == 0 || more[i].qpn >= QPN_LIMIT)
+			return "extra qpn out of range";
+		if (more[i].psn >= PSN_LIMIT)
+			return "extra psn out of range";
+	}
+	return NULL;
+}
+
+static const char *check_hello(const struct rp_hello *m, unsigned int qps)
 {
 	const char *r = check_qp(&m->qp);
 
@@ -258,7 +312,7 @@ static const char *check_hello(const struct rp_hello *m)
 		return "unknown flags";
 	if (m->op >= RP_OP_MAX)
 		return "unknown op";
-	return NULL;
+	return check_more(qps, m->more);
 }
 
 static const char *check_file(const struct rp_file *m)
@@ -276,7 +330,7 @@ static const char *check_file(const struct rp_file *m)
 	return NULL;
 }
 
-static const char *check_mr(const struct rp_mr *m)
+static const char *check_mr(const struct rp_mr *m, unsigned int qps)
 {
 	const char *r = check_qp(&m->qp);
 
@@ -289,7 +343,7 @@ static const char *check_mr(const struct rp_mr *m)
 	/* The peer writes chunk-sized slots round the ring: it must fit. */
 	if (m->len == 0 || m->len != (uint64_t)m->chunk * m->window)
 		return "ring length is not chunk * window";
-	return NULL;
+	return check_more(qps, m->more);
 }
 
 static const char *check_result(const struct rp_result *m)
@@ -356,22 +410,56 @@ static int get_qp(struct cur *c, struct rp_qp_addr *a, const char **why)
 	return 0;
 }
 
+/* The QPs after the first: qps - 1 entries after HELLO's or MR's fixed part. */
+static void put_more(struct wcur *c, unsigned int qps,
+		     const struct rp_qp_more *more)
+{
+	unsigned int i;
+
+	for (i = 0; i + 1 < qps; i++) {
+		put_u32(c, more[i].qpn);
+		put_u32(c, more[i].psn);
+	}
+}
+
+/*
+ * Read what put_more() wrote. qps is checked first: it bounds the copy
+ * into more[]. The entries are checked with the rest of the message.
+ */
+static int get_more(struct cur *c, size_t qps, struct rp_qp_more *more,
+		    const char **why)
+{
+	size_t i;
+
+	if (!qps_in_range(qps))
+		return fail(why, "qps out of range");
+	for (i = 0; i + 1 < qps; i++) {
+		if (get_u32(c, &more[i].qpn) || get_u32(c, &more[i].psn))
+			return fail(why, "truncated QP list");
+	}
+	return 0;
+}
+
 int rp_proto_pack_hello(uint8_t *buf, size_t len, const struct rp_hello *m)
 {
+	unsigned int qps = qps_or_1(m->qps);
+	size_t plen = HELLO_LEN + QP_MORE_LEN * (size_t)(qps - 1);
 	struct wcur c;
 	int rc;
 
-	if (check_hello(m))
+	if (check_hello(m, qps))
 		return RP_EPROTO;
-	rc = begin(&c, buf, len, RP_MSG_HELLO, HELLO_LEN);
+	rc = begin(&c, buf, len, RP_MSG_HELLO, plen);
 	if (rc)
 		return rc;
 	put_qp(&c, &m->qp);
 	put_u64(&c, m->total);
 	put_u32(&c, m->chunk);
 	put_u32(&c, m->window);
-	put_u32(&c, m->flags | (uint32_t)m->op << HELLO_OP_SHIFT);
-	return finish(&c, HELLO_LEN);
+	put_u32(&c, m->flags | (uint32_t)m->op << HELLO_OP_SHIFT |
+		       (uint32_t)qps << HELLO_QPS_SHIFT);
+	put_more(&c, qps, m->more);
+	return finish(&c, plen);
 }
 
 int rp_proto_pack_file(uint8_t *buf, size_t len, const struct rp_file *m)
@@ -414,12 +502,14 @@ int rp_proto_pack_fend(uint8_t *buf, size_t len, const struct rp_fend *m)
 
 int rp_proto_pack_mr(uint8_t *buf, size_t len, const struct rp_mr *m)
 {
+	unsigned int qps = qps_or_1(m->qps);
+	size_t plen = MR_LEN + QP_MORE_LEN * (size_t)(qps - 1);
 	struct wcur c;
 	int rc;
 
-	if (check_mr(m))
+	if (check_mr(m, qps))
 		return RP_EPROTO;
-	rc = begin(&c, buf, len, RP_MSG_MR, MR_LEN);
+	rc = begin(&c, buf, len, RP_MSG_MR, plen);
 	if (rc)
 		return rc;
 	put_qp(&c, &m->qp);
@@ -428,7 +518,8 @@ int rp_proto_pack_mr(uint8_t *buf, size_t len, const struct rp_mr *m)
 	put_u64(&c, m->len);
 	put_u32(&c, m->chunk);
 	put_u32(&c, m->window);
-	return finish(&c, MR_LEN);
+	put_more(&c, qps, m->more);
+	return finish(&c, plen);
 }
 
 int rp_proto_pack_fin(uint8_t *buf, size_t len, const struct rp_fin *m)
@@ -574,11 +665,16 @@ int rp_proto_unpack_hello(const uint8_t *p, size_t len, struct rp_hello *m,
 	if (get_u64(&c, &t.total) || get_u32(&c, &t.chunk) ||
 	    get_u32(&c, &t.window) || get_u32(&c, &flags))
 		return fail(why, "truncated HELLO");
-	if (flags >> HELLO_OP_SHIFT > UINT8_MAX)
+	if (flags >> HELLO_QPS_SHIFT > UINT8_MAX)
 		return fail(why, "unknown flags");
+	t.qps = (uint8_t)(flags >> HELLO_QPS_SHIFT);
 	t.op = (uint8_t)(flags >> HELLO_OP_SHIFT);
 	t.flags = flags & ((1u << HELLO_OP_SHIFT) - 1);
-	r = check_hello(&t);
+	/* The flags word says how many QPs follow: exactly those. */
+	rc = get_more(&c, t.qps, t.more, why);
+	if (rc)
+		return rc;
+	r = check_hello(&t, t.qps);
 	if (r)
 		return fail(why, r);
 	if (c.left)
@@ -593,6 +689,7 @@ int rp_proto_unpack_mr(const uint8_t *p, size_t len, struct rp_mr *m,
 	struct cur c = { .p = p, .left = len };
 	struct rp_mr t;
 	const char *r;
+	size_t qps;
 	int rc;
 
 	memset(&t, 0, sizeof(t));
@@ -603,7 +700,16 @@ int rp_proto_unpack_mr(const uint8_t *p, size_t len, struct rp_mr *m,
 	    get_u64(&c, &t.len) || get_u32(&c, &t.chunk) ||
 	    get_u32(&c, &t.window))
 		return fail(why, "truncated MR");
-	r = check_mr(&t);
+	/*
+	 * The length says how many QPs follow: every whole entry is one,
+	 * and a part entry is trailing bytes.
+	 */
+	qps = 1 + c.left / QP_MORE_LEN;
+	rc = get_more(&c, qps, t.more, why);
+	if (rc)
+		return rc;
+	t.qps = (uint8_t)qps;
+	r = check_mr(&t, t.qps);
 	if (r)
 		return fail(why, r);
 	if (c.left)

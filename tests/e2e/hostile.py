@@ -41,8 +41,10 @@ def qp_addr(qpn=0x11, psn=0x1234, lid=0, mtu=3, gid=None):
                         else wire.gid_v4(local_ip), lid=lid, mtu=mtu)
 
 
-def hello(total=0, chunk=65536, window=4, flags=0, **qp):
-    return wire.hello(qp_addr(**qp), total, chunk, window, flags)
+def hello(total=0, chunk=65536, window=4, flags=0, more=(), qps=None, **qp):
+    """A HELLO (write); more and qps as wire.hello_payload's (v6)."""
+    return wire.hello(qp_addr(**qp), total, chunk, window, flags,
+                      more=more, qps=qps)
 
 
 def dir_entry(fid, path, mode=0o755, **kw):
@@ -124,10 +126,11 @@ expect_refusal("newer version", msg(HELLO, good[12:],
 
 def old_version(v):
     """An older HELLO gets an ERR at its own version that says what to
-    do."""
+    do. Its payload is laid out as version 5's (no qps in the flags
+    word): the header's version is refused before the payload is read."""
     s = connect()
     try:
-        send_quietly(s, msg(HELLO, good[12:], version=v), False)
+        send_quietly(s, msg(HELLO, hello(qps=0)[12:], version=v), False)
         m = wire.recv_raw(s, versions=(v,))
     except OSError as e:
         m = repr(e)
@@ -146,6 +149,9 @@ old_version(1)
 old_version(2)
 # Laid out as ours: only what FEND's checksum means differs (wire.py).
 old_version(3)
+old_version(4)
+# Version 5 has no qps: one QP, its HELLO 48 bytes whatever it says.
+old_version(5)
 expect_refusal("unknown type 99", msg(99, b""), None)
 expect_refusal("reserved bits set", msg(HELLO, good[12:], reserved=1), None)
 expect_refusal("length above the maximum", hdr(HELLO, 1 << 30), None)
@@ -177,6 +183,20 @@ expect_refusal("window 0", hello(window=0), "proto")
 expect_refusal("HELLO flag bit 1 (unknown)", hello(flags=2), "proto")
 expect_refusal("trailing bytes after HELLO",
                msg(HELLO, hello()[12:] + b"\0"), "proto")
+# Version 6: qps in flags bits 16..23, 1..QPS_MAX, and exactly qps - 1
+# (qpn, psn) pairs after the fixed part.
+eight = [(0x20 + i, 0x100 + i) for i in range(wire.QPS_MAX)]
+expect_refusal("HELLO qps 0", hello(qps=0), "proto")
+expect_refusal(f"HELLO qps {wire.QPS_MAX + 1}, with as many QPs",
+               hello(more=eight), "proto")
+expect_refusal("HELLO qps 3 with one QP after the first",
+               hello(more=eight[:1], qps=3), "proto")
+expect_refusal("HELLO qps 2 with two QPs after the first",
+               hello(more=eight[:2], qps=2), "proto")
+expect_refusal("HELLO flag bit 24", hello(flags=1 << 24), "proto")
+expect_refusal("HELLO extra QPN 0", hello(more=[(0, 1)]), "proto")
+expect_refusal("HELLO extra PSN 2^24", hello(more=[(0x21, 1 << 24)]),
+               "proto")
 
 # --- out of order before the session -----------------------------------------
 expect_refusal("FIN before HELLO", fin(0, 0), "proto")

@@ -11,8 +11,11 @@ header.length bytes; all integers are big-endian, with no padding:
 
   header   u32 magic "RDPU" | u8 version | u8 type | u16 reserved | u32 length
   qp_addr  u32 qpn | u32 psn | u16 lid | u8 mtu | u8 reserved | u8 gid[16]  (28)
-  HELLO    qp_addr | u64 total | u32 chunk | u32 window | u32 flags         (48)
-  MR       qp_addr | u64 addr | u32 rkey | u64 len | u32 chunk | u32 window  (56)
+  qp_more  u32 qpn | u32 psn                                                  (8)
+  HELLO    qp_addr | u64 total | u32 chunk | u32 window | u32 flags |
+           qp_more * (qps - 1)                                (48 + 8 * (qps - 1))
+  MR       qp_addr | u64 addr | u32 rkey | u64 len | u32 chunk | u32 window |
+           qp_more * (qps - 1)                                (56 + 8 * (qps - 1))
   FILE     u32 id | u8 kind | u8 reserved | u16 mode | u64 size |
            s64 mtime_sec | u32 mtime_nsec | u16 path_len | path   (30 + path_len)
   FEND     u32 id | u64 bytes | u8 csum[16]                                  (28)
@@ -45,6 +48,18 @@ zero-length Send whose immediate is IMM_END on a file's last chunk | the
 chunk's length (read_imm). With OP_READ and OP_SEND the receiver's MR
 carries addr 0 and rkey 0: no peer touches its memory.
 
+Version 6 stripes the chunks over qps RC QPs (--qps, 1..QPS_MAX).
+HELLO's flags word carries qps in bits 16..23 (bits 24..31 stay zero;
+qps 0 or above QPS_MAX is malformed). QP 0 is the qp_addr as before;
+each QP after it adds a qp_more (its QPN, non-zero, and its PSN, both
+under 2^24; LID, MTU and GID are QP 0's) at the end of HELLO, exactly
+qps - 1 of them, and at the end of MR, whose qps is implied by its
+length: 56 + 8k bytes is qps k + 1, k at most QPS_MAX - 1. The sender's
+QP i connects to the receiver's QP i. Chunk n of the session (and with
+OP_READ its announcing Send and its Read) goes on QP n mod qps; credits
+go on QP 0. An older peer's HELLO is answered at its own version with
+"version 6 needed".
+
 Version 2, with --psk: the key is BLAKE2b-256 of the key file's bytes.
 AUTH: the sender sends step 1 (its nonce Ns), the receiver step 2 (its
 nonce Nr, HMAC-SHA-256(key, "R" | Ns | Nr)), the sender step 3
@@ -60,7 +75,8 @@ the tag); body is the payload without the tag.
 
 The encoders check nothing: a test may send any value, in range or not
 (hostile.py sends the out-of-range ones). The decoders check lengths only
-and raise ValueError on a payload of the wrong size.
+and raise ValueError on a payload of the wrong size (for HELLO, and MR
+since version 6, that is also a qps out of range).
 """
 import hashlib
 import hmac
@@ -68,7 +84,7 @@ import socket
 import struct
 
 MAGIC = 0x52445055          # "RDPU"
-VERSION = 5
+VERSION = 6
 HDR_LEN = 12
 MAX_PAYLOAD = 4224          # RP_PROTO_MAX_PAYLOAD
 PATH_MAX = 4095             # RP_PATH_MAX
@@ -90,6 +106,8 @@ TYPE_NAMES = {HELLO: "HELLO", MR: "MR", FIN: "FIN", ACK: "ACK", ERR: "ERR",
 HELLO_PRESERVE = 0x1        # HELLO flag: keep each file's mode and mtime
 OP_WRITE, OP_READ, OP_SEND = 0, 1, 2   # HELLO op (flags bits 8..15, v5)
 OP_SHIFT = 8
+QPS_SHIFT = 16              # HELLO qps (flags bits 16..23, v6)
+QPS_MAX = 8                 # RP_QPS_MAX
 FILE_REG, FILE_DIR = 1, 2   # FILE kinds
 IMM_END = 0x80000000        # data immediate: a file's last chunk
 IMM_SEQ = 0x7fffffff        # data immediate: the session's chunk number
@@ -104,6 +122,7 @@ _HDR = struct.Struct(">IBBHI")
 _QP = struct.Struct(">IIHBB")           # then the 16-byte GID
 _HELLO_FIXED = struct.Struct(">QIII")   # after qp_addr
 _MR_FIXED = struct.Struct(">QIQII")     # after qp_addr
+_QP_MORE = struct.Struct(">II")         # a QP after the first: qpn, psn
 _FILE_FIXED = struct.Struct(">IBBHQqIH")  # then the path
 _FEND_FIXED = struct.Struct(">IQ")      # then the checksum
 _FIN = struct.Struct(">QQ")             # files, bytes
@@ -113,6 +132,7 @@ _AUTH_FIXED = struct.Struct(">B")       # then nonce and MAC
 _SYNC = struct.Struct(">IQQ")           # id, synced, total
 
 QP_ADDR_LEN = _QP.size + GID_LEN                        # 28
+QP_MORE_LEN = _QP_MORE.size                             # 8
 HELLO_LEN = QP_ADDR_LEN + _HELLO_FIXED.size             # 48
 MR_LEN = QP_ADDR_LEN + _MR_FIXED.size                   # 56
 FILE_FIXED_LEN = _FILE_FIXED.size                       # 30
@@ -146,21 +166,36 @@ def qp_addr(qpn, psn, gid, lid=0, mtu=3, reserved=0):
     return _QP.pack(qpn, psn, lid, mtu, reserved) + gid
 
 
-def hello_payload(qp, total, chunk, window, flags=0, op=OP_WRITE):
+def qp_more(more):
+    """The (qpn, psn) pairs of the QPs after the first, as HELLO and MR
+    end in them (v6)."""
+    return b"".join(_QP_MORE.pack(qpn, psn) for qpn, psn in more)
+
+
+def hello_payload(qp, total, chunk, window, flags=0, op=OP_WRITE, more=(),
+                  qps=None):
+    """HELLO's payload; more lists the (qpn, psn) of QPs 1..qps-1 and qps
+    defaults to 1 + len(more) (a test may say another)."""
+    qps = 1 + len(more) if qps is None else qps
     return qp + _HELLO_FIXED.pack(total, chunk, window,
-                                  flags | op << OP_SHIFT)
+                                  flags | op << OP_SHIFT |
+                                  qps << QPS_SHIFT) + qp_more(more)
 
 
-def hello(qp, total, chunk, window, flags=0, op=OP_WRITE):
-    return msg(HELLO, hello_payload(qp, total, chunk, window, flags, op))
+def hello(qp, total, chunk, window, flags=0, op=OP_WRITE, more=(),
+          qps=None):
+    return msg(HELLO, hello_payload(qp, total, chunk, window, flags, op,
+                                    more, qps))
 
 
-def mr_payload(qp, addr, rkey, length, chunk, window):
-    return qp + _MR_FIXED.pack(addr, rkey, length, chunk, window)
+def mr_payload(qp, addr, rkey, length, chunk, window, more=()):
+    """MR's payload; its qps is 1 + len(more), said by its length."""
+    return qp + _MR_FIXED.pack(addr, rkey, length, chunk,
+                               window) + qp_more(more)
 
 
-def mr(qp, addr, rkey, length, chunk, window):
-    return msg(MR, mr_payload(qp, addr, rkey, length, chunk, window))
+def mr(qp, addr, rkey, length, chunk, window, more=()):
+    return msg(MR, mr_payload(qp, addr, rkey, length, chunk, window, more))
 
 
 def file_payload(fid, kind, mode, size, mtime_sec, mtime_nsec, path,
@@ -229,7 +264,8 @@ def imm(seq, end=False):
 
 def read_imm(length, end=False):
     """With OP_READ, the immediate of the Send announcing a chunk: its
-    length, IMM_END on a file's last chunk (v5)."""
+    length, IMM_END on a file's last chunk (v5). With qps QPs (v6) it
+    goes on the QP of the chunk it announces, seq % qps."""
     return length | (IMM_END if end else 0)
 
 
@@ -268,21 +304,43 @@ def unpack_qp(p):
             "reserved": reserved, "gid": p[_QP.size:QP_ADDR_LEN]}
 
 
+def unpack_more(p, n):
+    """[(qpn, psn), ...] of the n QPs after the first, from all of p."""
+    _need(p, n * QP_MORE_LEN, "QP list")
+    return [_QP_MORE.unpack_from(p, i * QP_MORE_LEN) for i in range(n)]
+
+
 def unpack_hello(p):
-    _need(p, HELLO_LEN, "HELLO")
+    """HELLO payload: dict of its fields; flags, op and qps are the bytes
+    of the flags word (top: its bits 24..31), more the list of
+    (qpn, psn). The length must be what qps says (1..QPS_MAX)."""
+    _need(p, HELLO_LEN, "HELLO", exact=False)
     m = unpack_qp(p)
     (m["total"], m["chunk"], m["window"],
      word) = _HELLO_FIXED.unpack_from(p, QP_ADDR_LEN)
-    m["flags"] = word & ((1 << OP_SHIFT) - 1)
-    m["op"] = word >> OP_SHIFT
+    m["flags"] = word & 0xff
+    m["op"] = word >> OP_SHIFT & 0xff
+    m["qps"] = word >> QPS_SHIFT & 0xff
+    m["top"] = word >> 24
+    if not 1 <= m["qps"] <= QPS_MAX:
+        raise ValueError(f"HELLO: qps {m['qps']}, wanted 1..{QPS_MAX}")
+    m["more"] = unpack_more(p[HELLO_LEN:], m["qps"] - 1)
     return m
 
 
 def unpack_mr(p):
-    _need(p, MR_LEN, "MR")
+    """MR payload: dict of its fields; qps is said by the length, more
+    lists the (qpn, psn) of QPs 1..qps-1."""
+    _need(p, MR_LEN, "MR", exact=False)
+    k, part = divmod(len(p) - MR_LEN, QP_MORE_LEN)
+    if part or k >= QPS_MAX:
+        raise ValueError(f"MR: {len(p)} bytes is not {MR_LEN} + "
+                         f"{QP_MORE_LEN} * (0..{QPS_MAX - 1})")
     m = unpack_qp(p)
     (m["addr"], m["rkey"], m["len"], m["chunk"],
      m["window"]) = _MR_FIXED.unpack_from(p, QP_ADDR_LEN)
+    m["qps"] = 1 + k
+    m["more"] = unpack_more(p[MR_LEN:], k)
     return m
 
 

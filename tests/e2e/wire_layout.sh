@@ -5,9 +5,11 @@
 # magic, version, message types, status codes, file kinds, HELLO flags,
 # immediate bits and limits from include/rdmapush/proto.h and limits.h;
 # every message's length, and every field at its offset, from the layout
-# table in src/proto.c; a round trip of each message; and the version 4
-# file checksum (wire.file_csum) against answers made without it. On the
-# host, no lab: it runs first in tests/e2e/run.
+# table in src/proto.c; a round trip of each message; the golden HELLOs
+# and MRs of tests/unit/test_proto.c (version 6, one QP and three), made
+# again by wire.py from the same fields; and the version 4 file checksum
+# (wire.file_csum) against answers made without it. On the host, no lab:
+# it runs first in tests/e2e/run.
 . "$(dirname "$0")/lib.sh"
 
 KAT=$(mktemp -d /tmp/rdmapush-wire.XXXXXX)
@@ -106,6 +108,7 @@ same("HELLO flags", (wire.HELLO_PRESERVE, wire.HELLO_PRESERVE),
 same("HELLO ops (v5)", {"WRITE": wire.OP_WRITE, "READ": wire.OP_READ,
                         "SEND": wire.OP_SEND},
      enum("RP_OP_"))
+same("most QPs (v6)", wire.QPS_MAX, define(lim_h, "RP_QPS_MAX"))
 same("data immediate bits", (wire.IMM_END, wire.IMM_SEQ),
      (define(hdr_h, "RP_IMM_END"), define(hdr_h, "RP_IMM_SEQ")))
 
@@ -114,21 +117,23 @@ same("data immediate bits", (wire.IMM_END, wire.IMM_SEQ),
 table = proto_c[:proto_c.index("*/", proto_c.index("Wire layouts"))]
 blocks = {}
 for line in table.splitlines():
-    m = re.match(r" \* (qp_addr|[A-Z][A-Za-z ]*?)(?: \(struct rp_result\))?, "
-                 r"(\d+)(?: \+ \w+)? bytes", line)
+    m = re.match(r" \* (qp_addr|qp_more|[A-Z][A-Za-z ]*?)"
+                 r"(?: \(struct rp_result\))?, (\d+)(?: \+ [^,:]*?)? bytes",
+                 line)
     if m:
         rows = []
         blocks[m.group(1)] = (int(m.group(2)), rows)
         continue
-    m = re.match(r" \*\t\s*(\d+) (qp_addr|u8|u16|u32|u64)"
-                 r"(?:\s+(\w+)(?:\[(\w+)\])?)?", line)
+    m = re.match(r" \*\t\s*(\d+) (qp_addr|qp_more|u8|u16|u32|u64)"
+                 r"(?:\s+(\w+)(?:\[([^]]+)\])?)?", line)
     if m and blocks:
         rows.append((int(m.group(1)), m.group(2), m.group(3) or m.group(2),
                      m.group(4)))
 fack = re.search(r"FACK is the same\s*\n\s*\* after a u32 id \((\d+) \+",
                  table)
 same("message lengths in src/proto.c's layout table",
-     {"qp_addr": wire.QP_ADDR_LEN, "HELLO": wire.HELLO_LEN,
+     {"qp_addr": wire.QP_ADDR_LEN, "qp_more": wire.QP_MORE_LEN,
+      "HELLO": wire.HELLO_LEN,
       "MR": wire.MR_LEN, "FILE": wire.FILE_FIXED_LEN, "FEND": wire.FEND_LEN,
       "FIN": wire.FIN_LEN, "ACK and ERR": wire.RESULT_FIXED_LEN,
       "FACK": wire.FACK_FIXED_LEN, "AUTH": wire.AUTH_LEN,
@@ -168,14 +173,26 @@ qp = wire.qp_addr(0x123456, 0xabcdef, wire.gid_v4("10.77.0.1"), lid=7,
 q = {"qpn": 0x123456, "psn": 0xabcdef, "lid": 7, "mtu": 5, "reserved": 0,
      "gid": wire.gid_v4("10.77.0.1")}
 csum = bytes(range(0xa0, 0xb0))
+more = [(0x000101, 0xfffffe), (0xffffff, 0)]
 fields("qp_addr", qp, q)
+fields("qp_more", wire.qp_more(more[:1]), {"qpn": 0x000101, "psn": 0xfffffe})
 fields("HELLO", wire.hello_payload(qp, (1 << 40) + 5, 65536, 8,
                                    wire.HELLO_PRESERVE, wire.OP_SEND),
        {"qp_addr": qp, "total": (1 << 40) + 5, "chunk": 65536, "window": 8,
-        "flags": wire.HELLO_PRESERVE | wire.OP_SEND << 8})
+        "flags": wire.HELLO_PRESERVE | wire.OP_SEND << 8 | 1 << 16,
+        "more": b""})
+fields("HELLO", wire.hello_payload(qp, (1 << 40) + 5, 65536, 8,
+                                   wire.HELLO_PRESERVE, wire.OP_SEND, more),
+       {"qp_addr": qp, "total": (1 << 40) + 5, "chunk": 65536, "window": 8,
+        "flags": wire.HELLO_PRESERVE | wire.OP_SEND << 8 | 3 << 16,
+        "more": bytes.fromhex("00000101" "00fffffe" "00ffffff" "00000000")})
 fields("MR", wire.mr_payload(qp, 1 << 47, 0x1234, 8 << 16, 65536, 8),
        {"qp_addr": qp, "addr": 1 << 47, "rkey": 0x1234, "len": 8 << 16,
-        "chunk": 65536, "window": 8})
+        "chunk": 65536, "window": 8, "more": b""})
+fields("MR", wire.mr_payload(qp, 1 << 47, 0x1234, 8 << 16, 65536, 8, more),
+       {"qp_addr": qp, "addr": 1 << 47, "rkey": 0x1234, "len": 8 << 16,
+        "chunk": 65536, "window": 8,
+        "more": bytes.fromhex("00000101" "00fffffe" "00ffffff" "00000000")})
 fields("FILE", wire.file_payload(0x01020304, wire.FILE_REG, 0o4755,
                                  wire.SIZE_UNKNOWN, -2, 999999999, b"d/f"),
        {"id": 0x01020304, "kind": wire.FILE_REG, "reserved": 0,
@@ -208,13 +225,73 @@ def trip(name, m, mtype, unpack, want):
 
 trip("HELLO", wire.hello(qp, 1 << 40, 65536, 8, wire.HELLO_PRESERVE),
      wire.HELLO, wire.unpack_hello,
-     dict(q, total=1 << 40, chunk=65536, window=8, flags=1, op=0))
+     dict(q, total=1 << 40, chunk=65536, window=8, flags=1, op=0, qps=1,
+          top=0, more=[]))
 trip("HELLO, op read", wire.hello(qp, 1 << 40, 65536, 8, op=wire.OP_READ),
      wire.HELLO, wire.unpack_hello,
-     dict(q, total=1 << 40, chunk=65536, window=8, flags=0, op=1))
+     dict(q, total=1 << 40, chunk=65536, window=8, flags=0, op=1, qps=1,
+          top=0, more=[]))
 trip("MR", wire.mr(qp, 1 << 47, 0x1234, 8 << 16, 65536, 8), wire.MR,
      wire.unpack_mr, dict(q, addr=1 << 47, rkey=0x1234, len=8 << 16,
-                          chunk=65536, window=8))
+                          chunk=65536, window=8, qps=1, more=[]))
+for n in range(2, wire.QPS_MAX + 1):
+    most = [(0x10 + i, 0xfff000 + i) for i in range(n - 1)]
+    trip(f"HELLO, {n} QPs", wire.hello(qp, 1 << 40, 65536, 8, op=wire.OP_SEND,
+                                       more=most),
+         wire.HELLO, wire.unpack_hello,
+         dict(q, total=1 << 40, chunk=65536, window=8, flags=0, op=2,
+              qps=n, top=0, more=most))
+    trip(f"MR, {n} QPs", wire.mr(qp, 0, 0, 8 << 16, 65536, 8, most), wire.MR,
+         wire.unpack_mr, dict(q, addr=0, rkey=0, len=8 << 16, chunk=65536,
+                              window=8, qps=n, more=most))
+
+
+def refused(unpack, payload):
+    try:
+        unpack(payload)
+    except ValueError:
+        return True
+    return False
+
+
+hello3 = wire.hello_payload(qp, 1, 65536, 8, more=more)
+mr3 = wire.mr_payload(qp, 0, 0, 8 << 16, 65536, 8, more)
+same("decoders refuse a length that does not match qps (v6)",
+     [refused(wire.unpack_hello, p) for p in
+      (hello3[:-1], hello3[:-8], hello3 + bytes(8),
+       wire.hello_payload(qp, 1, 65536, 8, more=more, qps=0),
+       wire.hello_payload(qp, 1, 65536, 8, more=more * 4 + more[:1],
+                          qps=9))] +
+     [refused(wire.unpack_mr, p) for p in
+      (mr3[:-1], mr3 + b"\0", mr3[:wire.MR_LEN - 1],
+       wire.mr_payload(qp, 0, 0, 8 << 16, 65536, 8, more * 4))],
+     [True] * 9)
+
+# tests/unit/test_proto.c's golden HELLOs and MRs, made again here from
+# the fields that file gives them: the C codec and wire.py must agree
+# byte for byte.
+unit_proto = open(top + "/tests/unit/test_proto.c").read()
+
+
+def golden(name):
+    m = re.search(r"\b%s\[\] = \{([^}]*)\}" % name, unit_proto)
+    return bytes(int(x, 16) for x in re.findall(r"0x[0-9a-f]{2}",
+                                                  m.group(1))) if m else None
+
+
+gq = wire.qp_addr(0xabcdef, 0x123456,
+                  b"\0" * 10 + b"\xff\xff" + bytes([192, 168, 1, 2]), mtu=5)
+gh = (gq, 0x100000002, 0x100000, 16, wire.HELLO_PRESERVE, wire.OP_READ)
+mq = wire.qp_addr(0x11, 0xabcd, b"\0" * 16, lid=7, mtu=4)
+gm = (mq, 0x7f0012345000, 0xdeadbeef, 0x80000, 0x10000, 8)
+for name, want in (
+        ("golden_hello", wire.hello(*gh)),
+        ("golden_hello3", wire.hello(*gh, more=[(258, 0xffffff),
+                                                (0xffffff, 0)])),
+        ("golden_mr", wire.mr(*gm)),
+        ("golden_mr3", wire.mr(*gm, more=[(0x12, 1), (0x13, 0x123456)]))):
+    same(f"test_proto.c's {name}, encoded by wire.py",
+         (golden(name) or b"").hex(), want.hex())
 long_path = b"p/" * 2047 + b"f"
 trip("FILE, regular, longest path",
      wire.pack_file(7, wire.FILE_REG, long_path, mode=0o600,

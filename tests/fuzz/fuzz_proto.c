@@ -22,6 +22,25 @@ static void check(int ok)
 }
 
 /*
+ * A decoded HELLO's or MR's QPs: 1..RP_QPS_MAX, each after the first
+ * with its 24-bit QPN (non-zero) and PSN, the unused entries zero.
+ */
+static void check_more(unsigned int qps, const struct rp_qp_more *more)
+{
+	unsigned int i;
+
+	check(qps >= 1 && qps <= RP_QPS_MAX);
+	for (i = 0; i < RP_QPS_MAX - 1; i++) {
+		if (i + 1 < qps) {
+			check(more[i].qpn && more[i].qpn < (1u << 24));
+			check(more[i].psn < (1u << 24));
+		} else {
+			check(!more[i].qpn && !more[i].psn);
+		}
+	}
+}
+
+/*
  * Decode p as a payload of type. A refusal must be RP_EPROTO with a
  * reason. An accepted payload must re-encode (the encoders accept all the
  * decoders accept) to exactly the same bytes; when hdr is given, the
@@ -53,12 +72,14 @@ static void check_payload(uint8_t type, const uint8_t *p, size_t len,
 			break;
 		check(!(m.hello.flags & ~RP_HELLO_FLAGS));
 		check(m.hello.chunk && m.hello.window);
+		check_more(m.hello.qps, m.hello.more);
 		n = rp_proto_pack_hello(out, sizeof(out), &m.hello);
 		break;
 	case RP_MSG_MR:
 		rc = rp_proto_unpack_mr(p, len, &m.mr, &why);
 		if (rc)
 			break;
+		check_more(m.mr.qps, m.mr.more);
 		n = rp_proto_pack_mr(out, sizeof(out), &m.mr);
 		break;
 	case RP_MSG_FIN:

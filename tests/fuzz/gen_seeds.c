@@ -75,6 +75,18 @@ static void qp(struct rp_qp_addr *a, uint32_t qpn)
 	memcpy(a->gid, gid, sizeof(gid));
 }
 
+/* The QPs after the first (version 6): qps - 1 of them, each its own. */
+static void more(struct rp_qp_more *m, unsigned int qps)
+{
+	unsigned int i;
+
+	for (i = 0; i + 1 < qps; i++) {
+		m[i].qpn = 0x20 + i;
+		m[i].psn = 0x5a5a00 + i;
+	}
+}
+
+/* flags: the flags word's bits 0..23 (RP_HELLO_*, op, qps; 0 is 1). */
 static int hello(uint8_t *buf, uint32_t flags)
 {
 	struct rp_hello m;
@@ -86,6 +98,8 @@ static int hello(uint8_t *buf, uint32_t flags)
 	m.window = 16;
 	m.flags = flags & 0xff;
 	m.op = (uint8_t)(flags >> 8);
+	m.qps = (uint8_t)(flags >> 16);
+	more(m.more, m.qps);
 	return rp_proto_pack_hello(buf, RP_PROTO_MAX_MSG, &m);
 }
 
@@ -119,7 +133,7 @@ static int fend(uint8_t *buf)
 	return rp_proto_pack_fend(buf, RP_PROTO_MAX_MSG, &m);
 }
 
-static int mr(uint8_t *buf, uint32_t chunk, uint32_t window)
+static int mr(uint8_t *buf, uint32_t chunk, uint32_t window, uint8_t qps)
 {
 	struct rp_mr m;
 
@@ -130,6 +144,8 @@ static int mr(uint8_t *buf, uint32_t chunk, uint32_t window)
 	m.chunk = chunk;
 	m.window = window;
 	m.len = (uint64_t)chunk * window;
+	m.qps = qps;
+	more(m.more, qps);
 	return rp_proto_pack_mr(buf, RP_PROTO_MAX_MSG, &m);
 }
 
@@ -163,6 +179,8 @@ static void valid(void)
 	/* Version 5: the op in bits 8..15 of the flags word. */
 	save("hello_op_read", buf, hello(buf, RP_OP_READ << 8));
 	save("hello_op_send", buf, hello(buf, RP_OP_SEND << 8));
+	/* Version 6: qps in bits 16..23, and the QPs after the first. */
+	save("hello_qps3", buf, hello(buf, 3 << 16 | RP_OP_READ << 8));
 	memset(&h, 0, sizeof(h));
 	qp(&h.qp, 0xffffff);
 	memset(h.qp.gid, 0, RP_GID_LEN);
@@ -172,8 +190,9 @@ static void valid(void)
 	h.chunk = 4096;
 	h.window = 1;
 	save("hello_ib_stream", buf, rp_proto_pack_hello(buf, sizeof(buf), &h));
-	save("mr", buf, mr(buf, 1 << 20, 16));
-	save("mr_max", buf, mr(buf, 0xffffffff, 0xffffffff));
+	save("mr", buf, mr(buf, 1 << 20, 16, 1));
+	save("mr_max", buf, mr(buf, 0xffffffff, 0xffffffff, 1));
+	save("mr_qps3", buf, mr(buf, 1 << 20, 16, 3));
 	save("file", buf, file(buf, RP_FILE_REG, 1 << 30, 9));
 	save("file_dir", buf, file(buf, RP_FILE_DIR, 0, 1));
 	save("file_stream", buf, file(buf, RP_FILE_REG, RP_SIZE_UNKNOWN, 1));
@@ -208,7 +227,7 @@ static void raw(void)
 
 	n = hello(buf, RP_HELLO_PRESERVE);
 	save("raw_hello", buf + HDR, n - HDR);
-	n = mr(buf, 65536, 4);
+	n = mr(buf, 65536, 4, 1);
 	save("raw_mr", buf + HDR, n - HDR);
 	n = file(buf, RP_FILE_REG, 100, 12);
 	save("raw_file", buf + HDR, n - HDR);
@@ -251,10 +270,10 @@ static void broken(void)
 	put_be(buf + 8, 4, (uint64_t)(n - HDR + 1));
 	save("bad_hello_trailing", buf, n + 1);
 	n = hello(buf, 0);
-	put_be(buf + HDR + 44, 4, 2);
+	put_be(buf + HDR + 44, 4, 1 << 16 | 2);
 	save("bad_hello_flag", buf, n);
 	n = hello(buf, 0);
-	put_be(buf + HDR + 44, 4, RP_OP_MAX << 8);
+	put_be(buf + HDR + 44, 4, 1 << 16 | RP_OP_MAX << 8);
 	save("bad_hello_op", buf, n);
 	n = hello(buf, 0);
 	put_be(buf + HDR, 4, 0);
@@ -262,9 +281,26 @@ static void broken(void)
 	n = hello(buf, 0);
 	memset(buf + HDR + 12, 0, RP_GID_LEN);
 	save("bad_hello_zero_gid", buf, n);
-	n = mr(buf, 1 << 20, 16);
+	n = mr(buf, 1 << 20, 16, 1);
 	put_be(buf + HDR + 40, 8, (16ull << 20) + 1);
 	save("bad_mr_len", buf, n);
+	/* Version 6: a qps out of range, or a length that disagrees. */
+	n = hello(buf, 0);
+	buf[HDR + 45] = 0;
+	save("bad_hello_qps0", buf, n);
+	n = hello(buf, 8 << 16);
+	buf[HDR + 45] = 9;
+	save("bad_hello_qps9", buf, n);
+	n = hello(buf, 2 << 16);
+	buf[HDR + 45] = 3;
+	save("bad_hello_qps_len", buf, n);
+	n = hello(buf, 3 << 16);
+	put_be(buf + HDR + 48, 4, 0);
+	save("bad_hello_more_qpn0", buf, n);
+	n = mr(buf, 1 << 20, 16, 8);
+	buf[n] = 0;
+	put_be(buf + 8, 4, (uint64_t)(n - HDR + 1));
+	save("bad_mr_part", buf, n + 1);
 	n = result(buf, RP_MSG_ACK, RP_ST_OK, 0);
 	put_be(buf + HDR, 2, RP_ST_MAX);
 	save("bad_status", buf, n);

@@ -33,12 +33,18 @@
 #define OFF_H_WINDOW	40
 #define OFF_H_FLAGS	44
 #define HELLO_PLEN	48
+#define OFF_H_MORE	48	/* v6: QPs 1..qps-1, 8 bytes each */
 #define OFF_MR_ADDR	28
 #define OFF_MR_RKEY	36
 #define OFF_MR_LEN	40
 #define OFF_MR_CHUNK	48
 #define OFF_MR_WINDOW	52
 #define MR_PLEN		56
+#define OFF_MR_MORE	56
+#define MORE_LEN	8	/* v6: u32 qpn, u32 psn */
+#define OFF_MORE_QPN	0
+#define OFF_MORE_PSN	4
+#define QPS_SHIFT	16	/* v6: HELLO's qps, flags bits 16..23 */
 #define OFF_F_ID	0
 #define OFF_F_KIND	4
 #define OFF_F_RSVD	5
@@ -116,6 +122,50 @@ static void sample_mr(struct rp_mr *m)
 	m->chunk = 65536;
 	m->window = 8;
 	m->len = 65536ull * 8;
+}
+
+/* Distinct, in-range QPNs and PSNs for QPs 1..qps-1, the rest zero. */
+static void sample_more(struct rp_qp_more *more, unsigned int qps)
+{
+	unsigned int i;
+
+	memset(more, 0, (RP_QPS_MAX - 1) * sizeof(*more));
+	for (i = 0; i + 1 < qps; i++) {
+		more[i].qpn = 0x000100 + 0x10101 * i;
+		more[i].psn = 0xfffff0 - 0x20202 * i;
+	}
+}
+
+static void sample_hello_qps(struct rp_hello *m, unsigned int qps)
+{
+	sample_hello(m);
+	m->qps = (uint8_t)qps;
+	sample_more(m->more, qps);
+}
+
+static void sample_mr_qps(struct rp_mr *m, unsigned int qps)
+{
+	sample_mr(m);
+	m->qps = (uint8_t)qps;
+	sample_more(m->more, qps);
+}
+
+/* What a decoder must give for an encoder's qps: 0 is 1. */
+static unsigned int wire_qps(unsigned int qps)
+{
+	return qps ? qps : 1;
+}
+
+/* A decoded list: the encoder's QPs 1..qps-1, and zero after them. */
+static void assert_more_equal(const struct rp_qp_more *out,
+			      const struct rp_qp_more *in, unsigned int qps)
+{
+	unsigned int i;
+
+	for (i = 0; i < RP_QPS_MAX - 1; i++) {
+		assert_int_equal(out[i].qpn, i + 1 < qps ? in[i].qpn : 0);
+		assert_int_equal(out[i].psn, i + 1 < qps ? in[i].psn : 0);
+	}
 }
 
 static void sample_fin(struct rp_fin *m)
@@ -257,7 +307,8 @@ static void check_hello_roundtrip(const struct rp_hello *in)
 	int n;
 
 	n = pack_hello(buf, in);
-	assert_int_equal(n, HDR + HELLO_PLEN);
+	assert_int_equal(n, HDR + HELLO_PLEN +
+			    MORE_LEN * (wire_qps(in->qps) - 1));
 	assert_hdr(buf, n, RP_MSG_HELLO);
 	memset(&out, 0x5a, sizeof(out));
 	assert_int_equal(unpack_hello(buf, n, &out, &why), 0);
@@ -268,6 +319,8 @@ static void check_hello_roundtrip(const struct rp_hello *in)
 	assert_int_equal(out.window, in->window);
 	assert_int_equal(out.flags, in->flags);
 	assert_int_equal(out.op, in->op);
+	assert_int_equal(out.qps, wire_qps(in->qps));
+	assert_more_equal(out.more, in->more, out.qps);
 }
 
 static void test_hello_roundtrip(void **state)
@@ -285,14 +338,90 @@ static void test_hello_roundtrip(void **state)
 		check_hello_roundtrip(&in);
 }
 
-/* What one set bit of HELLO's flags word means on the wire: bit 0
- * RP_HELLO_PRESERVE, bits 8 and 9 the ops read (1) and send (2), bits
- * 10..15 an op that does not exist, any other bit malformed. */
+static void check_mr_roundtrip(const struct rp_mr *in)
+{
+	uint8_t buf[RP_PROTO_MAX_MSG];
+	struct rp_mr out;
+	const char *why = NULL;
+	int n;
+
+	n = pack_mr(buf, in);
+	assert_int_equal(n, HDR + MR_PLEN + MORE_LEN * (wire_qps(in->qps) - 1));
+	assert_hdr(buf, n, RP_MSG_MR);
+	memset(&out, 0x5a, sizeof(out));
+	assert_int_equal(unpack_mr(buf, n, &out, &why), 0);
+	assert_null(why);
+	assert_qp_equal(&out.qp, &in->qp);
+	assert_true(out.addr == in->addr);
+	assert_int_equal(out.rkey, in->rkey);
+	assert_true(out.len == in->len);
+	assert_int_equal(out.chunk, in->chunk);
+	assert_int_equal(out.window, in->window);
+	assert_int_equal(out.qps, wire_qps(in->qps));
+	assert_more_equal(out.more, in->more, out.qps);
+}
+
+/*
+ * Version 6: every count of QPs, 0 (taken as 1) to RP_QPS_MAX, with the
+ * extreme QPNs and PSNs in each slot of the list.
+ */
+static void test_qps_roundtrip(void **state)
+{
+	struct rp_hello h;
+	struct rp_mr mr;
+	unsigned int qps;
+	unsigned int i;
+
+	(void)state;
+	for (qps = 0; qps <= RP_QPS_MAX; qps++) {
+		sample_hello_qps(&h, qps);
+		check_hello_roundtrip(&h);
+		sample_mr_qps(&mr, qps);
+		check_mr_roundtrip(&mr);
+	}
+	/* qps 0 or 1: the list is not read, whatever it holds. */
+	for (qps = 0; qps <= 1; qps++) {
+		sample_hello_qps(&h, qps);
+		memset(h.more, 0xff, sizeof(h.more));
+		check_hello_roundtrip(&h);
+		sample_mr_qps(&mr, qps);
+		memset(mr.more, 0xff, sizeof(mr.more));
+		check_mr_roundtrip(&mr);
+	}
+	for (i = 0; i < RP_QPS_MAX - 1; i++) {
+		sample_hello_qps(&h, RP_QPS_MAX);
+		sample_mr_qps(&mr, RP_QPS_MAX);
+		h.more[i].qpn = 1;
+		h.more[i].psn = 0;
+		mr.more[i].qpn = 0xffffff;
+		mr.more[i].psn = 0xffffff;
+		check_hello_roundtrip(&h);
+		check_mr_roundtrip(&mr);
+		/* Not distinct: the session's concern, not the codec's. */
+		h.more[i].qpn = h.qp.qpn;
+		mr.more[i].qpn = mr.more[(i + 1) % (RP_QPS_MAX - 1)].qpn;
+		check_hello_roundtrip(&h);
+		check_mr_roundtrip(&mr);
+	}
+}
+
+/*
+ * What one more set bit in the flags word of a one-QP HELLO (qps 1, bit
+ * 16) means on the wire: bit 0 RP_HELLO_PRESERVE, bits 1..7 flags
+ * that do not exist, bits 8 and 9 the ops read (1) and send (2), bits
+ * 10..15 an op that does not exist; bit 16 is qps 1 already, bits 17
+ * and 18 make it 3 and 5 with no QP list after the fixed part, bits
+ * 19..23 make it 9 or more; bits 24..31 are malformed.
+ */
 static const char *hello_bit_refusal(unsigned int bit)
 {
-	if (bit == 0 || bit == 8 || bit == 9)
+	if (bit == 0 || bit == 8 || bit == 9 || bit == QPS_SHIFT)
 		return NULL;
-	return bit > 9 && bit < 16 ? "unknown op" : "unknown flags";
+	if (bit < 8 || bit > 23)
+		return "unknown flags";
+	if (bit < 16)
+		return "unknown op";
+	return bit < 19 ? "truncated QP list" : "qps out of range";
 }
 
 static void test_hello_flags(void **state)
@@ -302,6 +431,7 @@ static void test_hello_flags(void **state)
 	struct rp_hello out;
 	const char *why, *refusal;
 	unsigned int bit;
+	uint32_t word;
 	int n;
 
 	(void)state;
@@ -310,18 +440,22 @@ static void test_hello_flags(void **state)
 		sample_hello(&h);
 		n = pack_hello(buf, &h);
 		assert_int_equal(n, HDR + HELLO_PLEN);
-		be_put(buf + HDR + OFF_H_FLAGS, 4, 1u << bit);
+		word = 1u << QPS_SHIFT | 1u << bit;
+		be_put(buf + HDR + OFF_H_FLAGS, 4, word);
 		why = NULL;
 		refusal = hello_bit_refusal(bit);
 		if (!refusal) {
 			assert_int_equal(unpack_hello(buf, n, &out, &why), 0);
 			assert_int_equal(out.flags, bit ? 0 : RP_HELLO_PRESERVE);
-			assert_int_equal(out.op, bit ? 1u << (bit - 8) : 0);
+			assert_int_equal(out.op, bit && bit < 16 ?
+					 1u << (bit - 8) : 0);
+			assert_int_equal(out.qps, 1);
 			h.flags = out.flags;
 			h.op = out.op;
+			h.qps = out.qps;
 			assert_int_equal(pack_hello(buf, &h), n);
 			assert_int_equal(be_get(buf + HDR + OFF_H_FLAGS, 4),
-					 1u << bit);
+					 word);
 			continue;
 		}
 		assert_int_equal(unpack_hello(buf, n, &out, &why), RP_EPROTO);
@@ -335,33 +469,33 @@ static void test_hello_flags(void **state)
 	h.op = RP_OP_MAX;
 	assert_int_equal(pack_hello(buf, &h), RP_EPROTO);
 	sample_hello(&h);
+	h.qps = RP_QPS_MAX + 1;
+	assert_int_equal(pack_hello(buf, &h), RP_EPROTO);
+	h.qps = 0xff;
+	assert_int_equal(pack_hello(buf, &h), RP_EPROTO);
+	sample_hello(&h);
 	n = pack_hello(buf, &h);
 	be_put(buf + HDR + OFF_H_FLAGS, 4, 0xffffffff);
 	assert_int_equal(unpack_hello(buf, n, &out, NULL), RP_EPROTO);
+	/* Version 5's word, no qps: malformed, not one QP by default. */
+	be_put(buf + HDR + OFF_H_FLAGS, 4, RP_OP_READ << 8 | RP_HELLO_PRESERVE);
+	why = NULL;
+	assert_int_equal(unpack_hello(buf, n, &out, &why), RP_EPROTO);
+	assert_string_equal(why, "qps out of range");
 }
 
 static void test_mr_roundtrip(void **state)
 {
-	uint8_t buf[RP_PROTO_MAX_MSG];
 	struct rp_mr in;
-	struct rp_mr out;
-	const char *why = NULL;
-	int n;
 
 	(void)state;
 	sample_mr(&in);
-	n = pack_mr(buf, &in);
-	assert_int_equal(n, HDR + MR_PLEN);
-	assert_hdr(buf, n, RP_MSG_MR);
-	memset(&out, 0x5a, sizeof(out));
-	assert_int_equal(unpack_mr(buf, n, &out, &why), 0);
-	assert_null(why);
-	assert_qp_equal(&out.qp, &in.qp);
-	assert_true(out.addr == in.addr);
-	assert_int_equal(out.rkey, 0xdeadbeef);
-	assert_true(out.len == in.len);
-	assert_int_equal(out.chunk, in.chunk);
-	assert_int_equal(out.window, in.window);
+	assert_int_equal(in.rkey, 0xdeadbeef);
+	check_mr_roundtrip(&in);
+	/* With op read and send, no peer may touch the ring. */
+	in.addr = 0;
+	in.rkey = 0;
+	check_mr_roundtrip(&in);
 }
 
 static void check_file_roundtrip(const struct rp_file *in)
@@ -626,9 +760,14 @@ static void test_pack_result_bad_type(void **state)
 
 /* ---- golden bytes: the wire format must not drift ---------------------- */
 
+/*
+ * tests/e2e/wire_layout.sh reads the golden_* arrays here and compares
+ * them with what tests/e2e/wire.py encodes from the same fields: keep
+ * hex numbers out of their comments.
+ */
 static const uint8_t golden_hello[] = {
 	0x52, 0x44, 0x50, 0x55,		/* magic "RDPU" */
-	0x05,				/* version */
+	0x06,				/* version */
 	0x01,				/* type HELLO */
 	0x00, 0x00,			/* reserved */
 	0x00, 0x00, 0x00, 0x30,		/* length 48 */
@@ -642,7 +781,26 @@ static const uint8_t golden_hello[] = {
 	0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x02,	/* total */
 	0x00, 0x10, 0x00, 0x00,		/* chunk 1 MiB */
 	0x00, 0x00, 0x00, 0x10,		/* window 16 */
-	0x00, 0x00, 0x01, 0x01,		/* op read (v5) | flags: preserve */
+	0x00, 0x01, 0x01, 0x01,		/* qps 1 | op read | preserve */
+};
+
+/* The same HELLO with qps 3: two QPs more, at the edges of the range. */
+static const uint8_t golden_hello3[] = {
+	0x52, 0x44, 0x50, 0x55, 0x06, 0x01, 0x00, 0x00,
+	0x00, 0x00, 0x00, 0x40,		/* length 64 */
+	0x00, 0xab, 0xcd, 0xef,		/* QP 0: qpn */
+	0x00, 0x12, 0x34, 0x56,		/* psn */
+	0x00, 0x00, 0x05, 0x00,		/* lid, mtu 4096, reserved */
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,	/* gid */
+	0x00, 0x00, 0xff, 0xff, 0xc0, 0xa8, 0x01, 0x02,
+	0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x02,	/* total */
+	0x00, 0x10, 0x00, 0x00,		/* chunk 1 MiB */
+	0x00, 0x00, 0x00, 0x10,		/* window 16 */
+	0x00, 0x03, 0x01, 0x01,		/* qps 3 | op read | preserve */
+	0x00, 0x00, 0x01, 0x02,		/* QP 1: qpn 258 */
+	0x00, 0xff, 0xff, 0xff,		/* psn 2^24 - 1 */
+	0x00, 0xff, 0xff, 0xff,		/* QP 2: qpn 2^24 - 1 */
+	0x00, 0x00, 0x00, 0x00,		/* psn 0 */
 };
 
 static void golden_hello_msg(struct rp_hello *m)
@@ -662,33 +820,149 @@ static void golden_hello_msg(struct rp_hello *m)
 	m->window = 16;
 	m->flags = RP_HELLO_PRESERVE;
 	m->op = RP_OP_READ;
+	m->qps = 1;
 }
 
-static void test_golden_hello(void **state)
+static void golden_hello3_msg(struct rp_hello *m)
+{
+	golden_hello_msg(m);
+	m->qps = 3;
+	m->more[0].qpn = 258;
+	m->more[0].psn = 0xffffff;
+	m->more[1].qpn = 0xffffff;
+	m->more[1].psn = 0;
+}
+
+static void check_golden_hello(const uint8_t *gold, size_t len,
+			       const struct rp_hello *m)
 {
 	uint8_t buf[RP_PROTO_MAX_MSG];
-	struct rp_hello m;
 	struct rp_hello out;
-	int n;
 
-	(void)state;
-	golden_hello_msg(&m);
-	n = pack_hello(buf, &m);
-	assert_int_equal(n, sizeof(golden_hello));
-	assert_memory_equal(buf, golden_hello, sizeof(golden_hello));
+	assert_int_equal(pack_hello(buf, m), len);
+	assert_memory_equal(buf, gold, len);
 
-	assert_int_equal(unpack_hello(golden_hello, sizeof(golden_hello), &out,
-				      NULL), 0);
-	assert_qp_equal(&out.qp, &m.qp);
+	memset(&out, 0x5a, sizeof(out));
+	assert_int_equal(unpack_hello(gold, (int)len, &out, NULL), 0);
+	assert_qp_equal(&out.qp, &m->qp);
 	assert_true(out.total == 0x100000002ull);
 	assert_int_equal(out.chunk, 0x100000);
 	assert_int_equal(out.window, 16);
 	assert_int_equal(out.flags, RP_HELLO_PRESERVE);
 	assert_int_equal(out.op, RP_OP_READ);
+	assert_int_equal(out.qps, wire_qps(m->qps));
+	assert_more_equal(out.more, m->more, out.qps);
+}
+
+static void test_golden_hello(void **state)
+{
+	struct rp_hello m;
+
+	(void)state;
+	golden_hello_msg(&m);
+	check_golden_hello(golden_hello, sizeof(golden_hello), &m);
+	/* An encoder takes qps 0 as 1. */
+	m.qps = 0;
+	check_golden_hello(golden_hello, sizeof(golden_hello), &m);
+	golden_hello3_msg(&m);
+	check_golden_hello(golden_hello3, sizeof(golden_hello3), &m);
+}
+
+static const uint8_t golden_mr[] = {
+	0x52, 0x44, 0x50, 0x55, 0x06,
+	0x02,				/* type MR */
+	0x00, 0x00,
+	0x00, 0x00, 0x00, 0x38,		/* length 56 */
+	0x00, 0x00, 0x00, 0x11,		/* qpn */
+	0x00, 0x00, 0xab, 0xcd,		/* psn */
+	0x00, 0x07,			/* lid 7 (InfiniBand: no gid needed) */
+	0x04,				/* mtu 2048 */
+	0x00,				/* reserved */
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,	/* gid */
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+	0x00, 0x00, 0x7f, 0x00, 0x12, 0x34, 0x50, 0x00,	/* addr */
+	0xde, 0xad, 0xbe, 0xef,		/* rkey */
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x08, 0x00, 0x00,	/* len 512 KiB */
+	0x00, 0x01, 0x00, 0x00,		/* chunk 64 KiB */
+	0x00, 0x00, 0x00, 0x08,		/* window 8 */
+};
+
+/* The same MR with qps 3: its length says so. */
+static const uint8_t golden_mr3[] = {
+	0x52, 0x44, 0x50, 0x55, 0x06, 0x02, 0x00, 0x00,
+	0x00, 0x00, 0x00, 0x48,		/* length 72 */
+	0x00, 0x00, 0x00, 0x11, 0x00, 0x00, 0xab, 0xcd,	/* QP 0 */
+	0x00, 0x07, 0x04, 0x00,
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+	0x00, 0x00, 0x7f, 0x00, 0x12, 0x34, 0x50, 0x00,	/* addr */
+	0xde, 0xad, 0xbe, 0xef,		/* rkey */
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x08, 0x00, 0x00,	/* len */
+	0x00, 0x01, 0x00, 0x00,		/* chunk */
+	0x00, 0x00, 0x00, 0x08,		/* window */
+	0x00, 0x00, 0x00, 0x12,		/* QP 1: qpn */
+	0x00, 0x00, 0x00, 0x01,		/* psn */
+	0x00, 0x00, 0x00, 0x13,		/* QP 2: qpn */
+	0x00, 0x12, 0x34, 0x56,		/* psn */
+};
+
+static void golden_mr_msg(struct rp_mr *m, unsigned int qps)
+{
+	memset(m, 0, sizeof(*m));
+	m->qp.qpn = 0x11;
+	m->qp.psn = 0xabcd;
+	m->qp.lid = 7;
+	m->qp.mtu = 4;
+	m->addr = 0x7f0012345000ull;
+	m->rkey = 0xdeadbeef;
+	m->len = 0x80000;
+	m->chunk = 0x10000;
+	m->window = 8;
+	m->qps = (uint8_t)qps;
+	if (qps == 3) {
+		m->more[0].qpn = 0x12;
+		m->more[0].psn = 1;
+		m->more[1].qpn = 0x13;
+		m->more[1].psn = 0x123456;
+	}
+}
+
+static void check_golden_mr(const uint8_t *gold, size_t len,
+			    const struct rp_mr *m)
+{
+	uint8_t buf[RP_PROTO_MAX_MSG];
+	struct rp_mr out;
+
+	assert_int_equal(pack_mr(buf, m), len);
+	assert_memory_equal(buf, gold, len);
+
+	memset(&out, 0x5a, sizeof(out));
+	assert_int_equal(unpack_mr(gold, (int)len, &out, NULL), 0);
+	assert_qp_equal(&out.qp, &m->qp);
+	assert_true(out.addr == 0x7f0012345000ull);
+	assert_int_equal(out.rkey, 0xdeadbeef);
+	assert_true(out.len == 0x80000);
+	assert_int_equal(out.chunk, 0x10000);
+	assert_int_equal(out.window, 8);
+	assert_int_equal(out.qps, wire_qps(m->qps));
+	assert_more_equal(out.more, m->more, out.qps);
+}
+
+static void test_golden_mr(void **state)
+{
+	struct rp_mr m;
+
+	(void)state;
+	golden_mr_msg(&m, 1);
+	check_golden_mr(golden_mr, sizeof(golden_mr), &m);
+	golden_mr_msg(&m, 0);
+	check_golden_mr(golden_mr, sizeof(golden_mr), &m);
+	golden_mr_msg(&m, 3);
+	check_golden_mr(golden_mr3, sizeof(golden_mr3), &m);
 }
 
 static const uint8_t golden_file[] = {
-	0x52, 0x44, 0x50, 0x55, 0x05,
+	0x52, 0x44, 0x50, 0x55, 0x06,
 	0x08,				/* type FILE */
 	0x00, 0x00,
 	0x00, 0x00, 0x00, 0x23,		/* length 35 */
@@ -728,7 +1002,7 @@ static void test_golden_file(void **state)
 }
 
 static const uint8_t golden_err[] = {
-	0x52, 0x44, 0x50, 0x55, 0x05,
+	0x52, 0x44, 0x50, 0x55, 0x06,
 	0x05,				/* type ERR */
 	0x00, 0x00,
 	0x00, 0x00, 0x00, 0x0e,		/* length 14 */
@@ -739,7 +1013,7 @@ static const uint8_t golden_err[] = {
 };
 
 static const uint8_t golden_fack[] = {
-	0x52, 0x44, 0x50, 0x55, 0x05,
+	0x52, 0x44, 0x50, 0x55, 0x06,
 	0x0a,				/* type FACK */
 	0x00, 0x00,
 	0x00, 0x00, 0x00, 0x12,		/* length 18 */
@@ -792,6 +1066,8 @@ static void test_layout_offsets(void **state)
 	struct rp_fend fe;
 	struct rp_result r;
 	static struct rp_file f;
+	const uint8_t *q;
+	size_t i;
 
 	(void)state;
 	sample_mr(&mr);
@@ -814,7 +1090,27 @@ static void test_layout_offsets(void **state)
 	assert_true(be_get(p + OFF_H_TOTAL, 8) == h.total);
 	assert_int_equal(be_get(p + OFF_H_CHUNK, 4), h.chunk);
 	assert_int_equal(be_get(p + OFF_H_WINDOW, 4), h.window);
-	assert_int_equal(be_get(p + OFF_H_FLAGS, 4), h.flags | h.op << 8);
+	assert_int_equal(be_get(p + OFF_H_FLAGS, 4),
+			 h.flags | h.op << 8 | 1u << QPS_SHIFT);
+
+	/* Version 6: the QPs after the first, after each fixed part. */
+	sample_hello_qps(&h, 3);
+	assert_int_equal(pack_hello(buf, &h), HDR + HELLO_PLEN + 2 * MORE_LEN);
+	assert_int_equal(be_get(p + OFF_H_FLAGS, 4),
+			 h.flags | h.op << 8 | 3u << QPS_SHIFT);
+	for (i = 0; i < 2; i++) {
+		q = p + OFF_H_MORE + i * MORE_LEN;
+		assert_int_equal(be_get(q + OFF_MORE_QPN, 4), h.more[i].qpn);
+		assert_int_equal(be_get(q + OFF_MORE_PSN, 4), h.more[i].psn);
+	}
+	sample_mr_qps(&mr, 3);
+	assert_int_equal(pack_mr(buf, &mr), HDR + MR_PLEN + 2 * MORE_LEN);
+	assert_int_equal(be_get(p + OFF_MR_WINDOW, 4), mr.window);
+	for (i = 0; i < 2; i++) {
+		q = p + OFF_MR_MORE + i * MORE_LEN;
+		assert_int_equal(be_get(q + OFF_MORE_QPN, 4), mr.more[i].qpn);
+		assert_int_equal(be_get(q + OFF_MORE_PSN, 4), mr.more[i].psn);
+	}
 
 	sample_file(&f, RP_FILE_REG);
 	f.mtime_sec = -2;
@@ -1408,6 +1704,248 @@ static void test_mr_len(void **state)
 	assert_int_equal(out.rkey, 0xffffffff);
 }
 
+/* ---- version 6: the QPs after the first ------------------------------ */
+
+/* A HELLO or MR decoder refuses, for why, and leaves its output alone. */
+static void assert_hello_refused(const uint8_t *buf, int n, const char *want)
+{
+	struct rp_hello out;
+	struct rp_hello before;
+	const char *why = NULL;
+
+	memset(&out, 0xa5, sizeof(out));
+	before = out;
+	assert_int_equal(unpack_hello(buf, n, &out, &why), RP_EPROTO);
+	assert_string_equal(why, want);
+	assert_memory_equal(&out, &before, sizeof(out));
+}
+
+static void assert_mr_refused(const uint8_t *buf, int n, const char *want)
+{
+	struct rp_mr out;
+	struct rp_mr before;
+	const char *why = NULL;
+
+	memset(&out, 0xa5, sizeof(out));
+	before = out;
+	assert_int_equal(unpack_mr(buf, n, &out, &why), RP_EPROTO);
+	assert_string_equal(why, want);
+	assert_memory_equal(&out, &before, sizeof(out));
+}
+
+/* HELLO's qps byte (flags bits 16..23) set to qps in a packed HELLO. */
+static void set_hello_qps(uint8_t *buf, unsigned int qps)
+{
+	buf[HDR + OFF_H_FLAGS + 1] = (uint8_t)qps;
+}
+
+/*
+ * HELLO: qps 1..RP_QPS_MAX in its flags word, and exactly qps - 1 QPs
+ * after the fixed part, no fewer, no more.
+ */
+static void test_hello_qps(void **state)
+{
+	static const unsigned int bad[] = { 0, RP_QPS_MAX + 1, 0x80, 0xff };
+	uint8_t buf[RP_PROTO_MAX_MSG];
+	struct rp_hello h;
+	struct rp_hello out;
+	unsigned int have;
+	unsigned int qps;
+	size_t i;
+	int n;
+
+	(void)state;
+	/* Out of range, whatever the length says. */
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		for (have = 1; have <= RP_QPS_MAX; have++) {
+			sample_hello_qps(&h, have);
+			n = pack_hello(buf, &h);
+			set_hello_qps(buf, bad[i]);
+			assert_hello_refused(buf, n, "qps out of range");
+		}
+		/* Nine QPs' worth of bytes for qps 9. */
+		sample_hello_qps(&h, RP_QPS_MAX);
+		n = pack_hello(buf, &h);
+		be_put(buf + n, 4, 0x000777);
+		be_put(buf + n + 4, 4, 0);
+		set_hello_qps(buf, bad[i]);
+		assert_hello_refused(buf, n + MORE_LEN, "qps out of range");
+	}
+	/* The encoder refuses them too; 0 it takes as 1. */
+	sample_hello_qps(&h, RP_QPS_MAX);
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		h.qps = (uint8_t)bad[i];
+		n = pack_hello(buf, &h);
+		if (bad[i])
+			assert_int_equal(n, RP_EPROTO);
+		else
+			assert_int_equal(n, HDR + HELLO_PLEN);
+	}
+
+	/* Every count said against every count sent. */
+	for (have = 1; have <= RP_QPS_MAX; have++) {
+		for (qps = 1; qps <= RP_QPS_MAX; qps++) {
+			sample_hello_qps(&h, have);
+			n = pack_hello(buf, &h);
+			set_hello_qps(buf, qps);
+			if (qps > have) {
+				assert_hello_refused(buf, n,
+						     "truncated QP list");
+			} else if (qps < have) {
+				assert_hello_refused(buf, n, "trailing bytes");
+			} else {
+				assert_int_equal(unpack_hello(buf, n, &out,
+							      NULL), 0);
+				assert_int_equal(out.qps, qps);
+			}
+		}
+	}
+	/* Cut inside an entry. */
+	sample_hello_qps(&h, 3);
+	n = pack_hello(buf, &h);
+	assert_hello_refused(buf, n - 1, "truncated QP list");
+	assert_hello_refused(buf, n - MORE_LEN - 4, "truncated QP list");
+}
+
+/*
+ * MR: the length says how many QPs: 56 + 8k bytes is qps k + 1, up to
+ * RP_QPS_MAX; a part entry is trailing bytes.
+ */
+static void test_mr_qps(void **state)
+{
+	uint8_t buf[RP_PROTO_MAX_MSG];
+	struct rp_mr mr;
+	struct rp_mr out;
+	size_t plen;
+	size_t k;
+	int n;
+
+	(void)state;
+	sample_mr_qps(&mr, RP_QPS_MAX);
+	n = pack_mr(buf, &mr);
+	assert_int_equal(n, HDR + MR_PLEN + (RP_QPS_MAX - 1) * MORE_LEN);
+	/* A valid ninth entry and part of a tenth after it. */
+	be_put(buf + n, 4, 0x000777);
+	be_put(buf + n + 4, 4, 0);
+	memset(buf + n + MORE_LEN, 0, MORE_LEN);
+	for (plen = MR_PLEN; plen < MR_PLEN + (RP_QPS_MAX + 1) * MORE_LEN;
+	     plen++) {
+		k = (plen - MR_PLEN) / MORE_LEN;
+		n = (int)(HDR + plen);
+		if (k >= RP_QPS_MAX) {
+			assert_mr_refused(buf, n, "qps out of range");
+		} else if ((plen - MR_PLEN) % MORE_LEN) {
+			assert_mr_refused(buf, n, "trailing bytes");
+		} else {
+			memset(&out, 0x5a, sizeof(out));
+			assert_int_equal(unpack_mr(buf, n, &out, NULL), 0);
+			assert_int_equal(out.qps, k + 1);
+			assert_more_equal(out.more, mr.more, out.qps);
+		}
+	}
+	mr.qps = RP_QPS_MAX + 1;
+	assert_int_equal(pack_mr(buf, &mr), RP_EPROTO);
+	mr.qps = 0xff;
+	assert_int_equal(pack_mr(buf, &mr), RP_EPROTO);
+}
+
+/* One field of one entry of the list forced to a value. */
+struct more_case {
+	size_t off;		/* OFF_MORE_QPN or OFF_MORE_PSN */
+	uint32_t val;
+	const char *why;	/* NULL: accepted */
+};
+
+static const struct more_case more_cases[] = {
+	{ OFF_MORE_QPN, 0, "extra qpn out of range" },
+	{ OFF_MORE_QPN, 1, NULL },
+	{ OFF_MORE_QPN, 0xffffff, NULL },
+	{ OFF_MORE_QPN, 0x1000000, "extra qpn out of range" },
+	{ OFF_MORE_QPN, 0xffffffff, "extra qpn out of range" },
+	{ OFF_MORE_PSN, 0, NULL },
+	{ OFF_MORE_PSN, 0xffffff, NULL },
+	{ OFF_MORE_PSN, 0x1000000, "extra psn out of range" },
+	{ OFF_MORE_PSN, 0xffffffff, "extra psn out of range" },
+};
+
+static void more_set(struct rp_qp_more *e, const struct more_case *c)
+{
+	if (c->off == OFF_MORE_QPN)
+		e->qpn = c->val;
+	else
+		e->psn = c->val;
+}
+
+/* Each entry as QP 0's qpn and psn: 24 bits, the QPN non-zero. */
+static void test_more_bounds(void **state)
+{
+	uint8_t buf[RP_PROTO_MAX_MSG];
+	const struct more_case *c;
+	struct rp_hello h;
+	struct rp_hello hout;
+	struct rp_mr mr;
+	struct rp_mr mout;
+	size_t i;
+	size_t e;
+	int n;
+
+	(void)state;
+	for (i = 0; i < ARRAY_SIZE(more_cases); i++) {
+		c = &more_cases[i];
+		for (e = 0; e < RP_QPS_MAX - 1; e++) {
+			/* Decoders, from a valid message, one field forged. */
+			sample_hello_qps(&h, RP_QPS_MAX);
+			n = pack_hello(buf, &h);
+			be_put(buf + HDR + OFF_H_MORE + e * MORE_LEN + c->off,
+			       4, c->val);
+			if (c->why) {
+				assert_hello_refused(buf, n, c->why);
+			} else {
+				assert_int_equal(unpack_hello(buf, n, &hout,
+							      NULL), 0);
+				more_set(&h.more[e], c);
+				assert_more_equal(hout.more, h.more,
+						  RP_QPS_MAX);
+			}
+			sample_mr_qps(&mr, RP_QPS_MAX);
+			n = pack_mr(buf, &mr);
+			be_put(buf + HDR + OFF_MR_MORE + e * MORE_LEN + c->off,
+			       4, c->val);
+			if (c->why) {
+				assert_mr_refused(buf, n, c->why);
+			} else {
+				assert_int_equal(unpack_mr(buf, n, &mout,
+							   NULL), 0);
+				more_set(&mr.more[e], c);
+				assert_more_equal(mout.more, mr.more,
+						  RP_QPS_MAX);
+			}
+
+			/* Encoders refuse exactly what decoders refuse. */
+			sample_hello_qps(&h, RP_QPS_MAX);
+			more_set(&h.more[e], c);
+			sample_mr_qps(&mr, RP_QPS_MAX);
+			more_set(&mr.more[e], c);
+			if (c->why) {
+				assert_int_equal(pack_hello(buf, &h),
+						 RP_EPROTO);
+				assert_int_equal(pack_mr(buf, &mr), RP_EPROTO);
+			} else {
+				assert_true(pack_hello(buf, &h) > 0);
+				assert_true(pack_mr(buf, &mr) > 0);
+			}
+		}
+		/* An entry past qps is not the message's: not read. */
+		sample_hello_qps(&h, 2);
+		more_set(&h.more[1], c);
+		assert_int_equal(pack_hello(buf, &h),
+				 HDR + HELLO_PLEN + MORE_LEN);
+		sample_mr_qps(&mr, 2);
+		more_set(&mr.more[RP_QPS_MAX - 2], c);
+		assert_int_equal(pack_mr(buf, &mr), HDR + MR_PLEN + MORE_LEN);
+	}
+}
+
 static void test_status_bounds(void **state)
 {
 	uint8_t buf[RP_PROTO_MAX_MSG];
@@ -1458,7 +1996,7 @@ struct sample_msg {
 	union any_msg m;
 };
 
-#define NSAMPLES	12
+#define NSAMPLES	14
 
 static void make_samples(struct sample_msg s[NSAMPLES])
 {
@@ -1469,6 +2007,10 @@ static void make_samples(struct sample_msg s[NSAMPLES])
 	sample_hello(&s[i++].m.hello);
 	s[i].type = RP_MSG_MR;
 	sample_mr(&s[i++].m.mr);
+	s[i].type = RP_MSG_HELLO;
+	sample_hello_qps(&s[i++].m.hello, 3);
+	s[i].type = RP_MSG_MR;
+	sample_mr_qps(&s[i++].m.mr, 3);
 	s[i].type = RP_MSG_FIN;
 	sample_fin(&s[i++].m.fin);
 	s[i].type = RP_MSG_FILE;
@@ -1586,8 +2128,18 @@ static void test_truncation(void **state)
 		s[i].m = m;
 		assert_int_equal(pack_any(again, sizeof(again), &s[i]), n);
 		assert_memory_equal(again, buf, (size_t)n);
-		/* Cut short anywhere: refused, with a reason. */
+		/*
+		 * Cut short anywhere: refused, with a reason; but an MR
+		 * cut after a whole entry is one with fewer QPs.
+		 */
 		for (len = 0; len < plen; len++) {
+			if (s[i].type == RP_MSG_MR && len >= MR_PLEN &&
+			    (len - MR_PLEN) % MORE_LEN == 0) {
+				assert_int_equal(do_unpack(s[i].type,
+							   buf + HDR, len,
+							   NULL), 0);
+				continue;
+			}
 			why = NULL;
 			assert_int_equal(do_unpack(s[i].type, buf + HDR, len,
 						   &why), RP_EPROTO);
@@ -1657,7 +2209,7 @@ static void test_enobufs(void **state)
 static void valid_hdr(uint8_t *b)
 {
 	static const uint8_t hdr[HDR] = {
-		0x52, 0x44, 0x50, 0x55, 5, RP_MSG_FIN, 0, 0, 0, 0, 0, FIN_PLEN,
+		0x52, 0x44, 0x50, 0x55, 6, RP_MSG_FIN, 0, 0, 0, 0, 0, FIN_PLEN,
 	};
 
 	memcpy(b, hdr, HDR);
@@ -1675,8 +2227,8 @@ static void test_hdr_valid(void **state)
 	memset(&h, 0, sizeof(h));
 	assert_int_equal(rp_proto_parse_hdr(b, HDR, &h, &why), 0);
 	assert_null(why);
-	assert_int_equal(h.version, 5);
-	assert_int_equal(RP_PROTO_VERSION, 5);
+	assert_int_equal(h.version, 6);
+	assert_int_equal(RP_PROTO_VERSION, 6);
 	assert_int_equal(h.type, RP_MSG_FIN);
 	assert_int_equal(h.length, FIN_PLEN);
 	/* A longer buffer is fine: only the first 12 bytes are the header. */
@@ -1727,7 +2279,7 @@ static void test_hdr_bad_magic(void **state)
 
 static void test_hdr_version(void **state)
 {
-	static const uint8_t bad[] = { 0, 1, 2, 3, 4, 6, 0xff };
+	static const uint8_t bad[] = { 0, 1, 2, 3, 4, 5, 7, 0xff };
 	uint8_t b[HDR];
 	struct rp_msg_hdr h;
 	const char *why;
@@ -1750,12 +2302,12 @@ static void test_hdr_version(void **state)
 }
 
 /*
- * An ERR for an older peer (version 3, 2 or 1): our ERR with its version
- * byte, nothing else; the payload decodes as an ERR.
+ * An ERR for an older peer (version 5 down to 1): our ERR with its
+ * version byte, nothing else; the payload decodes as an ERR.
  */
 static void test_err_at_version(void **state)
 {
-	static const uint8_t old[] = { 3, 2, 1 };
+	static const uint8_t old[] = { 5, 4, 3, 2, 1 };
 	uint8_t buf[RP_PROTO_MAX_MSG], want[RP_PROTO_MAX_MSG];
 	struct rp_result r = { .status = RP_ST_VERSION, .text_len = 2 };
 	struct rp_result out;
@@ -1764,7 +2316,7 @@ static void test_err_at_version(void **state)
 	int n;
 
 	(void)state;
-	memcpy(r.text, "v4", 2);
+	memcpy(r.text, "v6", 2);
 	for (i = 0; i < ARRAY_SIZE(old); i++) {
 		n = rp_proto_pack_err_at(buf, sizeof(buf), old[i], &r);
 		assert_int_equal(n, rp_proto_pack_result(want, sizeof(want),
@@ -2051,6 +2603,7 @@ int main(void)
 		cmocka_unit_test(test_hello_roundtrip),
 		cmocka_unit_test(test_hello_flags),
 		cmocka_unit_test(test_mr_roundtrip),
+		cmocka_unit_test(test_qps_roundtrip),
 		cmocka_unit_test(test_file_roundtrip),
 		cmocka_unit_test(test_fend_roundtrip),
 		cmocka_unit_test(test_fin_roundtrip),
@@ -2059,6 +2612,7 @@ int main(void)
 		cmocka_unit_test(test_result_roundtrip),
 		cmocka_unit_test(test_pack_result_bad_type),
 		cmocka_unit_test(test_golden_hello),
+		cmocka_unit_test(test_golden_mr),
 		cmocka_unit_test(test_golden_file),
 		cmocka_unit_test(test_golden_result),
 		cmocka_unit_test(test_imm),
@@ -2075,6 +2629,9 @@ int main(void)
 		cmocka_unit_test(test_gid_lid),
 		cmocka_unit_test(test_chunk_window_zero),
 		cmocka_unit_test(test_mr_len),
+		cmocka_unit_test(test_hello_qps),
+		cmocka_unit_test(test_mr_qps),
+		cmocka_unit_test(test_more_bounds),
 		cmocka_unit_test(test_status_bounds),
 		cmocka_unit_test(test_truncation),
 		cmocka_unit_test(test_trailing_byte),
