@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Private to the libibverbs backend (src/verbs*.c, never installed): the
- * full struct rp_verbs and the functions its four files share. verbs.c
- * builds and tears down, verbs_select.c chooses device, port and GID,
- * verbs_wait.c turns completions and events into return codes, and
- * verbs_names.c holds names, hints and the educational --trace text.
+ * full struct rp_verbs and the functions its five files share. verbs.c
+ * builds and tears down, verbs_qp.c drives the QPs RESET->INIT->RTR->RTS,
+ * verbs_select.c chooses device, port and GID, verbs_wait.c turns
+ * completions and events into return codes, and verbs_names.c holds
+ * names, hints and the educational --trace text.
  */
 #ifndef RDMAPUSH_VERBS_INT_H
 #define RDMAPUSH_VERBS_INT_H
@@ -70,6 +71,20 @@ struct rp_verbs {
 	uint64_t cq_events;
 	uint64_t async_events;
 };
+
+/* --- verbs_qp.c: the QP, steps 5 to 8 of the story verbs.c tells --- */
+
+/* Create the RC QP in RESET with a random PSN. 0, or RP_EVERBS (reported). */
+int rp_verbs_create_qp(struct rp_verbs *v, const struct rp_verbs_cfg *cfg)
+	__attribute__((warn_unused_result));
+/* RESET -> INIT, read back. 0, or RP_EVERBS (reported). */
+int rp_verbs_qp_to_init(struct rp_verbs *v)
+	__attribute__((warn_unused_result));
+/* The QP to ERROR, then destroyed; continues past failures (reported).
+ * NULL-safe and idempotent. */
+void rp_verbs_destroy_qp(struct rp_verbs *v);
+/* RP_ACCESS_* (verbs.h keeps ibverbs out of the session) as IBV_ACCESS_*. */
+unsigned int rp_verbs_ibv_access(unsigned int rp);
 
 /* --- verbs_select.c ------------------------------------------------- */
 
