@@ -2,10 +2,11 @@
 /*
  * The RDMA data plane over raw libibverbs, told as rc_pingpong tells it,
  * in build order from top to bottom: device -> PD -> completion channel
- * -> CQ -> QP -> INIT; then, once the peer's QP address has come over the
- * control channel, RTR -> RTS; the registered ring; posting work
+ * -> CQ -> QPs -> INIT; then, once the peer's QP addresses have come over
+ * the control channel, RTR -> RTS; the registered ring; posting work
  * requests; and close, the same ladder in reverse. rp_verbs_open() just
- * below is the table of contents.
+ * below is the table of contents. With --qps N there are N RC QPs on the
+ * one PD, CQ and ring, each taking the steps one QP takes.
  *
  * The rest of the backend: verbs_qp.c holds the QP steps (create, INIT,
  * RTR, RTS, destroy), verbs_select.c chooses device, port and GID,
@@ -30,7 +31,7 @@
 #include "rdmapush/trace.h"
 #include "verbs_int.h"
 
-/* Room in the CQ beyond one entry per send and receive WR. */
+/* Room in the CQ beyond one entry per send and receive WR of each QP. */
 #define CQ_SLACK		16
 /* The RP_ACCESS_* bits verbs.h defines. */
 #define ACCESS_KNOWN		(RP_ACCESS_LOCAL_WRITE | \
@@ -39,7 +40,7 @@
 
 /*
  * The steps of rp_verbs_open(), in the order it takes them and defined in
- * that order below (the QP's in verbs_qp.c); each undo is NULL-safe and
+ * that order below (the QPs' in verbs_qp.c); each undo is NULL-safe and
  * idempotent, so the error ladder and rp_verbs_close() can both call it.
  */
 static int check_access(unsigned int access);
@@ -51,11 +52,11 @@ static int create_channel(struct rp_verbs *v);
 static void destroy_channel(struct rp_verbs *v);
 static int create_cq(struct rp_verbs *v, const struct rp_verbs_cfg *cfg);
 static void destroy_cq(struct rp_verbs *v);
-/* Then verbs_qp.c's rp_verbs_create_qp(), rp_verbs_qp_to_init() and
- * their undo, rp_verbs_destroy_qp(). */
+/* Then verbs_qp.c's rp_verbs_create_qps(), rp_verbs_qps_to_init() and
+ * their undo, rp_verbs_destroy_qps(). */
 
 /*
- * Build in rc_pingpong's order (device, PD, channel, CQ, QP, INIT) and,
+ * Build in rc_pingpong's order (device, PD, channel, CQ, QPs, INIT) and,
  * on failure, undo in reverse: each label names what it releases.
  */
 int rp_verbs_open(struct rp_verbs **out, const struct rp_verbs_cfg *cfg)
@@ -66,8 +67,6 @@ int rp_verbs_open(struct rp_verbs **out, const struct rp_verbs_cfg *cfg)
 	rc = rp_verbs_check_open(out, cfg);
 	if (!rc)
 		rc = check_access(cfg->access);
-	if (!rc && cfg->qps > 1)
-		rc = rp_verbs_check_qp(cfg->qps - 1, 1, "rp_verbs_open");
 	if (rc)
 		return rc;
 	rc = alloc_verbs(&v, cfg);
@@ -86,17 +85,17 @@ int rp_verbs_open(struct rp_verbs **out, const struct rp_verbs_cfg *cfg)
 	rc = create_cq(v, cfg);
 	if (rc)
 		goto err_destroy_channel;
-	rc = rp_verbs_create_qp(v, cfg);
+	rc = rp_verbs_create_qps(v, cfg);
 	if (rc)
 		goto err_destroy_cq;
-	rc = rp_verbs_qp_to_init(v);
+	rc = rp_verbs_qps_to_init(v);
 	if (rc)
-		goto err_destroy_qp;
+		goto err_destroy_qps;
 	*out = v;
 	return 0;
 
-err_destroy_qp:
-	rp_verbs_destroy_qp(v);
+err_destroy_qps:
+	rp_verbs_destroy_qps(v);
 err_destroy_cq:
 	destroy_cq(v);
 err_destroy_channel:
@@ -151,6 +150,8 @@ static int alloc_verbs(struct rp_verbs **vp, const struct rp_verbs_cfg *cfg)
 	v->receiver = cfg->receiver;
 	v->access = cfg->access;
 	v->rd_atomic = cfg->rd_atomic ? cfg->rd_atomic : 1;
+	/* rp_verbs_check_open() saw to the upper bound. */
+	v->nqp = cfg->qps ? cfg->qps : 1;
 	snprintf(v->gid_str, sizeof(v->gid_str), "-");
 	*vp = v;
 	return 0;
@@ -250,19 +251,24 @@ static void destroy_channel(struct rp_verbs *v)
 }
 
 /* ---------------------------------------------------------------------
- * 4. Completion queue, shared by sends and receives
+ * 4. Completion queue, shared by sends and receives of every QP
  */
 
+/*
+ * One CQ for every QP: room for each QP's every send and receive WR to
+ * complete at once (a full CQ is an overrun, fatal to the CQ), + slack.
+ */
 static int create_cq(struct rp_verbs *v, const struct rp_verbs_cfg *cfg)
 {
-	uint64_t want = (uint64_t)cfg->max_send_wr + cfg->max_recv_wr +
+	uint64_t want = (uint64_t)v->nqp *
+			((uint64_t)cfg->max_send_wr + cfg->max_recv_wr) +
 			CQ_SLACK;
 
 	if (want > (uint64_t)v->max_cqe) {
-		RP_ERR("ibv_create_cq: %" PRIu64 " entries (%u send + %u "
-		       "receive + %d) exceed the device's max_cqe %d", want,
-		       cfg->max_send_wr, cfg->max_recv_wr, CQ_SLACK,
-		       v->max_cqe);
+		RP_ERR("ibv_create_cq: %" PRIu64 " entries (%u QP(s) x (%u "
+		       "send + %u receive) + %d) exceed the device's max_cqe "
+		       "%d", want, v->nqp, cfg->max_send_wr, cfg->max_recv_wr,
+		       CQ_SLACK, v->max_cqe);
 		return RP_EVERBS;
 	}
 	v->cq = ibv_create_cq(v->ctx, (int)want, NULL, v->chan, 0);
@@ -297,9 +303,9 @@ static void destroy_cq(struct rp_verbs *v)
 }
 
 /* ---------------------------------------------------------------------
- * 5-8. The QP: created in RESET, RESET -> INIT at open, INIT -> RTR ->
- * RTS against the peer at rp_verbs_connect(); ERROR and destroyed at
- * close (verbs_qp.c)
+ * 5-8. The QPs: created in RESET, each RESET -> INIT at open, and
+ * INIT -> RTR -> RTS against the peer's QP of the same index at
+ * rp_verbs_connect(); ERROR and destroyed at close (verbs_qp.c)
  */
 
 /* ---------------------------------------------------------------------
@@ -374,8 +380,20 @@ void rp_verbs_dereg_ring(struct rp_verbs *v)
 }
 
 /* ---------------------------------------------------------------------
- * 10. Posting work requests (completions: verbs_wait.c)
+ * 10. Posting work requests on QP qp (completions: verbs_wait.c)
  */
+
+/* Every post first: v is open and qp one of its QPs. */
+static int check_post(const struct rp_verbs *v, uint32_t qp,
+		      enum post_kind kind)
+{
+	if (!v) {
+		RP_ERR("rp_verbs_post(%s): no QP",
+		       rp_verbs_post_kind_name(kind));
+		return RP_EINTERNAL;
+	}
+	return rp_verbs_check_qp(qp, v->nqp, rp_verbs_post_kind_name(kind));
+}
 
 /*
  * The ring's SGE for [off, off+len), once the ring, the range and the
@@ -383,20 +401,16 @@ void rp_verbs_dereg_ring(struct rp_verbs *v)
  * a receive) needs LOCAL_WRITE: without it the post would succeed and
  * its completion fail with a local protection error.
  */
-static int ring_sge(const struct rp_verbs *v, uint32_t qp,
-		    enum post_kind kind, size_t off, uint32_t len,
-		    struct ibv_sge *sge)
+static int ring_sge(const struct rp_verbs *v, enum post_kind kind,
+		    size_t off, uint32_t len, struct ibv_sge *sge)
 {
 	int rc;
 
-	if (!v || !v->qp || !v->mr) {
-		RP_ERR("rp_verbs_post(%s): no QP or no ring registered",
+	if (!v->mr) {
+		RP_ERR("rp_verbs_post(%s): no ring registered",
 		       rp_verbs_post_kind_name(kind));
 		return RP_EINTERNAL;
 	}
-	rc = rp_verbs_check_qp(qp, 1, rp_verbs_post_kind_name(kind));
-	if (rc)
-		return rc;
 	if ((kind == POST_READ || kind == POST_RECV_BUF) &&
 	    !(v->access & RP_ACCESS_LOCAL_WRITE)) {
 		RP_ERR("rp_verbs_post(%s): the ring was registered without "
@@ -416,18 +430,18 @@ static int ring_sge(const struct rp_verbs *v, uint32_t qp,
 }
 
 /* ibv_post_send, then count the WR and trace the first few of its kind. */
-static int post_send(struct rp_verbs *v, enum post_kind kind,
+static int post_send(struct rp_verbs *v, uint32_t qp, enum post_kind kind,
 		     struct ibv_send_wr *wr, size_t off)
 {
 	struct ibv_send_wr *bad = NULL;
 	int rc;
 
-	rc = ibv_post_send(v->qp, wr, &bad);
+	rc = ibv_post_send(v->qp[qp].ibv, wr, &bad);
 	if (rc)
-		return rp_verbs_report_post(v, "ibv_post_send", kind,
+		return rp_verbs_report_post(v, qp, "ibv_post_send", kind,
 					    wr->wr_id, rc);
 	if (rp_verbs_dp_trace(v, ++v->posted[kind]))
-		rp_verbs_trace_post_send(kind, wr, off);
+		rp_verbs_trace_post_send(v, qp, kind, wr, off);
 	return 0;
 }
 
@@ -443,13 +457,15 @@ static int post_ring_send(struct rp_verbs *v, uint32_t qp,
 	struct ibv_sge sge;
 	int rc;
 
-	rc = ring_sge(v, qp, kind, off, len, &sge);
+	rc = check_post(v, qp, kind);
+	if (!rc)
+		rc = ring_sge(v, kind, off, len, &sge);
 	if (rc)
 		return rc;
 	wr->sg_list = &sge;
 	wr->num_sge = len ? 1 : 0;
 	wr->send_flags = IBV_SEND_SIGNALED;
-	return post_send(v, kind, wr, off);
+	return post_send(v, qp, kind, wr, off);
 }
 
 int rp_verbs_post_write_imm(struct rp_verbs *v, uint32_t qp, uint64_t wr_id,
@@ -508,29 +524,27 @@ int rp_verbs_post_send_imm(struct rp_verbs *v, uint32_t qp, uint64_t wr_id,
 		.send_flags = IBV_SEND_SIGNALED,
 		.imm_data = htonl(imm),
 	};
+	int rc;
 
-	if (!v || !v->qp) {
-		RP_ERR("rp_verbs_post_send_imm: no QP");
-		return RP_EINTERNAL;
-	}
-	if (rp_verbs_check_qp(qp, 1, "rp_verbs_post_send_imm"))
-		return RP_EINTERNAL;
-	return post_send(v, POST_SEND_IMM, &wr, 0);
+	rc = check_post(v, qp, POST_SEND_IMM);
+	if (rc)
+		return rc;
+	return post_send(v, qp, POST_SEND_IMM, &wr, 0);
 }
 
 /* ibv_post_recv, then count the WR and trace the first few of its kind. */
-static int post_recv(struct rp_verbs *v, enum post_kind kind,
+static int post_recv(struct rp_verbs *v, uint32_t qp, enum post_kind kind,
 		     struct ibv_recv_wr *wr, size_t off)
 {
 	struct ibv_recv_wr *bad = NULL;
 	int rc;
 
-	rc = ibv_post_recv(v->qp, wr, &bad);
+	rc = ibv_post_recv(v->qp[qp].ibv, wr, &bad);
 	if (rc)
-		return rp_verbs_report_post(v, "ibv_post_recv", kind,
+		return rp_verbs_report_post(v, qp, "ibv_post_recv", kind,
 					    wr->wr_id, rc);
 	if (rp_verbs_dp_trace(v, ++v->posted[kind]))
-		rp_verbs_trace_post_recv(kind, wr, off);
+		rp_verbs_trace_post_recv(v, qp, kind, wr, off);
 	return 0;
 }
 
@@ -541,14 +555,12 @@ int rp_verbs_post_recv(struct rp_verbs *v, uint32_t qp, uint64_t wr_id)
 		.sg_list = NULL,
 		.num_sge = 0,
 	};
+	int rc;
 
-	if (!v || !v->qp) {
-		RP_ERR("rp_verbs_post_recv: no QP");
-		return RP_EINTERNAL;
-	}
-	if (rp_verbs_check_qp(qp, 1, "rp_verbs_post_recv"))
-		return RP_EINTERNAL;
-	return post_recv(v, POST_RECV, &wr, 0);
+	rc = check_post(v, qp, POST_RECV);
+	if (rc)
+		return rc;
+	return post_recv(v, qp, POST_RECV, &wr, 0);
 }
 
 int rp_verbs_post_recv_buf(struct rp_verbs *v, uint32_t qp, uint64_t wr_id,
@@ -561,15 +573,17 @@ int rp_verbs_post_recv_buf(struct rp_verbs *v, uint32_t qp, uint64_t wr_id,
 	};
 	int rc;
 
-	rc = ring_sge(v, qp, POST_RECV_BUF, off, len, &sge);
+	rc = check_post(v, qp, POST_RECV_BUF);
+	if (!rc)
+		rc = ring_sge(v, POST_RECV_BUF, off, len, &sge);
 	if (rc)
 		return rc;
 	wr.num_sge = len ? 1 : 0;
-	return post_recv(v, POST_RECV_BUF, &wr, off);
+	return post_recv(v, qp, POST_RECV_BUF, &wr, off);
 }
 
 /* ---------------------------------------------------------------------
- * 11. Close: rp_verbs_open()'s ladder in reverse, the ring right after the QP
+ * 11. Close: rp_verbs_open()'s ladder in reverse, the ring right after the QPs
  */
 
 void rp_verbs_close(struct rp_verbs *v)
@@ -577,8 +591,8 @@ void rp_verbs_close(struct rp_verbs *v)
 	if (!v)
 		return;
 	rp_verbs_trace_counters(v);
-	/* The QP before the ring it reads and writes (rc_pingpong's order). */
-	rp_verbs_destroy_qp(v);
+	/* The QPs before the ring they read and write (rc_pingpong's order). */
+	rp_verbs_destroy_qps(v);
 	rp_verbs_dereg_ring(v);
 	destroy_cq(v);
 	destroy_channel(v);
