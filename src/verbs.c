@@ -447,22 +447,21 @@ static int post_send(struct rp_verbs *v, uint32_t qp, enum post_kind kind,
 
 /*
  * A signaled send-queue WR over ring[off, off+len); the caller set
- * wr_id, the opcode and its fields. No bytes, no SGE: a zero byte count
- * in an SGE is one some HCAs read as 2 GiB.
+ * wr_id, the opcode and its fields, and sg_list to an SGE of its own,
+ * filled here. No bytes, no SGE: a zero byte count in an SGE is one
+ * some HCAs read as 2 GiB.
  */
 static int post_ring_send(struct rp_verbs *v, uint32_t qp,
 			  enum post_kind kind, struct ibv_send_wr *wr,
 			  size_t off, uint32_t len)
 {
-	struct ibv_sge sge;
 	int rc;
 
 	rc = check_post(v, qp, kind);
 	if (!rc)
-		rc = ring_sge(v, kind, off, len, &sge);
+		rc = ring_sge(v, kind, off, len, wr->sg_list);
 	if (rc)
 		return rc;
-	wr->sg_list = &sge;
 	wr->num_sge = len ? 1 : 0;
 	wr->send_flags = IBV_SEND_SIGNALED;
 	return post_send(v, qp, kind, wr, off);
@@ -472,8 +471,10 @@ int rp_verbs_post_write_imm(struct rp_verbs *v, uint32_t qp, uint64_t wr_id,
 			    size_t off, uint32_t len, uint64_t raddr,
 			    uint32_t rkey, uint32_t imm)
 {
+	struct ibv_sge sge;
 	struct ibv_send_wr wr = {
 		.wr_id = wr_id,
+		.sg_list = &sge,
 		.opcode = IBV_WR_RDMA_WRITE_WITH_IMM,
 		.imm_data = htonl(imm),
 		.wr.rdma = {
@@ -488,8 +489,10 @@ int rp_verbs_post_write_imm(struct rp_verbs *v, uint32_t qp, uint64_t wr_id,
 int rp_verbs_post_send_data(struct rp_verbs *v, uint32_t qp, uint64_t wr_id,
 			    size_t off, uint32_t len, uint32_t imm)
 {
+	struct ibv_sge sge;
 	struct ibv_send_wr wr = {
 		.wr_id = wr_id,
+		.sg_list = &sge,
 		.opcode = IBV_WR_SEND_WITH_IMM,
 		.imm_data = htonl(imm),
 	};
@@ -500,8 +503,10 @@ int rp_verbs_post_send_data(struct rp_verbs *v, uint32_t qp, uint64_t wr_id,
 int rp_verbs_post_read(struct rp_verbs *v, uint32_t qp, uint64_t wr_id,
 		       size_t off, uint32_t len, uint64_t raddr, uint32_t rkey)
 {
+	struct ibv_sge sge;
 	struct ibv_send_wr wr = {
 		.wr_id = wr_id,
+		.sg_list = &sge,
 		.opcode = IBV_WR_RDMA_READ,
 		.wr.rdma = {
 			.remote_addr = raddr,
