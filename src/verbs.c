@@ -2,12 +2,14 @@
 /*
  * The RDMA data plane over raw libibverbs, told as rc_pingpong tells it,
  * in build order from top to bottom: device -> PD -> completion channel
- * -> CQ -> QP -> INIT; then, once the peer's QP address has come over the
- * control channel, RTR -> RTS; the registered ring; posting work
+ * -> CQ -> QPs -> INIT; then, once the peer's QP addresses have come over
+ * the control channel, RTR -> RTS; the registered ring; posting work
  * requests; and close, the same ladder in reverse. rp_verbs_open() just
- * below is the table of contents.
+ * below is the table of contents. With --qps N there are N RC QPs on the
+ * one PD, CQ and ring, each taking the steps one QP takes.
  *
- * The rest of the backend: verbs_select.c chooses device, port and GID,
+ * The rest of the backend: verbs_qp.c holds the QP steps (create, INIT,
+ * RTR, RTS, destroy), verbs_select.c chooses device, port and GID,
  * verbs_wait.c waits for completions and events, verbs_names.c holds the
  * names and the --trace text. Only src/verbs*.c include
  * <infiniband/verbs.h>.
@@ -29,16 +31,8 @@
 #include "rdmapush/trace.h"
 #include "verbs_int.h"
 
-/* Room in the CQ beyond one entry per send and receive WR. */
+/* Room in the CQ beyond one entry per send and receive WR of each QP. */
 #define CQ_SLACK		16
-/* Local ACK timeout: 4.096 us * 2^14 = 67 ms per attempt. */
-#define QP_TIMEOUT		14
-/* 7 would mean "retry for ever" on rxe, hiding a dead peer. */
-#define QP_RETRY_CNT		6
-#define QP_RNR_RETRY		6
-/* Receiver-not-ready back-off we ask the peer to wait: 12 = 0.64 ms. */
-#define QP_MIN_RNR_TIMER	12
-#define QP_HOP_LIMIT		64
 /* The RP_ACCESS_* bits verbs.h defines. */
 #define ACCESS_KNOWN		(RP_ACCESS_LOCAL_WRITE | \
 				 RP_ACCESS_REMOTE_WRITE | \
@@ -46,8 +40,8 @@
 
 /*
  * The steps of rp_verbs_open(), in the order it takes them and defined in
- * that order below; each undo is NULL-safe and idempotent, so the error
- * ladder and rp_verbs_close() can both call it.
+ * that order below (the QPs' in verbs_qp.c); each undo is NULL-safe and
+ * idempotent, so the error ladder and rp_verbs_close() can both call it.
  */
 static int check_access(unsigned int access);
 static int alloc_verbs(struct rp_verbs **vp, const struct rp_verbs_cfg *cfg);
@@ -58,13 +52,11 @@ static int create_channel(struct rp_verbs *v);
 static void destroy_channel(struct rp_verbs *v);
 static int create_cq(struct rp_verbs *v, const struct rp_verbs_cfg *cfg);
 static void destroy_cq(struct rp_verbs *v);
-static int create_qp(struct rp_verbs *v, const struct rp_verbs_cfg *cfg);
-static void destroy_qp(struct rp_verbs *v);
-static int qp_to_init(struct rp_verbs *v);
-static uint32_t random_psn(void);
+/* Then verbs_qp.c's rp_verbs_create_qps(), rp_verbs_qps_to_init() and
+ * their undo, rp_verbs_destroy_qps(). */
 
 /*
- * Build in rc_pingpong's order (device, PD, channel, CQ, QP, INIT) and,
+ * Build in rc_pingpong's order (device, PD, channel, CQ, QPs, INIT) and,
  * on failure, undo in reverse: each label names what it releases.
  */
 int rp_verbs_open(struct rp_verbs **out, const struct rp_verbs_cfg *cfg)
@@ -75,8 +67,6 @@ int rp_verbs_open(struct rp_verbs **out, const struct rp_verbs_cfg *cfg)
 	rc = rp_verbs_check_open(out, cfg);
 	if (!rc)
 		rc = check_access(cfg->access);
-	if (!rc && cfg->qps > 1)
-		rc = rp_verbs_check_qp(cfg->qps - 1, 1, "rp_verbs_open");
 	if (rc)
 		return rc;
 	rc = alloc_verbs(&v, cfg);
@@ -95,19 +85,17 @@ int rp_verbs_open(struct rp_verbs **out, const struct rp_verbs_cfg *cfg)
 	rc = create_cq(v, cfg);
 	if (rc)
 		goto err_destroy_channel;
-	rc = create_qp(v, cfg);
+	rc = rp_verbs_create_qps(v, cfg);
 	if (rc)
 		goto err_destroy_cq;
-	rc = qp_to_init(v);
+	rc = rp_verbs_qps_to_init(v);
 	if (rc)
-		goto err_destroy_qp;
-	v->psn = random_psn();
-	rp_verbs_trace_local_addr(v);
+		goto err_destroy_qps;
 	*out = v;
 	return 0;
 
-err_destroy_qp:
-	destroy_qp(v);
+err_destroy_qps:
+	rp_verbs_destroy_qps(v);
 err_destroy_cq:
 	destroy_cq(v);
 err_destroy_channel:
@@ -162,6 +150,8 @@ static int alloc_verbs(struct rp_verbs **vp, const struct rp_verbs_cfg *cfg)
 	v->receiver = cfg->receiver;
 	v->access = cfg->access;
 	v->rd_atomic = cfg->rd_atomic ? cfg->rd_atomic : 1;
+	/* rp_verbs_check_open() saw to the upper bound. */
+	v->nqp = cfg->qps ? cfg->qps : 1;
 	snprintf(v->gid_str, sizeof(v->gid_str), "-");
 	*vp = v;
 	return 0;
@@ -181,6 +171,16 @@ static void close_device(struct rp_verbs *v)
 	else
 		RP_TRACE("verbs", "device %s closed", v->dev_name);
 	v->ctx = NULL;
+}
+
+const char *rp_verbs_gid_str(const struct rp_verbs *v)
+{
+	return v ? v->gid_str : "-";
+}
+
+int rp_verbs_gid_index(const struct rp_verbs *v)
+{
+	return v ? v->gid_index : -1;
 }
 
 /* ---------------------------------------------------------------------
@@ -251,19 +251,24 @@ static void destroy_channel(struct rp_verbs *v)
 }
 
 /* ---------------------------------------------------------------------
- * 4. Completion queue, shared by sends and receives
+ * 4. Completion queue, shared by sends and receives of every QP
  */
 
+/*
+ * One CQ for every QP: room for each QP's every send and receive WR to
+ * complete at once (a full CQ is an overrun, fatal to the CQ), + slack.
+ */
 static int create_cq(struct rp_verbs *v, const struct rp_verbs_cfg *cfg)
 {
-	uint64_t want = (uint64_t)cfg->max_send_wr + cfg->max_recv_wr +
+	uint64_t want = (uint64_t)v->nqp *
+			((uint64_t)cfg->max_send_wr + cfg->max_recv_wr) +
 			CQ_SLACK;
 
 	if (want > (uint64_t)v->max_cqe) {
-		RP_ERR("ibv_create_cq: %" PRIu64 " entries (%u send + %u "
-		       "receive + %d) exceed the device's max_cqe %d", want,
-		       cfg->max_send_wr, cfg->max_recv_wr, CQ_SLACK,
-		       v->max_cqe);
+		RP_ERR("ibv_create_cq: %" PRIu64 " entries (%u QP(s) x (%u "
+		       "send + %u receive) + %d) exceed the device's max_cqe "
+		       "%d", want, v->nqp, cfg->max_send_wr, cfg->max_recv_wr,
+		       CQ_SLACK, v->max_cqe);
 		return RP_EVERBS;
 	}
 	v->cq = ibv_create_cq(v->ctx, (int)want, NULL, v->chan, 0);
@@ -298,319 +303,10 @@ static void destroy_cq(struct rp_verbs *v)
 }
 
 /* ---------------------------------------------------------------------
- * 5. Queue pair: RC, created in RESET
+ * 5-8. The QPs: created in RESET, each RESET -> INIT at open, and
+ * INIT -> RTR -> RTS against the peer's QP of the same index at
+ * rp_verbs_connect(); ERROR and destroyed at close (verbs_qp.c)
  */
-
-static int create_qp(struct rp_verbs *v, const struct rp_verbs_cfg *cfg)
-{
-	struct ibv_qp_init_attr ia = {
-		.send_cq = v->cq,
-		.recv_cq = v->cq,
-		.cap = {
-			.max_send_wr = cfg->max_send_wr,
-			.max_recv_wr = cfg->max_recv_wr,
-			.max_send_sge = 1,
-			.max_recv_sge = 1,
-			/* No inline data: rxe and perftest turn it off. */
-			.max_inline_data = 0,
-		},
-		.qp_type = IBV_QPT_RC,
-		.sq_sig_all = 0,
-	};
-
-	if (cfg->max_send_wr > (uint32_t)v->max_qp_wr ||
-	    cfg->max_recv_wr > (uint32_t)v->max_qp_wr) {
-		RP_ERR("ibv_create_qp: max_send_wr %u / max_recv_wr %u exceed "
-		       "the device's max_qp_wr %d", cfg->max_send_wr,
-		       cfg->max_recv_wr, v->max_qp_wr);
-		return RP_EVERBS;
-	}
-	v->qp = ibv_create_qp(v->pd, &ia);
-	if (!v->qp) {
-		RP_ERR("ibv_create_qp(RC, max_send_wr %u, max_recv_wr %u): %s",
-		       cfg->max_send_wr, cfg->max_recv_wr, strerror(errno));
-		return RP_EVERBS;
-	}
-	v->qp_state = IBV_QPS_RESET;
-	rp_verbs_trace_qp_created(v, &ia.cap);
-	return 0;
-}
-
-static void destroy_qp(struct rp_verbs *v)
-{
-	uint32_t qpn;
-	int rc;
-
-	if (!v->qp)
-		return;
-	qpn = v->qp->qp_num;
-	/*
-	 * ERROR first: the QP stops and flushes what is outstanding, so no
-	 * packet still in flight references it (or the ring) as it goes.
-	 */
-	rc = ibv_modify_qp(v->qp, &(struct ibv_qp_attr){
-				.qp_state = IBV_QPS_ERR }, IBV_QP_STATE);
-	if (rc)
-		RP_ERR("ibv_modify_qp(0x%x, ERR): %s", qpn, strerror(rc));
-	else
-		RP_TRACE("verbs", "QP 0x%x -> ERROR: outstanding work requests "
-			 "flushed before it is destroyed", qpn);
-	rc = ibv_destroy_qp(v->qp);
-	if (rc)
-		RP_ERR("ibv_destroy_qp(0x%x): %s", qpn, strerror(rc));
-	else
-		RP_TRACE("verbs", "QP 0x%x destroyed", qpn);
-	v->qp = NULL;
-}
-
-/* ---------------------------------------------------------------------
- * 6. RESET -> INIT, and the address the peer needs to reach us
- */
-
-/* ibv_modify_qp, then read the state back; name is the target state. */
-static int modify_qp(struct rp_verbs *v, struct ibv_qp_attr *attr,
-		     int mask, const char *name)
-{
-	struct ibv_qp_init_attr ia;
-	struct ibv_qp_attr got;
-	int rc;
-
-	rc = ibv_modify_qp(v->qp, attr, mask);
-	if (rc) {
-		RP_ERR("ibv_modify_qp(%s): %s", name, strerror(rc));
-		return RP_EVERBS;
-	}
-	rc = ibv_query_qp(v->qp, &got, IBV_QP_STATE, &ia);
-	if (rc) {
-		RP_ERR("ibv_query_qp(after %s): %s", name, strerror(rc));
-		return RP_EVERBS;
-	}
-	if (got.qp_state != attr->qp_state) {
-		RP_ERR("ibv_modify_qp(%s) succeeded but ibv_query_qp says QP "
-		       "0x%x is %s", name, v->qp->qp_num,
-		       rp_verbs_qp_state_name(got.qp_state));
-		return RP_EVERBS;
-	}
-	v->qp_state = got.qp_state;
-	RP_TRACE("verbs", "QP 0x%x state now %s (queried)", v->qp->qp_num,
-		 rp_verbs_qp_state_name(got.qp_state));
-	return 0;
-}
-
-/* RP_ACCESS_* (verbs.h keeps ibverbs out of the session) as IBV_ACCESS_*. */
-static unsigned int ibv_access(unsigned int rp)
-{
-	unsigned int flags = 0;
-
-	if (rp & RP_ACCESS_LOCAL_WRITE)
-		flags |= IBV_ACCESS_LOCAL_WRITE;
-	if (rp & RP_ACCESS_REMOTE_WRITE)
-		flags |= IBV_ACCESS_REMOTE_WRITE;
-	if (rp & RP_ACCESS_REMOTE_READ)
-		flags |= IBV_ACCESS_REMOTE_READ;
-	return flags;
-}
-
-static int qp_to_init(struct rp_verbs *v)
-{
-	/*
-	 * The QP gates what a peer may do to us before any MR is looked at:
-	 * give it the ring's REMOTE_* bits, so the peer gets what the ring
-	 * allows and nothing more. LOCAL_WRITE is a matter for the MR only.
-	 */
-	struct ibv_qp_attr attr = {
-		.qp_state = IBV_QPS_INIT,
-		.pkey_index = 0,
-		.port_num = v->port,
-		.qp_access_flags = ibv_access(v->access &
-					      ~RP_ACCESS_LOCAL_WRITE),
-	};
-
-	rp_verbs_trace_init(v, &attr);
-	return modify_qp(v, &attr,
-			 IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
-			 IBV_QP_ACCESS_FLAGS, "INIT");
-}
-
-/* A random starting PSN keeps stray packets of an old QP out of ours. */
-static uint32_t random_psn(void)
-{
-	uint32_t r;
-
-	rp_sys_random(&r, sizeof(r));
-	return r & 0xffffff;
-}
-
-uint32_t rp_verbs_qps(const struct rp_verbs *v)
-{
-	return v ? 1 : 0;
-}
-
-void rp_verbs_local(const struct rp_verbs *v, uint32_t qp,
-		    struct rp_qp_addr *out)
-{
-	memset(out, 0, sizeof(*out));
-	if (!v || !v->qp || qp)
-		return;
-	out->qpn = v->qp->qp_num;
-	out->psn = v->psn;
-	out->lid = v->lid;
-	out->mtu = (uint8_t)v->mtu;
-	memcpy(out->gid, v->gid.raw, RP_GID_LEN);
-}
-
-const char *rp_verbs_gid_str(const struct rp_verbs *v)
-{
-	return v ? v->gid_str : "-";
-}
-
-int rp_verbs_gid_index(const struct rp_verbs *v)
-{
-	return v ? v->gid_index : -1;
-}
-
-/* ---------------------------------------------------------------------
- * 7-8. INIT -> RTR -> RTS against the peer (rp_verbs_connect)
- */
-
-static int check_peer(const struct rp_verbs *v, const struct rp_qp_addr *p);
-static int qp_to_rtr(struct rp_verbs *v, const struct rp_qp_addr *peer);
-static int qp_to_rts(struct rp_verbs *v);
-
-int rp_verbs_connect(struct rp_verbs *v, const struct rp_qp_addr *peer,
-		     uint32_t n)
-{
-	int rc;
-
-	if (!v || !v->qp || !peer || n != 1) {
-		RP_ERR("rp_verbs_connect: NULL argument, or %u peer QPs for "
-		       "our 1", n);
-		return RP_EINTERNAL;
-	}
-	if (v->qp_state != IBV_QPS_INIT) {
-		RP_ERR("rp_verbs_connect: QP 0x%x is %s, not INIT",
-		       v->qp->qp_num, rp_verbs_qp_state_name(v->qp_state));
-		return RP_EINTERNAL;
-	}
-	rc = check_peer(v, peer);
-	if (rc)
-		return rc;
-	rc = qp_to_rtr(v, peer);
-	if (rc)
-		return rc;
-	return qp_to_rts(v);
-}
-
-static bool gid_is_zero(const uint8_t *gid)
-{
-	static const uint8_t zero[RP_GID_LEN];
-
-	return !memcmp(gid, zero, RP_GID_LEN);
-}
-
-/*
- * The peer's address came over the control channel: refuse here, with a
- * reason, what ibv_modify_qp(RTR) would refuse with a bare EINVAL.
- */
-static int check_peer(const struct rp_verbs *v, const struct rp_qp_addr *p)
-{
-	const char *why = NULL;
-
-	if (!p->qpn || p->qpn > 0xffffff)
-		why = "QPN out of range";
-	else if (p->psn > 0xffffff)
-		why = "PSN wider than 24 bits";
-	else if (!rp_verbs_mtu_bytes((enum ibv_mtu)p->mtu))
-		why = "MTU code not in 1..5";
-	else if (v->link_layer == IBV_LINK_LAYER_ETHERNET &&
-		 gid_is_zero(p->gid))
-		why = "all-zero GID on our RoCE port (is the peer on "
-		      "InfiniBand?)";
-	else if (v->link_layer != IBV_LINK_LAYER_ETHERNET && !p->lid)
-		why = "LID 0 on our InfiniBand port (is the peer on RoCE?)";
-	if (!why)
-		return 0;
-	RP_ERR("peer's QP address is unusable: %s (qpn 0x%x, lid 0x%x)", why,
-	       p->qpn, p->lid);
-	return RP_EPROTO;
-}
-
-/*
- * RDMA Reads in flight in one direction: as asked, lowered to the
- * device's limit dev_max (traced) and to the 8 bits of the attribute.
- */
-static uint8_t rd_atomic(const struct rp_verbs *v, int dev_max,
-			 const char *field, const char *attr)
-{
-	uint32_t lim = dev_max < 0 ? 0 : (uint32_t)dev_max;
-
-	if (lim > UINT8_MAX)
-		lim = UINT8_MAX;
-	if (v->rd_atomic <= lim)
-		return (uint8_t)v->rd_atomic;
-	rp_verbs_trace_rd_atomic_capped(v->rd_atomic, dev_max, field, attr);
-	return (uint8_t)lim;
-}
-
-static int qp_to_rtr(struct rp_verbs *v, const struct rp_qp_addr *peer)
-{
-	enum ibv_mtu peer_mtu = (enum ibv_mtu)peer->mtu;
-	enum ibv_mtu mtu = v->mtu < peer_mtu ? v->mtu : peer_mtu;
-	struct ibv_qp_attr attr = {
-		.qp_state = IBV_QPS_RTR,
-		.path_mtu = mtu,
-		.dest_qp_num = peer->qpn,
-		.rq_psn = peer->psn,
-		/* As responder: the peer's Reads we keep contexts for. */
-		.max_dest_rd_atomic = rd_atomic(v, v->max_qp_rd_atom,
-						"max_qp_rd_atom",
-						"max_dest_rd_atomic"),
-		.min_rnr_timer = QP_MIN_RNR_TIMER,
-		.ah_attr = {
-			.port_num = v->port,
-			.sl = 0,
-			.src_path_bits = 0,
-		},
-	};
-
-	if (v->link_layer == IBV_LINK_LAYER_ETHERNET) {
-		/* RoCE has no LIDs: route by GID in a GRH. */
-		attr.ah_attr.is_global = 1;
-		memcpy(attr.ah_attr.grh.dgid.raw, peer->gid, RP_GID_LEN);
-		attr.ah_attr.grh.sgid_index = (uint8_t)v->gid_index;
-		attr.ah_attr.grh.hop_limit = QP_HOP_LIMIT;
-	} else {
-		attr.ah_attr.is_global = 0;
-		attr.ah_attr.dlid = peer->lid;
-	}
-	rp_verbs_trace_rtr(v, &attr, peer_mtu);
-	return modify_qp(v, &attr,
-			 IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
-			 IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-			 IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER,
-			 "RTR");
-}
-
-static int qp_to_rts(struct rp_verbs *v)
-{
-	struct ibv_qp_attr attr = {
-		.qp_state = IBV_QPS_RTS,
-		.sq_psn = v->psn,
-		.timeout = QP_TIMEOUT,
-		.retry_cnt = QP_RETRY_CNT,
-		.rnr_retry = QP_RNR_RETRY,
-		/* As initiator: our own Reads outstanding at once. */
-		.max_rd_atomic = rd_atomic(v, v->max_qp_init_rd_atom,
-					   "max_qp_init_rd_atom",
-					   "max_rd_atomic"),
-	};
-
-	rp_verbs_trace_rts(v, &attr);
-	return modify_qp(v, &attr,
-			 IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_TIMEOUT |
-			 IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
-			 IBV_QP_MAX_QP_RD_ATOMIC, "RTS");
-}
 
 /* ---------------------------------------------------------------------
  * 9. The ring: one registered buffer, deregistered as soon as it is done
@@ -633,7 +329,7 @@ int rp_verbs_reg_ring(struct rp_verbs *v, size_t len, void **addr,
 		RP_ERR("rp_verbs_reg_ring: a ring is already registered");
 		return RP_EINTERNAL;
 	}
-	access = ibv_access(v->access);
+	access = rp_verbs_ibv_access(v->access);
 	rp_verbs_access_str(acc, sizeof(acc), access);
 
 	rc = posix_memalign(&buf, page > 0 ? (size_t)page : 4096, len);
@@ -684,8 +380,20 @@ void rp_verbs_dereg_ring(struct rp_verbs *v)
 }
 
 /* ---------------------------------------------------------------------
- * 10. Posting work requests (completions: verbs_wait.c)
+ * 10. Posting work requests on QP qp (completions: verbs_wait.c)
  */
+
+/* Every post first: v is open and qp one of its QPs. */
+static int check_post(const struct rp_verbs *v, uint32_t qp,
+		      enum post_kind kind)
+{
+	if (!v) {
+		RP_ERR("rp_verbs_post(%s): no QP",
+		       rp_verbs_post_kind_name(kind));
+		return RP_EINTERNAL;
+	}
+	return rp_verbs_check_qp(qp, v->nqp, rp_verbs_post_kind_name(kind));
+}
 
 /*
  * The ring's SGE for [off, off+len), once the ring, the range and the
@@ -693,20 +401,16 @@ void rp_verbs_dereg_ring(struct rp_verbs *v)
  * a receive) needs LOCAL_WRITE: without it the post would succeed and
  * its completion fail with a local protection error.
  */
-static int ring_sge(const struct rp_verbs *v, uint32_t qp,
-		    enum post_kind kind, size_t off, uint32_t len,
-		    struct ibv_sge *sge)
+static int ring_sge(const struct rp_verbs *v, enum post_kind kind,
+		    size_t off, uint32_t len, struct ibv_sge *sge)
 {
 	int rc;
 
-	if (!v || !v->qp || !v->mr) {
-		RP_ERR("rp_verbs_post(%s): no QP or no ring registered",
+	if (!v->mr) {
+		RP_ERR("rp_verbs_post(%s): no ring registered",
 		       rp_verbs_post_kind_name(kind));
 		return RP_EINTERNAL;
 	}
-	rc = rp_verbs_check_qp(qp, 1, rp_verbs_post_kind_name(kind));
-	if (rc)
-		return rc;
 	if ((kind == POST_READ || kind == POST_RECV_BUF) &&
 	    !(v->access & RP_ACCESS_LOCAL_WRITE)) {
 		RP_ERR("rp_verbs_post(%s): the ring was registered without "
@@ -726,48 +430,51 @@ static int ring_sge(const struct rp_verbs *v, uint32_t qp,
 }
 
 /* ibv_post_send, then count the WR and trace the first few of its kind. */
-static int post_send(struct rp_verbs *v, enum post_kind kind,
+static int post_send(struct rp_verbs *v, uint32_t qp, enum post_kind kind,
 		     struct ibv_send_wr *wr, size_t off)
 {
 	struct ibv_send_wr *bad = NULL;
 	int rc;
 
-	rc = ibv_post_send(v->qp, wr, &bad);
+	rc = ibv_post_send(v->qp[qp].ibv, wr, &bad);
 	if (rc)
-		return rp_verbs_report_post(v, "ibv_post_send", kind,
+		return rp_verbs_report_post(v, qp, "ibv_post_send", kind,
 					    wr->wr_id, rc);
 	if (rp_verbs_dp_trace(v, ++v->posted[kind]))
-		rp_verbs_trace_post_send(kind, wr, off);
+		rp_verbs_trace_post_send(v, qp, kind, wr, off);
 	return 0;
 }
 
 /*
  * A signaled send-queue WR over ring[off, off+len); the caller set
- * wr_id, the opcode and its fields. No bytes, no SGE: a zero byte count
- * in an SGE is one some HCAs read as 2 GiB.
+ * wr_id, the opcode and its fields, and sg_list to an SGE of its own,
+ * filled here. No bytes, no SGE: a zero byte count in an SGE is one
+ * some HCAs read as 2 GiB.
  */
 static int post_ring_send(struct rp_verbs *v, uint32_t qp,
 			  enum post_kind kind, struct ibv_send_wr *wr,
 			  size_t off, uint32_t len)
 {
-	struct ibv_sge sge;
 	int rc;
 
-	rc = ring_sge(v, qp, kind, off, len, &sge);
+	rc = check_post(v, qp, kind);
+	if (!rc)
+		rc = ring_sge(v, kind, off, len, wr->sg_list);
 	if (rc)
 		return rc;
-	wr->sg_list = &sge;
 	wr->num_sge = len ? 1 : 0;
 	wr->send_flags = IBV_SEND_SIGNALED;
-	return post_send(v, kind, wr, off);
+	return post_send(v, qp, kind, wr, off);
 }
 
 int rp_verbs_post_write_imm(struct rp_verbs *v, uint32_t qp, uint64_t wr_id,
-			    size_t off, uint32_t len, uint64_t raddr, uint32_t rkey,
-			    uint32_t imm)
+			    size_t off, uint32_t len, uint64_t raddr,
+			    uint32_t rkey, uint32_t imm)
 {
+	struct ibv_sge sge;
 	struct ibv_send_wr wr = {
 		.wr_id = wr_id,
+		.sg_list = &sge,
 		.opcode = IBV_WR_RDMA_WRITE_WITH_IMM,
 		.imm_data = htonl(imm),
 		.wr.rdma = {
@@ -782,8 +489,10 @@ int rp_verbs_post_write_imm(struct rp_verbs *v, uint32_t qp, uint64_t wr_id,
 int rp_verbs_post_send_data(struct rp_verbs *v, uint32_t qp, uint64_t wr_id,
 			    size_t off, uint32_t len, uint32_t imm)
 {
+	struct ibv_sge sge;
 	struct ibv_send_wr wr = {
 		.wr_id = wr_id,
+		.sg_list = &sge,
 		.opcode = IBV_WR_SEND_WITH_IMM,
 		.imm_data = htonl(imm),
 	};
@@ -794,8 +503,10 @@ int rp_verbs_post_send_data(struct rp_verbs *v, uint32_t qp, uint64_t wr_id,
 int rp_verbs_post_read(struct rp_verbs *v, uint32_t qp, uint64_t wr_id,
 		       size_t off, uint32_t len, uint64_t raddr, uint32_t rkey)
 {
+	struct ibv_sge sge;
 	struct ibv_send_wr wr = {
 		.wr_id = wr_id,
+		.sg_list = &sge,
 		.opcode = IBV_WR_RDMA_READ,
 		.wr.rdma = {
 			.remote_addr = raddr,
@@ -818,29 +529,27 @@ int rp_verbs_post_send_imm(struct rp_verbs *v, uint32_t qp, uint64_t wr_id,
 		.send_flags = IBV_SEND_SIGNALED,
 		.imm_data = htonl(imm),
 	};
+	int rc;
 
-	if (!v || !v->qp) {
-		RP_ERR("rp_verbs_post_send_imm: no QP");
-		return RP_EINTERNAL;
-	}
-	if (rp_verbs_check_qp(qp, 1, "rp_verbs_post_send_imm"))
-		return RP_EINTERNAL;
-	return post_send(v, POST_SEND_IMM, &wr, 0);
+	rc = check_post(v, qp, POST_SEND_IMM);
+	if (rc)
+		return rc;
+	return post_send(v, qp, POST_SEND_IMM, &wr, 0);
 }
 
 /* ibv_post_recv, then count the WR and trace the first few of its kind. */
-static int post_recv(struct rp_verbs *v, enum post_kind kind,
+static int post_recv(struct rp_verbs *v, uint32_t qp, enum post_kind kind,
 		     struct ibv_recv_wr *wr, size_t off)
 {
 	struct ibv_recv_wr *bad = NULL;
 	int rc;
 
-	rc = ibv_post_recv(v->qp, wr, &bad);
+	rc = ibv_post_recv(v->qp[qp].ibv, wr, &bad);
 	if (rc)
-		return rp_verbs_report_post(v, "ibv_post_recv", kind,
+		return rp_verbs_report_post(v, qp, "ibv_post_recv", kind,
 					    wr->wr_id, rc);
 	if (rp_verbs_dp_trace(v, ++v->posted[kind]))
-		rp_verbs_trace_post_recv(kind, wr, off);
+		rp_verbs_trace_post_recv(v, qp, kind, wr, off);
 	return 0;
 }
 
@@ -851,14 +560,12 @@ int rp_verbs_post_recv(struct rp_verbs *v, uint32_t qp, uint64_t wr_id)
 		.sg_list = NULL,
 		.num_sge = 0,
 	};
+	int rc;
 
-	if (!v || !v->qp) {
-		RP_ERR("rp_verbs_post_recv: no QP");
-		return RP_EINTERNAL;
-	}
-	if (rp_verbs_check_qp(qp, 1, "rp_verbs_post_recv"))
-		return RP_EINTERNAL;
-	return post_recv(v, POST_RECV, &wr, 0);
+	rc = check_post(v, qp, POST_RECV);
+	if (rc)
+		return rc;
+	return post_recv(v, qp, POST_RECV, &wr, 0);
 }
 
 int rp_verbs_post_recv_buf(struct rp_verbs *v, uint32_t qp, uint64_t wr_id,
@@ -871,15 +578,17 @@ int rp_verbs_post_recv_buf(struct rp_verbs *v, uint32_t qp, uint64_t wr_id,
 	};
 	int rc;
 
-	rc = ring_sge(v, qp, POST_RECV_BUF, off, len, &sge);
+	rc = check_post(v, qp, POST_RECV_BUF);
+	if (!rc)
+		rc = ring_sge(v, POST_RECV_BUF, off, len, &sge);
 	if (rc)
 		return rc;
 	wr.num_sge = len ? 1 : 0;
-	return post_recv(v, POST_RECV_BUF, &wr, off);
+	return post_recv(v, qp, POST_RECV_BUF, &wr, off);
 }
 
 /* ---------------------------------------------------------------------
- * 11. Close: rp_verbs_open()'s ladder in reverse, the ring right after the QP
+ * 11. Close: rp_verbs_open()'s ladder in reverse, the ring right after the QPs
  */
 
 void rp_verbs_close(struct rp_verbs *v)
@@ -887,8 +596,8 @@ void rp_verbs_close(struct rp_verbs *v)
 	if (!v)
 		return;
 	rp_verbs_trace_counters(v);
-	/* The QP before the ring it reads and writes (rc_pingpong's order). */
-	destroy_qp(v);
+	/* The QPs before the ring they read and write (rc_pingpong's order). */
+	rp_verbs_destroy_qps(v);
 	rp_verbs_dereg_ring(v);
 	destroy_cq(v);
 	destroy_channel(v);

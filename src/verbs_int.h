@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Private to the libibverbs backend (src/verbs*.c, never installed): the
- * full struct rp_verbs and the functions its four files share. verbs.c
- * builds and tears down, verbs_select.c chooses device, port and GID,
- * verbs_wait.c turns completions and events into return codes, and
- * verbs_names.c holds names, hints and the educational --trace text.
+ * full struct rp_verbs and the functions its five files share. verbs.c
+ * builds and tears down, verbs_qp.c drives the QPs RESET->INIT->RTR->RTS,
+ * verbs_select.c chooses device, port and GID, verbs_wait.c turns
+ * completions and events into return codes, and verbs_names.c holds
+ * names, hints and the educational --trace text.
  */
 #ifndef RDMAPUSH_VERBS_INT_H
 #define RDMAPUSH_VERBS_INT_H
@@ -16,6 +17,7 @@
 
 #include <infiniband/verbs.h>
 
+#include "rdmapush/limits.h"
 #include "rdmapush/verbs.h"
 
 /* The kinds of work request we post, for counters and traces. */
@@ -31,12 +33,24 @@ enum post_kind {
 
 #define WC_OP_COUNT	(RP_WC_OTHER + 1)
 
+/* "QP 0x11", or "QP 2 of 4 (0x13)" (index, count, QPN); room to spare. */
+#define QP_NAME_LEN	48
+
+/* One RC QP of the set (--qps); all share the PD, the CQ and the ring. */
+struct verbs_qp {
+	struct ibv_qp *ibv;		/* NULL before create, after destroy */
+	uint32_t psn;			/* our starting PSN: random 24 bits */
+	enum ibv_qp_state state;	/* as last read back */
+	char name[QP_NAME_LEN];		/* for traces and errors */
+};
+
 struct rp_verbs {
 	struct ibv_context *ctx;
 	struct ibv_pd *pd;
 	struct ibv_comp_channel *chan;
 	struct ibv_cq *cq;
-	struct ibv_qp *qp;
+	struct verbs_qp qp[RP_QPS_MAX];
+	uint32_t nqp;			/* cfg.qps, at least 1 */
 	struct ibv_mr *mr;
 	void *ring;
 	size_t ring_len;
@@ -58,8 +72,6 @@ struct rp_verbs {
 	bool receiver;			/* trace wording only */
 	unsigned int access;		/* RP_ACCESS_* of the ring and the QP */
 	uint32_t rd_atomic;		/* as asked, 0 taken as 1 */
-	uint32_t psn;
-	enum ibv_qp_state qp_state;	/* as last read back */
 	bool wc_failed;			/* a failed WC was reported */
 	bool dp_quiet;			/* "counted, not traced" said */
 	unsigned int cq_unacked;
@@ -70,6 +82,27 @@ struct rp_verbs {
 	uint64_t cq_events;
 	uint64_t async_events;
 };
+
+/* --- verbs_qp.c: the QPs, steps 5 to 8 of the story verbs.c tells --- */
+
+/*
+ * Create v->nqp RC QPs in RESET, each with a random PSN; on failure
+ * destroy those already created. 0, or RP_EVERBS (reported).
+ */
+int rp_verbs_create_qps(struct rp_verbs *v, const struct rp_verbs_cfg *cfg)
+	__attribute__((warn_unused_result));
+/* Each QP RESET -> INIT, read back. 0, or RP_EVERBS (reported). */
+int rp_verbs_qps_to_init(struct rp_verbs *v)
+	__attribute__((warn_unused_result));
+/*
+ * Every QP to ERROR, then destroyed, last first; continues past failures
+ * (each reported). NULL-safe per QP and idempotent.
+ */
+void rp_verbs_destroy_qps(struct rp_verbs *v);
+/* Index of our QP with QP number qpn, or -1 when none of ours has it. */
+int rp_verbs_qp_index(const struct rp_verbs *v, uint32_t qpn);
+/* RP_ACCESS_* (verbs.h keeps ibverbs out of the session) as IBV_ACCESS_*. */
+unsigned int rp_verbs_ibv_access(unsigned int rp);
 
 /* --- verbs_select.c ------------------------------------------------- */
 
@@ -111,9 +144,13 @@ const char *rp_verbs_async_element(const struct rp_verbs *v,
 
 /* Report a failed ibv_reg_mr (errno e), with the memlock hint on ENOMEM. */
 void rp_verbs_report_reg_failure(size_t len, const char *acc, int e);
-/* Report a failed post (rc: its positive errno) with a hint; RP_EVERBS. */
-int rp_verbs_report_post(const struct rp_verbs *v, const char *verb,
-			 enum post_kind kind, uint64_t wr_id, int rc);
+/*
+ * Report a failed post on QP qp (rc: its positive errno) with a hint;
+ * returns RP_EVERBS.
+ */
+int rp_verbs_report_post(const struct rp_verbs *v, uint32_t qp,
+			 const char *verb, enum post_kind kind,
+			 uint64_t wr_id, int rc);
 
 /*
  * The --trace text of each step that explains itself, so the steps read
@@ -133,15 +170,18 @@ void rp_verbs_trace_pd(void);
 void rp_verbs_trace_channel(const struct rp_verbs *v);
 void rp_verbs_trace_cq(const struct rp_verbs *v,
 		       const struct rp_verbs_cfg *cfg, uint64_t asked);
-void rp_verbs_trace_qp_created(const struct rp_verbs *v,
+/* Why several QPs (said once, when there are). */
+void rp_verbs_trace_qps(const struct rp_verbs *v);
+/* The steps of QP i (v->qp[i]). */
+void rp_verbs_trace_qp_created(const struct rp_verbs *v, uint32_t i,
 			       const struct ibv_qp_cap *cap);
 /* attr: the INIT attributes about to be applied (their access flags). */
-void rp_verbs_trace_init(const struct rp_verbs *v,
+void rp_verbs_trace_init(const struct rp_verbs *v, uint32_t i,
 			 const struct ibv_qp_attr *attr);
-void rp_verbs_trace_local_addr(const struct rp_verbs *v);
-void rp_verbs_trace_rtr(const struct rp_verbs *v,
+void rp_verbs_trace_local_addr(const struct rp_verbs *v, uint32_t i);
+void rp_verbs_trace_rtr(const struct rp_verbs *v, uint32_t i,
 			const struct ibv_qp_attr *attr, enum ibv_mtu peer_mtu);
-void rp_verbs_trace_rts(const struct rp_verbs *v,
+void rp_verbs_trace_rts(const struct rp_verbs *v, uint32_t i,
 			const struct ibv_qp_attr *attr);
 /* rd_atomic asked for, lowered to the device's limit dev_max (field). */
 void rp_verbs_trace_rd_atomic_capped(uint32_t asked, int dev_max,
@@ -149,13 +189,16 @@ void rp_verbs_trace_rd_atomic_capped(uint32_t asked, int dev_max,
 /* v->mr registered with the IBV_ACCESS_* flags ibv_flags, acc their text. */
 void rp_verbs_trace_mr(const struct rp_verbs *v, unsigned int ibv_flags,
 		       const char *acc);
-/* A posted send-queue WR; off: where its SGE starts in the ring. */
-void rp_verbs_trace_post_send(enum post_kind kind,
+/* A send-queue WR posted on QP qp; off: where its SGE starts in the ring. */
+void rp_verbs_trace_post_send(const struct rp_verbs *v, uint32_t qp,
+			      enum post_kind kind,
 			      const struct ibv_send_wr *wr, size_t off);
-/* A posted receive; off: where its SGE starts in the ring (RECV_BUF). */
-void rp_verbs_trace_post_recv(enum post_kind kind,
+/* A receive posted on QP qp; off: where its SGE starts (RECV_BUF). */
+void rp_verbs_trace_post_recv(const struct rp_verbs *v, uint32_t qp,
+			      enum post_kind kind,
 			      const struct ibv_recv_wr *wr, size_t off);
-void rp_verbs_trace_wc(const struct ibv_wc *wc, const struct rp_wc *o);
+void rp_verbs_trace_wc(const struct rp_verbs *v, const struct ibv_wc *wc,
+		       const struct rp_wc *o);
 void rp_verbs_trace_counters(const struct rp_verbs *v);
 
 #endif

@@ -34,6 +34,8 @@ struct why {
 };
 
 static void why_add(struct why *w, const char *fmt, ...) RP_PRINTF(2, 3);
+static const char *on_qp(const struct rp_verbs *v, uint32_t qp, char *buf,
+			 size_t len);
 
 static const char *const post_kind_names[POST_KIND_MAX] = {
 	[POST_WRITE_IMM] = "WRITE_WITH_IMM",
@@ -214,11 +216,16 @@ const char *rp_verbs_async_hint(enum ibv_event_type t)
 	}
 }
 
-/* What an async event is about: "QP 0x12", "the CQ", "rxe0 port 1". */
+/*
+ * What an async event is about: "QP 0x12" (or "QP 1 of 2 (0x12)" when
+ * there are several), "the CQ", "rxe0 port 1".
+ */
 const char *rp_verbs_async_element(const struct rp_verbs *v,
 				   const struct ibv_async_event *ev,
 				   char *buf, size_t len)
 {
+	int qp;
+
 	switch (ev->event_type) {
 	case IBV_EVENT_QP_FATAL:
 	case IBV_EVENT_QP_REQ_ERR:
@@ -228,7 +235,12 @@ const char *rp_verbs_async_element(const struct rp_verbs *v,
 	case IBV_EVENT_PATH_MIG:
 	case IBV_EVENT_PATH_MIG_ERR:
 	case IBV_EVENT_QP_LAST_WQE_REACHED:
-		snprintf(buf, len, "QP 0x%x", ev->element.qp->qp_num);
+		qp = rp_verbs_qp_index(v, ev->element.qp->qp_num);
+		if (qp < 0)
+			snprintf(buf, len, "QP 0x%x (none of ours)",
+				 ev->element.qp->qp_num);
+		else
+			snprintf(buf, len, "%s", v->qp[qp].name);
 		break;
 	case IBV_EVENT_CQ_ERR:
 		snprintf(buf, len, "the CQ");
@@ -285,18 +297,21 @@ void rp_verbs_report_reg_failure(size_t len, const char *acc, int e)
 	RP_ERR("ibv_reg_mr(%zu bytes, %s): %s", len, acc, strerror(e));
 }
 
-int rp_verbs_report_post(const struct rp_verbs *v, const char *verb,
-			 enum post_kind kind, uint64_t wr_id, int rc)
+int rp_verbs_report_post(const struct rp_verbs *v, uint32_t qp,
+			 const char *verb, enum post_kind kind,
+			 uint64_t wr_id, int rc)
 {
 	bool recv = kind == POST_RECV || kind == POST_RECV_BUF;
 	const char *hint = "";
+	char on[QP_NAME_LEN + 4];
 
 	if (rc == ENOMEM)
 		hint = recv ? " (receive queue full)" : " (send queue full)";
-	else if (rc == EINVAL && v->qp_state != IBV_QPS_RTS && !recv)
+	else if (rc == EINVAL && v->qp[qp].state != IBV_QPS_RTS && !recv)
 		hint = " (QP not in RTS yet)";
-	RP_ERR("%s(%s, wr_id %" PRIu64 "): %s%s", verb,
-	       rp_verbs_post_kind_name(kind), wr_id, strerror(rc), hint);
+	RP_ERR("%s(%s, wr_id %" PRIu64 "%s): %s%s", verb,
+	       rp_verbs_post_kind_name(kind), wr_id,
+	       on_qp(v, qp, on, sizeof(on)), strerror(rc), hint);
 	return RP_EVERBS;
 }
 
@@ -319,6 +334,19 @@ static void why_add(struct why *w, const char *fmt, ...)
 		w->len += (size_t)n;
 	if (w->len >= sizeof(w->buf))
 		w->len = sizeof(w->buf) - 1;
+}
+
+/*
+ * " on QP 1 of 2 (0x12)" for a data-path line when there are several
+ * QPs; "" with one, whose lines read as they always have.
+ */
+static const char *on_qp(const struct rp_verbs *v, uint32_t qp, char *buf,
+			 size_t len)
+{
+	buf[0] = '\0';
+	if (v->nqp > 1 && qp < v->nqp)
+		snprintf(buf, len, " on %s", v->qp[qp].name);
+	return buf;
 }
 
 /* The other side, as a trace names it. */
@@ -398,31 +426,51 @@ void rp_verbs_trace_channel(const struct rp_verbs *v)
 		 "instead of spinning", v->chan->fd, v->ctx->async_fd);
 }
 
+/* One QP: "3 send + 3 receive"; several: "2 QPs x (3 send + 3 receive)". */
 void rp_verbs_trace_cq(const struct rp_verbs *v,
 		       const struct rp_verbs_cfg *cfg, uint64_t asked)
 {
-	int slack = (int)(asked - cfg->max_send_wr - cfg->max_recv_wr);
+	uint64_t wrs = (uint64_t)cfg->max_send_wr + cfg->max_recv_wr;
+	int slack = (int)(asked - v->nqp * wrs);
+	char per[96];
 
-	RP_TRACE("verbs", "CQ created: cqe=%d (asked %" PRIu64 " = %u send + "
-		 "%u receive + %d slack), events to the completion channel; "
-		 "sends and receives share it", v->cq->cqe, asked,
-		 cfg->max_send_wr, cfg->max_recv_wr, slack);
+	if (!rp_trace_on())
+		return;
+	if (v->nqp > 1)
+		snprintf(per, sizeof(per), "%u QPs x (%u send + %u receive)",
+			 v->nqp, cfg->max_send_wr, cfg->max_recv_wr);
+	else
+		snprintf(per, sizeof(per), "%u send + %u receive",
+			 cfg->max_send_wr, cfg->max_recv_wr);
+	RP_TRACE("verbs", "CQ created: cqe=%d (asked %" PRIu64 " = %s + %d "
+		 "slack), events to the completion channel; sends and "
+		 "receives %sshare it", v->cq->cqe, asked, per, slack,
+		 v->nqp > 1 ? "of every QP " : "");
+}
+
+void rp_verbs_trace_qps(const struct rp_verbs *v)
+{
+	if (v->nqp > 1)
+		RP_TRACE("verbs", "%u RC QPs on the one PD, CQ and ring: the "
+			 "NIC processes one QP's packets in order on one "
+			 "engine, so striping chunks over several QPs lets it "
+			 "spread the work", v->nqp);
 }
 
 /* cap: as ibv_create_qp returned it (what we got, not what we asked). */
-void rp_verbs_trace_qp_created(const struct rp_verbs *v,
+void rp_verbs_trace_qp_created(const struct rp_verbs *v, uint32_t i,
 			       const struct ibv_qp_cap *cap)
 {
-	RP_TRACE("verbs", "QP 0x%x created: type RC, state RESET, caps "
+	RP_TRACE("verbs", "%s created: type RC, state RESET, caps "
 		 "max_send_wr=%u max_recv_wr=%u max_send_sge=%u "
 		 "max_recv_sge=%u max_inline_data=%u (asked 0, never used); "
 		 "sq_sig_all=0 (each WR asks for its completion with "
 		 "IBV_SEND_SIGNALED)",
-		 v->qp->qp_num, cap->max_send_wr, cap->max_recv_wr,
+		 v->qp[i].name, cap->max_send_wr, cap->max_recv_wr,
 		 cap->max_send_sge, cap->max_recv_sge, cap->max_inline_data);
 }
 
-void rp_verbs_trace_init(const struct rp_verbs *v,
+void rp_verbs_trace_init(const struct rp_verbs *v, uint32_t i,
 			 const struct ibv_qp_attr *attr)
 {
 	unsigned int flags = attr->qp_access_flags;
@@ -443,21 +491,27 @@ void rp_verbs_trace_init(const struct rp_verbs *v,
 		why_add(&w, "no peer touches our memory directly: anything "
 			"the %s Sends lands in receives we post, and our own "
 			"Writes and Reads need no flag here", peer);
-	RP_TRACE("verbs", "QP 0x%x RESET -> INIT: pkey_index=0 port=%u "
-		 "qp_access_flags=%s (%s)", v->qp->qp_num, v->port,
+	RP_TRACE("verbs", "%s RESET -> INIT: pkey_index=0 port=%u "
+		 "qp_access_flags=%s (%s)", v->qp[i].name, v->port,
 		 rp_verbs_access_str(acc, sizeof(acc), flags), w.buf);
 }
 
-void rp_verbs_trace_local_addr(const struct rp_verbs *v)
+void rp_verbs_trace_local_addr(const struct rp_verbs *v, uint32_t i)
 {
-	RP_TRACE("verbs", "local QP address: qpn=0x%x psn=0x%06x (random) "
+	char which[QP_NAME_LEN] = "";
+
+	if (!rp_trace_on())
+		return;
+	if (v->nqp > 1)
+		snprintf(which, sizeof(which), " (QP %u of %u)", i, v->nqp);
+	RP_TRACE("verbs", "local QP address%s: qpn=0x%x psn=0x%06x (random) "
 		 "lid=0x%04x mtu=%d gid=%s: the peer needs these to reach "
-		 "us", v->qp->qp_num, v->psn, v->lid,
+		 "us", which, v->qp[i].ibv->qp_num, v->qp[i].psn, v->lid,
 		 rp_verbs_mtu_bytes(v->mtu), v->gid_str);
 }
 
 /* attr: the RTR attributes about to be applied; peer_mtu: the peer's. */
-void rp_verbs_trace_rtr(const struct rp_verbs *v,
+void rp_verbs_trace_rtr(const struct rp_verbs *v, uint32_t i,
 			const struct ibv_qp_attr *attr, enum ibv_mtu peer_mtu)
 {
 	const struct ibv_ah_attr *ah = &attr->ah_attr;
@@ -474,12 +528,12 @@ void rp_verbs_trace_rtr(const struct rp_verbs *v,
 	else
 		snprintf(route, sizeof(route), "is_global=0 dlid=0x%04x",
 			 ah->dlid);
-	RP_TRACE("verbs", "QP 0x%x INIT -> RTR: path_mtu=%d (min of ours %d "
+	RP_TRACE("verbs", "%s INIT -> RTR: path_mtu=%d (min of ours %d "
 		 "and peer's %d) dest_qp_num=0x%x rq_psn=0x%06x "
 		 "max_dest_rd_atomic=%u (how many of the %s's RDMA Reads we "
 		 "answer at once: as responder we keep that many read "
 		 "contexts) min_rnr_timer=%d ah: %s sl=0 port=%u",
-		 v->qp->qp_num, rp_verbs_mtu_bytes(attr->path_mtu),
+		 v->qp[i].name, rp_verbs_mtu_bytes(attr->path_mtu),
 		 rp_verbs_mtu_bytes(v->mtu),
 		 rp_verbs_mtu_bytes(peer_mtu), attr->dest_qp_num, attr->rq_psn,
 		 attr->max_dest_rd_atomic, peer_name(v), attr->min_rnr_timer,
@@ -487,17 +541,17 @@ void rp_verbs_trace_rtr(const struct rp_verbs *v,
 }
 
 /* The local ACK timeout is 4.096 us * 2^timeout per try. */
-void rp_verbs_trace_rts(const struct rp_verbs *v,
+void rp_verbs_trace_rts(const struct rp_verbs *v, uint32_t i,
 			const struct ibv_qp_attr *attr)
 {
 	double ack_ms = 4.096e-3 * (double)(1u << attr->timeout);
 
-	RP_TRACE("verbs", "QP 0x%x RTR -> RTS: sq_psn=0x%06x timeout=%d "
+	RP_TRACE("verbs", "%s RTR -> RTS: sq_psn=0x%06x timeout=%d "
 		 "(%.0f ms per try) retry_cnt=%d rnr_retry=%d "
 		 "max_rd_atomic=%u (how many of our own RDMA Reads may be "
 		 "outstanding at once, at most the %s's max_dest_rd_atomic); "
 		 "a dead peer surfaces as a retry-exceeded "
-		 "completion after about %.1f s", v->qp->qp_num, attr->sq_psn,
+		 "completion after about %.1f s", v->qp[i].name, attr->sq_psn,
 		 attr->timeout, ack_ms, attr->retry_cnt, attr->rnr_retry,
 		 attr->max_rd_atomic, peer_name(v),
 		 ack_ms * (attr->retry_cnt + 1) / 1000.0);
@@ -544,39 +598,44 @@ void rp_verbs_trace_mr(const struct rp_verbs *v, unsigned int ibv_flags,
 }
 
 /* imm_data travels in network order; traces show the value we meant. */
-void rp_verbs_trace_post_send(enum post_kind kind,
+void rp_verbs_trace_post_send(const struct rp_verbs *v, uint32_t qp,
+			      enum post_kind kind,
 			      const struct ibv_send_wr *wr, size_t off)
 {
 	const struct ibv_sge *sge = wr->sg_list;
 	uint64_t id = wr->wr_id;
 	uint32_t imm = ntohl(wr->imm_data);
+	char on[QP_NAME_LEN + 4];
 
+	on_qp(v, qp, on, sizeof(on));
 	switch (kind) {
 	case POST_WRITE_IMM:
 		RP_TRACE("verbs", "post RDMA_WRITE_WITH_IMM wr_id=%" PRIu64
-			 ": ring[%zu..+%u) lkey=0x%x -> raddr=0x%" PRIx64
+			 "%s: ring[%zu..+%u) lkey=0x%x -> raddr=0x%" PRIx64
 			 " rkey=0x%x, imm=0x%08x (htonl on the wire), signaled",
-			 id, off, sge->length, sge->lkey,
+			 id, on, off, sge->length, sge->lkey,
 			 (uint64_t)wr->wr.rdma.remote_addr, wr->wr.rdma.rkey,
 			 imm);
 		break;
 	case POST_SEND_IMM:
-		RP_TRACE("verbs", "post SEND_WITH_IMM wr_id=%" PRIu64 ": zero "
-			 "length, imm=0x%08x (htonl on the wire), signaled", id,
-			 imm);
+		RP_TRACE("verbs", "post SEND_WITH_IMM wr_id=%" PRIu64 "%s: "
+			 "zero length, imm=0x%08x (htonl on the wire), "
+			 "signaled", id, on, imm);
 		break;
 	case POST_SEND_DATA:
 		RP_TRACE("verbs", "post SEND_WITH_IMM wr_id=%" PRIu64
-			 ": ring[%zu..+%u) lkey=0x%x, imm=0x%08x (htonl on the "
-			 "wire), signaled; it lands in the peer's next posted "
-			 "receive, which must be at least as long", id, off,
+			 "%s: ring[%zu..+%u) lkey=0x%x, imm=0x%08x (htonl on "
+			 "the wire), signaled; it lands in the peer's next "
+			 "posted receive, which must be at least as long", id,
+			 on, off,
 			 sge->length, sge->lkey, imm);
 		break;
 	case POST_READ:
-		RP_TRACE("verbs", "post RDMA_READ wr_id=%" PRIu64 ": raddr=0x%"
-			 PRIx64 " rkey=0x%x -> ring[%zu..+%u) lkey=0x%x, "
-			 "signaled; the peer's NIC answers without its CPU, "
-			 "and the bytes are ours once this completes", id,
+		RP_TRACE("verbs", "post RDMA_READ wr_id=%" PRIu64 "%s: "
+			 "raddr=0x%" PRIx64 " rkey=0x%x -> ring[%zu..+%u) "
+			 "lkey=0x%x, signaled; the peer's NIC answers without "
+			 "its CPU, and the bytes are ours once this completes",
+			 id, on,
 			 (uint64_t)wr->wr.rdma.remote_addr, wr->wr.rdma.rkey,
 			 off, sge->length, sge->lkey);
 		break;
@@ -585,27 +644,35 @@ void rp_verbs_trace_post_send(enum post_kind kind,
 	}
 }
 
-void rp_verbs_trace_post_recv(enum post_kind kind,
+void rp_verbs_trace_post_recv(const struct rp_verbs *v, uint32_t qp,
+			      enum post_kind kind,
 			      const struct ibv_recv_wr *wr, size_t off)
 {
+	char on[QP_NAME_LEN + 4];
+
+	on_qp(v, qp, on, sizeof(on));
 	if (kind == POST_RECV_BUF)
 		RP_TRACE("verbs", "post RECV wr_id=%" PRIu64
-			 ": ring[%zu..+%u) lkey=0x%x: the peer's next Send "
+			 "%s: ring[%zu..+%u) lkey=0x%x: the peer's next Send "
 			 "lands here (a longer one fails on both sides)",
-			 (uint64_t)wr->wr_id, off,
+			 (uint64_t)wr->wr_id, on, off,
 			 wr->sg_list->length, wr->sg_list->lkey);
 	else
-		RP_TRACE("verbs", "post RECV wr_id=%" PRIu64 ": zero length "
+		RP_TRACE("verbs", "post RECV wr_id=%" PRIu64 "%s: zero length "
 			 "(no SGE), to be consumed by a Write- or "
-			 "Send-with-immediate", (uint64_t)wr->wr_id);
+			 "Send-with-immediate", (uint64_t)wr->wr_id, on);
 }
 
 /* wc: the successful completion as polled; o: what we made of it. */
-void rp_verbs_trace_wc(const struct ibv_wc *wc, const struct rp_wc *o)
+void rp_verbs_trace_wc(const struct rp_verbs *v, const struct ibv_wc *wc,
+		       const struct rp_wc *o)
 {
+	char on[QP_NAME_LEN + 4];
+
 	RP_TRACE("verbs", "completion %s wr_id=%" PRIu64
-		 " status=%s byte_len=%u%s imm=0x%08x",
+		 "%s status=%s byte_len=%u%s imm=0x%08x",
 		 rp_verbs_wc_opcode_name(wc->opcode), o->wr_id,
+		 on_qp(v, o->qp, on, sizeof(on)),
 		 ibv_wc_status_str(wc->status), o->byte_len,
 		 wc->wc_flags & IBV_WC_WITH_IMM ? "" : " (no immediate)",
 		 o->imm);

@@ -26,6 +26,7 @@
 
 /* rp_verbs_next() first, then its helpers in the order it needs them. */
 static int poll_cq(struct rp_verbs *v, struct rp_wc *out, int max);
+static int wc_qp(const struct rp_verbs *v, const struct ibv_wc *wc);
 static enum rp_wc_op wc_op(const struct ibv_wc *wc);
 static void failed_wc(struct rp_verbs *v, const struct ibv_wc *wc);
 static int wait_events(struct rp_verbs *v, int watch_fd, double deadline,
@@ -92,6 +93,7 @@ static int poll_cq(struct rp_verbs *v, struct rp_wc *out, int max)
 		}
 		for (i = 0; i < n; i++) {
 			struct rp_wc *o = &out[total + i];
+			int qp;
 
 			if (wc[i].status != IBV_WC_SUCCESS) {
 				/* Count the batch's other failures too. */
@@ -100,20 +102,39 @@ static int poll_cq(struct rp_verbs *v, struct rp_wc *out, int max)
 						failed_wc(v, &wc[i]);
 				return RP_EWC;
 			}
+			qp = wc_qp(v, &wc[i]);
+			if (qp < 0)
+				return RP_EINTERNAL;
 			o->wr_id = wc[i].wr_id;
 			o->op = wc_op(&wc[i]);
 			o->byte_len = wc[i].byte_len;
-			o->qp = 0;
+			o->qp = (uint32_t)qp;
 			o->imm = wc[i].wc_flags & IBV_WC_WITH_IMM ?
 				 ntohl(wc[i].imm_data) : 0;
 			if (rp_verbs_dp_trace(v, ++v->completed[o->op]))
-				rp_verbs_trace_wc(&wc[i], o);
+				rp_verbs_trace_wc(v, &wc[i], o);
 		}
 		total += n;
 		if (n < want)
 			break;
 	}
 	return total;
+}
+
+/*
+ * The index of the QP a completion came on, from its QPN. Only our QPs
+ * use our CQ, so another QPN means our own bookkeeping is wrong:
+ * reported, and -1.
+ */
+static int wc_qp(const struct rp_verbs *v, const struct ibv_wc *wc)
+{
+	int qp = rp_verbs_qp_index(v, wc->qp_num);
+
+	if (qp < 0)
+		RP_ERR("ibv_poll_cq: completion wr_id=%" PRIu64 " came on QPN "
+		       "0x%x, none of our %u QP(s)", (uint64_t)wc->wr_id,
+		       wc->qp_num, v->nqp);
+	return qp;
 }
 
 static enum rp_wc_op wc_op(const struct ibv_wc *wc)
@@ -148,14 +169,23 @@ static enum rp_wc_op wc_op(const struct ibv_wc *wc)
  */
 static void failed_wc(struct rp_verbs *v, const struct ibv_wc *wc)
 {
+	char which[QP_NAME_LEN] = "";
+	int qp;
+
 	v->wc_errors++;
 	/* Report only the first: the flushes that follow it add nothing. */
 	if (!v->wc_failed) {
 		v->wc_failed = true;
+		qp = rp_verbs_qp_index(v, wc->qp_num);
+		if (qp < 0)
+			snprintf(which, sizeof(which), " (none of ours)");
+		else if (v->nqp > 1)
+			snprintf(which, sizeof(which), " (QP %d of %u)", qp,
+				 v->nqp);
 		RP_ERR("work completion failed: %s (status %d, vendor_err "
-		       "0x%x) wr_id=%" PRIu64 " opcode=n/a qp=0x%x%s",
+		       "0x%x) wr_id=%" PRIu64 " opcode=n/a qp=0x%x%s%s",
 		       ibv_wc_status_str(wc->status), wc->status,
-		       wc->vendor_err, wc->wr_id, wc->qp_num,
+		       wc->vendor_err, wc->wr_id, wc->qp_num, which,
 		       rp_verbs_wc_status_hint(wc->status));
 	} else if (rp_verbs_dp_trace(v, v->wc_errors)) {
 		RP_TRACE("verbs", "completion failed too: %s wr_id=%" PRIu64,
