@@ -597,11 +597,6 @@ int rp_verbs_open(struct rp_verbs **out, const struct rp_verbs_cfg *cfg)
 	int rc;
 
 	rc = rp_verbs_check_open(out, cfg);
-	if (!rc && cfg->qps > 1) {
-		RP_ERR("rp_verbs_open: %u QPs: the in-memory fabric opens one",
-		       cfg->qps);
-		rc = RP_EINTERNAL;
-	}
 	if (rc)
 		return rc;
 	v = calloc(1, sizeof(*v));
