@@ -7,11 +7,19 @@
  * what is still open.
  *
  * What it models, after rxe:
- *   - Endpoints pair by QPN at rp_verbs_connect(). Either side may open
- *     first; the pairing holds once both have connected. A request to a
- *     QP that is not (or no longer) paired with us, or is in ERROR,
- *     completes with "transport retry counter exceeded", as to a dead
- *     host.
+ *   - An endpoint (a context) has cfg.qps RC QPs (1..RP_QPS_MAX, 0 taken
+ *     as 1). Each has its own QPN (allocated sequentially), PSN, state,
+ *     pairing, receive queue and send queue; the CQ (rp_verbs_next()
+ *     returns every QP's completions, rp_wc.qp naming the QP's index),
+ *     the ring and its rkey and the access bits are the context's.
+ *   - QPs pair by QPN at rp_verbs_connect(): our QP i with the QP whose
+ *     address is peer[i], which must name ours back (the peer's QP i
+ *     when both pass their addresses in order). Either side may connect
+ *     first; the pairing holds once both have connected. A request on
+ *     QP i goes to the QP paired with it, and a Write or a Send consumes
+ *     a receive posted on that QP only. A request to a QP that is not
+ *     (or no longer) paired with us, or is in ERROR, completes with
+ *     "transport retry counter exceeded", as to a dead host.
  *   - Access: cfg.access is both the ring's MR access and the QP's.
  *     rp_verbs_reg_ring() refuses REMOTE_WRITE without LOCAL_WRITE
  *     (-EINVAL, reported), as ibv_reg_mr does. Every post with a ring
@@ -20,7 +28,8 @@
  *     are checked only when bytes move, as on a NIC.
  *   - Write with immediate checks the responder's REMOTE_WRITE, the rkey
  *     and bounds against its registered ring, copies the bytes, consumes
- *     a posted receive (of any length: its buffer is not used) and
+ *     a receive posted on the paired QP (of any length: its buffer is
+ *     not used) and
  *     completes on both sides. No REMOTE_WRITE, a bad rkey, an
  *     out-of-bounds access or no posted receive fails the writer's
  *     completion (reported with the status rxe would give: remote
@@ -47,15 +56,21 @@
  *     NIC finds out only when the bytes land). Either way the receiver's
  *     QP goes to ERROR. No receive posted: RNR retry exceeded, as for a
  *     Write.
- *   - Completions of our Writes, Sends and Reads come in post order.
- *   - Any failed completion moves that endpoint's QP to ERROR as well;
- *     on a QP in ERROR every later post is accepted and completes
- *     flushed. A Send, Write or Read before rp_verbs_connect() fails
- *     to post (EINVAL, RP_EVERBS), as ibv_post_send does before RTS.
- *   - Queue depths: at most max_send_wr sends/writes/reads and max_recv_wr
- *     receives outstanding, a slot being freed when its completion is
- *     returned by rp_verbs_next(); one more post fails (ENOMEM,
- *     RP_EVERBS, reported).
+ *   - Completions of our Writes, Sends and Reads on one QP come in post
+ *     order. Across QPs nothing is promised (a request executes as it
+ *     is posted, so in practice they come in post order too).
+ *   - Any failed completion moves the QP it came on to ERROR as well,
+ *     that QP only: the context's other QPs go on, as with rxe. On a QP
+ *     in ERROR every later post is accepted and completes flushed. A
+ *     Send, Write or Read before rp_verbs_connect() fails to post
+ *     (EINVAL, RP_EVERBS), as ibv_post_send does before RTS.
+ *   - Queue depths, per QP: at most max_send_wr sends/writes/reads and
+ *     max_recv_wr receives outstanding, a slot being freed when its
+ *     completion is returned by rp_verbs_next(); one more post fails
+ *     (ENOMEM, RP_EVERBS, reported). The CQ holds every QP's.
+ *   - A post on a QP the context does not have is a bug: RP_EINTERNAL,
+ *     reported, as from the real backend. So is rp_verbs_connect() with
+ *     a number of peer addresses other than our number of QPs.
  *   - rp_verbs_next() keeps the real contract: deadline, watch_fd, signal
  *     (RP_EINTERRUPTED), RP_EWC for a failed completion, no busy polling.
  * Thread-safe: a sender and a receiver may run as two threads (each
@@ -81,17 +96,17 @@ enum rp_fab_fault {
 	/* The nth post (1-based, any kind) on that side returns an error. */
 	RP_FAB_FAIL_POST,
 	/* The nth completion (1-based) on that side is delivered failed:
-	 * rp_verbs_next() returns RP_EWC and the QP goes to ERROR. */
+	 * rp_verbs_next() returns RP_EWC and its QP goes to ERROR. */
 	RP_FAB_FAIL_COMPLETION,
 	/* From the nth post on, that side's posts are accepted but nothing
 	 * is delivered or completed: the peer waits until its deadline. */
 	RP_FAB_STALL,
-	/* At the nth post, that side dies: its QP goes to ERROR, and the
+	/* At the nth post, that side dies: its QPs go to ERROR, and the
 	 * peer's next operations fail as a dead peer's would
 	 * (retry exceeded). */
 	RP_FAB_KILL,
 	/* Not counted: every endpoint of that side opened while it is
-	 * armed gets its own Send, Write and Read completions nth
+	 * armed gets its own Send, Write and Read completions (on any QP) nth
 	 * milliseconds late, as when ACKs are slow on a real link (rxe
 	 * completes a request only when the responder's ACK or Read
 	 * response arrives). Stays armed until disarmed or reset. */
@@ -101,10 +116,11 @@ enum rp_fab_fault {
 /*
  * Arm one fault for the next transfer (one per side at a time; arming
  * RP_FAB_NONE, or nth 0, disarms). Takes effect on endpoints opened
- * afterwards and on those open now. Counts are kept per endpoint: each
- * QP counts its own posts (every rp_verbs_post_*() call, failed ones
- * included) and its own completions (flushed ones included) from 1; with
- * one sender and one receiver open that is the count per side. A fault
+ * afterwards and on those open now. Counts are kept per endpoint, over
+ * all its QPs: each counts its own posts (every rp_verbs_post_*() call,
+ * failed ones included) and its own completions (flushed ones included)
+ * from 1; with one sender and one receiver open that is the count per
+ * side. A fault
  * is one-shot: it fires on the first endpoint of its side to reach nth,
  * then it is disarmed, so the transfer after it runs clean.
  *
@@ -114,17 +130,18 @@ enum rp_fab_fault {
  *                    (fault injected by the fabric)"); nothing is posted.
  *   FAIL_COMPLETION  that completion is returned as "general error":
  *                    rp_verbs_next() reports it and returns RP_EWC; the
- *                    QP goes to ERROR and its receives are flushed.
- *   STALL            that endpoint freezes: its sends and writes take a
- *                    send-queue slot and vanish, the peer's requests to
- *                    it vanish too (never completed); receives may still
- *                    be posted. Both sides wait for their deadline or
- *                    their watch_fd.
- *   KILL             that post returns 0, but the endpoint is unpaired
- *                    and in ERROR: it and the receives still posted
- *                    are flushed (its rp_verbs_next() returns RP_EWC);
- *                    the peer's later requests fail with "transport
- *                    retry counter exceeded".
+ *                    QP it came on goes to ERROR and its receives are
+ *                    flushed.
+ *   STALL            that endpoint freezes, every QP of it: its sends
+ *                    and writes take a send-queue slot and vanish, the
+ *                    peer's requests to it vanish too (never completed);
+ *                    receives may still be posted. Both sides wait for
+ *                    their deadline or their watch_fd.
+ *   KILL             that post returns 0, but every QP of the endpoint
+ *                    is unpaired and in ERROR: it and the receives still
+ *                    posted are flushed (its rp_verbs_next() returns
+ *                    RP_EWC); the peer's later requests, on any QP, fail
+ *                    with "transport retry counter exceeded".
  */
 void rp_fab_fault(enum rp_fab_side side, enum rp_fab_fault what,
 		  uint64_t nth);

@@ -2,16 +2,18 @@
 /*
  * The in-memory fabric: rdmapush/verbs.h implemented without a device, so
  * a sender and a receiver can run as two threads of one process (session
- * tests, the native benchmark). Each endpoint models one RC QP with its
- * CQ; a post executes at once in the poster's thread (checks, copy,
+ * tests, the native benchmark). Each endpoint (a context, struct
+ * rp_verbs) models cfg.qps RC QPs sharing one CQ, one eventfd and one
+ * ring; a post executes at once in the poster's thread (checks, copy,
  * completions on both sides) and wakes the other side through an eventfd.
  * Test-facing faults, hook and counters are in rdmapush/fabric_mem.h.
  *
  * Locking, outermost first: fab.lock (registry, pairing, hook) then one
- * endpoint's lock (its queues, state and ring); never two endpoint locks
- * at once. Faults and counters are atomics, usable under either. A Write,
- * a Send or a Read pins the responder (busy) and copies with no lock
- * held; close and dereg wait for the pins to go.
+ * endpoint's lock (the queues and state of all its QPs, its CQ and its
+ * ring: one lock per context, not per QP); never two endpoint locks at
+ * once. Faults and counters are atomics, usable under either. A Write,
+ * a Send or a Read pins the responder's context (busy) and copies with
+ * no lock held; close and dereg wait for the pins to go.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -96,6 +98,7 @@ struct fab_cqe {
 	uint32_t imm;
 	uint8_t op;		/* enum rp_wc_op */
 	uint8_t status;		/* enum fab_status */
+	uint8_t qp;		/* the QP's index in its context */
 	bool sq;		/* polling it frees a send-queue slot */
 	bool injected;		/* failed by RP_FAB_FAIL_COMPLETION */
 };
@@ -131,45 +134,60 @@ struct fab_late {
 	double due;		/* rp_now() seconds */
 };
 
-struct rp_verbs {
+/* One RC QP of a context: what rxe keeps per QP. */
+struct fab_qp {
 	/* Fixed at open. */
-	enum rp_fab_side side;
-	unsigned int access;	/* RP_ACCESS_*: the ring's and the QP's */
+	struct rp_verbs *ctx;	/* the context it belongs to */
+	uint32_t idx;		/* in ctx->qp[], what rp_wc.qp says */
 	uint32_t qpn;
 	uint32_t psn;
-	uint8_t gid[RP_GID_LEN];
-	char gid_str[INET6_ADDRSTRLEN];
-	uint32_t max_send;
-	uint32_t max_recv;
-	int efd;		/* eventfd: the CQ went non-empty */
 
 	/* Under fab.lock. */
-	struct rp_verbs *next_ep;
-	struct rp_verbs *peer;	/* both connected to each other */
+	struct fab_qp *peer;	/* both connected to each other */
 	uint32_t peer_qpn;
 	bool connected;
 
-	/* Under lock. */
-	pthread_mutex_t lock;
-	pthread_cond_t idle;	/* busy went to 0 */
+	/* Under ctx->lock. */
 	enum qp_state state;
-	bool stalled;
-	unsigned int busy;	/* peer requests copying to or from our ring */
-	uint8_t *ring;
-	size_t ring_len;
-	uint32_t rkey;
 	struct fab_rwr *rq;	/* posted receives, FIFO */
 	uint32_t rq_head;
 	uint32_t rq_len;
 	uint32_t rq_held;	/* consumed, completion not yet polled */
 	uint32_t sq_held;	/* posted, completion not yet polled */
-	struct fab_cqe *cq;	/* max_send + max_recv: cannot overflow */
+};
+
+struct rp_verbs {
+	/* Fixed at open. */
+	enum rp_fab_side side;
+	unsigned int access;	/* RP_ACCESS_*: the ring's and the QPs' */
+	uint8_t gid[RP_GID_LEN];
+	char gid_str[INET6_ADDRSTRLEN];
+	uint32_t max_send;	/* per QP */
+	uint32_t max_recv;	/* per QP */
+	int efd;		/* eventfd: the CQ went non-empty */
+	uint32_t nqp;
+	struct fab_qp qp[RP_QPS_MAX];	/* [0, nqp) in use */
+
+	/* Under fab.lock. */
+	struct rp_verbs *next_ep;
+
+	/* Under lock. */
+	pthread_mutex_t lock;
+	pthread_cond_t idle;	/* busy went to 0 */
+	bool stalled;		/* RP_FAB_STALL: every QP frozen */
+	unsigned int busy;	/* peer requests copying to or from our ring */
+	uint8_t *ring;
+	size_t ring_len;
+	uint32_t rkey;
+	/* (max_send + max_recv) * nqp: cannot overflow. */
+	struct fab_cqe *cq;
 	uint32_t cq_cap;
 	uint32_t cq_head;
 	uint32_t cq_len;
 	uint64_t ncompl;	/* completions queued, 1-based fault count */
 	double ack_delay;	/* RP_FAB_SLOW_ACK, seconds; 0: none */
 	struct fab_late *late;	/* our completions waiting for their ACK */
+	uint32_t late_cap;	/* max_send * nqp */
 	uint32_t late_head;
 	uint32_t late_len;
 
@@ -316,36 +334,78 @@ void rp_fab_reset(void)
 }
 
 /* ---------------------------------------------------------------------
- * The completion queue and the QP's error state (endpoint lock held)
+ * Names for traces and reports
+ */
+
+#define QP_NAME_LEN	sizeof("QP 7 (QPN 0xffffff)")
+#define QP_LIST_LEN	(RP_QPS_MAX * sizeof("0xffffff,"))
+
+/* "QP 0x11" when the context has one QP, as before --qps; "QP 2 (QPN
+ * 0x13)" when it has several, so a trace says which of them it was. */
+static const char *qp_name(const struct fab_qp *q, char *buf)
+{
+	if (q->ctx->nqp == 1)
+		snprintf(buf, QP_NAME_LEN, "QP 0x%x", q->qpn);
+	else
+		snprintf(buf, QP_NAME_LEN, "QP %u (QPN 0x%x)", q->idx, q->qpn);
+	return buf;
+}
+
+/* The context's QPNs ("0x11,0x12"), or their PSNs, in buf. */
+static const char *qp_list(const struct rp_verbs *v, bool psn, char *buf)
+{
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (uint32_t i = 0; i < v->nqp; i++) {
+		const char *sep = i ? "," : "";
+
+		if (psn)
+			n += (size_t)snprintf(buf + n, QP_LIST_LEN - n,
+					      "%s0x%06x", sep, v->qp[i].psn);
+		else
+			n += (size_t)snprintf(buf + n, QP_LIST_LEN - n,
+					      "%s0x%x", sep, v->qp[i].qpn);
+	}
+	return buf;
+}
+
+/* ---------------------------------------------------------------------
+ * The completion queue and the QPs' error state (endpoint lock held)
  */
 
 /* Wake the owner only when the CQ goes non-empty: it drains the CQ
  * before it sleeps again, so one wake-up covers every entry. Written
  * under the lock, because the endpoint may be freed right after it. */
-static void cq_push_raw(struct rp_verbs *v, const struct fab_cqe *c)
+static void cq_push_raw(struct fab_qp *q, struct fab_cqe c)
 {
 	static const uint64_t one = 1;
+	struct rp_verbs *v = q->ctx;
+	char qn[QP_NAME_LEN];
 
 	if (v->cq_len == v->cq_cap) {
 		/* Every entry holds a queue slot, so this cannot happen. */
-		RP_ERR("fabric: CQ of QP 0x%x overrun; completion wr_id %"
-		       PRIu64 " lost", v->qpn, c->wr_id);
+		RP_ERR("fabric: CQ of %s overrun; completion wr_id %" PRIu64
+		       " lost", qp_name(q, qn), c.wr_id);
 		return;
 	}
-	v->cq[(v->cq_head + v->cq_len) % v->cq_cap] = *c;
+	c.qp = (uint8_t)q->idx;
+	v->cq[(v->cq_head + v->cq_len) % v->cq_cap] = c;
 	v->cq_len++;
 	if (v->cq_len > 1)
 		return;
 	if (write(v->efd, &one, sizeof(one)) < 0 && errno != EAGAIN)
-		RP_ERR("fabric: write(eventfd of QP 0x%x): %s", v->qpn,
+		RP_ERR("fabric: write(eventfd of %s): %s", qp_name(q, qn),
 		       strerror(errno));
 }
 
-static void qp_error(struct rp_verbs *v, const char *why);
+static void qp_error(struct fab_qp *q, const char *why);
 
-/* Queue a completion; a failed one moves the QP to ERROR, as on a NIC. */
-static void cq_push(struct rp_verbs *v, struct fab_cqe c)
+/* Queue a completion; a failed one moves its QP to ERROR, as on a NIC.
+ * The fault count is the context's, over all its QPs. */
+static void cq_push(struct fab_qp *q, struct fab_cqe c)
 {
+	struct rp_verbs *v = q->ctx;
 	enum rp_fab_fault what;
 
 	v->ncompl++;
@@ -354,31 +414,34 @@ static void cq_push(struct rp_verbs *v, struct fab_cqe c)
 		c.status = ST_GENERAL;
 		c.injected = true;
 	}
-	cq_push_raw(v, &c);
+	cq_push_raw(q, c);
 	if (c.status != ST_OK)
-		qp_error(v, c.injected ? "injected completion failure"
+		qp_error(q, c.injected ? "injected completion failure"
 				       : "a completion failed");
 }
 
-/* ERROR flushes every posted receive: each completes as flushed. */
-static void qp_error(struct rp_verbs *v, const char *why)
+/* ERROR flushes every receive posted on that QP: each completes as
+ * flushed. The context's other QPs are untouched, as with rxe. */
+static void qp_error(struct fab_qp *q, const char *why)
 {
-	if (v->state == QPS_ERROR)
+	char qn[QP_NAME_LEN];
+
+	if (q->state == QPS_ERROR)
 		return;
-	v->state = QPS_ERROR;
-	RP_TRACE("verbs", "fabric: QP 0x%x -> ERROR (%s); %u posted "
-		 "receive(s) flushed", v->qpn, why, v->rq_len);
-	while (v->rq_len) {
+	q->state = QPS_ERROR;
+	RP_TRACE("verbs", "fabric: %s -> ERROR (%s); %u posted "
+		 "receive(s) flushed", qp_name(q, qn), why, q->rq_len);
+	while (q->rq_len) {
 		struct fab_cqe c = {
-			.wr_id = v->rq[v->rq_head].wr_id,
+			.wr_id = q->rq[q->rq_head].wr_id,
 			.op = RP_WC_OTHER,
 			.status = ST_FLUSH,
 		};
 
-		v->rq_head = (v->rq_head + 1) % v->max_recv;
-		v->rq_len--;
-		v->rq_held++;
-		cq_push(v, c);
+		q->rq_head = (q->rq_head + 1) % q->ctx->max_recv;
+		q->rq_len--;
+		q->rq_held++;
+		cq_push(q, c);
 	}
 }
 
@@ -386,38 +449,50 @@ static void qp_error(struct rp_verbs *v, const char *why)
  * Open, close, addresses
  */
 
-static bool qpn_in_use(uint32_t qpn)
+static struct fab_qp *find_qpn(uint32_t qpn)
 {
 	for (struct rp_verbs *e = fab.eps; e; e = e->next_ep)
-		if (e->qpn == qpn)
-			return true;
-	return false;
+		for (uint32_t i = 0; i < e->nqp; i++)
+			if (e->qp[i].qpn == qpn)
+				return &e->qp[i];
+	return NULL;
 }
 
-/* Sequential 24-bit QPNs, as rxe allocates them; links the endpoint. */
+/* Links the endpoint and gives each of its QPs the next free 24-bit
+ * QPN, sequentially as rxe allocates them. Linked first, so a QPN given
+ * to one of its own QPs counts as in use (0, not yet given, never is). */
 static void registry_add(struct rp_verbs *v)
 {
 	pthread_mutex_lock(&fab.lock);
-	do {
-		v->qpn = fab.next_qpn;
-		fab.next_qpn = (fab.next_qpn + 1) & 0xffffff;
-		if (!fab.next_qpn)
-			fab.next_qpn = 1;
-	} while (qpn_in_use(v->qpn));
 	v->next_ep = fab.eps;
 	fab.eps = v;
+	for (uint32_t i = 0; i < v->nqp; i++) {
+		do {
+			v->qp[i].qpn = fab.next_qpn;
+			fab.next_qpn = (fab.next_qpn + 1) & 0xffffff;
+			if (!fab.next_qpn)
+				fab.next_qpn = 1;
+		} while (find_qpn(v->qp[i].qpn) != &v->qp[i]);
+	}
 	pthread_mutex_unlock(&fab.lock);
 }
 
-/* Unpair and unlink (fab.lock held); the peer then sees a dead QP. */
+/* fab.lock held: the QP's peer, if any, then sees a dead QP. */
+static void qp_unpair(struct fab_qp *q)
+{
+	if (q->peer)
+		q->peer->peer = NULL;
+	q->peer = NULL;
+	q->connected = false;
+}
+
+/* Unpair every QP and unlink (fab.lock held). */
 static void registry_del(struct rp_verbs *v)
 {
 	struct rp_verbs **pp;
 
-	if (v->peer && v->peer != v)
-		v->peer->peer = NULL;
-	v->peer = NULL;
-	v->connected = false;
+	for (uint32_t i = 0; i < v->nqp; i++)
+		qp_unpair(&v->qp[i]);
 	for (pp = &fab.eps; *pp; pp = &(*pp)->next_ep) {
 		if (*pp == v) {
 			*pp = v->next_ep;
@@ -448,17 +523,26 @@ static void gid_from_addr(struct rp_verbs *v, const struct rp_verbs_cfg *cfg)
 	rp_sys_gid_text(v->gid, v->gid_str, sizeof(v->gid_str));
 }
 
+/* A receive queue per QP; one CQ and one list of late completions for
+ * all of them, sized for every QP's slots. */
 static int alloc_queues(struct rp_verbs *v)
 {
-	v->rq = calloc(v->max_recv, sizeof(*v->rq));
-	v->cq_cap = v->max_send + v->max_recv;
+	bool ok = true;
+
+	for (uint32_t i = 0; i < v->nqp; i++) {
+		v->qp[i].rq = calloc(v->max_recv, sizeof(*v->qp[i].rq));
+		ok = ok && v->qp[i].rq;
+	}
+	v->cq_cap = (v->max_send + v->max_recv) * v->nqp;
 	v->cq = calloc(v->cq_cap, sizeof(*v->cq));
-	v->late = calloc(v->max_send, sizeof(*v->late));
-	if (!v->rq || !v->cq || !v->late) {
+	v->late_cap = v->max_send * v->nqp;
+	v->late = calloc(v->late_cap, sizeof(*v->late));
+	if (!ok || !v->cq || !v->late) {
 		int e = errno;
 
-		RP_ERR("calloc(fabric queues: %u send, %u receive): %s",
-		       v->max_send, v->max_recv, strerror(e));
+		RP_ERR("calloc(fabric queues: %u QP(s) of %u send, %u "
+		       "receive): %s", v->nqp, v->max_send, v->max_recv,
+		       strerror(e));
 		return -e;
 	}
 	v->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
@@ -497,7 +581,8 @@ static void free_endpoint(struct rp_verbs *v)
 		close(v->efd);
 	free(v->late);
 	free(v->cq);
-	free(v->rq);
+	for (uint32_t i = 0; i < v->nqp; i++)
+		free(v->qp[i].rq);
 	pthread_cond_destroy(&v->idle);
 	pthread_mutex_destroy(&v->lock);
 	free(v);
@@ -506,15 +591,12 @@ static void free_endpoint(struct rp_verbs *v)
 int rp_verbs_open(struct rp_verbs **out, const struct rp_verbs_cfg *cfg)
 {
 	char acc[ACCESS_STR_LEN];
+	char qpns[QP_LIST_LEN];
+	char psns[QP_LIST_LEN];
 	struct rp_verbs *v;
 	int rc;
 
 	rc = rp_verbs_check_open(out, cfg);
-	if (!rc && cfg->qps > 1) {
-		RP_ERR("rp_verbs_open: %u QPs: the in-memory fabric opens one",
-		       cfg->qps);
-		rc = RP_EINTERNAL;
-	}
 	if (rc)
 		return rc;
 	v = calloc(1, sizeof(*v));
@@ -530,12 +612,19 @@ int rp_verbs_open(struct rp_verbs **out, const struct rp_verbs_cfg *cfg)
 	v->side = cfg->receiver ? RP_FAB_RECEIVER : RP_FAB_SENDER;
 	v->max_send = cfg->max_send_wr;
 	v->max_recv = cfg->max_recv_wr;
-	v->state = QPS_INIT;
+	v->nqp = cfg->qps ? cfg->qps : 1;
+	for (uint32_t i = 0; i < v->nqp; i++) {
+		struct fab_qp *q = &v->qp[i];
+
+		q->ctx = v;
+		q->idx = i;
+		q->state = QPS_INIT;
+		rp_sys_random(&q->psn, sizeof(q->psn));
+		q->psn &= 0xffffff;
+	}
 	rc = alloc_queues(v);
 	if (rc)
 		goto err_free;
-	rp_sys_random(&v->psn, sizeof(v->psn));
-	v->psn &= 0xffffff;
 	gid_from_addr(v, cfg);
 	v->ack_delay = slow_ack(v->side);
 	registry_add(v);
@@ -543,11 +632,13 @@ int rp_verbs_open(struct rp_verbs **out, const struct rp_verbs_cfg *cfg)
 	atomic_fetch_add(&stat_opened, 1);
 	/* rd_atomic is only traced: a Read here completes as it is posted,
 	 * so there are never more in flight than the send queue holds. */
-	RP_TRACE("verbs", "fabric: in-memory QP 0x%x opened (%s side, "
+	RP_TRACE("verbs", "fabric: in-memory QP%s %s opened (%s side, "
 		 "max_send_wr=%u max_recv_wr=%u, access=%s rd_atomic=%u, "
-		 "psn=0x%06x, gid %s)", v->qpn, side_name(v->side),
+		 "psn=%s, gid %s)", v->nqp > 1 ? "s" : "",
+		 qp_list(v, false, qpns), side_name(v->side),
 		 v->max_send, v->max_recv, access_str(v->access, acc),
-		 cfg->rd_atomic ? cfg->rd_atomic : 1, v->psn, v->gid_str);
+		 cfg->rd_atomic ? cfg->rd_atomic : 1, qp_list(v, true, psns),
+		 v->gid_str);
 	*out = v;
 	return 0;
 
@@ -558,39 +649,45 @@ err_free:
 
 void rp_verbs_close(struct rp_verbs *v)
 {
+	char qpns[QP_LIST_LEN];
+
 	if (!v)
 		return;
-	RP_TRACE("verbs", "fabric: QP 0x%x closing: %" PRIu64 " post(s), %"
-		 PRIu64 " completion(s) polled, %" PRIu64 " failed", v->qpn,
-		 v->nposts, v->polled, v->wc_errors);
+	qp_list(v, false, qpns);
+	RP_TRACE("verbs", "fabric: QP%s %s closing: %" PRIu64 " post(s), %"
+		 PRIu64 " completion(s) polled, %" PRIu64 " failed",
+		 v->nqp > 1 ? "s" : "", qpns, v->nposts, v->polled,
+		 v->wc_errors);
 	/* Unpaired first: no new Write can pin us after this. */
 	pthread_mutex_lock(&fab.lock);
 	registry_del(v);
 	pthread_mutex_unlock(&fab.lock);
 	pthread_mutex_lock(&v->lock);
-	v->state = QPS_ERROR;
+	for (uint32_t i = 0; i < v->nqp; i++)
+		v->qp[i].state = QPS_ERROR;
 	while (v->busy)
 		pthread_cond_wait(&v->idle, &v->lock);
 	pthread_mutex_unlock(&v->lock);
 	rp_verbs_dereg_ring(v);
 	atomic_fetch_sub(&stat_open, 1);
-	RP_TRACE("verbs", "fabric: QP 0x%x destroyed", v->qpn);
+	RP_TRACE("verbs", "fabric: QP%s %s destroyed", v->nqp > 1 ? "s" : "",
+		 qpns);
 	free_endpoint(v);
 }
 
 uint32_t rp_verbs_qps(const struct rp_verbs *v)
 {
-	return v ? 1 : 0;
+	return v ? v->nqp : 0;
 }
 
 void rp_verbs_local(const struct rp_verbs *v, uint32_t qp,
 		    struct rp_qp_addr *out)
 {
 	memset(out, 0, sizeof(*out));
-	if (!v || qp)
+	if (!v || qp >= v->nqp)
 		return;
-	out->qpn = v->qpn;
-	out->psn = v->psn;
+	out->qpn = v->qp[qp].qpn;
+	out->psn = v->qp[qp].psn;
 	out->lid = 0;
 	out->mtu = FAB_MTU;
 	memcpy(out->gid, v->gid, RP_GID_LEN);
@@ -628,62 +725,76 @@ static int check_peer(const struct rp_qp_addr *p)
 	return RP_EPROTO;
 }
 
-static struct rp_verbs *find_qpn(uint32_t qpn)
+/*
+ * fab.lock held: pair with the named QP if it already connected to us.
+ * By QPN alone, as rxe does: the peer's QP i when both sides pass their
+ * addresses in order (the interface's contract), whatever its index.
+ */
+static bool try_pair(struct fab_qp *q)
 {
-	for (struct rp_verbs *e = fab.eps; e; e = e->next_ep)
-		if (e->qpn == qpn)
-			return e;
-	return NULL;
+	struct fab_qp *p = find_qpn(q->peer_qpn);
+
+	if (!p || !p->connected || p->peer_qpn != q->qpn || p->peer)
+		return false;
+	q->peer = p;
+	p->peer = q;
+	return true;
 }
 
-/* fab.lock held: pair with the named QP if it already connected to us. */
-static bool try_pair(struct rp_verbs *v)
+/* The endpoint's QPs move together: all in INIT, or none. */
+static int check_init(struct rp_verbs *v)
 {
-	struct rp_verbs *p = find_qpn(v->peer_qpn);
+	char qn[QP_NAME_LEN];
+	enum qp_state st = QPS_INIT;
+	uint32_t i;
 
-	if (!p || !p->connected || p->peer_qpn != v->qpn || p->peer)
-		return false;
-	v->peer = p;
-	p->peer = v;
-	return true;
+	/* Nobody else reaches a QP in INIT: the lock is for the checkers. */
+	pthread_mutex_lock(&v->lock);
+	for (i = 0; i < v->nqp && st == QPS_INIT; i++)
+		st = v->qp[i].state;
+	pthread_mutex_unlock(&v->lock);
+	if (st == QPS_INIT)
+		return 0;
+	RP_ERR("rp_verbs_connect: %s is %s, not INIT",
+	       qp_name(&v->qp[i - 1], qn), st == QPS_RTS ? "RTS" : "ERROR");
+	return RP_EINTERNAL;
 }
 
 int rp_verbs_connect(struct rp_verbs *v, const struct rp_qp_addr *peer,
 		     uint32_t n)
 {
-	enum qp_state st;
-	bool paired;
+	bool paired[RP_QPS_MAX];
+	char qn[QP_NAME_LEN];
+	uint32_t i;
 	int rc;
 
-	if (!v || !peer || n != 1) {
+	if (!v || !peer || n != v->nqp) {
 		RP_ERR("rp_verbs_connect: NULL argument, or %u peer QPs for "
-		       "our 1", n);
+		       "our %u", n, v ? v->nqp : 0);
 		return RP_EINTERNAL;
 	}
-	/* Nobody else reaches a QP in INIT: the lock is for the checkers. */
-	pthread_mutex_lock(&v->lock);
-	st = v->state;
-	pthread_mutex_unlock(&v->lock);
-	if (st != QPS_INIT) {
-		RP_ERR("rp_verbs_connect: QP 0x%x is %s, not INIT", v->qpn,
-		       st == QPS_RTS ? "RTS" : "ERROR");
-		return RP_EINTERNAL;
-	}
-	rc = check_peer(peer);
+	rc = check_init(v);
+	for (i = 0; i < n && !rc; i++)
+		rc = check_peer(&peer[i]);
 	if (rc)
 		return rc;
 	pthread_mutex_lock(&v->lock);
-	v->state = QPS_RTS;
+	for (i = 0; i < n; i++)
+		v->qp[i].state = QPS_RTS;
 	pthread_mutex_unlock(&v->lock);
 	pthread_mutex_lock(&fab.lock);
-	v->peer_qpn = peer->qpn;
-	v->connected = true;
-	paired = try_pair(v);
+	for (i = 0; i < n; i++) {
+		v->qp[i].peer_qpn = peer[i].qpn;
+		v->qp[i].connected = true;
+		paired[i] = try_pair(&v->qp[i]);
+	}
 	pthread_mutex_unlock(&fab.lock);
-	RP_TRACE("verbs", "fabric: QP 0x%x INIT -> RTS against QP 0x%x "
-		 "(psn 0x%06x)%s", v->qpn, peer->qpn, peer->psn,
-		 paired ? ": paired, both sides connected"
-			: ": waiting for that QP to connect to us");
+	for (i = 0; i < n; i++)
+		RP_TRACE("verbs", "fabric: %s INIT -> RTS against QP 0x%x "
+			 "(psn 0x%06x)%s", qp_name(&v->qp[i], qn),
+			 peer[i].qpn, peer[i].psn,
+			 paired[i] ? ": paired, both sides connected"
+				   : ": waiting for that QP to connect to us");
 	return 0;
 }
 
@@ -743,6 +854,7 @@ int rp_verbs_reg_ring(struct rp_verbs *v, size_t len, void **addr,
 
 void rp_verbs_dereg_ring(struct rp_verbs *v)
 {
+	char qpns[QP_LIST_LEN];
 	uint8_t *ring;
 
 	if (!v)
@@ -760,20 +872,23 @@ void rp_verbs_dereg_ring(struct rp_verbs *v)
 		return;
 	free(ring);
 	atomic_fetch_sub(&stat_rings, 1);
-	RP_TRACE("verbs", "fabric: ring of QP 0x%x deregistered and freed",
-		 v->qpn);
+	RP_TRACE("verbs", "fabric: ring of QP%s %s deregistered and freed",
+		 v->nqp > 1 ? "s" : "", qp_list(v, false, qpns));
 }
 
 /* ---------------------------------------------------------------------
  * Posting
  */
 
-static int report_post(const struct rp_verbs *v, enum post_kind kind,
+static int report_post(const struct fab_qp *q, enum post_kind kind,
 		       uint64_t wr_id, int e, const char *hint)
 {
-	RP_ERR("%s(%s, wr_id %" PRIu64 ", QP 0x%x): %s%s",
+	char qn[QP_NAME_LEN];
+
+	RP_ERR("%s(%s, wr_id %" PRIu64 ", %s): %s%s",
 	       kind == POST_RECV ? "ibv_post_recv" : "ibv_post_send",
-	       post_kind_names[kind], wr_id, v->qpn, strerror(e), hint);
+	       post_kind_names[kind], wr_id, qp_name(q, qn), strerror(e),
+	       hint);
 	return RP_EVERBS;
 }
 
@@ -792,28 +907,29 @@ static void run_hook(const struct rp_verbs *v, uint64_t n)
 		hook(v->side, n, arg);
 }
 
-/* The endpoint dies: unpaired (the peer's requests then time out, as
- * to a dead host) and in ERROR (what it had posted is flushed). */
+/* The endpoint dies, every QP of it: unpaired (the peer's requests then
+ * time out, as to a dead host) and in ERROR (what it had posted is
+ * flushed). */
 static void kill_endpoint(struct rp_verbs *v)
 {
 	pthread_mutex_lock(&fab.lock);
-	if (v->peer && v->peer != v)
-		v->peer->peer = NULL;
-	v->peer = NULL;
-	v->connected = false;
+	for (uint32_t i = 0; i < v->nqp; i++)
+		qp_unpair(&v->qp[i]);
 	pthread_mutex_unlock(&fab.lock);
 	pthread_mutex_lock(&v->lock);
-	qp_error(v, "killed by RP_FAB_KILL");
+	for (uint32_t i = 0; i < v->nqp; i++)
+		qp_error(&v->qp[i], "killed by RP_FAB_KILL");
 	pthread_mutex_unlock(&v->lock);
 }
 
-/* Count the post (1-based, per endpoint) and apply a fault armed for
- * it. RP_EVERBS, reported, for RP_FAB_FAIL_POST. */
-static int post_fault(struct rp_verbs *v, enum post_kind kind,
+/* Count the post (1-based, per endpoint over all its QPs) and apply a
+ * fault armed for it. RP_EVERBS, reported, for RP_FAB_FAIL_POST. */
+static int post_fault(struct fab_qp *q, enum post_kind kind,
 		      uint64_t wr_id, uint64_t *n)
 {
 	unsigned int mask = 1u << RP_FAB_FAIL_POST | 1u << RP_FAB_STALL |
 			    1u << RP_FAB_KILL;
+	struct rp_verbs *v = q->ctx;
 	enum rp_fab_fault what;
 
 	*n = ++v->nposts;
@@ -821,7 +937,7 @@ static int post_fault(struct rp_verbs *v, enum post_kind kind,
 		return 0;
 	switch (what) {
 	case RP_FAB_FAIL_POST:
-		return report_post(v, kind, wr_id, EIO,
+		return report_post(q, kind, wr_id, EIO,
 				   " (fault injected by the fabric)");
 	case RP_FAB_STALL:
 		pthread_mutex_lock(&v->lock);
@@ -838,26 +954,28 @@ static int post_fault(struct rp_verbs *v, enum post_kind kind,
 }
 
 /*
- * Take a send-queue slot. 0: go on and deliver; 1: nothing to deliver
- * (flushed on a QP in ERROR, or swallowed by a stalled one); or
- * RP_EVERBS (reported) as ibv_post_send fails: not connected, or full.
+ * Take a send-queue slot of q. 0: go on and deliver; 1: nothing to
+ * deliver (flushed on a QP in ERROR, or swallowed by a stalled
+ * endpoint); or RP_EVERBS (reported) as ibv_post_send fails: not
+ * connected, or full.
  */
-static int sq_reserve(struct rp_verbs *v, const struct fab_wr *wr)
+static int sq_reserve(struct fab_qp *q, const struct fab_wr *wr)
 {
+	struct rp_verbs *v = q->ctx;
 	const char *hint = NULL;
 	int e = 0;
 	int rc = 0;
 
 	pthread_mutex_lock(&v->lock);
-	if (v->state == QPS_INIT) {
+	if (q->state == QPS_INIT) {
 		e = EINVAL;
 		hint = " (QP not in RTS yet)";
-	} else if (v->sq_held >= v->max_send) {
+	} else if (q->sq_held >= v->max_send) {
 		e = ENOMEM;
 		hint = " (send queue full)";
 	} else {
-		v->sq_held++;
-		if (v->state == QPS_ERROR) {
+		q->sq_held++;
+		if (q->state == QPS_ERROR) {
 			struct fab_cqe c = {
 				.wr_id = wr->wr_id,
 				.op = sq_op[wr->kind],
@@ -865,7 +983,7 @@ static int sq_reserve(struct rp_verbs *v, const struct fab_wr *wr)
 				.sq = true,
 			};
 
-			cq_push(v, c);
+			cq_push(q, c);
 			rc = 1;
 		} else if (v->stalled) {
 			rc = 1;
@@ -873,7 +991,7 @@ static int sq_reserve(struct rp_verbs *v, const struct fab_wr *wr)
 	}
 	pthread_mutex_unlock(&v->lock);
 	if (e)
-		return report_post(v, wr->kind, wr->wr_id, e, hint);
+		return report_post(q, wr->kind, wr->wr_id, e, hint);
 	return rc;
 }
 
@@ -925,60 +1043,64 @@ static enum fab_status check_recv(const struct rp_verbs *r,
 }
 
 /*
- * Consume r's next receive for a Write or a Send (r's lock held). A Send
- * that does not fit fails that receive at once, which puts r in ERROR
- * (its failed completion first, then the flushes).
+ * Consume the next receive of the responder's QP rq for a Write or a
+ * Send (its context's lock held). A Send that does not fit fails that
+ * receive at once, which puts rq in ERROR (its failed completion first,
+ * then the flushes).
  */
-static enum fab_status take_recv(struct rp_verbs *r, const struct fab_wr *wr,
+static enum fab_status take_recv(struct fab_qp *rq, const struct fab_wr *wr,
 				 struct fab_resp *out)
 {
+	struct rp_verbs *r = rq->ctx;
 	enum fab_status rst = ST_OK;
 	enum fab_status st = ST_OK;
 	struct fab_rwr rcv;
 
-	if (!r->rq_len)
+	if (!rq->rq_len)
 		return ST_RNR_RETRY_EXC;
-	rcv = r->rq[r->rq_head];
-	r->rq_head = (r->rq_head + 1) % r->max_recv;
-	r->rq_len--;
-	r->rq_held++;
+	rcv = rq->rq[rq->rq_head];
+	rq->rq_head = (rq->rq_head + 1) % r->max_recv;
+	rq->rq_len--;
+	rq->rq_held++;
 	out->rwr = rcv.wr_id;
 	if (wr->kind == POST_SEND_IMM)
 		st = check_recv(r, &rcv, wr->len, &rst);
 	if (st != ST_OK)
-		cq_push(r, (struct fab_cqe){ .wr_id = rcv.wr_id,
-					     .op = RP_WC_OTHER,
-					     .status = rst });
+		cq_push(rq, (struct fab_cqe){ .wr_id = rcv.wr_id,
+					      .op = RP_WC_OTHER,
+					      .status = rst });
 	else if (wr->kind == POST_SEND_IMM && wr->len)
 		out->mem = r->ring + rcv.off;
 	return st;
 }
 
 /*
- * The responder's side of a request (fab.lock held, so r is alive):
- * checks, then a Write or a Send consumes a posted receive (a Read
- * none). An accepted request pins r; out says where in r's ring the
- * bytes go or come from, and resp_done() finishes it.
+ * The responder's side of a request, on its QP rq (fab.lock held, so
+ * its context r is alive): checks, then a Write or a Send consumes a
+ * receive posted on rq (a Read none). An accepted request pins r; out
+ * says where in r's ring the bytes go or come from, and resp_done()
+ * finishes it.
  */
-static enum fab_status resp_take(struct rp_verbs *r, const struct fab_wr *wr,
+static enum fab_status resp_take(struct fab_qp *rq, const struct fab_wr *wr,
 				 struct fab_resp *out)
 {
+	struct rp_verbs *r = rq->ctx;
 	enum fab_status st = ST_OK;
 
 	pthread_mutex_lock(&r->lock);
 	if (r->stalled)
 		st = ST_LOST;
-	else if (r->state != QPS_RTS)
+	else if (rq->state != QPS_RTS)
 		st = ST_RETRY_EXC;	/* an errored QP drops packets */
 	else if (wr->kind != POST_SEND_IMM)
 		st = check_access(r, wr);
 	if (st == ST_OK && wr->kind != POST_READ)
-		st = take_recv(r, wr, out);
+		st = take_recv(rq, wr, out);
 	if (st == ST_REM_ACCESS || st == ST_REM_INV_REQ)
-		qp_error(r, "a peer's request was refused (access, rkey, "
+		qp_error(rq, "a peer's request was refused (access, rkey, "
 			 "bounds or length)");
 	else if (st == ST_RNR_RETRY_EXC)
-		qp_error(r, "a peer's request found no receive posted");
+		qp_error(rq, "a peer's request found no receive posted");
 	if (st == ST_OK) {
 		r->busy++;
 		if (wr->kind != POST_SEND_IMM)
@@ -988,19 +1110,22 @@ static enum fab_status resp_take(struct rp_verbs *r, const struct fab_wr *wr,
 	return st;
 }
 
-/* After the copy: the responder's completion (a Read has none: rxe's
- * responder answers it without a work request), and r unpinned. */
-static void resp_done(struct rp_verbs *r, const struct fab_wr *wr,
+/* After the copy: the responder's completion on rq (a Read has none:
+ * rxe's responder answers it without a work request), and its context
+ * unpinned. */
+static void resp_done(struct fab_qp *rq, const struct fab_wr *wr,
 		      uint64_t rwr)
 {
+	struct rp_verbs *r = rq->ctx;
+
 	pthread_mutex_lock(&r->lock);
 	/* A QP that failed meanwhile reports the receive flushed. */
 	if (wr->kind != POST_READ)
-		cq_push(r, (struct fab_cqe){
+		cq_push(rq, (struct fab_cqe){
 			.wr_id = rwr, .byte_len = wr->len, .imm = wr->imm,
 			.op = wr->kind == POST_WRITE_IMM ?
 			      RP_WC_RECV_WRITE_IMM : RP_WC_RECV_SEND_IMM,
-			.status = r->state == QPS_RTS ? ST_OK : ST_FLUSH });
+			.status = rq->state == QPS_RTS ? ST_OK : ST_FLUSH });
 	r->busy--;
 	if (!r->busy)
 		pthread_cond_broadcast(&r->idle);
@@ -1021,18 +1146,21 @@ static void count_delivered(const struct fab_wr *wr)
 	atomic_fetch_add_explicit(bytes, wr->len, memory_order_relaxed);
 }
 
-/* Our own request's completion (lock held): now, or when its slow ACK
- * is due. Each late entry holds a send-queue slot, so late[] (max_send
- * entries) cannot overflow; the delay is constant, so it stays sorted. */
-static void sq_complete(struct rp_verbs *v, struct fab_cqe c)
+/* Our own request's completion on q (lock held): now, or when its slow
+ * ACK is due. Each late entry holds a send-queue slot of some QP, so
+ * late[] (max_send entries per QP) cannot overflow; the delay is
+ * constant, so it stays sorted, and each QP's completions in order. */
+static void sq_complete(struct fab_qp *q, struct fab_cqe c)
 {
+	struct rp_verbs *v = q->ctx;
 	struct fab_late *l;
 
 	if (v->ack_delay <= 0 || c.status != ST_OK) {
-		cq_push(v, c);
+		cq_push(q, c);
 		return;
 	}
-	l = &v->late[(v->late_head + v->late_len) % v->max_send];
+	c.qp = (uint8_t)q->idx;
+	l = &v->late[(v->late_head + v->late_len) % v->late_cap];
 	l->c = c;
 	l->due = rp_now() + v->ack_delay;
 	v->late_len++;
@@ -1047,8 +1175,10 @@ static double release_late(struct rp_verbs *v)
 
 	pthread_mutex_lock(&v->lock);
 	while (v->late_len && v->late[v->late_head].due <= now) {
-		cq_push(v, v->late[v->late_head].c);
-		v->late_head = (v->late_head + 1) % v->max_send;
+		const struct fab_cqe *c = &v->late[v->late_head].c;
+
+		cq_push(&v->qp[c->qp], *c);
+		v->late_head = (v->late_head + 1) % v->late_cap;
 		v->late_len--;
 	}
 	if (v->late_len)
@@ -1058,20 +1188,22 @@ static double release_late(struct rp_verbs *v)
 }
 
 /*
- * Execute a request on the peer, then complete it here: in post order,
- * as everything on our send queue. The copy runs with no lock held: only
- * the pin keeps the peer's ring alive (ours is the poster's own).
+ * Execute a request on the QP paired with q, then complete it on q: in
+ * post order, as everything on q's send queue. The copy runs with no
+ * lock held: only the pin keeps the peer's ring alive (ours is the
+ * poster's own).
  */
-static void deliver(struct rp_verbs *v, const struct fab_wr *wr)
+static void deliver(struct fab_qp *q, const struct fab_wr *wr)
 {
+	struct rp_verbs *v = q->ctx;
 	struct fab_resp resp = { 0 };
 	enum fab_status st;
-	struct rp_verbs *r;
+	struct fab_qp *rq;
 	bool pinned;
 
 	pthread_mutex_lock(&fab.lock);
-	r = v->peer;
-	st = r ? resp_take(r, wr, &resp) : ST_RETRY_EXC;
+	rq = q->peer;
+	st = rq ? resp_take(rq, wr, &resp) : ST_RETRY_EXC;
 	pthread_mutex_unlock(&fab.lock);
 	if (st == ST_LOST)
 		return;
@@ -1086,27 +1218,28 @@ static void deliver(struct rp_verbs *v, const struct fab_wr *wr)
 		memmove(resp.mem, v->ring + wr->off, wr->len);
 	/* Ours first: on a NIC the ACK precedes the peer's answer. */
 	pthread_mutex_lock(&v->lock);
-	sq_complete(v, (struct fab_cqe){
+	sq_complete(q, (struct fab_cqe){
 		.wr_id = wr->wr_id, .status = st, .sq = true,
 		.op = sq_op[wr->kind],
 		.byte_len = wr->kind == POST_READ ? wr->len : 0 });
 	pthread_mutex_unlock(&v->lock);
 	if (pinned)
-		resp_done(r, wr, resp.rwr);
+		resp_done(rq, wr, resp.rwr);
 	if (st == ST_OK)
 		count_delivered(wr);
 }
 
 /* The first few posts of each kind on an endpoint, not the millions. */
-static void trace_post(struct rp_verbs *v, const struct fab_wr *wr)
+static void trace_post(const struct fab_qp *q, const struct fab_wr *wr)
 {
+	char qn[QP_NAME_LEN];
 	char head[64];
 	char where[48];
 
-	if (++v->posted[wr->kind] > TRACE_FIRST || !rp_trace_on())
+	if (++q->ctx->posted[wr->kind] > TRACE_FIRST || !rp_trace_on())
 		return;
-	snprintf(head, sizeof(head), "QP 0x%x post %s wr_id=%" PRIu64, v->qpn,
-		 post_kind_names[wr->kind], wr->wr_id);
+	snprintf(head, sizeof(head), "%s post %s wr_id=%" PRIu64,
+		 qp_name(q, qn), post_kind_names[wr->kind], wr->wr_id);
 	if (wr->len)
 		snprintf(where, sizeof(where), "ring[%zu..+%u)", wr->off,
 			 wr->len);
@@ -1128,75 +1261,86 @@ static void trace_post(struct rp_verbs *v, const struct fab_wr *wr)
 			 wr->len ? " (a Send's bytes land there)" : "");
 }
 
-static int post_send_wr(struct rp_verbs *v, const struct fab_wr *wr)
+static int post_send_wr(struct fab_qp *q, const struct fab_wr *wr)
 {
 	uint64_t n;
 	int rc;
 
-	rc = post_fault(v, wr->kind, wr->wr_id, &n);
+	rc = post_fault(q, wr->kind, wr->wr_id, &n);
 	if (rc)
 		return rc;
-	rc = sq_reserve(v, wr);
+	rc = sq_reserve(q, wr);
 	if (rc < 0)
 		return rc;
-	trace_post(v, wr);
+	trace_post(q, wr);
 	if (!rc)
-		deliver(v, wr);
-	run_hook(v, n);
+		deliver(q, wr);
+	run_hook(q->ctx, n);
 	return 0;
 }
 
-static int post_recv_wr(struct rp_verbs *v, const struct fab_wr *wr)
+static int post_recv_wr(struct fab_qp *q, const struct fab_wr *wr)
 {
+	struct rp_verbs *v = q->ctx;
 	bool full;
 	uint64_t n;
 	int rc;
 
-	rc = post_fault(v, POST_RECV, wr->wr_id, &n);
+	rc = post_fault(q, POST_RECV, wr->wr_id, &n);
 	if (rc)
 		return rc;
 	pthread_mutex_lock(&v->lock);
-	full = v->rq_len + v->rq_held >= v->max_recv;
-	if (!full && v->state == QPS_ERROR) {
-		v->rq_held++;
-		cq_push(v, (struct fab_cqe){ .wr_id = wr->wr_id,
+	full = q->rq_len + q->rq_held >= v->max_recv;
+	if (!full && q->state == QPS_ERROR) {
+		q->rq_held++;
+		cq_push(q, (struct fab_cqe){ .wr_id = wr->wr_id,
 					     .op = RP_WC_OTHER,
 					     .status = ST_FLUSH });
 	} else if (!full) {
-		v->rq[(v->rq_head + v->rq_len) % v->max_recv] =
+		q->rq[(q->rq_head + q->rq_len) % v->max_recv] =
 			(struct fab_rwr){ .wr_id = wr->wr_id, .off = wr->off,
 					  .len = wr->len };
-		v->rq_len++;
+		q->rq_len++;
 	}
 	pthread_mutex_unlock(&v->lock);
 	if (full)
-		return report_post(v, POST_RECV, wr->wr_id, ENOMEM,
+		return report_post(q, POST_RECV, wr->wr_id, ENOMEM,
 				   " (receive queue full)");
-	trace_post(v, wr);
+	trace_post(q, wr);
 	run_hook(v, n);
 	return 0;
 }
 
-/* A post with a range of our ring: one is registered and [off, +len) is
- * in it (its access is checked when the bytes move, as a NIC does). */
-static int post_ranged(struct rp_verbs *v, uint32_t qp, const char *fn,
-		       const struct fab_wr *wr)
+/* The QP a post names, or NULL (reported) for a bug: no endpoint, a QP
+ * it does not have, or (with ranged) no ring or [off, +len) outside it.
+ * A ring's access is checked when the bytes move, as a NIC does. */
+static struct fab_qp *post_qp(struct rp_verbs *v, uint32_t qp,
+			      const char *fn, const struct fab_wr *wr,
+			      bool ranged)
 {
-	int rc;
-
-	if (!v || !v->ring) {
-		RP_ERR("%s: no QP or no ring registered", fn);
-		return RP_EINTERNAL;
+	if (!v || (ranged && !v->ring)) {
+		RP_ERR("%s: no QP%s", fn, ranged ? " or no ring registered"
+						 : "");
+		return NULL;
 	}
-	rc = rp_verbs_check_qp(qp, 1, fn);
-	if (rc)
-		return rc;
-	rc = rp_verbs_check_write(v->ring_len, wr->off, wr->len);
-	if (rc)
-		return rc;
+	if (rp_verbs_check_qp(qp, v->nqp, fn))
+		return NULL;
+	if (ranged && rp_verbs_check_write(v->ring_len, wr->off, wr->len))
+		return NULL;
+	return &v->qp[qp];
+}
+
+/* Post wr on QP qp; ranged: it names a range of our ring. */
+static int post(struct rp_verbs *v, uint32_t qp, const char *fn,
+		const struct fab_wr *wr, bool ranged)
+{
+	struct fab_qp *q = post_qp(v, qp, fn, wr, ranged);
+
+	if (!q)
+		return RP_EINTERNAL;
 	if (wr->kind == POST_RECV)
-		return post_recv_wr(v, wr);
-	return post_send_wr(v, wr);
+		return post_recv_wr(q, wr);
+	return post_send_wr(q, wr);
 }
 
 int rp_verbs_post_write_imm(struct rp_verbs *v, uint32_t qp, uint64_t wr_id,
@@ -1208,7 +1352,7 @@ int rp_verbs_post_write_imm(struct rp_verbs *v, uint32_t qp, uint64_t wr_id,
 		.len = len, .raddr = raddr, .rkey = rkey, .imm = imm,
 	};
 
-	return post_ranged(v, qp, __func__, &wr);
+	return post(v, qp, __func__, &wr, true);
 }
 
 int rp_verbs_post_send_imm(struct rp_verbs *v, uint32_t qp, uint64_t wr_id,
@@ -1218,13 +1362,7 @@ int rp_verbs_post_send_imm(struct rp_verbs *v, uint32_t qp, uint64_t wr_id,
 		.kind = POST_SEND_IMM, .wr_id = wr_id, .imm = imm,
 	};
 
-	if (!v) {
-		RP_ERR("rp_verbs_post_send_imm: no QP");
-		return RP_EINTERNAL;
-	}
-	if (rp_verbs_check_qp(qp, 1, "rp_verbs_post_send_imm"))
-		return RP_EINTERNAL;
-	return post_send_wr(v, &wr);
+	return post(v, qp, __func__, &wr, false);
 }
 
 int rp_verbs_post_send_data(struct rp_verbs *v, uint32_t qp, uint64_t wr_id,
@@ -1235,7 +1373,7 @@ int rp_verbs_post_send_data(struct rp_verbs *v, uint32_t qp, uint64_t wr_id,
 		.len = len, .imm = imm,
 	};
 
-	return post_ranged(v, qp, __func__, &wr);
+	return post(v, qp, __func__, &wr, true);
 }
 
 int rp_verbs_post_read(struct rp_verbs *v, uint32_t qp, uint64_t wr_id,
@@ -1246,20 +1384,14 @@ int rp_verbs_post_read(struct rp_verbs *v, uint32_t qp, uint64_t wr_id,
 		.raddr = raddr, .rkey = rkey,
 	};
 
-	return post_ranged(v, qp, __func__, &wr);
+	return post(v, qp, __func__, &wr, true);
 }
 
 int rp_verbs_post_recv(struct rp_verbs *v, uint32_t qp, uint64_t wr_id)
 {
 	struct fab_wr wr = { .kind = POST_RECV, .wr_id = wr_id };
 
-	if (!v) {
-		RP_ERR("rp_verbs_post_recv: no QP");
-		return RP_EINTERNAL;
-	}
-	if (rp_verbs_check_qp(qp, 1, "rp_verbs_post_recv"))
-		return RP_EINTERNAL;
-	return post_recv_wr(v, &wr);
+	return post(v, qp, __func__, &wr, false);
 }
 
 int rp_verbs_post_recv_buf(struct rp_verbs *v, uint32_t qp, uint64_t wr_id,
@@ -1269,7 +1401,7 @@ int rp_verbs_post_recv_buf(struct rp_verbs *v, uint32_t qp, uint64_t wr_id,
 		.kind = POST_RECV, .wr_id = wr_id, .off = off, .len = len,
 	};
 
-	return post_ranged(v, qp, __func__, &wr);
+	return post(v, qp, __func__, &wr, true);
 }
 
 /* ---------------------------------------------------------------------
@@ -1346,8 +1478,8 @@ static void failed_wc(struct rp_verbs *v, const struct fab_cqe *c)
 		v->wc_failed = true;
 		RP_ERR("work completion failed: %s (status %d, vendor_err "
 		       "0x0) wr_id=%" PRIu64 " opcode=n/a qp=0x%x%s",
-		       status_str(c->status), c->status, c->wr_id, v->qpn,
-		       status_hint(c));
+		       status_str(c->status), c->status, c->wr_id,
+		       v->qp[c->qp].qpn, status_hint(c));
 	} else if (v->wc_errors <= TRACE_FIRST) {
 		RP_TRACE("verbs", "completion failed too: %s wr_id=%" PRIu64,
 			 status_str(c->status), c->wr_id);
@@ -1365,9 +1497,9 @@ static int cq_take(struct rp_verbs *v, struct fab_cqe *out, int max)
 		v->cq_head = (v->cq_head + 1) % v->cq_cap;
 		v->cq_len--;
 		if (out[n].sq)
-			v->sq_held--;
+			v->qp[out[n].qp].sq_held--;
 		else
-			v->rq_held--;
+			v->qp[out[n].qp].rq_held--;
 		n++;
 	}
 	pthread_mutex_unlock(&v->lock);
@@ -1398,7 +1530,7 @@ static int poll_cq(struct rp_verbs *v, struct rp_wc *out, int max)
 			o->op = (enum rp_wc_op)c[i].op;
 			o->byte_len = c[i].byte_len;
 			o->imm = c[i].imm;
-			o->qp = 0;
+			o->qp = c[i].qp;
 		}
 		total += n;
 		v->polled += (uint64_t)n;

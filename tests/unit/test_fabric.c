@@ -41,12 +41,14 @@ struct pair {
 	size_t len;
 };
 
-/* Each ring registered with its side's access (RP_ACCESS_*). */
-static void open_pair_acc(struct pair *p, uint32_t depth, size_t len,
-			  unsigned int sacc, unsigned int racc)
+/* qps QPs a side (0: the default, one), each ring registered with its
+ * side's access (RP_ACCESS_*). */
+static void open_pair_qps(struct pair *p, uint32_t qps, uint32_t depth,
+			  size_t len, unsigned int sacc, unsigned int racc)
 {
 	struct rp_verbs_cfg sc = { .max_send_wr = depth,
-				   .max_recv_wr = depth, .access = sacc };
+				   .max_recv_wr = depth, .access = sacc,
+				   .qps = qps };
 	struct rp_verbs_cfg rc = sc;
 
 	rc.receiver = true;
@@ -61,6 +63,12 @@ static void open_pair_acc(struct pair *p, uint32_t depth, size_t len,
 					   &p->skey), 0);
 }
 
+static void open_pair_acc(struct pair *p, uint32_t depth, size_t len,
+			  unsigned int sacc, unsigned int racc)
+{
+	open_pair_qps(p, 0, depth, len, sacc, racc);
+}
+
 /* --op write: the sender's ring a local source, the receiver's open to
  * the sender's Writes. */
 static void open_pair(struct pair *p, uint32_t depth, size_t len)
@@ -68,15 +76,20 @@ static void open_pair(struct pair *p, uint32_t depth, size_t len)
 	open_pair_acc(p, depth, len, 0, ACC_WRITE);
 }
 
+/* Every QP i of one side to QP i of the other, as the session does. */
 static void connect_pair(struct pair *p)
 {
-	struct rp_qp_addr sa;
-	struct rp_qp_addr ra;
+	struct rp_qp_addr sa[RP_QPS_MAX];
+	struct rp_qp_addr ra[RP_QPS_MAX];
+	uint32_t n = rp_verbs_qps(p->s);
 
-	rp_verbs_local(p->s, 0, &sa);
-	rp_verbs_local(p->r, 0, &ra);
-	assert_int_equal(rp_verbs_connect(p->r, &sa, 1), 0);
-	assert_int_equal(rp_verbs_connect(p->s, &ra, 1), 0);
+	assert_int_equal(rp_verbs_qps(p->r), n);
+	for (uint32_t i = 0; i < n; i++) {
+		rp_verbs_local(p->s, i, &sa[i]);
+		rp_verbs_local(p->r, i, &ra[i]);
+	}
+	assert_int_equal(rp_verbs_connect(p->r, sa, n), 0);
+	assert_int_equal(rp_verbs_connect(p->s, ra, n), 0);
 }
 
 static void close_pair(struct pair *p)
@@ -118,6 +131,15 @@ static void expect_wc(const struct rp_wc *wc, enum rp_wc_op op,
 	assert_int_equal(wc->wr_id, wr_id);
 	assert_int_equal(wc->byte_len, byte_len);
 	assert_int_equal(wc->imm, imm);
+}
+
+/* expect_wc(), and it came on QP qp. */
+static void expect_wc_qp(const struct rp_wc *wc, enum rp_wc_op op,
+			 uint64_t wr_id, uint32_t byte_len, uint32_t imm,
+			 uint32_t qp)
+{
+	expect_wc(wc, op, wr_id, byte_len, imm);
+	assert_int_equal(wc->qp, qp);
 }
 
 /* Nothing at all in buf[0, len): no byte moved there. */
@@ -948,6 +970,451 @@ static void test_slow_ack_read(void **state)
 }
 
 /* ---------------------------------------------------------------------
+ * Several QPs per context (--qps)
+ */
+
+/* 8 bytes from the sender's ring[0] to the receiver's, on QP qp. */
+static int write8(struct pair *p, uint32_t qp, uint64_t wr_id, uint32_t imm)
+{
+	return rp_verbs_post_write_imm(p->s, qp, wr_id, 0, 8, raddr_of(p, 0),
+				       p->rkey, imm);
+}
+
+/* Each QP's QPN, all different, on both sides; zeros for a QP we do not
+ * have; a count of peer addresses other than ours refused. */
+static void test_qps_local_and_connect(void **state)
+{
+	struct rp_verbs_cfg cfg = { .max_send_wr = 2, .max_recv_wr = 2 };
+	struct rp_qp_addr a[2 * RP_QPS_MAX];
+	struct rp_qp_addr none;
+	struct rp_qp_addr zero;
+	struct rp_fab_stats st;
+	struct rp_verbs *v;
+	struct pair p;
+
+	(void)state;
+	memset(&zero, 0, sizeof(zero));
+	open_pair_qps(&p, 4, 4, RING_LEN, 0, ACC_WRITE);
+	assert_int_equal(rp_verbs_qps(p.s), 4);
+	assert_int_equal(rp_verbs_qps(p.r), 4);
+	for (uint32_t i = 0; i < 4; i++) {
+		rp_verbs_local(p.s, i, &a[i]);
+		rp_verbs_local(p.r, i, &a[4 + i]);
+	}
+	for (uint32_t i = 0; i < 8; i++) {
+		assert_true(a[i].qpn && a[i].qpn <= 0xffffff);
+		assert_true(a[i].psn <= 0xffffff);
+		assert_int_equal(a[i].mtu, 3);
+		for (uint32_t j = 0; j < i; j++)
+			assert_int_not_equal(a[i].qpn, a[j].qpn);
+	}
+	memset(&none, 0xff, sizeof(none));
+	rp_verbs_local(p.s, 4, &none);
+	assert_memory_equal(&none, &zero, sizeof(zero));
+	memset(&none, 0xff, sizeof(none));
+	rp_verbs_local(p.r, UINT32_MAX, &none);
+	assert_memory_equal(&none, &zero, sizeof(zero));
+
+	/* One peer address per QP, no more and no fewer. */
+	assert_int_equal(rp_verbs_connect(p.r, a, 3), RP_EINTERNAL);
+	assert_int_equal(rp_verbs_connect(p.r, a, 5), RP_EINTERNAL);
+	assert_int_equal(rp_verbs_connect(p.r, a, 1), RP_EINTERNAL);
+	rp_fab_stats(&st);
+	assert_int_equal(st.open, 2);	/* contexts, not QPs */
+	assert_int_equal(st.opened, 2);
+	connect_pair(&p);
+	close_pair(&p);
+
+	/* 0 is one QP; RP_QPS_MAX is the most. */
+	assert_int_equal(rp_verbs_open(&v, &cfg), 0);
+	assert_int_equal(rp_verbs_qps(v), 1);
+	rp_verbs_close(v);
+	cfg.qps = RP_QPS_MAX;
+	assert_int_equal(rp_verbs_open(&v, &cfg), 0);
+	assert_int_equal(rp_verbs_qps(v), RP_QPS_MAX);
+	rp_verbs_local(v, RP_QPS_MAX - 1, &none);
+	assert_true(none.qpn != 0);
+	rp_verbs_close(v);
+	cfg.qps = RP_QPS_MAX + 1;
+	v = (struct rp_verbs *)&cfg;
+	assert_int_equal(rp_verbs_open(&v, &cfg), RP_EINTERNAL);
+	assert_null(v);
+}
+
+/* Every post naming a QP the context does not have is a bug. */
+static void test_qps_post_out_of_range(void **state)
+{
+	struct rp_wc wc[4];
+	struct pair p;
+
+	(void)state;
+	open_pair_qps(&p, 2, 4, RING_LEN, ACC_READ, ACC_WRITE);
+	connect_pair(&p);
+	assert_int_equal(rp_verbs_post_recv(p.r, 2, 1), RP_EINTERNAL);
+	assert_int_equal(rp_verbs_post_recv_buf(p.r, 2, 1, 0, 8),
+			 RP_EINTERNAL);
+	assert_int_equal(write8(&p, 2, 1, 0), RP_EINTERNAL);
+	assert_int_equal(rp_verbs_post_send_imm(p.s, 2, 1, 0), RP_EINTERNAL);
+	assert_int_equal(rp_verbs_post_send_data(p.s, UINT32_MAX, 1, 0, 8, 0),
+			 RP_EINTERNAL);
+	assert_int_equal(rp_verbs_post_read(p.r, 7, 1, 0, 8, saddr_of(&p, 0),
+					    p.skey), RP_EINTERNAL);
+	/* Nothing was posted: nothing completes. */
+	assert_int_equal(next_in(p.s, wc, 4, 0.02), RP_ETIMEOUT);
+	assert_int_equal(next_in(p.r, wc, 4, 0.02), RP_ETIMEOUT);
+	close_pair(&p);
+}
+
+/*
+ * A Write with immediate on each QP, the last QP first: it lands in the
+ * ring, consumes the receive posted on the peer's QP of the same index
+ * (FIFO over the context would take QP 0's first), and both completions
+ * name that QP.
+ */
+static void write_each_qp(uint32_t qps)
+{
+	struct rp_fab_stats st;
+	struct rp_wc wc[4];
+	struct pair p;
+
+	rp_fab_reset();		/* the counts of this call alone */
+	open_pair_qps(&p, qps, 4, RING_LEN, 0, ACC_WRITE);
+	for (uint32_t i = 0; i < qps; i++)
+		assert_int_equal(rp_verbs_post_recv(p.r, i, 100 + i), 0);
+	connect_pair(&p);
+	fill(p.sring, RING_LEN, 1);
+	for (uint32_t i = qps; i-- > 0;) {
+		assert_int_equal(rp_verbs_post_write_imm(p.s, i, 10 + i,
+							 i * 1024, 512,
+							 raddr_of(&p, i * 4096),
+							 p.rkey, 0x1000 + i),
+				 0);
+		assert_int_equal(next_in(p.s, wc, 4, 1), 1);
+		expect_wc_qp(&wc[0], RP_WC_WRITE, 10 + i, 0, 0, i);
+		assert_int_equal(next_in(p.r, wc, 4, 1), 1);
+		expect_wc_qp(&wc[0], RP_WC_RECV_WRITE_IMM, 100 + i, 512,
+			     0x1000 + i, i);
+		assert_memory_equal(p.rring + i * 4096, p.sring + i * 1024,
+				    512);
+	}
+	rp_fab_stats(&st);
+	assert_int_equal(st.writes, qps);
+	close_pair(&p);
+}
+
+static void test_qps_write_imm(void **state)
+{
+	(void)state;
+	write_each_qp(2);
+	write_each_qp(4);
+}
+
+/* Queue depths are per QP; the one CQ holds every QP's completions. */
+static void test_qps_queue_depth(void **state)
+{
+	struct rp_wc wc[16];
+	struct pair p;
+
+	(void)state;
+	open_pair_qps(&p, 2, 2, RING_LEN, 0, ACC_WRITE);
+	for (uint32_t i = 0; i < 2; i++) {
+		for (uint64_t k = 0; k < 2; k++) {
+			assert_int_equal(rp_verbs_post_recv(p.r, i, k), 0);
+			assert_int_equal(rp_verbs_post_recv(p.s, i, k), 0);
+		}
+	}
+	assert_int_equal(rp_verbs_post_recv(p.r, 1, 2), RP_EVERBS);
+	connect_pair(&p);
+	for (uint32_t i = 0; i < 2; i++) {
+		for (uint64_t k = 0; k < 2; k++) {
+			assert_int_equal(write8(&p, i, k, 0), 0);
+			assert_int_equal(rp_verbs_post_send_imm(p.r, i, k, 0),
+					 0);
+		}
+	}
+	assert_int_equal(write8(&p, 0, 2, 0), RP_EVERBS);
+	assert_int_equal(rp_verbs_post_send_imm(p.r, 1, 2, 0), RP_EVERBS);
+	/* Eight completions a side, none lost: four of each kind. */
+	assert_int_equal(next_in(p.s, wc, 16, 1), 8);
+	assert_int_equal(next_in(p.r, wc, 16, 1), 8);
+	/* Polled: every slot is free again. */
+	assert_int_equal(rp_verbs_post_recv(p.r, 1, 2), 0);
+	assert_int_equal(write8(&p, 1, 2, 0), 0);
+	assert_int_equal(next_in(p.s, wc, 16, 1), 1);
+	expect_wc_qp(&wc[0], RP_WC_WRITE, 2, 0, 0, 1);
+	close_pair(&p);
+}
+
+/* A receive waits on its own QP: a Write on another QP finds none there
+ * (RNR), and that failure leaves the receive posted for its own QP. */
+static void test_qps_recv_stays_on_its_qp(void **state)
+{
+	struct rp_wc wc[4];
+	struct pair p;
+
+	(void)state;
+	open_pair_qps(&p, 2, 4, RING_LEN, 0, ACC_WRITE);
+	assert_int_equal(rp_verbs_post_recv(p.r, 1, 7), 0);
+	connect_pair(&p);
+	assert_int_equal(write8(&p, 0, 1, 0), 0);
+	assert_int_equal(next_in(p.s, wc, 4, 1), RP_EWC);
+	assert_int_equal(next_in(p.r, wc, 4, 0.02), RP_ETIMEOUT);
+	assert_int_equal(write8(&p, 1, 2, 5), 0);
+	assert_int_equal(next_in(p.s, wc, 4, 1), 1);
+	expect_wc_qp(&wc[0], RP_WC_WRITE, 2, 0, 0, 1);
+	assert_int_equal(next_in(p.r, wc, 4, 1), 1);
+	expect_wc_qp(&wc[0], RP_WC_RECV_WRITE_IMM, 7, 8, 5, 1);
+	close_pair(&p);
+}
+
+/* Sends with and without bytes, each QP's into the receive of the
+ * peer's QP of the same index, the last QP first. */
+static void send_each_qp(uint32_t qps)
+{
+	struct rp_wc wc[4];
+	struct pair p;
+
+	open_pair_qps(&p, qps, 4, RING_LEN, 0, ACC_LW);
+	for (uint32_t i = 0; i < qps; i++) {
+		assert_int_equal(rp_verbs_post_recv_buf(p.r, i, 100 + i,
+							i * 4096, 1024), 0);
+		assert_int_equal(rp_verbs_post_recv(p.s, i, 200 + i), 0);
+	}
+	connect_pair(&p);
+	fill(p.sring, RING_LEN, 2);
+	for (uint32_t i = qps; i-- > 0;) {
+		assert_int_equal(rp_verbs_post_send_data(p.s, i, 10 + i,
+							 i * 100, 100 + i, i),
+				 0);
+		assert_int_equal(next_in(p.s, wc, 4, 1), 1);
+		expect_wc_qp(&wc[0], RP_WC_SEND, 10 + i, 0, 0, i);
+		assert_int_equal(next_in(p.r, wc, 4, 1), 1);
+		expect_wc_qp(&wc[0], RP_WC_RECV_SEND_IMM, 100 + i, 100 + i,
+			     i, i);
+		assert_memory_equal(p.rring + i * 4096, p.sring + i * 100,
+				    100 + i);
+		/* The credit back, on the same QP. */
+		assert_int_equal(rp_verbs_post_send_imm(p.r, i, 20 + i,
+							0x2000 + i), 0);
+		assert_int_equal(next_in(p.r, wc, 4, 1), 1);
+		expect_wc_qp(&wc[0], RP_WC_SEND, 20 + i, 0, 0, i);
+		assert_int_equal(next_in(p.s, wc, 4, 1), 1);
+		expect_wc_qp(&wc[0], RP_WC_RECV_SEND_IMM, 200 + i, 0,
+			     0x2000 + i, i);
+	}
+	close_pair(&p);
+}
+
+static void test_qps_send(void **state)
+{
+	(void)state;
+	send_each_qp(2);
+	send_each_qp(4);
+}
+
+/* Reads on each QP: only the requester completes, on that QP. */
+static void read_each_qp(uint32_t qps)
+{
+	struct rp_fab_stats st;
+	struct rp_wc wc[4];
+	struct pair p;
+
+	rp_fab_reset();		/* the counts of this call alone */
+	open_pair_qps(&p, qps, 4, RING_LEN, ACC_READ, ACC_LW);
+	connect_pair(&p);
+	fill(p.sring, RING_LEN, 3);
+	for (uint32_t i = qps; i-- > 0;) {
+		assert_int_equal(rp_verbs_post_read(p.r, i, 10 + i, i * 4096,
+						    256, saddr_of(&p, i * 512),
+						    p.skey), 0);
+		assert_int_equal(next_in(p.r, wc, 4, 1), 1);
+		expect_wc_qp(&wc[0], RP_WC_READ, 10 + i, 256, 0, i);
+		assert_memory_equal(p.rring + i * 4096, p.sring + i * 512,
+				    256);
+	}
+	assert_int_equal(next_in(p.s, wc, 4, 0.02), RP_ETIMEOUT);
+	rp_fab_stats(&st);
+	assert_int_equal(st.reads, qps);
+	assert_int_equal(st.read_bytes, 256 * qps);
+	close_pair(&p);
+}
+
+static void test_qps_read(void **state)
+{
+	(void)state;
+	read_each_qp(2);
+	read_each_qp(4);
+}
+
+/*
+ * Writes interleaved over two QPs complete in post order on each QP, on
+ * both sides, and each consumes its own QP's receives in FIFO order;
+ * with slow ACKs too (the held-back completions keep their QP).
+ */
+static void order_per_qp(bool slow)
+{
+	static const uint32_t on[6] = { 1, 0, 1, 1, 0, 0 };
+	uint64_t next_recv[2] = { 0, 10 };
+	uint64_t next_wr[2] = { 0, 0 };
+	struct rp_wc wc[8];
+	struct pair p;
+	int n;
+
+	if (slow)
+		rp_fab_fault(RP_FAB_SENDER, RP_FAB_SLOW_ACK, 10);
+	open_pair_qps(&p, 2, 8, RING_LEN, 0, ACC_WRITE);
+	rp_fab_fault(RP_FAB_SENDER, RP_FAB_NONE, 0);
+	for (uint64_t i = 0; i < 3; i++) {
+		assert_int_equal(rp_verbs_post_recv(p.r, 0, i), 0);
+		assert_int_equal(rp_verbs_post_recv(p.r, 1, 10 + i), 0);
+	}
+	connect_pair(&p);
+	for (uint32_t i = 0; i < 6; i++)
+		assert_int_equal(write8(&p, on[i], i, i), 0);
+	for (int got = 0; got < 6; got += n) {
+		n = next_in(p.s, wc, 8, 1);
+		assert_true(n > 0);
+		for (int k = 0; k < n; k++) {
+			uint32_t q = wc[k].qp;
+
+			assert_true(q < 2);
+			/* The next WR posted on that QP. */
+			while (on[next_wr[q]] != q)
+				next_wr[q]++;
+			expect_wc(&wc[k], RP_WC_WRITE, next_wr[q]++, 0, 0);
+		}
+	}
+	assert_int_equal(next_in(p.r, wc, 8, 1), 6);
+	memset(next_wr, 0, sizeof(next_wr));
+	for (int k = 0; k < 6; k++) {
+		uint32_t q = wc[k].qp;
+
+		assert_true(q < 2);
+		while (on[next_wr[q]] != q)
+			next_wr[q]++;
+		expect_wc(&wc[k], RP_WC_RECV_WRITE_IMM, next_recv[q]++, 8,
+			  (uint32_t)next_wr[q]++);
+	}
+	close_pair(&p);
+}
+
+static void test_qps_order(void **state)
+{
+	(void)state;
+	order_per_qp(false);
+	order_per_qp(true);
+}
+
+/* The peer's QP 0 connected to our QP 1 and its QP 1 to our QP 0: none
+ * of ours names it back, so nothing pairs (a dead host to the
+ * requester); the peer's receives are not touched. */
+static void test_qps_crossed_do_not_pair(void **state)
+{
+	struct rp_qp_addr sa[2];
+	struct rp_qp_addr ra[2];
+	struct rp_wc wc[4];
+	struct pair p;
+
+	(void)state;
+	open_pair_qps(&p, 2, 4, RING_LEN, 0, ACC_WRITE);
+	for (uint32_t i = 0; i < 2; i++) {
+		rp_verbs_local(p.s, 1 - i, &sa[i]);
+		rp_verbs_local(p.r, i, &ra[i]);
+		assert_int_equal(rp_verbs_post_recv(p.r, i, i), 0);
+	}
+	assert_int_equal(rp_verbs_connect(p.r, sa, 2), 0);
+	assert_int_equal(rp_verbs_connect(p.s, ra, 2), 0);
+	for (uint32_t i = 0; i < 2; i++) {
+		assert_int_equal(write8(&p, i, i, 0), 0);
+		assert_int_equal(next_in(p.s, wc, 4, 1), RP_EWC);
+	}
+	assert_int_equal(next_in(p.r, wc, 4, 0.02), RP_ETIMEOUT);
+	close_pair(&p);
+}
+
+/*
+ * A refused Write (wrong rkey) on QP 0 fails the writer's QP 0 and puts
+ * the responder's QP 0 in ERROR, flushing its receives; QP 1 of both
+ * sides goes on.
+ */
+static void test_qps_error_is_per_qp(void **state)
+{
+	struct rp_wc wc[4];
+	struct pair p;
+
+	(void)state;
+	open_pair_qps(&p, 2, 4, RING_LEN, 0, ACC_WRITE);
+	assert_int_equal(rp_verbs_post_recv(p.r, 0, 1), 0);
+	assert_int_equal(rp_verbs_post_recv(p.r, 0, 2), 0);
+	assert_int_equal(rp_verbs_post_recv(p.r, 1, 3), 0);
+	connect_pair(&p);
+	assert_int_equal(rp_verbs_post_write_imm(p.s, 0, 1, 0, 8,
+						 raddr_of(&p, 0), p.rkey ^ 1,
+						 0), 0);
+	assert_int_equal(next_in(p.s, wc, 4, 1), RP_EWC);
+	/* QP 0's two receives, flushed. */
+	assert_int_equal(next_in(p.r, wc, 4, 1), RP_EWC);
+	assert_int_equal(next_in(p.r, wc, 4, 0.02), RP_ETIMEOUT);
+	/* QP 1 still delivers, into its own receive. */
+	assert_int_equal(write8(&p, 1, 2, 9), 0);
+	assert_int_equal(next_in(p.s, wc, 4, 1), 1);
+	expect_wc_qp(&wc[0], RP_WC_WRITE, 2, 0, 0, 1);
+	assert_int_equal(next_in(p.r, wc, 4, 1), 1);
+	expect_wc_qp(&wc[0], RP_WC_RECV_WRITE_IMM, 3, 8, 9, 1);
+	/* On QP 0 of either side, whatever is posted comes back flushed;
+	 * on QP 1 a receive stays posted. */
+	assert_int_equal(rp_verbs_post_recv(p.r, 1, 4), 0);
+	assert_int_equal(next_in(p.r, wc, 4, 0.02), RP_ETIMEOUT);
+	assert_int_equal(rp_verbs_post_recv(p.r, 0, 5), 0);
+	assert_int_equal(next_in(p.r, wc, 4, 1), RP_EWC);
+	assert_int_equal(rp_verbs_post_send_imm(p.s, 0, 3, 0), 0);
+	assert_int_equal(next_in(p.s, wc, 4, 1), RP_EWC);
+	close_pair(&p);
+}
+
+/* Faults count posts over all the QPs of an endpoint, and KILL and
+ * STALL take every QP of it. */
+static void test_qps_faults(void **state)
+{
+	struct rp_wc wc[4];
+	struct pair p;
+
+	(void)state;
+	/* Post #2 of the sender, its first on QP 0, kills it. */
+	open_pair_qps(&p, 2, 4, RING_LEN, ACC_READ | ACC_LW, ACC_LW);
+	connect_pair(&p);
+	rp_fab_fault(RP_FAB_SENDER, RP_FAB_KILL, 2);
+	assert_int_equal(rp_verbs_post_recv(p.s, 1, 1), 0);
+	assert_int_equal(next_in(p.s, wc, 4, 0.02), RP_ETIMEOUT);
+	assert_int_equal(rp_verbs_post_recv(p.s, 0, 2), 0);
+	assert_int_equal(next_in(p.s, wc, 4, 1), RP_EWC);
+	/* Its QP 1 is in ERROR too: a receive posted there is flushed. */
+	assert_int_equal(rp_verbs_post_recv(p.s, 1, 3), 0);
+	assert_int_equal(next_in(p.s, wc, 4, 1), RP_EWC);
+	/* The receiver's later requests find nobody, on either QP. */
+	for (uint32_t i = 0; i < 2; i++) {
+		assert_int_equal(rp_verbs_post_read(p.r, i, i, 0, 8,
+						    saddr_of(&p, 0), p.skey),
+				 0);
+		assert_int_equal(next_in(p.r, wc, 4, 1), RP_EWC);
+	}
+	assert_zero(p.rring, 8);
+	close_pair(&p);
+
+	/* A stalled sender swallows a Send on the QP it did not post on. */
+	open_pair_qps(&p, 2, 4, RING_LEN, 0, ACC_WRITE);
+	connect_pair(&p);
+	assert_int_equal(rp_verbs_post_recv(p.s, 1, 1), 0);
+	rp_fab_fault(RP_FAB_SENDER, RP_FAB_STALL, 2);
+	assert_int_equal(rp_verbs_post_recv(p.r, 0, 1), 0);
+	assert_int_equal(write8(&p, 0, 1, 0), 0);
+	assert_int_equal(rp_verbs_post_send_imm(p.r, 1, 1, 0), 0);
+	assert_int_equal(next_in(p.s, wc, 4, 0.05), RP_ETIMEOUT);
+	assert_int_equal(next_in(p.r, wc, 4, 0.05), RP_ETIMEOUT);
+	close_pair(&p);
+}
+
+/* ---------------------------------------------------------------------
  * Two threads: the session's data phase in miniature
  */
 
@@ -1211,6 +1678,28 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_fault_new_posts, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_slow_ack_read, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_qps_local_and_connect,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_qps_post_out_of_range,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_qps_write_imm, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_qps_queue_depth, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_qps_recv_stays_on_its_qp,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_qps_send, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_qps_read, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_qps_order, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_qps_crossed_do_not_pair,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_qps_error_is_per_qp,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_qps_faults, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_stream_threads, setup,
 						teardown),
