@@ -225,6 +225,27 @@ int send_take_mr(struct xfer *x, struct rp_mr *mr)
 	return xfer_take_remote(x, &mr->qp, mr->more, mr->qps, "MR");
 }
 
+/*
+ * --op send: a Send's bytes land where its receive points, so each
+ * slot has one posted into it, first up to the window, then again once
+ * credited, before the credit that lets the sender fill it; in slot
+ * order, as receives are used, each on its chunk's QP.
+ */
+int xfer_post_slot_recvs(struct xfer *x, uint64_t *recvs)
+{
+	while (x->op == RP_OP_SEND && *recvs < x->done + x->window) {
+		int rc = rp_verbs_post_recv_buf(x->v, xfer_chunk_qp(x, *recvs),
+						*recvs % x->window,
+						xfer_slot_off(x, *recvs),
+						x->chunk);
+
+		if (rc)
+			return rc;
+		(*recvs)++;
+	}
+	return 0;
+}
+
 /* ---- both sides: the QPs in HELLO and MR (version 6) ---- */
 
 int xfer_take_remote(struct xfer *x, const struct rp_qp_addr *qp0,
@@ -265,20 +286,4 @@ void xfer_put_local(const struct xfer *x, struct rp_qp_addr *qp0,
 			.qpn = x->local[i].qpn, .psn = x->local[i].psn,
 		};
 	*qps = (uint8_t)x->qps;
-}
-
-void trace_more_qps(const char *dir, const char *type,
-		    const struct rp_qp_more *more, uint32_t qps)
-{
-	char line[RP_QPS_MAX * 32];
-	size_t n = 0;
-
-	if (!rp_trace_on() || qps < 2)
-		return;
-	for (uint32_t i = 1; i < qps && n < sizeof(line); i++)
-		n += (size_t)snprintf(line + n, sizeof(line) - n,
-				      " QP%u qpn=0x%06x psn=0x%06x", i,
-				      more[i - 1].qpn, more[i - 1].psn);
-	RP_TRACE("ctrl", "%s %s (cont.) %u QPs, the first above;%s", dir,
-		 type, qps, line);
 }

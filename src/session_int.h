@@ -245,6 +245,8 @@ int msg_recv_auth(struct xfer *x, uint8_t want, struct rp_auth *a);
  * (receiver, --op write) or read (sender, --op read), else addr and rkey
  * 0, nothing. */
 int msg_send_mr(struct xfer *x, uint64_t addr, uint32_t rkey);
+/* The receiver's result for entry id: err 0 (ok, bytes) or why not. */
+int msg_send_fack(struct xfer *x, uint32_t id, int err, uint64_t bytes);
 /* Peer-failure message in res: report it and map to a local error. */
 int msg_peer_failure(struct xfer *x, const struct rp_result *res);
 
@@ -270,6 +272,11 @@ int recv_sender_mr(struct xfer *x, struct rp_mr *mr);
  * error (reported).
  */
 int xfer_post_recvs(struct xfer *x, uint32_t qp);
+/*
+ * --op send, the receiver: a receive into its slot for each chunk from
+ * *recvs (counted on) up to the credit's window. 0 or an error.
+ */
+int xfer_post_slot_recvs(struct xfer *x, uint64_t *recvs);
 /*
  * HELLO's or MR's QPs (qp0 and more[], qps of them) as x->remote[], each
  * with qp0's LID, MTU and GID. RP_EPROTO (reported) when qps is not

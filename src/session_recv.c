@@ -98,26 +98,6 @@ struct recv_state {
 	struct rp_progress prog;
 };
 
-/* --op send: a Send's bytes land where its receive points, so each
- * slot has one posted into it, first up to the window, then again once
- * credited, before the credit that lets the sender fill it; in slot
- * order, as receives are used. */
-static int post_slot_recvs(struct xfer *x, struct recv_state *r)
-{
-	while (x->op == RP_OP_SEND && r->recvs < x->done + x->window) {
-		int rc = rp_verbs_post_recv_buf(x->v,
-						xfer_chunk_qp(x, r->recvs),
-						r->recvs % x->window,
-						xfer_slot_off(x, r->recvs),
-						x->chunk);
-
-		if (rc)
-			return rc;
-		r->recvs++;
-	}
-	return 0;
-}
-
 /* Everything the sender needs before its first chunk, in this order:
  * verbs, ring, receives, RTR/RTS, MR (and with --op read the sender's
  * MR back). Files come later, one by one. */
@@ -149,7 +129,7 @@ static int accept_hello(struct xfer *x, struct recv_state *r,
 		rc = rp_verbs_reg_ring(x->v, (size_t)x->chunk * x->window,
 				       (void **)&x->ring, &rkey);
 	if (!rc && x->op == RP_OP_SEND)
-		rc = post_slot_recvs(x, r);
+		rc = xfer_post_slot_recvs(x, &r->recvs);
 	for (uint32_t q = 0; !rc && x->op != RP_OP_SEND && q < x->qps; q++)
 		rc = xfer_post_recvs(x, q);
 	if (!rc)
@@ -163,30 +143,12 @@ static int accept_hello(struct xfer *x, struct recv_state *r,
 
 /* ---- results per entry ---- */
 
-static int send_fack(struct xfer *x, uint32_t id, int err, uint64_t bytes)
-{
-	uint8_t buf[RP_PROTO_MAX_MSG];
-	struct rp_result res = {
-		.id = id, .status = rp_proto_status_from_err(err),
-		.bytes = err ? 0 : bytes,
-	};
-
-	if (err) {
-		snprintf(res.text, sizeof(res.text), "%s", rp_strerror(err));
-		res.text_len = (uint16_t)strlen(res.text);
-	}
-	trace_result("->", RP_MSG_FACK, &res);
-	return msg_send(x, buf,
-			rp_proto_pack_result(buf, sizeof(buf), RP_MSG_FACK,
-					     &res), "FACK");
-}
-
 /* Count an entry's result, say it in --json, and tell the sender. */
 static int entry_done(struct xfer *x, struct recv_state *r,
 		      const struct rp_file *f, int err, uint64_t bytes)
 {
 	xfer_entry(x, &r->tally, f->path, bytes, err, NULL);
-	return send_fack(x, f->id, err, bytes);
+	return msg_send_fack(x, f->id, err, bytes);
 }
 
 /* ---- one entry ---- */
@@ -475,7 +437,7 @@ static int on_message(struct xfer *x, struct recv_state *r)
  * carries the newer count. */
 static int give_credit(struct xfer *x, struct recv_state *r)
 {
-	int rc = post_slot_recvs(x, r);
+	int rc = xfer_post_slot_recvs(x, &r->recvs);
 
 	if (rc || r->credit_sent == x->done || r->sends_out >= r->sq_cap)
 		return rc;

@@ -109,6 +109,7 @@ struct scenario {
 	uint32_t threads;	/* --threads on both sides (0: the default) */
 	bool op_read;		/* --op read, whatever RP_TEST_OP says */
 	bool direct;		/* --direct on both sides */
+	uint32_t qps;		/* --qps (0: RP_TEST_QPS) */
 };
 
 /*
@@ -117,6 +118,12 @@ struct scenario {
  * With read, the sender sends an MR of its own: one message more.
  */
 static uint8_t test_op = RP_OP_WRITE;
+/* And the QPs it stripes over: RP_TEST_QPS=1..8 (default 1). */
+static uint32_t test_qps = 1;
+/* The receives a receiver posts before any data, with window w: one per
+ * slot with --op send, else w on each QP. A fault counted in posts is
+ * placed past these, so that it strikes mid-data whatever the QPs. */
+#define RECV_SETUP_POSTS(w)	((w) * (test_op == RP_OP_SEND ? 1u : test_qps))
 #define OP_MSGS		(test_op == RP_OP_READ ? 1u : 0u)
 
 /* What came of it. */
@@ -634,6 +641,7 @@ static void opts_for(struct rp_opts *o, const struct env *e,
 	o->threads = sc->threads;
 	o->direct = sc->direct;
 	o->op = sc->op_read ? RP_OP_READ : test_op;
+	o->qps = sc->qps ? sc->qps : test_qps;
 	o->force = sc->force;
 	o->as_name = sc->as_name;
 	if (file) {
@@ -1221,7 +1229,7 @@ static void test_recv_post_fails(void **s)
 
 	push_fails(s, &(struct scenario){ .size = 2 * MIB,
 		   .fault_side = RP_FAB_RECEIVER, .fault = RP_FAB_FAIL_POST,
-		   .fault_nth = 9 }, &r);
+		   .fault_nth = RECV_SETUP_POSTS(4) + 5 }, &r);
 	assert_int_equal(r.recv_out.phase, RP_PHASE_DATA);
 }
 
@@ -1272,7 +1280,8 @@ static void test_receiver_dies_mid_data(void **s)
 
 	push_fails(s, &(struct scenario){ .size = 2 * MIB,
 		   .fault_side = RP_FAB_RECEIVER, .fault = RP_FAB_KILL,
-		   .fault_nth = 12, .cut_after = 2 + OP_MSGS }, &r);
+		   .fault_nth = RECV_SETUP_POSTS(4) + 8,
+		   .cut_after = 2 + OP_MSGS }, &r);
 	assert_int_equal(r.send_out.phase, RP_PHASE_DATA);
 }
 
@@ -2020,6 +2029,22 @@ static int set_test_op(const char *name)
 	return -1;
 }
 
+static int set_test_qps(const char *n)
+{
+	char *end;
+	unsigned long v;
+
+	if (!n)
+		return 0;
+	v = strtoul(n, &end, 10);
+	if (*end || v < 1 || v > RP_QPS_MAX) {
+		fprintf(stderr, "RP_TEST_QPS=%s: want 1..%u\n", n, RP_QPS_MAX);
+		return -1;
+	}
+	test_qps = (uint32_t)v;
+	return 0;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -2100,7 +2125,8 @@ int main(void)
 	/* Errors still print (to stderr); progress and summaries do not. */
 	rp_trace_init(getenv("RP_TEST_TRACE") ? RP_V_TRACE : RP_V_QUIET, "test");
 	rp_session_signals();
-	if (set_test_op(getenv("RP_TEST_OP")))
+	if (set_test_op(getenv("RP_TEST_OP")) ||
+	    set_test_qps(getenv("RP_TEST_QPS")))
 		return 2;
 	/* RP_TEST=pattern runs only the matching cases (debugging). */
 	if (getenv("RP_TEST"))
