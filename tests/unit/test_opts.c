@@ -193,6 +193,26 @@ static void test_threads(void **state)
 	REFUSED("recv", "--threads", "");
 }
 
+/* --qps on the sender only (the receiver follows its HELLO): 1..8,
+ * 0 (not given) meaning one. */
+static void test_qps(void **state)
+{
+	struct rp_opts o;
+
+	(void)state;
+	assert_int_equal(PARSE(&o, "send", "f", "h"), 0);
+	assert_int_equal(o.qps, 0);
+	assert_int_equal(PARSE(&o, "send", "--qps", "1", "f", "h"), 0);
+	assert_int_equal(o.qps, 1);
+	assert_int_equal(PARSE(&o, "send", "--qps=8", "f", "h"), 0);
+	assert_int_equal(o.qps, 8);
+	REFUSED("send", "--qps", "0", "f", "h");
+	REFUSED("send", "--qps", "9", "f", "h");
+	REFUSED("send", "--qps", "-1", "f", "h");
+	REFUSED("send", "--qps", "2x", "f", "h");
+	REFUSED("recv", "--qps", "2");
+}
+
 /* --direct on both sides: each side's own disk; takes no value. */
 static void test_direct(void **state)
 {
@@ -699,6 +719,7 @@ int main(void)
 		cmocka_unit_test(test_recv_long),
 		cmocka_unit_test(test_max_size),
 		cmocka_unit_test(test_threads),
+		cmocka_unit_test(test_qps),
 		cmocka_unit_test(test_direct),
 		cmocka_unit_test(test_send_options),
 		cmocka_unit_test(test_positional),
