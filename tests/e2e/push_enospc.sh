@@ -97,14 +97,19 @@ session "a session, its middle file larger than the free space" six "$out" $rc
 
 # ENOSPC while its data lands: no reservation, and once the middle file
 # has begun writing (more in use than the first file), the filler takes
-# all the space, holds it a second, and gives it back, so the file after
-# it has room again.
+# all the space but 768 KiB and keeps it; it grabs again while the file
+# outruns it (a process takes a while to start in the lab) and stops
+# once it sees the space taken. The middle file (3 MiB, some 2.8 MiB
+# still to write) runs out of that; its blocks go back when it fails,
+# before the file after it is opened, which fits in the 768 KiB
+# (200000 bytes) whatever the timing.
 "$LAB" bg "$RCV" nospc4 -- "RDMAPUSH_NO_FALLOCATE=1 exec $RP recv -p $PORT -T 10 -o $DST"
 await_listen "$RCV" >/dev/null
-"$LAB" bg "$RCV" filler -- "used() { df -k $DST | awk 'NR==2 { print \$3 }'; }; end=\$((\$(date +%s) + 30)); while [ \$(used) -lt 400 ]; do [ \$(date +%s) -lt \$end ] || { echo 'filler: three did not begin writing in 30 s'; exit 1; }; sleep 0.01; done; for k in 1 2 3 4; do fallocate -l \$(df -k $DST | awk 'NR==2 { print \$4 }')K $DST/.filler\$k 2>/dev/null; done; cat /dev/zero > $DST/.crumbs 2>/dev/null; sleep 1; rm -f $DST/.filler* $DST/.crumbs"
+"$LAB" bg "$RCV" filler -- "used() { df -k $DST | awk 'NR==2 { print \$3 }'; }; avail() { df -k $DST | awk 'NR==2 { print \$4 }'; }; end=\$((\$(date +%s) + 30)); while [ \$(used) -lt 400 ]; do [ \$(date +%s) -lt \$end ] || { echo 'filler: three did not begin writing in 30 s'; exit 1; }; sleep 0.01; done; k=0; while a=\$(avail); [ \$a -gt 900 ]; do k=\$((k + 1)); [ \$k -le 8 ] || { echo \"filler: could not fill $DST (\$a KiB still free)\"; exit 1; }; fallocate -l \$((a - 768))K $DST/.filler\$k 2>/dev/null; done"
 out=$(send "-c 4K -w 1" /tmp/e2e-src/x-three /tmp/e2e-src/three /tmp/e2e-src/y-three "$RCV_IP" 2>&1); rc=$?
 fout=$("$LAB" wait "$RCV" filler 2>&1) ||
 	fail "ENOSPC mid-session: disk filled once three began writing" "$fout"
+on "$RCV" "rm -f $DST/.filler*" >/dev/null
 "$LAB" signal "$RCV" nospc4 TERM
 rlog=$(recv_wait nospc4 2>&1)
 echo "$rlog" | grep -q 'three.*No space left on device' &&
