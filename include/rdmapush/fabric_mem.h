@@ -57,8 +57,9 @@
  *     QP goes to ERROR. No receive posted: RNR retry exceeded, as for a
  *     Write.
  *   - Completions of our Writes, Sends and Reads on one QP come in post
- *     order. Across QPs nothing is promised (a request executes as it
- *     is posted, so in practice they come in post order too).
+ *     order. Across QPs nothing is promised, as with rxe and NICs, but a
+ *     request executes as it is posted, so they come in post order too,
+ *     unless RP_FAB_CROSS_QP is armed to mix them.
  *   - Any failed completion moves the QP it came on to ERROR as well,
  *     that QP only: the context's other QPs go on, as with rxe. On a QP
  *     in ERROR every later post is accepted and completes flushed. A
@@ -111,6 +112,13 @@ enum rp_fab_fault {
 	 * completes a request only when the responder's ACK or Read
 	 * response arrives). Stays armed until disarmed or reset. */
 	RP_FAB_SLOW_ACK,
+	/* Not counted: rp_verbs_next() on that side's contexts of several
+	 * QPs returns completions out of order across QPs, each QP's in
+	 * its own order, as rxe and NICs may (QPs are independent; only
+	 * each QP's send queue and receive queue keep an order). It takes
+	 * effect at once on contexts open now; its nth is a time, see
+	 * below. Stays armed until disarmed or reset. */
+	RP_FAB_CROSS_QP,
 };
 
 /*
@@ -142,6 +150,20 @@ enum rp_fab_fault {
  *                    posted are flushed (its rp_verbs_next() returns
  *                    RP_EWC); the peer's later requests, on any QP, fail
  *                    with "transport retry counter exceeded".
+ *
+ * How CROSS_QP mixes them (every poll, deterministic, so a striped
+ * transfer reliably sees its chunks complete out of order): a
+ * successful completion taken out of the CQ while none is held is held
+ * back, and the
+ * completions of other QPs queued after it are returned ahead of it
+ * (each counts in rp_fab_stats' crossed). The held one is returned
+ * right before the next completion of its own QP or a failed one (so
+ * each QP keeps its order and a failure is reported as ever), at the
+ * end of a batch that returned anything, or after nth
+ * milliseconds with nothing else coming (it still holds its queue slot
+ * meanwhile; rp_verbs_next() wakes for it as for a new one). Posting
+ * writes on QPs 0 1 2 3 0 1 2 3 and polling them at once gives
+ * 1 2 3 0 5 6 7 4. A context of one QP is not affected.
  */
 void rp_fab_fault(enum rp_fab_side side, enum rp_fab_fault what,
 		  uint64_t nth);
@@ -170,11 +192,14 @@ struct rp_fab_stats {
 	uint64_t reads;		/* RDMA Reads completed successfully */
 	uint64_t read_bytes;	/* bytes pulled by those reads (not in
 				 * bytes) */
+	uint64_t crossed;	/* completions returned ahead of one of
+				 * another QP of their context queued
+				 * before them (RP_FAB_CROSS_QP) */
 };
 void rp_fab_stats(struct rp_fab_stats *out);
 
 /* Disarm faults and hook, zero opened and the data counters (writes,
- * sends, bytes, reads, read_bytes). Endpoints and rings still open are
+ * sends, bytes, reads, read_bytes, crossed). Endpoints and rings still open are
  * kept (their counts stay visible in rp_fab_stats()). */
 void rp_fab_reset(void);
 

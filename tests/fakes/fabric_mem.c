@@ -190,6 +190,12 @@ struct rp_verbs {
 	uint32_t late_cap;	/* max_send * nqp */
 	uint32_t late_head;
 	uint32_t late_len;
+	/* RP_FAB_CROSS_QP: a completion taken out of the CQ and not yet
+	 * returned (it keeps its queue slot), returned by held_due. */
+	struct fab_cqe held;
+	bool holding;
+	bool held_crossed;	/* another QP's went ahead of it */
+	double held_due;	/* rp_now() seconds */
 
 	/* The owner's thread only. */
 	uint64_t nposts;
@@ -222,6 +228,7 @@ static _Atomic uint64_t stat_sends;
 static _Atomic uint64_t stat_bytes;
 static _Atomic uint64_t stat_reads;
 static _Atomic uint64_t stat_read_bytes;
+static _Atomic uint64_t stat_crossed;
 
 #define FAULT_SHIFT	56
 #define FAULT_NTH_MASK	((UINT64_C(1) << FAULT_SHIFT) - 1)
@@ -245,6 +252,8 @@ static const char *fault_name(enum rp_fab_fault f)
 		return "KILL";
 	case RP_FAB_SLOW_ACK:
 		return "SLOW_ACK";
+	case RP_FAB_CROSS_QP:
+		return "CROSS_QP";
 	}
 	return "?";
 }
@@ -289,12 +298,14 @@ static bool take_fault(enum rp_fab_side side, unsigned int mask, uint64_t n,
 	return true;
 }
 
-/* The ACK delay armed for side, in seconds; 0 when none. */
-static double slow_ack(enum rp_fab_side side)
+/* The time a mode that is not counted (RP_FAB_SLOW_ACK, RP_FAB_CROSS_QP)
+ * is armed with on side: its nth milliseconds, in seconds; 0 when that
+ * mode is not armed. */
+static double armed_s(enum rp_fab_side side, enum rp_fab_fault what)
 {
 	uint64_t w = atomic_load(&fault_word[side]);
 
-	if (w >> FAULT_SHIFT != RP_FAB_SLOW_ACK)
+	if (w >> FAULT_SHIFT != what)
 		return 0;
 	return (double)(w & FAULT_NTH_MASK) / 1000.0;
 }
@@ -318,6 +329,7 @@ void rp_fab_stats(struct rp_fab_stats *out)
 	out->bytes = atomic_load(&stat_bytes);
 	out->reads = atomic_load(&stat_reads);
 	out->read_bytes = atomic_load(&stat_read_bytes);
+	out->crossed = atomic_load(&stat_crossed);
 }
 
 void rp_fab_reset(void)
@@ -331,6 +343,7 @@ void rp_fab_reset(void)
 	atomic_store(&stat_bytes, 0);
 	atomic_store(&stat_reads, 0);
 	atomic_store(&stat_read_bytes, 0);
+	atomic_store(&stat_crossed, 0);
 }
 
 /* ---------------------------------------------------------------------
@@ -626,7 +639,7 @@ int rp_verbs_open(struct rp_verbs **out, const struct rp_verbs_cfg *cfg)
 	if (rc)
 		goto err_free;
 	gid_from_addr(v, cfg);
-	v->ack_delay = slow_ack(v->side);
+	v->ack_delay = armed_s(v->side, RP_FAB_SLOW_ACK);
 	registry_add(v);
 	atomic_fetch_add(&stat_open, 1);
 	atomic_fetch_add(&stat_opened, 1);
@@ -1166,12 +1179,10 @@ static void sq_complete(struct fab_qp *q, struct fab_cqe c)
 	v->late_len++;
 }
 
-/* Move the late completions that are due into the CQ. Returns when the
- * next one is due, or 0 when none is waiting. */
-static double release_late(struct rp_verbs *v)
+/* Move the late completions that are due into the CQ. */
+static void release_late(struct rp_verbs *v)
 {
 	double now = rp_now();
-	double next = 0;
 
 	pthread_mutex_lock(&v->lock);
 	while (v->late_len && v->late[v->late_head].due <= now) {
@@ -1181,8 +1192,20 @@ static double release_late(struct rp_verbs *v)
 		v->late_head = (v->late_head + 1) % v->late_cap;
 		v->late_len--;
 	}
+	pthread_mutex_unlock(&v->lock);
+}
+
+/* When the next late completion or the held-back one is due, or 0 when
+ * none is waiting. */
+static double next_due(struct rp_verbs *v)
+{
+	double next = 0;
+
+	pthread_mutex_lock(&v->lock);
 	if (v->late_len)
 		next = v->late[v->late_head].due;
+	if (v->holding && (!next || v->held_due < next))
+		next = v->held_due;
 	pthread_mutex_unlock(&v->lock);
 	return next;
 }
@@ -1486,21 +1509,69 @@ static void failed_wc(struct rp_verbs *v, const struct fab_cqe *c)
 	}
 }
 
-/* Move up to max entries out of the CQ, freeing their queue slots. */
+/* The CQ's oldest entry, out of it (lock held). */
+static struct fab_cqe cq_pop(struct rp_verbs *v)
+{
+	struct fab_cqe c = v->cq[v->cq_head];
+
+	v->cq_head = (v->cq_head + 1) % v->cq_cap;
+	v->cq_len--;
+	return c;
+}
+
+/* The held-back completion, returned (lock held). */
+static struct fab_cqe unhold(struct rp_verbs *v)
+{
+	v->holding = false;
+	return v->held;
+}
+
+/*
+ * Move up to max entries out of the CQ, freeing their queue slots as
+ * they are returned. With RP_FAB_CROSS_QP armed (hold > 0) on a context
+ * of several QPs, the first successful completion taken is held back
+ * and the completions of other QPs queued after it are returned ahead of
+ * it (each counted crossed). It goes before the next one of its own QP
+ * or a failed one (each QP keeps its order; a failure is reported as
+ * before), at the end of a batch that returned anything or after another
+ * QP's went ahead, or once it has waited hold seconds with nothing else
+ * coming, so nobody waits on it for ever.
+ */
 static int cq_take(struct rp_verbs *v, struct fab_cqe *out, int max)
 {
+	double hold = armed_s(v->side, RP_FAB_CROSS_QP);
 	int n = 0;
 
 	pthread_mutex_lock(&v->lock);
 	while (n < max && v->cq_len) {
-		out[n] = v->cq[v->cq_head];
-		v->cq_head = (v->cq_head + 1) % v->cq_cap;
-		v->cq_len--;
-		if (out[n].sq)
-			v->qp[out[n].qp].sq_held--;
+		const struct fab_cqe *c = &v->cq[v->cq_head];
+
+		if (v->holding &&
+		    (c->qp == v->held.qp || c->status != ST_OK)) {
+			out[n++] = unhold(v);
+		} else if (!v->holding && hold > 0 && v->nqp > 1 &&
+			   c->status == ST_OK) {
+			v->held = cq_pop(v);
+			v->holding = true;
+			v->held_crossed = false;
+			v->held_due = rp_now() + hold;
+		} else {
+			if (v->holding) {
+				v->held_crossed = true;
+				atomic_fetch_add_explicit(&stat_crossed, 1,
+							  memory_order_relaxed);
+			}
+			out[n++] = cq_pop(v);
+		}
+	}
+	if (v->holding && n < max && (n || v->held_crossed || hold <= 0 ||
+				      rp_now() >= v->held_due))
+		out[n++] = unhold(v);
+	for (int i = 0; i < n; i++) {
+		if (out[i].sq)
+			v->qp[out[i].qp].sq_held--;
 		else
-			v->qp[out[n].qp].rq_held--;
-		n++;
+			v->qp[out[i].qp].rq_held--;
 	}
 	pthread_mutex_unlock(&v->lock);
 	return n;
@@ -1594,14 +1665,17 @@ int rp_verbs_next(struct rp_verbs *v, struct rp_wc *wc, int max,
 		return RP_EINTERNAL;
 	}
 	for (;;) {
-		double due = release_late(v);
+		double due;
 
+		release_late(v);
 		n = poll_cq(v, wc, max);
 		if (n)
 			return n;
 		if (watch_ready)
 			return 0;
-		/* A late completion falling due wakes us like a new one. */
+		/* A late or held-back completion falling due wakes us like a
+		 * new one. */
+		due = next_due(v);
 		if (due && due < deadline) {
 			rc = wait_events(v, watch_fd, due, &watch_ready);
 			if (rc == RP_ETIMEOUT)
