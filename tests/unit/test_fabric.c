@@ -1305,6 +1305,100 @@ static void test_qps_order(void **state)
 	order_per_qp(true);
 }
 
+/*
+ * Writes posted on QPs 0 1 2 3 0 1 2 3 of a 4-QP pair. With
+ * RP_FAB_CROSS_QP armed on the receiver, its completions come out of
+ * post order across QPs (1 2 3 0 5 6 7 4: each first one held back while
+ * the other QPs' go ahead), in post order on each QP, and 6 counted
+ * crossed; the sender, not armed, sees post order. Not armed: post order
+ * on both sides, nothing crossed.
+ */
+static void cross_qp(bool armed)
+{
+	static const uint32_t mixed[8] = { 1, 2, 3, 0, 5, 6, 7, 4 };
+	uint32_t next[4] = { 0, 1, 2, 3 };
+	struct rp_fab_stats st;
+	struct rp_wc wc[16];
+	struct pair p;
+
+	rp_fab_reset();
+	/* A long hold: everything is queued before the receiver polls. */
+	if (armed)
+		rp_fab_fault(RP_FAB_RECEIVER, RP_FAB_CROSS_QP, 5000);
+	open_pair_qps(&p, 4, 4, RING_LEN, 0, ACC_WRITE);
+	for (uint32_t i = 0; i < 8; i++)
+		assert_int_equal(rp_verbs_post_recv(p.r, i % 4, 100 + i), 0);
+	connect_pair(&p);
+	for (uint32_t i = 0; i < 8; i++)
+		assert_int_equal(write8(&p, i % 4, i, i), 0);
+	assert_int_equal(next_in(p.s, wc, 16, 1), 8);
+	for (uint32_t i = 0; i < 8; i++)
+		expect_wc_qp(&wc[i], RP_WC_WRITE, i, 0, 0, i % 4);
+	assert_int_equal(next_in(p.r, wc, 16, 1), 8);
+	for (uint32_t k = 0; k < 8; k++) {
+		uint32_t imm = wc[k].imm;
+
+		/* The next one posted on its QP, whatever came between. */
+		assert_true(imm < 8);
+		assert_int_equal(imm, next[imm % 4]);
+		next[imm % 4] += 4;
+		expect_wc_qp(&wc[k], RP_WC_RECV_WRITE_IMM, 100 + imm, 8, imm,
+			     imm % 4);
+		assert_int_equal(imm, armed ? mixed[k] : k);
+	}
+	rp_fab_stats(&st);
+	assert_int_equal(st.writes, 8);
+	assert_int_equal(st.crossed, armed ? 6 : 0);
+	close_pair(&p);
+}
+
+static void test_qps_cross_qp(void **state)
+{
+	(void)state;
+	cross_qp(true);
+	cross_qp(false);
+}
+
+/* One Write on QP qp of a pair of qps QPs: the seconds until the
+ * receiver's completion came, checked. */
+static double lone_write(uint32_t qps, uint32_t qp)
+{
+	struct rp_wc wc[4];
+	struct pair p;
+	double t0;
+
+	open_pair_qps(&p, qps, 4, RING_LEN, 0, ACC_WRITE);
+	assert_int_equal(rp_verbs_post_recv(p.r, qp, 7), 0);
+	connect_pair(&p);
+	t0 = rp_now();
+	assert_int_equal(write8(&p, qp, 1, 0x42), 0);
+	assert_int_equal(next_in(p.r, wc, 4, 10), 1);
+	t0 = rp_now() - t0;
+	expect_wc_qp(&wc[0], RP_WC_RECV_WRITE_IMM, 7, 8, 0x42, qp);
+	close_pair(&p);
+	return t0;
+}
+
+/*
+ * A completion held back by RP_FAB_CROSS_QP with nothing else coming is
+ * returned all the same once its nth milliseconds are up (not at the
+ * caller's deadline); a context of one QP holds nothing back.
+ */
+static void test_qps_cross_qp_alone(void **state)
+{
+	struct rp_fab_stats st;
+	double t;
+
+	(void)state;
+	rp_fab_fault(RP_FAB_RECEIVER, RP_FAB_CROSS_QP, 40);
+	t = lone_write(4, 2);
+	assert_true(t >= 0.035 && t < 2);
+	rp_fab_fault(RP_FAB_RECEIVER, RP_FAB_CROSS_QP, 5000);
+	assert_true(lone_write(1, 0) < 2);
+	rp_fab_stats(&st);
+	assert_int_equal(st.crossed, 0);
+}
+
 /* The peer's QP 0 connected to our QP 1 and its QP 1 to our QP 0: none
  * of ours names it back, so nothing pairs (a dead host to the
  * requester); the peer's receives are not touched. */
@@ -1694,6 +1788,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_qps_read, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_qps_order, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_qps_cross_qp, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_qps_cross_qp_alone, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_qps_crossed_do_not_pair,
 						setup, teardown),
