@@ -198,9 +198,19 @@ struct rp_fab_stats {
 };
 void rp_fab_stats(struct rp_fab_stats *out);
 
-/* Disarm faults and hook, zero opened and the data counters (writes,
+/* Disarm faults, hook and discard, zero opened and the data counters (writes,
  * sends, bytes, reads, read_bytes, crossed). Endpoints and rings still open are
  * kept (their counts stay visible in rp_fab_stats()). */
 void rp_fab_reset(void);
+
+/*
+ * For a benchmark of one side alone (scripts/bench mem's "send alone"):
+ * Writes and Sends into that side's contexts opened while it is on are
+ * checked, consume receives and complete as ever, but their bytes are
+ * not copied, as a NIC's DMA costs the hosts' CPUs nothing. Only for a
+ * peer that never reads what lands (the benchmark's synthetic sink).
+ * Off again after rp_fab_reset().
+ */
+void rp_fab_discard(enum rp_fab_side side, bool on);
 
 #endif

@@ -186,6 +186,7 @@ struct rp_verbs {
 	uint32_t cq_len;
 	uint64_t ncompl;	/* completions queued, 1-based fault count */
 	double ack_delay;	/* RP_FAB_SLOW_ACK, seconds; 0: none */
+	bool discard;		/* rp_fab_discard(): bytes into us not copied */
 	struct fab_late *late;	/* our completions waiting for their ACK */
 	uint32_t late_cap;	/* max_send * nqp */
 	uint32_t late_head;
@@ -219,6 +220,8 @@ static struct {
 };
 
 /* Armed fault per side: what << 56 | nth; 0 when none. One-shot. */
+/* rp_fab_discard(), per side: read by each endpoint at its open. */
+static atomic_bool discard_side[RP_FAB_SIDE_MAX];
 static _Atomic uint64_t fault_word[RP_FAB_SIDE_MAX];
 static atomic_int stat_open;
 static _Atomic uint64_t stat_opened;
@@ -332,10 +335,18 @@ void rp_fab_stats(struct rp_fab_stats *out)
 	out->crossed = atomic_load(&stat_crossed);
 }
 
+void rp_fab_discard(enum rp_fab_side side, bool on)
+{
+	if ((unsigned int)side < RP_FAB_SIDE_MAX)
+		atomic_store(&discard_side[side], on);
+}
+
 void rp_fab_reset(void)
 {
-	for (int s = 0; s < RP_FAB_SIDE_MAX; s++)
+	for (int s = 0; s < RP_FAB_SIDE_MAX; s++) {
 		atomic_store(&fault_word[s], 0);
+		atomic_store(&discard_side[s], false);
+	}
 	rp_fab_set_hook(NULL, NULL);
 	atomic_store(&stat_opened, 0);
 	atomic_store(&stat_writes, 0);
@@ -640,6 +651,7 @@ int rp_verbs_open(struct rp_verbs **out, const struct rp_verbs_cfg *cfg)
 		goto err_free;
 	gid_from_addr(v, cfg);
 	v->ack_delay = armed_s(v->side, RP_FAB_SLOW_ACK);
+	v->discard = atomic_load(&discard_side[v->side]);
 	registry_add(v);
 	atomic_fetch_add(&stat_open, 1);
 	atomic_fetch_add(&stat_opened, 1);
@@ -1237,7 +1249,7 @@ static void deliver(struct fab_qp *q, const struct fab_wr *wr)
 		st = ST_LOC_PROT;
 	if (st == ST_OK && wr->len && wr->kind == POST_READ)
 		memmove(v->ring + wr->off, resp.mem, wr->len);
-	else if (st == ST_OK && wr->len)
+	else if (st == ST_OK && wr->len && !rq->ctx->discard)
 		memmove(resp.mem, v->ring + wr->off, wr->len);
 	/* Ours first: on a NIC the ACK precedes the peer's answer. */
 	pthread_mutex_lock(&v->lock);

@@ -262,6 +262,49 @@ static void test_write_imm(void **state)
 	close_pair(&p);
 }
 
+/* rp_fab_discard(): a Write and a Send into the receiver land and
+ * complete as ever, but no byte of its ring changes; the sender's side
+ * and later contexts are unaffected. */
+static void test_discard(void **state)
+{
+	struct rp_wc wc[4];
+	struct pair p;
+
+	(void)state;
+	rp_fab_discard(RP_FAB_RECEIVER, true);
+	open_pair(&p, 4, RING_LEN);
+	rp_fab_discard(RP_FAB_RECEIVER, false);
+	assert_int_equal(rp_verbs_post_recv(p.r, 0, 7), 0);
+	assert_int_equal(rp_verbs_post_recv_buf(p.r, 0, 8, 0, 4096), 0);
+	connect_pair(&p);
+	memset(p.sring, 0x5a, RING_LEN);
+	assert_int_equal(rp_verbs_post_write_imm(p.s, 0, 11, 0, 1000,
+						 raddr_of(&p, 8192), p.rkey,
+						 5), 0);
+	assert_int_equal(rp_verbs_post_send_data(p.s, 0, 12, 0, 100, 6), 0);
+	assert_int_equal(next_in(p.s, wc, 4, 1), 2);
+	expect_wc(&wc[0], RP_WC_WRITE, 11, 0, 0);
+	expect_wc(&wc[1], RP_WC_SEND, 12, 0, 0);
+	assert_int_equal(next_in(p.r, wc, 4, 1), 2);
+	expect_wc(&wc[0], RP_WC_RECV_WRITE_IMM, 7, 1000, 5);
+	expect_wc(&wc[1], RP_WC_RECV_SEND_IMM, 8, 100, 6);
+	for (size_t i = 0; i < RING_LEN; i++)
+		assert_int_equal(p.rring[i], 0);
+	close_pair(&p);
+
+	/* Off again: the next pair copies. */
+	open_pair(&p, 4, RING_LEN);
+	assert_int_equal(rp_verbs_post_recv(p.r, 0, 7), 0);
+	connect_pair(&p);
+	memset(p.sring, 0x5a, RING_LEN);
+	assert_int_equal(rp_verbs_post_write_imm(p.s, 0, 11, 0, 1000,
+						 raddr_of(&p, 0), p.rkey, 5),
+			 0);
+	assert_int_equal(next_in(p.r, wc, 4, 1), 1);
+	assert_memory_equal(p.rring, p.sring, 1000);
+	close_pair(&p);
+}
+
 static void test_send_imm(void **state)
 {
 	struct rp_fab_stats st;
@@ -1737,6 +1780,7 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_write_imm, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_discard, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_send_imm, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_rkey, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_out_of_bounds, setup,
