@@ -68,6 +68,7 @@ static int fill(struct json_object *o, const struct rp_report *r)
 	}
 	rc |= add(o, "bytes", json_object_new_uint64(r->bytes));
 	rc |= add(o, "seconds", json_object_new_double(r->seconds));
+	rc |= add(o, "data_seconds", json_object_new_double(r->data_seconds));
 	rc |= add(o, "throughput_bps", json_object_new_double(throughput_bps(r)));
 	if (r->have_csum)
 		rc |= add(o, "xxh3_128",

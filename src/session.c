@@ -792,6 +792,8 @@ void xfer_report(struct xfer *x, int rc, struct rp_outcome *out)
 	x->rep.name = x->tally.ok + x->tally.failed == 1 ? x->name : NULL;
 	x->rep.peer = x->peer;
 	x->rep.seconds = rp_now() - x->start;
+	if (x->data_end > x->data_start && x->data_start > 0)
+		x->rep.data_seconds = x->data_end - x->data_start;
 	x->rep.chunk = x->chunk;
 	x->rep.window = x->window;
 	x->rep.phase = rp_phase_name(x->phase);

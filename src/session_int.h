@@ -70,6 +70,9 @@ struct xfer {
 	char peer[80];
 	char gid[48];		/* GID in use, text: outlives the verbs context */
 	double start;
+	/* The data phase, for rp_report.data_seconds: first chunk posted
+	 * or landed, and the last credit (sender) or landing (receiver). */
+	double data_start, data_end;
 	/* Receiver: the handshake deadline (absolute), until the sender has
 	 * passed its handshake and holds a transfer slot; then 0. */
 	double handshake_end;

@@ -468,6 +468,8 @@ static int post_chunk(struct xfer *x, struct send_state *s,
 	} else if (len) {
 		rp_csum_fold(c->csum, r->digest);
 	}
+	if (!seq)
+		x->data_start = rp_now();
 	rc = post_data(x, s, seq, off, len, last);
 	if (rc)
 		return rc;
@@ -610,6 +612,8 @@ static int handle_wc(struct xfer *x, struct send_state *s,
 			return RP_EPROTO;
 		}
 		x->done += delta;
+		if (x->done == s->posted)
+			x->data_end = rp_now();
 		return rp_verbs_post_recv(x->v, wc->qp, wc->wr_id);
 	default:
 		break;

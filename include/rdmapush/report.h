@@ -17,7 +17,11 @@ struct rp_report {
 	uint64_t files;		/* entries stored */
 	uint64_t failed;	/* entries that failed */
 	uint64_t skipped;	/* entries not sent (symlinks, devices...) */
-	double seconds;
+	double seconds;		/* the whole session, connecting included */
+	/* The data alone: the sender's first chunk posted to the receiver's
+	 * credit for its last (on the receiver, first chunk landed to last):
+	 * what perftest's bandwidth covers. 0 without data. */
+	double data_seconds;
 	uint8_t csum[RP_CSUM_LEN];
 	bool have_csum;
 	int rc;			/* 0 or the error */

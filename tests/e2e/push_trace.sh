@@ -64,8 +64,9 @@ e, d = objs
 assert e["type"] == "entry" and e["path"] == "traced" and e["status"] == "ok" and e["bytes"] == 200000, e
 assert d["type"] == "session" and d["status"] == "ok" and d["bytes"] == 200000, d
 assert (d["files"], d["failed"], d["skipped"]) == (1, 0, 0), d
-assert len(d["xxh3_128"]) == 32 and d["local_qpn"] > 0, d' 2>&1; then
-		ok "$side --json: the entry object, then the session object with counts, checksum, QPNs"
+assert len(d["xxh3_128"]) == 32 and d["local_qpn"] > 0, d
+assert 0 < d["data_seconds"] <= d["seconds"], d' 2>&1; then
+		ok "$side --json: the entry object, then the session object with counts, checksum, QPNs, data_seconds within seconds"
 	else
 		fail "$side --json" "not the expected object: $json"
 	fi
