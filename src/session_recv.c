@@ -64,6 +64,7 @@ struct landed {
 	struct rp_job job;	/* first: the job is its record */
 	struct rp_pool *pool;
 	const uint8_t *slot;	/* in the ring */
+	bool copy;		/* --op write: out of the slot first */
 	bool written;		/* a job ran (not a dropped or empty chunk) */
 	struct rp_dst_put put;
 	uint8_t digest[RP_CSUM_LEN];
@@ -120,9 +121,10 @@ static int accept_hello(struct xfer *x, struct recv_state *r,
 				   "chunk records");
 	if (!rc)
 		rc = rp_order_init(&r->order, x->window, x->qps);
-	/* Each worker copies a chunk out of the ring into its own buffer. */
+	/* With --op write each worker copies a chunk out of the ring into
+	 * a buffer of its own (chunk_job says why). */
 	if (!rc)
-		rc = xfer_start_pool(x, x->chunk);
+		rc = xfer_start_pool(x, x->op == RP_OP_WRITE ? x->chunk : 0);
 	if (!rc)
 		rc = xfer_open_verbs(x, true);
 	if (!rc)
@@ -450,20 +452,28 @@ static int give_credit(struct xfer *x, struct recv_state *r)
 }
 
 /*
- * In a worker. The slot stays remotely writable: hashing it and then
- * writing it could hash one version and write another. Copy it out once;
- * what is hashed is then exactly what is written, and the slot can be
- * credited before the hash and the disk write.
+ * In a worker. With --op write the slot stays remotely writable: hashing
+ * it and then writing it could hash one version and write another. Copy
+ * it out once; what is hashed is then exactly what is written, and the
+ * slot can be credited before the hash and the disk write. With --op
+ * read and send nothing remote can write into our ring (only our own
+ * Reads, and receives we post once a slot is credited): hash and write
+ * straight from the slot, which is credited once written.
  */
 static void chunk_job(struct rp_job *j, void *scratch)
 {
 	struct landed *l = (struct landed *)j;
+	const uint8_t *p = l->slot;
 
-	memcpy(scratch, l->slot, l->put.len);
-	atomic_store_explicit(&l->state, CHUNK_COPIED, memory_order_release);
-	rp_pool_notify(l->pool);
-	rp_csum_chunk(scratch, l->put.len, l->digest);
-	rp_fileio_dst_put(&l->put, scratch);
+	if (l->copy) {
+		memcpy(scratch, l->slot, l->put.len);
+		p = scratch;
+		atomic_store_explicit(&l->state, CHUNK_COPIED,
+				      memory_order_release);
+		rp_pool_notify(l->pool);
+	}
+	rp_csum_chunk(p, l->put.len, l->digest);
+	rp_fileio_dst_put(&l->put, p);
 	atomic_store_explicit(&l->state, CHUNK_DONE, memory_order_release);
 }
 
@@ -489,6 +499,7 @@ static void submit_chunk(struct xfer *x, struct recv_state *r, size_t off,
 	l->job.run = chunk_job;
 	l->pool = x->pool;
 	l->slot = x->ring + off;
+	l->copy = x->op == RP_OP_WRITE;
 	atomic_store_explicit(&l->state, CHUNK_QUEUED, memory_order_relaxed);
 	rp_pool_submit(x->pool, &l->job);
 }
