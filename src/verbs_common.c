@@ -30,6 +30,18 @@ int rp_verbs_check_open(struct rp_verbs **out, const struct rp_verbs_cfg *cfg)
 	return 0;
 }
 
+int rp_verbs_check_connect(const struct rp_verbs *v,
+			   const struct rp_qp_addr *peer, uint32_t n)
+{
+	uint32_t ours = rp_verbs_qps(v);
+
+	if (v && peer && n == ours)
+		return 0;
+	RP_ERR("rp_verbs_connect: NULL argument, or %u peer QPs for our %u",
+	       n, ours);
+	return RP_EINTERNAL;
+}
+
 int rp_verbs_check_qp(uint32_t qp, uint32_t qps, const char *verb)
 {
 	if (qp < qps)

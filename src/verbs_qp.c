@@ -286,11 +286,9 @@ int rp_verbs_connect(struct rp_verbs *v, const struct rp_qp_addr *peer,
 	uint32_t i;
 	int rc;
 
-	if (!v || !peer || n != v->nqp) {
-		RP_ERR("rp_verbs_connect: NULL argument, or %u peer QPs for "
-		       "our %u", n, v ? v->nqp : 0);
-		return RP_EINTERNAL;
-	}
+	rc = rp_verbs_check_connect(v, peer, n);
+	if (rc)
+		return rc;
 	/* Every address before any transition: none is left half-way. */
 	for (i = 0; i < n; i++) {
 		rc = check_peer(v, i, peer);

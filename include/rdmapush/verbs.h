@@ -203,6 +203,12 @@ int rp_verbs_next(struct rp_verbs *v, struct rp_wc *wc, int max,
 int rp_verbs_check_open(struct rp_verbs **out, const struct rp_verbs_cfg *cfg)
 	__attribute__((warn_unused_result));
 
+/* For backends, at the top of rp_verbs_connect(): v and peer given, one
+ * peer address per QP of ours (rp_verbs_qps()); else RP_EINTERNAL,
+ * reported. */
+int rp_verbs_check_connect(const struct rp_verbs *v,
+			   const struct rp_qp_addr *peer, uint32_t n)
+	__attribute__((warn_unused_result));
 /* For backends, in every post and in rp_verbs_local(): qp < qps, else
  * RP_EINTERNAL, reported as verb's. */
 int rp_verbs_check_qp(uint32_t qp, uint32_t qps, const char *verb)

@@ -793,12 +793,9 @@ int rp_verbs_connect(struct rp_verbs *v, const struct rp_qp_addr *peer,
 	uint32_t i;
 	int rc;
 
-	if (!v || !peer || n != v->nqp) {
-		RP_ERR("rp_verbs_connect: NULL argument, or %u peer QPs for "
-		       "our %u", n, v ? v->nqp : 0);
-		return RP_EINTERNAL;
-	}
-	rc = check_init(v);
+	rc = rp_verbs_check_connect(v, peer, n);
+	if (!rc)
+		rc = check_init(v);
 	for (i = 0; i < n && !rc; i++)
 		rc = check_peer(&peer[i]);
 	if (rc)
