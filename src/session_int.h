@@ -16,6 +16,7 @@
 #include "rdmapush/proto.h"
 #include "rdmapush/report.h"
 #include "rdmapush/session.h"
+#include "rdmapush/trace.h"
 #include "rdmapush/verbs.h"
 
 /* Any decoded control message, as msg_recv() hands it back. */
@@ -101,6 +102,14 @@ struct xfer {
 static inline size_t xfer_slot_off(const struct xfer *x, uint64_t n)
 {
 	return (size_t)(n % x->window) * x->chunk;
+}
+
+/* Data moved now: the data phase runs from the first such moment on. */
+static inline void xfer_data_seen(struct xfer *x)
+{
+	x->data_end = rp_now();
+	if (!x->data_start)
+		x->data_start = x->data_end;
 }
 
 /* The QP chunk n (its Write, Send, or announcement and Read) goes on. */

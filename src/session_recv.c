@@ -647,9 +647,7 @@ static int land_chunk(struct xfer *x, struct recv_state *r, uint32_t imm,
 		c->err = RP_ELIMIT;
 	}
 	submit_chunk(x, r, off, len);
-	x->data_end = rp_now();
-	if (!r->landed)
-		x->data_start = x->data_end;
+	xfer_data_seen(x);
 	r->landed++;
 	c->bytes += len;
 	r->tally.landed += len;
