@@ -469,7 +469,7 @@ static int post_chunk(struct xfer *x, struct send_state *s,
 		rp_csum_fold(c->csum, r->digest);
 	}
 	if (!seq)
-		x->data_start = rp_now();
+		xfer_data_seen(x);	/* the end: the last chunk's credit */
 	rc = post_data(x, s, seq, off, len, last);
 	if (rc)
 		return rc;
