@@ -97,7 +97,9 @@ static int run(const struct rp_opts *o)
 	rp_trace_init(o->trace ? RP_V_TRACE :
 		      o->quiet ? RP_V_QUIET : RP_V_NORMAL, role);
 	rp_trace_hold_first_error();
-	rc = rp_preflight(o);
+	rc = o->trace_json ? rp_trace_json_open(o->trace_json) : 0;
+	if (!rc)
+		rc = rp_preflight(o);
 	if (!rc)
 		rc = send ? rp_session_send(o, &out) : rp_server_run(o, &out);
 	held = rp_trace_held_error();
@@ -112,6 +114,7 @@ static int run(const struct rp_opts *o)
 		/* An error that did not fail the command still shows. */
 		fprintf(stderr, "rdmapush %s: error: %s\n", role, held);
 	}
+	rp_trace_json_close();
 	return rp_session_exit_code(rc);
 }
 

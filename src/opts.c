@@ -29,6 +29,7 @@ enum {
 	OPT_OP,
 	OPT_DIRECT,
 	OPT_QPS,
+	OPT_TRACE_JSON,
 };
 
 static const char recv_short[] = ":p:b:o:1fm:d:i:g:tJqT:h";
@@ -45,6 +46,7 @@ static const struct option recv_long[] = {
 	{ "ib-port",	required_argument, NULL, 'i' },
 	{ "gid-index",	required_argument, NULL, 'g' },
 	{ "trace",	no_argument,	   NULL, 't' },
+	{ "trace-json",	required_argument, NULL, OPT_TRACE_JSON },
 	{ "json",	no_argument,	   NULL, 'J' },
 	{ "quiet",	no_argument,	   NULL, 'q' },
 	{ "timeout",	required_argument, NULL, 'T' },
@@ -69,6 +71,7 @@ static const struct option send_long[] = {
 	{ "ib-port",	required_argument, NULL, 'i' },
 	{ "gid-index",	required_argument, NULL, 'g' },
 	{ "trace",	no_argument,	   NULL, 't' },
+	{ "trace-json",	required_argument, NULL, OPT_TRACE_JSON },
 	{ "json",	no_argument,	   NULL, 'J' },
 	{ "quiet",	no_argument,	   NULL, 'q' },
 	{ "timeout",	required_argument, NULL, 'T' },
@@ -303,6 +306,12 @@ static int set_option(struct rp_opts *o, const char *sub, int c,
 		break;
 	case 't':
 		o->trace = true;
+		break;
+	case OPT_TRACE_JSON:
+		if (!*arg)
+			return bad_value(sub, "--trace-json file", arg,
+					 "a file name");
+		o->trace_json = arg;
 		break;
 	case 'J':
 		o->json = true;
@@ -699,6 +708,10 @@ static const char help_common[] =
 	"                       refuses it, a note and buffered I/O\n"
 	"  -t, --trace          explain every step (verbs, control messages,\n"
 	"                       data) on stderr\n"
+	"      --trace-json FILE\n"
+	"                       write every trace event to FILE, one JSON\n"
+	"                       object per line (docs/trace.md); with or\n"
+	"                       without --trace\n"
 	"  -J, --json           print each transfer's result as one JSON\n"
 	"                       object on stdout (combines with --trace)\n"
 	"  -q, --quiet          print errors only (not with --trace)\n"

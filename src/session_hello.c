@@ -38,7 +38,8 @@ int recv_authenticate(struct xfer *x)
 		RP_ERR("%s failed the pre-shared key check", x->peer);
 		return RP_EAUTH;
 	}
-	RP_TRACE("ctrl", "the sender proved the pre-shared key");
+	RP_EV("ctrl", "auth.proved", "the sender proved the pre-shared key",
+	      EV_S("who", "sender"));
 	msg_keyed(x, chal.nonce, ours.nonce, RP_AUTH_ROLE_RECV);
 	return 0;
 }
@@ -176,7 +177,8 @@ int send_authenticate(struct xfer *x)
 		       x->peer);
 		return RP_EAUTH;
 	}
-	RP_TRACE("ctrl", "the receiver proved the pre-shared key");
+	RP_EV("ctrl", "auth.proved", "the receiver proved the pre-shared key",
+	      EV_S("who", "receiver"));
 	ours.step = RP_AUTH_RESPOND;
 	rp_auth_mac(x->psk, RP_AUTH_ROLE_SEND, theirs.nonce, ours.nonce,
 		    ours.mac);

@@ -169,7 +169,8 @@ static void close_device(struct rp_verbs *v)
 		RP_ERR("ibv_close_device(%s): %s", v->dev_name,
 		       strerror(errno));
 	else
-		RP_TRACE("verbs", "device %s closed", v->dev_name);
+		RP_EV("verbs", "device.close", "device {dev} closed",
+		      EV_S("dev", v->dev_name));
 	v->ctx = NULL;
 }
 
@@ -208,7 +209,7 @@ static void dealloc_pd(struct rp_verbs *v)
 	if (rc)
 		RP_ERR("ibv_dealloc_pd: %s", strerror(rc));
 	else
-		RP_TRACE("verbs", "PD deallocated");
+		RP_EV0("verbs", "pd.dealloc", "PD deallocated");
 	v->pd = NULL;
 }
 
@@ -246,7 +247,7 @@ static void destroy_channel(struct rp_verbs *v)
 	if (rc)
 		RP_ERR("ibv_destroy_comp_channel: %s", strerror(rc));
 	else
-		RP_TRACE("verbs", "completion channel destroyed");
+		RP_EV0("verbs", "channel.destroy", "completion channel destroyed");
 	v->chan = NULL;
 }
 
@@ -290,15 +291,15 @@ static void destroy_cq(struct rp_verbs *v)
 	/* ibv_destroy_cq waits for every event we got to be acked. */
 	if (v->cq_unacked) {
 		ibv_ack_cq_events(v->cq, v->cq_unacked);
-		RP_TRACE("verbs", "acked %u outstanding CQ event(s)",
-			 v->cq_unacked);
+		RP_EV("verbs", "cq.ack", "acked {count} outstanding CQ event(s)",
+		      EV_U("count", v->cq_unacked));
 		v->cq_unacked = 0;
 	}
 	rc = ibv_destroy_cq(v->cq);
 	if (rc)
 		RP_ERR("ibv_destroy_cq: %s", strerror(rc));
 	else
-		RP_TRACE("verbs", "CQ destroyed");
+		RP_EV0("verbs", "cq.destroy", "CQ destroyed");
 	v->cq = NULL;
 }
 
@@ -367,13 +368,14 @@ void rp_verbs_dereg_ring(struct rp_verbs *v)
 			RP_ERR("ibv_dereg_mr(rkey 0x%x): %s", rkey,
 			       strerror(rc));
 		else
-			RP_TRACE("verbs", "MR deregistered (rkey 0x%x is no "
-				 "longer valid)", rkey);
+			RP_EV("verbs", "mr.dereg", "MR deregistered (rkey "
+			      "{rkey} is no longer valid)", EV_X("rkey", rkey, 0));
 		v->mr = NULL;
 	}
 	if (v->ring) {
 		free(v->ring);
-		RP_TRACE("verbs", "ring of %zu bytes freed", v->ring_len);
+		RP_EV("verbs", "ring.free", "ring of {length} bytes freed",
+		      EV_U("length", v->ring_len));
 		v->ring = NULL;
 		v->ring_len = 0;
 	}

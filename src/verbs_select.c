@@ -155,8 +155,9 @@ static int list_devices(struct ibv_device **list, int ndev,
 	for (i = 0; list[i]; i++)
 		sbuf_add(log, "%s%s", i ? ", " : "",
 			 ibv_get_device_name(list[i]));
-	RP_TRACE("verbs", "ibv_get_device_list: %d device(s): %s", ndev,
-		 log->buf);
+	RP_EV("verbs", "device.list", "ibv_get_device_list: {count} "
+	      "device(s): {devices}", EV_I("count", ndev),
+	      EV_S("devices", log->buf));
 
 	if (cfg->dev_name) {
 		for (i = 0; list[i]; i++)
@@ -233,8 +234,10 @@ static void open_first_match(struct rp_verbs *v, struct ibv_device **list,
 		if (!ctx) {
 			sbuf_add(log, "  %s: ibv_open_device: %s\n", name,
 				 strerror(errno));
-			RP_TRACE("verbs", "%s: ibv_open_device: %s; skipped",
-				 name, strerror(errno));
+			RP_EV("verbs", "device.skip", "{dev}: {call}: "
+			      "{reason}; skipped", EV_S("dev", name),
+			      EV_S("call", "ibv_open_device"),
+			      EV_S("reason", strerror(errno)));
 			continue;
 		}
 		if (scan_device(ctx, name, cfg, w, log, pick, active)) {
@@ -243,8 +246,9 @@ static void open_first_match(struct rp_verbs *v, struct ibv_device **list,
 			return;
 		}
 		if (ibv_close_device(ctx))
-			RP_TRACE("verbs", "%s: ibv_close_device: %s", name,
-				 strerror(errno));
+			RP_EV("verbs", "device.close_failed", "{dev}: "
+			      "ibv_close_device: {reason}", EV_S("dev", name),
+			      EV_S("reason", strerror(errno)));
 	}
 }
 
@@ -267,8 +271,10 @@ static bool scan_device(struct ibv_context *ctx, const char *dev,
 	if (rc) {
 		sbuf_add(log, "  %s: ibv_query_device: %s\n", dev,
 			 strerror(rc));
-		RP_TRACE("verbs", "%s: ibv_query_device: %s; skipped", dev,
-			 strerror(rc));
+		RP_EV("verbs", "device.skip", "{dev}: {call}: {reason}; "
+		      "skipped", EV_S("dev", dev),
+		      EV_S("call", "ibv_query_device"),
+		      EV_S("reason", strerror(rc)));
 		return false;
 	}
 	rp_verbs_trace_device_caps(dev, &da);
@@ -298,8 +304,9 @@ static bool scan_device(struct ibv_context *ctx, const char *dev,
 			 rp_verbs_mtu_bytes(pa.active_mtu));
 		rp_verbs_trace_port(dev, port, &pa);
 		if (pa.state != IBV_PORT_ACTIVE) {
-			RP_TRACE("verbs", "%s port %d: not active; skipped",
-				 dev, port);
+			RP_EV("verbs", "port.skip", "{dev} port {port}: not "
+			      "active; skipped", EV_S("dev", dev),
+			      EV_I("port", port));
 			continue;
 		}
 		(*active)++;
@@ -356,9 +363,12 @@ static bool scan_gids(struct ibv_context *ctx, const char *dev,
 		if (found)
 			continue;
 		match = gid_matches(idx, &e, want_index, w);
-		RP_TRACE("verbs", "  %s port %u GID[%d] %s (%s)%s", dev, port,
-			 idx, txt, rp_verbs_gid_type_name(e.gid_type),
-			 match ? "  <- chosen" : "");
+		RP_EV("verbs", "gid.entry", "  {dev} port {port} GID[{index}] "
+		      "{gid} ({type}){mark}", EV_S("dev", dev),
+		      EV_U("port", port), EV_I("index", idx), EV_S("gid", txt),
+		      EV_S("type", rp_verbs_gid_type_name(e.gid_type)),
+		      EV_T("mark", match ? "  <- chosen" : ""),
+		      EV_B("chosen", match));
 		if (!match)
 			continue;
 		found = true;
@@ -484,8 +494,9 @@ static int probe_ports(struct ibv_device *dev, int ib_port, struct sbuf *log)
 
 			if (ibv_query_port(ctx, (uint8_t)p, &pa))
 				continue;
-			RP_TRACE("verbs", "probe: %s port %d is %s", name, p,
-				 ibv_port_state_str(pa.state));
+			RP_EV("verbs", "probe", "probe: {dev} port {port} is "
+			      "{state}", EV_S("dev", name), EV_I("port", p),
+			      EV_S("state", ibv_port_state_str(pa.state)));
 			if (pa.state == IBV_PORT_ACTIVE)
 				active++;
 			else

@@ -36,6 +36,7 @@ struct rp_opts {
 	int gid_index;		/* -g, -1 = automatic */
 	int timeout;		/* --timeout seconds, applies to every phase */
 	bool trace;
+	const char *trace_json;	/* --trace-json FILE, NULL = none */
 	bool json;
 	bool quiet;
 	const char *psk_file;

@@ -7,7 +7,8 @@
  * a chosen QP and polling the one CQ they share. src/verbs*.c are
  * the only files that include <infiniband/verbs.h>; this interface uses
  * plain values so the session and its unit tests never see ibverbs types.
- * Every step is traced (RP_TRACE("verbs", ...)) for --trace.
+ * Every step is a trace event (RP_EV("verbs", ...)) for --trace and
+ * --trace-json.
  */
 #ifndef RDMAPUSH_VERBS_H
 #define RDMAPUSH_VERBS_H

@@ -296,8 +296,9 @@ static bool take_fault(enum rp_fab_side side, unsigned int mask, uint64_t n,
 	/* Another endpoint of the same side may race us for it. */
 	if (!atomic_compare_exchange_strong(&fault_word[side], &w, 0))
 		return false;
-	RP_TRACE("verbs", "fabric: fault %s fires on the %s at #%" PRIu64,
-		 fault_name(*what), side_name(side), n);
+	RP_EV("verbs", "fabric.fault", "fabric: fault {fault} fires on the "
+	      "{side} at #{n}", EV_S("fault", fault_name(*what)),
+	      EV_S("side", side_name(side)), EV_U("n", n));
 	return true;
 }
 
@@ -453,8 +454,10 @@ static void qp_error(struct fab_qp *q, const char *why)
 	if (q->state == QPS_ERROR)
 		return;
 	q->state = QPS_ERROR;
-	RP_TRACE("verbs", "fabric: %s -> ERROR (%s); %u posted "
-		 "receive(s) flushed", qp_name(q, qn), why, q->rq_len);
+	RP_EV("verbs", "fabric.qp_error", "fabric: {name} -> ERROR ({why}); "
+	      "{flushed} posted receive(s) flushed",
+	      EV_S("name", qp_name(q, qn)), EV_S("why", why),
+	      EV_U("flushed", q->rq_len));
 	while (q->rq_len) {
 		struct fab_cqe c = {
 			.wr_id = q->rq[q->rq_head].wr_id,
@@ -657,13 +660,19 @@ int rp_verbs_open(struct rp_verbs **out, const struct rp_verbs_cfg *cfg)
 	atomic_fetch_add(&stat_opened, 1);
 	/* rd_atomic is only traced: a Read here completes as it is posted,
 	 * so there are never more in flight than the send queue holds. */
-	RP_TRACE("verbs", "fabric: in-memory QP%s %s opened (%s side, "
-		 "max_send_wr=%u max_recv_wr=%u, access=%s rd_atomic=%u, "
-		 "psn=%s, gid %s)", v->nqp > 1 ? "s" : "",
-		 qp_list(v, false, qpns), side_name(v->side),
-		 v->max_send, v->max_recv, access_str(v->access, acc),
-		 cfg->rd_atomic ? cfg->rd_atomic : 1, qp_list(v, true, psns),
-		 v->gid_str);
+	RP_EV("verbs", "fabric.open", "fabric: in-memory QP{s} {qpns} opened "
+	      "({side} side, max_send_wr={max_send_wr} "
+	      "max_recv_wr={max_recv_wr}, access={access} "
+	      "rd_atomic={rd_atomic}, psn={psns}, gid {gid})",
+	      EV_T("s", v->nqp > 1 ? "s" : ""),
+	      EV_S("qpns", qp_list(v, false, qpns)),
+	      EV_S("side", side_name(v->side)),
+	      EV_U("max_send_wr", v->max_send),
+	      EV_U("max_recv_wr", v->max_recv),
+	      EV_S("access", access_str(v->access, acc)),
+	      EV_U("rd_atomic", cfg->rd_atomic ? cfg->rd_atomic : 1),
+	      EV_S("psns", qp_list(v, true, psns)), EV_S("gid", v->gid_str),
+	      EV_U("qps", v->nqp));
 	*out = v;
 	return 0;
 
@@ -679,10 +688,11 @@ void rp_verbs_close(struct rp_verbs *v)
 	if (!v)
 		return;
 	qp_list(v, false, qpns);
-	RP_TRACE("verbs", "fabric: QP%s %s closing: %" PRIu64 " post(s), %"
-		 PRIu64 " completion(s) polled, %" PRIu64 " failed",
-		 v->nqp > 1 ? "s" : "", qpns, v->nposts, v->polled,
-		 v->wc_errors);
+	RP_EV("verbs", "fabric.close", "fabric: QP{s} {qpns} closing: {posts} "
+	      "post(s), {polled} completion(s) polled, {failed} failed",
+	      EV_T("s", v->nqp > 1 ? "s" : ""), EV_S("qpns", qpns),
+	      EV_U("posts", v->nposts), EV_U("polled", v->polled),
+	      EV_U("failed", v->wc_errors));
 	/* Unpaired first: no new Write can pin us after this. */
 	pthread_mutex_lock(&fab.lock);
 	registry_del(v);
@@ -695,8 +705,8 @@ void rp_verbs_close(struct rp_verbs *v)
 	pthread_mutex_unlock(&v->lock);
 	rp_verbs_dereg_ring(v);
 	atomic_fetch_sub(&stat_open, 1);
-	RP_TRACE("verbs", "fabric: QP%s %s destroyed", v->nqp > 1 ? "s" : "",
-		 qpns);
+	RP_EV("verbs", "fabric.destroy", "fabric: QP{s} {qpns} destroyed",
+	      EV_T("s", v->nqp > 1 ? "s" : ""), EV_S("qpns", qpns));
 	free_endpoint(v);
 }
 
@@ -812,11 +822,14 @@ int rp_verbs_connect(struct rp_verbs *v, const struct rp_qp_addr *peer,
 	}
 	pthread_mutex_unlock(&fab.lock);
 	for (i = 0; i < n; i++)
-		RP_TRACE("verbs", "fabric: %s INIT -> RTS against QP 0x%x "
-			 "(psn 0x%06x)%s", qp_name(&v->qp[i], qn),
-			 peer[i].qpn, peer[i].psn,
-			 paired[i] ? ": paired, both sides connected"
-				   : ": waiting for that QP to connect to us");
+		RP_EV("verbs", "fabric.connect", "fabric: {name} INIT -> RTS "
+		      "against QP {dest_qpn} (psn {psn}){how}",
+		      EV_S("name", qp_name(&v->qp[i], qn)),
+		      EV_X("dest_qpn", peer[i].qpn, 0),
+		      EV_X("psn", peer[i].psn, 6),
+		      EV_T("how", paired[i] ? ": paired, both sides "
+			   "connected" : ": waiting for that QP to connect "
+			   "to us"), EV_U("qp", i), EV_B("paired", paired[i]));
 	return 0;
 }
 
@@ -867,10 +880,13 @@ int rp_verbs_reg_ring(struct rp_verbs *v, size_t len, void **addr,
 	pthread_mutex_unlock(&v->lock);
 	*addr = buf;
 	atomic_fetch_add(&stat_rings, 1);
-	RP_TRACE("verbs", "fabric: ring registered: addr=%p length=%zu "
-		 "rkey=0x%x access=%s%s", buf, len, *rkey, acc,
-		 v->access & (RP_ACCESS_REMOTE_WRITE | RP_ACCESS_REMOTE_READ) ?
-		 "" : " (local only)");
+	RP_EV("verbs", "fabric.mr", "fabric: ring registered: addr={addr} "
+	      "length={length} rkey={rkey} access={access}{local}",
+	      EV_P("addr", buf), EV_U("length", len), EV_X("rkey", *rkey, 0),
+	      EV_S("access", acc),
+	      EV_T("local", v->access & (RP_ACCESS_REMOTE_WRITE |
+					RP_ACCESS_REMOTE_READ) ?
+		   "" : " (local only)"));
 	return 0;
 }
 
@@ -894,8 +910,9 @@ void rp_verbs_dereg_ring(struct rp_verbs *v)
 		return;
 	free(ring);
 	atomic_fetch_sub(&stat_rings, 1);
-	RP_TRACE("verbs", "fabric: ring of QP%s %s deregistered and freed",
-		 v->nqp > 1 ? "s" : "", qp_list(v, false, qpns));
+	RP_EV("verbs", "fabric.dereg", "fabric: ring of QP{s} {qpns} "
+	      "deregistered and freed", EV_T("s", v->nqp > 1 ? "s" : ""),
+	      EV_S("qpns", qp_list(v, false, qpns)));
 }
 
 /* ---------------------------------------------------------------------
@@ -1268,7 +1285,7 @@ static void trace_post(const struct fab_qp *q, const struct fab_wr *wr)
 	char head[64];
 	char where[48];
 
-	if (++q->ctx->posted[wr->kind] > TRACE_FIRST || !rp_trace_on())
+	if (++q->ctx->posted[wr->kind] > TRACE_FIRST || !rp_trace_any())
 		return;
 	snprintf(head, sizeof(head), "%s post %s wr_id=%" PRIu64,
 		 qp_name(q, qn), post_kind_names[wr->kind], wr->wr_id);
@@ -1278,19 +1295,25 @@ static void trace_post(const struct fab_qp *q, const struct fab_wr *wr)
 	else
 		snprintf(where, sizeof(where), "zero length");
 	if (wr->kind == POST_WRITE_IMM)
-		RP_TRACE("verbs", "fabric: %s: %s -> raddr=0x%" PRIx64
-			 " rkey=0x%x, imm=0x%08x", head, where, wr->raddr,
-			 wr->rkey, wr->imm);
+		RP_EV("verbs", "fabric.post", "fabric: {head}: {where} -> "
+		      "raddr={raddr} rkey={rkey}, imm={imm}", EV_S("head", head),
+		      EV_S("where", where), EV_X("raddr", wr->raddr, 0),
+		      EV_X("rkey", wr->rkey, 0), EV_X("imm", wr->imm, 8));
 	else if (wr->kind == POST_READ)
-		RP_TRACE("verbs", "fabric: %s: %s <- raddr=0x%" PRIx64
-			 " rkey=0x%x", head, where, wr->raddr, wr->rkey);
+		RP_EV("verbs", "fabric.post", "fabric: {head}: {where} <- "
+		      "raddr={raddr} rkey={rkey}", EV_S("head", head),
+		      EV_S("where", where), EV_X("raddr", wr->raddr, 0),
+		      EV_X("rkey", wr->rkey, 0));
 	else if (wr->kind == POST_SEND_IMM)
-		RP_TRACE("verbs", "fabric: %s: %s, imm=0x%08x", head, where,
-			 wr->imm);
+		RP_EV("verbs", "fabric.post", "fabric: {head}: {where}, "
+		      "imm={imm}", EV_S("head", head), EV_S("where", where),
+		      EV_X("imm", wr->imm, 8));
 	else
-		RP_TRACE("verbs", "fabric: %s: %s, for a Write's or a Send's "
-			 "immediate%s", head, where,
-			 wr->len ? " (a Send's bytes land there)" : "");
+		RP_EV("verbs", "fabric.post", "fabric: {head}: {where}, for a "
+		      "Write's or a Send's immediate{lands}",
+		      EV_S("head", head), EV_S("where", where),
+		      EV_T("lands", wr->len ? " (a Send's bytes land there)" :
+			   ""));
 }
 
 static int post_send_wr(struct fab_qp *q, const struct fab_wr *wr)
@@ -1513,8 +1536,9 @@ static void failed_wc(struct rp_verbs *v, const struct fab_cqe *c)
 		       status_str(c->status), c->status, c->wr_id,
 		       v->qp[c->qp].qpn, status_hint(c));
 	} else if (v->wc_errors <= TRACE_FIRST) {
-		RP_TRACE("verbs", "completion failed too: %s wr_id=%" PRIu64,
-			 status_str(c->status), c->wr_id);
+		RP_EV("verbs", "wc.failed", "completion failed too: {status} "
+		      "wr_id={wr_id}", EV_S("status", status_str(c->status)),
+		      EV_U("wr_id", c->wr_id));
 	}
 }
 
@@ -1650,8 +1674,8 @@ static int wait_events(struct rp_verbs *v, int watch_fd, double deadline,
 	/* Drained before the CQ is looked at again: no wake-up is lost. */
 	if (pfd[0].revents && read(v->efd, &cnt, sizeof(cnt)) < 0 &&
 	    errno != EAGAIN)
-		RP_TRACE("verbs", "fabric: read(eventfd): %s",
-			 strerror(errno));
+		RP_EV("verbs", "fabric.eventfd", "fabric: read(eventfd): "
+		      "{reason}", EV_S("reason", strerror(errno)));
 	if (nfds == 2 && pfd[1].revents) {
 		if (pfd[1].revents & POLLNVAL) {
 			RP_ERR("poll: watched fd %d is not open", watch_fd);
@@ -1713,6 +1737,8 @@ int rp_verbs_probe(const char *dev_name, int ib_port)
 		       ib_port);
 		return RP_ENODEV;
 	}
-	RP_TRACE("verbs", "probe: mem0 port 1 is PORT_ACTIVE");
+	RP_EV("verbs", "probe", "probe: {dev} port {port} is {state}",
+	      EV_S("dev", "mem0"), EV_I("port", 1),
+	      EV_S("state", "PORT_ACTIVE"));
 	return 0;
 }
