@@ -464,8 +464,8 @@ int msg_send_auth(struct xfer *x, const struct rp_auth *a)
 {
 	uint8_t buf[RP_PROTO_MAX_MSG];
 
-	RP_EV("ctrl", "msg", "-> {type} step {step} ({what})", EV_S("dir", "out"),
-	      EV_S("type", "AUTH"), EV_U("step", a->step),
+	RP_EV("ctrl", "msg", "-> {type} step {step} ({what})",
+	      EV_S("dir", "out"), EV_S("type", "AUTH"), EV_U("step", a->step),
 	      EV_S("what", a->step == RP_AUTH_CHALLENGE ? "our nonce" :
 		   "our proof of the key"));
 	return msg_send(x, buf, rp_proto_pack_auth(buf, sizeof(buf), a),

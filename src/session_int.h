@@ -65,7 +65,7 @@ struct xfer {
 	struct rp_qp_addr remote[RP_QPS_MAX];
 	enum rp_phase phase;
 	uint64_t done;		/* chunks the receiver has taken (credit) */
-	uint64_t credits;	/* credit Sends posted (receiver), got (sender) */
+	uint64_t credits;	/* credit Sends: posted (recv), got (send) */
 	struct rp_tally tally;
 	struct rp_report rep;
 	char name[RP_PATH_MAX + 1];	/* the last entry stored */

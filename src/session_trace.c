@@ -194,8 +194,8 @@ void trace_data_summary(const struct xfer *x, uint64_t bytes, uint64_t files)
 
 	if (!rp_trace_any())
 		return;
-	RP_EV("data", "data.summary", "data phase: {bytes} bytes ({bytes_text}) "
-	      "in {chunks} chunks, {files} entries, in {data_seconds} s "
+	RP_EV("data", "data.summary", "data phase: {bytes} bytes "
+	      "({bytes_text}) in {chunks} chunks, {files} entries, in {data_seconds} s "
 	      "({rate}); {credits} credits {how}", EV_U("bytes", bytes),
 	      EV_T("bytes_text", rp_fmt_bytes(b, sizeof(b), bytes)),
 	      EV_U("chunks", x->done), EV_U("files", files),

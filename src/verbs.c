@@ -247,7 +247,8 @@ static void destroy_channel(struct rp_verbs *v)
 	if (rc)
 		RP_ERR("ibv_destroy_comp_channel: %s", strerror(rc));
 	else
-		RP_EV0("verbs", "channel.destroy", "completion channel destroyed");
+		RP_EV0("verbs", "channel.destroy", "completion channel "
+		       "destroyed");
 	v->chan = NULL;
 }
 
@@ -291,8 +292,8 @@ static void destroy_cq(struct rp_verbs *v)
 	/* ibv_destroy_cq waits for every event we got to be acked. */
 	if (v->cq_unacked) {
 		ibv_ack_cq_events(v->cq, v->cq_unacked);
-		RP_EV("verbs", "cq.ack", "acked {count} outstanding CQ event(s)",
-		      EV_U("count", v->cq_unacked));
+		RP_EV("verbs", "cq.ack", "acked {count} outstanding CQ "
+		      "event(s)", EV_U("count", v->cq_unacked));
 		v->cq_unacked = 0;
 	}
 	rc = ibv_destroy_cq(v->cq);
@@ -369,7 +370,8 @@ void rp_verbs_dereg_ring(struct rp_verbs *v)
 			       strerror(rc));
 		else
 			RP_EV("verbs", "mr.dereg", "MR deregistered (rkey "
-			      "{rkey} is no longer valid)", EV_X("rkey", rkey, 0));
+			      "{rkey} is no longer valid)",
+			      EV_X("rkey", rkey, 0));
 		v->mr = NULL;
 	}
 	if (v->ring) {

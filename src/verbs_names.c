@@ -362,6 +362,12 @@ static const char *peer_name(const struct rp_verbs *v)
  * end-to-end tests and the README's walk-through rely on.
  */
 
+/* The link layer as a JSON field: "Ethernet" (RoCE) or "InfiniBand". */
+static const char *link_layer_field(uint8_t ll)
+{
+	return ll == IBV_LINK_LAYER_ETHERNET ? "Ethernet" : "InfiniBand";
+}
+
 void rp_verbs_trace_device_caps(const char *dev,
 				const struct ibv_device_attr *da)
 {
@@ -383,10 +389,12 @@ void rp_verbs_trace_port(const char *dev, int port,
 			 const struct ibv_port_attr *pa)
 {
 	RP_EV("verbs", "port", "{dev} port {port}: {state}, link layer "
-	      "{link_layer}, active MTU {mtu}, LID {lid}, GID table "
+	      "{link_layer_text}, active MTU {mtu}, LID {lid}, GID table "
 	      "{gid_tbl_len} slots", EV_S("dev", dev), EV_I("port", port),
 	      EV_S("state", ibv_port_state_str(pa->state)),
-	      EV_S("link_layer", rp_verbs_link_layer_name(pa->link_layer)),
+	      EV_T("link_layer_text",
+		   rp_verbs_link_layer_name(pa->link_layer)),
+	      EV_S("link_layer", link_layer_field(pa->link_layer)),
 	      EV_I("mtu", rp_verbs_mtu_bytes(pa->active_mtu)),
 	      EV_X("lid", pa->lid, 4), EV_I("gid_tbl_len", pa->gid_tbl_len));
 }
@@ -409,10 +417,11 @@ void rp_verbs_trace_device_chosen(const struct rp_verbs *v,
 				  const char *by_addr)
 {
 	RP_EV("verbs", "device.open", "device {dev} opened: port {port}, "
-	      "link layer {link_layer}, active MTU {mtu}, GID index "
+	      "link layer {link_layer_text}, active MTU {mtu}, GID index "
 	      "{gid_index} {gid} ({gid_type})", EV_S("dev", v->dev_name),
 	      EV_U("port", v->port),
-	      EV_S("link_layer", rp_verbs_link_layer_name(v->link_layer)),
+	      EV_T("link_layer_text", rp_verbs_link_layer_name(v->link_layer)),
+	      EV_S("link_layer", link_layer_field(v->link_layer)),
 	      EV_I("mtu", rp_verbs_mtu_bytes(v->mtu)),
 	      EV_I("gid_index", v->gid_index), EV_S("gid", v->gid_str),
 	      EV_S("gid_type", rp_verbs_gid_type_name(v->gid_type)));
@@ -471,8 +480,8 @@ void rp_verbs_trace_qps(const struct rp_verbs *v)
 {
 	if (v->nqp > 1)
 		RP_EV("verbs", "qps", "{qps} RC QPs on the one PD, CQ and "
-		      "ring: the NIC processes one QP's packets in order on one "
-		      "engine, so striping chunks over several QPs lets it "
+		      "ring: the NIC processes one QP's packets in order on "
+		      "one engine, so striping chunks over several QPs lets it "
 		      "spread the work", EV_U("qps", v->nqp));
 }
 
@@ -694,8 +703,8 @@ void rp_verbs_trace_post_send(const struct rp_verbs *v, uint32_t qp,
 	case POST_READ:
 		RP_EV("verbs", "post", "post {op} wr_id={wr_id}{on}: "
 		      "raddr={raddr} rkey={rkey} -> ring[{off}..+{length}) "
-		      "lkey={lkey}, signaled; the peer's NIC answers without its "
-		      "CPU, and the bytes are ours once this completes",
+		      "lkey={lkey}, signaled; the peer's NIC answers without "
+		      "its CPU, and the bytes are ours once this completes",
 		      EV_S("op", "RDMA_READ"), EV_U("wr_id", id),
 		      EV_T("on", on), EV_U("qp", qp), EV_X("raddr", raddr, 0),
 		      EV_X("rkey", wr->wr.rdma.rkey, 0), EV_U("off", off),
@@ -715,8 +724,8 @@ void rp_verbs_trace_post_recv(const struct rp_verbs *v, uint32_t qp,
 	on_qp(v, qp, on, sizeof(on));
 	if (kind == POST_RECV_BUF)
 		RP_EV("verbs", "post", "post {op} wr_id={wr_id}{on}: "
-		      "ring[{off}..+{length}) lkey={lkey}: the peer's next Send "
-		      "lands here (a longer one fails on both sides)",
+		      "ring[{off}..+{length}) lkey={lkey}: the peer's next "
+		      "Send lands here (a longer one fails on both sides)",
 		      EV_S("op", "RECV"), EV_U("wr_id", wr->wr_id),
 		      EV_T("on", on), EV_U("qp", qp), EV_U("off", off),
 		      EV_U("length", wr->sg_list->length),

@@ -103,9 +103,12 @@ void rp_trace_event(const char *area, const char *kind, const char *tmpl,
 #define RP_EV(area, kind, tmpl, ...)					\
 	do {								\
 		if (rp_trace_any()) {					\
-			const struct rp_ev_field rp_ev_f_[] = { __VA_ARGS__ }; \
+			const struct rp_ev_field rp_ev_f_[] = {		\
+				__VA_ARGS__					\
+			};						\
 			rp_trace_event(area, kind, tmpl, rp_ev_f_,	\
-				       sizeof(rp_ev_f_) / sizeof(rp_ev_f_[0])); \
+				       sizeof(rp_ev_f_) /		\
+				       sizeof(rp_ev_f_[0]));		\
 		}							\
 	} while (0)
 /* An event with no fields: its text is fixed. */

@@ -1296,8 +1296,8 @@ static void trace_post(const struct fab_qp *q, const struct fab_wr *wr)
 		snprintf(where, sizeof(where), "zero length");
 	if (wr->kind == POST_WRITE_IMM)
 		RP_EV("verbs", "fabric.post", "fabric: {head}: {where} -> "
-		      "raddr={raddr} rkey={rkey}, imm={imm}", EV_S("head", head),
-		      EV_S("where", where), EV_X("raddr", wr->raddr, 0),
+		      "raddr={raddr} rkey={rkey}, imm={imm}",
+		      EV_S("head", head), EV_S("where", where), EV_X("raddr", wr->raddr, 0),
 		      EV_X("rkey", wr->rkey, 0), EV_X("imm", wr->imm, 8));
 	else if (wr->kind == POST_READ)
 		RP_EV("verbs", "fabric.post", "fabric: {head}: {where} <- "
