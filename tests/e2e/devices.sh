@@ -7,7 +7,8 @@
 # the same, and the marked index is, in sysfs (read apart from
 # rdmapush), a RoCE v2 GID of that address; nothing fits a loopback
 # peer, a host that does not resolve, or -d naming no device: each is a
-# clear error with exit status 4.
+# clear error with exit status 4. With --trace, the selection's steps
+# are the ones a transfer traces.
 . "$(dirname "$0")/lib.sh"
 
 A_IP=$("$LAB" ip "$SND")
@@ -85,6 +86,15 @@ assert c["reason"] == f"RoCE v2 GID {gid} = the local address {a_ip} the kernel 
 	ok "devices --json --for $RCV_IP: the same devices, GID $idx chosen, reason"
 else
 	fail "devices --json --for" "status $rc: $out"
+fi
+
+# --trace shows the session's own selection steps (verbs_select.c's
+# trace lines) choosing that same GID.
+dev -t --for "$RCV_IP"
+if [ $rc = 0 ] && echo "$err" | grep -qF "rxe0 port 1 GID[$idx] $GID (RoCE v2)  <- chosen"; then
+	ok "devices -t --for $RCV_IP: the session's trace chooses GID $idx too"
+else
+	fail "devices -t --for $RCV_IP" "status $rc, trace: $err"
 fi
 
 # Loopback has no GID: the session's own report, with its hint.
