@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "rdmapush/auth.h"
+#include "rdmapush/devices.h"
 #include "rdmapush/err.h"
 #include "rdmapush/opts.h"
 #include "rdmapush/preflight.h"
@@ -149,6 +150,8 @@ int main(int argc, char **argv)
 		return run(&o);
 	case RP_MODE_KEYGEN:
 		return keygen(&o);
+	case RP_MODE_DEVICES:
+		return rp_devices_run(&o);
 	default:
 		rp_opts_usage(stderr, RP_MODE_NONE);
 		return RP_EXIT_USAGE;

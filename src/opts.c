@@ -30,6 +30,7 @@ enum {
 	OPT_DIRECT,
 	OPT_QPS,
 	OPT_TRACE_JSON,
+	OPT_FOR,
 };
 
 static const char recv_short[] = ":p:b:o:1fm:d:i:g:tJqT:h";
@@ -521,10 +522,67 @@ static int parse_help(struct rp_opts *o, int argc, char **argv)
 		o->help_for = RP_MODE_RECV;
 	else if (!strcmp(argv[2], "keygen"))
 		o->help_for = RP_MODE_KEYGEN;
+	else if (!strcmp(argv[2], "devices"))
+		o->help_for = RP_MODE_DEVICES;
 	else
-		return usage_error(NULL, "no help for '%s': try send, recv or "
-				   "keygen", argv[2]);
+		return usage_error(NULL, "no help for '%s': try send, recv, "
+				   "keygen or devices", argv[2]);
 	return 0;
+}
+
+/*
+ * "devices [--for HOST] [-d DEV] [-i N] [-g N] [-J] [-t]": a report, no
+ * transfer; the options it shares with send take set_option()'s checks.
+ */
+static int parse_devices(struct rp_opts *o, int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "for",	required_argument, NULL, OPT_FOR },
+		{ "device",	required_argument, NULL, 'd' },
+		{ "ib-port",	required_argument, NULL, 'i' },
+		{ "gid-index",	required_argument, NULL, 'g' },
+		{ "json",	no_argument,	   NULL, 'J' },
+		{ "trace",	no_argument,	   NULL, 't' },
+		{ "help",	no_argument,	   NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	char text[64];
+	int c, rc;
+
+	o->mode = RP_MODE_DEVICES;
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":d:i:g:Jth", longopts,
+				NULL)) != -1) {
+		if (c == 'h') {
+			o->mode = RP_MODE_HELP;
+			o->help_for = RP_MODE_DEVICES;
+			return 0;
+		}
+		if (c == ':' || c == '?') {
+			bool known = opt_text(text, sizeof(text), argv,
+					      longopts);
+
+			return usage_error("devices", c == ':' ?
+					   "option '%s' needs a value" : known ?
+					   "option '%s' takes no value" :
+					   "unknown option '%s'", text);
+		}
+		if (c == OPT_FOR) {
+			if (!optarg[0] || host_hint(optarg))
+				return usage_error("devices", "invalid HOST "
+						   "'%s' for --for", optarg);
+			o->devices_for = optarg;
+			continue;
+		}
+		rc = set_option(o, "devices", c, optarg);
+		if (rc)
+			return rc;
+	}
+	if (optind < argc)
+		return usage_error("devices", "unexpected argument '%s'%s",
+				   argv[optind], " (a host goes after --for)");
+	return check_not_empty(o, "devices");
 }
 
 /* "keygen FILE": nothing else, so no getopt. */
@@ -563,6 +621,8 @@ int rp_opts_parse(struct rp_opts *o, int argc, char **argv)
 		return parse_sub(o, RP_MODE_RECV, argc - 1, argv + 1);
 	if (!strcmp(cmd, "keygen"))
 		return parse_keygen(o, argc, argv);
+	if (!strcmp(cmd, "devices"))
+		return parse_devices(o, argc - 1, argv + 1);
 	if (!strcmp(cmd, "help") || !strcmp(cmd, "--help") ||
 	    !strcmp(cmd, "-h"))
 		return parse_help(o, argc, argv);
@@ -587,7 +647,8 @@ static const char help_overview[] =
 	"Usage: rdmapush recv [OPTION]...\n"
 	"       rdmapush send [OPTION]... SOURCE... HOST\n"
 	"       rdmapush keygen FILE\n"
-	"       rdmapush help [send|recv|keygen]\n"
+	"       rdmapush devices [--for HOST] [--json] [-d DEV]\n"
+	"       rdmapush help [send|recv|keygen|devices]\n"
 	"       rdmapush --help | --version\n"
 	"\n"
 	"Push files and directories from one machine to another over RDMA,\n"
@@ -600,6 +661,8 @@ static const char help_overview[] =
 	"  send           push files, directories (-r) or standard input\n"
 	"                 to the receiver on HOST, in one session\n"
 	"  keygen FILE    write a new random key for --psk into FILE\n"
+	"  devices        show the RDMA devices, ports and GIDs, and with\n"
+	"                 --for HOST the GID rdmapush would use for HOST\n"
 	"  help [CMD]     show this help, or that of send, recv or keygen\n"
 	"\n"
 	"Options:\n"
@@ -689,6 +752,29 @@ static const char help_keygen[] =
 	"only (mode 0600), for use with --psk FILE on both sides. An\n"
 	"existing FILE is never replaced.\n";
 
+static const char help_devices[] =
+	"Usage: rdmapush devices [--for HOST] [OPTION]...\n"
+	"\n"
+	"Show each RDMA device (node GUID, firmware, the main limits of\n"
+	"ibv_query_device), each port (state, link layer, MTU, speed, LID)\n"
+	"and each port's GID table: index, type (IB, RoCE v1, RoCE v2),\n"
+	"address and network interface.\n"
+	"\n"
+	"Options:\n"
+	"      --for HOST       mark the GID a transfer to or from HOST would\n"
+	"                       use, chosen as send and recv choose it, and\n"
+	"                       say why (no packet is sent to HOST)\n"
+	"  -d, --device DEV     only this device\n"
+	"  -i, --ib-port N      with --for: only this port, as for send\n"
+	"  -g, --gid-index N    with --for: this GID index, as for send\n"
+	"  -J, --json           one JSON object on stdout\n"
+	"  -t, --trace          with --for: show each step of the choice\n"
+	"  -h, --help           show this help and exit\n"
+	"\n"
+	"Exit status: 0 listed (and with --for, a GID found); 2 usage;\n"
+	"4 no RDMA device, no device DEV, HOST does not resolve or has no\n"
+	"route, or no GID fits HOST.\n";
+
 static const char help_common[] =
 	"  -d, --device DEV     RDMA device, e.g. mlx5_0 or rxe0 (default:\n"
 	"                       the one with the control connection's\n"
@@ -757,6 +843,9 @@ void rp_opts_usage(FILE *f, enum rp_mode mode)
 	case RP_MODE_KEYGEN:
 		fputs(help_keygen, f);
 		break;
+	case RP_MODE_DEVICES:
+		fputs(help_devices, f);
+		return;
 	default:
 		fputs(help_overview, f);
 		break;

@@ -21,7 +21,7 @@ trap 'rm -rf "$tmp"' EXIT
 fail=0
 
 options() {
-	{ "$bin" send --help; "$bin" recv --help; } |
+	{ "$bin" send --help; "$bin" recv --help; "$bin" devices --help; } |
 		grep -oE -- '--[a-z][a-z-]+' | sort -u
 }
 
