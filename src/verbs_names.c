@@ -39,6 +39,7 @@ static const char *on_qp(const struct rp_verbs *v, uint32_t qp, char *buf,
 
 static const char *const post_kind_names[POST_KIND_MAX] = {
 	[POST_WRITE_IMM] = "WRITE_WITH_IMM",
+	[POST_WRITE] = "RDMA_WRITE",
 	[POST_SEND_IMM] = "SEND_WITH_IMM",
 	[POST_SEND_DATA] = "SEND_WITH_IMM(data)",
 	[POST_READ] = "RDMA_READ",
@@ -616,6 +617,16 @@ void rp_verbs_trace_post_send(const struct rp_verbs *v, uint32_t qp,
 			 id, on, off, sge->length, sge->lkey,
 			 (uint64_t)wr->wr.rdma.remote_addr, wr->wr.rdma.rkey,
 			 imm);
+		break;
+	case POST_WRITE:
+		RP_TRACE("verbs", "post RDMA_WRITE wr_id=%" PRIu64 "%s: "
+			 "ring[%zu..+%u) lkey=0x%x -> raddr=0x%" PRIx64
+			 " rkey=0x%x, %s; no immediate: the peer's receives "
+			 "are untouched and its CPU sees only its memory "
+			 "change", id, on, off, sge->length, sge->lkey,
+			 (uint64_t)wr->wr.rdma.remote_addr, wr->wr.rdma.rkey,
+			 wr->send_flags & IBV_SEND_SIGNALED ? "signaled" :
+			 "unsignaled");
 		break;
 	case POST_SEND_IMM:
 		RP_TRACE("verbs", "post SEND_WITH_IMM wr_id=%" PRIu64 "%s: "
