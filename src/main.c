@@ -14,6 +14,7 @@
 #include "rdmapush/auth.h"
 #include "rdmapush/err.h"
 #include "rdmapush/opts.h"
+#include "rdmapush/ping.h"
 #include "rdmapush/preflight.h"
 #include "rdmapush/report.h"
 #include "rdmapush/server.h"
@@ -115,6 +116,37 @@ static int run(const struct rp_opts *o)
 	return rp_session_exit_code(rc);
 }
 
+/* rdmapush ping: the server, or the client and its report. */
+static int ping(const struct rp_opts *o)
+{
+	struct rp_ping_result res;
+	int rc;
+
+	rp_trace_init(o->trace ? RP_V_TRACE :
+		      o->quiet ? RP_V_QUIET : RP_V_NORMAL, "ping");
+	rp_session_signals();
+	if (o->ping_server) {
+		rc = rp_ping_server(o);
+	} else {
+		rc = rp_ping_client(o, &res);
+		if (!rc)
+			rc = rp_ping_report(stdout, &res, o->json);
+	}
+	if (rc && !(o->json && !o->ping_server)) {
+		fprintf(stderr, "rdmapush ping: %s failed: %s\n",
+			o->ping_server ? "server" : "ping",
+			rp_session_exit_code(rc) >= RP_EXIT_SIGNAL_BASE ?
+			"stopped by a signal" : rp_strerror(rc));
+	} else if (rc) {
+		char buf[64];
+
+		(void)!rp_report_json_failure(stdout, "ping", rc,
+					      cause_of(rc, buf, sizeof(buf)),
+					      rp_session_exit_code(rc));
+	}
+	return rp_session_exit_code(rc);
+}
+
 static int keygen(const struct rp_opts *o)
 {
 	int rc;
@@ -146,6 +178,8 @@ int main(int argc, char **argv)
 		return run(&o);
 	case RP_MODE_KEYGEN:
 		return keygen(&o);
+	case RP_MODE_PING:
+		return ping(&o);
 	default:
 		rp_opts_usage(stderr, RP_MODE_NONE);
 		return RP_EXIT_USAGE;

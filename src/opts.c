@@ -15,6 +15,7 @@
 
 #include "rdmapush/err.h"
 #include "rdmapush/opts.h"
+#include "rdmapush/ping.h"
 #include "rdmapush/trace.h"
 
 /* Long-only options: values outside the range of any short option. */
@@ -29,6 +30,7 @@ enum {
 	OPT_OP,
 	OPT_DIRECT,
 	OPT_QPS,
+	OPT_PING_SERVER,
 };
 
 static const char recv_short[] = ":p:b:o:1fm:d:i:g:tJqT:h";
@@ -497,6 +499,126 @@ static int parse_sub(struct rp_opts *o, enum rp_mode mode, int argc,
 	return check_combination(o, sub);
 }
 
+/* --- ping: its own options, on top of set_option()'s common ones --- */
+
+static const char ping_short[] = ":p:b:1n:s:d:i:g:tJqT:h";
+static const struct option ping_long[] = {
+	{ "server",	no_argument,	   NULL, OPT_PING_SERVER },
+	{ "port",	required_argument, NULL, 'p' },
+	{ "bind",	required_argument, NULL, 'b' },
+	{ "once",	no_argument,	   NULL, '1' },
+	{ "iterations",	required_argument, NULL, 'n' },
+	{ "size",	required_argument, NULL, 's' },
+	{ "op",		required_argument, NULL, OPT_OP },
+	{ "device",	required_argument, NULL, 'd' },
+	{ "ib-port",	required_argument, NULL, 'i' },
+	{ "gid-index",	required_argument, NULL, 'g' },
+	{ "trace",	no_argument,	   NULL, 't' },
+	{ "json",	no_argument,	   NULL, 'J' },
+	{ "quiet",	no_argument,	   NULL, 'q' },
+	{ "timeout",	required_argument, NULL, 'T' },
+	{ "help",	no_argument,	   NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static int set_ping_option(struct rp_opts *o, int c, const char *arg)
+{
+	unsigned long long v;
+	uint64_t size;
+
+	switch (c) {
+	case OPT_PING_SERVER:
+		o->ping_server = true;
+		return 0;
+	case 'n':
+		if (parse_range(arg, 1, RP_PING_MAX_ITERS, &v))
+			return bad_value("ping", "round trips", arg,
+					 "1..1000000");
+		o->ping_iters = (uint32_t)v;
+		return 0;
+	case 's':
+		if (rp_opts_parse_size(arg, &size) || size < 1 ||
+		    size > RP_PING_MAX_SIZE)
+			return bad_value("ping", "message size", arg,
+					 "1..1M bytes, e.g. 64 or 4K");
+		o->ping_size = (uint32_t)size;
+		return 0;
+	case OPT_OP:
+		if (strcmp(arg, "send") && strcmp(arg, "write"))
+			return bad_value("ping", "op", arg, "send or write");
+		o->ping_op = strcmp(arg, "send") ? RP_OP_WRITE : RP_OP_SEND;
+		return 0;
+	default:
+		return set_option(o, "ping", c, arg);
+	}
+}
+
+/* Client options mean nothing to the server and the other way round. */
+static int check_ping(struct rp_opts *o, int n, char **pos)
+{
+	if (o->quiet && o->trace)
+		return usage_error("ping",
+				   "--quiet and --trace exclude each other");
+	if (o->ping_server) {
+		if (n > 0)
+			return usage_error("ping", "unexpected argument '%s' "
+					   "(the server takes no HOST)",
+					   pos[0]);
+		return check_not_empty(o, "ping");
+	}
+	if (o->once || o->bind_addr)
+		return usage_error("ping", "%s is for the server (--server)",
+				   o->once ? "--once" : "-b");
+	if (n == 0)
+		return usage_error("ping", "missing HOST (or --server)");
+	if (n > 1)
+		return usage_error("ping", "unexpected argument '%s'", pos[1]);
+	if (!pos[0][0] || host_hint(pos[0]))
+		return usage_error("ping", "invalid HOST '%s'%s%s", pos[0],
+				   pos[0][0] ? ": " : "",
+				   pos[0][0] ? host_hint(pos[0]) : "");
+	o->host = pos[0];
+	return check_not_empty(o, "ping");
+}
+
+static int parse_ping(struct rp_opts *o, int argc, char **argv)
+{
+	char text[64];
+	int rc;
+	int c;
+
+	o->mode = RP_MODE_PING;
+	o->port = RP_PING_DEFAULT_PORT;
+	o->ping_iters = RP_PING_DEFAULT_ITERS;
+	o->ping_size = RP_PING_DEFAULT_SIZE;
+	o->ping_op = RP_OP_SEND;
+	optind = 0;
+	opterr = 0;
+	for (;;) {
+		c = getopt_long(argc, argv, ping_short, ping_long, NULL);
+		if (c == -1)
+			break;
+		if (c == 'h') {
+			o->mode = RP_MODE_HELP;
+			o->help_for = RP_MODE_PING;
+			return 0;
+		}
+		if (c == ':' || c == '?') {
+			bool known = opt_text(text, sizeof(text), argv,
+					      ping_long);
+
+			return usage_error("ping", c == ':' ?
+					   "option '%s' needs a value" : known ?
+					   "option '%s' takes no value" :
+					   "unknown option '%s'", text);
+		}
+		rc = set_ping_option(o, c, optarg);
+		if (rc)
+			return rc;
+	}
+	return check_ping(o, argc - optind, argv + optind);
+}
+
 /* "help", "help send", "--help recv": which text to show. */
 static int parse_help(struct rp_opts *o, int argc, char **argv)
 {
@@ -512,9 +634,11 @@ static int parse_help(struct rp_opts *o, int argc, char **argv)
 		o->help_for = RP_MODE_RECV;
 	else if (!strcmp(argv[2], "keygen"))
 		o->help_for = RP_MODE_KEYGEN;
+	else if (!strcmp(argv[2], "ping"))
+		o->help_for = RP_MODE_PING;
 	else
-		return usage_error(NULL, "no help for '%s': try send, recv or "
-				   "keygen", argv[2]);
+		return usage_error(NULL, "no help for '%s': try send, recv, "
+				   "keygen or ping", argv[2]);
 	return 0;
 }
 
@@ -545,8 +669,8 @@ int rp_opts_parse(struct rp_opts *o, int argc, char **argv)
 
 	set_defaults(o);
 	if (argc < 2 || !argv[1])
-		return usage_error(NULL, "missing command: send, recv, keygen "
-				   "or help");
+		return usage_error(NULL, "missing command: send, recv, keygen, "
+				   "ping or help");
 	cmd = argv[1];
 	if (!strcmp(cmd, "send"))
 		return parse_sub(o, RP_MODE_SEND, argc - 1, argv + 1);
@@ -554,6 +678,8 @@ int rp_opts_parse(struct rp_opts *o, int argc, char **argv)
 		return parse_sub(o, RP_MODE_RECV, argc - 1, argv + 1);
 	if (!strcmp(cmd, "keygen"))
 		return parse_keygen(o, argc, argv);
+	if (!strcmp(cmd, "ping"))
+		return parse_ping(o, argc - 1, argv + 1);
 	if (!strcmp(cmd, "help") || !strcmp(cmd, "--help") ||
 	    !strcmp(cmd, "-h"))
 		return parse_help(o, argc, argv);
@@ -567,8 +693,8 @@ int rp_opts_parse(struct rp_opts *o, int argc, char **argv)
 	if (cmd[0] == '-')
 		return usage_error(NULL, "unknown option '%s' %s", cmd,
 				   "(options follow send or recv)");
-	return usage_error(NULL, "unknown command '%s': use send, recv or "
-			   "keygen", cmd);
+	return usage_error(NULL, "unknown command '%s': use send, recv, "
+			   "keygen or ping", cmd);
 }
 
 /* --- help text ----------------------------------------------------------- */
@@ -578,7 +704,8 @@ static const char help_overview[] =
 	"Usage: rdmapush recv [OPTION]...\n"
 	"       rdmapush send [OPTION]... SOURCE... HOST\n"
 	"       rdmapush keygen FILE\n"
-	"       rdmapush help [send|recv|keygen]\n"
+	"       rdmapush ping --server | rdmapush ping [OPTION]... HOST\n"
+	"       rdmapush help [send|recv|keygen|ping]\n"
 	"       rdmapush --help | --version\n"
 	"\n"
 	"Push files and directories from one machine to another over RDMA,\n"
@@ -591,7 +718,9 @@ static const char help_overview[] =
 	"  send           push files, directories (-r) or standard input\n"
 	"                 to the receiver on HOST, in one session\n"
 	"  keygen FILE    write a new random key for --psk into FILE\n"
-	"  help [CMD]     show this help, or that of send, recv or keygen\n"
+	"  ping           measure RDMA round-trip latency (--server: answer)\n"
+	"  help [CMD]     show this help, or that of send, recv, keygen or\n"
+	"                 ping\n"
 	"\n"
 	"Options:\n"
 	"  -h, --help     show this help and exit\n"
@@ -680,6 +809,53 @@ static const char help_keygen[] =
 	"only (mode 0600), for use with --psk FILE on both sides. An\n"
 	"existing FILE is never replaced.\n";
 
+static const char help_ping[] =
+	"Usage: rdmapush ping --server [-p PORT] [-b ADDR] [--once]\n"
+	"       rdmapush ping [-n N] [-s SIZE] [--op send|write] HOST\n"
+	"\n"
+	"Measure the round-trip latency between two hosts over one RC queue\n"
+	"pair, set up by the same handshake as a push. --op send (default):\n"
+	"the client Sends SIZE bytes into a receive posted ahead, the server\n"
+	"Sends them back. --op write: each side RDMA-Writes SIZE bytes into\n"
+	"the other's buffer and spins on the last byte, as ib_write_lat\n"
+	"does. Both sides busy-poll. The client prints the min, median, p99\n"
+	"and max round trip, and half of each as the one-way estimate that\n"
+	"perftest's ib_*_lat print. The server answers one client at a\n"
+	"time until SIGINT or SIGTERM; a file receiver refuses a ping, and\n"
+	"a ping server a push.\n"
+	"\n"
+	"Options:\n"
+	"      --server         answer pings instead of sending them\n"
+	"  -p, --port PORT      TCP port (default 18501: the receiver's\n"
+	"                       18500 + 1, so both can run on one host)\n"
+	"  -b, --bind ADDR      server: address to listen on (default: all)\n"
+	"  -1, --once           server: exit after one client, with its\n"
+	"                       result\n"
+	"  -n, --iterations N   round trips, 1..1000000 (default 1000)\n"
+	"  -s, --size SIZE      bytes each way, 1..1M (default 2, as\n"
+	"                       perftest)\n"
+	"      --op OP          send (default) or write\n"
+	"  -d, --device DEV     RDMA device (default: the one with the\n"
+	"                       control connection's address)\n"
+	"  -i, --ib-port N      device port, 1..255\n"
+	"  -g, --gid-index N    GID index, 0..255\n"
+	"  -T, --timeout SEC    give up after SEC seconds without a round\n"
+	"                       trip, 1..86400 (default 30)\n"
+	"  -t, --trace          explain the handshake and verbs steps\n"
+	"  -J, --json           one JSON object: op, size, iterations,\n"
+	"                       rtt_us and one_way_us {min,median,p99,max}\n"
+	"  -q, --quiet          print errors only\n"
+	"\n"
+	"Exit status:\n"
+	"  0  every round trip answered (server: stopped by a signal, or\n"
+	"     with --once the one client served)\n"
+	"  2  usage error\n"
+	"  3  refused: HOST is a file receiver (rdmapush recv), not a ping\n"
+	"     server, or the peer broke the protocol\n"
+	"  4  peer, network or RDMA failure, or timeout\n"
+	"  7  the server cannot listen on its port\n"
+	"  130, 143  stopped by SIGINT or SIGTERM\n";
+
 static const char help_common[] =
 	"  -d, --device DEV     RDMA device, e.g. mlx5_0 or rxe0 (default:\n"
 	"                       the one with the control connection's\n"
@@ -744,6 +920,9 @@ void rp_opts_usage(FILE *f, enum rp_mode mode)
 	case RP_MODE_KEYGEN:
 		fputs(help_keygen, f);
 		break;
+	case RP_MODE_PING:
+		fputs(help_ping, f);
+		return;
 	default:
 		fputs(help_overview, f);
 		break;

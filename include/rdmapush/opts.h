@@ -24,11 +24,13 @@ enum rp_mode {
 	RP_MODE_HELP,		/* --help, possibly for one subcommand */
 	RP_MODE_VERSION,
 	RP_MODE_KEYGEN,		/* write a new key file (o->file) */
+	RP_MODE_PING,		/* latency ping-pong, client or --server */
 };
 
 struct rp_opts {
 	enum rp_mode mode;
-	enum rp_mode help_for;	/* with RP_MODE_HELP: NONE, SEND, RECV, KEYGEN */
+	enum rp_mode help_for;	/* with RP_MODE_HELP: NONE, SEND, RECV, KEYGEN,
+				 * PING */
 	/* both sides */
 	uint16_t port;
 	const char *dev;	/* -d, NULL = automatic */
@@ -64,6 +66,12 @@ struct rp_opts {
 	bool shape_set;		/* -c or -w given: no automatic shape */
 	uint8_t op;		/* --op: enum rp_data_op, default RP_OP_WRITE */
 	uint32_t qps;		/* --qps: RC QPs to stripe over, 0 = 1 */
+	/* ping (also: port, bind_addr, once, dev, ib_port, gid_index,
+	 * timeout, trace, json, quiet, host) */
+	bool ping_server;	/* --server */
+	uint32_t ping_iters;	/* -n: round trips */
+	uint32_t ping_size;	/* -s: bytes each way */
+	uint8_t ping_op;	/* --op send|write: enum rp_data_op */
 };
 
 /*
