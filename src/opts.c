@@ -15,8 +15,8 @@
 
 #include "rdmapush/err.h"
 #include "rdmapush/opts.h"
-#include "rdmapush/ping.h"
 #include "rdmapush/trace.h"
+#include "opts_int.h"
 
 /* Long-only options: values outside the range of any short option. */
 enum {
@@ -30,7 +30,6 @@ enum {
 	OPT_OP,
 	OPT_DIRECT,
 	OPT_QPS,
-	OPT_PING_SERVER,
 };
 
 static const char recv_short[] = ":p:b:o:1fm:d:i:g:tJqT:h";
@@ -84,7 +83,7 @@ static const struct option send_long[] = {
 };
 
 /* One line saying what is wrong, one saying where help is; RP_EUSAGE. */
-static int RP_PRINTF(2, 3) usage_error(const char *sub, const char *fmt, ...)
+int RP_PRINTF(2, 3) usage_error(const char *sub, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -117,8 +116,8 @@ static int parse_decimal(const char *s, unsigned long long *out, char **end)
 	return 0;
 }
 
-static int parse_range(const char *s, unsigned long long min,
-		       unsigned long long max, unsigned long long *out)
+int parse_range(const char *s, unsigned long long min,
+		unsigned long long max, unsigned long long *out)
 {
 	unsigned long long v;
 	char *end;
@@ -211,8 +210,8 @@ static bool long_is(const struct option *longopts, int val, const char *name,
  * unknown or ambiguous long option) and a long option's text in
  * argv[optind - 1].
  */
-static bool opt_text(char *buf, size_t len, char **argv,
-		     const struct option *longopts)
+bool opt_text(char *buf, size_t len, char **argv,
+	      const struct option *longopts)
 {
 	const char *arg = argv[optind - 1];
 
@@ -228,8 +227,8 @@ static bool opt_text(char *buf, size_t len, char **argv,
 	return false;
 }
 
-static int bad_value(const char *sub, const char *what, const char *arg,
-		     const char *range)
+int bad_value(const char *sub, const char *what, const char *arg,
+	      const char *range)
 {
 	return usage_error(sub, "invalid %s '%s' (%s)", what, arg, range);
 }
@@ -249,8 +248,8 @@ static int parse_op(struct rp_opts *o, const char *sub, const char *arg)
 /* The value of the option being parsed; arg is the text after it. */
 /* One flat case per option, in --help's order: longer than our usual
  * function, but a table of setters would hide the ranges it checks. */
-static int set_option(struct rp_opts *o, const char *sub, int c,
-		      const char *arg)
+int set_option(struct rp_opts *o, const char *sub, int c,
+	       const char *arg)
 {
 	unsigned long long v;
 	uint64_t size;
@@ -373,7 +372,7 @@ static int set_option(struct rp_opts *o, const char *sub, int c,
 }
 
 /* Options whose value names something: an empty one is a typo. */
-static int check_not_empty(const struct rp_opts *o, const char *sub)
+int check_not_empty(const struct rp_opts *o, const char *sub)
 {
 	if (o->dir && !o->dir[0])
 		return usage_error(sub, "empty directory for -o");
@@ -407,7 +406,7 @@ static int check_combination(const struct rp_opts *o, const char *sub)
  * scp's host:path. NULL when h looks like a name or an address (an IPv6
  * address has two colons or more).
  */
-static const char *host_hint(const char *h)
+const char *host_hint(const char *h)
 {
 	const char *colon = strchr(h, ':');
 
@@ -499,126 +498,6 @@ static int parse_sub(struct rp_opts *o, enum rp_mode mode, int argc,
 	return check_combination(o, sub);
 }
 
-/* --- ping: its own options, on top of set_option()'s common ones --- */
-
-static const char ping_short[] = ":p:b:1n:s:d:i:g:tJqT:h";
-static const struct option ping_long[] = {
-	{ "server",	no_argument,	   NULL, OPT_PING_SERVER },
-	{ "port",	required_argument, NULL, 'p' },
-	{ "bind",	required_argument, NULL, 'b' },
-	{ "once",	no_argument,	   NULL, '1' },
-	{ "iterations",	required_argument, NULL, 'n' },
-	{ "size",	required_argument, NULL, 's' },
-	{ "op",		required_argument, NULL, OPT_OP },
-	{ "device",	required_argument, NULL, 'd' },
-	{ "ib-port",	required_argument, NULL, 'i' },
-	{ "gid-index",	required_argument, NULL, 'g' },
-	{ "trace",	no_argument,	   NULL, 't' },
-	{ "json",	no_argument,	   NULL, 'J' },
-	{ "quiet",	no_argument,	   NULL, 'q' },
-	{ "timeout",	required_argument, NULL, 'T' },
-	{ "help",	no_argument,	   NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
-};
-
-static int set_ping_option(struct rp_opts *o, int c, const char *arg)
-{
-	unsigned long long v;
-	uint64_t size;
-
-	switch (c) {
-	case OPT_PING_SERVER:
-		o->ping_server = true;
-		return 0;
-	case 'n':
-		if (parse_range(arg, 1, RP_PING_MAX_ITERS, &v))
-			return bad_value("ping", "round trips", arg,
-					 "1..1000000");
-		o->ping_iters = (uint32_t)v;
-		return 0;
-	case 's':
-		if (rp_opts_parse_size(arg, &size) || size < 1 ||
-		    size > RP_PING_MAX_SIZE)
-			return bad_value("ping", "message size", arg,
-					 "1..1M bytes, e.g. 64 or 4K");
-		o->ping_size = (uint32_t)size;
-		return 0;
-	case OPT_OP:
-		if (strcmp(arg, "send") && strcmp(arg, "write"))
-			return bad_value("ping", "op", arg, "send or write");
-		o->ping_op = strcmp(arg, "send") ? RP_OP_WRITE : RP_OP_SEND;
-		return 0;
-	default:
-		return set_option(o, "ping", c, arg);
-	}
-}
-
-/* Client options mean nothing to the server and the other way round. */
-static int check_ping(struct rp_opts *o, int n, char **pos)
-{
-	if (o->quiet && o->trace)
-		return usage_error("ping",
-				   "--quiet and --trace exclude each other");
-	if (o->ping_server) {
-		if (n > 0)
-			return usage_error("ping", "unexpected argument '%s' "
-					   "(the server takes no HOST)",
-					   pos[0]);
-		return check_not_empty(o, "ping");
-	}
-	if (o->once || o->bind_addr)
-		return usage_error("ping", "%s is for the server (--server)",
-				   o->once ? "--once" : "-b");
-	if (n == 0)
-		return usage_error("ping", "missing HOST (or --server)");
-	if (n > 1)
-		return usage_error("ping", "unexpected argument '%s'", pos[1]);
-	if (!pos[0][0] || host_hint(pos[0]))
-		return usage_error("ping", "invalid HOST '%s'%s%s", pos[0],
-				   pos[0][0] ? ": " : "",
-				   pos[0][0] ? host_hint(pos[0]) : "");
-	o->host = pos[0];
-	return check_not_empty(o, "ping");
-}
-
-static int parse_ping(struct rp_opts *o, int argc, char **argv)
-{
-	char text[64];
-	int rc;
-	int c;
-
-	o->mode = RP_MODE_PING;
-	o->port = RP_PING_DEFAULT_PORT;
-	o->ping_iters = RP_PING_DEFAULT_ITERS;
-	o->ping_size = RP_PING_DEFAULT_SIZE;
-	o->ping_op = RP_OP_SEND;
-	optind = 0;
-	opterr = 0;
-	for (;;) {
-		c = getopt_long(argc, argv, ping_short, ping_long, NULL);
-		if (c == -1)
-			break;
-		if (c == 'h') {
-			o->mode = RP_MODE_HELP;
-			o->help_for = RP_MODE_PING;
-			return 0;
-		}
-		if (c == ':' || c == '?') {
-			bool known = opt_text(text, sizeof(text), argv,
-					      ping_long);
-
-			return usage_error("ping", c == ':' ?
-					   "option '%s' needs a value" : known ?
-					   "option '%s' takes no value" :
-					   "unknown option '%s'", text);
-		}
-		rc = set_ping_option(o, c, optarg);
-		if (rc)
-			return rc;
-	}
-	return check_ping(o, argc - optind, argv + optind);
-}
-
 /* "help", "help send", "--help recv": which text to show. */
 static int parse_help(struct rp_opts *o, int argc, char **argv)
 {
@@ -679,7 +558,7 @@ int rp_opts_parse(struct rp_opts *o, int argc, char **argv)
 	if (!strcmp(cmd, "keygen"))
 		return parse_keygen(o, argc, argv);
 	if (!strcmp(cmd, "ping"))
-		return parse_ping(o, argc - 1, argv + 1);
+		return rp_opts_parse_ping(o, argc - 1, argv + 1);
 	if (!strcmp(cmd, "help") || !strcmp(cmd, "--help") ||
 	    !strcmp(cmd, "-h"))
 		return parse_help(o, argc, argv);
@@ -809,53 +688,6 @@ static const char help_keygen[] =
 	"only (mode 0600), for use with --psk FILE on both sides. An\n"
 	"existing FILE is never replaced.\n";
 
-static const char help_ping[] =
-	"Usage: rdmapush ping --server [-p PORT] [-b ADDR] [--once]\n"
-	"       rdmapush ping [-n N] [-s SIZE] [--op send|write] HOST\n"
-	"\n"
-	"Measure the round-trip latency between two hosts over one RC queue\n"
-	"pair, set up by the same handshake as a push. --op send (default):\n"
-	"the client Sends SIZE bytes into a receive posted ahead, the server\n"
-	"Sends them back. --op write: each side RDMA-Writes SIZE bytes into\n"
-	"the other's buffer and spins on the last byte, as ib_write_lat\n"
-	"does. Both sides busy-poll. The client prints the min, median, p99\n"
-	"and max round trip, and half of each as the one-way estimate that\n"
-	"perftest's ib_*_lat print. The server answers one client at a\n"
-	"time until SIGINT or SIGTERM; a file receiver refuses a ping, and\n"
-	"a ping server a push.\n"
-	"\n"
-	"Options:\n"
-	"      --server         answer pings instead of sending them\n"
-	"  -p, --port PORT      TCP port (default 18501: the receiver's\n"
-	"                       18500 + 1, so both can run on one host)\n"
-	"  -b, --bind ADDR      server: address to listen on (default: all)\n"
-	"  -1, --once           server: exit after one client, with its\n"
-	"                       result\n"
-	"  -n, --iterations N   round trips, 1..1000000 (default 1000)\n"
-	"  -s, --size SIZE      bytes each way, 1..1M (default 2, as\n"
-	"                       perftest)\n"
-	"      --op OP          send (default) or write\n"
-	"  -d, --device DEV     RDMA device (default: the one with the\n"
-	"                       control connection's address)\n"
-	"  -i, --ib-port N      device port, 1..255\n"
-	"  -g, --gid-index N    GID index, 0..255\n"
-	"  -T, --timeout SEC    give up after SEC seconds without a round\n"
-	"                       trip, 1..86400 (default 30)\n"
-	"  -t, --trace          explain the handshake and verbs steps\n"
-	"  -J, --json           one JSON object: op, size, iterations,\n"
-	"                       rtt_us and one_way_us {min,median,p99,max}\n"
-	"  -q, --quiet          print errors only\n"
-	"\n"
-	"Exit status:\n"
-	"  0  every round trip answered (server: stopped by a signal, or\n"
-	"     with --once the one client served)\n"
-	"  2  usage error\n"
-	"  3  refused: HOST is a file receiver (rdmapush recv), not a ping\n"
-	"     server, or the peer broke the protocol\n"
-	"  4  peer, network or RDMA failure, or timeout\n"
-	"  7  the server cannot listen on its port\n"
-	"  130, 143  stopped by SIGINT or SIGTERM\n";
-
 static const char help_common[] =
 	"  -d, --device DEV     RDMA device, e.g. mlx5_0 or rxe0 (default:\n"
 	"                       the one with the control connection's\n"
@@ -921,7 +753,7 @@ void rp_opts_usage(FILE *f, enum rp_mode mode)
 		fputs(help_keygen, f);
 		break;
 	case RP_MODE_PING:
-		fputs(help_ping, f);
+		rp_opts_ping_usage(f);
 		return;
 	default:
 		fputs(help_overview, f);
