@@ -60,6 +60,7 @@ assert 0 < rt[0] <= rt[1] <= rt[2] <= rt[3], rt
 assert all(abs(o - r / 2) <= 0.01 for o, r in zip(ow, rt)), (ow, rt)
 ' "$op" "$size" 2>&1); then
 		ok "$label: 100 round trips, min <= median <= p99 <= max (us), one way = RTT/2; the server answered all and exited 0"
+		echo "# $label:$(echo "$out" | grep -o 'round trip (us):.*' | cut -d: -f2-)"
 	else
 		fail "$label" "report: $why"
 	fi
