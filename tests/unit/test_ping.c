@@ -92,6 +92,66 @@ static void test_stats_p99(void **state)
 	free(v);
 }
 
+/* ---- command line ---- */
+
+static int parse(struct rp_opts *o, int argc, const char **argv)
+{
+	int rc;
+
+	capture_start();
+	rc = rp_opts_parse(o, argc, (char **)argv);
+	capture_end();
+	return rc;
+}
+
+static void test_ping_opts(void **state)
+{
+	const char *dflt[] = { "rdmapush", "ping", "host-b" };
+	const char *srv[] = { "rdmapush", "ping", "--server", "-1", "-p",
+			      "9000", "-b", "10.0.0.1" };
+	const char *all[] = { "rdmapush", "ping", "-n", "1000000", "-s", "1M",
+			      "--op", "write", "-J", "-T", "3", "h" };
+	const char *bad[][5] = {
+		{ "rdmapush", "ping", "-n", "0", "h" },
+		{ "rdmapush", "ping", "-n", "1000001", "h" },
+		{ "rdmapush", "ping", "-s", "0", "h" },
+		{ "rdmapush", "ping", "-s", "1025K", "h" },
+		{ "rdmapush", "ping", "--op", "read", "h" },
+		{ "rdmapush", "ping", "--once", "h", NULL },
+		{ "rdmapush", "ping", "--server", "h", NULL },
+		{ "rdmapush", "ping", "h", "i", NULL },
+		{ "rdmapush", "ping", "-r", "h", NULL },
+	};
+	struct rp_opts o;
+
+	(void)state;
+	assert_int_equal(parse(&o, 3, dflt), 0);
+	assert_int_equal(o.mode, RP_MODE_PING);
+	assert_false(o.ping_server);
+	assert_int_equal(o.port, RP_PING_DEFAULT_PORT);
+	assert_int_equal(o.ping_iters, 1000);
+	assert_int_equal(o.ping_size, 2);
+	assert_int_equal(o.ping_op, RP_OP_SEND);
+	assert_string_equal(o.host, "host-b");
+
+	assert_int_equal(parse(&o, 8, srv), 0);
+	assert_true(o.ping_server && o.once);
+	assert_int_equal(o.port, 9000);
+	assert_string_equal(o.bind_addr, "10.0.0.1");
+
+	assert_int_equal(parse(&o, 12, all), 0);
+	assert_int_equal(o.ping_iters, 1000000);
+	assert_int_equal(o.ping_size, 1u << 20);
+	assert_int_equal(o.ping_op, RP_OP_WRITE);
+	assert_true(o.json);
+	assert_int_equal(o.timeout, 3);
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		assert_int_equal(parse(&o, bad[i][4] ? 5 : 4, bad[i]),
+				 RP_EUSAGE);
+	assert_int_equal(RP_PING_DEFAULT_PORT, 18501);
+}
+
 /* ---- whole pings ---- */
 
 static void opts(struct rp_opts *o, int argc, const char **argv)
@@ -324,6 +384,7 @@ int main(void)
 		cmocka_unit_test(test_stats_one),
 		cmocka_unit_test(test_stats_small),
 		cmocka_unit_test(test_stats_p99),
+		cmocka_unit_test(test_ping_opts),
 		cmocka_unit_test(test_ping_send),
 		cmocka_unit_test(test_ping_write),
 		cmocka_unit_test(test_server_dies),
