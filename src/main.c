@@ -128,21 +128,21 @@ static int ping(const struct rp_opts *o)
 	if (o->ping_server) {
 		rc = rp_ping_server(o);
 	} else {
+		/* The first error is the cause: said once, in the verdict. */
+		rp_trace_hold_first_error();
 		rc = rp_ping_client(o, &res);
 		if (!rc)
 			rc = rp_ping_report(stdout, &res, o->json);
 	}
-	if (rc && !(o->json && !o->ping_server)) {
-		fprintf(stderr, "rdmapush ping: %s failed: %s\n",
-			o->ping_server ? "server" : "ping",
-			rp_session_exit_code(rc) >= RP_EXIT_SIGNAL_BASE ?
-			"stopped by a signal" : rp_strerror(rc));
-	} else if (rc) {
+	if (rc) {
 		char buf[64];
+		const char *cause = cause_of(rc, buf, sizeof(buf));
 
-		(void)!rp_report_json_failure(stdout, "ping", rc,
-					      cause_of(rc, buf, sizeof(buf)),
-					      rp_session_exit_code(rc));
+		fprintf(stderr, "rdmapush ping: %s failed: %s\n",
+			o->ping_server ? "server" : "ping", cause);
+		if (o->json && !o->ping_server)
+			(void)!rp_report_json_failure(stdout, "ping", rc, cause,
+						      rp_session_exit_code(rc));
 	}
 	return rp_session_exit_code(rc);
 }

@@ -8,7 +8,9 @@
 # one_way_us; bad -n and -s are usage errors (exit 2) before connecting;
 # a ping to a file receiver is refused with a clear reason (exit 3), and
 # a push to a ping server too; a server killed mid-ping ends the client
-# with the transport exit status (4) in bounded time, never a hang.
+# with the transport exit status (4) in bounded time, never a hang, and
+# SIGINT stops a client's busy loop (130); --trace shows each side's QP
+# driven RESET -> INIT -> RTR -> RTS and the plain RDMA Writes.
 . "$(dirname "$0")/lib.sh"
 
 TMP=$(mktemp -d /tmp/e2e-ping.XXXXXX)
@@ -139,7 +141,58 @@ else
 	fail "push to a ping server" "the ping server did not listen"
 fi
 
-# 5. The server killed (SIGKILL) mid-ping: the client ends with exit 4
+# 5. --trace on both sides (--op write): each side drives its QP
+# RESET -> INIT -> RTR -> RTS once, registers its buffer with
+# REMOTE_WRITE, and posts plain RDMA Writes; HELLO (ping) and MR cross.
+if server_bg srv-trace "--once -t"; then
+	ping "-t --op write -n 20" "$RCV_IP" >"$TMP/cli" 2>&1
+	rc=$?
+	recv_wait srv-trace 60 >"$TMP/srv" 2>&1
+	src=$?
+	bad=""
+	for side in cli srv; do
+		for step in "RESET -> INIT:" "INIT -> RTR:" "RTR -> RTS:" \
+			"post RDMA_WRITE wr_id=0" "MR registered: .*REMOTE_WRITE"; do
+			n=$(grep -cE "$step" "$TMP/$side")
+			[ "$n" = 1 ] || bad="$bad $side '$step' ${n}x;"
+		done
+	done
+	grep -q -- "-> HELLO (ping) qpn=" "$TMP/cli" || bad="$bad no '-> HELLO (ping)';"
+	grep -q -- "<- HELLO (ping) qpn=" "$TMP/srv" || bad="$bad no '<- HELLO (ping)';"
+	if [ $rc = 0 ] && [ $src = 0 ] && [ -z "$bad" ]; then
+		ok "--trace --op write: each side RESET -> INIT -> RTR -> RTS once, its buffer REMOTE_WRITE, plain RDMA Writes; HELLO (ping) crosses"
+	else
+		fail "--trace --op write" "client $rc, server $src:$bad"
+	fi
+else
+	fail "--trace --op write" "the ping server did not listen"
+fi
+
+# 6. SIGINT to the client mid-ping: it stops its busy loop, exit 130,
+# and the server (--once) learns it and exits too.
+if server_bg srv-int --once; then
+	"$LAB" bg "$SND" cli-int -- "exec $RP ping -t -p $PORT -n 1000000 $RCV_IP"
+	if await_log "$SND" cli-int "post SEND_WITH_IMM" 30 >/dev/null; then
+		sleep 1
+		"$LAB" signal "$SND" cli-int INT >/dev/null 2>&1
+		"$LAB" wait "$SND" cli-int --timeout 30 >/dev/null 2>&1
+		rc=$?
+		recv_wait srv-int 30 >/dev/null 2>&1
+		src=$?
+		if [ $rc = 130 ] && [ $src != 0 ] && [ $src != 124 ]; then
+			ok "SIGINT mid-ping: the client exits 130, the server ($src) stops too"
+		else
+			fail "SIGINT mid-ping" "client exit $rc (want 130), server $src"
+		fi
+	else
+		fail "SIGINT mid-ping" "the client never started its round trips"
+		"$LAB" signal "$SND" cli-int KILL >/dev/null 2>&1
+	fi
+else
+	fail "SIGINT mid-ping" "the ping server did not listen"
+fi
+
+# 7. The server killed (SIGKILL) mid-ping: the client ends with exit 4
 # (transport) long before its --timeout of 60 s, and says why.
 if server_bg srv-kill; then
 	"$LAB" bg "$SND" cli-kill -- "exec $RP ping -t -p $PORT -n 1000000 -T 60 $RCV_IP"
