@@ -15,6 +15,7 @@
 #include "rdmapush/devices.h"
 #include "rdmapush/err.h"
 #include "rdmapush/opts.h"
+#include "rdmapush/ping.h"
 #include "rdmapush/preflight.h"
 #include "rdmapush/report.h"
 #include "rdmapush/server.h"
@@ -119,6 +120,41 @@ static int run(const struct rp_opts *o)
 	return rp_session_exit_code(rc);
 }
 
+/* rdmapush ping: the server, or the client and its report. */
+static int ping(const struct rp_opts *o)
+{
+	struct rp_ping_result res;
+	int rc;
+
+	rp_trace_init(o->trace ? RP_V_TRACE :
+		      o->quiet ? RP_V_QUIET : RP_V_NORMAL, "ping");
+	rp_session_signals();
+	rc = o->trace_json ? rp_trace_json_open(o->trace_json) : 0;
+	if (rc) {
+		/* Nothing began: the open's own error line is the cause. */
+	} else if (o->ping_server) {
+		rc = rp_ping_server(o);
+	} else {
+		/* The first error is the cause: said once, in the verdict. */
+		rp_trace_hold_first_error();
+		rc = rp_ping_client(o, &res);
+		if (!rc)
+			rc = rp_ping_report(stdout, &res, o->json);
+	}
+	if (rc) {
+		char buf[64];
+		const char *cause = cause_of(rc, buf, sizeof(buf));
+
+		fprintf(stderr, "rdmapush ping: %s failed: %s\n",
+			o->ping_server ? "server" : "ping", cause);
+		if (o->json && !o->ping_server)
+			(void)!rp_report_json_failure(stdout, "ping", rc, cause,
+						      rp_session_exit_code(rc));
+	}
+	rp_trace_json_close();
+	return rp_session_exit_code(rc);
+}
+
 static int keygen(const struct rp_opts *o)
 {
 	int rc;
@@ -152,6 +188,8 @@ int main(int argc, char **argv)
 		return keygen(&o);
 	case RP_MODE_DEVICES:
 		return rp_devices_run(&o);
+	case RP_MODE_PING:
+		return ping(&o);
 	default:
 		rp_opts_usage(stderr, RP_MODE_NONE);
 		return RP_EXIT_USAGE;

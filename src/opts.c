@@ -16,22 +16,7 @@
 #include "rdmapush/err.h"
 #include "rdmapush/opts.h"
 #include "rdmapush/trace.h"
-
-/* Long-only options: values outside the range of any short option. */
-enum {
-	OPT_AS = 256,
-	OPT_PSK,
-	OPT_MAX_SIZE,
-	OPT_NO_DEVICE_CHECK,
-	OPT_PER_ADDR,
-	OPT_KEEP_SETID,
-	OPT_THREADS,
-	OPT_OP,
-	OPT_DIRECT,
-	OPT_QPS,
-	OPT_TRACE_JSON,
-	OPT_FOR,
-};
+#include "opts_int.h"
 
 static const char recv_short[] = ":p:b:o:1fm:d:i:g:tJqT:h";
 static const struct option recv_long[] = {
@@ -86,7 +71,7 @@ static const struct option send_long[] = {
 };
 
 /* One line saying what is wrong, one saying where help is; RP_EUSAGE. */
-static int RP_PRINTF(2, 3) usage_error(const char *sub, const char *fmt, ...)
+int RP_PRINTF(2, 3) usage_error(const char *sub, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -119,8 +104,8 @@ static int parse_decimal(const char *s, unsigned long long *out, char **end)
 	return 0;
 }
 
-static int parse_range(const char *s, unsigned long long min,
-		       unsigned long long max, unsigned long long *out)
+int parse_range(const char *s, unsigned long long min,
+		unsigned long long max, unsigned long long *out)
 {
 	unsigned long long v;
 	char *end;
@@ -213,8 +198,8 @@ static bool long_is(const struct option *longopts, int val, const char *name,
  * unknown or ambiguous long option) and a long option's text in
  * argv[optind - 1].
  */
-static bool opt_text(char *buf, size_t len, char **argv,
-		     const struct option *longopts)
+bool opt_text(char *buf, size_t len, char **argv,
+	      const struct option *longopts)
 {
 	const char *arg = argv[optind - 1];
 
@@ -230,8 +215,8 @@ static bool opt_text(char *buf, size_t len, char **argv,
 	return false;
 }
 
-static int bad_value(const char *sub, const char *what, const char *arg,
-		     const char *range)
+int bad_value(const char *sub, const char *what, const char *arg,
+	      const char *range)
 {
 	return usage_error(sub, "invalid %s '%s' (%s)", what, arg, range);
 }
@@ -251,8 +236,8 @@ static int parse_op(struct rp_opts *o, const char *sub, const char *arg)
 /* The value of the option being parsed; arg is the text after it. */
 /* One flat case per option, in --help's order: longer than our usual
  * function, but a table of setters would hide the ranges it checks. */
-static int set_option(struct rp_opts *o, const char *sub, int c,
-		      const char *arg)
+int set_option(struct rp_opts *o, const char *sub, int c,
+	       const char *arg)
 {
 	unsigned long long v;
 	uint64_t size;
@@ -381,7 +366,7 @@ static int set_option(struct rp_opts *o, const char *sub, int c,
 }
 
 /* Options whose value names something: an empty one is a typo. */
-static int check_not_empty(const struct rp_opts *o, const char *sub)
+int check_not_empty(const struct rp_opts *o, const char *sub)
 {
 	if (o->dir && !o->dir[0])
 		return usage_error(sub, "empty directory for -o");
@@ -415,7 +400,7 @@ static int check_combination(const struct rp_opts *o, const char *sub)
  * scp's host:path. NULL when h looks like a name or an address (an IPv6
  * address has two colons or more).
  */
-static const char *host_hint(const char *h)
+const char *host_hint(const char *h)
 {
 	const char *colon = strchr(h, ':');
 
@@ -524,9 +509,11 @@ static int parse_help(struct rp_opts *o, int argc, char **argv)
 		o->help_for = RP_MODE_KEYGEN;
 	else if (!strcmp(argv[2], "devices"))
 		o->help_for = RP_MODE_DEVICES;
+	else if (!strcmp(argv[2], "ping"))
+		o->help_for = RP_MODE_PING;
 	else
 		return usage_error(NULL, "no help for '%s': try send, recv, "
-				   "keygen or devices", argv[2]);
+				   "keygen, devices or ping", argv[2]);
 	return 0;
 }
 
@@ -612,8 +599,8 @@ int rp_opts_parse(struct rp_opts *o, int argc, char **argv)
 
 	set_defaults(o);
 	if (argc < 2 || !argv[1])
-		return usage_error(NULL, "missing command: send, recv, keygen "
-				   "or help");
+		return usage_error(NULL, "missing command: send, recv, keygen, "
+				   "ping or help");
 	cmd = argv[1];
 	if (!strcmp(cmd, "send"))
 		return parse_sub(o, RP_MODE_SEND, argc - 1, argv + 1);
@@ -623,6 +610,8 @@ int rp_opts_parse(struct rp_opts *o, int argc, char **argv)
 		return parse_keygen(o, argc, argv);
 	if (!strcmp(cmd, "devices"))
 		return parse_devices(o, argc - 1, argv + 1);
+	if (!strcmp(cmd, "ping"))
+		return rp_opts_parse_ping(o, argc - 1, argv + 1);
 	if (!strcmp(cmd, "help") || !strcmp(cmd, "--help") ||
 	    !strcmp(cmd, "-h"))
 		return parse_help(o, argc, argv);
@@ -636,8 +625,8 @@ int rp_opts_parse(struct rp_opts *o, int argc, char **argv)
 	if (cmd[0] == '-')
 		return usage_error(NULL, "unknown option '%s' %s", cmd,
 				   "(options follow send or recv)");
-	return usage_error(NULL, "unknown command '%s': use send, recv or "
-			   "keygen", cmd);
+	return usage_error(NULL, "unknown command '%s': use send, recv, "
+			   "keygen or ping", cmd);
 }
 
 /* --- help text ----------------------------------------------------------- */
@@ -648,7 +637,8 @@ static const char help_overview[] =
 	"       rdmapush send [OPTION]... SOURCE... HOST\n"
 	"       rdmapush keygen FILE\n"
 	"       rdmapush devices [--for HOST] [--json] [-d DEV]\n"
-	"       rdmapush help [send|recv|keygen|devices]\n"
+	"       rdmapush ping --server | rdmapush ping [OPTION]... HOST\n"
+	"       rdmapush help [send|recv|keygen|devices|ping]\n"
 	"       rdmapush --help | --version\n"
 	"\n"
 	"Push files and directories from one machine to another over RDMA,\n"
@@ -663,7 +653,8 @@ static const char help_overview[] =
 	"  keygen FILE    write a new random key for --psk into FILE\n"
 	"  devices        show the RDMA devices, ports and GIDs, and with\n"
 	"                 --for HOST the GID rdmapush would use for HOST\n"
-	"  help [CMD]     show this help, or that of send, recv or keygen\n"
+	"  ping           measure RDMA round-trip latency (--server: answer)\n"
+	"  help [CMD]     show this help, or that of a command\n"
 	"\n"
 	"Options:\n"
 	"  -h, --help     show this help and exit\n"
@@ -845,6 +836,9 @@ void rp_opts_usage(FILE *f, enum rp_mode mode)
 		break;
 	case RP_MODE_DEVICES:
 		fputs(help_devices, f);
+		break;
+	case RP_MODE_PING:
+		rp_opts_ping_usage(f);
 		return;
 	default:
 		fputs(help_overview, f);

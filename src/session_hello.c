@@ -56,6 +56,13 @@ int recv_hello(struct xfer *x, struct rp_hello *h)
 	}
 	if (rc)
 		return rc;
+	/* rdmapush ping's HELLO (ping.c) has the same layout: refuse it
+	 * before anything is opened, saying what we are (the ERR's text). */
+	if (m.hello.flags & RP_HELLO_PING) {
+		RP_ERR("%s sent a ping (rdmapush ping); this is a file "
+		       "receiver: refusing", x->peer);
+		return RP_ENOTPING;
+	}
 	*h = m.hello;
 	return 0;
 }

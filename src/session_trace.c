@@ -51,7 +51,7 @@ void trace_hello(const char *dir, const struct rp_hello *m)
 	if (!rp_trace_any())
 		return;
 	RP_EV("ctrl", "msg", QP_TMPL " total={total_text} chunk={chunk} "
-	      "window={window} op={op}{preserve_text}",
+	      "window={window} op={op}{preserve_text}{ping_text}",
 	      QP_FIELDS(dir, "HELLO", &m->qp, g),
 	      EV_T("total_text", size_text(total, sizeof(total), m->total)),
 	      EV_I("total", size_value(m->total)), EV_U("chunk", m->chunk),
@@ -59,6 +59,8 @@ void trace_hello(const char *dir, const struct rp_hello *m)
 	      EV_T("preserve_text",
 		   m->flags & RP_HELLO_PRESERVE ? " preserve" : ""),
 	      EV_B("preserve", m->flags & RP_HELLO_PRESERVE),
+	      EV_T("ping_text", m->flags & RP_HELLO_PING ? " ping" : ""),
+	      EV_B("ping", m->flags & RP_HELLO_PING),
 	      EV_U("qps", m->qps));
 	trace_more_qps(dir, "HELLO", m->more, m->qps);
 }

@@ -450,14 +450,15 @@ static int post_send(struct rp_verbs *v, uint32_t qp, enum post_kind kind,
 }
 
 /*
- * A signaled send-queue WR over ring[off, off+len); the caller set
- * wr_id, the opcode and its fields, and sg_list to an SGE of its own,
- * filled here. No bytes, no SGE: a zero byte count in an SGE is one
+ * A send-queue WR over ring[off, off+len), signaled unless the caller
+ * says not (a plain Write in a latency loop); the caller set wr_id,
+ * the opcode and its fields, and sg_list to an SGE of its own, filled
+ * here. No bytes, no SGE: a zero byte count in an SGE is one
  * some HCAs read as 2 GiB.
  */
 static int post_ring_send(struct rp_verbs *v, uint32_t qp,
 			  enum post_kind kind, struct ibv_send_wr *wr,
-			  size_t off, uint32_t len)
+			  size_t off, uint32_t len, bool signaled)
 {
 	int rc;
 
@@ -467,7 +468,7 @@ static int post_ring_send(struct rp_verbs *v, uint32_t qp,
 	if (rc)
 		return rc;
 	wr->num_sge = len ? 1 : 0;
-	wr->send_flags = IBV_SEND_SIGNALED;
+	wr->send_flags = signaled ? IBV_SEND_SIGNALED : 0;
 	return post_send(v, qp, kind, wr, off);
 }
 
@@ -487,7 +488,24 @@ int rp_verbs_post_write_imm(struct rp_verbs *v, uint32_t qp, uint64_t wr_id,
 		},
 	};
 
-	return post_ring_send(v, qp, POST_WRITE_IMM, &wr, off, len);
+	return post_ring_send(v, qp, POST_WRITE_IMM, &wr, off, len, true);
+}
+
+int rp_verbs_post_write(struct rp_verbs *v, uint32_t qp, uint64_t wr_id,
+			size_t off, uint32_t len, uint64_t raddr,
+			uint32_t rkey, bool signaled)
+{
+	struct ibv_sge sge;
+	struct ibv_send_wr wr = {
+		.wr_id = wr_id,
+		.sg_list = &sge,
+		.opcode = IBV_WR_RDMA_WRITE,
+		.wr.rdma = {
+			.remote_addr = raddr,
+			.rkey = rkey,
+		},
+	};
+	return post_ring_send(v, qp, POST_WRITE, &wr, off, len, signaled);
 }
 
 int rp_verbs_post_send_data(struct rp_verbs *v, uint32_t qp, uint64_t wr_id,
@@ -501,7 +519,7 @@ int rp_verbs_post_send_data(struct rp_verbs *v, uint32_t qp, uint64_t wr_id,
 		.imm_data = htonl(imm),
 	};
 
-	return post_ring_send(v, qp, POST_SEND_DATA, &wr, off, len);
+	return post_ring_send(v, qp, POST_SEND_DATA, &wr, off, len, true);
 }
 
 int rp_verbs_post_read(struct rp_verbs *v, uint32_t qp, uint64_t wr_id,
@@ -518,7 +536,7 @@ int rp_verbs_post_read(struct rp_verbs *v, uint32_t qp, uint64_t wr_id,
 		},
 	};
 
-	return post_ring_send(v, qp, POST_READ, &wr, off, len);
+	return post_ring_send(v, qp, POST_READ, &wr, off, len, true);
 }
 
 /* A credit: no ring needed, so it can go before or after the ring's life. */

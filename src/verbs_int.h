@@ -24,6 +24,7 @@
 /* The kinds of work request we post, for counters and traces. */
 enum post_kind {
 	POST_WRITE_IMM,		/* RDMA Write with immediate from the ring */
+	POST_WRITE,		/* plain RDMA Write (ping --op write) */
 	POST_SEND_IMM,		/* zero-length Send with immediate (credit) */
 	POST_SEND_DATA,		/* Send with immediate of ring bytes */
 	POST_READ,		/* RDMA Read into the ring */

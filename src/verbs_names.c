@@ -39,6 +39,7 @@ static const char *on_qp(const struct rp_verbs *v, uint32_t qp, char *buf,
 
 static const char *const post_kind_names[POST_KIND_MAX] = {
 	[POST_WRITE_IMM] = "WRITE_WITH_IMM",
+	[POST_WRITE] = "RDMA_WRITE",
 	[POST_SEND_IMM] = "SEND_WITH_IMM",
 	[POST_SEND_DATA] = "SEND_WITH_IMM(data)",
 	[POST_READ] = "RDMA_READ",
@@ -682,6 +683,21 @@ void rp_verbs_trace_post_send(const struct rp_verbs *v, uint32_t qp,
 		      EV_U("length", sge->length), EV_X("lkey", sge->lkey, 0),
 		      EV_X("raddr", raddr, 0),
 		      EV_X("rkey", wr->wr.rdma.rkey, 0), EV_X("imm", imm, 8));
+		break;
+	case POST_WRITE:
+		RP_EV("verbs", "post", "post {op} wr_id={wr_id}{on}: "
+		      "ring[{off}..+{length}) lkey={lkey} -> raddr={raddr} "
+		      "rkey={rkey}, {signaled_text}; no immediate: the peer's "
+		      "receives are untouched and its CPU sees only its "
+		      "memory change",
+		      EV_S("op", "RDMA_WRITE"), EV_U("wr_id", id),
+		      EV_T("on", on), EV_U("qp", qp), EV_U("off", off),
+		      EV_U("length", sge->length), EV_X("lkey", sge->lkey, 0),
+		      EV_X("raddr", raddr, 0),
+		      EV_X("rkey", wr->wr.rdma.rkey, 0),
+		      EV_T("signaled_text", wr->send_flags & IBV_SEND_SIGNALED ?
+			   "signaled" : "unsignaled"),
+		      EV_B("signaled", wr->send_flags & IBV_SEND_SIGNALED));
 		break;
 	case POST_SEND_IMM:
 		RP_EV("verbs", "post", "post {op} wr_id={wr_id}{on}: zero "

@@ -76,6 +76,16 @@ int rp_verbs_next(struct rp_verbs *v, struct rp_wc *wc, int max,
 	}
 }
 
+/* No channel, no sleep: a busy poller's one look at the CQ. */
+int rp_verbs_poll(struct rp_verbs *v, struct rp_wc *wc, int max)
+{
+	if (!v || !v->cq || !wc || max <= 0) {
+		RP_ERR("rp_verbs_poll: bad arguments (max %d)", max);
+		return RP_EINTERNAL;
+	}
+	return poll_cq(v, wc, max);
+}
+
 /* Non-blocking: up to max completions, 0 if none, or an error. */
 static int poll_cq(struct rp_verbs *v, struct rp_wc *out, int max)
 {

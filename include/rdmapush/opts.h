@@ -25,6 +25,7 @@ enum rp_mode {
 	RP_MODE_VERSION,
 	RP_MODE_KEYGEN,		/* write a new key file (o->file) */
 	RP_MODE_DEVICES,	/* list devices, ports, GIDs (o->devices_for) */
+	RP_MODE_PING,		/* latency ping-pong, client or --server */
 };
 
 struct rp_opts {
@@ -68,6 +69,12 @@ struct rp_opts {
 	uint32_t qps;		/* --qps: RC QPs to stripe over, 0 = 1 */
 	/* devices (-d, -i, -g, --json and --trace above apply too) */
 	const char *devices_for; /* --for HOST: mark the GID for HOST */
+	/* ping (also: port, bind_addr, once, dev, ib_port, gid_index,
+	 * timeout, trace, json, quiet, host) */
+	bool ping_server;	/* --server */
+	uint32_t ping_iters;	/* -n: round trips */
+	uint32_t ping_size;	/* -s: bytes each way */
+	uint8_t ping_op;	/* --op send|write: enum rp_data_op */
 };
 
 /*

@@ -71,6 +71,7 @@ enum qp_state {
 /* A credit is a SEND_WITH_IMM of zero length: one kind, as on the wire. */
 enum post_kind {
 	POST_WRITE_IMM,
+	POST_WRITE,		/* plain RDMA Write: no receive, no immediate */
 	POST_SEND_IMM,
 	POST_READ,
 	POST_RECV,
@@ -79,6 +80,7 @@ enum post_kind {
 
 static const char *const post_kind_names[POST_KIND_MAX] = {
 	[POST_WRITE_IMM] = "WRITE_WITH_IMM",
+	[POST_WRITE] = "RDMA_WRITE",
 	[POST_SEND_IMM] = "SEND_WITH_IMM",
 	[POST_READ] = "RDMA_READ",
 	[POST_RECV] = "RECV",
@@ -87,6 +89,7 @@ static const char *const post_kind_names[POST_KIND_MAX] = {
 /* The requester's completion for each send-queue kind. */
 static const uint8_t sq_op[POST_KIND_MAX] = {
 	[POST_WRITE_IMM] = RP_WC_WRITE,
+	[POST_WRITE] = RP_WC_WRITE,
 	[POST_SEND_IMM] = RP_WC_SEND,
 	[POST_READ] = RP_WC_READ,
 	[POST_RECV] = RP_WC_OTHER,
@@ -113,6 +116,8 @@ struct fab_wr {
 	uint64_t raddr;
 	uint32_t rkey;
 	uint32_t imm;
+	bool unsignaled;	/* POST_WRITE only: no completion if it
+				 * succeeds (a failure always has one) */
 };
 
 /* A posted receive: its buffer is ring[off, off+len); len 0 for none. */
@@ -227,6 +232,7 @@ static atomic_int stat_open;
 static _Atomic uint64_t stat_opened;
 static atomic_int stat_rings;
 static _Atomic uint64_t stat_writes;
+static _Atomic uint64_t stat_plain_writes;
 static _Atomic uint64_t stat_sends;
 static _Atomic uint64_t stat_bytes;
 static _Atomic uint64_t stat_reads;
@@ -329,6 +335,7 @@ void rp_fab_stats(struct rp_fab_stats *out)
 	out->opened = atomic_load(&stat_opened);
 	out->rings = atomic_load(&stat_rings);
 	out->writes = atomic_load(&stat_writes);
+	out->plain_writes = atomic_load(&stat_plain_writes);
 	out->sends = atomic_load(&stat_sends);
 	out->bytes = atomic_load(&stat_bytes);
 	out->reads = atomic_load(&stat_reads);
@@ -351,6 +358,7 @@ void rp_fab_reset(void)
 	rp_fab_set_hook(NULL, NULL);
 	atomic_store(&stat_opened, 0);
 	atomic_store(&stat_writes, 0);
+	atomic_store(&stat_plain_writes, 0);
 	atomic_store(&stat_sends, 0);
 	atomic_store(&stat_bytes, 0);
 	atomic_store(&stat_reads, 0);
@@ -1113,6 +1121,13 @@ static enum fab_status take_recv(struct fab_qp *rq, const struct fab_wr *wr,
 	return st;
 }
 
+/* Whether a request uses up one of the responder's receives: the kinds
+ * with an immediate; a plain Write and a Read do not. */
+static bool consumes_recv(enum post_kind kind)
+{
+	return kind == POST_WRITE_IMM || kind == POST_SEND_IMM;
+}
+
 /*
  * The responder's side of a request, on its QP rq (fab.lock held, so
  * its context r is alive): checks, then a Write or a Send consumes a
@@ -1133,7 +1148,7 @@ static enum fab_status resp_take(struct fab_qp *rq, const struct fab_wr *wr,
 		st = ST_RETRY_EXC;	/* an errored QP drops packets */
 	else if (wr->kind != POST_SEND_IMM)
 		st = check_access(r, wr);
-	if (st == ST_OK && wr->kind != POST_READ)
+	if (st == ST_OK && consumes_recv(wr->kind))
 		st = take_recv(rq, wr, out);
 	if (st == ST_REM_ACCESS || st == ST_REM_INV_REQ)
 		qp_error(rq, "a peer's request was refused (access, rkey, "
@@ -1159,7 +1174,7 @@ static void resp_done(struct fab_qp *rq, const struct fab_wr *wr,
 
 	pthread_mutex_lock(&r->lock);
 	/* A QP that failed meanwhile reports the receive flushed. */
-	if (wr->kind != POST_READ)
+	if (consumes_recv(wr->kind))
 		cq_push(rq, (struct fab_cqe){
 			.wr_id = rwr, .byte_len = wr->len, .imm = wr->imm,
 			.op = wr->kind == POST_WRITE_IMM ?
@@ -1177,7 +1192,10 @@ static void count_delivered(const struct fab_wr *wr)
 	_Atomic uint64_t *n = &stat_reads;
 	_Atomic uint64_t *bytes = &stat_read_bytes;
 
-	if (wr->kind != POST_READ) {
+	if (wr->kind == POST_WRITE) {
+		n = &stat_plain_writes;
+		bytes = &stat_bytes;
+	} else if (wr->kind != POST_READ) {
 		n = wr->kind == POST_WRITE_IMM ? &stat_writes : &stat_sends;
 		bytes = &stat_bytes;
 	}
@@ -1237,6 +1255,19 @@ static double next_due(struct rp_verbs *v)
 }
 
 /*
+ * A plain Write's bytes, the last one published after all the others
+ * (release), so a peer that spins on that byte with an acquire load
+ * (what a latency test does, ping.c) sees the whole message once it
+ * sees the byte: as a NIC that places a message in order, as rxe does.
+ */
+static void copy_last_byte_last(uint8_t *dst, const uint8_t *src,
+				uint32_t len)
+{
+	memmove(dst, src, len - 1);
+	__atomic_store_n(&dst[len - 1], src[len - 1], __ATOMIC_RELEASE);
+}
+
+/*
  * Execute a request on the QP paired with q, then complete it on q: in
  * post order, as everything on q's send queue. The copy runs with no
  * lock held: only the pin keeps the peer's ring alive (ours is the
@@ -1263,14 +1294,20 @@ static void deliver(struct fab_qp *q, const struct fab_wr *wr)
 		st = ST_LOC_PROT;
 	if (st == ST_OK && wr->len && wr->kind == POST_READ)
 		memmove(v->ring + wr->off, resp.mem, wr->len);
+	else if (st == ST_OK && wr->len && wr->kind == POST_WRITE &&
+		 !rq->ctx->discard)
+		copy_last_byte_last(resp.mem, v->ring + wr->off, wr->len);
 	else if (st == ST_OK && wr->len && !rq->ctx->discard)
 		memmove(resp.mem, v->ring + wr->off, wr->len);
 	/* Ours first: on a NIC the ACK precedes the peer's answer. */
 	pthread_mutex_lock(&v->lock);
-	sq_complete(q, (struct fab_cqe){
-		.wr_id = wr->wr_id, .status = st, .sq = true,
-		.op = sq_op[wr->kind],
-		.byte_len = wr->kind == POST_READ ? wr->len : 0 });
+	if (st == ST_OK && wr->unsignaled)
+		q->sq_held--;	/* no completion: its slot is free now */
+	else
+		sq_complete(q, (struct fab_cqe){
+			.wr_id = wr->wr_id, .status = st, .sq = true,
+			.op = sq_op[wr->kind],
+			.byte_len = wr->kind == POST_READ ? wr->len : 0 });
 	pthread_mutex_unlock(&v->lock);
 	if (pinned)
 		resp_done(rq, wr, resp.rwr);
@@ -1299,6 +1336,12 @@ static void trace_post(const struct fab_qp *q, const struct fab_wr *wr)
 		      "raddr={raddr} rkey={rkey}, imm={imm}",
 		      EV_S("head", head), EV_S("where", where), EV_X("raddr", wr->raddr, 0),
 		      EV_X("rkey", wr->rkey, 0), EV_X("imm", wr->imm, 8));
+	else if (wr->kind == POST_WRITE)
+		RP_EV("verbs", "fabric.post", "fabric: {head}: {where} -> "
+		      "raddr={raddr} rkey={rkey}, {signaled}",
+		      EV_S("head", head), EV_S("where", where),
+		      EV_X("raddr", wr->raddr, 0), EV_X("rkey", wr->rkey, 0),
+		      EV_S("signaled", wr->unsignaled ? "unsignaled" : "signaled"));
 	else if (wr->kind == POST_READ)
 		RP_EV("verbs", "fabric.post", "fabric: {head}: {where} <- "
 		      "raddr={raddr} rkey={rkey}", EV_S("head", head),
@@ -1405,6 +1448,19 @@ int rp_verbs_post_write_imm(struct rp_verbs *v, uint32_t qp, uint64_t wr_id,
 	struct fab_wr wr = {
 		.kind = POST_WRITE_IMM, .wr_id = wr_id, .off = off,
 		.len = len, .raddr = raddr, .rkey = rkey, .imm = imm,
+	};
+
+	return post(v, qp, __func__, &wr, true);
+}
+
+int rp_verbs_post_write(struct rp_verbs *v, uint32_t qp, uint64_t wr_id,
+			size_t off, uint32_t len, uint64_t raddr,
+			uint32_t rkey, bool signaled)
+{
+	struct fab_wr wr = {
+		.kind = POST_WRITE, .wr_id = wr_id, .off = off,
+		.len = len, .raddr = raddr, .rkey = rkey,
+		.unsignaled = !signaled,
 	};
 
 	return post(v, qp, __func__, &wr, true);
@@ -1684,6 +1740,16 @@ static int wait_events(struct rp_verbs *v, int watch_fd, double deadline,
 		*watch_ready = true;
 	}
 	return 0;
+}
+
+int rp_verbs_poll(struct rp_verbs *v, struct rp_wc *wc, int max)
+{
+	if (!v || !wc || max <= 0) {
+		RP_ERR("rp_verbs_poll: bad arguments (max %d)", max);
+		return RP_EINTERNAL;
+	}
+	release_late(v);
+	return poll_cq(v, wc, max);
 }
 
 int rp_verbs_next(struct rp_verbs *v, struct rp_wc *wc, int max,

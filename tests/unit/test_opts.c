@@ -505,11 +505,12 @@ static void test_messages(void **state)
 				         "over 256.00 MiB"));
 	assert_int_equal(CAPTURE(&o, "push"), RP_EUSAGE);
 	assert_string_equal(captured, "rdmapush: unknown command 'push': "
-				      "use send, recv or keygen\n"
+				      "use send, recv, keygen or ping\n"
 				      "Try 'rdmapush --help'.\n");
 	assert_int_equal(CAPTURE(&o, NULL), RP_EUSAGE);
 	assert_string_equal(captured,
-			    "rdmapush: missing command: send, recv, keygen or help\n"
+			    "rdmapush: missing command: send, recv, keygen, ping or "
+			    "help\n"
 			    "Try 'rdmapush --help'.\n");
 	/* Success prints nothing. */
 	assert_int_equal(CAPTURE(&o, "send", "f", "h"), 0);
