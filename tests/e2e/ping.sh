@@ -143,9 +143,12 @@ fi
 
 # 5. --trace on both sides (--op write): each side drives its QP
 # RESET -> INIT -> RTR -> RTS once, registers its buffer with
-# REMOTE_WRITE, and posts plain RDMA Writes; HELLO (ping) and MR cross.
-if server_bg srv-trace "--once -t"; then
-	ping "-t --op write -n 20" "$RCV_IP" >"$TMP/cli" 2>&1
+# REMOTE_WRITE, and posts plain RDMA Writes; a HELLO marked "ping" and
+# the MR cross.
+J=$SHARE/e2e-ping
+rm -rf "$J" && mkdir -p "$J"
+if server_bg srv-trace "--once -t --trace-json $J/srv.jsonl"; then
+	ping "-t --trace-json $J/cli.jsonl --op write -n 20" "$RCV_IP" >"$TMP/cli" 2>&1
 	rc=$?
 	recv_wait srv-trace 60 >"$TMP/srv" 2>&1
 	src=$?
@@ -157,13 +160,33 @@ if server_bg srv-trace "--once -t"; then
 			[ "$n" = 1 ] || bad="$bad $side '$step' ${n}x;"
 		done
 	done
-	grep -q -- "-> HELLO (ping) qpn=" "$TMP/cli" || bad="$bad no '-> HELLO (ping)';"
-	grep -q -- "<- HELLO (ping) qpn=" "$TMP/srv" || bad="$bad no '<- HELLO (ping)';"
+	grep -qE -- "-> HELLO qpn=.* op=write ping$" "$TMP/cli" || bad="$bad no '-> HELLO ... ping';"
+	grep -qE -- "<- HELLO qpn=.* op=write ping$" "$TMP/srv" || bad="$bad no '<- HELLO ... ping';"
+	grep -qE -- "<- MR qpn=.* rkey=0x0*[1-9a-f]" "$TMP/cli" || bad="$bad no '<- MR' with an rkey;"
 	if [ $rc = 0 ] && [ $src = 0 ] && [ -z "$bad" ]; then
-		ok "--trace --op write: each side RESET -> INIT -> RTR -> RTS once, its buffer REMOTE_WRITE, plain RDMA Writes; HELLO (ping) crosses"
+		ok "--trace --op write: each side RESET -> INIT -> RTR -> RTS once, its buffer REMOTE_WRITE, plain RDMA Writes; a HELLO marked ping and an MR with an rkey cross"
 	else
 		fail "--trace --op write" "client $rc, server $src:$bad"
 	fi
+	# --trace-json: every text line an event, the QP's steps as fields.
+	for side in cli srv; do
+		if why=$("$PYTHON3" - "$J/$side.jsonl" "$TMP/$side" <<'PY' 2>&1
+import json, re, sys
+ev = [json.loads(l) for l in open(sys.argv[1])]
+text = [l for l in open(sys.argv[2]) if re.match(r"^\[ *[0-9.]+\] ping ", l)]
+assert len(ev) == len(text), f"{len(ev)} events, {len(text)} trace lines"
+assert all(e["v"] == 1 and e["side"] == "ping" for e in ev), "v or side"
+steps = [(e["f"]["from"], e["f"]["to"]) for e in ev if e["kind"] == "qp.modify"]
+assert steps == [("RESET", "INIT"), ("INIT", "RTR"), ("RTR", "RTS")], steps
+hello = [e for e in ev if e["kind"] == "msg" and e["f"]["type"] == "HELLO"]
+assert len(hello) == 1 and hello[0]["f"]["ping"] is True, hello
+PY
+		); then
+			ok "--trace-json ($side): one event per --trace line, RESET->INIT->RTR->RTS as fields, the HELLO marked ping"
+		else
+			fail "--trace-json ($side)" "$why"
+		fi
+	done
 else
 	fail "--trace --op write" "the ping server did not listen"
 fi
