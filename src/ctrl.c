@@ -216,23 +216,34 @@ err_close:
 	return rc;
 }
 
-int rp_ctrl_connect(const char *host, uint16_t port, double deadline, int *fd)
+int rp_ctrl_resolve(const char *host, uint16_t port, int socktype,
+		    struct addrinfo **res)
 {
 	struct addrinfo hints = {
 		.ai_family = AF_UNSPEC,
-		.ai_socktype = SOCK_STREAM,
+		.ai_socktype = socktype,
 		.ai_flags = AI_NUMERICSERV,
 	};
-	struct addrinfo *res, *ai;
-	char serv[8], where[NI_MAXHOST + NI_MAXSERV + 2];
+	char serv[8];
 	int rc;
 
 	snprintf(serv, sizeof(serv), "%u", port);
-	rc = getaddrinfo(host, serv, &hints, &res);
+	rc = getaddrinfo(host, serv, &hints, res);
 	if (rc) {
 		RP_ERR("cannot resolve %s: %s", host, gai_strerror(rc));
 		return RP_ERESOLVE;
 	}
+	return 0;
+}
+
+int rp_ctrl_connect(const char *host, uint16_t port, double deadline, int *fd)
+{
+	struct addrinfo *res, *ai;
+	char where[NI_MAXHOST + NI_MAXSERV + 2];
+	int rc = rp_ctrl_resolve(host, port, SOCK_STREAM, &res);
+
+	if (rc)
+		return rc;
 	rc = -EHOSTUNREACH;
 	for (ai = res; ai; ai = ai->ai_next) {
 		addr_str(ai->ai_addr, where, sizeof(where));

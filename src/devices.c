@@ -18,8 +18,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "rdmapush/ctrl.h"
 #include "rdmapush/devices.h"
 #include "rdmapush/err.h"
+#include "rdmapush/report.h"
 #include "rdmapush/sys.h"
 #include "rdmapush/trace.h"
 
@@ -153,21 +155,11 @@ int rp_devices_local_addr(const char *host, uint16_t port,
 			  struct sockaddr_storage *ss, socklen_t *len,
 			  char *text, size_t text_len)
 {
-	struct addrinfo hints = {
-		.ai_family = AF_UNSPEC,
-		.ai_socktype = SOCK_DGRAM,
-		.ai_flags = AI_NUMERICSERV,
-	};
 	struct addrinfo *res, *ai;
-	char serv[8];
-	int rc;
+	int rc = rp_ctrl_resolve(host, port, SOCK_DGRAM, &res);
 
-	snprintf(serv, sizeof(serv), "%u", port);
-	rc = getaddrinfo(host, serv, &hints, &res);
-	if (rc) {
-		RP_ERR("cannot resolve %s: %s", host, gai_strerror(rc));
-		return RP_ERESOLVE;
-	}
+	if (rc)
+		return rc;
 	rc = -EHOSTUNREACH;
 	for (ai = res; ai && rc; ai = ai->ai_next)
 		rc = source_for(ai, ss, len);
@@ -370,18 +362,6 @@ void rp_devices_print_text(FILE *out, const struct rp_dev_list *l,
 
 /* --- JSON ---------------------------------------------------------------- */
 
-/* json-c's add functions fail only on allocation failure. */
-static int add(struct json_object *o, const char *k, struct json_object *v)
-{
-	if (!v)
-		return -ENOMEM;
-	if (json_object_object_add(o, k, v)) {
-		json_object_put(v);
-		return -ENOMEM;
-	}
-	return 0;
-}
-
 static int append(struct json_object *a, struct json_object *v)
 {
 	if (!v)
@@ -404,13 +384,14 @@ static struct json_object *gid_json(const struct rp_dev_info *d,
 
 	if (!o)
 		return NULL;
-	rc |= add(o, "index", json_object_new_int64(g->index));
-	rc |= add(o, "type", json_object_new_string(
+	rc |= rp_json_add(o, "index", json_object_new_int64(g->index));
+	rc |= rp_json_add(o, "type", json_object_new_string(
 			  rp_devices_gid_type_name(g->type)));
-	rc |= add(o, "gid", json_object_new_string(
+	rc |= rp_json_add(o, "gid", json_object_new_string(
 			  rp_sys_gid_text(g->raw, txt, sizeof(txt))));
-	rc |= add(o, "netdev", json_object_new_string(g->netdev));
-	rc |= add(o, "chosen", json_object_new_boolean(is_chosen(f, d, p, g)));
+	rc |= rp_json_add(o, "netdev", json_object_new_string(g->netdev));
+	rc |= rp_json_add(o, "chosen",
+			  json_object_new_boolean(is_chosen(f, d, p, g)));
 	if (rc) {
 		json_object_put(o);
 		return NULL;
@@ -436,20 +417,22 @@ static struct json_object *port_json(const struct rp_dev_info *d,
 		goto err;
 	for (size_t i = 0; i < p->ngids; i++)
 		rc |= append(gids, gid_json(d, p, &p->gids[i], f));
-	rc |= add(o, "port", json_object_new_int64(p->num));
-	rc |= add(o, "state", json_object_new_string(p->state_name));
-	rc |= add(o, "link_layer", json_object_new_string(
+	rc |= rp_json_add(o, "port", json_object_new_int64(p->num));
+	rc |= rp_json_add(o, "state", json_object_new_string(p->state_name));
+	rc |= rp_json_add(o, "link_layer", json_object_new_string(
 			  rp_devices_link_name(p->link)));
-	rc |= add(o, "active_mtu", json_object_new_int(p->active_mtu));
-	rc |= add(o, "max_mtu", json_object_new_int(p->max_mtu));
-	rc |= add(o, "active_speed", json_object_new_string(s));
-	rc |= add(o, "active_width", json_object_new_string(w));
-	rc |= add(o, "speed_gbps", json_object_new_double(gbps * lanes));
-	rc |= add(o, "lid", json_object_new_int(p->lid));
-	rc |= add(o, "gid_tbl_len", json_object_new_int(p->gid_tbl_len));
+	rc |= rp_json_add(o, "active_mtu", json_object_new_int(p->active_mtu));
+	rc |= rp_json_add(o, "max_mtu", json_object_new_int(p->max_mtu));
+	rc |= rp_json_add(o, "active_speed", json_object_new_string(s));
+	rc |= rp_json_add(o, "active_width", json_object_new_string(w));
+	rc |= rp_json_add(o, "speed_gbps",
+			  json_object_new_double(gbps * lanes));
+	rc |= rp_json_add(o, "lid", json_object_new_int(p->lid));
+	rc |= rp_json_add(o, "gid_tbl_len",
+			  json_object_new_int(p->gid_tbl_len));
 	if (p->error[0])
-		rc |= add(o, "error", json_object_new_string(p->error));
-	rc |= add(o, "gids", gids);
+		rc |= rp_json_add(o, "error", json_object_new_string(p->error));
+	rc |= rp_json_add(o, "gids", gids);
 	gids = NULL;
 	if (!rc)
 		return o;
@@ -476,22 +459,24 @@ static struct json_object *dev_json(const struct rp_dev_info *d,
 		 (unsigned int)d->node_guid & 0xffff);
 	for (size_t i = 0; i < d->nports; i++)
 		rc |= append(ports, port_json(d, &d->ports[i], f));
-	rc |= add(o, "name", json_object_new_string(d->name));
-	rc |= add(o, "node_guid", json_object_new_string(guid));
-	rc |= add(o, "fw_ver", json_object_new_string(d->fw_ver));
-	rc |= add(o, "max_qp", json_object_new_int(d->max_qp));
-	rc |= add(o, "max_cq", json_object_new_int(d->max_cq));
-	rc |= add(o, "max_cqe", json_object_new_int(d->max_cqe));
-	rc |= add(o, "max_mr", json_object_new_int(d->max_mr));
-	rc |= add(o, "max_mr_size", json_object_new_uint64(d->max_mr_size));
-	rc |= add(o, "max_qp_wr", json_object_new_int(d->max_qp_wr));
-	rc |= add(o, "max_sge", json_object_new_int(d->max_sge));
-	rc |= add(o, "max_qp_rd_atom", json_object_new_int(d->max_qp_rd_atom));
-	rc |= add(o, "max_qp_init_rd_atom",
-		  json_object_new_int(d->max_qp_init_rd_atom));
+	rc |= rp_json_add(o, "name", json_object_new_string(d->name));
+	rc |= rp_json_add(o, "node_guid", json_object_new_string(guid));
+	rc |= rp_json_add(o, "fw_ver", json_object_new_string(d->fw_ver));
+	rc |= rp_json_add(o, "max_qp", json_object_new_int(d->max_qp));
+	rc |= rp_json_add(o, "max_cq", json_object_new_int(d->max_cq));
+	rc |= rp_json_add(o, "max_cqe", json_object_new_int(d->max_cqe));
+	rc |= rp_json_add(o, "max_mr", json_object_new_int(d->max_mr));
+	rc |= rp_json_add(o, "max_mr_size",
+			  json_object_new_uint64(d->max_mr_size));
+	rc |= rp_json_add(o, "max_qp_wr", json_object_new_int(d->max_qp_wr));
+	rc |= rp_json_add(o, "max_sge", json_object_new_int(d->max_sge));
+	rc |= rp_json_add(o, "max_qp_rd_atom",
+			  json_object_new_int(d->max_qp_rd_atom));
+	rc |= rp_json_add(o, "max_qp_init_rd_atom",
+			  json_object_new_int(d->max_qp_init_rd_atom));
 	if (d->error[0])
-		rc |= add(o, "error", json_object_new_string(d->error));
-	rc |= add(o, "ports", ports);
+		rc |= rp_json_add(o, "error", json_object_new_string(d->error));
+	rc |= rp_json_add(o, "ports", ports);
 	ports = NULL;
 	if (!rc)
 		return o;
@@ -508,23 +493,25 @@ static int for_json(struct json_object *o, const struct rp_devices_for *f)
 	char gid[RP_DEV_TEXT_MAX], why[256];
 	int rc = 0;
 
-	rc |= add(o, "for", json_object_new_string(f->host));
-	rc |= add(o, "local_address", json_object_new_string(f->local_addr));
+	rc |= rp_json_add(o, "for", json_object_new_string(f->host));
+	rc |= rp_json_add(o, "local_address",
+			  json_object_new_string(f->local_addr));
 	if (!f->chosen)
 		return rc | json_object_object_add(o, "chosen", NULL);
 	c = json_object_new_object();
 	if (!c)
 		return -ENOMEM;
 	rp_sys_gid_text(f->choice.gid, gid, sizeof(gid));
-	rc |= add(c, "device", json_object_new_string(f->choice.dev));
-	rc |= add(c, "port", json_object_new_int64(f->choice.port));
-	rc |= add(c, "gid_index", json_object_new_int64(f->choice.gid_index));
-	rc |= add(c, "gid", json_object_new_string(gid));
-	rc |= add(c, "type", json_object_new_string(
+	rc |= rp_json_add(c, "device", json_object_new_string(f->choice.dev));
+	rc |= rp_json_add(c, "port", json_object_new_int64(f->choice.port));
+	rc |= rp_json_add(c, "gid_index",
+			  json_object_new_int64(f->choice.gid_index));
+	rc |= rp_json_add(c, "gid", json_object_new_string(gid));
+	rc |= rp_json_add(c, "type", json_object_new_string(
 			  rp_devices_gid_type_name(f->choice.type)));
-	rc |= add(c, "reason", json_object_new_string(
+	rc |= rp_json_add(c, "reason", json_object_new_string(
 			  rp_devices_reason(f, why, sizeof(why))));
-	return rc | add(o, "chosen", c);
+	return rc | rp_json_add(o, "chosen", c);
 }
 
 int rp_devices_print_json(FILE *out, const struct rp_dev_list *l,
@@ -541,23 +528,23 @@ int rp_devices_print_json(FILE *out, const struct rp_dev_list *l,
 	}
 	for (size_t i = 0; i < l->ndevs; i++)
 		err |= append(devs, dev_json(&l->devs[i], f));
-	err |= add(o, "type", json_object_new_string("devices"));
-	err |= add(o, "devices", devs);
+	err |= rp_json_add(o, "type", json_object_new_string("devices"));
+	err |= rp_json_add(o, "devices", devs);
 	devs = NULL;
 	if (f && f->host)
 		err |= for_json(o, f);
-	err |= add(o, "status", json_object_new_string(rc ? "error" : "ok"));
+	err |= rp_json_add(o, "status",
+			   json_object_new_string(rc ? "error" : "ok"));
 	if (rc) {
-		err |= add(o, "error", json_object_new_string(
+		err |= rp_json_add(o, "error", json_object_new_string(
 				   error ? error : rp_strerror(rc)));
-		err |= add(o, "error_code",
-			   json_object_new_string(rp_err_name(rc)));
-		err |= add(o, "exit_code",
-			   json_object_new_int(rp_err_exit_code(rc)));
+		err |= rp_json_add(o, "error_code",
+				   json_object_new_string(rp_err_name(rc)));
+		err |= rp_json_add(o, "exit_code",
+				   json_object_new_int(rp_err_exit_code(rc)));
 	}
-	if (!err && fprintf(out, "%s\n", json_object_to_json_string_ext(o,
-			    JSON_C_TO_STRING_PLAIN)) < 0)
-		err = -EIO;
+	err = rp_json_print(out, o, err ? -ENOMEM : 0);
+	o = NULL;	/* released by rp_json_print() */
 out:
 	if (err)
 		RP_ERR("devices --json: %s", strerror(err == -EIO ? EIO :

@@ -15,6 +15,7 @@
 #include "rdmapush/ctrl.h"
 #include "rdmapush/err.h"
 #include "rdmapush/ping.h"
+#include "rdmapush/report.h"
 #include "rdmapush/session.h"
 #include "rdmapush/sys.h"
 #include "rdmapush/trace.h"
@@ -59,17 +60,6 @@ int rp_ping_stats(double *rtt, size_t n, struct rp_ping_stats *out)
 
 /* ---- report ---- */
 
-static int add(struct json_object *o, const char *k, struct json_object *v)
-{
-	if (!v)
-		return -ENOMEM;
-	if (json_object_object_add(o, k, v)) {
-		json_object_put(v);
-		return -ENOMEM;
-	}
-	return 0;
-}
-
 /* {min, median, p99, max}, each scaled by k (1: round trip; 0.5: the
  * one-way estimate). */
 static struct json_object *stats_obj(const struct rp_ping_stats *s, double k)
@@ -79,10 +69,10 @@ static struct json_object *stats_obj(const struct rp_ping_stats *s, double k)
 
 	if (!o)
 		return NULL;
-	rc |= add(o, "min", json_object_new_double(s->min * k));
-	rc |= add(o, "median", json_object_new_double(s->median * k));
-	rc |= add(o, "p99", json_object_new_double(s->p99 * k));
-	rc |= add(o, "max", json_object_new_double(s->max * k));
+	rc |= rp_json_add(o, "min", json_object_new_double(s->min * k));
+	rc |= rp_json_add(o, "median", json_object_new_double(s->median * k));
+	rc |= rp_json_add(o, "p99", json_object_new_double(s->p99 * k));
+	rc |= rp_json_add(o, "max", json_object_new_double(s->max * k));
 	if (rc) {
 		json_object_put(o);
 		return NULL;
@@ -97,22 +87,16 @@ static int report_json(FILE *f, const struct rp_ping_result *r)
 
 	if (!o)
 		return -ENOMEM;
-	rc |= add(o, "type", json_object_new_string("ping"));
-	rc |= add(o, "peer", json_object_new_string(r->peer));
-	rc |= add(o, "op", json_object_new_string(rp_proto_op_name(r->op)));
-	rc |= add(o, "size", json_object_new_int64(r->size));
-	rc |= add(o, "iterations", json_object_new_int64(r->iterations));
-	rc |= add(o, "rtt_us", stats_obj(&r->rtt, 1.0));
-	rc |= add(o, "one_way_us", stats_obj(&r->rtt, 0.5));
-	if (!rc) {
-		fputs(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN),
-		      f);
-		fputc('\n', f);
-	}
-	json_object_put(o);
-	if (!rc && fflush(f))
-		rc = -EIO;
-	return rc;
+	rc |= rp_json_add(o, "type", json_object_new_string("ping"));
+	rc |= rp_json_add(o, "peer", json_object_new_string(r->peer));
+	rc |= rp_json_add(o, "op",
+			  json_object_new_string(rp_proto_op_name(r->op)));
+	rc |= rp_json_add(o, "size", json_object_new_int64(r->size));
+	rc |= rp_json_add(o, "iterations",
+			  json_object_new_int64(r->iterations));
+	rc |= rp_json_add(o, "rtt_us", stats_obj(&r->rtt, 1.0));
+	rc |= rp_json_add(o, "one_way_us", stats_obj(&r->rtt, 0.5));
+	return rp_json_print(f, o, rc ? -ENOMEM : 0);
 }
 
 int rp_ping_report(FILE *f, const struct rp_ping_result *r, bool json)

@@ -19,8 +19,7 @@ static double throughput_bps(const struct rp_report *r)
 	return r->seconds > 0 ? (double)r->bytes * 8.0 / r->seconds : 0.0;
 }
 
-/* json-c's add functions fail only on allocation failure. */
-static int add(struct json_object *o, const char *k, struct json_object *v)
+int rp_json_add(struct json_object *o, const char *k, struct json_object *v)
 {
 	if (!v)
 		return -ENOMEM;
@@ -45,45 +44,52 @@ static int fill(struct json_object *o, const struct rp_report *r)
 	char hex[33], name[RP_PEER_TEXT_MAX];
 	int rc = 0;
 
-	rc |= add(o, "type", json_object_new_string("session"));
-	rc |= add(o, "role", json_object_new_string(r->role));
-	rc |= add(o, "name", json_object_new_string(shown_name(r, name,
-							       sizeof(name))));
-	rc |= add(o, "files", json_object_new_uint64(r->files));
-	rc |= add(o, "failed", json_object_new_uint64(r->failed));
-	rc |= add(o, "skipped", json_object_new_uint64(r->skipped));
-	rc |= add(o, "peer", json_object_new_string(r->peer ? r->peer : ""));
-	rc |= add(o, "status", json_object_new_string(r->rc ? "error" : "ok"));
-	rc |= add(o, "phase", json_object_new_string(r->phase ? r->phase : ""));
+	rc |= rp_json_add(o, "type", json_object_new_string("session"));
+	rc |= rp_json_add(o, "role", json_object_new_string(r->role));
+	rc |= rp_json_add(o, "name", json_object_new_string(shown_name(r, name,
+			  sizeof(name))));
+	rc |= rp_json_add(o, "files", json_object_new_uint64(r->files));
+	rc |= rp_json_add(o, "failed", json_object_new_uint64(r->failed));
+	rc |= rp_json_add(o, "skipped", json_object_new_uint64(r->skipped));
+	rc |= rp_json_add(o, "peer",
+			  json_object_new_string(r->peer ? r->peer : ""));
+	rc |= rp_json_add(o, "status",
+			  json_object_new_string(r->rc ? "error" : "ok"));
+	rc |= rp_json_add(o, "phase",
+			  json_object_new_string(r->phase ? r->phase : ""));
 	if (r->rc) {
 		/* The cause main's verdict names, when it holds one. */
 		const char *cause = rp_trace_held_error();
 
-		rc |= add(o, "error", json_object_new_string(cause ? cause :
+		rc |= rp_json_add(o, "error",
+				  json_object_new_string(cause ? cause :
 						rp_strerror(r->rc)));
-		rc |= add(o, "error_code",
-			  json_object_new_string(rp_err_name(r->rc)));
-		rc |= add(o, "exit_code",
-			  json_object_new_int(r->exit_code));
+		rc |= rp_json_add(o, "error_code",
+				  json_object_new_string(rp_err_name(r->rc)));
+		rc |= rp_json_add(o, "exit_code",
+				  json_object_new_int(r->exit_code));
 	}
-	rc |= add(o, "bytes", json_object_new_uint64(r->bytes));
-	rc |= add(o, "seconds", json_object_new_double(r->seconds));
-	rc |= add(o, "data_seconds", json_object_new_double(r->data_seconds));
-	rc |= add(o, "throughput_bps", json_object_new_double(throughput_bps(r)));
+	rc |= rp_json_add(o, "bytes", json_object_new_uint64(r->bytes));
+	rc |= rp_json_add(o, "seconds", json_object_new_double(r->seconds));
+	rc |= rp_json_add(o, "data_seconds",
+			  json_object_new_double(r->data_seconds));
+	rc |= rp_json_add(o, "throughput_bps",
+			  json_object_new_double(throughput_bps(r)));
 	if (r->have_csum)
-		rc |= add(o, "xxh3_128",
+		rc |= rp_json_add(o, "xxh3_128",
 			  json_object_new_string(rp_csum_hex(r->csum, hex)));
-	rc |= add(o, "chunk", json_object_new_int64(r->chunk));
-	rc |= add(o, "window", json_object_new_int64(r->window));
-	rc |= add(o, "local_qpn", json_object_new_int64(r->local_qpn));
-	rc |= add(o, "remote_qpn", json_object_new_int64(r->remote_qpn));
-	rc |= add(o, "gid", json_object_new_string(r->gid ? r->gid : ""));
-	rc |= add(o, "gid_index", json_object_new_int(r->gid_index));
+	rc |= rp_json_add(o, "chunk", json_object_new_int64(r->chunk));
+	rc |= rp_json_add(o, "window", json_object_new_int64(r->window));
+	rc |= rp_json_add(o, "local_qpn", json_object_new_int64(r->local_qpn));
+	rc |= rp_json_add(o, "remote_qpn",
+			  json_object_new_int64(r->remote_qpn));
+	rc |= rp_json_add(o, "gid",
+			  json_object_new_string(r->gid ? r->gid : ""));
+	rc |= rp_json_add(o, "gid_index", json_object_new_int(r->gid_index));
 	return rc ? -ENOMEM : 0;
 }
 
-/* One object on one line to f, then released. */
-static int print(FILE *f, struct json_object *o, int rc)
+int rp_json_print(FILE *f, struct json_object *o, int rc)
 {
 	if (!rc) {
 		fputs(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN),
@@ -102,7 +108,7 @@ int rp_report_json(FILE *f, const struct rp_report *r)
 
 	if (!o)
 		return -ENOMEM;
-	return print(f, o, fill(o, r));
+	return rp_json_print(f, o, fill(o, r));
 }
 
 int rp_report_json_entry(FILE *f, const char *role, const char *path,
@@ -114,23 +120,25 @@ int rp_report_json_entry(FILE *f, const char *role, const char *path,
 
 	if (!o)
 		return -ENOMEM;
-	err |= add(o, "type", json_object_new_string("entry"));
-	err |= add(o, "role", json_object_new_string(role));
+	err |= rp_json_add(o, "type", json_object_new_string("entry"));
+	err |= rp_json_add(o, "role", json_object_new_string(role));
 	/* On the receiver the path came from the sender: escaped. */
-	err |= add(o, "path", json_object_new_string(
+	err |= rp_json_add(o, "path", json_object_new_string(
 			   rp_fmt_peer(shown, sizeof(shown), path,
 				       strlen(path))));
-	err |= add(o, "status", json_object_new_string(
+	err |= rp_json_add(o, "status", json_object_new_string(
 			   skipped ? "skipped" : rc ? "error" : "ok"));
-	err |= add(o, "bytes", json_object_new_uint64(bytes));
+	err |= rp_json_add(o, "bytes", json_object_new_uint64(bytes));
 	if (skipped)
-		err |= add(o, "reason", json_object_new_string(skipped));
+		err |= rp_json_add(o, "reason",
+				   json_object_new_string(skipped));
 	if (rc && !skipped) {
-		err |= add(o, "error", json_object_new_string(rp_strerror(rc)));
-		err |= add(o, "error_code",
-			   json_object_new_string(rp_err_name(rc)));
+		err |= rp_json_add(o, "error",
+				   json_object_new_string(rp_strerror(rc)));
+		err |= rp_json_add(o, "error_code",
+				   json_object_new_string(rp_err_name(rc)));
 	}
-	return print(f, o, err ? -ENOMEM : 0);
+	return rp_json_print(f, o, err ? -ENOMEM : 0);
 }
 
 int rp_report_json_failure(FILE *f, const char *role, int rc,
@@ -141,14 +149,15 @@ int rp_report_json_failure(FILE *f, const char *role, int rc,
 
 	if (!o)
 		return -ENOMEM;
-	err |= add(o, "role", json_object_new_string(role));
-	err |= add(o, "status", json_object_new_string("error"));
+	err |= rp_json_add(o, "role", json_object_new_string(role));
+	err |= rp_json_add(o, "status", json_object_new_string("error"));
 	/* null: no transfer began, so it stopped in none of its phases. */
 	err |= json_object_object_add(o, "phase", NULL) ? -ENOMEM : 0;
-	err |= add(o, "error", json_object_new_string(cause));
-	err |= add(o, "error_code", json_object_new_string(rp_err_name(rc)));
-	err |= add(o, "exit_code", json_object_new_int(exit_code));
-	return print(f, o, err ? -ENOMEM : 0);
+	err |= rp_json_add(o, "error", json_object_new_string(cause));
+	err |= rp_json_add(o, "error_code",
+			   json_object_new_string(rp_err_name(rc)));
+	err |= rp_json_add(o, "exit_code", json_object_new_int(exit_code));
+	return rp_json_print(f, o, err ? -ENOMEM : 0);
 }
 
 void rp_report_summary(FILE *f, const struct rp_report *r)

@@ -32,6 +32,14 @@ int rp_ctrl_listen(const char *bind_addr, uint16_t port, int *lfd)
  */
 int rp_ctrl_accept(int lfd, int *fd, char *peer, size_t peer_len)
 	__attribute__((warn_unused_result));
+struct addrinfo;
+/*
+ * getaddrinfo(3) of host and port for socktype (SOCK_STREAM, SOCK_DGRAM),
+ * any family: *res in the order to try (freeaddrinfo() it). 0, or
+ * RP_ERESOLVE (reported).
+ */
+int rp_ctrl_resolve(const char *host, uint16_t port, int socktype,
+		    struct addrinfo **res) __attribute__((warn_unused_result));
 /* Resolve host and connect, trying each address, by deadline. */
 int rp_ctrl_connect(const char *host, uint16_t port, double deadline, int *fd)
 	__attribute__((warn_unused_result));
