@@ -15,6 +15,7 @@
 #include "rdmapush/err.h"
 #include "rdmapush/opts.h"
 #include "rdmapush/preflight.h"
+#include "rdmapush/render.h"
 #include "rdmapush/report.h"
 #include "rdmapush/server.h"
 #include "rdmapush/session.h"
@@ -146,6 +147,10 @@ int main(int argc, char **argv)
 		return run(&o);
 	case RP_MODE_KEYGEN:
 		return keygen(&o);
+	case RP_MODE_RENDER:
+		/* Each error is said where it is found, naming the file. */
+		return rp_err_exit_code(rp_render(o.render_send, o.render_recv,
+						  o.render_out));
 	default:
 		rp_opts_usage(stderr, RP_MODE_NONE);
 		return RP_EXIT_USAGE;

@@ -512,9 +512,11 @@ static int parse_help(struct rp_opts *o, int argc, char **argv)
 		o->help_for = RP_MODE_RECV;
 	else if (!strcmp(argv[2], "keygen"))
 		o->help_for = RP_MODE_KEYGEN;
+	else if (!strcmp(argv[2], "render"))
+		o->help_for = RP_MODE_RENDER;
 	else
-		return usage_error(NULL, "no help for '%s': try send, recv or "
-				   "keygen", argv[2]);
+		return usage_error(NULL, "no help for '%s': try send, recv, "
+				   "keygen or render", argv[2]);
 	return 0;
 }
 
@@ -539,6 +541,50 @@ static int parse_keygen(struct rp_opts *o, int argc, char **argv)
 	return 0;
 }
 
+/* "render SENDER RECEIVER -o FILE" (any order of -o): no getopt. */
+static int parse_render(struct rp_opts *o, int argc, char **argv)
+{
+	const char *pos[2];
+	int i, n = 0;
+
+	for (i = 2; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			o->mode = RP_MODE_HELP;
+			o->help_for = RP_MODE_RENDER;
+			return 0;
+		}
+		if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
+			if (i + 1 >= argc)
+				return usage_error("render", "option '%s' "
+						   "needs a value", a);
+			o->render_out = argv[++i];
+		} else if (!strncmp(a, "--output=", 9)) {
+			o->render_out = a + 9;
+		} else if (a[0] == '-' && a[1]) {
+			return usage_error("render", "unknown option '%s'", a);
+		} else if (n == 2) {
+			return usage_error("render", "unexpected argument '%s'",
+					   a);
+		} else {
+			pos[n++] = a;
+		}
+	}
+	if (n < 2)
+		return usage_error("render", "missing %s", n ? "RECEIVER.jsonl"
+				   : "SENDER.jsonl and RECEIVER.jsonl");
+	if (!o->render_out)
+		return usage_error("render", "missing -o FILE.svg (or -o - "
+				   "for standard output)");
+	if (!pos[0][0] || !pos[1][0] || !o->render_out[0])
+		return usage_error("render", "empty file name");
+	o->mode = RP_MODE_RENDER;
+	o->render_send = pos[0];
+	o->render_recv = pos[1];
+	return 0;
+}
+
 int rp_opts_parse(struct rp_opts *o, int argc, char **argv)
 {
 	const char *cmd;
@@ -554,6 +600,8 @@ int rp_opts_parse(struct rp_opts *o, int argc, char **argv)
 		return parse_sub(o, RP_MODE_RECV, argc - 1, argv + 1);
 	if (!strcmp(cmd, "keygen"))
 		return parse_keygen(o, argc, argv);
+	if (!strcmp(cmd, "render"))
+		return parse_render(o, argc, argv);
 	if (!strcmp(cmd, "help") || !strcmp(cmd, "--help") ||
 	    !strcmp(cmd, "-h"))
 		return parse_help(o, argc, argv);
@@ -578,7 +626,8 @@ static const char help_overview[] =
 	"Usage: rdmapush recv [OPTION]...\n"
 	"       rdmapush send [OPTION]... SOURCE... HOST\n"
 	"       rdmapush keygen FILE\n"
-	"       rdmapush help [send|recv|keygen]\n"
+	"       rdmapush render SENDER.jsonl RECEIVER.jsonl -o FILE.svg\n"
+	"       rdmapush help [send|recv|keygen|render]\n"
 	"       rdmapush --help | --version\n"
 	"\n"
 	"Push files and directories from one machine to another over RDMA,\n"
@@ -591,7 +640,8 @@ static const char help_overview[] =
 	"  send           push files, directories (-r) or standard input\n"
 	"                 to the receiver on HOST, in one session\n"
 	"  keygen FILE    write a new random key for --psk into FILE\n"
-	"  help [CMD]     show this help, or that of send, recv or keygen\n"
+	"  render         draw two --trace-json files as one SVG picture\n"
+	"  help [CMD]     show this help, or that of a command\n"
 	"\n"
 	"Options:\n"
 	"  -h, --help     show this help and exit\n"
@@ -680,6 +730,25 @@ static const char help_keygen[] =
 	"only (mode 0600), for use with --psk FILE on both sides. An\n"
 	"existing FILE is never replaced.\n";
 
+static const char help_render[] =
+	"Usage: rdmapush render SENDER.jsonl RECEIVER.jsonl -o FILE.svg\n"
+	"\n"
+	"Merge the sender's and the receiver's --trace-json files of one\n"
+	"session into one standalone SVG sequence diagram (no script, no\n"
+	"network: any browser shows it): two lifelines, each QP's state\n"
+	"(RESET, INIT, RTR, RTS, ERROR) as a coloured band, the objects\n"
+	"created and destroyed, the control messages as arrows with their\n"
+	"QPN, PSN and rkey, and the data phase summarised. The two clocks\n"
+	"are unrelated: rows follow the messages. FILE is replaced whole.\n"
+	"\n"
+	"Options:\n"
+	"  -o, --output FILE    write the SVG to FILE ('-': standard output)\n"
+	"  -h, --help           show this help and exit\n"
+	"\n"
+	"Exit status: 0 written; 2 usage; 3 a trace line that is not JSON,\n"
+	"lacks v or kind, has another schema version, or two traces that\n"
+	"do not pair; 5 a trace unreadable or FILE not writable.\n";
+
 static const char help_common[] =
 	"  -d, --device DEV     RDMA device, e.g. mlx5_0 or rxe0 (default:\n"
 	"                       the one with the control connection's\n"
@@ -744,6 +813,11 @@ void rp_opts_usage(FILE *f, enum rp_mode mode)
 	case RP_MODE_KEYGEN:
 		fputs(help_keygen, f);
 		break;
+	case RP_MODE_RENDER:
+		/* Its own exit statuses: none of a push's text applies. */
+		fputs(help_render, f);
+		fputs("\nSee rdmapush(1).\n", f);
+		return;
 	default:
 		fputs(help_overview, f);
 		break;

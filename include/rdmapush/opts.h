@@ -24,11 +24,12 @@ enum rp_mode {
 	RP_MODE_HELP,		/* --help, possibly for one subcommand */
 	RP_MODE_VERSION,
 	RP_MODE_KEYGEN,		/* write a new key file (o->file) */
+	RP_MODE_RENDER,		/* two --trace-json files -> one SVG */
 };
 
 struct rp_opts {
 	enum rp_mode mode;
-	enum rp_mode help_for;	/* with RP_MODE_HELP: NONE, SEND, RECV, KEYGEN */
+	enum rp_mode help_for;	/* with RP_MODE_HELP: NONE, SEND, RECV, KEYGEN, RENDER */
 	/* both sides */
 	uint16_t port;
 	const char *dev;	/* -d, NULL = automatic */
@@ -64,6 +65,10 @@ struct rp_opts {
 	bool shape_set;		/* -c or -w given: no automatic shape */
 	uint8_t op;		/* --op: enum rp_data_op, default RP_OP_WRITE */
 	uint32_t qps;		/* --qps: RC QPs to stripe over, 0 = 1 */
+	/* render */
+	const char *render_send;	/* SENDER.jsonl */
+	const char *render_recv;	/* RECEIVER.jsonl */
+	const char *render_out;		/* -o FILE.svg, "-": stdout */
 };
 
 /*

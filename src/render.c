@@ -1,0 +1,834 @@
+// SPDX-License-Identifier: MIT
+/* rdmapush render: reads the two --trace-json files, pairs their messages
+ * (the k-th "out" of type X on one side is the k-th "in" of X on the
+ * other), merges both sides into rows and writes the SVG atomically. */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "rdmapush/err.h"
+#include "rdmapush/render.h"
+#include "render_int.h"
+
+#define MAX_TYPES	32	/* message types told apart when pairing */
+#define RUN_MIN		13	/* FILE/FEND/FACK messages a block stands for */
+
+/* One line "rdmapush render: ..." on stderr: the error, said once. */
+static void __attribute__((format(printf, 1, 2))) fail(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	fputs("rdmapush render: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+}
+
+/* --- reading one trace ------------------------------------------------------ */
+
+static const struct {
+	const char *name;
+	enum rr_kind kind;
+} kinds[] = {
+	{ "device.open", RR_DEVICE }, { "pd.alloc", RR_PD_ALLOC },
+	{ "pd.dealloc", RR_PD_DEALLOC }, { "cq.create", RR_CQ_CREATE },
+	{ "cq.destroy", RR_CQ_DESTROY }, { "mr.reg", RR_MR_REG },
+	{ "mr.dereg", RR_MR_DEREG }, { "qp.create", RR_QP_CREATE },
+	{ "qp.modify", RR_QP_MODIFY }, { "qp.error", RR_QP_ERROR },
+	{ "qp.destroy", RR_QP_DESTROY }, { "msg", RR_MSG },
+	{ "phase", RR_PHASE }, { "data.summary", RR_SUMMARY },
+	{ "error", RR_ERROR },
+};
+
+static int kind_of(const char *k)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		if (!strcmp(kinds[i].name, k))
+			return (int)kinds[i].kind;
+	return -1;
+}
+
+/* Parse one line into a JSON object; NULL after saying why. */
+static json_object *parse_line(const char *path, long ln, const char *line,
+			       size_t len)
+{
+	json_tokener *tok = json_tokener_new();
+	json_object *o;
+	enum json_tokener_error e;
+	size_t end;
+
+	if (!tok) {
+		fail("%s:%ld: out of memory", path, ln);
+		return NULL;
+	}
+	o = json_tokener_parse_ex(tok, line, (int)len);
+	e = json_tokener_get_error(tok);
+	end = json_tokener_get_parse_end(tok);
+	json_tokener_free(tok);
+	if (!o || e != json_tokener_success) {
+		fail("%s:%ld: not JSON: %s", path, ln,
+		     e == json_tokener_continue ? "the object is cut short" :
+		     json_tokener_error_desc(e));
+		json_object_put(o);
+		return NULL;
+	}
+	while (end < len && strchr(" \t\r\n", line[end]))
+		end++;
+	if (end < len || !json_object_is_type(o, json_type_object)) {
+		fail("%s:%ld: not one JSON object per line", path, ln);
+		json_object_put(o);
+		return NULL;
+	}
+	return o;
+}
+
+/* Check v and kind; 1: an event to keep, 0: skip it, <0: error. */
+static int check_line(const char *path, long ln, json_object *o,
+		      const char **kind)
+{
+	json_object *v, *k;
+	int64_t ver;
+
+	if (!json_object_object_get_ex(o, "v", &v) ||
+	    !json_object_is_type(v, json_type_int)) {
+		fail("%s:%ld: no schema version \"v\": not an rdmapush "
+		     "--trace-json line", path, ln);
+		return RP_EPROTO;
+	}
+	ver = json_object_get_int64(v);
+	if (ver != 1) {
+		fail("%s:%ld: trace schema version %" PRId64 "; this rdmapush "
+		     "reads version 1", path, ln, ver);
+		return RP_EVERSION;
+	}
+	if (!json_object_object_get_ex(o, "kind", &k) ||
+	    !json_object_is_type(k, json_type_string)) {
+		fail("%s:%ld: no \"kind\": not an rdmapush --trace-json line",
+		     path, ln);
+		return RP_EPROTO;
+	}
+	*kind = json_object_get_string(k);
+	return 1;
+}
+
+static double num(json_object *o, const char *k, double dflt)
+{
+	json_object *m;
+
+	if (!json_object_object_get_ex(o, k, &m))
+		return dflt;
+	if (!json_object_is_type(m, json_type_double) &&
+	    !json_object_is_type(m, json_type_int))
+		return dflt;
+	return json_object_get_double(m);
+}
+
+/* A whole trace as lines (each a reference), in file order. */
+struct lines {
+	json_object **o;
+	size_t n, cap;
+};
+
+static void lines_free(struct lines *l)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		json_object_put(l->o[i]);
+	free(l->o);
+	l->o = NULL;
+	l->n = l->cap = 0;
+}
+
+static int lines_push(struct lines *l, json_object *o)
+{
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 256;
+		json_object **p = realloc(l->o, cap * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		l->o = p;
+		l->cap = cap;
+	}
+	l->o[l->n++] = o;
+	return 0;
+}
+
+static int read_lines(const char *path, struct lines *l)
+{
+	FILE *f = fopen(path, "r");
+	char *buf = NULL;
+	size_t cap = 0;
+	ssize_t len;
+	long ln = 0;
+	int rc = 0;
+
+	if (!f) {
+		rc = -errno;
+		fail("cannot open %s: %s", path, strerror(-rc));
+		return rc;
+	}
+	while ((len = getline(&buf, &cap, f)) >= 0) {
+		json_object *o;
+		const char *kind;
+
+		ln++;
+		if (strspn(buf, " \t\r\n") == (size_t)len)
+			continue;
+		o = parse_line(path, ln, buf, (size_t)len);
+		if (!o) {
+			rc = RP_EPROTO;
+			break;
+		}
+		rc = check_line(path, ln, o, &kind);
+		if (rc >= 0)
+			rc = lines_push(l, o);
+		if (rc < 0) {
+			json_object_put(o);
+			break;
+		}
+	}
+	if (!rc && ferror(f)) {
+		rc = -EIO;
+		fail("cannot read %s: %s", path, strerror(EIO));
+	}
+	free(buf);
+	fclose(f);
+	if (!rc && !l->n) {
+		fail("%s: no events: not an rdmapush --trace-json file", path);
+		rc = RP_EPROTO;
+	}
+	return rc;
+}
+
+static const char *line_str(json_object *o, const char *k)
+{
+	return rr_str(o, k);
+}
+
+static int64_t line_pid(json_object *o)
+{
+	int64_t pid = 0;
+
+	(void)rr_int(o, "pid", &pid);
+	return pid;
+}
+
+static bool is_hello(json_object *o)
+{
+	json_object *f;
+	const char *type;
+
+	if (strcmp(line_str(o, "kind"), "msg"))
+		return false;
+	if (!json_object_object_get_ex(o, "f", &f))
+		return false;
+	type = rr_str(f, "type");
+	return type && !strcmp(type, "HELLO");
+}
+
+/*
+ * The transfer to draw: a receiver's file holds one per child (pid).
+ * Keep the pid of the first HELLO; 0 when the file has no HELLO.
+ */
+static int64_t pick_pid(const struct lines *l, size_t *transfers)
+{
+	int64_t first = 0, last = 0;
+	size_t i;
+
+	*transfers = 0;
+	for (i = 0; i < l->n; i++) {
+		int64_t pid = line_pid(l->o[i]);
+
+		if (!is_hello(l->o[i]) || (*transfers && pid == last))
+			continue;
+		if (!*transfers)
+			first = pid;
+		if (pid != last)
+			(*transfers)++;
+		last = pid;
+	}
+	return *transfers ? first : 0;
+}
+
+/* --- one side's events -------------------------------------------------- */
+
+static int push_ev(struct rr_side *s, const struct rr_ev *e)
+{
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? s->cap * 2 : 128;
+		struct rr_ev *p = realloc(s->ev, cap * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		s->ev = p;
+		s->cap = cap;
+	}
+	s->ev[s->n++] = *e;
+	return 0;
+}
+
+/* post/wc are not drawn one by one: counted for a data row's fallback. */
+static void count_datapath(struct rr_side *s, const char *kind,
+			   json_object *f, double t)
+{
+	const char *op = rr_str(f, "op");
+
+	if (!strcmp(kind, "post") && op && strcmp(op, "RECV")) {
+		if (!strcmp(op, "RDMA_READ"))
+			s->posts_read++;
+		else if (strstr(op, "IMM") && s->role[0] == 'r')
+			s->posts_credit++;
+		else
+			s->posts_data++;
+		if (!s->seen_post)
+			s->data_t0 = t;
+		s->seen_post = true;
+	}
+	if (!strcmp(kind, "wc") && s->seen_post)
+		s->data_t1 = t;
+}
+
+/* "msg.qps" carries QP1.. of the HELLO or MR just before it. */
+static void attach_more(struct rr_side *s, json_object *f)
+{
+	const char *type = rr_str(f, "type");
+	size_t i;
+
+	for (i = s->n; type && i-- > 0;)
+		if (s->ev[i].kind == RR_MSG && !strcmp(s->ev[i].type, type)) {
+			s->ev[i].more = f;
+			return;
+		}
+}
+
+/* Keeps the phase names' changes only: a run of files may repeat one. */
+static bool same_phase(const struct rr_side *s, json_object *f)
+{
+	const char *p = rr_str(f, "phase");
+	size_t i;
+
+	for (i = s->n; i-- > 0;)
+		if (s->ev[i].kind == RR_PHASE) {
+			const char *q = rr_str(s->ev[i].f, "phase");
+
+			return p && q && !strcmp(p, q);
+		}
+	return false;
+}
+
+static int build_side(struct rr_side *s, const struct lines *l, int64_t pid)
+{
+	double t0 = 0;
+	bool first = true;
+	size_t i;
+	int rc;
+
+	for (i = 0; i < l->n; i++) {
+		json_object *o = l->o[i], *f = NULL;
+		const char *kname = line_str(o, "kind");
+		struct rr_ev e = { .type_id = -1, .match = -1, .row = -1 };
+		int64_t q;
+		int k;
+
+		if (line_pid(o) != pid)
+			continue;
+		(void)json_object_object_get_ex(o, "f", &f);
+		if (first)
+			t0 = num(o, "t", 0);
+		first = false;
+		e.t = num(o, "t", t0) - t0;
+		count_datapath(s, kname, f, e.t);
+		if (!strcmp(kname, "msg.qps"))
+			attach_more(s, f);
+		k = kind_of(kname);
+		if (k < 0)
+			continue;
+		e.kind = (enum rr_kind)k;
+		e.f = f;
+		e.line = o;
+		if (e.kind == RR_MSG) {
+			const char *dir = rr_str(f, "dir");
+
+			e.type = rr_str(f, "type");
+			if (!e.type || !dir)
+				continue;
+			e.out = !strcmp(dir, "out");
+		}
+		if (e.kind == RR_PHASE && same_phase(s, f))
+			continue;
+		if (rr_int(f, "qp", &q) && q >= 0 && q < RR_MAX_QPS &&
+		    (unsigned)q + 1 > s->qps)
+			s->qps = (unsigned)q + 1;
+		rc = push_ev(s, &e);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/* --- pairing -------------------------------------------------------------- */
+
+static int type_id(const char *types[], int *ntypes, const char *t)
+{
+	int i;
+
+	for (i = 0; i < *ntypes; i++)
+		if (!strcmp(types[i], t))
+			return i;
+	if (*ntypes == MAX_TYPES)
+		return -1;
+	types[*ntypes] = t;
+	return (*ntypes)++;
+}
+
+/*
+ * The k-th "out" of X on one side is the k-th "in" of X on the other; the
+ * k-th data.summary of one side goes with the other's k-th (type id
+ * MAX_TYPES). Walks both sides once per (side, type) with a cursor.
+ */
+static void pair(struct rr_diagram *d)
+{
+	const char *types[MAX_TYPES];
+	int ntypes = 0, side, t;
+	size_t i;
+
+	for (side = 0; side < 2; side++)
+		for (i = 0; i < d->s[side].n; i++) {
+			struct rr_ev *e = &d->s[side].ev[i];
+
+			if (e->kind == RR_MSG)
+				e->type_id = type_id(types, &ntypes, e->type);
+			else if (e->kind == RR_SUMMARY)
+				e->type_id = MAX_TYPES;
+		}
+	for (side = 0; side < 2; side++) {
+		struct rr_side *a = &d->s[side], *b = &d->s[!side];
+
+		for (t = 0; t <= MAX_TYPES; t++) {
+			size_t j = 0;
+
+			for (i = 0; i < a->n; i++) {
+				struct rr_ev *e = &a->ev[i];
+
+				if (e->type_id != t ||
+				    (t < MAX_TYPES && !e->out) ||
+				    (t == MAX_TYPES && side == RR_RECV))
+					continue;
+				while (j < b->n && (b->ev[j].type_id != t ||
+				       (t < MAX_TYPES && b->ev[j].out)))
+					j++;
+				if (j == b->n)
+					break;
+				e->match = (long)j;
+				b->ev[j].match = (long)i;
+				j++;
+			}
+		}
+	}
+}
+
+/*
+ * The two clocks are unrelated: estimate the receiver's offset from the
+ * messages (a message arrives after it leaves, both ways) so that local
+ * events interleave plausibly. Order is still fixed by the messages.
+ */
+static void estimate_offset(struct rr_diagram *d)
+{
+	struct rr_side *s = &d->s[RR_SEND], *r = &d->s[RR_RECV];
+	double lo = -1e300, hi = 1e300;
+	size_t i;
+
+	for (i = 0; i < s->n; i++) {
+		const struct rr_ev *e = &s->ev[i];
+
+		if (e->kind != RR_MSG || e->match < 0)
+			continue;
+		if (e->out)	/* r.t - off >= s.t */
+			hi = hi < r->ev[e->match].t - e->t ?
+			     hi : r->ev[e->match].t - e->t;
+		else		/* s.t >= r.t - off */
+			lo = lo > r->ev[e->match].t - e->t ?
+			     lo : r->ev[e->match].t - e->t;
+	}
+	if (lo > -1e300 && hi < 1e300)
+		r->offset = -(lo + hi) / 2;
+	else if (hi < 1e300)
+		r->offset = -hi;
+	else if (lo > -1e300)
+		r->offset = -lo;
+}
+
+/* --- merging into rows ---------------------------------------------------- */
+
+static int new_row(struct rr_diagram *d, enum rr_row_kind kind)
+{
+	struct rr_row *r;
+
+	if (d->nrows == d->rcap) {
+		size_t cap = d->rcap ? d->rcap * 2 : 256;
+
+		r = realloc(d->rows, cap * sizeof(*r));
+		if (!r)
+			return -ENOMEM;
+		d->rows = r;
+		d->rcap = cap;
+	}
+	r = &d->rows[d->nrows++];
+	*r = (struct rr_row){ .kind = kind, .ev = { -1, -1 }, .last = -1 };
+	return 0;
+}
+
+/* An "in" waits for its "out"; a data.summary for its partner. */
+static bool blocked(const struct rr_diagram *d, int side, size_t i,
+		    const size_t next[2])
+{
+	const struct rr_ev *e = &d->s[side].ev[i];
+
+	if (e->match < 0)
+		return false;
+	if (e->kind == RR_MSG && !e->out)
+		return d->s[!side].ev[e->match].row < 0;
+	if (e->kind == RR_SUMMARY)
+		return (size_t)e->match != next[!side];
+	return false;
+}
+
+static int place(struct rr_diagram *d, int side, size_t i, size_t next[2])
+{
+	struct rr_ev *e = &d->s[side].ev[i];
+	struct rr_row *last = d->nrows ? &d->rows[d->nrows - 1] : NULL;
+	bool both = e->match >= 0 && (size_t)e->match == next[!side] &&
+		    ((e->kind == RR_MSG && e->out) || e->kind == RR_SUMMARY);
+	int rc;
+
+	if (e->kind != RR_MSG && e->kind != RR_SUMMARY && last &&
+	    (last->kind == RR_ROW_LOCAL || last->kind == RR_ROW_MSG) &&
+	    last->ev[side] < 0 && !(last->kind == RR_ROW_MSG &&
+				     last->ev[!side] < 0)) {
+		last->ev[side] = (long)i;
+		e->row = (long)d->nrows - 1;
+		next[side]++;
+		return 0;
+	}
+	rc = new_row(d, e->kind == RR_MSG ? RR_ROW_MSG :
+		     e->kind == RR_SUMMARY ? RR_ROW_DATA : RR_ROW_LOCAL);
+	if (rc)
+		return rc;
+	last = &d->rows[d->nrows - 1];
+	last->ev[side] = (long)i;
+	e->row = (long)d->nrows - 1;
+	next[side]++;
+	if (both) {
+		last->ev[!side] = e->match;
+		d->s[!side].ev[e->match].row = e->row;
+		next[!side]++;
+	}
+	if (e->kind == RR_SUMMARY && d->data_row < 0)
+		d->data_row = e->row;
+	return 0;
+}
+
+/* A cycle between the two files (each waits on the other) is broken by
+ * taking the earliest event anyway, unpaired: never an arrow upwards. */
+static void unpair(struct rr_diagram *d, int side, size_t i)
+{
+	struct rr_ev *e = &d->s[side].ev[i];
+
+	if (e->match >= 0)
+		d->s[!side].ev[e->match].match = -1;
+	e->match = -1;
+}
+
+static int merge(struct rr_diagram *d)
+{
+	size_t next[2] = { 0, 0 };
+
+	while (next[0] < d->s[0].n || next[1] < d->s[1].n) {
+		int side, pick = -1, force = -1;
+		double best = 0, fbest = 0;
+		int rc;
+
+		for (side = 0; side < 2; side++) {
+			const struct rr_side *s = &d->s[side];
+			double g;
+
+			if (next[side] >= s->n)
+				continue;
+			g = s->ev[next[side]].t + s->offset;
+			if (force < 0 || g < fbest) {
+				force = side;
+				fbest = g;
+			}
+			if (blocked(d, side, next[side], next))
+				continue;
+			if (pick < 0 || g < best) {
+				pick = side;
+				best = g;
+			}
+		}
+		if (pick < 0) {
+			pick = force;
+			unpair(d, pick, next[pick]);
+		}
+		rc = place(d, pick, next[pick], next);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/* Without data.summary: a data row counted from post/wc and FIN, before
+ * the sender's FIN (or last). */
+static int add_counted_data(struct rr_diagram *d)
+{
+	const struct rr_side *s = &d->s[RR_SEND], *r = &d->s[RR_RECV];
+	size_t pos = d->nrows, i, k;
+	int side, rc;
+
+	if (d->data_row >= 0 || (!s->seen_post && !r->seen_post))
+		return 0;
+	for (i = 0; i < s->n; i++)
+		if (s->ev[i].kind == RR_MSG && s->ev[i].out &&
+		    !strcmp(s->ev[i].type, "FIN")) {
+			pos = (size_t)s->ev[i].row;
+			break;
+		}
+	rc = new_row(d, RR_ROW_DATA);
+	if (rc)
+		return rc;
+	memmove(&d->rows[pos + 1], &d->rows[pos],
+		(d->nrows - 1 - pos) * sizeof(d->rows[0]));
+	d->rows[pos] = (struct rr_row){ .kind = RR_ROW_DATA,
+					.ev = { -1, -1 }, .last = -1 };
+	for (side = 0; side < 2; side++)
+		for (k = 0; k < d->s[side].n; k++)
+			if (d->s[side].ev[k].row >= (long)pos)
+				d->s[side].ev[k].row++;
+	d->data_row = (long)pos;
+	d->counted_data = true;
+	return 0;
+}
+
+static bool fileish_type(const char *t)
+{
+	return !strcmp(t, "FILE") || !strcmp(t, "FEND") ||
+	       !strcmp(t, "FACK") || !strcmp(t, "SYNC");
+}
+
+/* Messages a row adds to a run of FILE/FEND/FACK, or -1: it ends one. */
+static int fileish(const struct rr_diagram *d, const struct rr_row *r)
+{
+	int side, n = 0;
+
+	if (r->kind != RR_ROW_MSG)
+		return -1;
+	for (side = 0; side < 2; side++) {
+		const struct rr_ev *e;
+
+		if (r->ev[side] < 0)
+			continue;
+		e = &d->s[side].ev[r->ev[side]];
+		if (e->kind != RR_MSG || !fileish_type(e->type))
+			return -1;
+		if (e->out || e->match < 0)
+			n++;
+	}
+	return n;
+}
+
+/* Many files: each long run of FILE/FEND/FACK rows becomes one block. */
+static void collapse(struct rr_diagram *d)
+{
+	size_t a = 0, b;
+
+	while (a < d->nrows) {
+		int msgs = 0, n;
+
+		for (b = a; b < d->nrows; b++) {
+			n = fileish(d, &d->rows[b]);
+			if (n < 0)
+				break;
+			msgs += n;
+		}
+		if (msgs >= RUN_MIN) {
+			d->rows[a].kind = RR_ROW_BLOCK;
+			d->rows[a].last = (long)b - 1;
+			for (n = 1; a + (size_t)n < b; n++)
+				d->rows[a + (size_t)n].kind = RR_ROW_HIDDEN;
+		}
+		a = b > a ? b : a + 1;
+	}
+}
+
+/* --- the command ------------------------------------------------------------ */
+
+static bool has_hello(const struct rr_side *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->n; i++)
+		if (s->ev[i].kind == RR_MSG && !strcmp(s->ev[i].type, "HELLO"))
+			return true;
+	return false;
+}
+
+static int load(struct rr_diagram *d, const char *path[2],
+		struct lines l[2])
+{
+	int side, rc, swap = 0;
+	int64_t pid[2];
+
+	for (side = 0; side < 2; side++) {
+		size_t transfers;
+
+		rc = read_lines(path[side], &l[side]);
+		if (rc)
+			return rc;
+		pid[side] = pick_pid(&l[side], &transfers);
+		if (!transfers) {
+			fail("%s: no HELLO message: the session never reached "
+			     "its handshake, so there is nothing to pair",
+			     path[side]);
+			return RP_EPROTO;
+		}
+		if (transfers > 1)
+			fprintf(stderr, "rdmapush render: %s holds %zu "
+				"transfers; drawing the first (pid %" PRId64
+				")\n", path[side], transfers, pid[side]);
+	}
+	{
+		const char *r0 = line_str(l[0].o[0], "side");
+		const char *r1 = line_str(l[1].o[0], "side");
+
+		r0 = r0 ? r0 : "?";
+		r1 = r1 ? r1 : "?";
+		if (!strcmp(r0, r1)) {
+			fail("%s and %s are both from the %s side: give the "
+			     "sender's trace, then the receiver's", path[0],
+			     path[1], r0);
+			return RP_EPROTO;
+		}
+		/* Given the other way round: the sender still goes left. */
+		swap = !strcmp(r0, "recv") || !strcmp(r1, "send");
+	}
+	for (side = 0; side < 2; side++) {
+		struct rr_side *s = &d->s[side ^ swap];
+		const char *role = line_str(l[side].o[0], "side");
+
+		s->path = path[side];
+		s->pid = pid[side];
+		snprintf(s->role, sizeof(s->role), "%s", role ? role : "?");
+		rc = build_side(s, &l[side], pid[side]);
+		if (rc)
+			return rc;
+		if (!has_hello(s)) {
+			fail("%s: no HELLO message in pid %" PRId64, path[side],
+			     pid[side]);
+			return RP_EPROTO;
+		}
+	}
+	return 0;
+}
+
+static int write_atomic(const struct rr_diagram *d, const char *out)
+{
+	size_t len = strlen(out);
+	char *tmp = malloc(len + 8);
+	mode_t mask;
+	FILE *f;
+	int fd, rc;
+
+	if (!tmp)
+		return -ENOMEM;
+	snprintf(tmp, len + 8, "%s.XXXXXX", out);
+	fd = mkstemp(tmp);
+	if (fd < 0) {
+		rc = -errno;
+		fail("cannot write %s: %s", out, strerror(-rc));
+		free(tmp);
+		return rc;
+	}
+	mask = umask(0);
+	umask(mask);
+	(void)!fchmod(fd, 0666 & ~mask);
+	f = fdopen(fd, "w");
+	if (!f) {
+		rc = -errno;
+		close(fd);
+		goto err_unlink;
+	}
+	rc = rr_write_svg(f, d);
+	if (fflush(f) && !rc)
+		rc = -errno;
+	if (fclose(f) && !rc)
+		rc = -errno;
+	if (!rc && rename(tmp, out))
+		rc = -errno;
+	if (!rc) {
+		free(tmp);
+		return 0;
+	}
+err_unlink:
+	fail("cannot write %s: %s", out, strerror(-rc));
+	unlink(tmp);
+	free(tmp);
+	return rc;
+}
+
+static void diagram_free(struct rr_diagram *d, struct lines l[2])
+{
+	free(d->s[0].ev);
+	free(d->s[1].ev);
+	free(d->rows);
+	lines_free(&l[0]);
+	lines_free(&l[1]);
+}
+
+int rp_render(const char *sender, const char *receiver, const char *out)
+{
+	const char *path[2] = { sender, receiver };
+	struct rr_diagram d = { .data_row = -1 };
+	struct lines l[2] = { { 0 } };
+	int rc;
+
+	rc = load(&d, path, l);
+	if (rc)
+		goto out;
+	pair(&d);
+	estimate_offset(&d);
+	rc = merge(&d);
+	if (!rc)
+		rc = add_counted_data(&d);
+	if (rc) {
+		fail("out of memory");
+		goto out;
+	}
+	collapse(&d);
+	rr_layout(&d);
+	if (!strcmp(out, "-")) {
+		rc = rr_write_svg(stdout, &d);
+		if (!rc && fflush(stdout))
+			rc = -errno;
+		if (rc)
+			fail("cannot write the SVG to standard output: %s",
+			     strerror(-rc));
+	} else {
+		rc = write_atomic(&d, out);
+	}
+out:
+	diagram_free(&d, l);
+	return rc;
+}
