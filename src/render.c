@@ -180,6 +180,7 @@ static int read_lines(const char *path, struct lines *l)
 		fail("cannot open %s: %s", path, strerror(-rc));
 		return rc;
 	}
+	errno = 0;
 	while ((len = getline(&buf, &cap, f)) >= 0) {
 		json_object *o;
 		const char *kind;
@@ -201,8 +202,8 @@ static int read_lines(const char *path, struct lines *l)
 		}
 	}
 	if (!rc && ferror(f)) {
-		rc = -EIO;
-		fail("cannot read %s: %s", path, strerror(EIO));
+		rc = errno ? -errno : -EIO;
+		fail("cannot read %s: %s", path, strerror(-rc));
 	}
 	free(buf);
 	fclose(f);

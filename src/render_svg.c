@@ -319,7 +319,8 @@ static const char style[] =
 	".blockhead { font-size: 14px; font-weight: bold; }\n"
 	"</style>\n";
 
-static void marker(FILE *f, const struct rr_ev *e, double x, double y);
+static void marker(FILE *f, const struct rr_ev *e, const char *side,
+		   double x, double y);
 
 /* The marker shapes, drawn as on the lifelines. */
 static void legend_objects(FILE *f)
@@ -336,7 +337,7 @@ static void legend_objects(FILE *f)
 	text(f, 500, 84, "small", NULL, "objects:", 0);
 	for (i = 0; i < sizeof(obj) / sizeof(obj[0]); i++) {
 		e.kind = obj[i].kind;
-		marker(f, &e, 565 + i * 66, 80);
+		marker(f, &e, "legend", 565 + i * 66, 80);
 		text(f, 575 + i * 66, 84, "small", NULL, obj[i].name, 0);
 	}
 	text(f, 900, 84, "small", NULL,
@@ -399,7 +400,8 @@ static void header(FILE *f, const struct rr_diagram *d)
 }
 
 /* A marker on the lifeline: shape by object, filled when created. */
-static void marker(FILE *f, const struct rr_ev *e, double x, double y)
+static void marker(FILE *f, const struct rr_ev *e, const char *side,
+		   double x, double y)
 {
 	const char *fill = "#263238", *shape = NULL;
 	char p[160];
@@ -448,8 +450,9 @@ static void marker(FILE *f, const struct rr_ev *e, double x, double y)
 	if (e->kind == RR_QP_MODIFY)
 		fill = state_color[state_of(rr_str(e->f, "to")) < 0 ? 0 :
 				   state_of(rr_str(e->f, "to"))];
-	fprintf(f, "%s class=\"obj obj-%s\" fill=\"%s\" stroke=\"#263238\" "
-		"stroke-width=\"1.2\"/>\n", p, shape, fill);
+	fprintf(f, "%s class=\"obj obj-%s\" data-side=\"%s\" fill=\"%s\" "
+		"stroke=\"#263238\" stroke-width=\"1.2\"/>\n", p, shape, side,
+		fill);
 }
 
 static void time_label(FILE *f, int side, const struct rr_ev *e, double y)
@@ -488,7 +491,7 @@ static void local_event(FILE *f, const struct rr_diagram *d, int side,
 
 	local_label(e, m, det, sizeof(m));
 	wrap(m, det, sizeof(det), label_chars(d, side));
-	marker(f, e, lifeline(side), y);
+	marker(f, e, side == RR_SEND ? "send" : "recv", lifeline(side), y);
 	time_label(f, side, e, y + 4);
 	text(f, x, y + 4, cls, anchor, m, label_chars(d, side));
 	if (det[0])
