@@ -526,7 +526,8 @@ static void message(FILE *f, const struct rr_diagram *d, int side,
 {
 	const struct rr_row *r0 = &d->rows[e->row], *r1 = r0;
 	double x0 = lifeline(side), x1 = lifeline(!side);
-	const char *color = msg_color(e->type);
+	const char *color = msg_color(e->type), *anchor = "middle";
+	double lx = (X_S + X_R) / 2.0;
 	char m[320], det[320];
 
 	if (e->match >= 0)
@@ -548,10 +549,14 @@ static void message(FILE *f, const struct rr_diagram *d, int side,
 	}
 	arrow(f, x0, r0->y + ARROW_DY, x1, r1->y + ARROW_DY, color,
 	      e->match < 0, e->type);
-	text(f, (X_S + X_R) / 2.0, r0->y + 13, "msg", "middle", m, MSG_CHARS);
+	/* A slanted arrow crosses rows: its label stays by its start. */
+	if (r1 != r0) {
+		lx = x0 + (side == RR_SEND ? 12 : -12);
+		anchor = side == RR_SEND ? "start" : "end";
+	}
+	text(f, lx, r0->y + 13, "msg", anchor, m, MSG_CHARS);
 	if (det[0])
-		text(f, (X_S + X_R) / 2.0, r0->y + 26, "det", "middle", det,
-		     MSG_CHARS + 8);
+		text(f, lx, r0->y + 26, "det", anchor, det, MSG_CHARS + 8);
 }
 
 /* --- QP state bands ---------------------------------------------------------- */

@@ -81,6 +81,15 @@ grep -v '"data.summary"' "$fx/push1.recv.jsonl" >"$tmp/ns.recv.jsonl"
 check "$tmp/ns.svg" "text:10.0 MiB in 10 chunks" "text:10 credits sent by the receiver" \
 	"text:(counted from post and wc events: the traces have no data.summary)"
 
+# A receiver's trace cut short (it died): its messages are missing, so the
+# sender's FEND, FIN... are drawn as stubs, and saying so.
+head -n 30 "$fx/push1.recv.jsonl" >"$tmp/cut.recv.jsonl"
+"$bin" render "$fx/push1.send.jsonl" "$tmp/cut.recv.jsonl" -o "$tmp/cut.svg" \
+	2>/dev/null || bad "a cut trace: exit $?"
+check "$tmp/cut.svg" lifelines arrows:HELLO,MR,FILE,FEND,FIN \
+	"text:(no matching receipt in the other trace)" \
+	"text:(no matching send in the other trace)"
+
 # expect CODE PATTERN ARGS...: exit CODE, stderr matching PATTERN, and
 # the output written before (good.svg) left as it was, no temp file.
 cp "$tmp/push1.svg" "$tmp/good.svg"
