@@ -33,7 +33,7 @@ static void __attribute__((format(printf, 1, 2))) fail(const char *fmt, ...)
 	va_end(ap);
 }
 
-/* --- reading one trace ------------------------------------------------------ */
+/* --- reading one trace --------------------------------------------------- */
 
 static const struct {
 	const char *name;
@@ -264,7 +264,7 @@ static int64_t pick_pid(const struct lines *l, size_t *transfers)
 	return *transfers ? first : 0;
 }
 
-/* --- one side's events -------------------------------------------------- */
+/* --- one side's events --------------------------------------------------- */
 
 static int push_ev(struct rr_side *s, const struct rr_ev *e)
 {
@@ -380,7 +380,7 @@ static int build_side(struct rr_side *s, const struct lines *l, int64_t pid)
 	return 0;
 }
 
-/* --- pairing -------------------------------------------------------------- */
+/* --- pairing ------------------------------------------------------------- */
 
 static int type_id(const char *types[], int *ntypes, const char *t)
 {
@@ -472,7 +472,7 @@ static void estimate_offset(struct rr_diagram *d)
 		r->offset = -lo;
 }
 
-/* --- merging into rows ---------------------------------------------------- */
+/* --- merging into rows --------------------------------------------------- */
 
 static int new_row(struct rr_diagram *d, enum rr_row_kind kind)
 {
@@ -674,7 +674,7 @@ static void collapse(struct rr_diagram *d)
 	}
 }
 
-/* --- the command ------------------------------------------------------------ */
+/* --- the command --------------------------------------------------------- */
 
 static bool has_hello(const struct rr_side *s)
 {

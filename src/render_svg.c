@@ -84,7 +84,7 @@ static void text(FILE *f, double x, double y, const char *cls,
 	fputs("</text>\n", f);
 }
 
-/* --- labels ------------------------------------------------------------------ */
+/* --- labels -------------------------------------------------------------- */
 
 static int64_t iv(json_object *f, const char *k)
 {
@@ -269,7 +269,7 @@ static const char *msg_color(const char *t)
 	return "#455a64";
 }
 
-/* --- pieces ------------------------------------------------------------------ */
+/* --- pieces -------------------------------------------------------------- */
 
 static double lifeline(int side)
 {
@@ -365,9 +365,10 @@ static void header(FILE *f, const struct rr_diagram *d)
 	/* Legend: the band colours, then the marker shapes. */
 	text(f, 20, 84, "small", NULL, "QP state:", 0);
 	for (i = 0; i < NSTATES; i++) {
-		fprintf(f, "<rect class=\"legend\" x=\"%d\" y=\"73\" width=\"14\""
-			" height=\"14\" fill=\"%s\" stroke=\"#424242\" "
-			"stroke-width=\"0.5\"/>\n", 86 + i * 78, state_color[i]);
+		fprintf(f, "<rect class=\"legend\" x=\"%d\" y=\"73\" "
+			"width=\"14\" height=\"14\" fill=\"%s\" "
+			"stroke=\"#424242\" stroke-width=\"0.5\"/>\n",
+			86 + i * 78, state_color[i]);
 		text(f, 104 + i * 78, 84, "small", NULL, state_name[i], 0);
 	}
 	legend_objects(f);
@@ -419,8 +420,8 @@ static void marker(FILE *f, const struct rr_ev *e, const char *side,
 	}
 	switch (e->kind) {
 	case RR_PD_ALLOC: case RR_PD_DEALLOC:
-		snprintf(p, sizeof(p), "<rect x=\"%.1f\" y=\"%.1f\" width=\"10\""
-			 " height=\"10\"", x - 5, y - 5);
+		snprintf(p, sizeof(p), "<rect x=\"%.1f\" y=\"%.1f\" "
+			 "width=\"10\" height=\"10\"", x - 5, y - 5);
 		shape = "pd";
 		break;
 	case RR_MR_REG: case RR_MR_DEREG:
@@ -495,10 +496,11 @@ static void local_event(FILE *f, const struct rr_diagram *d, int side,
 	time_label(f, side, e, y + 4);
 	text(f, x, y + 4, cls, anchor, m, label_chars(d, side));
 	if (det[0])
-		text(f, x, y + 17, "det", anchor, det, label_chars(d, side) + 8);
+		text(f, x, y + 17, "det", anchor, det,
+		     label_chars(d, side) + 8);
 }
 
-/* --- messages ----------------------------------------------------------------- */
+/* --- messages ------------------------------------------------------------ */
 
 static void arrow(FILE *f, double x0, double y0, double x1, double y1,
 		  const char *color, bool dashed, const char *type)
@@ -544,7 +546,8 @@ static void message(FILE *f, const struct rr_diagram *d, int side,
 			x1 = lifeline(side);
 			x0 = x1 + (lifeline(!side) - x1) * 0.4;
 		}
-		snprintf(det, sizeof(det), "(no matching %s in the other trace)",
+		snprintf(det, sizeof(det),
+			 "(no matching %s in the other trace)",
 			 e->out ? "receipt" : "send");
 	}
 	arrow(f, x0, r0->y + ARROW_DY, x1, r1->y + ARROW_DY, color,
@@ -559,7 +562,7 @@ static void message(FILE *f, const struct rr_diagram *d, int side,
 		text(f, lx, r0->y + 26, "det", anchor, det, MSG_CHARS + 8);
 }
 
-/* --- QP state bands ---------------------------------------------------------- */
+/* --- QP state bands ------------------------------------------------------ */
 
 static void band(FILE *f, int side, unsigned q, int state, double y0,
 		 double y1)
@@ -609,7 +612,7 @@ static void bands(FILE *f, const struct rr_diagram *d, int side, int bottom)
 	}
 }
 
-/* --- summary blocks --------------------------------------------------------- */
+/* --- summary blocks ------------------------------------------------------ */
 
 static void block_rect(FILE *f, const struct rr_row *r, const char *cls,
 		       const char *fill, const char *stroke)
@@ -784,7 +787,7 @@ static void file_block(FILE *f, const struct rr_diagram *d,
 	block_times(f, d, r, first);
 }
 
-/* --- the whole picture ------------------------------------------------------- */
+/* --- the whole picture --------------------------------------------------- */
 
 static void row(FILE *f, const struct rr_diagram *d, size_t i)
 {

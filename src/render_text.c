@@ -12,7 +12,7 @@
 #include "rdmapush/render.h"
 #include "render_int.h"
 
-/* --- field helpers -------------------------------------------------------- */
+/* --- field helpers ------------------------------------------------------- */
 
 bool rr_int(json_object *f, const char *k, int64_t *v)
 {
@@ -84,7 +84,7 @@ const char *rr_bytes(uint64_t b, char *buf, size_t len)
 	return buf;
 }
 
-/* --- XML text --------------------------------------------------------------- */
+/* --- XML text ------------------------------------------------------------ */
 
 /* Length of the valid UTF-8 sequence at s that XML 1.0 allows, or 0. */
 static int xml_char(const unsigned char *s)
@@ -126,7 +126,8 @@ int rp_render_xml_text(FILE *f, const char *s, int max)
 	while (*p) {
 		int n = xml_char(p);
 
-		if (max > 0 && chars == max - 3 && strlen((const char *)p) > 3) {
+		if (max > 0 && chars == max - 3 &&
+		    strlen((const char *)p) > 3) {
 			fputs("...", f);
 			return chars + 3;
 		}
