@@ -686,10 +686,61 @@ static bool has_hello(const struct rr_side *s)
 	return false;
 }
 
+/* The qpn of the first HELLO with dir in l (of pid, unless pid < 0) at
+ * or after line *from; *from becomes the line after it. */
+static bool hello_qpn(const struct lines *l, int64_t pid, const char *dir,
+		      int64_t *qpn, size_t *from)
+{
+	size_t i;
+
+	for (i = *from; i < l->n; i++) {
+		json_object *f = NULL;
+		const char *d;
+
+		if (!is_hello(l->o[i]) || (pid >= 0 && line_pid(l->o[i]) != pid))
+			continue;
+		(void)json_object_object_get_ex(l->o[i], "f", &f);
+		d = rr_str(f, "dir");
+		if (d && !strcmp(d, dir) && rr_int(f, "qpn", qpn)) {
+			*from = i + 1;
+			return true;
+		}
+	}
+	*from = l->n;
+	return false;
+}
+
+/*
+ * A file with several transfers (a receiver's, one child each): draw the
+ * one whose HELLO came from the other side's QP, else the first.
+ */
+static void choose_transfer(const char *path[2], const struct lines l[2],
+			    int64_t pid[2], int side, size_t transfers)
+{
+	size_t at = 0, from = 0;
+	int64_t qpn, mine;
+
+	if (hello_qpn(&l[!side], pid[!side], "out", &qpn, &at))
+		while (hello_qpn(&l[side], -1, "in", &mine, &from))
+			if (mine == qpn) {
+				pid[side] = line_pid(l[side].o[from - 1]);
+				fprintf(stderr, "rdmapush render: %s holds %zu "
+					"transfers; drawing pid %" PRId64
+					", whose HELLO came from QPN 0x%" PRIx64
+					" of %s\n", path[side], transfers,
+					pid[side], (uint64_t)qpn, path[!side]);
+				return;
+			}
+	fprintf(stderr, "rdmapush render: %s holds %zu transfers; drawing "
+		"the first (pid %" PRId64 ")\n", path[side], transfers,
+		pid[side]);
+}
+
 static int load(struct rr_diagram *d, const char *path[2],
 		struct lines l[2])
 {
 	int side, rc, swap = 0;
+	size_t many[2];
 	int64_t pid[2];
 
 	for (side = 0; side < 2; side++) {
@@ -705,11 +756,11 @@ static int load(struct rr_diagram *d, const char *path[2],
 			     path[side]);
 			return RP_EPROTO;
 		}
-		if (transfers > 1)
-			fprintf(stderr, "rdmapush render: %s holds %zu "
-				"transfers; drawing the first (pid %" PRId64
-				")\n", path[side], transfers, pid[side]);
+		many[side] = transfers;
 	}
+	for (side = 0; side < 2; side++)
+		if (many[side] > 1)
+			choose_transfer(path, l, pid, side, many[side]);
 	{
 		const char *r0 = line_str(l[0].o[0], "side");
 		const char *r1 = line_str(l[1].o[0], "side");

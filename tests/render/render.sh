@@ -81,6 +81,26 @@ grep -v '"data.summary"' "$fx/push1.recv.jsonl" >"$tmp/ns.recv.jsonl"
 check "$tmp/ns.svg" "text:10.0 MiB in 10 chunks" "text:10 credits sent by the receiver" \
 	"text:(counted from post and wc events: the traces have no data.summary)"
 
+# A receiver's file with two transfers (children 6000, then 5151): the
+# one whose HELLO came from the sender's QPN is drawn, not the first.
+python3 - "$fx" "$tmp/two.recv.jsonl" <<'EOF'
+import json, sys
+out = open(sys.argv[2], "w")
+for line in open(sys.argv[1] + "/failed.recv.jsonl"):
+    o = json.loads(line)
+    o["pid"] = 6000
+    if o["kind"] == "msg" and o["f"]["type"] == "HELLO" and o["f"]["dir"] == "in":
+        o["f"]["qpn"] = 0x99
+    out.write(json.dumps(o) + "\n")
+out.write(open(sys.argv[1] + "/push1.recv.jsonl").read())
+EOF
+if "$bin" render "$fx/push1.send.jsonl" "$tmp/two.recv.jsonl" -o "$tmp/two.svg" \
+	2>"$tmp/two.err" && grep -q "holds 2 transfers; drawing pid 5151, whose HELLO came from QPN 0x11" "$tmp/two.err"; then
+	check "$tmp/two.svg" arrows:FEND,FACK,FIN,ACK noarrow:ERR "text:10.0 MiB in 10 chunks"
+else
+	bad "two transfers: $(cat "$tmp/two.err")"
+fi
+
 # A receiver's trace cut short (it died): its messages are missing, so the
 # sender's FEND, FIN... are drawn as stubs, and saying so.
 head -n 30 "$fx/push1.recv.jsonl" >"$tmp/cut.recv.jsonl"
