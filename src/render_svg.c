@@ -317,6 +317,9 @@ static const char style[] =
 	".err { font-size: 12px; font-weight: bold; fill: #c62828; }\n"
 	".msg { font-size: 12px; font-weight: bold; }\n"
 	".blockhead { font-size: 14px; font-weight: bold; }\n"
+	".outok { font-size: 15px; font-weight: bold; fill: #2e7d32; }\n"
+	".outerr { font-size: 15px; font-weight: bold; fill: #c62828; }\n"
+	".outno { font-size: 15px; font-weight: bold; fill: #757575; }\n"
 	"</style>\n";
 
 static void marker(FILE *f, const struct rr_ev *e, const char *side,
@@ -344,6 +347,34 @@ static void legend_objects(FILE *f)
 	     "filled: created · hollow: destroyed", 0);
 }
 
+/* Top right: how the session ended, from its last ACK or ERR. */
+static void outcome(FILE *f, const struct rr_diagram *d)
+{
+	const struct rr_ev *last = NULL;
+	char buf[160];
+	int side;
+	size_t i;
+
+	for (side = 0; side < 2; side++)
+		for (i = 0; i < d->s[side].n; i++) {
+			const struct rr_ev *e = &d->s[side].ev[i];
+
+			if (e->kind == RR_MSG && (!strcmp(e->type, "ACK") ||
+			    !strcmp(e->type, "ERR")) &&
+			    (!last || !strcmp(e->type, "ERR")))
+				last = e;
+		}
+	if (!last) {
+		text(f, W - 20, 32, "outno", "end",
+		     "ended without ACK or ERR", 0);
+		return;
+	}
+	snprintf(buf, sizeof(buf), "ended with %s: status %" PRId64 " (%s)",
+		 last->type, iv(last->f, "status"), sv(last->f, "status_name"));
+	text(f, W - 20, 32, strcmp(last->type, "ERR") && !iv(last->f, "status")
+	     ? "outok" : "outerr", "end", buf, 60);
+}
+
 static void header(FILE *f, const struct rr_diagram *d)
 {
 	char buf[512];
@@ -362,6 +393,7 @@ static void header(FILE *f, const struct rr_diagram *d)
 		 ") · receiver trace %s (pid %" PRId64 ")", d->s[0].path,
 		 d->s[0].pid, d->s[1].path, d->s[1].pid);
 	text(f, 20, 54, "sub", NULL, buf, 170);
+	outcome(f, d);
 	/* Legend: the band colours, then the marker shapes. */
 	text(f, 20, 84, "small", NULL, "QP state:", 0);
 	for (i = 0; i < NSTATES; i++) {

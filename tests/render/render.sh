@@ -53,13 +53,14 @@ check "$tmp/push1.svg" lifelines bands:send:0:RESET,INIT,RTR,RTS,ERROR \
 	"objs:send:pd,mr,cq,qp,device" "objs:recv:pd,mr,cq,qp,device" \
 	"text:MR registered: rkey 0x1a2c" "text:LOCAL_WRITE|REMOTE_WRITE" \
 	"text:CQ created, cqe 17" "text:QP0 created: qpn 0x11, RESET" \
-	"text:FIN  1 files, 10.0 MiB" "text:ACK status 0 (OK), 10.0 MiB"
+	"text:FIN  1 files, 10.0 MiB" "text:ACK status 0 (OK), 10.0 MiB" \
+	"text:ended with ACK: status 0 (OK)"
 check "$tmp/push2.svg" lifelines bands:send:1:RESET,INIT,RTR,RTS \
 	bands:recv:1:RESET,INIT,RTR,RTS "text:HELLO  qpn 0x11,0x12" \
 	"text:QP1 INIT → RTR" "text:dest_qpn 0x32"
 check "$tmp/failed.svg" lifelines arrows:HELLO,MR,FILE,ERR \
 	bands:send:0:RTS,ERROR bands:recv:0:RTS,ERROR \
-	"text:ERR status 6 (EXIST), 0 B" \
+	"text:ERR status 6 (EXIST), 0 B" "text:ended with ERR: status 6 (EXIST)" \
 	"text:in/<script>alert('x')</script> & <b>bold</b>.txt" \
 	"text:error: refusing in/<script>alert('x')</script>" noscript
 check "$tmp/many.svg" "text:FILE/FEND/FACK × 1200" \
@@ -106,7 +107,7 @@ fi
 head -n 30 "$fx/push1.recv.jsonl" >"$tmp/cut.recv.jsonl"
 "$bin" render "$fx/push1.send.jsonl" "$tmp/cut.recv.jsonl" -o "$tmp/cut.svg" \
 	2>/dev/null || bad "a cut trace: exit $?"
-check "$tmp/cut.svg" lifelines arrows:HELLO,MR,FILE,FEND,FIN \
+check "$tmp/cut.svg" lifelines arrows:HELLO,MR,FILE,FEND,FIN "text:ended with ACK" \
 	"text:(no matching receipt in the other trace)" \
 	"text:(no matching send in the other trace)"
 
