@@ -340,7 +340,8 @@ static int build_side(struct rr_side *s, const struct lines *l, int64_t pid)
 	for (i = 0; i < l->n; i++) {
 		json_object *o = l->o[i], *f = NULL;
 		const char *kname = line_str(o, "kind");
-		struct rr_ev e = { .type_id = -1, .match = -1, .row = -1 };
+		struct rr_ev e = { .type_id = -1, .match = -1, .row = -1,
+				   .fold_head = -1, .fold_last = -1 };
 		int64_t q;
 		int k;
 
@@ -378,6 +379,69 @@ static int build_side(struct rr_side *s, const struct lines *l, int64_t pid)
 			return rc;
 	}
 	return 0;
+}
+
+static bool qp_event(const struct rr_ev *e)
+{
+	return e->kind == RR_QP_CREATE || e->kind == RR_QP_MODIFY ||
+	       e->kind == RR_QP_ERROR || e->kind == RR_QP_DESTROY;
+}
+
+/* Same step: same kind and, for qp.modify, the same target state. */
+static bool alike(const struct rr_ev *a, const struct rr_ev *b)
+{
+	const char *x = rr_str(a->f, "to"), *y = rr_str(b->f, "to");
+
+	return a->kind == b->kind &&
+	       (a->kind != RR_QP_MODIFY || (x && y && !strcmp(x, y)));
+}
+
+#define FOLD_STEPS	16	/* steps per QP in one run that can fold */
+
+/*
+ * With --qps N each step is taken N times in a row (create all, INIT
+ * all, then RTR and RTS QP by QP): in a run of QP events, each QP's k-th
+ * step shares the row of the first QP's k-th step when alike, so the
+ * picture does not grow by N rows per step. Bands keep each QP's own.
+ */
+static void fold_run(struct rr_side *s, size_t from, size_t to)
+{
+	long head[FOLD_STEPS];
+	unsigned steps[RR_MAX_QPS] = { 0 };
+	size_t i;
+
+	for (i = 0; i < FOLD_STEPS; i++)
+		head[i] = -1;
+	for (i = from; i < to; i++) {
+		struct rr_ev *e = &s->ev[i];
+		int64_t q;
+		unsigned k;
+
+		if (!rr_int(e->f, "qp", &q) || q < 0 || q >= RR_MAX_QPS)
+			continue;
+		k = steps[q]++;
+		if (k >= FOLD_STEPS)
+			continue;
+		if (head[k] < 0) {
+			head[k] = (long)i;
+		} else if (alike(&s->ev[head[k]], e)) {
+			e->fold_head = head[k];
+			s->ev[head[k]].fold_last = (long)i;
+		}
+	}
+}
+
+static void fold_qps(struct rr_side *s)
+{
+	size_t i = 0, j;
+
+	while (i < s->n) {
+		for (j = i; j < s->n && qp_event(&s->ev[j]); j++)
+			;
+		if (j > i + 1)
+			fold_run(s, i, j);
+		i = j > i ? j : i + 1;
+	}
 }
 
 /* --- pairing ------------------------------------------------------------- */
@@ -515,6 +579,11 @@ static int place(struct rr_diagram *d, int side, size_t i, size_t next[2])
 		    ((e->kind == RR_MSG && e->out) || e->kind == RR_SUMMARY);
 	int rc;
 
+	if (e->fold_head >= 0) {	/* drawn on its head's row */
+		e->row = d->s[side].ev[e->fold_head].row;
+		next[side]++;
+		return 0;
+	}
 	if (e->kind != RR_MSG && e->kind != RR_SUMMARY && last &&
 	    (last->kind == RR_ROW_LOCAL || last->kind == RR_ROW_MSG) &&
 	    last->ev[side] < 0 && !(last->kind == RR_ROW_MSG &&
@@ -786,6 +855,7 @@ static int load(struct rr_diagram *d, const char *path[2],
 		rc = build_side(s, &l[side], pid[side]);
 		if (rc)
 			return rc;
+		fold_qps(s);
 		if (!has_hello(s)) {
 			fail("%s: no HELLO message in pid %" PRId64, path[side],
 			     pid[side]);

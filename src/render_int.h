@@ -33,6 +33,9 @@ struct rr_ev {
 	bool out;		/* RR_MSG: we sent it */
 	long match;		/* the other side's partner event, -1 */
 	long row;		/* row it is drawn on */
+	/* QP events alike over several QPs share one row (fold_qps()) */
+	long fold_head;		/* the event whose row this one shares, -1 */
+	long fold_last;		/* head: the last event folded into it, -1 */
 };
 
 struct rr_side {

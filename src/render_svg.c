@@ -18,13 +18,11 @@
 #define W		1300	/* picture width */
 #define X_S		460	/* sender's lifeline */
 #define X_R		840	/* receiver's lifeline */
-#define BAND_W		16	/* one QP's state column */
-#define BAND_STEP	22
 #define TOP		196	/* first row */
 #define MARK_DY		12	/* marker and band edges below a row's top */
 #define ARROW_DY	32	/* arrow below a message row's top */
 #define CHAR_W		6.4	/* average width of an 11px character */
-#define MSG_CHARS	54	/* a message label between the lifelines */
+#define MSG_CHARS	50	/* a message label between the lifelines */
 
 static const char *const state_name[] = { "RESET", "INIT", "RTR", "RTS",
 					  "ERROR" };
@@ -72,6 +70,15 @@ void rr_layout(struct rr_diagram *d)
 	d->height = y + 110;
 }
 
+static size_t utf8_len(const char *s)
+{
+	size_t n = 0;
+
+	for (; s && *s; s++)
+		n += ((unsigned char)*s & 0xc0) != 0x80;
+	return n;
+}
+
 /* <text> with escaped content cut at max characters (0: whole). */
 static void text(FILE *f, double x, double y, const char *cls,
 		 const char *anchor, const char *s, int max)
@@ -81,6 +88,12 @@ static void text(FILE *f, double x, double y, const char *cls,
 		fprintf(f, " text-anchor=\"%s\"", anchor);
 	fputc('>', f);
 	rp_render_xml_text(f, s, max);
+	if (max > 0 && utf8_len(s) > (size_t)max) {
+		/* Cut: the whole text shows on hovering, no script needed. */
+		fputs("<title>", f);
+		rp_render_xml_text(f, s, 0);
+		fputs("</title>", f);
+	}
 	fputs("</text>\n", f);
 }
 
@@ -122,8 +135,57 @@ static void modify_detail(json_object *f, char *det, size_t len)
 		det[0] = '\0';
 }
 
+/*
+ * A QP step, of one QP ("QP0") or of several alike on one row ("QP0-7",
+ * their QPNs as first...last, the attributes of the first).
+ */
+static void qp_label(const struct rr_side *s, const struct rr_ev *e,
+		     char *m, char *det, size_t len)
+{
+	const struct rr_ev *z = e->fold_last >= 0 ? &s->ev[e->fold_last] : e;
+	json_object *f = e->f;
+	char q[48], a[40], b[40], n[96];
+
+	if (z != e) {
+		snprintf(q, sizeof(q), "QP%" PRId64 "–%" PRId64, iv(f, "qp"),
+			 iv(z->f, "qp"));
+		snprintf(n, sizeof(n), "%s…%s", rr_hex(f, "qpn", a, sizeof(a)),
+			 rr_hex(z->f, "qpn", b, sizeof(b)));
+	} else {
+		snprintf(q, sizeof(q), "QP%" PRId64, iv(f, "qp"));
+		rr_hex(f, "qpn", n, sizeof(n));
+	}
+	det[0] = '\0';
+	switch (e->kind) {
+	case RR_QP_CREATE:
+		snprintf(m, len, "%s created: qpn %s, RESET", q, n);
+		snprintf(det, len, "max_send_wr %" PRId64 " · max_recv_wr %"
+			 PRId64, iv(f, "max_send_wr"), iv(f, "max_recv_wr"));
+		break;
+	case RR_QP_MODIFY:
+		snprintf(m, len, "%s %s → %s", q, sv(f, "from"), sv(f, "to"));
+		modify_detail(f, det, len);
+		if (z != e && det[0]) {
+			char first[320];
+
+			snprintf(first, sizeof(first), "QP%" PRId64 ": %s",
+				 iv(f, "qp"), det);
+			snprintf(det, len, "%s", first);
+		}
+		break;
+	case RR_QP_ERROR:
+		snprintf(m, len, "%s → ERROR (flushes %s work)", q,
+			 z != e ? "their" : "its");
+		break;
+	default:
+		snprintf(m, len, "%s destroyed (qpn %s)", q, n);
+		break;
+	}
+}
+
 /* Main line and detail line of a local event's label. */
-static void local_label(const struct rr_ev *e, char *m, char *det, size_t len)
+static void local_label(const struct rr_side *s, const struct rr_ev *e,
+			char *m, char *det, size_t len)
 {
 	json_object *f = e->f;
 	char a[40], b[40], c[32];
@@ -155,23 +217,10 @@ static void local_label(const struct rr_ev *e, char *m, char *det, size_t len)
 			 rr_hex(f, "rkey", a, sizeof(a)));
 		break;
 	case RR_QP_CREATE:
-		snprintf(m, len, "QP%" PRId64 " created: qpn %s, RESET",
-			 iv(f, "qp"), rr_hex(f, "qpn", a, sizeof(a)));
-		snprintf(det, len, "max_send_wr %" PRId64 " · max_recv_wr %"
-			 PRId64, iv(f, "max_send_wr"), iv(f, "max_recv_wr"));
-		break;
 	case RR_QP_MODIFY:
-		snprintf(m, len, "QP%" PRId64 " %s → %s", iv(f, "qp"),
-			 sv(f, "from"), sv(f, "to"));
-		modify_detail(f, det, len);
-		break;
 	case RR_QP_ERROR:
-		snprintf(m, len, "QP%" PRId64 " → ERROR (flushes its work)",
-			 iv(f, "qp"));
-		break;
 	case RR_QP_DESTROY:
-		snprintf(m, len, "QP%" PRId64 " destroyed (qpn %s)",
-			 iv(f, "qp"), rr_hex(f, "qpn", a, sizeof(a)));
+		qp_label(s, e, m, det, len);
 		break;
 	case RR_PHASE: snprintf(m, len, "phase %s", sv(f, "phase")); break;
 	case RR_ERROR: snprintf(m, len, "error: %s", sv(f, "message")); break;
@@ -276,20 +325,36 @@ static double lifeline(int side)
 	return side == RR_SEND ? X_S : X_R;
 }
 
-/* Left edge of QP q's band column. */
-static double band_x(int side, unsigned q)
+/* A QP's band column and the gap after it: narrower for many QPs, so
+ * that the labels keep their room. */
+static int band_step(const struct rr_diagram *d, int side)
 {
-	return side == RR_SEND ? X_S - 5 - BAND_W - q * BAND_STEP :
-				 X_R + 5 + q * BAND_STEP;
+	unsigned n = d->s[side].qps;
+
+	return n <= 3 ? 22 : n <= 5 ? 15 : 11;
+}
+
+static int band_w(const struct rr_diagram *d, int side)
+{
+	return band_step(d, side) - (band_step(d, side) > 15 ? 6 : 3);
+}
+
+/* Left edge of QP q's band column. */
+static double band_x(const struct rr_diagram *d, int side, unsigned q)
+{
+	int step = band_step(d, side);
+
+	return side == RR_SEND ? X_S - 5 - band_w(d, side) - (double)q * step :
+				 X_R + 5 + (double)q * step;
 }
 
 /* Where a side's local labels start (sender: end) and how many fit. */
 static double label_x(const struct rr_diagram *d, int side)
 {
 	unsigned q = d->s[side].qps ? d->s[side].qps : 1;
+	double w = (double)q * band_step(d, side);
 
-	return side == RR_SEND ? X_S - 5 - q * BAND_STEP - 14 :
-				 X_R + 5 + q * BAND_STEP + 14;
+	return side == RR_SEND ? X_S - 5 - w - 14 : X_R + 5 + w + 14;
 }
 
 static int label_chars(const struct rr_diagram *d, int side)
@@ -424,11 +489,18 @@ static void header(FILE *f, const struct rr_diagram *d)
 		snprintf(buf, sizeof(buf), "side \"%s\" · pid %" PRId64,
 			 s->role, s->pid);
 		text(f, x, 172, "small", "middle", buf, 34);
+		/* Narrow columns: their numbers, and "QP" once beyond. */
 		for (q = 0; q < s->qps; q++) {
-			snprintf(buf, sizeof(buf), "QP%u", q);
-			text(f, band_x(side, q) + BAND_W / 2.0, TOP - 4,
-			     "tiny", "middle", buf, 0);
+			snprintf(buf, sizeof(buf), "%s%u", band_step(d, side)
+				 > 15 ? "QP" : "", q);
+			text(f, band_x(d, side, q) + band_w(d, side) / 2.0,
+			     TOP - 4, "tiny", "middle", buf, 0);
 		}
+		if (s->qps && band_step(d, side) <= 15)
+			text(f, band_x(d, side, s->qps - 1) +
+			     (side == RR_SEND ? -4 : band_w(d, side) + 4),
+			     TOP - 4, "tiny", side == RR_SEND ? "end" : "start",
+			     "QP", 0);
 	}
 }
 
@@ -522,7 +594,7 @@ static void local_event(FILE *f, const struct rr_diagram *d, int side,
 	double x = label_x(d, side), y = r->y + MARK_DY;
 	char m[320], det[320];
 
-	local_label(e, m, det, sizeof(m));
+	local_label(&d->s[side], e, m, det, sizeof(m));
 	wrap(m, det, sizeof(det), label_chars(d, side));
 	marker(f, e, side == RR_SEND ? "send" : "recv", lifeline(side), y);
 	time_label(f, side, e, y + 4);
@@ -596,8 +668,8 @@ static void message(FILE *f, const struct rr_diagram *d, int side,
 
 /* --- QP state bands ------------------------------------------------------ */
 
-static void band(FILE *f, int side, unsigned q, int state, double y0,
-		 double y1)
+static void band(FILE *f, const struct rr_diagram *d, int side, unsigned q,
+		 int state, double y0, double y1)
 {
 	if (state < 0 || y1 <= y0)
 		return;
@@ -605,7 +677,8 @@ static void band(FILE *f, int side, unsigned q, int state, double y0,
 		"data-state=\"%s\" x=\"%.1f\" y=\"%.1f\" width=\"%d\" "
 		"height=\"%.1f\" fill=\"%s\"><title>QP%u %s</title></rect>\n",
 		side == RR_SEND ? "send" : "recv", q, state_name[state],
-		band_x(side, q), y0, BAND_W, y1 - y0, state_color[state], q,
+		band_x(d, side, q), y0, band_w(d, side), y1 - y0,
+		state_color[state], q,
 		state_name[state]);
 }
 
@@ -636,11 +709,11 @@ static void bands(FILE *f, const struct rr_diagram *d, int side, int bottom)
 			case RR_QP_DESTROY: next = -1; break;
 			default: continue;
 			}
-			band(f, side, q, state, since, y);
+			band(f, d, side, q, state, since, y);
 			state = next;
 			since = y;
 		}
-		band(f, side, q, state, since, bottom);
+		band(f, d, side, q, state, since, bottom);
 	}
 }
 

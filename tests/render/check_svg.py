@@ -7,7 +7,7 @@
 #   bands:SIDE:QP:S1,S2,...    QP's state band rects on SIDE (send|recv)
 #   arrows:T1,T2,...           a message arrow of each type
 #   noarrow:T                  no arrow of type T (collapsed)
-#   text:STRING                a <text> holding STRING (as parsed)
+#   text:STRING                a <text> showing STRING (as parsed)
 #   objs:SIDE:pd,mr,...        object markers on SIDE
 #   noscript                   no element but SVG's own came from a trace
 #   maxbytes:N                 the file is at most N bytes
@@ -39,7 +39,8 @@ def main():
     urls = set(re.findall(rb"https?://[^\"' )]+", raw))
     if urls - {b"http://www.w3.org/2000/svg"}:
         errs.append("external reference %s" % urls)
-    texts = ["".join(t.itertext()) for t in root.iter(NS + "text")]
+    # What shows: a cut label's whole text in its <title> does not count.
+    texts = [t.text or "" for t in root.iter(NS + "text")]
     for w in whats:
         kind, _, arg = w.partition(":")
         if kind == "lifelines":

@@ -19,7 +19,7 @@ def main():
         print("the document is not the SVG: %r" % raw[:200])
         return 1
     root = ET.fromstring(raw)
-    texts = ["".join(t.itertext()) for t in root.iter(NS + "text")]
+    texts = [t.text or "" for t in root.iter(NS + "text")]
     missing = [w for w in sys.argv[2].split("|")
                if not any(w in t for t in texts)]
     if missing:

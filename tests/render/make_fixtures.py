@@ -3,9 +3,9 @@
 # Writes the render fixtures of tests/render/ (committed; rerun after an
 # edit here): pairs of --trace-json files, sender's and receiver's, written
 # by hand after docs/trace.md's contract (schema version 1), not by
-# rdmapush: a 1-QP write push, a 2-QP push, a failed session with ERR (a
-# peer's path holding <script> and &), a many-file session. The clocks of
-# the two sides are unrelated on purpose (1000 s vs 52000 s).
+# rdmapush: a 1-QP write push, a 2-QP and an 8-QP push, a failed session
+# with ERR (a peer's path holding <script> and &), a many-file session.
+# The clocks of the two sides are unrelated on purpose (1000 s vs 52000 s).
 #
 # usage: tests/render/make_fixtures.py [DIR]   (default: its own directory)
 import json
@@ -233,6 +233,7 @@ def main():
         os.path.abspath(__file__))
     push(1, "push1", d)
     push(2, "push2", d)
+    push(8, "push8", d)
     failed(d)
     many(d)
 

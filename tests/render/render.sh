@@ -36,7 +36,7 @@ check() {
 	fi
 }
 
-for n in push1 push2 failed many; do
+for n in push1 push2 push8 failed many; do
 	if "$bin" render "$fx/$n.send.jsonl" "$fx/$n.recv.jsonl" \
 		-o "$tmp/$n.svg" 2>"$tmp/$n.err"; then
 		ok "$n renders"
@@ -57,7 +57,11 @@ check "$tmp/push1.svg" lifelines bands:send:0:RESET,INIT,RTR,RTS,ERROR \
 	"text:ended with ACK: status 0 (OK)"
 check "$tmp/push2.svg" lifelines bands:send:1:RESET,INIT,RTR,RTS \
 	bands:recv:1:RESET,INIT,RTR,RTS "text:HELLO  qpn 0x11,0x12" \
-	"text:QP1 INIT → RTR" "text:dest_qpn 0x32"
+	"text:QP0–1 INIT → RTR" "text:QP0: dest_qpn 0x22" \
+	"text:QP0–1 created: qpn 0x11…0x12, RESET" "text:QP0–1 destroyed (qpn 0x22…0x32)"
+check "$tmp/push8.svg" lifelines bands:send:7:RESET,INIT,RTR,RTS,ERROR \
+	bands:recv:7:RESET,INIT,RTR,RTS,ERROR "text:QP0–7 RTR → RTS" \
+	"text:QP0–7 created: qpn 0x11…0x18, RESET" "text:MR registered: rkey 0x1a2b, lkey 0x1a2b"
 check "$tmp/failed.svg" lifelines arrows:HELLO,MR,FILE,ERR \
 	bands:send:0:RTS,ERROR bands:recv:0:RTS,ERROR \
 	"text:ERR status 6 (EXIST), 0 B" "text:ended with ERR: status 6 (EXIST)" \
