@@ -71,6 +71,17 @@ struct rr_diagram {
 	int height;
 };
 
+/* Pair, order into rows, add a counted data row, fold long runs of
+ * file messages (render_merge.c). 0 or -ENOMEM. */
+int rr_merge(struct rr_diagram *d);
+
+/* Labels, main line and detail line, unescaped (render_label.c). */
+void rr_local_label(const struct rr_side *s, const struct rr_ev *e,
+		    char *m, char *det, size_t len);
+void rr_msg_label(const struct rr_ev *e, char *m, char *det, size_t len);
+/* The arrow colour of a message type ("#1565c0"). */
+const char *rr_msg_color(const char *type);
+
 /* Row heights, and the rows' y (render_svg.c). */
 void rr_layout(struct rr_diagram *d);
 /* The whole SVG to f. 0 or -errno of the first failed write. */
@@ -81,6 +92,9 @@ bool rr_int(json_object *f, const char *k, int64_t *v);
 const char *rr_str(json_object *f, const char *k);
 /* f's member k as hex ("0x1a2b", a list as "0x11,0x12"), or "?". */
 const char *rr_hex(json_object *f, const char *k, char *buf, size_t len);
+/* f's integer k, or 0; f's string k, or "?". */
+int64_t rr_iv(json_object *f, const char *k);
+const char *rr_sv(json_object *f, const char *k);
 /* bytes as "10.0 MiB". */
 const char *rr_bytes(uint64_t b, char *buf, size_t len);
 

@@ -97,227 +97,6 @@ static void text(FILE *f, double x, double y, const char *cls,
 	fputs("</text>\n", f);
 }
 
-/* --- labels -------------------------------------------------------------- */
-
-static int64_t iv(json_object *f, const char *k)
-{
-	int64_t v = 0;
-
-	(void)rr_int(f, k, &v);
-	return v;
-}
-
-static const char *sv(json_object *f, const char *k)
-{
-	const char *s = rr_str(f, k);
-
-	return s ? s : "?";
-}
-
-static void modify_detail(json_object *f, char *det, size_t len)
-{
-	const char *to = sv(f, "to");
-	char a[40], b[40];
-
-	if (!strcmp(to, "INIT"))
-		snprintf(det, len, "port %" PRId64 " · access %s",
-			 iv(f, "port"), sv(f, "access"));
-	else if (!strcmp(to, "RTR"))
-		snprintf(det, len, "dest_qpn %s · rq_psn %s · path_mtu %"
-			 PRId64, rr_hex(f, "dest_qpn", a, sizeof(a)),
-			 rr_hex(f, "rq_psn", b, sizeof(b)), iv(f, "path_mtu"));
-	else if (!strcmp(to, "RTS"))
-		snprintf(det, len, "sq_psn %s · timeout %" PRId64
-			 " · retry_cnt %" PRId64 " · rnr_retry %" PRId64,
-			 rr_hex(f, "sq_psn", a, sizeof(a)), iv(f, "timeout"),
-			 iv(f, "retry_cnt"), iv(f, "rnr_retry"));
-	else
-		det[0] = '\0';
-}
-
-/*
- * A QP step, of one QP ("QP0") or of several alike on one row ("QP0-7",
- * their QPNs as first...last, the attributes of the first).
- */
-static void qp_label(const struct rr_side *s, const struct rr_ev *e,
-		     char *m, char *det, size_t len)
-{
-	const struct rr_ev *z = e->fold_last >= 0 ? &s->ev[e->fold_last] : e;
-	json_object *f = e->f;
-	char q[48], a[40], b[40], n[96];
-
-	if (z != e) {
-		snprintf(q, sizeof(q), "QP%" PRId64 "–%" PRId64, iv(f, "qp"),
-			 iv(z->f, "qp"));
-		snprintf(n, sizeof(n), "%s…%s", rr_hex(f, "qpn", a, sizeof(a)),
-			 rr_hex(z->f, "qpn", b, sizeof(b)));
-	} else {
-		snprintf(q, sizeof(q), "QP%" PRId64, iv(f, "qp"));
-		rr_hex(f, "qpn", n, sizeof(n));
-	}
-	det[0] = '\0';
-	switch (e->kind) {
-	case RR_QP_CREATE:
-		snprintf(m, len, "%s created: qpn %s, RESET", q, n);
-		snprintf(det, len, "max_send_wr %" PRId64 " · max_recv_wr %"
-			 PRId64, iv(f, "max_send_wr"), iv(f, "max_recv_wr"));
-		break;
-	case RR_QP_MODIFY:
-		snprintf(m, len, "%s %s → %s", q, sv(f, "from"), sv(f, "to"));
-		modify_detail(f, det, len);
-		if (z != e && det[0]) {
-			char first[320];
-
-			snprintf(first, sizeof(first), "QP%" PRId64 ": %s",
-				 iv(f, "qp"), det);
-			snprintf(det, len, "%s", first);
-		}
-		break;
-	case RR_QP_ERROR:
-		snprintf(m, len, "%s → ERROR (flushes %s work)", q,
-			 z != e ? "their" : "its");
-		break;
-	default:
-		snprintf(m, len, "%s destroyed (qpn %s)", q, n);
-		break;
-	}
-}
-
-/* Main line and detail line of a local event's label. */
-static void local_label(const struct rr_side *s, const struct rr_ev *e,
-			char *m, char *det, size_t len)
-{
-	json_object *f = e->f;
-	char a[40], b[40], c[32];
-
-	det[0] = '\0';
-	switch (e->kind) {
-	case RR_DEVICE:
-		snprintf(m, len, "device %s, port %" PRId64, sv(f, "dev"),
-			 iv(f, "port"));
-		snprintf(det, len, "%s · mtu %" PRId64 " · gid[%" PRId64
-			 "] %s", sv(f, "link_layer"), iv(f, "mtu"),
-			 iv(f, "gid_index"), sv(f, "gid"));
-		break;
-	case RR_PD_ALLOC: snprintf(m, len, "PD allocated"); break;
-	case RR_PD_DEALLOC: snprintf(m, len, "PD freed"); break;
-	case RR_CQ_CREATE:
-		snprintf(m, len, "CQ created, cqe %" PRId64, iv(f, "cqe"));
-		break;
-	case RR_CQ_DESTROY: snprintf(m, len, "CQ destroyed"); break;
-	case RR_MR_REG:
-		snprintf(m, len, "MR registered: rkey %s, lkey %s",
-			 rr_hex(f, "rkey", a, sizeof(a)),
-			 rr_hex(f, "lkey", b, sizeof(b)));
-		snprintf(det, len, "%s · %s", sv(f, "access"),
-			 rr_bytes((uint64_t)iv(f, "length"), c, sizeof(c)));
-		break;
-	case RR_MR_DEREG:
-		snprintf(m, len, "MR deregistered (rkey %s)",
-			 rr_hex(f, "rkey", a, sizeof(a)));
-		break;
-	case RR_QP_CREATE:
-	case RR_QP_MODIFY:
-	case RR_QP_ERROR:
-	case RR_QP_DESTROY:
-		qp_label(s, e, m, det, len);
-		break;
-	case RR_PHASE: snprintf(m, len, "phase %s", sv(f, "phase")); break;
-	case RR_ERROR: snprintf(m, len, "error: %s", sv(f, "message")); break;
-	default: snprintf(m, len, "%s", sv(e->line, "kind")); break;
-	}
-}
-
-static void status_label(const struct rr_ev *e, char *m, char *det,
-			 size_t len)
-{
-	char c[32];
-
-	snprintf(m, len, "%s status %" PRId64 " (%s), %s", e->type,
-		 iv(e->f, "status"), sv(e->f, "status_name"),
-		 rr_bytes((uint64_t)iv(e->f, "bytes"), c, sizeof(c)));
-	snprintf(det, len, "%s", rr_str(e->f, "text") ? rr_str(e->f, "text")
-		 : "");
-}
-
-/* "0x11" or, with the QPs of "msg.qps", "0x11,0x12,0x13". */
-static const char *qp_list(const struct rr_ev *e, const char *k, char *buf,
-			   size_t len)
-{
-	int64_t qps = 0, i;
-	size_t used;
-
-	rr_hex(e->f, k, buf, len);
-	if (!e->more || !rr_int(e->more, "qps", &qps))
-		return buf;
-	for (i = 1; i < qps && i < RR_MAX_QPS; i++) {
-		char key[24], h[24];
-
-		snprintf(key, sizeof(key), "qp%" PRId64 ".%s", i, k);
-		used = strlen(buf);
-		snprintf(buf + used, len - used, ",%s",
-			 rr_hex(e->more, key, h, sizeof(h)));
-	}
-	return buf;
-}
-
-static void msg_label(const struct rr_ev *e, char *m, char *det, size_t len)
-{
-	json_object *f = e->f;
-	const char *t = e->type;
-	char a[160], b[160], c[32], d[32];
-
-	det[0] = '\0';
-	if (!strcmp(t, "HELLO")) {
-		snprintf(m, len, "HELLO  qpn %s  psn %s",
-			 qp_list(e, "qpn", a, sizeof(a)),
-			 qp_list(e, "psn", b, sizeof(b)));
-		snprintf(det, len, "mtu %" PRId64 " · chunk %s · window %"
-			 PRId64 " · qps %" PRId64 " · total %s", iv(f, "mtu"),
-			 rr_bytes((uint64_t)iv(f, "chunk"), c, sizeof(c)),
-			 iv(f, "window"), iv(f, "qps"),
-			 rr_bytes((uint64_t)iv(f, "total"), d, sizeof(d)));
-	} else if (!strcmp(t, "MR")) {
-		snprintf(m, len, "MR  rkey %s  len %s",
-			 rr_hex(f, "rkey", a, sizeof(a)),
-			 rr_bytes((uint64_t)iv(f, "len"), c, sizeof(c)));
-		snprintf(det, len, "addr %s · qpn %s · psn %s",
-			 rr_hex(f, "addr", c, sizeof(c)),
-			 qp_list(e, "qpn", a, sizeof(a)),
-			 qp_list(e, "psn", b, sizeof(b)));
-	} else if (!strcmp(t, "FILE")) {
-		snprintf(m, len, "FILE #%" PRId64 ", %s", iv(f, "id"),
-			 rr_bytes((uint64_t)iv(f, "size"), c, sizeof(c)));
-		snprintf(det, len, "%s", sv(f, "path"));
-	} else if (!strcmp(t, "FEND")) {
-		snprintf(m, len, "FEND #%" PRId64 ", %s", iv(f, "id"),
-			 rr_bytes((uint64_t)iv(f, "bytes"), c, sizeof(c)));
-	} else if (!strcmp(t, "FIN")) {
-		snprintf(m, len, "FIN  %" PRId64 " files, %s", iv(f, "files"),
-			 rr_bytes((uint64_t)iv(f, "bytes"), c, sizeof(c)));
-	} else if (!strcmp(t, "ACK") || !strcmp(t, "ERR") ||
-		   !strcmp(t, "FACK")) {
-		status_label(e, m, det, len);
-	} else if (!strcmp(t, "AUTH")) {
-		snprintf(m, len, "AUTH step %" PRId64, iv(f, "step"));
-	} else {
-		snprintf(m, len, "%s", t);
-	}
-}
-
-static const char *msg_color(const char *t)
-{
-	if (!strcmp(t, "HELLO") || !strcmp(t, "MR"))
-		return "#1565c0";
-	if (!strcmp(t, "FIN") || !strcmp(t, "ACK"))
-		return "#2e7d32";
-	if (!strcmp(t, "ERR"))
-		return "#c62828";
-	if (!strcmp(t, "AUTH"))
-		return "#6a1b9a";
-	return "#455a64";
-}
-
 /* --- pieces -------------------------------------------------------------- */
 
 static double lifeline(int side)
@@ -435,8 +214,8 @@ static void outcome(FILE *f, const struct rr_diagram *d)
 		return;
 	}
 	snprintf(buf, sizeof(buf), "ended with %s: status %" PRId64 " (%s)",
-		 last->type, iv(last->f, "status"), sv(last->f, "status_name"));
-	text(f, W - 20, 32, strcmp(last->type, "ERR") && !iv(last->f, "status")
+		 last->type, rr_iv(last->f, "status"), rr_sv(last->f, "status_name"));
+	text(f, W - 20, 32, strcmp(last->type, "ERR") && !rr_iv(last->f, "status")
 	     ? "outok" : "outerr", "end", buf, 60);
 }
 
@@ -594,7 +373,7 @@ static void local_event(FILE *f, const struct rr_diagram *d, int side,
 	double x = label_x(d, side), y = r->y + MARK_DY;
 	char m[320], det[320];
 
-	local_label(&d->s[side], e, m, det, sizeof(m));
+	rr_local_label(&d->s[side], e, m, det, sizeof(m));
 	wrap(m, det, sizeof(det), label_chars(d, side));
 	marker(f, e, side == RR_SEND ? "send" : "recv", lifeline(side), y);
 	time_label(f, side, e, y + 4);
@@ -632,7 +411,7 @@ static void message(FILE *f, const struct rr_diagram *d, int side,
 {
 	const struct rr_row *r0 = &d->rows[e->row], *r1 = r0;
 	double x0 = lifeline(side), x1 = lifeline(!side);
-	const char *color = msg_color(e->type), *anchor = "middle";
+	const char *color = rr_msg_color(e->type), *anchor = "middle";
 	double lx = (X_S + X_R) / 2.0;
 	char m[320], det[320];
 
@@ -642,7 +421,7 @@ static void message(FILE *f, const struct rr_diagram *d, int side,
 		if (r1->kind == RR_ROW_HIDDEN || r1->kind == RR_ROW_BLOCK)
 			return;
 	}
-	msg_label(e, m, det, sizeof(m));
+	rr_msg_label(e, m, det, sizeof(m));
 	if (e->match < 0) {	/* no partner: a stub, and why */
 		if (e->out) {
 			x1 = x0 + (x1 - x0) * 0.4;
@@ -733,10 +512,10 @@ static void side_summary(const struct rr_side *s, const struct rr_ev *e,
 {
 	snprintf(buf, len, "%s: %" PRId64 " chunks, %" PRId64 " files, "
 		 "%.3f s, %" PRId64 " credits %s", recv ? "receiver" : "sender",
-		 iv(e->f, "chunks"), iv(e->f, "files"),
+		 rr_iv(e->f, "chunks"), rr_iv(e->f, "files"),
 		 e->f ? json_object_get_double(json_object_object_get(e->f,
 			"data_seconds")) : 0.0,
-		 iv(e->f, "credits"), recv ? "sent" : "received");
+		 rr_iv(e->f, "credits"), recv ? "sent" : "received");
 	(void)s;
 }
 
@@ -783,7 +562,7 @@ static void data_block(FILE *f, const struct rr_diagram *d,
 		for (i = 0; i < s->n; i++)
 			if (s->ev[i].kind == RR_MSG &&
 			    !strcmp(s->ev[i].type, "FIN"))
-				bytes = (uint64_t)iv(s->ev[i].f, "bytes");
+				bytes = (uint64_t)rr_iv(s->ev[i].f, "bytes");
 		chunks = s->posts_data + v->posts_read;
 		secs = s->seen_post ? s->data_t1 - s->data_t0 :
 				      v->data_t1 - v->data_t0;
@@ -799,8 +578,8 @@ static void data_block(FILE *f, const struct rr_diagram *d,
 	{
 		const struct rr_ev *e = &d->s[side].ev[r->ev[side]];
 
-		bytes = (uint64_t)iv(e->f, "bytes");
-		chunks = (uint64_t)iv(e->f, "chunks");
+		bytes = (uint64_t)rr_iv(e->f, "bytes");
+		chunks = (uint64_t)rr_iv(e->f, "chunks");
 		secs = e->f ? json_object_get_double(
 			json_object_object_get(e->f, "data_seconds")) : 0;
 	}
@@ -871,10 +650,10 @@ static void file_block(FILE *f, const struct rr_diagram *d,
 				p0 = p0 ? p0 : p1;
 			} else if (!strcmp(e->type, "FEND")) {
 				ends++;
-				bytes += (uint64_t)iv(e->f, "bytes");
+				bytes += (uint64_t)rr_iv(e->f, "bytes");
 			} else if (!strcmp(e->type, "FACK")) {
 				acks++;
-				failed += iv(e->f, "status") != 0;
+				failed += rr_iv(e->f, "status") != 0;
 			}
 		}
 	block_rect(f, r, "files", "#f3e5f5", "#6a1b9a");

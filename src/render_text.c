@@ -149,3 +149,18 @@ int rp_render_xml_text(FILE *f, const char *s, int max)
 	}
 	return chars;
 }
+
+int64_t rr_iv(json_object *f, const char *k)
+{
+	int64_t v = 0;
+
+	(void)rr_int(f, k, &v);
+	return v;
+}
+
+const char *rr_sv(json_object *f, const char *k)
+{
+	const char *s = rr_str(f, k);
+
+	return s ? s : "?";
+}
