@@ -179,13 +179,15 @@ void rr_msg_label(const struct rr_ev *e, char *m, char *det, size_t len)
 			 rr_iv(f, "window"), rr_iv(f, "qps"),
 			 rr_bytes((uint64_t)rr_iv(f, "total"), d, sizeof(d)));
 	} else if (!strcmp(t, "MR")) {
-		snprintf(m, len, "MR  rkey %s  len %s",
-			 rr_hex(f, "rkey", a, sizeof(a)),
-			 rr_bytes((uint64_t)rr_iv(f, "len"), c, sizeof(c)));
-		snprintf(det, len, "addr %s · qpn %s · psn %s",
-			 rr_hex(f, "addr", c, sizeof(c)),
+		snprintf(m, len, "MR  rkey %s  qpn %s  psn %s",
+			 rr_hex(f, "rkey", c, sizeof(c)),
 			 qp_list(e, "qpn", a, sizeof(a)),
 			 qp_list(e, "psn", b, sizeof(b)));
+		snprintf(det, len, "addr %s · len %s · chunk %s · window %"
+			 PRId64, rr_hex(f, "addr", a, sizeof(a)),
+			 rr_bytes((uint64_t)rr_iv(f, "len"), b, sizeof(b)),
+			 rr_bytes((uint64_t)rr_iv(f, "chunk"), d, sizeof(d)),
+			 rr_iv(f, "window"));
 	} else if (!strcmp(t, "FILE")) {
 		snprintf(m, len, "FILE #%" PRId64 ", %s", rr_iv(f, "id"),
 			 rr_bytes((uint64_t)rr_iv(f, "size"), c, sizeof(c)));

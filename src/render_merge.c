@@ -195,6 +195,15 @@ static void unpair(struct rr_diagram *d, int side, size_t i)
 	e->match = -1;
 }
 
+/* An "in" whose "out" is drawn already. */
+static bool arrived(const struct rr_diagram *d, int side, size_t i)
+{
+	const struct rr_ev *e = &d->s[side].ev[i];
+
+	return e->kind == RR_MSG && !e->out && e->match >= 0 &&
+	       d->s[!side].ev[e->match].row >= 0;
+}
+
 static int merge(struct rr_diagram *d)
 {
 	size_t next[2] = { 0, 0 };
@@ -217,6 +226,11 @@ static int merge(struct rr_diagram *d)
 			}
 			if (blocked(d, side, next[side], next))
 				continue;
+			/* A message that has left lands next: short arrows. */
+			if (arrived(d, side, next[side])) {
+				pick = side;
+				break;
+			}
 			if (pick < 0 || g < best) {
 				pick = side;
 				best = g;

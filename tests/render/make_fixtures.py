@@ -124,14 +124,13 @@ def handshake(s, r, qps, total):
     r.ev("session", "phase", "phase HELLO", phase="HELLO")
     setup(r, qps, "LOCAL_WRITE|REMOTE_WRITE", "REMOTE_WRITE")
     s.ev("session", "phase", "phase HELLO", phase="HELLO")
+    # The receiver answers HELLO with MR: its QPs' address and its ring's.
     hello(s, "out", s, qps, total)
     hello(r, "in", s, qps, total)
     connect(r, s, qps)
-    hello(r, "out", r, qps, total)
     mr(r, "out", r, qps)
-    hello(s, "in", r, qps, total)
-    connect(s, r, qps)
     mr(s, "in", r, qps)
+    connect(s, r, qps)
 
 
 def data(s, r, chunks, qps, files, nbytes, secs):
@@ -180,16 +179,22 @@ def push(qps, name, dirname):
     size = 10 << 20
     handshake(s, r, qps, size)
     s.ev("session", "phase", "phase DATA", phase="DATA")
-    s.msg("out", "FILE", id=1, path="big.iso", size=size)
-    r.msg("in", "FILE", id=1, path="big.iso", size=size)
+    s.msg("out", "FILE", id=0, path="big.iso", size=size)
+    r.msg("in", "FILE", id=0, path="big.iso", size=size)
     data(s, r, 10, qps, 1, size, 0.0125)
-    s.msg("out", "FEND", id=1, bytes=size)
-    r.msg("in", "FEND", id=1, bytes=size)
-    r.msg("out", "FACK", id=1, status=0, status_name="OK", bytes=size,
+    s.msg("out", "FEND", id=0, bytes=size)
+    r.msg("in", "FEND", id=0, bytes=size)
+    r.msg("out", "FACK", id=0, status=0, status_name="OK", bytes=size,
           text="")
-    s.msg("in", "FACK", id=1, status=0, status_name="OK", bytes=size,
+    # Pipelined: the sender's FIN leaves before the FACK comes back.
+    s.ev("session", "phase", "phase FIN", phase="FIN")
+    s.msg("out", "FIN", files=1, bytes=size)
+    s.msg("in", "FACK", id=0, status=0, status_name="OK", bytes=size,
           text="")
-    finish(s, r, 1, size)
+    r.msg("in", "FIN", files=1, bytes=size)
+    r.msg("out", "ACK", status=0, status_name="OK", bytes=size, text="")
+    s.msg("in", "ACK", status=0, status_name="OK", bytes=size, text="")
+    s.ev("session", "phase", "phase DONE", phase="DONE")
     teardown(s, qps)
     teardown(r, qps)
     s.write(os.path.join(dirname, name + ".send.jsonl"))
@@ -200,8 +205,8 @@ def failed(dirname):
     s, r = sides(1)
     handshake(s, r, 1, 4096)
     s.ev("session", "phase", "phase DATA", phase="DATA")
-    s.msg("out", "FILE", id=1, path=ESC_PATH, size=4096)
-    r.msg("in", "FILE", id=1, path=ESC_PATH, size=4096)
+    s.msg("out", "FILE", id=0, path=ESC_PATH, size=4096)
+    r.msg("in", "FILE", id=0, path=ESC_PATH, size=4096)
     r.ev("error", "error", "error", message="refusing " + ESC_PATH +
          ": file exists")
     text = "file exists: " + ESC_PATH
@@ -218,8 +223,9 @@ def many(dirname, files=400):
     s, r = sides(1)
     handshake(s, r, 1, files * 3000)
     s.ev("session", "phase", "phase DATA", phase="DATA")
-    for i in range(1, files + 1):
-        one_file(s, r, i, "tree/d%02d/f%04d.txt" % (i % 17, i), 3000)
+    for i in range(files):
+        one_file(s, r, i, "tree/d%02d/f%04d.txt" % ((i + 1) % 17, i + 1),
+                 3000)
     data(s, r, files, 1, files, files * 3000, 0.84)
     finish(s, r, files, files * 3000)
     teardown(s, 1)

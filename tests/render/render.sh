@@ -46,8 +46,8 @@ for n in push1 push2 push8 failed many; do
 done
 check "$tmp/push1.svg" lifelines bands:send:0:RESET,INIT,RTR,RTS,ERROR \
 	bands:recv:0:RESET,INIT,RTR,RTS,ERROR arrows:HELLO,MR,FILE,FEND,FACK,FIN,ACK \
-	"text:HELLO  qpn 0x11  psn 0x5a3f21" "text:HELLO  qpn 0x22  psn 0xc0ffee" \
-	"text:MR  rkey 0x1a2c  len 8.0 MiB" "text:dest_qpn 0x22 · rq_psn 0xc0ffee" \
+	"text:HELLO  qpn 0x11  psn 0x5a3f21" "text:MR  rkey 0x1a2c  qpn 0x22  psn 0xc0ffee" \
+	"text:addr 0x7f3a5c000000 · len 8.0 MiB" "text:dest_qpn 0x22 · rq_psn 0xc0ffee" \
 	"text:DATA PHASE (RDMA)" "text:10.0 MiB in 10 chunks" \
 	"text:10 credits received" "text:10 credits sent" \
 	"objs:send:pd,mr,cq,qp,device" "objs:recv:pd,mr,cq,qp,device" \
@@ -56,7 +56,8 @@ check "$tmp/push1.svg" lifelines bands:send:0:RESET,INIT,RTR,RTS,ERROR \
 	"text:FIN  1 files, 10.0 MiB" "text:ACK status 0 (OK), 10.0 MiB" \
 	"text:ended with ACK: status 0 (OK)"
 check "$tmp/push2.svg" lifelines bands:send:1:RESET,INIT,RTR,RTS \
-	bands:recv:1:RESET,INIT,RTR,RTS "text:HELLO  qpn 0x11,0x12" \
+	bands:recv:1:RESET,INIT,RTR,RTS "text:HELLO  qpn 0x11,0x12  psn 0x5a3f21,0x5a5032" \
+	"text:MR  rkey 0x1a2c  qpn 0x22,0x32  psn 0xc0ffee,0x..." \
 	"text:QP0–1 INIT → RTR" "text:QP0: dest_qpn 0x22" \
 	"text:QP0–1 created: qpn 0x11…0x12, RESET" "text:QP0–1 destroyed (qpn 0x22…0x32)"
 check "$tmp/push8.svg" lifelines bands:send:7:RESET,INIT,RTR,RTS,ERROR \
