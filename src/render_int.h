@@ -68,6 +68,7 @@ struct rr_diagram {
 	size_t nrows, rcap;
 	bool counted_data;	/* the data row is counted, not summarised */
 	long data_row;		/* -1: none */
+	int data_side;		/* the side whose summary made the data row */
 	int height;
 };
 

@@ -48,8 +48,11 @@ static void qp_label(const struct rr_side *s, const struct rr_ev *e,
 	char q[48], a[40], b[40], n[96];
 
 	if (z != e) {
-		snprintf(q, sizeof(q), "QP%" PRId64 "–%" PRId64, rr_iv(f, "qp"),
-			 rr_iv(z->f, "qp"));
+		int64_t x = rr_iv(f, "qp"), y = rr_iv(z->f, "qp");
+
+		/* Teardown goes the other way: still "QP0–1". */
+		snprintf(q, sizeof(q), "QP%" PRId64 "–%" PRId64,
+			 x < y ? x : y, x < y ? y : x);
 		snprintf(n, sizeof(n), "%s…%s", rr_hex(f, "qpn", a, sizeof(a)),
 			 rr_hex(z->f, "qpn", b, sizeof(b)));
 	} else {

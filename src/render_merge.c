@@ -33,9 +33,8 @@ static int type_id(const char *types[], int *ntypes, const char *t)
 }
 
 /*
- * The k-th "out" of X on one side is the k-th "in" of X on the other; the
- * k-th data.summary of one side goes with the other's k-th (type id
- * MAX_TYPES). Walks both sides once per (side, type) with a cursor.
+ * The k-th "out" of X on one side is the k-th "in" of X on the other.
+ * Walks both sides once per (side, type) with a cursor.
  */
 static void pair(struct rr_diagram *d)
 {
@@ -49,24 +48,20 @@ static void pair(struct rr_diagram *d)
 
 			if (e->kind == RR_MSG)
 				e->type_id = type_id(types, &ntypes, e->type);
-			else if (e->kind == RR_SUMMARY)
-				e->type_id = MAX_TYPES;
 		}
 	for (side = 0; side < 2; side++) {
 		struct rr_side *a = &d->s[side], *b = &d->s[!side];
 
-		for (t = 0; t <= MAX_TYPES; t++) {
+		for (t = 0; t < ntypes; t++) {
 			size_t j = 0;
 
 			for (i = 0; i < a->n; i++) {
 				struct rr_ev *e = &a->ev[i];
 
-				if (e->type_id != t ||
-				    (t < MAX_TYPES && !e->out) ||
-				    (t == MAX_TYPES && side == RR_RECV))
+				if (e->type_id != t || !e->out)
 					continue;
 				while (j < b->n && (b->ev[j].type_id != t ||
-				       (t < MAX_TYPES && b->ev[j].out)))
+						    b->ev[j].out))
 					j++;
 				if (j == b->n)
 					break;
@@ -129,31 +124,37 @@ static int new_row(struct rr_diagram *d, enum rr_row_kind kind)
 	return 0;
 }
 
-/* An "in" waits for its "out"; a data.summary for its partner. */
-static bool blocked(const struct rr_diagram *d, int side, size_t i,
-		    const size_t next[2])
+/* An "in" waits for its "out". */
+static bool blocked(const struct rr_diagram *d, int side, size_t i)
 {
 	const struct rr_ev *e = &d->s[side].ev[i];
 
-	if (e->match < 0)
-		return false;
-	if (e->kind == RR_MSG && !e->out)
-		return d->s[!side].ev[e->match].row < 0;
-	if (e->kind == RR_SUMMARY)
-		return (size_t)e->match != next[!side];
-	return false;
+	return e->kind == RR_MSG && !e->out && e->match >= 0 &&
+	       d->s[!side].ev[e->match].row < 0;
 }
 
 static int place(struct rr_diagram *d, int side, size_t i, size_t next[2])
 {
 	struct rr_ev *e = &d->s[side].ev[i];
 	struct rr_row *last = d->nrows ? &d->rows[d->nrows - 1] : NULL;
-	bool both = e->match >= 0 && (size_t)e->match == next[!side] &&
-		    ((e->kind == RR_MSG && e->out) || e->kind == RR_SUMMARY);
+	bool both = e->kind == RR_MSG && e->out && e->match >= 0 &&
+		    (size_t)e->match == next[!side];
 	int rc;
 
 	if (e->fold_head >= 0) {	/* drawn on its head's row */
 		e->row = d->s[side].ev[e->fold_head].row;
+		next[side]++;
+		return 0;
+	}
+	/*
+	 * One data block for both sides: each ends its data phase at its
+	 * own moment (the receiver before FIN, the sender after its last
+	 * credit), so the later summary joins the first one's row.
+	 */
+	if (e->kind == RR_SUMMARY && d->data_row >= 0) {
+		if (d->rows[d->data_row].ev[side] < 0)
+			d->rows[d->data_row].ev[side] = (long)i;
+		e->row = d->data_row;
 		next[side]++;
 		return 0;
 	}
@@ -179,8 +180,10 @@ static int place(struct rr_diagram *d, int side, size_t i, size_t next[2])
 		d->s[!side].ev[e->match].row = e->row;
 		next[!side]++;
 	}
-	if (e->kind == RR_SUMMARY && d->data_row < 0)
+	if (e->kind == RR_SUMMARY) {
 		d->data_row = e->row;
+		d->data_side = side;
+	}
 	return 0;
 }
 
@@ -224,7 +227,7 @@ static int merge(struct rr_diagram *d)
 				force = side;
 				fbest = g;
 			}
-			if (blocked(d, side, next[side], next))
+			if (blocked(d, side, next[side]))
 				continue;
 			/* A message that has left lands next: short arrows. */
 			if (arrived(d, side, next[side])) {

@@ -191,10 +191,12 @@ static void legend_objects(FILE *f)
 	     "filled: created · hollow: destroyed", 0);
 }
 
-/* Top right: how the session ended, from its last ACK or ERR. */
+/* Top right: how the session ended, from its last ACK or ERR, and how
+ * many files a FACK refused (an ACK after them still says 0). */
 static void outcome(FILE *f, const struct rr_diagram *d)
 {
 	const struct rr_ev *last = NULL;
+	unsigned long failed = 0;
 	char buf[160];
 	int side;
 	size_t i;
@@ -203,8 +205,13 @@ static void outcome(FILE *f, const struct rr_diagram *d)
 		for (i = 0; i < d->s[side].n; i++) {
 			const struct rr_ev *e = &d->s[side].ev[i];
 
-			if (e->kind == RR_MSG && (!strcmp(e->type, "ACK") ||
-			    !strcmp(e->type, "ERR")) &&
+			if (e->kind != RR_MSG)
+				continue;
+			if (!strcmp(e->type, "FACK") && e->out &&
+			    rr_iv(e->f, "status"))
+				failed++;
+			if ((!strcmp(e->type, "ACK") ||
+			     !strcmp(e->type, "ERR")) &&
 			    (!last || !strcmp(e->type, "ERR")))
 				last = e;
 		}
@@ -213,10 +220,17 @@ static void outcome(FILE *f, const struct rr_diagram *d)
 		     "ended without ACK or ERR", 0);
 		return;
 	}
-	snprintf(buf, sizeof(buf), "ended with %s: status %" PRId64 " (%s)",
-		 last->type, rr_iv(last->f, "status"), rr_sv(last->f, "status_name"));
-	text(f, W - 20, 32, strcmp(last->type, "ERR") && !rr_iv(last->f, "status")
-	     ? "outok" : "outerr", "end", buf, 60);
+	snprintf(buf, sizeof(buf), "ended with %s: status %" PRId64 " (%s)%s",
+		 last->type, rr_iv(last->f, "status"),
+		 rr_sv(last->f, "status_name"), failed ? "," : "");
+	text(f, W - 20, 32, strcmp(last->type, "ERR") &&
+	     !rr_iv(last->f, "status") && !failed ? "outok" : "outerr", "end",
+	     buf, 60);
+	if (failed) {
+		snprintf(buf, sizeof(buf), "but a FACK refused %lu file%s",
+			 failed, failed == 1 ? "" : "s");
+		text(f, W - 20, 52, "outerr", "end", buf, 0);
+	}
 }
 
 static void header(FILE *f, const struct rr_diagram *d)
@@ -236,7 +250,7 @@ static void header(FILE *f, const struct rr_diagram *d)
 	snprintf(buf, sizeof(buf), "sender trace %s (pid %" PRId64
 		 ") · receiver trace %s (pid %" PRId64 ")", d->s[0].path,
 		 d->s[0].pid, d->s[1].path, d->s[1].pid);
-	text(f, 20, 54, "sub", NULL, buf, 170);
+	text(f, 20, 54, "sub", NULL, buf, 130);
 	outcome(f, d);
 	/* Legend: the band colours, then the marker shapes. */
 	text(f, 20, 84, "small", NULL, "QP state:", 0);
@@ -697,7 +711,10 @@ static void row(FILE *f, const struct rr_diagram *d, size_t i)
 			if (e->out || e->match < 0)
 				message(f, d, side, e);
 		} else if (e->kind == RR_SUMMARY) {
-			time_label(f, side, e, r->y + 30);
+			/* The other side's came later: its own time is in
+			 * the block (its data phase's seconds). */
+			if (side == d->data_side)
+				time_label(f, side, e, r->y + 30);
 		} else {
 			local_event(f, d, side, e, r);
 		}

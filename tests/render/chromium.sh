@@ -47,7 +47,7 @@ svg_height() {
 	sed -n 's/^<svg [^>]* height="\([0-9]*\)".*/\1/p' "$1" | head -n 1
 }
 
-for n in push1 push2 push8 failed many; do
+for n in push1 push2 push8 failed many lab-qps2; do
 	svg=$tmp/$n.svg
 	if ! "$bin" render "$here/$n.send.jsonl" "$here/$n.recv.jsonl" -o "$svg"; then
 		bad "$n: rdmapush render failed"
@@ -61,6 +61,7 @@ for n in push1 push2 push8 failed many; do
 	many) want="FILE/FEND/FACK × 1200|400 acknowledged, 0 failed|FIN  400 files, 1.1 MiB" ;;
 	failed) want="ERR status 6 (EXIST)|in/<script>alert('x')</script> & <b>bold</b>.txt" ;;
 	push1) want="HELLO  qpn 0x11  psn 0x5a3f21|MR  rkey 0x1a2c  qpn 0x22  psn 0xc0ffee|FIN  1 files, 10.0 MiB|ACK status 0 (OK), 10.0 MiB|DATA PHASE (RDMA)" ;;
+	lab-qps2) want="HELLO  qpn 0x11,0x12  psn 0xdbec69,0xae29fe|293.0 KiB in 5 chunks|ended with ACK: status 0 (ok)" ;;
 	push8) want="QP0–7 created: qpn 0x22…0x92, RESET|QP0–7 INIT → RTR|ended with ACK: status 0 (OK)" ;;
 	push2) want="HELLO  qpn 0x11,0x12  psn 0x5a3f21,0x5a5032|MR  rkey 0x1a2c  qpn 0x22,0x32|QP0–1 RTR → RTS|FIN  1 files, 10.0 MiB|10.0 MiB in 10 chunks" ;;
 	esac

@@ -1,8 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # rdmapush render, run by `make check`: each fixture pair of tests/render
-# (hand-made after docs/trace.md: 1-QP push, 2-QP push, a failed session
-# with ERR, 400 files) renders to well-formed XML holding both lifelines,
+# (hand-made after docs/trace.md: 1-QP push, 2-QP and 8-QP pushes, a
+# failed session with ERR, 400 files; and two pairs from the lab) renders to well-formed XML holding both lifelines,
 # the QP state bands of both sides, the message arrows with their QPN,
 # PSN and rkey, the data block and the object markers; a peer's path with
 # <script> and & stays escaped; 1200 FILE/FEND/FACK become one block;
@@ -36,7 +36,7 @@ check() {
 	fi
 }
 
-for n in push1 push2 push8 failed many; do
+for n in push1 push2 push8 failed many lab-qps2 lab-exists; do
 	if "$bin" render "$fx/$n.send.jsonl" "$fx/$n.recv.jsonl" \
 		-o "$tmp/$n.svg" 2>"$tmp/$n.err"; then
 		ok "$n renders"
@@ -71,6 +71,18 @@ check "$tmp/failed.svg" lifelines arrows:HELLO,MR,FILE,ERR \
 check "$tmp/many.svg" "text:FILE/FEND/FACK × 1200" \
 	"text:400 acknowledged, 0 failed" noarrow:FILE arrows:FIN,ACK \
 	"text:first tree/d01/f0001.txt · last tree/d09/f0400.txt" maxbytes:200000
+# Real traces, written by rdmapush --trace-json in the lab (two guests,
+# Soft-RoCE): a push over 2 QPs, and one the receiver refused (file
+# exists, FACK status 1).
+check "$tmp/lab-qps2.svg" lifelines bands:send:1:RESET,INIT,RTR,RTS,ERROR \
+	bands:recv:1:RESET,INIT,RTR,RTS,ERROR arrows:HELLO,MR,FILE,FEND,FACK,FIN,ACK \
+	"text:HELLO  qpn 0x11,0x12  psn 0xdbec69,0xae29fe" "text:MR  rkey 0x203  qpn 0x11,0x12" \
+	"text:293.0 KiB in 5 chunks" "text:sender: 5 chunks, 1 files" "text:receiver: 5 chunks" \
+	"objs:send:pd,mr,cq,qp,device" "objs:recv:pd,mr,cq,qp,device" \
+	"text:QP0–1 → ERROR (flushes their work)" "text:ended with ACK: status 0 (ok)"
+check "$tmp/lab-exists.svg" lifelines "text:FACK status 1 (file exists), 0 B" \
+	"text:but a FACK refused 1 file" "text:error: data: file exists (use --force on the"
+
 # -o - and the sides given the other way round: the same picture.
 "$bin" render "$fx/push1.send.jsonl" "$fx/push1.recv.jsonl" -o - \
 	>"$tmp/stdout.svg" 2>/dev/null && cmp -s "$tmp/stdout.svg" "$tmp/push1.svg" &&
