@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: MIT
 # rdmapush render, run by `make check`: each fixture pair of tests/render
 # (hand-made after docs/trace.md: 1-QP push, 2-QP and 8-QP pushes, a
-# failed session with ERR, 400 files; and two pairs from the lab) renders to well-formed XML holding both lifelines,
-# the QP state bands of both sides, the message arrows with their QPN,
-# PSN and rkey, the data block and the object markers; a peer's path with
+# failed session with ERR, 400 files; and two pairs from the lab)
+# renders to well-formed XML holding both lifelines, the QP state bands
+# of both sides, the message arrows with their QPN, PSN and rkey, the
+# data block and the object markers; a peer's path with
 # <script> and & stays escaped; 1200 FILE/FEND/FACK become one block;
 # without data.summary the data block is counted. Bad input gets its
 # documented exit status and names the file (and line): 5 unreadable or
