@@ -111,7 +111,8 @@ int rp_ctrl_listen(const char *bind_addr, uint16_t port, int *lfd)
 		       strerror(-rc));
 		return RP_ELISTEN;
 	}
-	RP_TRACE("ctrl", "listening on %s port %u (TCP)", where, port);
+	RP_EV("ctrl", "listen", "listening on {addr} port {port} (TCP)",
+	      EV_S("addr", where), EV_U("port", port));
 	*lfd = fd;
 	return 0;
 }
@@ -173,12 +174,14 @@ int rp_ctrl_accept(int lfd, int *fd, char *peer, size_t peer_len)
 		if (!accept_retry(err))
 			return -err;
 		if (err != EAGAIN && err != EWOULDBLOCK && err != EINTR)
-			RP_TRACE("ctrl", "accept: %s (a connection that "
-				 "died in the queue); going on", strerror(err));
+			RP_EV("ctrl", "accept.failed", "accept: {reason} (a "
+			      "connection that died in the queue); going on",
+			      EV_S("reason", strerror(err)));
 		return -EAGAIN;
 	}
 	addr_str((struct sockaddr *)&ss, peer, peer_len);
-	RP_TRACE("ctrl", "accepted control connection from %s", peer);
+	RP_EV("ctrl", "accept", "accepted control connection from {peer}",
+	      EV_S("peer", peer));
 	*fd = c;
 	return 0;
 }
@@ -233,7 +236,8 @@ int rp_ctrl_connect(const char *host, uint16_t port, double deadline, int *fd)
 	rc = -EHOSTUNREACH;
 	for (ai = res; ai; ai = ai->ai_next) {
 		addr_str(ai->ai_addr, where, sizeof(where));
-		RP_TRACE("ctrl", "connecting to %s (TCP)", where);
+		RP_EV("ctrl", "connect", "connecting to {addr} (TCP)",
+		      EV_S("addr", where));
 		rc = connect_one(ai, deadline, fd);
 		if (!rc)
 			break;
@@ -244,7 +248,8 @@ int rp_ctrl_connect(const char *host, uint16_t port, double deadline, int *fd)
 	else if (rc && rc != RP_EINTERRUPTED)
 		RP_ERR("connect(%s port %u): %s", host, port, rp_strerror(rc));
 	else if (!rc)
-		RP_TRACE("ctrl", "control connection up to %s", where);
+		RP_EV("ctrl", "connected", "control connection up to {addr}",
+		      EV_S("addr", where));
 	return rc;
 }
 

@@ -192,8 +192,10 @@ void rp_fileio_src_direct(struct rp_src *s, const char *path,
 		 * we hold: it cannot have been replaced meanwhile. */
 		if (set_direct(s->fd, true) == 0) {
 			s->align = unit;
-			RP_TRACE("file", "%s: read with O_DIRECT, in units of "
-				 "%u bytes", path, unit);
+			RP_EV("file", "file.direct", "{path}: read with "
+			      "O_DIRECT, in units of {unit} bytes",
+			      EV_S("path", path), EV_U("unit", unit),
+			      EV_S("io", "read"));
 			return;
 		}
 		e = errno;
@@ -230,9 +232,11 @@ void rp_fileio_dst_direct(struct rp_dst *d, struct rp_dio *dio)
 			d->dfd = fd;
 			d->align = unit;
 			d->dio = dio;
-			RP_TRACE("file", "%s: written with O_DIRECT in units "
-				 "of %u bytes, a partial last unit through "
-				 "the page cache", d->shown, unit);
+			RP_EV("file", "file.direct", "{path}: written with "
+			      "O_DIRECT in units of {unit} bytes, a partial "
+			      "last unit through the page cache",
+			      EV_S("path", d->shown), EV_U("unit", unit),
+			      EV_S("io", "write"));
 			return;
 		}
 		e = errno;

@@ -75,7 +75,8 @@ static int check_existing(const struct rp_dst *d, bool force)
 		       d->shown);
 		return RP_EEXIST;
 	}
-	RP_TRACE("file", "%s exists: --force, it will be replaced", d->shown);
+	RP_EV("file", "file.replace", "{path} exists: --force, it will be "
+	      "replaced", EV_S("path", d->shown));
 	return 0;
 }
 
@@ -134,8 +135,9 @@ static int create_anon(struct rp_dst *d)
 		int e = errno;
 
 		if (e == EOPNOTSUPP || e == EISDIR || e == EINVAL) {
-			RP_TRACE("file", "no O_TMPFILE here (%s): named temp",
-				 strerror(e));
+			RP_EV("file", "file.tmpfile", "no O_TMPFILE here "
+			      "({reason}): named temp",
+			      EV_S("reason", strerror(e)));
 			return 0;
 		}
 		RP_ERR("openat(., O_TMPFILE) for %s: %s", d->shown,
@@ -143,7 +145,8 @@ static int create_anon(struct rp_dst *d)
 		return -e;
 	}
 	if (!proc_fd_usable(fd)) {
-		RP_TRACE("file", "/proc/self/fd is not usable: named temp");
+		RP_EV("file", "file.tmpfile", "{reason} is not usable: named "
+		      "temp", EV_S("reason", "/proc/self/fd"));
 		close(fd);
 		return 0;
 	}
@@ -213,7 +216,8 @@ static int reserve(struct rp_dst *d, uint64_t upto)
 		       (unsigned long long)from, strerror(e));
 		return -e;
 	}
-	RP_TRACE("file", "fallocate unsupported here: no reservation");
+	RP_EV0("file", "file.noreserve", "fallocate unsupported here: no "
+	       "reservation");
 	d->reserved = d->size;
 	return 0;
 }
@@ -279,9 +283,10 @@ int rp_fileio_dst_open(struct rp_dst *d, int dirfd, const char *name,
 		rc = reserve(d, RP_FILEIO_RESERVE_STEP);
 	if (rc)
 		goto err_abort;
-	RP_TRACE("file", "receiving %s into %s (%llu bytes reserved)", d->shown,
-		 d->anon ? "an O_TMPFILE" : d->tmpname,
-		 (unsigned long long)d->reserved);
+	RP_EV("file", "file.create", "receiving {path} into {into} ({reserved} "
+	      "bytes reserved)", EV_S("path", d->shown),
+	      EV_S("into", d->anon ? "an O_TMPFILE" : d->tmpname),
+	      EV_U("reserved", d->reserved));
 	return 0;
 
 err_abort:
@@ -301,8 +306,8 @@ static int sync_range(struct rp_dst *d, uint64_t off, uint64_t len,
 		return 0;
 	e = errno;
 	if (e == EINVAL || e == ENOSYS || e == ESPIPE) {
-		RP_TRACE("file", "sync_file_range: %s: fdatasync instead",
-			 strerror(e));
+		RP_EV("file", "file.nosfr", "sync_file_range: {reason}: "
+		      "fdatasync instead", EV_S("reason", strerror(e)));
 		d->no_sfr = true;
 		return 1;
 	}
@@ -445,8 +450,9 @@ void rp_fileio_dst_put(struct rp_dst_put *w, const void *buf)
 int rp_fileio_dst_put_done(struct rp_dst *d, const struct rp_dst_put *w)
 {
 	if (w->no_sfr && !d->no_sfr) {
-		RP_TRACE("file", "sync_file_range: not supported here: "
-			 "fdatasync instead");
+		RP_EV("file", "file.nosfr", "sync_file_range: {reason}: "
+		      "fdatasync instead",
+		      EV_S("reason", "not supported here"));
 		d->no_sfr = true;
 	}
 	if (w->no_direct && d->align) {
@@ -670,7 +676,8 @@ static void committed(struct rp_dst *d)
 	close_direct(d);
 	/* The data is on disk: a late close error changes nothing. */
 	if (close(d->fd) < 0)
-		RP_TRACE("file", "close(%s): %s", d->shown, strerror(errno));
+		RP_EV("file", "file.close_failed", "close({path}): {reason}",
+		      EV_S("path", d->shown), EV_S("reason", strerror(errno)));
 	d->fd = -1;
 }
 
@@ -703,8 +710,9 @@ int rp_fileio_dst_commit(struct rp_dst *d, bool force)
 	committed(d);
 	/* The caller syncs the directory once for many files. */
 	if (d->defer_dir_sync) {
-		RP_TRACE("file", "%s: fsynced and in place; directory fsync "
-			 "deferred", d->shown);
+		RP_EV("file", "file.commit", "{path}: fsynced and in place; "
+		      "directory fsync deferred", EV_S("path", d->shown),
+		      EV_B("dir_synced", false));
 		return 0;
 	}
 	if (fsync(d->dirfd) < 0) {
@@ -719,7 +727,8 @@ int rp_fileio_dst_commit(struct rp_dst *d, bool force)
 		       strerror(-rc));
 		return rc;
 	}
-	RP_TRACE("file", "%s: fsynced and in place", d->shown);
+	RP_EV("file", "file.commit", "{path}: fsynced and in place",
+	      EV_S("path", d->shown), EV_B("dir_synced", true));
 	return 0;
 
 err_abort:

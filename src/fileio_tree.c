@@ -268,7 +268,8 @@ int rp_fileio_mkdir(int dirfd, const char *path, uint32_t mode, bool exact,
 		close(pfd);
 		return rc;
 	}
-	RP_TRACE("file", "created directory %s", shown);
+	RP_EV("file", "file.mkdir", "created directory {path}",
+	      EV_S("path", shown));
 	return parent_dirty(pfd, dirty_parent, shown);
 }
 

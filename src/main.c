@@ -12,8 +12,10 @@
 #include <string.h>
 
 #include "rdmapush/auth.h"
+#include "rdmapush/devices.h"
 #include "rdmapush/err.h"
 #include "rdmapush/opts.h"
+#include "rdmapush/ping.h"
 #include "rdmapush/preflight.h"
 #include "rdmapush/render.h"
 #include "rdmapush/report.h"
@@ -98,7 +100,9 @@ static int run(const struct rp_opts *o)
 	rp_trace_init(o->trace ? RP_V_TRACE :
 		      o->quiet ? RP_V_QUIET : RP_V_NORMAL, role);
 	rp_trace_hold_first_error();
-	rc = rp_preflight(o);
+	rc = o->trace_json ? rp_trace_json_open(o->trace_json) : 0;
+	if (!rc)
+		rc = rp_preflight(o);
 	if (!rc)
 		rc = send ? rp_session_send(o, &out) : rp_server_run(o, &out);
 	held = rp_trace_held_error();
@@ -113,6 +117,42 @@ static int run(const struct rp_opts *o)
 		/* An error that did not fail the command still shows. */
 		fprintf(stderr, "rdmapush %s: error: %s\n", role, held);
 	}
+	rp_trace_json_close();
+	return rp_session_exit_code(rc);
+}
+
+/* rdmapush ping: the server, or the client and its report. */
+static int ping(const struct rp_opts *o)
+{
+	struct rp_ping_result res;
+	int rc;
+
+	rp_trace_init(o->trace ? RP_V_TRACE :
+		      o->quiet ? RP_V_QUIET : RP_V_NORMAL, "ping");
+	rp_session_signals();
+	rc = o->trace_json ? rp_trace_json_open(o->trace_json) : 0;
+	if (rc) {
+		/* Nothing began: the open's own error line is the cause. */
+	} else if (o->ping_server) {
+		rc = rp_ping_server(o);
+	} else {
+		/* The first error is the cause: said once, in the verdict. */
+		rp_trace_hold_first_error();
+		rc = rp_ping_client(o, &res);
+		if (!rc)
+			rc = rp_ping_report(stdout, &res, o->json);
+	}
+	if (rc) {
+		char buf[64];
+		const char *cause = cause_of(rc, buf, sizeof(buf));
+
+		fprintf(stderr, "rdmapush ping: %s failed: %s\n",
+			o->ping_server ? "server" : "ping", cause);
+		if (o->json && !o->ping_server)
+			(void)!rp_report_json_failure(stdout, "ping", rc, cause,
+						      rp_session_exit_code(rc));
+	}
+	rp_trace_json_close();
 	return rp_session_exit_code(rc);
 }
 
@@ -147,6 +187,10 @@ int main(int argc, char **argv)
 		return run(&o);
 	case RP_MODE_KEYGEN:
 		return keygen(&o);
+	case RP_MODE_DEVICES:
+		return rp_devices_run(&o);
+	case RP_MODE_PING:
+		return ping(&o);
 	case RP_MODE_RENDER:
 		/* Each error is said where it is found, naming the file. */
 		return rp_err_exit_code(rp_render(o.render_send, o.render_recv,

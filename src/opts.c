@@ -16,20 +16,7 @@
 #include "rdmapush/err.h"
 #include "rdmapush/opts.h"
 #include "rdmapush/trace.h"
-
-/* Long-only options: values outside the range of any short option. */
-enum {
-	OPT_AS = 256,
-	OPT_PSK,
-	OPT_MAX_SIZE,
-	OPT_NO_DEVICE_CHECK,
-	OPT_PER_ADDR,
-	OPT_KEEP_SETID,
-	OPT_THREADS,
-	OPT_OP,
-	OPT_DIRECT,
-	OPT_QPS,
-};
+#include "opts_int.h"
 
 static const char recv_short[] = ":p:b:o:1fm:d:i:g:tJqT:h";
 static const struct option recv_long[] = {
@@ -45,6 +32,7 @@ static const struct option recv_long[] = {
 	{ "ib-port",	required_argument, NULL, 'i' },
 	{ "gid-index",	required_argument, NULL, 'g' },
 	{ "trace",	no_argument,	   NULL, 't' },
+	{ "trace-json",	required_argument, NULL, OPT_TRACE_JSON },
 	{ "json",	no_argument,	   NULL, 'J' },
 	{ "quiet",	no_argument,	   NULL, 'q' },
 	{ "timeout",	required_argument, NULL, 'T' },
@@ -69,6 +57,7 @@ static const struct option send_long[] = {
 	{ "ib-port",	required_argument, NULL, 'i' },
 	{ "gid-index",	required_argument, NULL, 'g' },
 	{ "trace",	no_argument,	   NULL, 't' },
+	{ "trace-json",	required_argument, NULL, OPT_TRACE_JSON },
 	{ "json",	no_argument,	   NULL, 'J' },
 	{ "quiet",	no_argument,	   NULL, 'q' },
 	{ "timeout",	required_argument, NULL, 'T' },
@@ -82,7 +71,7 @@ static const struct option send_long[] = {
 };
 
 /* One line saying what is wrong, one saying where help is; RP_EUSAGE. */
-static int RP_PRINTF(2, 3) usage_error(const char *sub, const char *fmt, ...)
+int RP_PRINTF(2, 3) usage_error(const char *sub, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -115,8 +104,8 @@ static int parse_decimal(const char *s, unsigned long long *out, char **end)
 	return 0;
 }
 
-static int parse_range(const char *s, unsigned long long min,
-		       unsigned long long max, unsigned long long *out)
+int parse_range(const char *s, unsigned long long min,
+		unsigned long long max, unsigned long long *out)
 {
 	unsigned long long v;
 	char *end;
@@ -209,8 +198,8 @@ static bool long_is(const struct option *longopts, int val, const char *name,
  * unknown or ambiguous long option) and a long option's text in
  * argv[optind - 1].
  */
-static bool opt_text(char *buf, size_t len, char **argv,
-		     const struct option *longopts)
+bool opt_text(char *buf, size_t len, char **argv,
+	      const struct option *longopts)
 {
 	const char *arg = argv[optind - 1];
 
@@ -226,8 +215,8 @@ static bool opt_text(char *buf, size_t len, char **argv,
 	return false;
 }
 
-static int bad_value(const char *sub, const char *what, const char *arg,
-		     const char *range)
+int bad_value(const char *sub, const char *what, const char *arg,
+	      const char *range)
 {
 	return usage_error(sub, "invalid %s '%s' (%s)", what, arg, range);
 }
@@ -247,8 +236,8 @@ static int parse_op(struct rp_opts *o, const char *sub, const char *arg)
 /* The value of the option being parsed; arg is the text after it. */
 /* One flat case per option, in --help's order: longer than our usual
  * function, but a table of setters would hide the ranges it checks. */
-static int set_option(struct rp_opts *o, const char *sub, int c,
-		      const char *arg)
+int set_option(struct rp_opts *o, const char *sub, int c,
+	       const char *arg)
 {
 	unsigned long long v;
 	uint64_t size;
@@ -303,6 +292,12 @@ static int set_option(struct rp_opts *o, const char *sub, int c,
 		break;
 	case 't':
 		o->trace = true;
+		break;
+	case OPT_TRACE_JSON:
+		if (!*arg)
+			return bad_value(sub, "--trace-json file", arg,
+					 "a file name");
+		o->trace_json = arg;
 		break;
 	case 'J':
 		o->json = true;
@@ -371,7 +366,7 @@ static int set_option(struct rp_opts *o, const char *sub, int c,
 }
 
 /* Options whose value names something: an empty one is a typo. */
-static int check_not_empty(const struct rp_opts *o, const char *sub)
+int check_not_empty(const struct rp_opts *o, const char *sub)
 {
 	if (o->dir && !o->dir[0])
 		return usage_error(sub, "empty directory for -o");
@@ -405,7 +400,7 @@ static int check_combination(const struct rp_opts *o, const char *sub)
  * scp's host:path. NULL when h looks like a name or an address (an IPv6
  * address has two colons or more).
  */
-static const char *host_hint(const char *h)
+const char *host_hint(const char *h)
 {
 	const char *colon = strchr(h, ':');
 
@@ -512,12 +507,71 @@ static int parse_help(struct rp_opts *o, int argc, char **argv)
 		o->help_for = RP_MODE_RECV;
 	else if (!strcmp(argv[2], "keygen"))
 		o->help_for = RP_MODE_KEYGEN;
+	else if (!strcmp(argv[2], "devices"))
+		o->help_for = RP_MODE_DEVICES;
+	else if (!strcmp(argv[2], "ping"))
+		o->help_for = RP_MODE_PING;
 	else if (!strcmp(argv[2], "render"))
 		o->help_for = RP_MODE_RENDER;
 	else
 		return usage_error(NULL, "no help for '%s': try send, recv, "
-				   "keygen or render", argv[2]);
+				   "keygen, devices, ping or render", argv[2]);
 	return 0;
+}
+
+/*
+ * "devices [--for HOST] [-d DEV] [-i N] [-g N] [-J] [-t]": a report, no
+ * transfer; the options it shares with send take set_option()'s checks.
+ */
+static int parse_devices(struct rp_opts *o, int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "for",	required_argument, NULL, OPT_FOR },
+		{ "device",	required_argument, NULL, 'd' },
+		{ "ib-port",	required_argument, NULL, 'i' },
+		{ "gid-index",	required_argument, NULL, 'g' },
+		{ "json",	no_argument,	   NULL, 'J' },
+		{ "trace",	no_argument,	   NULL, 't' },
+		{ "help",	no_argument,	   NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	char text[64];
+	int c, rc;
+
+	o->mode = RP_MODE_DEVICES;
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":d:i:g:Jth", longopts,
+				NULL)) != -1) {
+		if (c == 'h') {
+			o->mode = RP_MODE_HELP;
+			o->help_for = RP_MODE_DEVICES;
+			return 0;
+		}
+		if (c == ':' || c == '?') {
+			bool known = opt_text(text, sizeof(text), argv,
+					      longopts);
+
+			return usage_error("devices", c == ':' ?
+					   "option '%s' needs a value" : known ?
+					   "option '%s' takes no value" :
+					   "unknown option '%s'", text);
+		}
+		if (c == OPT_FOR) {
+			if (!optarg[0] || host_hint(optarg))
+				return usage_error("devices", "invalid HOST "
+						   "'%s' for --for", optarg);
+			o->devices_for = optarg;
+			continue;
+		}
+		rc = set_option(o, "devices", c, optarg);
+		if (rc)
+			return rc;
+	}
+	if (optind < argc)
+		return usage_error("devices", "unexpected argument '%s'%s",
+				   argv[optind], " (a host goes after --for)");
+	return check_not_empty(o, "devices");
 }
 
 /* "keygen FILE": nothing else, so no getopt. */
@@ -541,58 +595,14 @@ static int parse_keygen(struct rp_opts *o, int argc, char **argv)
 	return 0;
 }
 
-/* "render SENDER RECEIVER -o FILE" (any order of -o): no getopt. */
-static int parse_render(struct rp_opts *o, int argc, char **argv)
-{
-	const char *pos[2];
-	int i, n = 0;
-
-	for (i = 2; i < argc; i++) {
-		const char *a = argv[i];
-
-		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			o->mode = RP_MODE_HELP;
-			o->help_for = RP_MODE_RENDER;
-			return 0;
-		}
-		if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
-			if (i + 1 >= argc)
-				return usage_error("render", "option '%s' "
-						   "needs a value", a);
-			o->render_out = argv[++i];
-		} else if (!strncmp(a, "--output=", 9)) {
-			o->render_out = a + 9;
-		} else if (a[0] == '-' && a[1]) {
-			return usage_error("render", "unknown option '%s'", a);
-		} else if (n == 2) {
-			return usage_error("render", "unexpected argument '%s'",
-					   a);
-		} else {
-			pos[n++] = a;
-		}
-	}
-	if (n < 2)
-		return usage_error("render", "missing %s", n ? "RECEIVER.jsonl"
-				   : "SENDER.jsonl and RECEIVER.jsonl");
-	if (!o->render_out)
-		return usage_error("render", "missing -o FILE.svg (or -o - "
-				   "for standard output)");
-	if (!pos[0][0] || !pos[1][0] || !o->render_out[0])
-		return usage_error("render", "empty file name");
-	o->mode = RP_MODE_RENDER;
-	o->render_send = pos[0];
-	o->render_recv = pos[1];
-	return 0;
-}
-
 int rp_opts_parse(struct rp_opts *o, int argc, char **argv)
 {
 	const char *cmd;
 
 	set_defaults(o);
 	if (argc < 2 || !argv[1])
-		return usage_error(NULL, "missing command: send, recv, keygen "
-				   "or help");
+		return usage_error(NULL, "missing command: send, recv, keygen, "
+				   "devices, ping, render or help");
 	cmd = argv[1];
 	if (!strcmp(cmd, "send"))
 		return parse_sub(o, RP_MODE_SEND, argc - 1, argv + 1);
@@ -600,8 +610,12 @@ int rp_opts_parse(struct rp_opts *o, int argc, char **argv)
 		return parse_sub(o, RP_MODE_RECV, argc - 1, argv + 1);
 	if (!strcmp(cmd, "keygen"))
 		return parse_keygen(o, argc, argv);
+	if (!strcmp(cmd, "devices"))
+		return parse_devices(o, argc - 1, argv + 1);
+	if (!strcmp(cmd, "ping"))
+		return rp_opts_parse_ping(o, argc - 1, argv + 1);
 	if (!strcmp(cmd, "render"))
-		return parse_render(o, argc, argv);
+		return rp_opts_parse_render(o, argc, argv);
 	if (!strcmp(cmd, "help") || !strcmp(cmd, "--help") ||
 	    !strcmp(cmd, "-h"))
 		return parse_help(o, argc, argv);
@@ -615,8 +629,8 @@ int rp_opts_parse(struct rp_opts *o, int argc, char **argv)
 	if (cmd[0] == '-')
 		return usage_error(NULL, "unknown option '%s' %s", cmd,
 				   "(options follow send or recv)");
-	return usage_error(NULL, "unknown command '%s': use send, recv or "
-			   "keygen", cmd);
+	return usage_error(NULL, "unknown command '%s': use send, recv, "
+			   "keygen, devices, ping or render", cmd);
 }
 
 /* --- help text ----------------------------------------------------------- */
@@ -626,8 +640,10 @@ static const char help_overview[] =
 	"Usage: rdmapush recv [OPTION]...\n"
 	"       rdmapush send [OPTION]... SOURCE... HOST\n"
 	"       rdmapush keygen FILE\n"
+	"       rdmapush devices [--for HOST] [--json] [-d DEV]\n"
+	"       rdmapush ping --server | rdmapush ping [OPTION]... HOST\n"
 	"       rdmapush render SENDER.jsonl RECEIVER.jsonl -o FILE.svg\n"
-	"       rdmapush help [send|recv|keygen|render]\n"
+	"       rdmapush help [send|recv|keygen|devices|ping|render]\n"
 	"       rdmapush --help | --version\n"
 	"\n"
 	"Push files and directories from one machine to another over RDMA,\n"
@@ -640,6 +656,9 @@ static const char help_overview[] =
 	"  send           push files, directories (-r) or standard input\n"
 	"                 to the receiver on HOST, in one session\n"
 	"  keygen FILE    write a new random key for --psk into FILE\n"
+	"  devices        show the RDMA devices, ports and GIDs, and with\n"
+	"                 --for HOST the GID rdmapush would use for HOST\n"
+	"  ping           measure RDMA round-trip latency (--server: answer)\n"
 	"  render         draw two --trace-json files as one SVG picture\n"
 	"  help [CMD]     show this help, or that of a command\n"
 	"\n"
@@ -730,24 +749,28 @@ static const char help_keygen[] =
 	"only (mode 0600), for use with --psk FILE on both sides. An\n"
 	"existing FILE is never replaced.\n";
 
-static const char help_render[] =
-	"Usage: rdmapush render SENDER.jsonl RECEIVER.jsonl -o FILE.svg\n"
+static const char help_devices[] =
+	"Usage: rdmapush devices [--for HOST] [OPTION]...\n"
 	"\n"
-	"Merge the sender's and the receiver's --trace-json files of one\n"
-	"session into one standalone SVG sequence diagram (no script, no\n"
-	"network: any browser shows it): two lifelines, each QP's state\n"
-	"(RESET, INIT, RTR, RTS, ERROR) as a coloured band, the objects\n"
-	"created and destroyed, the control messages as arrows with their\n"
-	"QPN, PSN and rkey, and the data phase summarised. The two clocks\n"
-	"are unrelated: rows follow the messages. FILE is replaced whole.\n"
+	"Show each RDMA device (node GUID, firmware, the main limits of\n"
+	"ibv_query_device), each port (state, link layer, MTU, speed, LID)\n"
+	"and each port's GID table: index, type (IB, RoCE v1, RoCE v2),\n"
+	"address and network interface.\n"
 	"\n"
 	"Options:\n"
-	"  -o, --output FILE    write the SVG to FILE ('-': standard output)\n"
+	"      --for HOST       mark the GID a transfer to or from HOST would\n"
+	"                       use, chosen as send and recv choose it, and\n"
+	"                       say why (no packet is sent to HOST)\n"
+	"  -d, --device DEV     only this device\n"
+	"  -i, --ib-port N      with --for: only this port, as for send\n"
+	"  -g, --gid-index N    with --for: this GID index, as for send\n"
+	"  -J, --json           one JSON object on stdout\n"
+	"  -t, --trace          with --for: show each step of the choice\n"
 	"  -h, --help           show this help and exit\n"
 	"\n"
-	"Exit status: 0 written; 2 usage; 3 a trace line that is not JSON,\n"
-	"lacks v or kind, has another schema version, or two traces that\n"
-	"do not pair; 5 a trace unreadable or FILE not writable.\n";
+	"Exit status: 0 listed (and with --for, a GID found); 2 usage;\n"
+	"4 no RDMA device, no device DEV, HOST does not resolve or has no\n"
+	"route, or no GID fits HOST.\n";
 
 static const char help_common[] =
 	"  -d, --device DEV     RDMA device, e.g. mlx5_0 or rxe0 (default:\n"
@@ -768,6 +791,10 @@ static const char help_common[] =
 	"                       refuses it, a note and buffered I/O\n"
 	"  -t, --trace          explain every step (verbs, control messages,\n"
 	"                       data) on stderr\n"
+	"      --trace-json FILE\n"
+	"                       write every trace event to FILE, one JSON\n"
+	"                       object per line (docs/trace.md); with or\n"
+	"                       without --trace\n"
 	"  -J, --json           print each transfer's result as one JSON\n"
 	"                       object on stdout (combines with --trace)\n"
 	"  -q, --quiet          print errors only (not with --trace)\n"
@@ -813,10 +840,14 @@ void rp_opts_usage(FILE *f, enum rp_mode mode)
 	case RP_MODE_KEYGEN:
 		fputs(help_keygen, f);
 		break;
+	case RP_MODE_DEVICES:
+		fputs(help_devices, f);
+		break;
+	case RP_MODE_PING:
+		rp_opts_ping_usage(f);
+		return;
 	case RP_MODE_RENDER:
-		/* Its own exit statuses: none of a push's text applies. */
-		fputs(help_render, f);
-		fputs("\nSee rdmapush(1).\n", f);
+		rp_opts_render_usage(f);
 		return;
 	default:
 		fputs(help_overview, f);

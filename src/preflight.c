@@ -15,7 +15,8 @@ int rp_preflight(const struct rp_opts *o)
 	/* A receiver may start before its device comes up (boot order,
 	 * a device created later): it then fails per transfer instead. */
 	if (o->mode == RP_MODE_RECV && o->no_device_check) {
-		RP_TRACE("verbs", "device check skipped (--no-device-check)");
+		RP_EV0("verbs", "device.check_skipped", "device check skipped "
+		       "(--no-device-check)");
 		return 0;
 	}
 	return rp_verbs_probe(o->dev, o->ib_port);

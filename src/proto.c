@@ -24,7 +24,8 @@
  *	28 u64 total		bytes in the session, or 2^64-1: unknown
  *	36 u32 chunk		non-zero
  *	40 u32 window		non-zero
- *	44 u32 flags		bits 0..7: RP_HELLO_* bits only;
+ *	44 u32 flags		bits 0..7: RP_HELLO_* bits only
+ *				(bit 0 PRESERVE, bit 1 PING);
  *				bits 8..15: op (v5), 0 write, 1 read, 2 send;
  *				bits 16..23: qps (v6), 1..RP_QPS_MAX;
  *				bits 24..31: 0

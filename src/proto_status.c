@@ -102,6 +102,8 @@ uint16_t rp_proto_status_from_err(int rc)
 	case RP_EPROTO:
 	case RP_EUNEXPECTED:
 	case RP_ENOTPEER:
+	case RP_ENOTPING:	/* the ERR's text says which is which */
+	case RP_ENOTPUSH:
 		return RP_ST_PROTO;
 	case RP_ETAMPERED:
 		return RP_ST_TAMPERED;

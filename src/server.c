@@ -228,9 +228,11 @@ static void answer(struct server *sv, struct kid *k)
 				rp_admit_why(&sv->adm, v, "", why,
 					     sizeof(why)));
 		else
-			RP_TRACE("server", "%s passed its handshake: transfer "
-				 "%d of %d", k->peer, rp_admit_xfers(&sv->adm),
-				 sv->adm.max_xfers);
+			RP_EV("server", "server.admit", "{peer} passed its "
+			      "handshake: transfer {n} of {max}",
+			      EV_S("peer", k->peer),
+			      EV_I("n", rp_admit_xfers(&sv->adm)),
+			      EV_I("max", sv->adm.max_xfers));
 		c = v ? SLOT_BUSY : SLOT_GRANTED;
 		/* If it is gone, it is reaped soon; nothing to undo. */
 		(void)!send(k->chan, &c, 1, MSG_NOSIGNAL);

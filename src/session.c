@@ -65,7 +65,8 @@ const char *rp_phase_name(enum rp_phase p)
 void xfer_phase(struct xfer *x, enum rp_phase p)
 {
 	x->phase = p;
-	RP_TRACE("session", "phase %s", rp_phase_name(p));
+	RP_EV("session", "phase", "phase {phase}",
+	      EV_S("phase", rp_phase_name(p)));
 }
 
 int xfer_start(struct xfer *x, int (*authenticate)(struct xfer *x))
@@ -187,8 +188,8 @@ void msg_keyed(struct xfer *x, const uint8_t send_nonce[RP_AUTH_NONCE_LEN],
 		    RP_AUTH_ROLE_SEND;
 	x->seq_out = 0;
 	x->seq_in = 0;
-	RP_TRACE("ctrl", "session key derived: every message from here on "
-		 "carries a tag");
+	RP_EV0("ctrl", "auth.key", "session key derived: every message from "
+	       "here on carries a tag");
 }
 
 int msg_peer_failure(struct xfer *x, const struct rp_result *res)
@@ -270,7 +271,9 @@ static void trace_in(uint8_t type, const union rp_msg *m)
 		trace_fin("<-", &m->fin);
 		break;
 	case RP_MSG_AUTH:
-		RP_TRACE("ctrl", "<- AUTH step %u", m->auth.step);
+		RP_EV("ctrl", "msg", "<- {type} step {step}",
+		      EV_S("dir", "in"), EV_S("type", "AUTH"),
+		      EV_U("step", m->auth.step));
 		break;
 	case RP_MSG_SYNC:
 		trace_sync("<-", &m->sync);
@@ -318,8 +321,9 @@ static void answer_old_version(struct xfer *x, uint8_t version)
 	res.text_len = (uint16_t)strlen(res.text);
 	n = rp_proto_pack_err_at(buf, sizeof(buf), version, &res);
 	if (n > 0 && rp_ctrl_send(x->fd, buf, (size_t)n, rp_now() + 2.0))
-		RP_TRACE("ctrl", "could not tell %s which version we need",
-			 x->peer);
+		RP_EV("ctrl", "msg.unsent", "could not tell {peer} which "
+		      "version we need", EV_S("peer", x->peer),
+		      EV_S("type", "ERR"));
 	x->peer_failed = true;
 }
 
@@ -460,8 +464,10 @@ int msg_send_auth(struct xfer *x, const struct rp_auth *a)
 {
 	uint8_t buf[RP_PROTO_MAX_MSG];
 
-	RP_TRACE("ctrl", "-> AUTH step %u (%s)", a->step,
-		 a->step == RP_AUTH_CHALLENGE ? "our nonce" : "our proof of the key");
+	RP_EV("ctrl", "msg", "-> {type} step {step} ({what})",
+	      EV_S("dir", "out"), EV_S("type", "AUTH"), EV_U("step", a->step),
+	      EV_S("what", a->step == RP_AUTH_CHALLENGE ? "our nonce" :
+		   "our proof of the key"));
 	return msg_send(x, buf, rp_proto_pack_auth(buf, sizeof(buf), a),
 			"AUTH");
 }
@@ -570,7 +576,9 @@ void xfer_send_failure(struct xfer *x, uint8_t type, int rc)
 	trace_result("->", type, &res);
 	/* Best effort, briefly: the peer may be the reason we are failing. */
 	if (rp_ctrl_send(x->fd, buf, (size_t)n, rp_now() + 2.0))
-		RP_TRACE("ctrl", "could not tell %s why we stopped", x->peer);
+		RP_EV("ctrl", "msg.unsent", "could not tell {peer} why we "
+		      "stopped", EV_S("peer", x->peer),
+		      EV_S("type", rp_proto_type_name(type)));
 }
 
 /* What a wait watches besides the CQ: the control socket (when watch),

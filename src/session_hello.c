@@ -38,7 +38,8 @@ int recv_authenticate(struct xfer *x)
 		RP_ERR("%s failed the pre-shared key check", x->peer);
 		return RP_EAUTH;
 	}
-	RP_TRACE("ctrl", "the sender proved the pre-shared key");
+	RP_EV("ctrl", "auth.proved", "the sender proved the pre-shared key",
+	      EV_S("who", "sender"));
 	msg_keyed(x, chal.nonce, ours.nonce, RP_AUTH_ROLE_RECV);
 	return 0;
 }
@@ -55,6 +56,13 @@ int recv_hello(struct xfer *x, struct rp_hello *h)
 	}
 	if (rc)
 		return rc;
+	/* rdmapush ping's HELLO (ping.c) has the same layout: refuse it
+	 * before anything is opened, saying what we are (the ERR's text). */
+	if (m.hello.flags & RP_HELLO_PING) {
+		RP_ERR("%s sent a ping (rdmapush ping); this is a file "
+		       "receiver: refusing", x->peer);
+		return RP_ENOTPING;
+	}
 	*h = m.hello;
 	return 0;
 }
@@ -176,7 +184,8 @@ int send_authenticate(struct xfer *x)
 		       x->peer);
 		return RP_EAUTH;
 	}
-	RP_TRACE("ctrl", "the receiver proved the pre-shared key");
+	RP_EV("ctrl", "auth.proved", "the receiver proved the pre-shared key",
+	      EV_S("who", "receiver"));
 	ours.step = RP_AUTH_RESPOND;
 	rp_auth_mac(x->psk, RP_AUTH_ROLE_SEND, theirs.nonce, ours.nonce,
 		    ours.mac);

@@ -12,6 +12,7 @@
 #include "rdmapush/csum.h"
 #include "rdmapush/ctrl.h"
 #include "rdmapush/fileio.h"
+#include "rdmapush/msg_trace.h"
 #include "rdmapush/opts.h"
 #include "rdmapush/proto.h"
 #include "rdmapush/report.h"
@@ -65,6 +66,7 @@ struct xfer {
 	struct rp_qp_addr remote[RP_QPS_MAX];
 	enum rp_phase phase;
 	uint64_t done;		/* chunks the receiver has taken (credit) */
+	uint64_t credits;	/* credit Sends: posted (recv), got (send) */
 	struct rp_tally tally;
 	struct rp_report rep;
 	char name[RP_PATH_MAX + 1];	/* the last entry stored */
@@ -310,15 +312,14 @@ int send_authenticate(struct xfer *x);
 int send_hello(struct xfer *x);
 int send_take_mr(struct xfer *x, struct rp_mr *mr);
 
-void trace_hello(const char *dir, const struct rp_hello *m);
-/* The QPs after the first of a HELLO or MR, one line, when there are. */
-void trace_more_qps(const char *dir, const char *type,
-		    const struct rp_qp_more *more, uint32_t qps);
-void trace_mr(const char *dir, const struct rp_mr *m);
+/* The "data.summary" event, once the data phase is over: bytes moved,
+ * chunks, entries, the data phase's seconds and the credits. */
+void trace_data_summary(const struct xfer *x, uint64_t bytes,
+			uint64_t files);
 void trace_file(const char *dir, const struct rp_file *m);
+/* A directory entry the receiver handled: "created", "exists", ... */
+void trace_dir(const struct rp_file *f, const char *result);
 void trace_fend(const char *dir, const struct rp_fend *m);
-void trace_fin(const char *dir, const struct rp_fin *m);
 void trace_sync(const char *dir, const struct rp_sync *m);
-void trace_result(const char *dir, uint8_t type, const struct rp_result *m);
 
 #endif

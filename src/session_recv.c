@@ -202,14 +202,7 @@ static int make_dir(struct xfer *x, struct recv_state *r,
 	if (!rc && exact)
 		rc = rp_fileio_times_add(&r->times, f->path, f->mtime_sec,
 					 f->mtime_nsec);
-	if (rp_trace_on()) {
-		char shown[RP_PEER_TEXT_MAX];
-
-		RP_TRACE("file", "directory \"%s\" %s",
-			 rp_fmt_peer(shown, sizeof(shown), f->path,
-				     f->path_len),
-			 rc ? "refused" : created ? "created" : "exists");
-	}
+	trace_dir(f, rc ? "refused" : created ? "created" : "exists");
 	return entry_done(x, r, f, rc, 0);
 }
 
@@ -367,8 +360,8 @@ static int finish_file(struct xfer *x, struct recv_state *r)
 	if (!err)
 		err = verify(x, c);
 	if (!err) {
-		RP_TRACE("file", "checksum verified; sync, give the file its "
-			 "name");
+		RP_EV("file", "file.verified", "checksum verified; sync, give "
+		      "the file its name", EV_U("id", c->meta.id));
 		err = sync_and_commit(x, c);
 	}
 	if (err == RP_EINTERRUPTED || err == RP_ECTRLCLOSED ||
@@ -448,6 +441,7 @@ static int give_credit(struct xfer *x, struct recv_state *r)
 		return rc;
 	r->credit_sent = x->done;
 	r->sends_out++;
+	x->credits++;
 	return 0;
 }
 
@@ -811,8 +805,8 @@ static int close_session(struct xfer *x, struct recv_state *r)
 		return rc;
 	rp_verbs_dereg_ring(x->v);
 	x->ring = NULL;
-	RP_TRACE("data", "session over: %" PRIu64 " chunks landed; ring "
-		 "deregistered", x->done);
+	RP_EV("data", "data.end", "session over: {chunks} chunks landed; ring "
+	      "deregistered", EV_U("chunks", x->done));
 	xfer_phase(x, RP_PHASE_ACK);
 	trace_result("->", RP_MSG_ACK, &ack);
 	rc = msg_send(x, buf,
@@ -852,6 +846,7 @@ static int run(struct xfer *x, struct recv_state *r,
 	rc = session_loop(x, r);
 	if (rc)
 		return rc;
+	trace_data_summary(x, r->tally.landed, r->tally.ok + r->tally.failed);
 	xfer_phase(x, RP_PHASE_FIN);
 	return close_session(x, r);
 }

@@ -220,9 +220,10 @@ static int cur_open(struct xfer *x, struct send_state *s,
 		cur_close(c);
 		return rc;
 	}
-	RP_TRACE("file", "sending %s (%s)", e->src,
-		 c->is_stdin ? "standard input, size known at its end" :
-		 "regular file");
+	RP_EV("file", "file.send", "sending {path} ({what})",
+	      EV_S("path", e->src), EV_U("id", c->id),
+	      EV_S("what", c->is_stdin ? "standard input, size known at its "
+		   "end" : "regular file"));
 	rp_progress_label(&s->prog, e->path);
 	c->open = true;
 	return 0;
@@ -555,8 +556,8 @@ static int on_fack(struct xfer *x, struct send_state *s,
 			       x->peer, r->id);
 			return RP_EPROTO;
 		}
-		RP_TRACE("file", "entry %u refused: not sending the rest",
-			 r->id);
+		RP_EV("file", "file.refused", "entry {id} refused: not sending "
+		      "the rest", EV_U("id", r->id));
 		s->cur.p = NULL;
 	}
 	pending_pop(s);
@@ -612,6 +613,7 @@ static int handle_wc(struct xfer *x, struct send_state *s,
 			return RP_EPROTO;
 		}
 		x->done += delta;
+		x->credits++;
 		if (x->done == s->posted)
 			x->data_end = rp_now();
 		return rp_verbs_post_recv(x->v, wc->qp, wc->wr_id);
@@ -632,8 +634,9 @@ static void trace_milestone(const struct send_state *s, uint64_t done,
 		return;
 	/* Credit: the receiver has copied these out of its ring (it
 	 * writes them to disk right after). */
-	RP_TRACE("data", "%" PRIu64 "/%" PRIu64 " chunks posted so far "
-		 "taken by the receiver", done, s->posted);
+	RP_EV("data", "data.progress", "{done}/{posted} chunks posted so far "
+	      "taken by the receiver", EV_U("done", done),
+	      EV_U("posted", s->posted));
 	*next_mark = done * 2;
 }
 
@@ -652,18 +655,21 @@ static int handle_wcs(struct xfer *x, struct send_state *s,
 static void trace_data_path(const struct xfer *x)
 {
 	if (x->op == RP_OP_READ)
-		RP_TRACE("data", "chunk n waits in slot n %% %u of our ring; a "
-			 "zero-length Send with imm = its length (+ 0x%08x on "
-			 "a file's last chunk) tells the receiver to RDMA-Read "
-			 "it into the same slot of its ring", x->window,
-			 RP_IMM_END);
+		RP_EV("data", "data.path", "chunk n waits in slot n % {window} "
+		      "of our ring; a zero-length Send with imm = its length "
+		      "(+ {imm_end} on a file's last chunk) tells the "
+		      "receiver to RDMA-Read it into the same slot of its ring",
+		      EV_U("window", x->window), EV_X("imm_end", RP_IMM_END, 8),
+		      EV_S("op", rp_proto_op_name(x->op)));
 	else
-		RP_TRACE("data", "each chunk is %s into slot n %% %u of the "
-			 "receiver's ring; imm = n (the chunk's number in the "
-			 "session), + 0x%08x on a file's last chunk",
-			 x->op == RP_OP_SEND ? "a Send with immediate, landing "
-			 "in the receive it posted" : "an RDMA Write with "
-			 "immediate", x->window, RP_IMM_END);
+		RP_EV("data", "data.path", "each chunk is {how} into slot n % "
+		      "{window} of the receiver's ring; imm = n (the chunk's "
+		      "number in the session), + {imm_end} on a file's last "
+		      "chunk", EV_S("how", x->op == RP_OP_SEND ? "a Send with "
+				    "immediate, landing in the receive it "
+				    "posted" : "an RDMA Write with immediate"),
+		      EV_U("window", x->window), EV_X("imm_end", RP_IMM_END, 8),
+		      EV_S("op", rp_proto_op_name(x->op)));
 }
 
 /* Every entry out, every answer in: until the receiver's ACK. */
@@ -708,10 +714,11 @@ static void choose_shape(struct xfer *x, uint64_t files)
 		return;
 	x->chunk = SMALL_CHUNK;
 	x->window = SMALL_WINDOW;
-	RP_TRACE("session", "%" PRIu64 " files of %" PRIu64 " bytes on "
-		 "average: asking for %u chunks of %u bytes, so that many "
-		 "small files are in flight", files, x->size / files,
-		 x->window, x->chunk);
+	RP_EV("session", "shape", "{files} files of {average} bytes on "
+	      "average: asking for {window} chunks of {chunk} bytes, so that "
+	      "many small files are in flight", EV_U("files", files),
+	      EV_U("average", x->size / files), EV_U("window", x->window),
+	      EV_U("chunk", x->chunk));
 }
 
 static int prepare(struct xfer *x, struct send_state *s)
@@ -780,6 +787,8 @@ static int run(struct xfer *x, struct send_state *s)
 		xfer_phase(x, RP_PHASE_DATA);
 		rc = session_loop(x, s);
 	}
+	if (!rc)
+		trace_data_summary(x, s->bytes, s->next_id);
 	return rc;
 }
 

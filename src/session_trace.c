@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
-/* --trace of the control messages, each one line (and the QPs after the
- * first of a HELLO or MR, one more): what each side sent and got. */
+/* --trace of the control messages, each one "msg" event (and the QPs
+ * after the first of a HELLO or MR, one "msg.qps" more): what each side
+ * sent and got, its key fields as the event's fields. */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
@@ -13,17 +14,13 @@
 #include "rdmapush/trace.h"
 #include "session_int.h"
 
-static void trace_qp(const char *dir, const char *type,
-		     const struct rp_qp_addr *q, const char *rest)
+/* "->" (we sent it) is "out" in the fields, "<-" is "in". */
+static const char *dir_name(const char *dir)
 {
-	char g[INET6_ADDRSTRLEN];
-
-	RP_TRACE("ctrl", "%s %s qpn=0x%06x psn=0x%06x lid=%u mtu=%u gid=%s%s",
-		 dir, type, q->qpn, q->psn, q->lid, 128u << q->mtu,
-		 rp_sys_gid_text(q->gid, g, sizeof(g)), rest);
+	return dir[0] == '-' ? "out" : "in";
 }
 
-/* A byte count that may be unknown (a stream). */
+/* A byte count that may be unknown (a stream): its text; -1 in JSON. */
 static const char *size_text(char *buf, size_t len, uint64_t size)
 {
 	if (size == RP_SIZE_UNKNOWN)
@@ -32,18 +29,39 @@ static const char *size_text(char *buf, size_t len, uint64_t size)
 	return buf;
 }
 
+static int64_t size_value(uint64_t size)
+{
+	return size == RP_SIZE_UNKNOWN ? -1 : (int64_t)size;
+}
+
+/* The first QP's address, as both HELLO and MR begin. */
+#define QP_TMPL "{arrow} {type} qpn={qpn} psn={psn} lid={lid} mtu={mtu} " \
+	"gid={gid}"
+#define QP_FIELDS(dir, type, q, g)					\
+	EV_T("arrow", dir), EV_S("dir", dir_name(dir)),			\
+	EV_S("type", type), EV_X("qpn", (q)->qpn, 6),			\
+	EV_X("psn", (q)->psn, 6), EV_U("lid", (q)->lid),		\
+	EV_U("mtu", 128u << (q)->mtu),					\
+	EV_S("gid", rp_sys_gid_text((q)->gid, g, sizeof(g)))
+
 void trace_hello(const char *dir, const struct rp_hello *m)
 {
-	char rest[160], total[24];
+	char g[INET6_ADDRSTRLEN], total[24];
 
-	if (!rp_trace_on())
+	if (!rp_trace_any())
 		return;
-	snprintf(rest, sizeof(rest),
-		 " total=%s chunk=%u window=%u op=%s%s",
-		 size_text(total, sizeof(total), m->total), m->chunk,
-		 m->window, rp_proto_op_name(m->op),
-		 m->flags & RP_HELLO_PRESERVE ? " preserve" : "");
-	trace_qp(dir, "HELLO", &m->qp, rest);
+	RP_EV("ctrl", "msg", QP_TMPL " total={total_text} chunk={chunk} "
+	      "window={window} op={op}{preserve_text}{ping_text}",
+	      QP_FIELDS(dir, "HELLO", &m->qp, g),
+	      EV_T("total_text", size_text(total, sizeof(total), m->total)),
+	      EV_I("total", size_value(m->total)), EV_U("chunk", m->chunk),
+	      EV_U("window", m->window), EV_S("op", rp_proto_op_name(m->op)),
+	      EV_T("preserve_text",
+		   m->flags & RP_HELLO_PRESERVE ? " preserve" : ""),
+	      EV_B("preserve", m->flags & RP_HELLO_PRESERVE),
+	      EV_T("ping_text", m->flags & RP_HELLO_PING ? " ping" : ""),
+	      EV_B("ping", m->flags & RP_HELLO_PING),
+	      EV_U("qps", m->qps));
 	trace_more_qps(dir, "HELLO", m->more, m->qps);
 }
 
@@ -51,80 +69,155 @@ void trace_file(const char *dir, const struct rp_file *m)
 {
 	char path[RP_PEER_TEXT_MAX], size[24];
 
-	if (!rp_trace_on())
+	if (!rp_trace_any())
 		return;
-	RP_TRACE("ctrl", "%s FILE id=%u %s path=\"%s\" mode=%04o size=%s",
-		 dir, m->id, m->kind == RP_FILE_DIR ? "dir" : "file",
-		 rp_fmt_peer(path, sizeof(path), m->path, m->path_len),
-		 m->mode, size_text(size, sizeof(size), m->size));
+	RP_EV("ctrl", "msg", "{arrow} {type} id={id} {entry} path=\"{path}\" "
+	      "mode={mode} size={size_text}", EV_T("arrow", dir),
+	      EV_S("dir", dir_name(dir)), EV_S("type", "FILE"),
+	      EV_U("id", m->id),
+	      EV_S("entry", m->kind == RP_FILE_DIR ? "dir" : "file"),
+	      EV_S("path", rp_fmt_peer(path, sizeof(path), m->path,
+				       m->path_len)),
+	      EV_O("mode", m->mode, 4),
+	      EV_T("size_text", size_text(size, sizeof(size), m->size)),
+	      EV_I("size", size_value(m->size)));
 }
 
 void trace_fend(const char *dir, const struct rp_fend *m)
 {
 	char hex[33];
 
-	RP_TRACE("ctrl", "%s FEND id=%u bytes=%" PRIu64 " xxh3_128=%s", dir,
-		 m->id, m->bytes, rp_csum_hex(m->csum, hex));
+	if (!rp_trace_any())
+		return;
+	RP_EV("ctrl", "msg", "{arrow} {type} id={id} bytes={bytes} "
+	      "xxh3_128={xxh3_128}", EV_T("arrow", dir),
+	      EV_S("dir", dir_name(dir)), EV_S("type", "FEND"),
+	      EV_U("id", m->id), EV_U("bytes", m->bytes),
+	      EV_S("xxh3_128", rp_csum_hex(m->csum, hex)));
 }
 
 void trace_mr(const char *dir, const struct rp_mr *m)
 {
-	char rest[160];
+	char g[INET6_ADDRSTRLEN];
 
-	if (!rp_trace_on())
+	if (!rp_trace_any())
 		return;
-	snprintf(rest, sizeof(rest),
-		 " addr=0x%" PRIx64 " rkey=0x%08x len=%" PRIu64
-		 " chunk=%u window=%u%s",
-		 m->addr, m->rkey, m->len, m->chunk, m->window,
-		 m->rkey ? "" : " (no rkey: no remote access to this ring)");
-	trace_qp(dir, "MR", &m->qp, rest);
+	RP_EV("ctrl", "msg", QP_TMPL " addr={addr} rkey={rkey} len={len} "
+	      "chunk={chunk} window={window}{norkey}",
+	      QP_FIELDS(dir, "MR", &m->qp, g), EV_X("addr", m->addr, 0),
+	      EV_X("rkey", m->rkey, 8), EV_U("len", m->len),
+	      EV_U("chunk", m->chunk), EV_U("window", m->window),
+	      EV_T("norkey", m->rkey ? "" : " (no rkey: no remote access to "
+		   "this ring)"), EV_U("qps", m->qps));
 	trace_more_qps(dir, "MR", m->more, m->qps);
 }
 
 void trace_fin(const char *dir, const struct rp_fin *m)
 {
-	RP_TRACE("ctrl", "%s FIN files=%" PRIu64 " bytes=%" PRIu64, dir,
-		 m->files, m->bytes);
+	RP_EV("ctrl", "msg", "{arrow} {type} files={files} bytes={bytes}",
+	      EV_T("arrow", dir), EV_S("dir", dir_name(dir)),
+	      EV_S("type", "FIN"), EV_U("files", m->files),
+	      EV_U("bytes", m->bytes));
 }
 
 void trace_sync(const char *dir, const struct rp_sync *m)
 {
 	char a[32], b[32];
 
-	RP_TRACE("ctrl", "%s SYNC id=%u %s of %s on disk", dir, m->id,
-		 rp_fmt_bytes(a, sizeof(a), m->synced_bytes),
-		 rp_fmt_bytes(b, sizeof(b), m->total_bytes));
+	if (!rp_trace_any())
+		return;
+	RP_EV("ctrl", "msg", "{arrow} {type} id={id} {synced_text} of "
+	      "{total_text} on disk", EV_T("arrow", dir),
+	      EV_S("dir", dir_name(dir)), EV_S("type", "SYNC"),
+	      EV_U("id", m->id),
+	      EV_T("synced_text", rp_fmt_bytes(a, sizeof(a), m->synced_bytes)),
+	      EV_T("total_text", rp_fmt_bytes(b, sizeof(b), m->total_bytes)),
+	      EV_U("synced_bytes", m->synced_bytes),
+	      EV_U("total_bytes", m->total_bytes));
 }
 
 void trace_result(const char *dir, uint8_t type, const struct rp_result *m)
 {
 	char text[RP_PEER_TEXT_MAX], id[24] = "";
+	bool q = m->text_len;
 
-	if (!rp_trace_on())
+	if (!rp_trace_any())
 		return;
 	if (type == RP_MSG_FACK)
 		snprintf(id, sizeof(id), " id=%u", m->id);
-	RP_TRACE("ctrl", "%s %s%s status=%u (%s) bytes=%" PRIu64 "%s%s%s",
-		 dir, rp_proto_type_name(type), id, m->status,
-		 rp_proto_status_name(m->status), m->bytes,
-		 m->text_len ? " text=\"" : "",
-		 rp_fmt_peer(text, sizeof(text), m->text, m->text_len),
-		 m->text_len ? "\"" : "");
+	RP_EV("ctrl", "msg", "{arrow} {type}{id_text} status={status} "
+	      "({status_name}) bytes={bytes}{q1}{text}{q2}",
+	      EV_T("arrow", dir), EV_S("dir", dir_name(dir)),
+	      EV_S("type", rp_proto_type_name(type)), EV_T("id_text", id),
+	      EV_U("id", m->id), EV_U("status", m->status),
+	      EV_S("status_name", rp_proto_status_name(m->status)),
+	      EV_U("bytes", m->bytes), EV_T("q1", q ? " text=\"" : ""),
+	      EV_S("text", rp_fmt_peer(text, sizeof(text), m->text,
+				       m->text_len)),
+	      EV_T("q2", q ? "\"" : ""));
 }
 
+/* One field per QP after the first: "qp1.qpn", "qp1.psn", ... */
 void trace_more_qps(const char *dir, const char *type,
 		    const struct rp_qp_more *more, uint32_t qps)
 {
+	struct rp_ev_field f[2 * RP_QPS_MAX + 5];
+	char keys[2 * RP_QPS_MAX][24];
 	char line[RP_QPS_MAX * 32];
-	size_t n = 0;
+	size_t n = 0, k = 0, len = 0;
 
-	if (!rp_trace_on() || qps < 2)
+	if (!rp_trace_any() || qps < 2)
 		return;
-	for (uint32_t i = 1; i < qps && n < sizeof(line); i++)
-		n += (size_t)snprintf(line + n, sizeof(line) - n,
-				      " QP%u qpn=0x%06x psn=0x%06x", i,
-				      more[i - 1].qpn, more[i - 1].psn);
-	RP_TRACE("ctrl", "%s %s (cont.) %u QPs, the first above;%s", dir,
-		 type, qps, line);
+	for (uint32_t i = 1; i < qps && len < sizeof(line); i++) {
+		len += (size_t)snprintf(line + len, sizeof(line) - len,
+					" QP%u qpn=0x%06x psn=0x%06x", i,
+					more[i - 1].qpn, more[i - 1].psn);
+		snprintf(keys[k], sizeof(keys[k]), "qp%u.qpn", i);
+		f[n++] = (struct rp_ev_field)EV_U(keys[k], more[i - 1].qpn);
+		k++;
+		snprintf(keys[k], sizeof(keys[k]), "qp%u.psn", i);
+		f[n++] = (struct rp_ev_field)EV_U(keys[k], more[i - 1].psn);
+		k++;
+	}
+	f[n++] = (struct rp_ev_field)EV_T("arrow", dir);
+	f[n++] = (struct rp_ev_field)EV_S("dir", dir_name(dir));
+	f[n++] = (struct rp_ev_field)EV_S("type", type);
+	f[n++] = (struct rp_ev_field)EV_U("qps", qps);
+	f[n++] = (struct rp_ev_field)EV_T("list", line);
+	rp_trace_event("ctrl", "msg.qps", "{arrow} {type} (cont.) {qps} QPs, "
+		       "the first above;{list}", f, n);
+}
+
+void trace_data_summary(const struct xfer *x, uint64_t bytes, uint64_t files)
+{
+	double secs = x->data_end > x->data_start && x->data_start > 0 ?
+		x->data_end - x->data_start : 0.0;
+	char b[32], rate[32];
+
+	if (!rp_trace_any())
+		return;
+	RP_EV("data", "data.summary", "data phase: {bytes} bytes "
+	      "({bytes_text}) in {chunks} chunks, {files} entries, in {data_seconds} s "
+	      "({rate}); {credits} credits {how}", EV_U("bytes", bytes),
+	      EV_T("bytes_text", rp_fmt_bytes(b, sizeof(b), bytes)),
+	      EV_U("chunks", x->done), EV_U("files", files),
+	      EV_D("data_seconds", secs, 6),
+	      EV_T("rate", rp_fmt_rate(rate, sizeof(rate), bytes, secs)),
+	      EV_U("credits", x->credits),
+	      EV_T("how", x->o->mode == RP_MODE_SEND ?
+		   "from the receiver" : "sent to the sender"),
+	      EV_U("chunk", x->chunk), EV_U("window", x->window),
+	      EV_U("qps", x->qps), EV_S("op", rp_proto_op_name(x->op)));
+}
+
+void trace_dir(const struct rp_file *f, const char *result)
+{
+	char shown[RP_PEER_TEXT_MAX];
+
+	if (!rp_trace_any())
+		return;
+	RP_EV("file", "file.dir", "directory \"{path}\" {result}",
+	      EV_S("path", rp_fmt_peer(shown, sizeof(shown), f->path,
+				       f->path_len)),
+	      EV_S("result", result), EV_U("id", f->id));
 }

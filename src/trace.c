@@ -4,8 +4,14 @@
 #include "config.h"
 #endif
 
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <json-c/json.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/types.h>
 #include <time.h>
@@ -17,6 +23,9 @@
 static enum rp_verbosity verbosity = RP_V_NORMAL;
 static const char *trace_role = "rdmapush";
 static double trace_t0;
+/* --trace-json: the sink's fd (-1: none) and path, for its messages. */
+static int json_fd = -1;
+static char json_path[256];
 
 double rp_now(void)
 {
@@ -132,36 +141,266 @@ static void emit(const char *prefix, const char *fmt, va_list ap)
 	va_end(again);
 }
 
-void rp_trace_emit(const char *area, const char *fmt, ...)
-{
-	char prefix[64];
-	va_list ap;
+/* Bytes up to the end of the valid UTF-8 prefix of s. */
+static size_t utf8_valid(const char *s);
 
-	snprintf(prefix, sizeof(prefix), "[%9.6f] %s %-7s ",
-		 rp_now() - trace_t0, trace_role, area);
-	va_start(ap, fmt);
-	emit(prefix, fmt, ap);
-	va_end(ap);
+/* s as a JSON string member: escaped by json-c; invalid UTF-8 (a local
+ * path, say) shown as rp_fmt_peer shows it, so the line stays JSON. */
+static json_object *json_str(const char *s)
+{
+	char safe[RP_PEER_TEXT_MAX];
+	size_t n;
+
+	if (!s)
+		return NULL;
+	n = strlen(s);
+	if (utf8_valid(s) == n)
+		return json_object_new_string_len(s, (int)n);
+	return json_object_new_string(rp_fmt_peer(safe, sizeof(safe), s, n));
+}
+
+static json_object *json_num(double d, int prec)
+{
+	char b[64];
+
+	if (!isfinite(d))
+		return NULL;
+	snprintf(b, sizeof(b), "%.*f", prec, d);
+	return json_object_new_double_s(d, b);
+}
+
+static json_object *json_field(const struct rp_ev_field *f)
+{
+	switch (f->type) {
+	case RP_EVT_UINT:
+	case RP_EVT_HEX:
+	case RP_EVT_OCT:
+		return json_object_new_uint64(f->v.u);
+	case RP_EVT_INT:
+		return json_object_new_int64(f->v.i);
+	case RP_EVT_DBL:
+		return json_num(f->v.d, f->fmt > 6 ? f->fmt : 6);
+	case RP_EVT_STR:
+		return json_str(f->v.s);
+	case RP_EVT_PTR:
+		return json_object_new_uint64((uint64_t)(uintptr_t)f->v.p);
+	case RP_EVT_BOOL:
+		return json_object_new_boolean(f->v.b);
+	default:
+		return NULL;
+	}
+}
+
+/* The first write error stops the sink: said once, not as an error
+ * (it would become the verdict's cause) and the transfer goes on. */
+static void json_failed(int e)
+{
+	int fd = json_fd;
+
+	json_fd = -1;
+	close(fd);
+	fprintf(stderr, "rdmapush %s: warning: --trace-json %s: write: %s; "
+		"the JSON trace stops here\n", trace_role, json_path,
+		strerror(e));
+}
+
+/* One line, one write(2): O_APPEND puts it whole at the end. */
+static void json_write(double now, const char *area, const char *kind,
+		       const char *text, const struct rp_ev_field *f, size_t n)
+{
+	json_object *o = json_object_new_object();
+	json_object *fo = json_object_new_object();
+	const char *s;
+	char *line;
+	size_t len;
+	ssize_t w;
+
+	if (!o || !fo) {
+		json_object_put(o);
+		json_object_put(fo);
+		json_failed(ENOMEM);
+		return;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (f[i].type != RP_EVT_TXT)
+			json_object_object_add(fo, f[i].key,
+					       json_field(&f[i]));
+	json_object_object_add(o, "v", json_object_new_int(RP_TRACE_SCHEMA));
+	json_object_object_add(o, "t", json_num(now, 6));
+	json_object_object_add(o, "side", json_str(trace_role));
+	json_object_object_add(o, "pid", json_object_new_int64(getpid()));
+	json_object_object_add(o, "area", json_str(area));
+	json_object_object_add(o, "kind", json_str(kind));
+	json_object_object_add(o, "text", json_str(text));
+	json_object_object_add(o, "f", fo);
+	s = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
+					   JSON_C_TO_STRING_NOSLASHESCAPE);
+	len = s ? strlen(s) : 0;
+	line = s ? malloc(len + 1) : NULL;
+	if (!line) {
+		json_object_put(o);
+		json_failed(ENOMEM);
+		return;
+	}
+	memcpy(line, s, len);
+	line[len++] = '\n';
+	json_object_put(o);
+	do
+		w = write(json_fd, line, len);
+	while (w < 0 && errno == EINTR);
+	if (w < 0 || (size_t)w != len)
+		json_failed(w < 0 ? errno : ENOSPC);
+	free(line);
+}
+
+bool rp_trace_any(void)
+{
+	return verbosity >= RP_V_TRACE || json_fd >= 0;
+}
+
+static const struct rp_ev_field *find(const char *key, size_t klen,
+				      const struct rp_ev_field *f, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strncmp(f[i].key, key, klen) && !f[i].key[klen])
+			return &f[i];
+	return NULL;
+}
+
+static int render_one(char *out, size_t len, const struct rp_ev_field *f)
+{
+	switch (f->type) {
+	case RP_EVT_UINT:
+		return snprintf(out, len, "%" PRIu64, f->v.u);
+	case RP_EVT_INT:
+		return snprintf(out, len, "%" PRId64, f->v.i);
+	case RP_EVT_HEX:
+		return snprintf(out, len, "0x%0*" PRIx64, f->fmt, f->v.u);
+	case RP_EVT_OCT:
+		return snprintf(out, len, "%0*" PRIo64, f->fmt, f->v.u);
+	case RP_EVT_DBL:
+		return snprintf(out, len, "%.*f", f->fmt, f->v.d);
+	case RP_EVT_PTR:
+		return snprintf(out, len, "%p", f->v.p);
+	case RP_EVT_BOOL:
+		return snprintf(out, len, "%s", f->v.b ? "true" : "false");
+	default:
+		return snprintf(out, len, "%s", f->v.s ? f->v.s : "(null)");
+	}
+}
+
+char *rp_trace_render(char *buf, size_t len, const char *tmpl,
+		      const struct rp_ev_field *f, size_t n)
+{
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (const char *p = tmpl; *p && used + 1 < len;) {
+		const struct rp_ev_field *hit = NULL;
+		size_t klen = 0;
+		int w;
+
+		if (*p == '{') {
+			klen = strspn(p + 1, "abcdefghijklmnopqrstuvwxyz"
+				      "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_");
+			if (p[1 + klen] == '}')
+				hit = find(p + 1, klen, f, n);
+		}
+		if (!hit) {
+			buf[used++] = *p++;
+			buf[used] = '\0';
+			continue;
+		}
+		w = render_one(buf + used, len - used, hit);
+		if (w > 0)
+			used += (size_t)w < len - used ? (size_t)w :
+				len - used - 1;
+		p += klen + 2;
+	}
+	return buf;
+}
+
+/* Under stderr's lock, so that the times of one process's lines and
+ * events never go back, even with two threads (the in-process tests). */
+static void event(const char *area, const char *kind, const char *text,
+		  const struct rp_ev_field *f, size_t n, bool show)
+{
+	double now = rp_now();
+
+	char line[8192 + 128];
+	int w;
+
+	/* One write(2) when it fits: stderr is unbuffered, and the
+	 * receiver's children share it. */
+	if (show) {
+		w = snprintf(line, sizeof(line), "[%9.6f] %s %-7s %s\n",
+			     now - trace_t0, trace_role, area, text);
+		if (w > 0 && (size_t)w < sizeof(line))
+			fwrite(line, 1, (size_t)w, stderr);
+		else
+			fprintf(stderr, "[%9.6f] %s %-7s %s\n",
+				now - trace_t0, trace_role, area, text);
+	}
+	if (json_fd >= 0)
+		json_write(now, area, kind, text, f, n);
+}
+
+void rp_trace_event(const char *area, const char *kind, const char *tmpl,
+		    const struct rp_ev_field *f, size_t n)
+{
+	char text[8192];
+
+	rp_trace_render(text, sizeof(text), tmpl, f, n);
+	flockfile(stderr);
+	event(area, kind, text, f, n, rp_trace_on());
+	funlockfile(stderr);
+}
+
+int rp_trace_json_open(const char *path)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND |
+		      O_CLOEXEC, 0644);
+	int e = errno;
+
+	if (fd < 0) {
+		RP_ERR("--trace-json %s: open: %s", path, strerror(e));
+		return -e;
+	}
+	rp_trace_json_close();
+	snprintf(json_path, sizeof(json_path), "%s", path);
+	json_fd = fd;
+	return 0;
+}
+
+void rp_trace_json_close(void)
+{
+	if (json_fd >= 0)
+		close(json_fd);
+	json_fd = -1;
 }
 
 /*
  * An error line, or, when main asked for it, the first one held as the
  * cause for its verdict. With --trace a held error still shows inline,
- * tagged "error", so the trace reads in order.
+ * tagged "error", so the trace reads in order; every error line is an
+ * "error" event in the JSON trace.
  */
 void rp_err_emit(const char *fmt, ...)
 {
 	char msg[RP_HELD_ERROR_MAX];
+	struct rp_ev_field f[] = { EV_S("message", msg) };
+	bool kept;
 	va_list ap;
 
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	flockfile(stderr);
-	if (!hold(msg))
+	kept = hold(msg);
+	if (!kept)
 		fprintf(stderr, "rdmapush %s: error: %s\n", trace_role, msg);
-	else if (rp_trace_on())	/* stderr's lock is recursive */
-		rp_trace_emit("error", "%s", msg);
+	if (rp_trace_any())	/* stderr's lock is recursive */
+		event("error", "error", msg, f, 1, kept && rp_trace_on());
 	funlockfile(stderr);
 }
 
@@ -195,6 +434,22 @@ static size_t utf8_seq(const unsigned char *s, size_t n, uint32_t *cp)
 	    (*cp >= 0xd800 && *cp <= 0xdfff))
 		return 0;
 	return len;
+}
+
+static size_t utf8_valid(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t n = strlen(s), i = 0;
+	uint32_t cp;
+
+	while (i < n) {
+		size_t l = p[i] < 0x80 ? 1 : utf8_seq(p + i, n - i, &cp);
+
+		if (!l)
+			break;
+		i += l;
+	}
+	return i;
 }
 
 /* Code points that can move or hide text on a terminal. */

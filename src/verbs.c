@@ -169,7 +169,8 @@ static void close_device(struct rp_verbs *v)
 		RP_ERR("ibv_close_device(%s): %s", v->dev_name,
 		       strerror(errno));
 	else
-		RP_TRACE("verbs", "device %s closed", v->dev_name);
+		RP_EV("verbs", "device.close", "device {dev} closed",
+		      EV_S("dev", v->dev_name));
 	v->ctx = NULL;
 }
 
@@ -208,7 +209,7 @@ static void dealloc_pd(struct rp_verbs *v)
 	if (rc)
 		RP_ERR("ibv_dealloc_pd: %s", strerror(rc));
 	else
-		RP_TRACE("verbs", "PD deallocated");
+		RP_EV0("verbs", "pd.dealloc", "PD deallocated");
 	v->pd = NULL;
 }
 
@@ -246,7 +247,8 @@ static void destroy_channel(struct rp_verbs *v)
 	if (rc)
 		RP_ERR("ibv_destroy_comp_channel: %s", strerror(rc));
 	else
-		RP_TRACE("verbs", "completion channel destroyed");
+		RP_EV0("verbs", "channel.destroy", "completion channel "
+		       "destroyed");
 	v->chan = NULL;
 }
 
@@ -290,15 +292,15 @@ static void destroy_cq(struct rp_verbs *v)
 	/* ibv_destroy_cq waits for every event we got to be acked. */
 	if (v->cq_unacked) {
 		ibv_ack_cq_events(v->cq, v->cq_unacked);
-		RP_TRACE("verbs", "acked %u outstanding CQ event(s)",
-			 v->cq_unacked);
+		RP_EV("verbs", "cq.ack", "acked {count} outstanding CQ "
+		      "event(s)", EV_U("count", v->cq_unacked));
 		v->cq_unacked = 0;
 	}
 	rc = ibv_destroy_cq(v->cq);
 	if (rc)
 		RP_ERR("ibv_destroy_cq: %s", strerror(rc));
 	else
-		RP_TRACE("verbs", "CQ destroyed");
+		RP_EV0("verbs", "cq.destroy", "CQ destroyed");
 	v->cq = NULL;
 }
 
@@ -367,13 +369,15 @@ void rp_verbs_dereg_ring(struct rp_verbs *v)
 			RP_ERR("ibv_dereg_mr(rkey 0x%x): %s", rkey,
 			       strerror(rc));
 		else
-			RP_TRACE("verbs", "MR deregistered (rkey 0x%x is no "
-				 "longer valid)", rkey);
+			RP_EV("verbs", "mr.dereg", "MR deregistered (rkey "
+			      "{rkey} is no longer valid)",
+			      EV_X("rkey", rkey, 0));
 		v->mr = NULL;
 	}
 	if (v->ring) {
 		free(v->ring);
-		RP_TRACE("verbs", "ring of %zu bytes freed", v->ring_len);
+		RP_EV("verbs", "ring.free", "ring of {length} bytes freed",
+		      EV_U("length", v->ring_len));
 		v->ring = NULL;
 		v->ring_len = 0;
 	}
@@ -446,14 +450,15 @@ static int post_send(struct rp_verbs *v, uint32_t qp, enum post_kind kind,
 }
 
 /*
- * A signaled send-queue WR over ring[off, off+len); the caller set
- * wr_id, the opcode and its fields, and sg_list to an SGE of its own,
- * filled here. No bytes, no SGE: a zero byte count in an SGE is one
+ * A send-queue WR over ring[off, off+len), signaled unless the caller
+ * says not (a plain Write in a latency loop); the caller set wr_id,
+ * the opcode and its fields, and sg_list to an SGE of its own, filled
+ * here. No bytes, no SGE: a zero byte count in an SGE is one
  * some HCAs read as 2 GiB.
  */
 static int post_ring_send(struct rp_verbs *v, uint32_t qp,
 			  enum post_kind kind, struct ibv_send_wr *wr,
-			  size_t off, uint32_t len)
+			  size_t off, uint32_t len, bool signaled)
 {
 	int rc;
 
@@ -463,7 +468,7 @@ static int post_ring_send(struct rp_verbs *v, uint32_t qp,
 	if (rc)
 		return rc;
 	wr->num_sge = len ? 1 : 0;
-	wr->send_flags = IBV_SEND_SIGNALED;
+	wr->send_flags = signaled ? IBV_SEND_SIGNALED : 0;
 	return post_send(v, qp, kind, wr, off);
 }
 
@@ -483,7 +488,24 @@ int rp_verbs_post_write_imm(struct rp_verbs *v, uint32_t qp, uint64_t wr_id,
 		},
 	};
 
-	return post_ring_send(v, qp, POST_WRITE_IMM, &wr, off, len);
+	return post_ring_send(v, qp, POST_WRITE_IMM, &wr, off, len, true);
+}
+
+int rp_verbs_post_write(struct rp_verbs *v, uint32_t qp, uint64_t wr_id,
+			size_t off, uint32_t len, uint64_t raddr,
+			uint32_t rkey, bool signaled)
+{
+	struct ibv_sge sge;
+	struct ibv_send_wr wr = {
+		.wr_id = wr_id,
+		.sg_list = &sge,
+		.opcode = IBV_WR_RDMA_WRITE,
+		.wr.rdma = {
+			.remote_addr = raddr,
+			.rkey = rkey,
+		},
+	};
+	return post_ring_send(v, qp, POST_WRITE, &wr, off, len, signaled);
 }
 
 int rp_verbs_post_send_data(struct rp_verbs *v, uint32_t qp, uint64_t wr_id,
@@ -497,7 +519,7 @@ int rp_verbs_post_send_data(struct rp_verbs *v, uint32_t qp, uint64_t wr_id,
 		.imm_data = htonl(imm),
 	};
 
-	return post_ring_send(v, qp, POST_SEND_DATA, &wr, off, len);
+	return post_ring_send(v, qp, POST_SEND_DATA, &wr, off, len, true);
 }
 
 int rp_verbs_post_read(struct rp_verbs *v, uint32_t qp, uint64_t wr_id,
@@ -514,7 +536,7 @@ int rp_verbs_post_read(struct rp_verbs *v, uint32_t qp, uint64_t wr_id,
 		},
 	};
 
-	return post_ring_send(v, qp, POST_READ, &wr, off, len);
+	return post_ring_send(v, qp, POST_READ, &wr, off, len, true);
 }
 
 /* A credit: no ring needed, so it can go before or after the ring's life. */

@@ -17,12 +17,14 @@
 
 #include <infiniband/verbs.h>
 
+#include "rdmapush/devices.h"
 #include "rdmapush/limits.h"
 #include "rdmapush/verbs.h"
 
 /* The kinds of work request we post, for counters and traces. */
 enum post_kind {
 	POST_WRITE_IMM,		/* RDMA Write with immediate from the ring */
+	POST_WRITE,		/* plain RDMA Write (ping --op write) */
 	POST_SEND_IMM,		/* zero-length Send with immediate (credit) */
 	POST_SEND_DATA,		/* Send with immediate of ring bytes */
 	POST_READ,		/* RDMA Read into the ring */
@@ -113,6 +115,20 @@ unsigned int rp_verbs_ibv_access(unsigned int rp);
  */
 int rp_verbs_select_device(struct rp_verbs *v, const struct rp_verbs_cfg *cfg)
 	__attribute__((warn_unused_result));
+/*
+ * Report "no RDMA device" (e: errno of a failed ibv_get_device_list, 0
+ * for an empty list); what to do is rp_err_hint(RP_ENODEV), said by the
+ * caller's verdict.
+ */
+void rp_verbs_report_no_device(int e);
+/* ibv_close_device() of a context used only to look (nothing made with
+ * it); a failure is traced, never fatal. */
+void rp_verbs_close_device(struct ibv_context *ctx, const char *name);
+
+/* --- verbs_devices.c: `rdmapush devices` (rp_verbs_devices) ---------- */
+
+/* enum ibv_gid_type as enum rp_gid_type (include/rdmapush/devices.h). */
+enum rp_gid_type rp_verbs_gid_type_rp(uint32_t ibv_gid_type);
 
 /* --- verbs_names.c: names and hints, for traces and error lines ------ */
 

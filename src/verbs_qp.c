@@ -118,10 +118,12 @@ void rp_verbs_destroy_qps(struct rp_verbs *v)
 static void destroy_qp(struct rp_verbs *v, uint32_t i)
 {
 	struct verbs_qp *q = &v->qp[i];
+	uint32_t qpn;
 	int rc;
 
 	if (!q->ibv)
 		return;
+	qpn = q->ibv->qp_num;
 	/*
 	 * ERROR first: the QP stops and flushes what is outstanding, so no
 	 * packet still in flight references it (or the ring) as it goes.
@@ -131,13 +133,15 @@ static void destroy_qp(struct rp_verbs *v, uint32_t i)
 	if (rc)
 		RP_ERR("ibv_modify_qp(%s, ERR): %s", q->name, strerror(rc));
 	else
-		RP_TRACE("verbs", "%s -> ERROR: outstanding work requests "
-			 "flushed before it is destroyed", q->name);
+		RP_EV("verbs", "qp.error", "{name} -> ERROR: outstanding work "
+		      "requests flushed before it is destroyed",
+		      EV_S("name", q->name), EV_U("qp", i), EV_U("qpn", qpn));
 	rc = ibv_destroy_qp(q->ibv);
 	if (rc)
 		RP_ERR("ibv_destroy_qp(%s): %s", q->name, strerror(rc));
 	else
-		RP_TRACE("verbs", "%s destroyed", q->name);
+		RP_EV("verbs", "qp.destroy", "{name} destroyed",
+		      EV_S("name", q->name), EV_U("qp", i), EV_U("qpn", qpn));
 	q->ibv = NULL;
 	q->state = IBV_QPS_RESET;
 }
@@ -194,8 +198,10 @@ static int modify_qp(struct rp_verbs *v, uint32_t i,
 		return RP_EVERBS;
 	}
 	q->state = got.qp_state;
-	RP_TRACE("verbs", "%s state now %s (queried)", q->name,
-		 rp_verbs_qp_state_name(got.qp_state));
+	RP_EV("verbs", "qp.state", "{name} state now {state} (queried)",
+	      EV_S("name", q->name),
+	      EV_S("state", rp_verbs_qp_state_name(got.qp_state)),
+	      EV_U("qp", i), EV_U("qpn", q->ibv->qp_num));
 	return 0;
 }
 

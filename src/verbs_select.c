@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rdmapush/devices.h"
 #include "rdmapush/err.h"
 #include "rdmapush/sys.h"
 #include "rdmapush/trace.h"
@@ -51,17 +52,28 @@ struct pick {
 	int max_cqe;
 	int max_qp_rd_atom;
 	int max_qp_init_rd_atom;
+	enum rp_pick_why why;
 };
 
-/* rp_verbs_select_device() first, then its steps in the order it takes them. */
+/*
+ * The outcome of the one selection rule (choose()), shared by the session
+ * (rp_verbs_select_device) and `rdmapush devices --for` (rp_verbs_choose).
+ */
+struct choice {
+	struct ibv_context *ctx;	/* the chosen device, left open */
+	char dev_name[IBV_SYSFS_NAME_MAX];
+	struct want w;
+	struct pick pick;
+};
+
+/* choose() first, then its steps in the order it takes them. */
 static int list_devices(struct ibv_device **list, int ndev,
 			const struct rp_verbs_cfg *cfg, struct sbuf *log);
 static void want_from_addr(struct want *w, const struct sockaddr *sa,
 			   socklen_t len);
-static void open_first_match(struct rp_verbs *v, struct ibv_device **list,
-			     const struct rp_verbs_cfg *cfg,
-			     const struct want *w, struct sbuf *log,
-			     struct pick *pick, int *active);
+static void open_first_match(struct choice *c, struct ibv_device **list,
+			     const struct rp_verbs_cfg *cfg, struct sbuf *log,
+			     int *active);
 static bool scan_device(struct ibv_context *ctx, const char *dev,
 			const struct rp_verbs_cfg *cfg, const struct want *w,
 			struct sbuf *log, struct pick *pick, int *active);
@@ -72,7 +84,6 @@ static bool scan_gids(struct ibv_context *ctx, const char *dev,
 static bool gid_matches(int idx, const struct ibv_gid_entry *e,
 			int want_index, const struct want *w);
 static void adopt_pick(struct rp_verbs *v, const struct pick *pick);
-static void report_no_device(int e);
 static void report_no_gid(const struct rp_verbs_cfg *cfg,
 			  const struct want *w, const struct sbuf *log,
 			  int active);
@@ -91,7 +102,7 @@ static int open_list(const struct rp_verbs_cfg *cfg, struct ibv_device ***list,
 	errno = 0;
 	*list = ibv_get_device_list(&ndev);
 	if (!*list || !ndev) {
-		report_no_device(*list ? 0 : errno);
+		rp_verbs_report_no_device(*list ? 0 : errno);
 		rc = RP_ENODEV;
 		goto err_free_list;
 	}
@@ -113,34 +124,67 @@ err_free_list:
 	return rc;
 }
 
-/* Fills v's device fields and leaves v->ctx open on success. */
-int rp_verbs_select_device(struct rp_verbs *v, const struct rp_verbs_cfg *cfg)
+/*
+ * The one rule for device, port and GID: the first device (or -d) with an
+ * active port (or -i) whose GID table has the entry wanted (-g, else the
+ * RoCE v2 GID equal to cfg->local_addr; GID 0 on InfiniBand). c->ctx is
+ * left open on success. 0, or RP_ENODEV / RP_ENOGID / -errno (reported).
+ */
+static int choose(const struct rp_verbs_cfg *cfg, struct choice *c)
 {
 	struct ibv_device **list;
 	struct sbuf *log;
-	struct want w;
-	struct pick pick;
 	int active = 0;
 	int rc = open_list(cfg, &list, &log);
 
+	memset(c, 0, sizeof(*c));
 	if (rc)
 		return rc;
-	want_from_addr(&w, cfg->local_addr, cfg->local_addr_len);
-	rp_verbs_trace_gid_wanted(cfg->gid_index, w.valid ? w.gid_str : NULL,
-				  w.addr);
-	memset(&pick, 0, sizeof(pick));
-	open_first_match(v, list, cfg, &w, log, &pick, &active);
-	if (!v->ctx) {
-		report_no_gid(cfg, &w, log, active);
+	want_from_addr(&c->w, cfg->local_addr, cfg->local_addr_len);
+	rp_verbs_trace_gid_wanted(cfg->gid_index,
+				  c->w.valid ? c->w.gid_str : NULL, c->w.addr);
+	open_first_match(c, list, cfg, log, &active);
+	if (!c->ctx) {
+		report_no_gid(cfg, &c->w, log, active);
 		rc = active ? RP_ENOGID : RP_ENODEV;
-		goto out_free;
 	}
-	adopt_pick(v, &pick);
-	rp_verbs_trace_device_chosen(v, cfg->gid_index < 0 ? w.addr : NULL);
-out_free:
 	free(log);
 	ibv_free_device_list(list);
 	return rc;
+}
+
+/* Fills v's device fields and leaves v->ctx open on success. */
+int rp_verbs_select_device(struct rp_verbs *v, const struct rp_verbs_cfg *cfg)
+{
+	struct choice c;
+	int rc = choose(cfg, &c);
+
+	if (rc)
+		return rc;
+	v->ctx = c.ctx;
+	snprintf(v->dev_name, sizeof(v->dev_name), "%s", c.dev_name);
+	adopt_pick(v, &c.pick);
+	rp_verbs_trace_device_chosen(v, cfg->gid_index < 0 ? c.w.addr : NULL);
+	return 0;
+}
+
+/* What choose() picked, as plain values; the device is closed again. */
+int rp_verbs_choose(const struct rp_verbs_cfg *cfg, struct rp_gid_choice *out)
+{
+	struct choice c;
+	int rc = choose(cfg, &c);
+
+	memset(out, 0, sizeof(*out));
+	if (rc)
+		return rc;
+	snprintf(out->dev, sizeof(out->dev), "%s", c.dev_name);
+	out->port = c.pick.port;
+	out->gid_index = (uint32_t)c.pick.gid_index;
+	memcpy(out->gid, c.pick.gid.raw, sizeof(out->gid));
+	out->type = rp_verbs_gid_type_rp(c.pick.gid_type);
+	out->why = c.pick.why;
+	rp_verbs_close_device(c.ctx, c.dev_name);
+	return 0;
 }
 
 /*
@@ -155,8 +199,9 @@ static int list_devices(struct ibv_device **list, int ndev,
 	for (i = 0; list[i]; i++)
 		sbuf_add(log, "%s%s", i ? ", " : "",
 			 ibv_get_device_name(list[i]));
-	RP_TRACE("verbs", "ibv_get_device_list: %d device(s): %s", ndev,
-		 log->buf);
+	RP_EV("verbs", "device.list", "ibv_get_device_list: {count} "
+	      "device(s): {devices}", EV_I("count", ndev),
+	      EV_S("devices", log->buf));
 
 	if (cfg->dev_name) {
 		for (i = 0; list[i]; i++)
@@ -213,13 +258,12 @@ static void want_from_addr(struct want *w, const struct sockaddr *sa,
 
 /*
  * Open each candidate device in turn and keep the first with a matching
- * port and GID open in v->ctx (the others are closed again). v->ctx stays
+ * port and GID open in c->ctx (the others are closed again). c->ctx stays
  * NULL when none matches; log then says why, device by device.
  */
-static void open_first_match(struct rp_verbs *v, struct ibv_device **list,
-			     const struct rp_verbs_cfg *cfg,
-			     const struct want *w, struct sbuf *log,
-			     struct pick *pick, int *active)
+static void open_first_match(struct choice *c, struct ibv_device **list,
+			     const struct rp_verbs_cfg *cfg, struct sbuf *log,
+			     int *active)
 {
 	int i;
 
@@ -233,19 +277,32 @@ static void open_first_match(struct rp_verbs *v, struct ibv_device **list,
 		if (!ctx) {
 			sbuf_add(log, "  %s: ibv_open_device: %s\n", name,
 				 strerror(errno));
-			RP_TRACE("verbs", "%s: ibv_open_device: %s; skipped",
-				 name, strerror(errno));
+			RP_EV("verbs", "device.skip", "{dev}: {call}: "
+			      "{reason}; skipped", EV_S("dev", name),
+			      EV_S("call", "ibv_open_device"),
+			      EV_S("reason", strerror(errno)));
 			continue;
 		}
-		if (scan_device(ctx, name, cfg, w, log, pick, active)) {
-			v->ctx = ctx;
-			snprintf(v->dev_name, sizeof(v->dev_name), "%s", name);
+		if (scan_device(ctx, name, cfg, &c->w, log, &c->pick,
+				active)) {
+			c->ctx = ctx;
+			snprintf(c->dev_name, sizeof(c->dev_name), "%s", name);
 			return;
 		}
-		if (ibv_close_device(ctx))
-			RP_TRACE("verbs", "%s: ibv_close_device: %s", name,
-				 strerror(errno));
+		rp_verbs_close_device(ctx, name);
 	}
+}
+
+void rp_verbs_close_device(struct ibv_context *ctx, const char *name)
+{
+	int err;
+
+	if (!ibv_close_device(ctx))
+		return;
+	err = errno;
+	/* Nothing was made with it: a failure here loses nothing. */
+	RP_EV("verbs", "device.close_failed", "{dev}: ibv_close_device: "
+	      "{reason}", EV_S("dev", name), EV_S("reason", strerror(err)));
 }
 
 /*
@@ -267,8 +324,10 @@ static bool scan_device(struct ibv_context *ctx, const char *dev,
 	if (rc) {
 		sbuf_add(log, "  %s: ibv_query_device: %s\n", dev,
 			 strerror(rc));
-		RP_TRACE("verbs", "%s: ibv_query_device: %s; skipped", dev,
-			 strerror(rc));
+		RP_EV("verbs", "device.skip", "{dev}: {call}: {reason}; "
+		      "skipped", EV_S("dev", dev),
+		      EV_S("call", "ibv_query_device"),
+		      EV_S("reason", strerror(rc)));
 		return false;
 	}
 	rp_verbs_trace_device_caps(dev, &da);
@@ -298,8 +357,9 @@ static bool scan_device(struct ibv_context *ctx, const char *dev,
 			 rp_verbs_mtu_bytes(pa.active_mtu));
 		rp_verbs_trace_port(dev, port, &pa);
 		if (pa.state != IBV_PORT_ACTIVE) {
-			RP_TRACE("verbs", "%s port %d: not active; skipped",
-				 dev, port);
+			RP_EV("verbs", "port.skip", "{dev} port {port}: not "
+			      "active; skipped", EV_S("dev", dev),
+			      EV_I("port", port));
 			continue;
 		}
 		(*active)++;
@@ -356,9 +416,12 @@ static bool scan_gids(struct ibv_context *ctx, const char *dev,
 		if (found)
 			continue;
 		match = gid_matches(idx, &e, want_index, w);
-		RP_TRACE("verbs", "  %s port %u GID[%d] %s (%s)%s", dev, port,
-			 idx, txt, rp_verbs_gid_type_name(e.gid_type),
-			 match ? "  <- chosen" : "");
+		RP_EV("verbs", "gid.entry", "  {dev} port {port} GID[{index}] "
+		      "{gid} ({type}){mark}", EV_S("dev", dev),
+		      EV_U("port", port), EV_I("index", idx), EV_S("gid", txt),
+		      EV_S("type", rp_verbs_gid_type_name(e.gid_type)),
+		      EV_T("mark", match ? "  <- chosen" : ""),
+		      EV_B("chosen", match));
 		if (!match)
 			continue;
 		found = true;
@@ -369,6 +432,8 @@ static bool scan_gids(struct ibv_context *ctx, const char *dev,
 		pick->gid_index = idx;
 		pick->gid = e.gid;
 		pick->gid_type = e.gid_type;
+		pick->why = cfg->gid_index >= 0 ? RP_PICK_BY_INDEX :
+			    eth ? RP_PICK_BY_ADDR : RP_PICK_IB_DEFAULT;
 	}
 	if (!shown)
 		sbuf_add(log, "    (no GID in its table)\n");
@@ -405,8 +470,7 @@ static void adopt_pick(struct rp_verbs *v, const struct pick *pick)
 	rp_sys_gid_text(v->gid.raw, v->gid_str, sizeof(v->gid_str));
 }
 
-/* e: errno of a failed ibv_get_device_list, 0 for an empty list. */
-static void report_no_device(int e)
+void rp_verbs_report_no_device(int e)
 {
 	char why[96] = "";
 
@@ -484,8 +548,9 @@ static int probe_ports(struct ibv_device *dev, int ib_port, struct sbuf *log)
 
 			if (ibv_query_port(ctx, (uint8_t)p, &pa))
 				continue;
-			RP_TRACE("verbs", "probe: %s port %d is %s", name, p,
-				 ibv_port_state_str(pa.state));
+			RP_EV("verbs", "probe", "probe: {dev} port {port} is "
+			      "{state}", EV_S("dev", name), EV_I("port", p),
+			      EV_S("state", ibv_port_state_str(pa.state)));
 			if (pa.state == IBV_PORT_ACTIVE)
 				active++;
 			else

@@ -76,6 +76,16 @@ int rp_verbs_next(struct rp_verbs *v, struct rp_wc *wc, int max,
 	}
 }
 
+/* No channel, no sleep: a busy poller's one look at the CQ. */
+int rp_verbs_poll(struct rp_verbs *v, struct rp_wc *wc, int max)
+{
+	if (!v || !v->cq || !wc || max <= 0) {
+		RP_ERR("rp_verbs_poll: bad arguments (max %d)", max);
+		return RP_EINTERNAL;
+	}
+	return poll_cq(v, wc, max);
+}
+
 /* Non-blocking: up to max completions, 0 if none, or an error. */
 static int poll_cq(struct rp_verbs *v, struct rp_wc *out, int max)
 {
@@ -188,8 +198,10 @@ static void failed_wc(struct rp_verbs *v, const struct ibv_wc *wc)
 		       wc->vendor_err, wc->wr_id, wc->qp_num, which,
 		       rp_verbs_wc_status_hint(wc->status));
 	} else if (rp_verbs_dp_trace(v, v->wc_errors)) {
-		RP_TRACE("verbs", "completion failed too: %s wr_id=%" PRIu64,
-			 ibv_wc_status_str(wc->status), wc->wr_id);
+		RP_EV("verbs", "wc.failed", "completion failed too: {status} "
+		      "wr_id={wr_id}",
+		      EV_S("status", ibv_wc_status_str(wc->status)),
+		      EV_U("wr_id", wc->wr_id), EV_U("qpn", wc->qp_num));
 	}
 }
 
@@ -271,9 +283,14 @@ static int drain_async(struct rp_verbs *v)
 			       rp_verbs_async_hint(ev.event_type));
 			rc = RP_EVERBS;
 		} else {
-			RP_TRACE("verbs", "async event: %s on %s%s",
-				 ibv_event_type_str(ev.event_type), what,
-				 async_fatal(v, &ev) ? "" : " (not fatal)");
+			bool fatal = async_fatal(v, &ev);
+
+			RP_EV("verbs", "async", "async event: {event} on "
+			      "{on}{mark}",
+			      EV_S("event", ibv_event_type_str(ev.event_type)),
+			      EV_S("on", what),
+			      EV_T("mark", fatal ? "" : " (not fatal)"),
+			      EV_B("fatal", fatal));
 		}
 		ibv_ack_async_event(&ev);
 	}
@@ -314,8 +331,9 @@ static int drain_cq_events(struct rp_verbs *v)
 		}
 		v->cq_unacked++;
 		if (rp_verbs_dp_trace(v, ++v->cq_events))
-			RP_TRACE("verbs", "CQ event: the completion channel "
-				 "woke us; polling the CQ");
+			RP_EV("verbs", "cq.event", "CQ event: the completion "
+			      "channel woke us; polling the CQ",
+			      EV_U("n", v->cq_events));
 	}
 	/* Ack what we took now: one mutex per wake-up, none left over. */
 	if (v->cq_unacked) {

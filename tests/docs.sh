@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # The manual keeps up with the program, run by `make check`: every long
-# option that `rdmapush send|recv --help` lists is described in
+# option that `rdmapush send|recv|ping --help` lists is described in
 # man/rdmapush.1, and every exit status the program can return (0 to 7,
 # 130 and 143; see include/rdmapush/err.h) is in the manual's EXIT
 # STATUS and in README's "Exit codes". A copy of the manual with one
@@ -21,7 +21,8 @@ trap 'rm -rf "$tmp"' EXIT
 fail=0
 
 options() {
-	{ "$bin" send --help; "$bin" recv --help; } |
+	{ "$bin" send --help; "$bin" recv --help; "$bin" devices --help;
+	  "$bin" ping --help; } |
 		grep -oE -- '--[a-z][a-z-]+' | sort -u
 }
 

@@ -33,6 +33,8 @@ enum rp_exit {
 	XX(AUTH,	-2008, RP_EXIT_PROTO,	  "authentication failed")	\
 	XX(NOTPEER,	-2009, RP_EXIT_PROTO,	  "not an rdmapush peer")	\
 	XX(TAMPERED,	-2010, RP_EXIT_PROTO,	  "control message failed its integrity check") \
+	XX(NOTPING,	-2011, RP_EXIT_PROTO,	  "this is an rdmapush file receiver, not a ping server") \
+	XX(NOTPUSH,	-2012, RP_EXIT_PROTO,	  "this is an rdmapush ping server, not a file receiver") \
 	XX(CTRLCLOSED,	-2101, RP_EXIT_TRANSPORT, "peer closed the control connection") \
 	XX(TIMEOUT,	-2102, RP_EXIT_TRANSPORT, "timed out")			\
 	XX(WC,		-2103, RP_EXIT_TRANSPORT, "RDMA work completion failed") \

@@ -36,6 +36,11 @@
  *     invalid request, remote access error, RNR retry exceeded) and
  *     moves the responder's QP to ERROR, so everything it has posted is
  *     flushed ("Work Request Flushed Error").
+ *   - A plain RDMA Write (rp_verbs_post_write()) is checked as a Write
+ *     with immediate, lands in the ring with its last byte stored last
+ *     (release order: a poller of that byte sees the whole message),
+ *     consumes no receive and completes only on the writer, and not
+ *     at all when unsignaled unless it fails.
  *   - RDMA Read checks the responder's REMOTE_READ, the rkey and bounds
  *     the same way (the same statuses; the responder goes to ERROR),
  *     then copies the peer's bytes into our ring and completes only on
@@ -73,7 +78,8 @@
  *     reported, as from the real backend. So is rp_verbs_connect() with
  *     a number of peer addresses other than our number of QPs.
  *   - rp_verbs_next() keeps the real contract: deadline, watch_fd, signal
- *     (RP_EINTERRUPTED), RP_EWC for a failed completion, no busy polling.
+ *     (RP_EINTERRUPTED), RP_EWC for a failed completion, no busy polling;
+ *     rp_verbs_poll() looks once and returns.
  * Thread-safe: a sender and a receiver may run as two threads (each
  * endpoint used by one thread at a time); rp_fab_*() from any thread.
  * Build: link libfabric_mem.a before librdmapush.a, with -pthread.
@@ -186,6 +192,7 @@ struct rp_fab_stats {
 	uint64_t opened;	/* contexts opened since the last reset */
 	int rings;		/* rings registered and not deregistered */
 	uint64_t writes;	/* Write-with-immediate delivered */
+	uint64_t plain_writes;	/* plain RDMA Writes landed (no receive) */
 	uint64_t sends;		/* Send-with-immediate delivered, with
 				 * bytes or none */
 	uint64_t bytes;		/* bytes pushed: by writes and sends */
@@ -199,7 +206,7 @@ struct rp_fab_stats {
 void rp_fab_stats(struct rp_fab_stats *out);
 
 /* Disarm faults, hook and discard, zero opened and the data counters (writes,
- * sends, bytes, reads, read_bytes, crossed). Endpoints and rings still open are
+ * plain_writes, sends, bytes, reads, read_bytes, crossed). Endpoints and rings still open are
  * kept (their counts stay visible in rp_fab_stats()). */
 void rp_fab_reset(void);
 

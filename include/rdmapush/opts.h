@@ -25,11 +25,13 @@ enum rp_mode {
 	RP_MODE_VERSION,
 	RP_MODE_KEYGEN,		/* write a new key file (o->file) */
 	RP_MODE_RENDER,		/* two --trace-json files -> one SVG */
+	RP_MODE_DEVICES,	/* list devices, ports, GIDs (o->devices_for) */
+	RP_MODE_PING,		/* latency ping-pong, client or --server */
 };
 
 struct rp_opts {
 	enum rp_mode mode;
-	enum rp_mode help_for;	/* with RP_MODE_HELP: NONE, SEND, RECV, KEYGEN, RENDER */
+	enum rp_mode help_for;	/* with RP_MODE_HELP: NONE or a command's mode */
 	/* both sides */
 	uint16_t port;
 	const char *dev;	/* -d, NULL = automatic */
@@ -37,6 +39,7 @@ struct rp_opts {
 	int gid_index;		/* -g, -1 = automatic */
 	int timeout;		/* --timeout seconds, applies to every phase */
 	bool trace;
+	const char *trace_json;	/* --trace-json FILE, NULL = none */
 	bool json;
 	bool quiet;
 	const char *psk_file;
@@ -65,6 +68,14 @@ struct rp_opts {
 	bool shape_set;		/* -c or -w given: no automatic shape */
 	uint8_t op;		/* --op: enum rp_data_op, default RP_OP_WRITE */
 	uint32_t qps;		/* --qps: RC QPs to stripe over, 0 = 1 */
+	/* devices (-d, -i, -g, --json and --trace above apply too) */
+	const char *devices_for; /* --for HOST: mark the GID for HOST */
+	/* ping (also: port, bind_addr, once, dev, ib_port, gid_index,
+	 * timeout, trace, json, quiet, host) */
+	bool ping_server;	/* --server */
+	uint32_t ping_iters;	/* -n: round trips */
+	uint32_t ping_size;	/* -s: bytes each way */
+	uint8_t ping_op;	/* --op send|write: enum rp_data_op */
 	/* render */
 	const char *render_send;	/* SENDER.jsonl */
 	const char *render_recv;	/* RECEIVER.jsonl */

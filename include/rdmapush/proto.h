@@ -102,9 +102,20 @@ struct rp_qp_addr {
 	uint8_t gid[RP_GID_LEN];/* may be all-zero only when lid != 0 */
 };
 
-/* HELLO flags; any other bit set is malformed. */
+/*
+ * HELLO flags; any other bit set is malformed.
+ * RP_HELLO_PING marks the HELLO of `rdmapush ping`, a latency
+ * ping-pong, not a file push: a receiver refuses it and a ping server
+ * refuses a HELLO without it, each with an ERR saying what it is. It
+ * needs no new protocol version: no layout changes, and a version 6
+ * peer that predates it refuses the bit as an unknown flag (a malformed
+ * HELLO) rather than misreading a ping as a push. In a ping HELLO, total
+ * is the number of round trips, chunk the message size, window 1, op
+ * RP_OP_SEND or RP_OP_WRITE, qps 1 (see ping.h).
+ */
 #define RP_HELLO_PRESERVE	0x1u	/* keep each file's mode and mtime */
-#define RP_HELLO_FLAGS		RP_HELLO_PRESERVE
+#define RP_HELLO_PING		0x2u	/* a ping, not a push (ping.h) */
+#define RP_HELLO_FLAGS		0x3u	/* PRESERVE | PING */
 
 /* How the chunks move (HELLO's op, version 5); the values are the wire's. */
 enum rp_data_op {

@@ -16,8 +16,10 @@ enum rp_verbosity {
 	RP_V_TRACE,	/* + one line per verbs step and control message */
 };
 
-/* Set once from main(); "role" prefixes every line ("send", "recv"). */
+/* Set once from main(); "role" prefixes every line ("send", "recv") and
+ * is every JSON event's "side". */
 void rp_trace_init(enum rp_verbosity v, const char *role);
+/* --trace: the text trace on stderr. */
 bool rp_trace_on(void);
 bool rp_trace_quiet(void);
 
@@ -38,16 +40,102 @@ void rp_trace_hold_stop(void);
 const char *rp_trace_held_error(void);
 
 /* Prefer the macros below: they cost one branch when tracing is off. */
-void rp_trace_emit(const char *area, const char *fmt, ...) RP_PRINTF(2, 3);
 void rp_err_emit(const char *fmt, ...) RP_PRINTF(1, 2);
 void rp_info_emit(const char *fmt, ...) RP_PRINTF(1, 2);
 
-/* area is a short tag: "verbs", "ctrl", "data", "file", "session". */
-#define RP_TRACE(area, ...)						\
+/*
+ * Trace events. One call makes both the --trace text line and the
+ * --trace-json object (docs/trace.md), so the two cannot disagree: the
+ * text is a template whose "{key}" placeholders are replaced by the
+ * field of that key, rendered as its type says; the JSON object's "f"
+ * holds every field but the text-only ones, named ones or not. A "{"
+ * that names no field stays as it is.
+ *
+ *   RP_EV("verbs", "qp.destroy", "{name} destroyed",
+ *	   EV_S("name", q->name), EV_U("qp", i), EV_X("qpn", qpn, 0));
+ */
+enum rp_ev_type {
+	RP_EVT_UINT,	/* text %llu; JSON integer */
+	RP_EVT_INT,	/* text %lld; JSON integer */
+	RP_EVT_HEX,	/* text 0x%0*llx (fmt: width); JSON integer */
+	RP_EVT_OCT,	/* text %0*llo (fmt: width); JSON integer */
+	RP_EVT_DBL,	/* text %.*f (fmt: precision); JSON number */
+	RP_EVT_STR,	/* text %s; JSON string (NULL: "(null)", null) */
+	RP_EVT_PTR,	/* text %p; JSON integer (the address) */
+	RP_EVT_TXT,	/* text %s only: wording, not a value; not in JSON */
+	RP_EVT_BOOL,	/* text "true"/"false"; JSON boolean */
+	RP_EVT_MAX
+};
+
+struct rp_ev_field {
+	const char *key;
+	enum rp_ev_type type;
+	int fmt;		/* width (HEX, OCT) or precision (DBL) */
+	union {
+		uint64_t u;
+		int64_t i;
+		double d;
+		const char *s;
+		const void *p;
+		bool b;
+	} v;
+};
+
+#define EV_U(k, x) { .key = (k), .type = RP_EVT_UINT, .v.u = (uint64_t)(x) }
+#define EV_I(k, x) { .key = (k), .type = RP_EVT_INT, .v.i = (int64_t)(x) }
+#define EV_X(k, x, w)							\
+	{ .key = (k), .type = RP_EVT_HEX, .fmt = (w), .v.u = (uint64_t)(x) }
+#define EV_O(k, x, w)							\
+	{ .key = (k), .type = RP_EVT_OCT, .fmt = (w), .v.u = (uint64_t)(x) }
+#define EV_D(k, x, prec)						\
+	{ .key = (k), .type = RP_EVT_DBL, .fmt = (prec), .v.d = (double)(x) }
+#define EV_S(k, x) { .key = (k), .type = RP_EVT_STR, .v.s = (x) }
+#define EV_P(k, x) { .key = (k), .type = RP_EVT_PTR, .v.p = (x) }
+#define EV_T(k, x) { .key = (k), .type = RP_EVT_TXT, .v.s = (x) }
+#define EV_B(k, x) { .key = (k), .type = RP_EVT_BOOL, .v.b = (x) }
+
+/* True when either trace is on: --trace (text) or --trace-json. */
+bool rp_trace_any(void);
+/* One event; n fields. Prefer RP_EV/RP_EV0, which test the gate first. */
+void rp_trace_event(const char *area, const char *kind, const char *tmpl,
+		    const struct rp_ev_field *f, size_t n);
+
+#define RP_EV(area, kind, tmpl, ...)					\
 	do {								\
-		if (rp_trace_on())					\
-			rp_trace_emit(area, __VA_ARGS__);		\
+		if (rp_trace_any()) {					\
+			const struct rp_ev_field rp_ev_f_[] = {		\
+				__VA_ARGS__					\
+			};						\
+			rp_trace_event(area, kind, tmpl, rp_ev_f_,	\
+				       sizeof(rp_ev_f_) /		\
+				       sizeof(rp_ev_f_[0]));		\
+		}							\
 	} while (0)
+/* An event with no fields: its text is fixed. */
+#define RP_EV0(area, kind, text)					\
+	do {								\
+		if (rp_trace_any())					\
+			rp_trace_event(area, kind, text, NULL, 0);	\
+	} while (0)
+
+/* The text an event's template makes with its fields, into buf (always
+ * terminated, cut if it must be); returns buf. Pure: unit tested. */
+char *rp_trace_render(char *buf, size_t len, const char *tmpl,
+		      const struct rp_ev_field *f, size_t n);
+
+/*
+ * --trace-json FILE: from now on every event is also one JSON line in
+ * path (created or truncated, mode 0644, opened O_APPEND so that the
+ * lines of forked children sharing it never interleave: each is one
+ * write(2)). Returns 0, or -errno after reporting the error (naming the
+ * path). A later write failure is reported once, on stderr, and stops
+ * the JSON trace only; the transfer goes on.
+ */
+#define RP_TRACE_SCHEMA 1
+int rp_trace_json_open(const char *path) __attribute__((warn_unused_result));
+/* Closes the sink if open; safe to call more than once. */
+void rp_trace_json_close(void);
+
 /* One line on stderr at the place an error is detected. */
 #define RP_ERR(...) rp_err_emit(__VA_ARGS__)
 /* Summary-level information, silenced by -q. */

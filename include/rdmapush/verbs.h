@@ -7,7 +7,8 @@
  * a chosen QP and polling the one CQ they share. src/verbs*.c are
  * the only files that include <infiniband/verbs.h>; this interface uses
  * plain values so the session and its unit tests never see ibverbs types.
- * Every step is traced (RP_TRACE("verbs", ...)) for --trace.
+ * Every step is a trace event (RP_EV("verbs", ...)) for --trace and
+ * --trace-json.
  */
 #ifndef RDMAPUSH_VERBS_H
 #define RDMAPUSH_VERBS_H
@@ -127,6 +128,19 @@ int rp_verbs_post_write_imm(struct rp_verbs *v, uint32_t qp, uint64_t wr_id,
 			    size_t off,
 			    uint32_t len, uint64_t raddr, uint32_t rkey,
 			    uint32_t imm) __attribute__((warn_unused_result));
+/*
+ * Plain RDMA Write (no immediate) from ring[off, off+len) to raddr/rkey:
+ * it consumes no receive and the peer sees no completion, only its
+ * memory change (the peer's QP and MR need REMOTE_WRITE). Signaled or
+ * not: unsignaled, a successful one gives us no completion either, but
+ * a failed one always does; it holds its send-queue slot until a later
+ * signaled WR on the QP completes, so a caller that leaves some
+ * unsignaled must signal every so often. len >= 1.
+ */
+int rp_verbs_post_write(struct rp_verbs *v, uint32_t qp, uint64_t wr_id,
+			size_t off, uint32_t len, uint64_t raddr,
+			uint32_t rkey, bool signaled)
+	__attribute__((warn_unused_result));
 /* Zero-length Send with immediate (a credit); signaled. */
 int rp_verbs_post_send_imm(struct rp_verbs *v, uint32_t qp, uint64_t wr_id,
 			   uint32_t imm)
@@ -194,6 +208,17 @@ struct rp_wc {
  */
 int rp_verbs_next(struct rp_verbs *v, struct rp_wc *wc, int max,
 		  int watch_fd, double deadline)
+	__attribute__((warn_unused_result));
+
+/*
+ * Look at the CQ once, without waiting (no completion channel, no
+ * poll(2)): for busy-polling loops such as a latency ping-pong, which
+ * check their own deadline, stop flag and control socket between calls.
+ * Returns n >= 0 successful completions stored in wc[0..n) (0: none
+ * yet), RP_EWC (the first failure reported, as rp_verbs_next()),
+ * RP_EVERBS or RP_EINTERNAL (reported).
+ */
+int rp_verbs_poll(struct rp_verbs *v, struct rp_wc *wc, int max)
 	__attribute__((warn_unused_result));
 
 /*

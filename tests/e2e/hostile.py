@@ -180,7 +180,10 @@ expect_refusal("zero GID", hello(gid=b"\0" * 16), "proto")
 expect_refusal("MTU 0", hello(mtu=0), "proto")
 expect_refusal("chunk 0", hello(chunk=0), "proto")
 expect_refusal("window 0", hello(window=0), "proto")
-expect_refusal("HELLO flag bit 1 (unknown)", hello(flags=2), "proto")
+expect_refusal("HELLO flag bit 2 (unknown)", hello(flags=4), "proto")
+# Bit 1 marks rdmapush ping's HELLO: a file receiver refuses it.
+expect_refusal("HELLO flag bit 1 (a ping's, not for a file receiver)",
+               hello(flags=wire.HELLO_PING), "proto")
 expect_refusal("trailing bytes after HELLO",
                msg(HELLO, hello()[12:] + b"\0"), "proto")
 # Version 6: qps in flags bits 16..23, 1..QPS_MAX, and exactly qps - 1

@@ -29,7 +29,9 @@ Version 3: one session carries many files. HELLO and MR set up the QP and
 the ring once; then per entry FILE (kind 1 regular, 2 directory), a
 regular file's chunks, its FEND, and the receiver's FACK; FIN ends the
 session and ACK answers it. HELLO flags: bit 0 (HELLO_PRESERVE) keeps
-mode and mtime; any other bit is malformed. A size of SIZE_UNKNOWN
+mode and mtime; bit 1 (HELLO_PING, added within version 6: a peer
+without it refuses the bit) marks a ping's HELLO (total: round trips,
+chunk: message size, window 1); any other bit is malformed. A size of SIZE_UNKNOWN
 (2^64 - 1) is a stream's. The immediate of each data Write is the
 chunk's number in the session modulo 2^31 (IMM_SEQ), with IMM_END on the
 last chunk of a file.
@@ -104,6 +106,8 @@ TYPE_NAMES = {HELLO: "HELLO", MR: "MR", FIN: "FIN", ACK: "ACK", ERR: "ERR",
               FACK: "FACK"}
 
 HELLO_PRESERVE = 0x1        # HELLO flag: keep each file's mode and mtime
+HELLO_PING = 0x2            # HELLO flag: a ping (rdmapush ping), no push
+HELLO_FLAGS = HELLO_PRESERVE | HELLO_PING
 OP_WRITE, OP_READ, OP_SEND = 0, 1, 2   # HELLO op (flags bits 8..15, v5)
 OP_SHIFT = 8
 QPS_SHIFT = 16              # HELLO qps (flags bits 16..23, v6)

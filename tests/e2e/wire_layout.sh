@@ -102,9 +102,10 @@ same("status codes", {v.upper(): k for k, v in wire.STATUS.items()},
      enum("RP_ST_"))
 same("file kinds", {"REG": wire.FILE_REG, "DIR": wire.FILE_DIR},
      enum("RP_FILE_"))
-same("HELLO flags", (wire.HELLO_PRESERVE, wire.HELLO_PRESERVE),
-     (define(hdr_h, "RP_HELLO_PRESERVE"), define(hdr_h, "RP_HELLO_FLAGS")
-      or define(hdr_h, "RP_HELLO_PRESERVE")))
+same("HELLO flags", (wire.HELLO_PRESERVE, wire.HELLO_PING,
+                     wire.HELLO_FLAGS),
+     (define(hdr_h, "RP_HELLO_PRESERVE"), define(hdr_h, "RP_HELLO_PING"),
+      define(hdr_h, "RP_HELLO_FLAGS")))
 same("HELLO ops (v5)", {"WRITE": wire.OP_WRITE, "READ": wire.OP_READ,
                         "SEND": wire.OP_SEND},
      enum("RP_OP_"))

@@ -71,6 +71,7 @@ enum qp_state {
 /* A credit is a SEND_WITH_IMM of zero length: one kind, as on the wire. */
 enum post_kind {
 	POST_WRITE_IMM,
+	POST_WRITE,		/* plain RDMA Write: no receive, no immediate */
 	POST_SEND_IMM,
 	POST_READ,
 	POST_RECV,
@@ -79,6 +80,7 @@ enum post_kind {
 
 static const char *const post_kind_names[POST_KIND_MAX] = {
 	[POST_WRITE_IMM] = "WRITE_WITH_IMM",
+	[POST_WRITE] = "RDMA_WRITE",
 	[POST_SEND_IMM] = "SEND_WITH_IMM",
 	[POST_READ] = "RDMA_READ",
 	[POST_RECV] = "RECV",
@@ -87,6 +89,7 @@ static const char *const post_kind_names[POST_KIND_MAX] = {
 /* The requester's completion for each send-queue kind. */
 static const uint8_t sq_op[POST_KIND_MAX] = {
 	[POST_WRITE_IMM] = RP_WC_WRITE,
+	[POST_WRITE] = RP_WC_WRITE,
 	[POST_SEND_IMM] = RP_WC_SEND,
 	[POST_READ] = RP_WC_READ,
 	[POST_RECV] = RP_WC_OTHER,
@@ -113,6 +116,8 @@ struct fab_wr {
 	uint64_t raddr;
 	uint32_t rkey;
 	uint32_t imm;
+	bool unsignaled;	/* POST_WRITE only: no completion if it
+				 * succeeds (a failure always has one) */
 };
 
 /* A posted receive: its buffer is ring[off, off+len); len 0 for none. */
@@ -227,6 +232,7 @@ static atomic_int stat_open;
 static _Atomic uint64_t stat_opened;
 static atomic_int stat_rings;
 static _Atomic uint64_t stat_writes;
+static _Atomic uint64_t stat_plain_writes;
 static _Atomic uint64_t stat_sends;
 static _Atomic uint64_t stat_bytes;
 static _Atomic uint64_t stat_reads;
@@ -296,8 +302,9 @@ static bool take_fault(enum rp_fab_side side, unsigned int mask, uint64_t n,
 	/* Another endpoint of the same side may race us for it. */
 	if (!atomic_compare_exchange_strong(&fault_word[side], &w, 0))
 		return false;
-	RP_TRACE("verbs", "fabric: fault %s fires on the %s at #%" PRIu64,
-		 fault_name(*what), side_name(side), n);
+	RP_EV("verbs", "fabric.fault", "fabric: fault {fault} fires on the "
+	      "{side} at #{n}", EV_S("fault", fault_name(*what)),
+	      EV_S("side", side_name(side)), EV_U("n", n));
 	return true;
 }
 
@@ -328,6 +335,7 @@ void rp_fab_stats(struct rp_fab_stats *out)
 	out->opened = atomic_load(&stat_opened);
 	out->rings = atomic_load(&stat_rings);
 	out->writes = atomic_load(&stat_writes);
+	out->plain_writes = atomic_load(&stat_plain_writes);
 	out->sends = atomic_load(&stat_sends);
 	out->bytes = atomic_load(&stat_bytes);
 	out->reads = atomic_load(&stat_reads);
@@ -350,6 +358,7 @@ void rp_fab_reset(void)
 	rp_fab_set_hook(NULL, NULL);
 	atomic_store(&stat_opened, 0);
 	atomic_store(&stat_writes, 0);
+	atomic_store(&stat_plain_writes, 0);
 	atomic_store(&stat_sends, 0);
 	atomic_store(&stat_bytes, 0);
 	atomic_store(&stat_reads, 0);
@@ -453,8 +462,10 @@ static void qp_error(struct fab_qp *q, const char *why)
 	if (q->state == QPS_ERROR)
 		return;
 	q->state = QPS_ERROR;
-	RP_TRACE("verbs", "fabric: %s -> ERROR (%s); %u posted "
-		 "receive(s) flushed", qp_name(q, qn), why, q->rq_len);
+	RP_EV("verbs", "fabric.qp_error", "fabric: {name} -> ERROR ({why}); "
+	      "{flushed} posted receive(s) flushed",
+	      EV_S("name", qp_name(q, qn)), EV_S("why", why),
+	      EV_U("flushed", q->rq_len));
 	while (q->rq_len) {
 		struct fab_cqe c = {
 			.wr_id = q->rq[q->rq_head].wr_id,
@@ -657,13 +668,19 @@ int rp_verbs_open(struct rp_verbs **out, const struct rp_verbs_cfg *cfg)
 	atomic_fetch_add(&stat_opened, 1);
 	/* rd_atomic is only traced: a Read here completes as it is posted,
 	 * so there are never more in flight than the send queue holds. */
-	RP_TRACE("verbs", "fabric: in-memory QP%s %s opened (%s side, "
-		 "max_send_wr=%u max_recv_wr=%u, access=%s rd_atomic=%u, "
-		 "psn=%s, gid %s)", v->nqp > 1 ? "s" : "",
-		 qp_list(v, false, qpns), side_name(v->side),
-		 v->max_send, v->max_recv, access_str(v->access, acc),
-		 cfg->rd_atomic ? cfg->rd_atomic : 1, qp_list(v, true, psns),
-		 v->gid_str);
+	RP_EV("verbs", "fabric.open", "fabric: in-memory QP{s} {qpns} opened "
+	      "({side} side, max_send_wr={max_send_wr} "
+	      "max_recv_wr={max_recv_wr}, access={access} "
+	      "rd_atomic={rd_atomic}, psn={psns}, gid {gid})",
+	      EV_T("s", v->nqp > 1 ? "s" : ""),
+	      EV_S("qpns", qp_list(v, false, qpns)),
+	      EV_S("side", side_name(v->side)),
+	      EV_U("max_send_wr", v->max_send),
+	      EV_U("max_recv_wr", v->max_recv),
+	      EV_S("access", access_str(v->access, acc)),
+	      EV_U("rd_atomic", cfg->rd_atomic ? cfg->rd_atomic : 1),
+	      EV_S("psns", qp_list(v, true, psns)), EV_S("gid", v->gid_str),
+	      EV_U("qps", v->nqp));
 	*out = v;
 	return 0;
 
@@ -679,10 +696,11 @@ void rp_verbs_close(struct rp_verbs *v)
 	if (!v)
 		return;
 	qp_list(v, false, qpns);
-	RP_TRACE("verbs", "fabric: QP%s %s closing: %" PRIu64 " post(s), %"
-		 PRIu64 " completion(s) polled, %" PRIu64 " failed",
-		 v->nqp > 1 ? "s" : "", qpns, v->nposts, v->polled,
-		 v->wc_errors);
+	RP_EV("verbs", "fabric.close", "fabric: QP{s} {qpns} closing: {posts} "
+	      "post(s), {polled} completion(s) polled, {failed} failed",
+	      EV_T("s", v->nqp > 1 ? "s" : ""), EV_S("qpns", qpns),
+	      EV_U("posts", v->nposts), EV_U("polled", v->polled),
+	      EV_U("failed", v->wc_errors));
 	/* Unpaired first: no new Write can pin us after this. */
 	pthread_mutex_lock(&fab.lock);
 	registry_del(v);
@@ -695,8 +713,8 @@ void rp_verbs_close(struct rp_verbs *v)
 	pthread_mutex_unlock(&v->lock);
 	rp_verbs_dereg_ring(v);
 	atomic_fetch_sub(&stat_open, 1);
-	RP_TRACE("verbs", "fabric: QP%s %s destroyed", v->nqp > 1 ? "s" : "",
-		 qpns);
+	RP_EV("verbs", "fabric.destroy", "fabric: QP{s} {qpns} destroyed",
+	      EV_T("s", v->nqp > 1 ? "s" : ""), EV_S("qpns", qpns));
 	free_endpoint(v);
 }
 
@@ -812,11 +830,14 @@ int rp_verbs_connect(struct rp_verbs *v, const struct rp_qp_addr *peer,
 	}
 	pthread_mutex_unlock(&fab.lock);
 	for (i = 0; i < n; i++)
-		RP_TRACE("verbs", "fabric: %s INIT -> RTS against QP 0x%x "
-			 "(psn 0x%06x)%s", qp_name(&v->qp[i], qn),
-			 peer[i].qpn, peer[i].psn,
-			 paired[i] ? ": paired, both sides connected"
-				   : ": waiting for that QP to connect to us");
+		RP_EV("verbs", "fabric.connect", "fabric: {name} INIT -> RTS "
+		      "against QP {dest_qpn} (psn {psn}){how}",
+		      EV_S("name", qp_name(&v->qp[i], qn)),
+		      EV_X("dest_qpn", peer[i].qpn, 0),
+		      EV_X("psn", peer[i].psn, 6),
+		      EV_T("how", paired[i] ? ": paired, both sides "
+			   "connected" : ": waiting for that QP to connect "
+			   "to us"), EV_U("qp", i), EV_B("paired", paired[i]));
 	return 0;
 }
 
@@ -867,10 +888,13 @@ int rp_verbs_reg_ring(struct rp_verbs *v, size_t len, void **addr,
 	pthread_mutex_unlock(&v->lock);
 	*addr = buf;
 	atomic_fetch_add(&stat_rings, 1);
-	RP_TRACE("verbs", "fabric: ring registered: addr=%p length=%zu "
-		 "rkey=0x%x access=%s%s", buf, len, *rkey, acc,
-		 v->access & (RP_ACCESS_REMOTE_WRITE | RP_ACCESS_REMOTE_READ) ?
-		 "" : " (local only)");
+	RP_EV("verbs", "fabric.mr", "fabric: ring registered: addr={addr} "
+	      "length={length} rkey={rkey} access={access}{local}",
+	      EV_P("addr", buf), EV_U("length", len), EV_X("rkey", *rkey, 0),
+	      EV_S("access", acc),
+	      EV_T("local", v->access & (RP_ACCESS_REMOTE_WRITE |
+					RP_ACCESS_REMOTE_READ) ?
+		   "" : " (local only)"));
 	return 0;
 }
 
@@ -894,8 +918,9 @@ void rp_verbs_dereg_ring(struct rp_verbs *v)
 		return;
 	free(ring);
 	atomic_fetch_sub(&stat_rings, 1);
-	RP_TRACE("verbs", "fabric: ring of QP%s %s deregistered and freed",
-		 v->nqp > 1 ? "s" : "", qp_list(v, false, qpns));
+	RP_EV("verbs", "fabric.dereg", "fabric: ring of QP{s} {qpns} "
+	      "deregistered and freed", EV_T("s", v->nqp > 1 ? "s" : ""),
+	      EV_S("qpns", qp_list(v, false, qpns)));
 }
 
 /* ---------------------------------------------------------------------
@@ -1096,6 +1121,13 @@ static enum fab_status take_recv(struct fab_qp *rq, const struct fab_wr *wr,
 	return st;
 }
 
+/* Whether a request uses up one of the responder's receives: the kinds
+ * with an immediate; a plain Write and a Read do not. */
+static bool consumes_recv(enum post_kind kind)
+{
+	return kind == POST_WRITE_IMM || kind == POST_SEND_IMM;
+}
+
 /*
  * The responder's side of a request, on its QP rq (fab.lock held, so
  * its context r is alive): checks, then a Write or a Send consumes a
@@ -1116,7 +1148,7 @@ static enum fab_status resp_take(struct fab_qp *rq, const struct fab_wr *wr,
 		st = ST_RETRY_EXC;	/* an errored QP drops packets */
 	else if (wr->kind != POST_SEND_IMM)
 		st = check_access(r, wr);
-	if (st == ST_OK && wr->kind != POST_READ)
+	if (st == ST_OK && consumes_recv(wr->kind))
 		st = take_recv(rq, wr, out);
 	if (st == ST_REM_ACCESS || st == ST_REM_INV_REQ)
 		qp_error(rq, "a peer's request was refused (access, rkey, "
@@ -1142,7 +1174,7 @@ static void resp_done(struct fab_qp *rq, const struct fab_wr *wr,
 
 	pthread_mutex_lock(&r->lock);
 	/* A QP that failed meanwhile reports the receive flushed. */
-	if (wr->kind != POST_READ)
+	if (consumes_recv(wr->kind))
 		cq_push(rq, (struct fab_cqe){
 			.wr_id = rwr, .byte_len = wr->len, .imm = wr->imm,
 			.op = wr->kind == POST_WRITE_IMM ?
@@ -1160,7 +1192,10 @@ static void count_delivered(const struct fab_wr *wr)
 	_Atomic uint64_t *n = &stat_reads;
 	_Atomic uint64_t *bytes = &stat_read_bytes;
 
-	if (wr->kind != POST_READ) {
+	if (wr->kind == POST_WRITE) {
+		n = &stat_plain_writes;
+		bytes = &stat_bytes;
+	} else if (wr->kind != POST_READ) {
 		n = wr->kind == POST_WRITE_IMM ? &stat_writes : &stat_sends;
 		bytes = &stat_bytes;
 	}
@@ -1220,6 +1255,19 @@ static double next_due(struct rp_verbs *v)
 }
 
 /*
+ * A plain Write's bytes, the last one published after all the others
+ * (release), so a peer that spins on that byte with an acquire load
+ * (what a latency test does, ping.c) sees the whole message once it
+ * sees the byte: as a NIC that places a message in order, as rxe does.
+ */
+static void copy_last_byte_last(uint8_t *dst, const uint8_t *src,
+				uint32_t len)
+{
+	memmove(dst, src, len - 1);
+	__atomic_store_n(&dst[len - 1], src[len - 1], __ATOMIC_RELEASE);
+}
+
+/*
  * Execute a request on the QP paired with q, then complete it on q: in
  * post order, as everything on q's send queue. The copy runs with no
  * lock held: only the pin keeps the peer's ring alive (ours is the
@@ -1246,14 +1294,20 @@ static void deliver(struct fab_qp *q, const struct fab_wr *wr)
 		st = ST_LOC_PROT;
 	if (st == ST_OK && wr->len && wr->kind == POST_READ)
 		memmove(v->ring + wr->off, resp.mem, wr->len);
+	else if (st == ST_OK && wr->len && wr->kind == POST_WRITE &&
+		 !rq->ctx->discard)
+		copy_last_byte_last(resp.mem, v->ring + wr->off, wr->len);
 	else if (st == ST_OK && wr->len && !rq->ctx->discard)
 		memmove(resp.mem, v->ring + wr->off, wr->len);
 	/* Ours first: on a NIC the ACK precedes the peer's answer. */
 	pthread_mutex_lock(&v->lock);
-	sq_complete(q, (struct fab_cqe){
-		.wr_id = wr->wr_id, .status = st, .sq = true,
-		.op = sq_op[wr->kind],
-		.byte_len = wr->kind == POST_READ ? wr->len : 0 });
+	if (st == ST_OK && wr->unsignaled)
+		q->sq_held--;	/* no completion: its slot is free now */
+	else
+		sq_complete(q, (struct fab_cqe){
+			.wr_id = wr->wr_id, .status = st, .sq = true,
+			.op = sq_op[wr->kind],
+			.byte_len = wr->kind == POST_READ ? wr->len : 0 });
 	pthread_mutex_unlock(&v->lock);
 	if (pinned)
 		resp_done(rq, wr, resp.rwr);
@@ -1268,7 +1322,7 @@ static void trace_post(const struct fab_qp *q, const struct fab_wr *wr)
 	char head[64];
 	char where[48];
 
-	if (++q->ctx->posted[wr->kind] > TRACE_FIRST || !rp_trace_on())
+	if (++q->ctx->posted[wr->kind] > TRACE_FIRST || !rp_trace_any())
 		return;
 	snprintf(head, sizeof(head), "%s post %s wr_id=%" PRIu64,
 		 qp_name(q, qn), post_kind_names[wr->kind], wr->wr_id);
@@ -1278,19 +1332,31 @@ static void trace_post(const struct fab_qp *q, const struct fab_wr *wr)
 	else
 		snprintf(where, sizeof(where), "zero length");
 	if (wr->kind == POST_WRITE_IMM)
-		RP_TRACE("verbs", "fabric: %s: %s -> raddr=0x%" PRIx64
-			 " rkey=0x%x, imm=0x%08x", head, where, wr->raddr,
-			 wr->rkey, wr->imm);
+		RP_EV("verbs", "fabric.post", "fabric: {head}: {where} -> "
+		      "raddr={raddr} rkey={rkey}, imm={imm}",
+		      EV_S("head", head), EV_S("where", where), EV_X("raddr", wr->raddr, 0),
+		      EV_X("rkey", wr->rkey, 0), EV_X("imm", wr->imm, 8));
+	else if (wr->kind == POST_WRITE)
+		RP_EV("verbs", "fabric.post", "fabric: {head}: {where} -> "
+		      "raddr={raddr} rkey={rkey}, {signaled}",
+		      EV_S("head", head), EV_S("where", where),
+		      EV_X("raddr", wr->raddr, 0), EV_X("rkey", wr->rkey, 0),
+		      EV_S("signaled", wr->unsignaled ? "unsignaled" : "signaled"));
 	else if (wr->kind == POST_READ)
-		RP_TRACE("verbs", "fabric: %s: %s <- raddr=0x%" PRIx64
-			 " rkey=0x%x", head, where, wr->raddr, wr->rkey);
+		RP_EV("verbs", "fabric.post", "fabric: {head}: {where} <- "
+		      "raddr={raddr} rkey={rkey}", EV_S("head", head),
+		      EV_S("where", where), EV_X("raddr", wr->raddr, 0),
+		      EV_X("rkey", wr->rkey, 0));
 	else if (wr->kind == POST_SEND_IMM)
-		RP_TRACE("verbs", "fabric: %s: %s, imm=0x%08x", head, where,
-			 wr->imm);
+		RP_EV("verbs", "fabric.post", "fabric: {head}: {where}, "
+		      "imm={imm}", EV_S("head", head), EV_S("where", where),
+		      EV_X("imm", wr->imm, 8));
 	else
-		RP_TRACE("verbs", "fabric: %s: %s, for a Write's or a Send's "
-			 "immediate%s", head, where,
-			 wr->len ? " (a Send's bytes land there)" : "");
+		RP_EV("verbs", "fabric.post", "fabric: {head}: {where}, for a "
+		      "Write's or a Send's immediate{lands}",
+		      EV_S("head", head), EV_S("where", where),
+		      EV_T("lands", wr->len ? " (a Send's bytes land there)" :
+			   ""));
 }
 
 static int post_send_wr(struct fab_qp *q, const struct fab_wr *wr)
@@ -1382,6 +1448,19 @@ int rp_verbs_post_write_imm(struct rp_verbs *v, uint32_t qp, uint64_t wr_id,
 	struct fab_wr wr = {
 		.kind = POST_WRITE_IMM, .wr_id = wr_id, .off = off,
 		.len = len, .raddr = raddr, .rkey = rkey, .imm = imm,
+	};
+
+	return post(v, qp, __func__, &wr, true);
+}
+
+int rp_verbs_post_write(struct rp_verbs *v, uint32_t qp, uint64_t wr_id,
+			size_t off, uint32_t len, uint64_t raddr,
+			uint32_t rkey, bool signaled)
+{
+	struct fab_wr wr = {
+		.kind = POST_WRITE, .wr_id = wr_id, .off = off,
+		.len = len, .raddr = raddr, .rkey = rkey,
+		.unsignaled = !signaled,
 	};
 
 	return post(v, qp, __func__, &wr, true);
@@ -1513,8 +1592,9 @@ static void failed_wc(struct rp_verbs *v, const struct fab_cqe *c)
 		       status_str(c->status), c->status, c->wr_id,
 		       v->qp[c->qp].qpn, status_hint(c));
 	} else if (v->wc_errors <= TRACE_FIRST) {
-		RP_TRACE("verbs", "completion failed too: %s wr_id=%" PRIu64,
-			 status_str(c->status), c->wr_id);
+		RP_EV("verbs", "wc.failed", "completion failed too: {status} "
+		      "wr_id={wr_id}", EV_S("status", status_str(c->status)),
+		      EV_U("wr_id", c->wr_id));
 	}
 }
 
@@ -1650,8 +1730,8 @@ static int wait_events(struct rp_verbs *v, int watch_fd, double deadline,
 	/* Drained before the CQ is looked at again: no wake-up is lost. */
 	if (pfd[0].revents && read(v->efd, &cnt, sizeof(cnt)) < 0 &&
 	    errno != EAGAIN)
-		RP_TRACE("verbs", "fabric: read(eventfd): %s",
-			 strerror(errno));
+		RP_EV("verbs", "fabric.eventfd", "fabric: read(eventfd): "
+		      "{reason}", EV_S("reason", strerror(errno)));
 	if (nfds == 2 && pfd[1].revents) {
 		if (pfd[1].revents & POLLNVAL) {
 			RP_ERR("poll: watched fd %d is not open", watch_fd);
@@ -1660,6 +1740,16 @@ static int wait_events(struct rp_verbs *v, int watch_fd, double deadline,
 		*watch_ready = true;
 	}
 	return 0;
+}
+
+int rp_verbs_poll(struct rp_verbs *v, struct rp_wc *wc, int max)
+{
+	if (!v || !wc || max <= 0) {
+		RP_ERR("rp_verbs_poll: bad arguments (max %d)", max);
+		return RP_EINTERNAL;
+	}
+	release_late(v);
+	return poll_cq(v, wc, max);
 }
 
 int rp_verbs_next(struct rp_verbs *v, struct rp_wc *wc, int max,
@@ -1713,6 +1803,8 @@ int rp_verbs_probe(const char *dev_name, int ib_port)
 		       ib_port);
 		return RP_ENODEV;
 	}
-	RP_TRACE("verbs", "probe: mem0 port 1 is PORT_ACTIVE");
+	RP_EV("verbs", "probe", "probe: {dev} port {port} is {state}",
+	      EV_S("dev", "mem0"), EV_I("port", 1),
+	      EV_S("state", "PORT_ACTIVE"));
 	return 0;
 }

@@ -39,6 +39,8 @@ static const struct entry documented[] = {
 	{ RP_EAUTH, "RP_EAUTH", 3 },
 	{ RP_ENOTPEER, "RP_ENOTPEER", 3 },
 	{ RP_ETAMPERED, "RP_ETAMPERED", 3 },
+	{ RP_ENOTPING, "RP_ENOTPING", 3 },
+	{ RP_ENOTPUSH, "RP_ENOTPUSH", 3 },
 	{ RP_ECTRLCLOSED, "RP_ECTRLCLOSED", 4 },
 	{ RP_ETIMEOUT, "RP_ETIMEOUT", 4 },
 	{ RP_EWC, "RP_EWC", 4 },

@@ -216,6 +216,66 @@ static void test_local_and_pairing(void **state)
 	rp_verbs_close(v);
 }
 
+/* A plain Write lands without using a receive and completes only on the
+ * writer (and, unsignaled, not at all); rp_verbs_poll() never waits. */
+static void test_plain_write_and_poll(void **state)
+{
+	struct rp_fab_stats st;
+	struct rp_wc wc[4];
+	struct pair p;
+	double t0;
+
+	(void)state;
+	open_pair(&p, 4, RING_LEN);
+	assert_int_equal(rp_verbs_post_recv(p.r, 0, 7), 0);
+	connect_pair(&p);
+	t0 = rp_now();
+	assert_int_equal(rp_verbs_poll(p.s, wc, 4), 0);
+	assert_int_equal(rp_verbs_poll(p.r, wc, 4), 0);
+	assert_true(rp_now() - t0 < 0.5);
+	for (int i = 0; i < 100; i++)
+		p.sring[i] = (uint8_t)(i + 1);
+
+	assert_int_equal(rp_verbs_post_write(p.s, 0, 21, 0, 100,
+					     raddr_of(&p, 300), p.rkey, true),
+			 0);
+	assert_int_equal(rp_verbs_poll(p.s, wc, 4), 1);
+	assert_int_equal(wc[0].op, RP_WC_WRITE);
+	assert_int_equal(wc[0].wr_id, 21);
+	assert_memory_equal(p.rring + 300, p.sring, 100);
+	/* Nothing on the responder: its receive is still posted. */
+	assert_int_equal(rp_verbs_poll(p.r, wc, 4), 0);
+
+	/* Unsignaled: the bytes land, no completion anywhere. */
+	p.sring[99] = 0xee;
+	assert_int_equal(rp_verbs_post_write(p.s, 0, 22, 0, 100,
+					     raddr_of(&p, 300), p.rkey, false),
+			 0);
+	assert_int_equal(p.rring[399], 0xee);
+	assert_int_equal(rp_verbs_poll(p.s, wc, 4), 0);
+	assert_int_equal(rp_verbs_poll(p.r, wc, 4), 0);
+
+	/* The receive posted before is the one a Write with immediate
+	 * consumes now. */
+	assert_int_equal(rp_verbs_post_write_imm(p.s, 0, 23, 0, 8,
+						 raddr_of(&p, 0), p.rkey, 5),
+			 0);
+	assert_int_equal(rp_verbs_poll(p.r, wc, 4), 1);
+	assert_int_equal(wc[0].op, RP_WC_RECV_WRITE_IMM);
+	assert_int_equal(wc[0].wr_id, 7);
+	assert_int_equal(rp_verbs_poll(p.s, wc, 4), 1);
+	rp_fab_stats(&st);
+	assert_int_equal(st.plain_writes, 2);
+	assert_int_equal(st.writes, 1);
+
+	/* A bad rkey fails even an unsignaled one, with a completion. */
+	assert_int_equal(rp_verbs_post_write(p.s, 0, 24, 0, 100,
+					     raddr_of(&p, 0), p.rkey ^ 1,
+					     false), 0);
+	assert_int_equal(rp_verbs_poll(p.s, wc, 4), RP_EWC);
+	close_pair(&p);
+}
+
 static void test_write_imm(void **state)
 {
 	struct rp_fab_stats st;
@@ -1780,6 +1840,8 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_write_imm, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_plain_write_and_poll,
+						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_discard, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_send_imm, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_rkey, setup, teardown),

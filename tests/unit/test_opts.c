@@ -65,6 +65,7 @@ static void check_defaults(const struct rp_opts *o)
 	assert_int_equal(o->gid_index, -1);
 	assert_int_equal(o->timeout, 30);
 	assert_false(o->trace);
+	assert_null(o->trace_json);
 	assert_false(o->json);
 	assert_false(o->quiet);
 	assert_null(o->psk_file);
@@ -227,6 +228,26 @@ static void test_direct(void **state)
 	assert_false(o.direct);
 	REFUSED("recv", "--direct=yes");
 	REFUSED("send", "--direct=1", "f", "h");
+}
+
+/* --trace-json FILE on both sides, with or without --trace; a name. */
+static void test_trace_json(void **state)
+{
+	struct rp_opts o;
+
+	(void)state;
+	assert_int_equal(PARSE(&o, "recv", "--trace-json", "r.jsonl"), 0);
+	assert_string_equal(o.trace_json, "r.jsonl");
+	assert_false(o.trace);
+	assert_int_equal(PARSE(&o, "send", "-t", "--trace-json=s.jsonl", "f",
+			       "h"), 0);
+	assert_string_equal(o.trace_json, "s.jsonl");
+	assert_true(o.trace);
+	assert_int_equal(PARSE(&o, "send", "-q", "--trace-json", "s", "f",
+			       "h"), 0);
+	assert_true(o.quiet);
+	REFUSED("recv", "--trace-json", "");
+	REFUSED("send", "f", "h", "--trace-json");
 }
 
 static void test_send_options(void **state)
@@ -484,11 +505,13 @@ static void test_messages(void **state)
 				         "over 256.00 MiB"));
 	assert_int_equal(CAPTURE(&o, "push"), RP_EUSAGE);
 	assert_string_equal(captured, "rdmapush: unknown command 'push': "
-				      "use send, recv or keygen\n"
+				      "use send, recv, keygen, devices, ping "
+				      "or render\n"
 				      "Try 'rdmapush --help'.\n");
 	assert_int_equal(CAPTURE(&o, NULL), RP_EUSAGE);
 	assert_string_equal(captured,
-			    "rdmapush: missing command: send, recv, keygen or help\n"
+			    "rdmapush: missing command: send, recv, keygen, "
+			    "devices, ping, render or help\n"
 			    "Try 'rdmapush --help'.\n");
 	/* Success prints nothing. */
 	assert_int_equal(CAPTURE(&o, "send", "f", "h"), 0);
@@ -721,6 +744,7 @@ int main(void)
 		cmocka_unit_test(test_threads),
 		cmocka_unit_test(test_qps),
 		cmocka_unit_test(test_direct),
+		cmocka_unit_test(test_trace_json),
 		cmocka_unit_test(test_send_options),
 		cmocka_unit_test(test_positional),
 		cmocka_unit_test(test_reentrant),

@@ -407,7 +407,8 @@ static void test_qps_roundtrip(void **state)
 
 /*
  * What one more set bit in the flags word of a one-QP HELLO (qps 1, bit
- * 16) means on the wire: bit 0 RP_HELLO_PRESERVE, bits 1..7 flags
+ * 16) means on the wire: bit 0 RP_HELLO_PRESERVE, bit 1 RP_HELLO_PING,
+ * bits 2..7 flags
  * that do not exist, bits 8 and 9 the ops read (1) and send (2), bits
  * 10..15 an op that does not exist; bit 16 is qps 1 already, bits 17
  * and 18 make it 3 and 5 with no QP list after the fixed part, bits
@@ -415,7 +416,7 @@ static void test_qps_roundtrip(void **state)
  */
 static const char *hello_bit_refusal(unsigned int bit)
 {
-	if (bit == 0 || bit == 8 || bit == 9 || bit == QPS_SHIFT)
+	if (bit <= 1 || bit == 8 || bit == 9 || bit == QPS_SHIFT)
 		return NULL;
 	if (bit < 8 || bit > 23)
 		return "unknown flags";
@@ -435,7 +436,7 @@ static void test_hello_flags(void **state)
 	int n;
 
 	(void)state;
-	assert_int_equal(RP_HELLO_FLAGS, RP_HELLO_PRESERVE);
+	assert_int_equal(RP_HELLO_FLAGS, RP_HELLO_PRESERVE | RP_HELLO_PING);
 	for (bit = 0; bit < 32; bit++) {
 		sample_hello(&h);
 		n = pack_hello(buf, &h);
@@ -446,8 +447,8 @@ static void test_hello_flags(void **state)
 		refusal = hello_bit_refusal(bit);
 		if (!refusal) {
 			assert_int_equal(unpack_hello(buf, n, &out, &why), 0);
-			assert_int_equal(out.flags, bit ? 0 : RP_HELLO_PRESERVE);
-			assert_int_equal(out.op, bit && bit < 16 ?
+			assert_int_equal(out.flags, bit < 8 ? 1u << bit : 0);
+			assert_int_equal(out.op, bit >= 8 && bit < 16 ?
 					 1u << (bit - 8) : 0);
 			assert_int_equal(out.qps, 1);
 			h.flags = out.flags;
@@ -463,7 +464,7 @@ static void test_hello_flags(void **state)
 	}
 	/* The encoder refuses what the decoder would. */
 	sample_hello(&h);
-	h.flags = 0x2;
+	h.flags = 0x4;
 	assert_int_equal(pack_hello(buf, &h), RP_EPROTO);
 	sample_hello(&h);
 	h.op = RP_OP_MAX;
@@ -2499,6 +2500,8 @@ static const struct err_st from_err[] = {
 	{ RP_EPROTO, RP_ST_PROTO },
 	{ RP_EUNEXPECTED, RP_ST_PROTO },
 	{ RP_ENOTPEER, RP_ST_PROTO },
+	{ RP_ENOTPING, RP_ST_PROTO },
+	{ RP_ENOTPUSH, RP_ST_PROTO },
 	{ RP_ETAMPERED, RP_ST_TAMPERED },
 	{ RP_ECHECKSUM, RP_ST_CHECKSUM },
 	{ RP_EPEERIO, RP_ST_IO },

@@ -39,6 +39,7 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <json-c/json.h>
 
 #include "rdmapush/auth.h"
 #include "rdmapush/err.h"
@@ -2103,6 +2104,149 @@ static int set_test_qps(const char *n)
 	return 0;
 }
 
+
+/* ---------------------------------------------------------------------
+ * --trace-json over the in-memory fabric: both sides write one file
+ */
+
+struct tj_seen {
+	unsigned int out[8], in[8];	/* per type below, by direction */
+	unsigned int phases, summaries, fabric;
+	uint64_t chunks[2], credits[2], bytes[2];
+};
+
+static const char *const tj_types[8] = {
+	"HELLO", "MR", "FILE", "FEND", "FACK", "FIN", "ACK", "AUTH",
+};
+
+static json_object *tj_get(json_object *o, const char *key,
+			   enum json_type type)
+{
+	json_object *m = NULL;
+
+	if (!json_object_object_get_ex(o, key, &m))
+		fail_msg("no member %s in %s", key,
+			 json_object_to_json_string(o));
+	if (json_object_get_type(m) != type)
+		fail_msg("member %s of %s has the wrong type", key,
+			 json_object_to_json_string(o));
+	return m;
+}
+
+/* One line: every member with its type; what it counts in seen. */
+static void tj_line(json_object *o, struct tj_seen *seen, double *t)
+{
+	static const char *const members[] = {
+		"v", "t", "side", "pid", "area", "kind", "text", "f",
+	};
+	json_object *f = tj_get(o, "f", json_type_object);
+	const char *kind, *type;
+	double now;
+
+	assert_int_equal(json_object_object_length(o), 8);
+	for (size_t i = 0; i < sizeof(members) / sizeof(members[0]); i++)
+		assert_true(json_object_object_get_ex(o, members[i], NULL));
+	assert_int_equal(json_object_get_int(tj_get(o, "v", json_type_int)),
+			 1);
+	assert_string_equal(json_object_get_string(tj_get(o, "side",
+							  json_type_string)),
+			    "test");
+	assert_int_equal(json_object_get_int(tj_get(o, "pid", json_type_int)),
+			 getpid());
+	tj_get(o, "area", json_type_string);
+	tj_get(o, "text", json_type_string);
+	now = json_object_get_double(tj_get(o, "t", json_type_double));
+	assert_true(now >= *t);
+	*t = now;
+	kind = json_object_get_string(tj_get(o, "kind", json_type_string));
+	assert_string_not_equal(kind, "error");
+	if (!strcmp(kind, "phase"))
+		seen->phases++;
+	if (!strncmp(kind, "fabric.", 7))
+		seen->fabric++;
+	if (!strcmp(kind, "msg")) {
+		bool out = !strcmp(json_object_get_string(
+			tj_get(f, "dir", json_type_string)), "out");
+
+		type = json_object_get_string(tj_get(f, "type",
+						     json_type_string));
+		for (int i = 0; i < 8; i++)
+			if (!strcmp(type, tj_types[i]))
+				(out ? seen->out : seen->in)[i]++;
+		if (!strcmp(type, "HELLO"))
+			tj_get(f, "qpn", json_type_int);
+		if (!strcmp(type, "MR"))
+			tj_get(f, "rkey", json_type_int);
+	}
+	if (!strcmp(kind, "data.summary")) {
+		unsigned int k = seen->summaries++;
+
+		assert_true(k < 2);
+		seen->bytes[k] = json_object_get_uint64(tj_get(f, "bytes",
+							       json_type_int));
+		seen->chunks[k] = json_object_get_uint64(tj_get(f, "chunks",
+								json_type_int));
+		seen->credits[k] = json_object_get_uint64(
+			tj_get(f, "credits", json_type_int));
+		assert_int_equal(json_object_get_int(tj_get(f, "files",
+							    json_type_int)),
+				 1);
+		assert_true(json_object_get_double(
+			tj_get(f, "data_seconds", json_type_double)) > 0);
+	}
+}
+
+static void test_trace_json(void **s)
+{
+	struct env *e = *s;
+	const struct scenario sc = { .size = 5 * 64 * KIB + 7 };
+	struct tj_seen seen = { .phases = 0 };
+	char file[160], path[200], line[16384];
+	double t = 0;
+	struct result r;
+	unsigned int n = 0;
+	FILE *f;
+
+	snprintf(file, sizeof(file), "%s/data.bin", e->src);
+	snprintf(path, sizeof(path), "%s/trace.jsonl", e->root);
+	make_file(file, sc.size, 7);
+	assert_int_equal(rp_trace_json_open(path), 0);
+	run(e, &sc, &r, file);
+	rp_trace_json_close();
+	assert_released(e);
+	assert_int_equal(r.send_rc, 0);
+	assert_int_equal(r.recv_rc, 0);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f)) {
+		json_object *o = json_tokener_parse(line);
+
+		if (!o)
+			fail_msg("line %u is not JSON: %s", n + 1, line);
+		assert_non_null(strchr(line, '\n'));
+		tj_line(o, &seen, &t);
+		json_object_put(o);
+		n++;
+	}
+	fclose(f);
+	assert_true(n > 20);
+	assert_true(seen.phases >= 10);	/* both sides' */
+	assert_true(seen.fabric > 0);
+	/* HELLO .. ACK, each sent by one side and got by the other. */
+	for (int i = 0; i < 7; i++) {
+		if (seen.out[i] < 1 || seen.out[i] != seen.in[i])
+			fail_msg("%s: %u out, %u in", tj_types[i],
+				 seen.out[i], seen.in[i]);
+	}
+	assert_int_equal(seen.summaries, 2);
+	for (int k = 0; k < 2; k++) {
+		assert_int_equal(seen.bytes[k], sc.size);
+		assert_int_equal(seen.chunks[k], 6);
+		assert_true(seen.credits[k] > 0);
+	}
+	assert_int_equal(seen.credits[0], seen.credits[1]);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -2179,6 +2323,7 @@ int main(void)
 		T(test_missing_source),
 		T(test_qps_cross_order),
 		T(test_qps_cross_order_small_files),
+		T(test_trace_json),
 #undef T
 	};
 

@@ -1,8 +1,13 @@
 // SPDX-License-Identifier: MIT
 /* Unit tests of trace's pure parts: byte, rate and ETA text, redraw gate;
- * and the held first error main's verdict names. */
+ * the held first error main's verdict names; trace events, their text
+ * and their --trace-json lines. */
+#include <errno.h>
+#include <fcntl.h>
+#include <json-c/json.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -206,9 +211,9 @@ static void test_hold_with_trace(void **state)
 	rp_trace_init(RP_V_TRACE, "recv");
 	rp_trace_hold_first_error();
 	capture_start();
-	RP_TRACE("ctrl", "before");
+	RP_EV0("ctrl", "test", "before");
 	RP_ERR("the cause");
-	RP_TRACE("ctrl", "after");
+	RP_EV0("ctrl", "test", "after");
 	t = capture_end();
 	assert_non_null(strstr(t, " recv error   the cause\n"));
 	assert_true(strstr(t, "before") < strstr(t, "the cause"));
@@ -250,6 +255,274 @@ static void test_hold_stop_and_fork(void **state)
 	assert_string_equal(rp_trace_held_error(), "parent cause");
 }
 
+
+/* ---------------------------------------------------------------------
+ * Trace events
+ */
+
+/* Every type renders as the old printf conversions did. */
+static void test_render_types(void **state)
+{
+	const struct rp_ev_field f[] = {
+		EV_S("name", "QP 0x12"), EV_U("port", 1),
+		EV_S("access", "LOCAL_WRITE|REMOTE_WRITE"),
+		EV_S("why", "the ring"), EV_I("qp", 0),
+		EV_X("psn", 0xabc, 6), EV_X("qpn", 0x11, 0),
+		EV_O("mode", 0644, 4), EV_D("ms", 536.8709, 0),
+		EV_D("s", 3.75, 1), EV_I("neg", -5), EV_T("on", " on QP 1"),
+		EV_U("big", UINT64_MAX), EV_B("yes", true),
+		EV_P("addr", NULL), EV_S("nil", NULL),
+	};
+	size_t n = sizeof(f) / sizeof(f[0]);
+	char b[512], want[64];
+
+	(void)state;
+	assert_string_equal(rp_trace_render(b, sizeof(b), "{name} RESET -> "
+			    "INIT: pkey_index=0 port={port} qp_access_flags="
+			    "{access} ({why})", f, n),
+			    "QP 0x12 RESET -> INIT: pkey_index=0 port=1 "
+			    "qp_access_flags=LOCAL_WRITE|REMOTE_WRITE "
+			    "(the ring)");
+	rp_trace_render(b, sizeof(b), "psn={psn} qpn={qpn} mode={mode} "
+			"{ms} ms {s} s {neg}{on} {big} {yes} {nil}", f, n);
+	assert_string_equal(b, "psn=0x000abc qpn=0x11 mode=0644 537 ms "
+			    "3.8 s -5 on QP 1 18446744073709551615 true "
+			    "(null)");
+	snprintf(want, sizeof(want), "%p", NULL);
+	assert_string_equal(rp_trace_render(b, sizeof(b), "{addr}", f, n),
+			    want);
+	/* Braces that name no field, or are not a name, stay. */
+	assert_string_equal(rp_trace_render(b, sizeof(b), "{nope} {} {a b} "
+					    "{port", f, n),
+			    "{nope} {} {a b} {port");
+	assert_string_equal(rp_trace_render(b, sizeof(b), "% %% %s", f, n),
+			    "% %% %s");
+	/* A short buffer: cut, terminated, never past it. */
+	memset(b, 'x', sizeof(b));
+	rp_trace_render(b, 8, "{access}", f, n);
+	assert_string_equal(b, "LOCAL_W");
+	assert_int_equal(b[8], 'x');
+	rp_trace_render(b, 8, "abcdefghijk", f, n);
+	assert_string_equal(b, "abcdefg");
+}
+
+/* A JSON sink in a temporary file; its path in path. */
+static void sink_open(char *path, size_t len)
+{
+	int fd;
+
+	snprintf(path, len, "/tmp/rp-test-trace.XXXXXX");
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(rp_trace_json_open(path), 0);
+}
+
+/* The lines the sink got, parsed; *n of them. The caller puts each. */
+static json_object **sink_read(const char *path, size_t *n)
+{
+	static json_object *obj[64];
+	char line[16384];
+	FILE *f = fopen(path, "r");
+
+	assert_non_null(f);
+	*n = 0;
+	while (fgets(line, sizeof(line), f)) {
+		assert_true(*n < 64);
+		assert_non_null(strchr(line, '\n'));
+		obj[*n] = json_tokener_parse(line);
+		assert_non_null(obj[*n]);
+		(*n)++;
+	}
+	fclose(f);
+	return obj;
+}
+
+static json_object *member(json_object *o, const char *key,
+			   enum json_type type)
+{
+	json_object *m = NULL;
+
+	assert_true(json_object_object_get_ex(o, key, &m));
+	assert_int_equal(json_object_get_type(m), type);
+	return m;
+}
+
+static const char *str_member(json_object *o, const char *key)
+{
+	return json_object_get_string(member(o, key, json_type_string));
+}
+
+/* One event: text on stderr with --trace, and its JSON line: members,
+ * typed fields, text-only wording left out. */
+static void test_event_json(void **state)
+{
+	char path[64];
+	json_object **o, *f;
+	const char *t;
+	size_t n;
+
+	(void)state;
+	rp_trace_init(RP_V_TRACE, "send");
+	sink_open(path, sizeof(path));
+	capture_start();
+	RP_EV("verbs", "qp.modify", "{name} RTR -> RTS: sq_psn={sq_psn} "
+	      "({ack_ms} ms){on}", EV_S("name", "QP 0x11"),
+	      EV_X("sq_psn", 0x1234, 6), EV_D("ack_ms", 536.87, 0),
+	      EV_T("on", " on QP 1"), EV_U("qp", 1), EV_U("qpn", 0x11),
+	      EV_I("neg", -3), EV_B("grh", true),
+	      EV_U("big", UINT64_MAX), EV_S("nil", NULL));
+	RP_EV0("verbs", "pd.alloc", "PD allocated");
+	t = capture_end();
+	rp_trace_json_close();
+	assert_non_null(strstr(t, "] send verbs   QP 0x11 RTR -> RTS: "
+			       "sq_psn=0x001234 (537 ms) on QP 1\n"));
+	assert_non_null(strstr(t, "] send verbs   PD allocated\n"));
+	o = sink_read(path, &n);
+	assert_int_equal(n, 2);
+	assert_int_equal(json_object_get_int(member(o[0], "v", json_type_int)),
+			 RP_TRACE_SCHEMA);
+	member(o[0], "t", json_type_double);
+	assert_string_equal(str_member(o[0], "side"), "send");
+	assert_int_equal(json_object_get_int(member(o[0], "pid",
+						    json_type_int)), getpid());
+	assert_string_equal(str_member(o[0], "area"), "verbs");
+	assert_string_equal(str_member(o[0], "kind"), "qp.modify");
+	assert_string_equal(str_member(o[0], "text"), "QP 0x11 RTR -> RTS: "
+			    "sq_psn=0x001234 (537 ms) on QP 1");
+	f = member(o[0], "f", json_type_object);
+	assert_string_equal(str_member(f, "name"), "QP 0x11");
+	assert_int_equal(json_object_get_int64(member(f, "sq_psn",
+						      json_type_int)), 0x1234);
+	assert_true(json_object_get_double(member(f, "ack_ms",
+						  json_type_double)) > 536.86);
+	assert_int_equal(json_object_get_int(member(f, "qp", json_type_int)),
+			 1);
+	assert_int_equal(json_object_get_int(member(f, "neg", json_type_int)),
+			 -3);
+	assert_true(json_object_get_boolean(member(f, "grh",
+						   json_type_boolean)));
+	assert_true(json_object_get_uint64(member(f, "big", json_type_int)) ==
+		    UINT64_MAX);
+	member(f, "nil", json_type_null);
+	assert_false(json_object_object_get_ex(f, "on", NULL));
+	/* Time goes on, and the zero-field event has an empty "f". */
+	assert_true(json_object_get_double(member(o[1], "t",
+						  json_type_double)) >=
+		    json_object_get_double(member(o[0], "t",
+						  json_type_double)));
+	assert_int_equal(json_object_object_length(member(o[1], "f",
+							  json_type_object)),
+			 0);
+	for (size_t i = 0; i < n; i++)
+		json_object_put(o[i]);
+	unlink(path);
+}
+
+/* Peer text and local paths: quotes, backslashes, control characters,
+ * invalid UTF-8: the line stays one valid JSON object that says them. */
+static void test_event_escaping(void **state)
+{
+	const char nasty[] = "a\"b\\c\n\td\x01\x7f/\xc3\xa9";
+	const char bad[] = "x\xff\xfey";
+	char path[64];
+	json_object **o, *f;
+	size_t n;
+
+	(void)state;
+	rp_trace_init(RP_V_QUIET, "recv");
+	sink_open(path, sizeof(path));
+	RP_EV("ctrl", "msg", "text=\"{text}\"", EV_S("text", nasty),
+	      EV_S("path", bad));
+	rp_trace_json_close();
+	o = sink_read(path, &n);
+	assert_int_equal(n, 1);
+	f = member(o[0], "f", json_type_object);
+	assert_string_equal(str_member(f, "text"), nasty);
+	assert_string_equal(str_member(o[0], "text"),
+			    "text=\"a\"b\\c\n\td\x01\x7f/\xc3\xa9\"");
+	/* Not UTF-8: shown as rp_fmt_peer shows it, never raw. */
+	assert_string_equal(str_member(f, "path"), "x\\xff\\xfey");
+	json_object_put(o[0]);
+	unlink(path);
+}
+
+/* Only --trace-json: the gate is open, nothing goes to stderr but the
+ * events are written; error lines are "error" events as well. */
+static void test_gate_json_only(void **state)
+{
+	char path[64];
+	json_object **o;
+	size_t n;
+
+	(void)state;
+	rp_trace_init(RP_V_NORMAL, "send");
+	assert_false(rp_trace_any());
+	sink_open(path, sizeof(path));
+	assert_true(rp_trace_any());
+	assert_false(rp_trace_on());
+	capture_start();
+	RP_EV("session", "phase", "phase {phase}", EV_S("phase", "DATA"));
+	RP_ERR("ibv_post_send: %s", "busy");
+	assert_string_equal(capture_end(),
+			    "rdmapush send: error: ibv_post_send: busy\n");
+	rp_trace_json_close();
+	assert_false(rp_trace_any());
+	rp_trace_json_close();	/* twice: harmless */
+	o = sink_read(path, &n);
+	assert_int_equal(n, 2);
+	assert_string_equal(str_member(o[0], "kind"), "phase");
+	assert_string_equal(str_member(o[1], "area"), "error");
+	assert_string_equal(str_member(o[1], "kind"), "error");
+	assert_string_equal(str_member(member(o[1], "f", json_type_object),
+				       "message"), "ibv_post_send: busy");
+	json_object_put(o[0]);
+	json_object_put(o[1]);
+	unlink(path);
+}
+
+/* A sink that cannot be written (a full disk): said once, then the JSON
+ * trace stops and the program goes on; the text trace is untouched. */
+static void test_write_failure(void **state)
+{
+	const char *t, *w;
+
+	(void)state;
+	rp_trace_init(RP_V_TRACE, "recv");
+	assert_int_equal(rp_trace_json_open("/dev/full"), 0);
+	capture_start();
+	RP_EV0("ctrl", "one", "first");
+	RP_EV0("ctrl", "two", "second");
+	RP_ERR("later");
+	t = capture_end();
+	w = strstr(t, "rdmapush recv: warning: --trace-json /dev/full: "
+		   "write: No space left on device; the JSON trace stops "
+		   "here\n");
+	assert_non_null(w);
+	assert_null(strstr(strchr(w, '\n'), "warning"));
+	assert_non_null(strstr(t, "first\n"));
+	assert_non_null(strstr(t, "second\n"));
+	assert_non_null(strstr(t, "rdmapush recv: error: later\n"));
+	rp_trace_init(RP_V_NORMAL, "recv");
+	assert_false(rp_trace_any());
+	/* Not a held cause: the verdict would name the wrong failure. */
+	assert_null(rp_trace_held_error());
+}
+
+/* A sink that cannot be opened: -errno, and a line naming the path. */
+static void test_open_failure(void **state)
+{
+	(void)state;
+	rp_trace_init(RP_V_NORMAL, "send");
+	capture_start();
+	assert_int_equal(rp_trace_json_open("/nonexistent/dir/t.jsonl"),
+			 -ENOENT);
+	assert_string_equal(capture_end(), "rdmapush send: error: "
+			    "--trace-json /nonexistent/dir/t.jsonl: open: "
+			    "No such file or directory\n");
+	assert_false(rp_trace_any());
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -263,6 +536,12 @@ int main(void)
 		cmocka_unit_test(test_hold_first_error),
 		cmocka_unit_test(test_hold_with_trace),
 		cmocka_unit_test(test_hold_stop_and_fork),
+		cmocka_unit_test(test_render_types),
+		cmocka_unit_test(test_event_json),
+		cmocka_unit_test(test_event_escaping),
+		cmocka_unit_test(test_gate_json_only),
+		cmocka_unit_test(test_write_failure),
+		cmocka_unit_test(test_open_failure),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * opts.c's own helpers, shared with opts_ping.c (rdmapush ping's options)
+ * and opts_render.c (render's) so that each file stays short; not an
+ * interface for anything else.
+ * Each usage error prints one line and a hint, then returns RP_EUSAGE.
+ */
+#ifndef RDMAPUSH_OPTS_INT_H
+#define RDMAPUSH_OPTS_INT_H
+
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "rdmapush/opts.h"
+#include "rdmapush/trace.h"
+
+/* Long-only options: values outside the range of any short option. */
+enum {
+	OPT_AS = 256,
+	OPT_PSK,
+	OPT_MAX_SIZE,
+	OPT_NO_DEVICE_CHECK,
+	OPT_PER_ADDR,
+	OPT_KEEP_SETID,
+	OPT_THREADS,
+	OPT_OP,
+	OPT_DIRECT,
+	OPT_QPS,
+	OPT_TRACE_JSON,
+	OPT_FOR,
+};
+
+/* "rdmapush: <what>" and "Try 'rdmapush SUB --help'."; RP_EUSAGE. */
+int RP_PRINTF(2, 3) usage_error(const char *sub, const char *fmt, ...);
+/* "invalid WHAT 'ARG' (RANGE)"; RP_EUSAGE. */
+int bad_value(const char *sub, const char *what, const char *arg,
+	      const char *range);
+/* Decimal s in [min, max] into *out: 0, or RP_EUSAGE (silent). */
+int parse_range(const char *s, unsigned long long min,
+		unsigned long long max, unsigned long long *out);
+/* The option getopt_long stopped at, as typed; true if a known long one. */
+bool opt_text(char *buf, size_t len, char **argv,
+	      const struct option *longopts);
+/* An option common to the subcommands (port, device, timeout, ...). */
+int set_option(struct rp_opts *o, const char *sub, int c, const char *arg);
+/* Options that name something must not be empty; 0 or RP_EUSAGE. */
+int check_not_empty(const struct rp_opts *o, const char *sub);
+/* Why HOST looks written for another tool, or NULL. */
+const char *host_hint(const char *h);
+
+/* rdmapush ping (opts_ping.c): argv after "rdmapush"; 0 or RP_EUSAGE. */
+int rp_opts_parse_ping(struct rp_opts *o, int argc, char **argv);
+void rp_opts_ping_usage(FILE *f);
+
+/* rdmapush render (opts_render.c): the whole argv; 0 or RP_EUSAGE. */
+int rp_opts_parse_render(struct rp_opts *o, int argc, char **argv);
+void rp_opts_render_usage(FILE *f);
+
+#endif

@@ -1,0 +1,669 @@
+// SPDX-License-Identifier: MIT
+/* rdmapush ping: the handshake and the timed round trips, both sides,
+ * on the verbs.h interface only (so it runs over the in-memory fabric
+ * too). Statistics, report and the listening loop: ping_report.c. */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <errno.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <sched.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rdmapush/ctrl.h"
+#include "rdmapush/err.h"
+#include "rdmapush/msg_trace.h"
+#include "rdmapush/ping.h"
+#include "rdmapush/proto.h"
+#include "rdmapush/session.h"
+#include "rdmapush/sys.h"
+#include "rdmapush/trace.h"
+#include "rdmapush/verbs.h"
+
+/* Send-queue and receive-queue depths: one message is in flight each
+ * way at a time; a little room keeps a late completion from blocking. */
+#define SQ_DEPTH	16
+#define RQ_DEPTH	4
+/* Receives posted ahead (--op send): the next one is always there. */
+#define RECVS_AHEAD	2
+/* Spins between two looks at the stop flag, the clock and the control
+ * socket (a poll(2) and a sched_yield(2) each): rare enough not to add
+ * to the latency. */
+#define SLOW_EVERY	1024
+/* Spins between two looks at the CQ while waiting on a byte (--op
+ * write): our Writes' completions, and a failed one. */
+#define CQ_EVERY	16
+
+struct ping {
+	const struct rp_opts *o;
+	int fd;
+	const char *peer;
+	bool server;
+	bool peer_failed;	/* it sent ERR or closed: nothing to tell it */
+	uint8_t op;
+	uint32_t size;
+	uint32_t iters;
+	struct rp_verbs *v;
+	uint8_t *ring;		/* [0, size) ours to receive into; the
+				 * outgoing message at stride */
+	size_t stride;
+	uint64_t raddr;		/* --op write: the peer's buffer */
+	uint32_t rkey;
+	uint32_t sq;		/* our Sends/Writes not yet completed */
+	bool got;		/* --op send: a receive completed */
+	uint32_t got_imm;
+	uint32_t got_len;
+	double deadline;	/* rp_now(): no progress after it */
+	uint32_t done;		/* round trips completed */
+};
+
+/* ---- control messages ---- */
+
+static double ctrl_deadline(const struct ping *p)
+{
+	return rp_now() + (double)p->o->timeout;
+}
+
+static int send_msg(struct ping *p, const uint8_t *buf, int n,
+		    const char *what)
+{
+	int rc;
+
+	if (n < 0) {
+		RP_ERR("encoding %s failed: %s", what, rp_strerror(n));
+		return RP_EINTERNAL;
+	}
+	rc = rp_ctrl_send(p->fd, buf, (size_t)n, ctrl_deadline(p));
+	if (rc == RP_ECTRLCLOSED)
+		p->peer_failed = true;
+	if (rc)
+		RP_ERR("sending %s to %s: %s", what, p->peer, rp_strerror(rc));
+	return rc;
+}
+
+/* An ERR from the peer: its reason, escaped, and the matching error. */
+static int peer_err(struct ping *p, const uint8_t *pl, uint32_t len)
+{
+	char text[RP_PEER_TEXT_MAX];
+	struct rp_result res;
+	const char *why = NULL;
+
+	p->peer_failed = true;
+	if (rp_proto_unpack_result(pl, len, RP_MSG_ERR, &res, &why)) {
+		RP_ERR("malformed ERR from %s: %s", p->peer, why ? why : "?");
+		return RP_EPROTO;
+	}
+	RP_ERR("%s refused or aborted the ping: %s: %s", p->peer,
+	       rp_proto_status_name(res.status),
+	       rp_fmt_peer(text, sizeof(text), res.text, res.text_len));
+	return rp_proto_status_to_err(res.status);
+}
+
+/* One message of type want (an ERR is the peer's failure) by deadline;
+ * its payload in pl, *len long. */
+static int recv_msg(struct ping *p, uint8_t want, uint8_t *pl,
+		    uint32_t *len, double deadline, const char *what)
+{
+	struct rp_msg_hdr h;
+	const char *why = NULL;
+	int rc = rp_ctrl_recv(p->fd, &h, pl, RP_PROTO_MAX_PAYLOAD, deadline);
+
+	if (rc == RP_ECTRLCLOSED) {
+		p->peer_failed = true;
+		RP_ERR("%s closed the control connection while we waited for "
+		       "%s", p->peer, what);
+		return rc;
+	}
+	if (rc == RP_ETIMEOUT) {
+		RP_ERR("timed out waiting for %s from %s", what, p->peer);
+		return rc;
+	}
+	if (rc == RP_EINTERRUPTED)
+		return rc;
+	if (rc && rc != RP_ENOTPEER && rc != RP_EVERSION && rc != RP_EPROTO)
+		return rc;	/* reported by rp_ctrl_recv */
+	if (rc) {
+		rp_proto_parse_hdr(h.raw, sizeof(h.raw), &h, &why);
+		RP_ERR("bad message header from %s: %s", p->peer,
+		       why ? why : rp_strerror(rc));
+		return rc;
+	}
+	if (h.type == RP_MSG_ERR && want != RP_MSG_ERR)
+		return peer_err(p, pl, h.length);
+	*len = h.length;
+	if (h.type != want) {
+		RP_ERR("%s sent %s while we waited for %s", p->peer,
+		       rp_proto_type_name(h.type), what);
+		/* A push's first message: say what this is. */
+		return p->server && want == RP_MSG_HELLO ? RP_ENOTPUSH
+							 : RP_EUNEXPECTED;
+	}
+	return 0;
+}
+
+/* Best effort, briefly: why we stop, for a peer that can still hear. */
+/* A ping's FIN and ACK count round trips (in the push's files and bytes
+ * fields): "msg" events as the push's, in the ping's words. */
+static void trace_rounds(const char *dir, const char *type, uint64_t n)
+{
+	RP_EV("ctrl", "msg", "{arrow} {type}: {round_trips} round trips{how}",
+	      EV_T("arrow", dir), EV_S("dir", dir[0] == '-' ? "out" : "in"),
+	      EV_S("type", type), EV_U("round_trips", n),
+	      EV_T("how", type[0] == 'F' ? " done" : " answered"));
+}
+
+static void send_err(struct ping *p, int rc)
+{
+	uint8_t buf[RP_PROTO_MAX_MSG];
+	struct rp_result res = { .status = rp_proto_status_from_err(rc) };
+	int n;
+
+	if (p->fd < 0 || p->peer_failed)
+		return;
+	snprintf(res.text, sizeof(res.text), "%s", rp_strerror(rc));
+	res.text_len = (uint16_t)strlen(res.text);
+	n = rp_proto_pack_result(buf, sizeof(buf), RP_MSG_ERR, &res);
+	if (n > 0 && !rp_ctrl_send(p->fd, buf, (size_t)n, rp_now() + 2.0))
+		trace_result("->", RP_MSG_ERR, &res);
+}
+
+static int send_mr(struct ping *p, uint32_t rkey)
+{
+	uint8_t buf[RP_PROTO_MAX_MSG];
+	struct rp_mr m = {
+		.addr = p->op == RP_OP_WRITE ? (uint64_t)(uintptr_t)p->ring : 0,
+		.rkey = p->op == RP_OP_WRITE ? rkey : 0,
+		.len = p->size, .chunk = p->size, .window = 1, .qps = 1,
+	};
+
+	rp_verbs_local(p->v, 0, &m.qp);
+	trace_mr("->", &m);
+	return send_msg(p, buf, rp_proto_pack_mr(buf, sizeof(buf), &m), "MR");
+}
+
+/* The peer's MR: one QP, our size, and for --op write a buffer to
+ * write into. */
+static int take_mr(struct ping *p, const uint8_t *pl, uint32_t len,
+		   struct rp_mr *m)
+{
+	const char *why = NULL;
+
+	if (rp_proto_unpack_mr(pl, len, m, &why)) {
+		RP_ERR("malformed MR from %s: %s", p->peer, why ? why : "?");
+		return RP_EPROTO;
+	}
+	trace_mr("<-", m);
+	if (m->qps != 1 || m->chunk != p->size ||
+	    (p->op == RP_OP_WRITE && !m->rkey)) {
+		RP_ERR("MR from %s does not fit the ping: %u QPs, %u bytes, "
+		       "rkey 0x%x; want 1 QP of %u bytes%s", p->peer, m->qps,
+		       m->chunk, m->rkey, p->size,
+		       p->op == RP_OP_WRITE ? " and an rkey" : "");
+		return RP_EPROTO;
+	}
+	p->raddr = m->addr;
+	p->rkey = m->rkey;
+	return 0;
+}
+
+/* ---- verbs ---- */
+
+static int open_verbs(struct ping *p, uint32_t *rkey)
+{
+	struct sockaddr_storage ss;
+	socklen_t sl = sizeof(ss);
+	struct rp_verbs_cfg cfg = {
+		.dev_name = p->o->dev, .ib_port = p->o->ib_port,
+		.gid_index = p->o->gid_index, .receiver = p->server,
+		.access = RP_ACCESS_LOCAL_WRITE |
+			  (p->op == RP_OP_WRITE ? RP_ACCESS_REMOTE_WRITE : 0),
+		.rd_atomic = 1, .max_send_wr = SQ_DEPTH,
+		.max_recv_wr = RQ_DEPTH, .qps = 1,
+	};
+	void *ring;
+	int rc = rp_ctrl_local_addr(p->fd, &ss, &sl);
+
+	if (rc)
+		return rc;
+	cfg.local_addr = (const struct sockaddr *)&ss;
+	cfg.local_addr_len = sl;
+	rc = rp_verbs_open(&p->v, &cfg);
+	if (rc)
+		return rc;
+	/* Ours to receive into, then the outgoing message, apart by a
+	 * cache line so the two never share one. */
+	p->stride = ((size_t)p->size + 63) & ~(size_t)63;
+	rc = rp_verbs_reg_ring(p->v, 2 * p->stride, &ring, rkey);
+	if (rc)
+		return rc;
+	p->ring = ring;
+	memset(p->ring, 0, 2 * p->stride);
+	for (uint32_t i = 0; i < p->size; i++)
+		p->ring[p->stride + i] = (uint8_t)(i * 7 + 1);
+	for (uint32_t i = 0; !rc && p->op == RP_OP_SEND && i < RECVS_AHEAD;
+	     i++)
+		rc = rp_verbs_post_recv_buf(p->v, 0, i, 0, p->size);
+	return rc;
+}
+
+/* ---- the round trips ---- */
+
+/* Between spins, now and then: stop flag, deadline, control socket. */
+static int keep_going(struct ping *p, const char *what)
+{
+	struct pollfd pfd = { .fd = p->fd, .events = POLLIN };
+	uint8_t pl[RP_PROTO_MAX_PAYLOAD];
+	uint32_t len;
+	int rc;
+
+	if (rp_session_stop)
+		return RP_EINTERRUPTED;
+	/* Free on a core of our own (nobody else runnable); where the peer
+	 * shares our CPU (one guest, the unit tests), it runs now rather
+	 * than after our whole time slice. */
+	sched_yield();
+	if (rp_now() > p->deadline) {
+		RP_ERR("timed out after %d s waiting for %s from %s (round "
+		       "trip %" PRIu32 " of %" PRIu32 ")", p->o->timeout, what,
+		       p->peer, p->done + 1, p->iters);
+		return RP_ETIMEOUT;
+	}
+	if (poll(&pfd, 1, 0) <= 0)
+		return 0;
+	/* Nothing is due on the control connection mid-ping: an ERR,
+	 * or the peer's end closing, or a message out of turn. */
+	rc = recv_msg(p, RP_MSG_FIN, pl, &len, rp_now() + 1.0,
+		      "nothing (mid-ping)");
+	if (!rc) {
+		RP_ERR("%s sent FIN after %" PRIu32 " of %" PRIu32 " round "
+		       "trips", p->peer, p->done, p->iters);
+		rc = RP_EUNEXPECTED;
+	}
+	return rc;
+}
+
+/* One look at the CQ: our completions free send-queue slots, a receive
+ * is noted for the loop. */
+static int reap(struct ping *p)
+{
+	struct rp_wc wc[8];
+	int n = rp_verbs_poll(p->v, wc, 8);
+
+	for (int i = 0; i < n; i++) {
+		if (wc[i].op == RP_WC_SEND || wc[i].op == RP_WC_WRITE) {
+			p->sq--;
+		} else if (wc[i].op == RP_WC_RECV_SEND_IMM) {
+			p->got = true;
+			p->got_imm = wc[i].imm;
+			p->got_len = wc[i].byte_len;
+		} else {
+			RP_ERR("unexpected completion %s wr_id=%" PRIu64,
+			       rp_wc_op_name(wc[i].op), wc[i].wr_id);
+			return RP_EINTERNAL;
+		}
+	}
+	return n < 0 ? n : 0;
+}
+
+/* Room on the send queue for one more. */
+static int sq_room(struct ping *p)
+{
+	for (uint64_t spin = 1; p->sq >= SQ_DEPTH; spin++) {
+		int rc = reap(p);
+
+		if (!rc && spin % SLOW_EVERY == 0)
+			rc = keep_going(p, "our own completions");
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/* --op send: until the receive of round trip i completes. */
+static int wait_recv(struct ping *p, uint32_t i)
+{
+	int rc = 0;
+
+	p->got = false;
+	for (uint64_t spin = 1; !rc && !p->got; spin++) {
+		rc = reap(p);
+		if (!rc && spin % SLOW_EVERY == 0)
+			rc = keep_going(p, "a Send");
+	}
+	if (rc)
+		return rc;
+	if (p->got_imm != i || p->got_len != p->size) {
+		RP_ERR("%s sent round trip %" PRIu32 " of %" PRIu32 " bytes; "
+		       "expected %" PRIu32 " of %" PRIu32, p->peer, p->got_imm,
+		       p->got_len, i, p->size);
+		return RP_EPROTO;
+	}
+	/* The one just used, again at the back of the queue. */
+	return rp_verbs_post_recv_buf(p->v, 0, i + RECVS_AHEAD, 0, p->size);
+}
+
+static int post_send(struct ping *p, uint32_t i)
+{
+	int rc = sq_room(p);
+
+	if (!rc)
+		rc = rp_verbs_post_send_data(p->v, 0, i, p->stride, p->size,
+					     i);
+	if (!rc)
+		p->sq++;
+	return rc;
+}
+
+/* --op write: 1..255, never 0 (the buffer's first value) and never the
+ * previous round trip's. */
+static uint8_t tag_of(uint32_t i)
+{
+	return (uint8_t)(i % 255 + 1);
+}
+
+/* --op write: until the peer's Write of round trip i has landed: its
+ * last byte, written last, carries the tag. The acquire load keeps the
+ * bytes before it from being read earlier. */
+static int wait_tag(struct ping *p, uint32_t i)
+{
+	const uint8_t *last = &p->ring[p->size - 1];
+	uint8_t tag = tag_of(i);
+	int rc = 0;
+
+	for (uint64_t spin = 1; __atomic_load_n(last, __ATOMIC_ACQUIRE) != tag;
+	     spin++) {
+		if (spin % CQ_EVERY == 0)
+			rc = reap(p);
+		if (!rc && spin % SLOW_EVERY == 0)
+			rc = keep_going(p, "an RDMA Write");
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+static int post_write(struct ping *p, uint32_t i)
+{
+	int rc = sq_room(p);
+
+	p->ring[p->stride + p->size - 1] = tag_of(i);
+	if (!rc)
+		rc = rp_verbs_post_write(p->v, 0, i, p->stride, p->size,
+					 p->raddr, p->rkey, true);
+	if (!rc)
+		p->sq++;
+	return rc;
+}
+
+/* The client's round trip i, timed into *us. */
+static int client_trip(struct ping *p, uint32_t i, double *us)
+{
+	double t0 = rp_now();
+	int rc;
+
+	p->deadline = t0 + (double)p->o->timeout;
+	if (p->op == RP_OP_WRITE) {
+		rc = post_write(p, i);
+		if (!rc)
+			rc = wait_tag(p, i);
+	} else {
+		rc = post_send(p, i);
+		if (!rc)
+			rc = wait_recv(p, i);
+	}
+	*us = (rp_now() - t0) * 1e6;
+	return rc;
+}
+
+/* The server's round trip i: wait, answer. */
+static int server_trip(struct ping *p, uint32_t i)
+{
+	int rc;
+
+	p->deadline = rp_now() + (double)p->o->timeout;
+	if (p->op == RP_OP_WRITE) {
+		rc = wait_tag(p, i);
+		if (!rc)
+			rc = post_write(p, i);
+	} else {
+		rc = wait_recv(p, i);
+		if (!rc)
+			rc = post_send(p, i);
+	}
+	return rc;
+}
+
+/* A failure once a stop signal came is its doing (the peer, stopped
+ * too, may have gone first): say so, for the exit status 130 or 143. */
+static int stopped(int rc)
+{
+	return rc && rp_session_stop ? RP_EINTERRUPTED : rc;
+}
+
+/* ---- the client ---- */
+
+static int client_hello(struct ping *p)
+{
+	uint8_t buf[RP_PROTO_MAX_MSG];
+	struct rp_hello h = {
+		.total = p->iters, .chunk = p->size, .window = 1,
+		.flags = RP_HELLO_PING, .op = p->op, .qps = 1,
+	};
+
+	rp_verbs_local(p->v, 0, &h.qp);
+	trace_hello("->", &h);
+	return send_msg(p, buf, rp_proto_pack_hello(buf, sizeof(buf), &h),
+			"HELLO");
+}
+
+/* FIN, and the server's ACK: it answered every round trip. */
+static int client_finish(struct ping *p)
+{
+	uint8_t buf[RP_PROTO_MAX_MSG], pl[RP_PROTO_MAX_PAYLOAD];
+	struct rp_fin fin = { .files = p->done, .bytes = 0 };
+	struct rp_result ack;
+	const char *why = NULL;
+	uint32_t len;
+	int rc;
+
+	trace_rounds("->", "FIN", p->done);
+	rc = send_msg(p, buf, rp_proto_pack_fin(buf, sizeof(buf), &fin),
+		      "FIN");
+	if (!rc)
+		rc = recv_msg(p, RP_MSG_ACK, pl, &len, ctrl_deadline(p), "ACK");
+	if (rc)
+		return rc;
+	if (rp_proto_unpack_result(pl, len, RP_MSG_ACK, &ack, &why)) {
+		RP_ERR("malformed ACK from %s: %s", p->peer, why ? why : "?");
+		return RP_EPROTO;
+	}
+	trace_rounds("<-", "ACK", ack.bytes);
+	if (ack.status != RP_ST_OK || ack.bytes != p->done) {
+		RP_ERR("%s answered %" PRIu64 " of %" PRIu32 " round trips "
+		       "(status %s)", p->peer, ack.bytes, p->done,
+		       rp_proto_status_name(ack.status));
+		return RP_EPROTO;
+	}
+	return 0;
+}
+
+static int client_run(struct ping *p, double *rtt)
+{
+	uint8_t pl[RP_PROTO_MAX_PAYLOAD];
+	struct rp_mr mr;
+	uint32_t rkey, len;
+	int rc = open_verbs(p, &rkey);
+
+	if (!rc)
+		rc = client_hello(p);
+	if (!rc)
+		rc = recv_msg(p, RP_MSG_MR, pl, &len, ctrl_deadline(p), "MR");
+	if (!rc)
+		rc = take_mr(p, pl, len, &mr);
+	if (!rc)
+		rc = rp_verbs_connect(p->v, &mr.qp, 1);
+	if (!rc && p->op == RP_OP_WRITE)
+		rc = send_mr(p, rkey);
+	for (uint32_t i = 0; !rc && i < p->iters; i++) {
+		rc = client_trip(p, i, &rtt[i]);
+		if (!rc)
+			p->done++;
+	}
+	if (!rc)
+		rc = client_finish(p);
+	return stopped(rc);
+}
+
+int rp_ping_client_fd(const struct rp_opts *o, int fd, const char *peer,
+		      struct rp_ping_result *res)
+{
+	struct ping p = {
+		.o = o, .fd = fd, .peer = peer, .op = o->ping_op,
+		.size = o->ping_size, .iters = o->ping_iters,
+	};
+	double *rtt = NULL;
+	int rc;
+
+	memset(res, 0, sizeof(*res));
+	snprintf(res->peer, sizeof(res->peer), "%s", peer);
+	rp_ctrl_tune(fd, o->timeout);
+	rc = rp_sys_calloc(&rtt, p.iters ? p.iters : 1, sizeof(*rtt),
+			   "round-trip times");
+	if (!rc)
+		rc = client_run(&p, rtt);
+	if (rc)
+		send_err(&p, rc);
+	rp_verbs_close(p.v);
+	rp_ctrl_close(&p.fd);
+	if (!rc) {
+		res->op = p.op;
+		res->size = p.size;
+		res->iterations = p.done;
+		rc = rp_ping_stats(rtt, p.done, &res->rtt);
+	}
+	free(rtt);
+	return rc;
+}
+
+int rp_ping_client(const struct rp_opts *o, struct rp_ping_result *res)
+{
+	char peer[80];
+	int fd = -1;
+	int rc = rp_ctrl_connect(o->host, o->port, rp_now() + o->timeout,
+				 &fd);
+
+	if (rc)
+		return rc;
+	snprintf(peer, sizeof(peer), "%s:%u", o->host, o->port);
+	return rp_ping_client_fd(o, fd, peer, res);
+}
+
+/* ---- the server ---- */
+
+/* A ping's HELLO, within our limits; anything else is refused saying
+ * what we are. */
+static int server_hello(struct ping *p, struct rp_hello *h)
+{
+	uint8_t pl[RP_PROTO_MAX_PAYLOAD];
+	const char *why = NULL;
+	uint32_t len;
+	int rc = recv_msg(p, RP_MSG_HELLO, pl, &len,
+			  rp_now() + rp_session_handshake_secs(p->o), "HELLO");
+
+	if (rc)
+		return rc;
+	if (rp_proto_unpack_hello(pl, len, h, &why)) {
+		RP_ERR("malformed HELLO from %s: %s", p->peer,
+		       why ? why : "?");
+		return RP_EPROTO;
+	}
+	if (!(h->flags & RP_HELLO_PING)) {
+		RP_ERR("%s sent a push's HELLO; this is a ping server: "
+		       "refusing", p->peer);
+		return RP_ENOTPUSH;
+	}
+	trace_hello("<-", h);
+	if ((h->op != RP_OP_SEND && h->op != RP_OP_WRITE) || h->qps != 1 ||
+	    h->total < 1 || h->total > RP_PING_MAX_ITERS ||
+	    h->chunk > RP_PING_MAX_SIZE) {
+		RP_ERR("%s asks for a ping outside our limits: op %s, %u QPs, "
+		       "%" PRIu64 " round trips of %u bytes (send or write, "
+		       "1 QP, 1..%u of 1..%u)", p->peer,
+		       rp_proto_op_name(h->op), h->qps, h->total, h->chunk,
+		       RP_PING_MAX_ITERS, RP_PING_MAX_SIZE);
+		return RP_ELIMIT;
+	}
+	p->op = h->op;
+	p->size = h->chunk;
+	p->iters = (uint32_t)h->total;
+	return 0;
+}
+
+/* The client's FIN says how many it did; ACK with how many we answered. */
+static int server_finish(struct ping *p)
+{
+	uint8_t buf[RP_PROTO_MAX_MSG], pl[RP_PROTO_MAX_PAYLOAD];
+	struct rp_result ack = { .status = RP_ST_OK, .bytes = p->done };
+	uint32_t len;
+	int rc = recv_msg(p, RP_MSG_FIN, pl, &len, ctrl_deadline(p), "FIN");
+
+	if (rc)
+		return rc;
+	trace_rounds("<-", "FIN", p->done);
+	trace_rounds("->", "ACK", p->done);
+	return send_msg(p, buf, rp_proto_pack_result(buf, sizeof(buf),
+						     RP_MSG_ACK, &ack), "ACK");
+}
+
+static int server_run(struct ping *p)
+{
+	uint8_t pl[RP_PROTO_MAX_PAYLOAD];
+	struct rp_hello h;
+	struct rp_mr mr;
+	uint32_t rkey, len;
+	int rc = server_hello(p, &h);
+
+	if (!rc)
+		rc = open_verbs(p, &rkey);
+	if (!rc)
+		rc = rp_verbs_connect(p->v, &h.qp, 1);
+	if (!rc)
+		rc = send_mr(p, rkey);
+	if (!rc && p->op == RP_OP_WRITE)
+		rc = recv_msg(p, RP_MSG_MR, pl, &len, ctrl_deadline(p),
+			      "MR (the client's buffer)");
+	if (!rc && p->op == RP_OP_WRITE)
+		rc = take_mr(p, pl, len, &mr);
+	for (uint32_t i = 0; !rc && i < p->iters; i++) {
+		rc = server_trip(p, i);
+		if (!rc)
+			p->done++;
+	}
+	if (!rc)
+		rc = server_finish(p);
+	return stopped(rc);
+}
+
+int rp_ping_serve_fd(const struct rp_opts *o, int fd, const char *peer)
+{
+	struct ping p = { .o = o, .fd = fd, .peer = peer, .server = true };
+	int rc;
+
+	rp_ctrl_tune(fd, o->timeout);
+	rc = server_run(&p);
+	if (rc)
+		send_err(&p, rc);
+	else
+		RP_INFO("answered %" PRIu32 " %s round trips of %" PRIu32
+			" bytes from %s", p.done, rp_proto_op_name(p.op),
+			p.size, peer);
+	rp_verbs_close(p.v);
+	rp_ctrl_close(&p.fd);
+	return rc;
+}

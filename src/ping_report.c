@@ -1,0 +1,197 @@
+// SPDX-License-Identifier: MIT
+/* rdmapush ping around the round trips: the statistics (pure), the
+ * client's report (text or one JSON object) and the server's listening
+ * loop (one client at a time). */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <errno.h>
+#include <json-c/json.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rdmapush/ctrl.h"
+#include "rdmapush/err.h"
+#include "rdmapush/ping.h"
+#include "rdmapush/session.h"
+#include "rdmapush/sys.h"
+#include "rdmapush/trace.h"
+
+/* ---- statistics ---- */
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a;
+	double y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Nearest rank: the smallest value with at least p% of them at or
+ * below it, so never an average of two, and with few values the
+ * largest (p99 of fewer than 100 is the max, as it should be: no
+ * sample lies above the 99th percentile's rank). */
+static double nearest_rank(const double *sorted, size_t n, unsigned int p)
+{
+	/* ceil(p * n / 100) in integers; n <= RP_PING_MAX_ITERS. */
+	size_t rank = (p * n + 99) / 100;
+
+	if (rank < 1)
+		rank = 1;
+	if (rank > n)
+		rank = n;
+	return sorted[rank - 1];
+}
+
+int rp_ping_stats(double *rtt, size_t n, struct rp_ping_stats *out)
+{
+	if (!rtt || !out || !n)
+		return RP_EINTERNAL;
+	qsort(rtt, n, sizeof(*rtt), cmp_double);
+	out->min = rtt[0];
+	out->max = rtt[n - 1];
+	out->median = n % 2 ? rtt[n / 2] : (rtt[n / 2 - 1] + rtt[n / 2]) / 2;
+	out->p99 = nearest_rank(rtt, n, 99);
+	return 0;
+}
+
+/* ---- report ---- */
+
+static int add(struct json_object *o, const char *k, struct json_object *v)
+{
+	if (!v)
+		return -ENOMEM;
+	if (json_object_object_add(o, k, v)) {
+		json_object_put(v);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* {min, median, p99, max}, each scaled by k (1: round trip; 0.5: the
+ * one-way estimate). */
+static struct json_object *stats_obj(const struct rp_ping_stats *s, double k)
+{
+	struct json_object *o = json_object_new_object();
+	int rc = 0;
+
+	if (!o)
+		return NULL;
+	rc |= add(o, "min", json_object_new_double(s->min * k));
+	rc |= add(o, "median", json_object_new_double(s->median * k));
+	rc |= add(o, "p99", json_object_new_double(s->p99 * k));
+	rc |= add(o, "max", json_object_new_double(s->max * k));
+	if (rc) {
+		json_object_put(o);
+		return NULL;
+	}
+	return o;
+}
+
+static int report_json(FILE *f, const struct rp_ping_result *r)
+{
+	struct json_object *o = json_object_new_object();
+	int rc = 0;
+
+	if (!o)
+		return -ENOMEM;
+	rc |= add(o, "type", json_object_new_string("ping"));
+	rc |= add(o, "peer", json_object_new_string(r->peer));
+	rc |= add(o, "op", json_object_new_string(rp_proto_op_name(r->op)));
+	rc |= add(o, "size", json_object_new_int64(r->size));
+	rc |= add(o, "iterations", json_object_new_int64(r->iterations));
+	rc |= add(o, "rtt_us", stats_obj(&r->rtt, 1.0));
+	rc |= add(o, "one_way_us", stats_obj(&r->rtt, 0.5));
+	if (!rc) {
+		fputs(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN),
+		      f);
+		fputc('\n', f);
+	}
+	json_object_put(o);
+	if (!rc && fflush(f))
+		rc = -EIO;
+	return rc;
+}
+
+int rp_ping_report(FILE *f, const struct rp_ping_result *r, bool json)
+{
+	const struct rp_ping_stats *s = &r->rtt;
+
+	if (json)
+		return report_json(f, r);
+	fprintf(f, "rdmapush ping: %s, %u round trips of %u bytes (--op "
+		"%s)\n", r->peer, r->iterations, r->size,
+		rp_proto_op_name(r->op));
+	fprintf(f, "  round trip (us):           min %.2f  median %.2f  "
+		"p99 %.2f  max %.2f\n", s->min, s->median, s->p99, s->max);
+	fprintf(f, "  one way, estimated RTT/2:  min %.2f  median %.2f  "
+		"p99 %.2f  max %.2f\n", s->min / 2, s->median / 2,
+		s->p99 / 2, s->max / 2);
+	return fflush(f) ? -EIO : 0;
+}
+
+/* ---- the server's loop ---- */
+
+/* Until a client is there: 0 with *fd, or RP_EINTERRUPTED at a stop
+ * signal; transient accept failures are retried after a pause. */
+static int next_client(int lfd, int *fd, char *peer, size_t len)
+{
+	struct pollfd pfd = { .fd = lfd, .events = POLLIN };
+
+	for (;;) {
+		int rc;
+
+		if (rp_session_stop)
+			return RP_EINTERRUPTED;
+		if (poll(&pfd, 1, 1000) <= 0)
+			continue;	/* a signal, or a second gone */
+		rc = rp_ctrl_accept(lfd, fd, peer, len);
+		if (!rc)
+			return 0;
+		if (rc == -EAGAIN)
+			continue;
+		RP_ERR("accept: %s", strerror(-rc));
+		if (rc != -EMFILE && rc != -ENFILE && rc != -ENOBUFS &&
+		    rc != -ENOMEM)
+			return rc;
+		(void)poll(NULL, 0, 100);
+	}
+}
+
+int rp_ping_server(const struct rp_opts *o)
+{
+	char peer[80];
+	int lfd = -1;
+	int fd = -1;
+	int rc;
+
+	rp_session_signals();
+	rc = rp_ctrl_listen(o->bind_addr, o->port, &lfd);
+	if (!rc)
+		rc = rp_sys_nonblock(lfd, "listening socket");
+	if (rc) {
+		rp_ctrl_close(&lfd);
+		return rc;
+	}
+	RP_INFO("ping server listening on port %u (one client at a time%s)",
+		o->port, o->once ? ", once" : "");
+	for (;;) {
+		rc = next_client(lfd, &fd, peer, sizeof(peer));
+		if (rc)
+			break;
+		RP_EV("ctrl", "accept", "ping client {peer} connected",
+		      EV_S("peer", peer));
+		rc = rp_ping_serve_fd(o, fd, peer);
+		if (o->once || rp_session_stop)
+			break;
+	}
+	rp_ctrl_close(&lfd);
+	/* A stop signal ends a server of many clients well. */
+	if (rp_session_stop && !o->once) {
+		RP_INFO("stopped by signal %d", (int)rp_session_stop);
+		return 0;
+	}
+	return rc;
+}

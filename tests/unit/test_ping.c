@@ -1,0 +1,400 @@
+// SPDX-License-Identifier: MIT
+/* Unit tests of rdmapush ping: the statistics, and whole pings (client and
+ * server threads over a socketpair and the in-memory fabric), their
+ * failures, and the refusals between a ping and a push. */
+#include <fcntl.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "capture.h"
+#include "rdmapush/err.h"
+#include "rdmapush/fabric_mem.h"
+#include "rdmapush/opts.h"
+#include "rdmapush/ping.h"
+#include "rdmapush/session.h"
+#include "rdmapush/trace.h"
+
+/* ---- statistics ---- */
+
+static void test_stats_one(void **state)
+{
+	double v[1] = { 7.5 };
+	struct rp_ping_stats s;
+
+	(void)state;
+	assert_int_equal(rp_ping_stats(v, 1, &s), 0);
+	assert_true(s.min == 7.5 && s.median == 7.5 && s.p99 == 7.5 &&
+		    s.max == 7.5);
+	assert_int_equal(rp_ping_stats(v, 0, &s), RP_EINTERNAL);
+	assert_int_equal(rp_ping_stats(NULL, 1, &s), RP_EINTERNAL);
+}
+
+static void test_stats_small(void **state)
+{
+	double odd[5] = { 9, 1, 5, 3, 7 };
+	double even[4] = { 4, 1, 3, 2 };
+	double fifty[50];
+	struct rp_ping_stats s;
+
+	(void)state;
+	assert_int_equal(rp_ping_stats(odd, 5, &s), 0);
+	/* Sorted in place. */
+	for (int i = 0; i < 5; i++)
+		assert_true(odd[i] == 1 + 2 * i);
+	assert_true(s.min == 1 && s.median == 5 && s.max == 9);
+	/* Fewer than 100: nothing is above the 99th's rank but the max. */
+	assert_true(s.p99 == 9);
+
+	assert_int_equal(rp_ping_stats(even, 4, &s), 0);
+	assert_true(s.median == 2.5);
+	assert_true(s.p99 == 4);
+
+	for (int i = 0; i < 50; i++)
+		fifty[i] = 100 - i;
+	assert_int_equal(rp_ping_stats(fifty, 50, &s), 0);
+	assert_true(s.min == 51 && s.max == 100 && s.p99 == 100);
+	assert_true(s.median == 75.5);
+}
+
+static void test_stats_p99(void **state)
+{
+	double *v = malloc(1000 * sizeof(*v));
+	struct rp_ping_stats s;
+
+	(void)state;
+	assert_non_null(v);
+	/* 1..1000 in reverse: p99 is the 990th smallest, 990. */
+	for (int i = 0; i < 1000; i++)
+		v[i] = 1000 - i;
+	assert_int_equal(rp_ping_stats(v, 1000, &s), 0);
+	assert_true(s.p99 == 990);
+	assert_true(s.median == 500.5);
+	/* 200 values: rank ceil(198) = 198. */
+	for (int i = 0; i < 200; i++)
+		v[i] = i + 1;
+	assert_int_equal(rp_ping_stats(v, 200, &s), 0);
+	assert_true(s.p99 == 198);
+	/* 101 values: rank ceil(99.99) = 100, not the max. */
+	for (int i = 0; i < 101; i++)
+		v[i] = i;
+	assert_int_equal(rp_ping_stats(v, 101, &s), 0);
+	assert_true(s.p99 == 99 && s.max == 100);
+	free(v);
+}
+
+/* ---- command line ---- */
+
+static int parse(struct rp_opts *o, int argc, const char **argv)
+{
+	int rc;
+
+	capture_start();
+	rc = rp_opts_parse(o, argc, (char **)argv);
+	capture_end();
+	return rc;
+}
+
+static void test_ping_opts(void **state)
+{
+	const char *dflt[] = { "rdmapush", "ping", "host-b" };
+	const char *srv[] = { "rdmapush", "ping", "--server", "-1", "-p",
+			      "9000", "-b", "10.0.0.1" };
+	const char *all[] = { "rdmapush", "ping", "-n", "1000000", "-s", "1M",
+			      "--op", "write", "-J", "-T", "3", "h" };
+	const char *bad[][5] = {
+		{ "rdmapush", "ping", "-n", "0", "h" },
+		{ "rdmapush", "ping", "-n", "1000001", "h" },
+		{ "rdmapush", "ping", "-s", "0", "h" },
+		{ "rdmapush", "ping", "-s", "1025K", "h" },
+		{ "rdmapush", "ping", "--op", "read", "h" },
+		{ "rdmapush", "ping", "--once", "h", NULL },
+		{ "rdmapush", "ping", "--server", "h", NULL },
+		{ "rdmapush", "ping", "h", "i", NULL },
+		{ "rdmapush", "ping", "-r", "h", NULL },
+	};
+	struct rp_opts o;
+
+	(void)state;
+	assert_int_equal(parse(&o, 3, dflt), 0);
+	assert_int_equal(o.mode, RP_MODE_PING);
+	assert_false(o.ping_server);
+	assert_int_equal(o.port, RP_PING_DEFAULT_PORT);
+	assert_int_equal(o.ping_iters, 1000);
+	assert_int_equal(o.ping_size, 2);
+	assert_int_equal(o.ping_op, RP_OP_SEND);
+	assert_string_equal(o.host, "host-b");
+
+	assert_int_equal(parse(&o, 8, srv), 0);
+	assert_true(o.ping_server && o.once);
+	assert_int_equal(o.port, 9000);
+	assert_string_equal(o.bind_addr, "10.0.0.1");
+
+	assert_int_equal(parse(&o, 12, all), 0);
+	assert_int_equal(o.ping_iters, 1000000);
+	assert_int_equal(o.ping_size, 1u << 20);
+	assert_int_equal(o.ping_op, RP_OP_WRITE);
+	assert_true(o.json);
+	assert_int_equal(o.timeout, 3);
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		assert_int_equal(parse(&o, bad[i][4] ? 5 : 4, bad[i]),
+				 RP_EUSAGE);
+	assert_int_equal(RP_PING_DEFAULT_PORT, 18501);
+}
+
+/* ---- whole pings ---- */
+
+static void opts(struct rp_opts *o, int argc, const char **argv)
+{
+	assert_int_equal(rp_opts_parse(o, argc, (char **)argv), 0);
+}
+
+struct server_job {
+	struct rp_opts o;
+	int fd;
+	int rc;
+};
+
+static void *server_main(void *arg)
+{
+	struct server_job *j = arg;
+
+	j->rc = rp_ping_serve_fd(&j->o, j->fd, "test-client");
+	return NULL;
+}
+
+/* A ping of iters round trips of size bytes with op, the server on a
+ * thread; returns the client's result code, *src the server's. */
+static int run_ping(const char *op, const char *iters, const char *size,
+		    struct rp_ping_result *res, int *src)
+{
+	const char *cargv[] = { "rdmapush", "ping", "--op", op, "-n", iters,
+				"-s", size, "-T", "5", "h" };
+	const char *sargv[] = { "rdmapush", "ping", "--server", "-T", "5" };
+	struct server_job j;
+	struct rp_opts co;
+	pthread_t t;
+	int sp[2];
+	int rc;
+
+	opts(&co, 11, cargv);
+	opts(&j.o, 5, sargv);
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sp), 0);
+	j.fd = sp[1];
+	assert_int_equal(pthread_create(&t, NULL, server_main, &j), 0);
+	rc = rp_ping_client_fd(&co, sp[0], "test-server", res);
+	assert_int_equal(pthread_join(t, NULL), 0);
+	*src = j.rc;
+	return rc;
+}
+
+static void check_ping(const char *op, const char *size)
+{
+	struct rp_ping_result res;
+	struct rp_fab_stats st;
+	int src;
+
+	rp_fab_reset();
+	assert_int_equal(run_ping(op, "50", size, &res, &src), 0);
+	assert_int_equal(src, 0);
+	assert_int_equal(res.iterations, 50);
+	assert_int_equal(res.size, strtoul(size, NULL, 10));
+	assert_string_equal(rp_proto_op_name(res.op), op);
+	assert_true(res.rtt.min > 0);
+	assert_true(res.rtt.min <= res.rtt.median);
+	assert_true(res.rtt.median <= res.rtt.p99);
+	assert_true(res.rtt.p99 <= res.rtt.max);
+	rp_fab_stats(&st);
+	/* Every round trip is one message each way, and nothing else. */
+	if (!strcmp(op, "write")) {
+		assert_int_equal(st.plain_writes, 100);
+		assert_int_equal(st.writes + st.sends, 0);
+	} else {
+		assert_int_equal(st.sends, 100);
+		assert_int_equal(st.writes + st.plain_writes, 0);
+	}
+	assert_int_equal(st.bytes, 100 * res.size);
+	assert_int_equal(st.open, 0);
+	assert_int_equal(st.rings, 0);
+}
+
+static void test_ping_send(void **state)
+{
+	(void)state;
+	check_ping("send", "1");
+	check_ping("send", "2");
+	check_ping("send", "4096");
+	check_ping("send", "65536");
+}
+
+static void test_ping_write(void **state)
+{
+	(void)state;
+	check_ping("write", "1");
+	check_ping("write", "2");
+	check_ping("write", "4096");
+	check_ping("write", "65536");
+}
+
+/* The server dies mid-ping (its QP in ERROR): both give up at once with a
+ * transport error, the client included, well before --timeout. */
+static void test_server_dies(void **state)
+{
+	struct rp_ping_result res;
+	double t0 = rp_now();
+	int src, rc;
+
+	(void)state;
+	rp_fab_reset();
+	rp_fab_fault(RP_FAB_RECEIVER, RP_FAB_KILL, 20);
+	capture_start();
+	rc = run_ping("write", "1000", "64", &res, &src);
+	capture_end();
+	assert_int_not_equal(rc, 0);
+	assert_int_not_equal(src, 0);
+	assert_int_equal(rp_err_exit_code(rc), RP_EXIT_TRANSPORT);
+	assert_true(rp_now() - t0 < 4.0);
+}
+
+static void on_post(enum rp_fab_side side, uint64_t nth, void *arg)
+{
+	(void)arg;
+	if (side == RP_FAB_SENDER && nth == 30)
+		rp_session_stop = SIGINT;
+}
+
+/* SIGINT mid-ping: both busy loops see the flag and stop. */
+static void test_stop_signal(void **state)
+{
+	struct rp_ping_result res;
+	int src, rc, code;
+
+	(void)state;
+	rp_fab_reset();
+	rp_fab_set_hook(on_post, NULL);
+	capture_start();
+	rc = run_ping("send", "100000", "8", &res, &src);
+	capture_end();
+	rp_fab_set_hook(NULL, NULL);
+	code = rp_session_exit_code(rc);
+	rp_session_stop = 0;
+	assert_int_equal(rc, RP_EINTERRUPTED);
+	assert_int_equal(code, 130);
+	assert_int_equal(src, RP_EINTERRUPTED);
+}
+
+struct recv_job {
+	struct rp_opts o;
+	int dirfd;
+	int fd;
+	int rc;
+};
+
+static void *recv_main(void *arg)
+{
+	struct recv_job *j = arg;
+	struct rp_outcome out;
+
+	j->rc = rp_session_recv_one(&j->o, NULL, j->dirfd, j->fd,
+				    "test-client", NULL, &out);
+	return NULL;
+}
+
+/* A ping to a file receiver: refused, saying what it is. */
+static void test_receiver_refuses_ping(void **state)
+{
+	const char *cargv[] = { "rdmapush", "ping", "-T", "5", "h" };
+	const char *rargv[] = { "rdmapush", "recv", "-T", "5" };
+	struct rp_ping_result res;
+	struct rp_opts co;
+	struct recv_job j;
+	const char *err;
+	pthread_t t;
+	int sp[2], rc;
+
+	(void)state;
+	rp_fab_reset();
+	opts(&co, 5, cargv);
+	opts(&j.o, 4, rargv);
+	j.dirfd = open(".", O_RDONLY | O_DIRECTORY);
+	assert_true(j.dirfd >= 0);
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sp), 0);
+	j.fd = sp[1];
+	capture_start();
+	assert_int_equal(pthread_create(&t, NULL, recv_main, &j), 0);
+	rc = rp_ping_client_fd(&co, sp[0], "test-receiver", &res);
+	assert_int_equal(pthread_join(t, NULL), 0);
+	err = capture_end();
+	close(j.dirfd);
+	assert_int_equal(j.rc, RP_ENOTPING);
+	assert_int_equal(rc, RP_EREFUSED);
+	assert_int_equal(rp_err_exit_code(rc), RP_EXIT_PROTO);
+	assert_non_null(strstr(err, "this is an rdmapush file receiver, not "
+			       "a ping server"));
+}
+
+/* A push to a ping server: refused, saying what it is. */
+static void test_ping_server_refuses_push(void **state)
+{
+	char path[] = "/tmp/rp-ping-test.XXXXXX";
+	const char *sargv[] = { "rdmapush", "send", "-T", "5", path, "h" };
+	const char *pargv[] = { "rdmapush", "ping", "--server", "-T", "5" };
+	struct rp_outcome out;
+	struct server_job j;
+	struct rp_opts so;
+	const char *err;
+	pthread_t t;
+	int sp[2], rc, fd;
+
+	(void)state;
+	rp_fab_reset();
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "hello\n", 6), 6);
+	close(fd);
+	opts(&so, 6, sargv);
+	opts(&j.o, 5, pargv);
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sp), 0);
+	j.fd = sp[1];
+	capture_start();
+	assert_int_equal(pthread_create(&t, NULL, server_main, &j), 0);
+	rc = rp_session_send_fd(&so, sp[0], "test-ping-server", &out);
+	assert_int_equal(pthread_join(t, NULL), 0);
+	err = capture_end();
+	unlink(path);
+	assert_int_equal(j.rc, RP_ENOTPUSH);
+	assert_int_equal(rc, RP_EREFUSED);
+	assert_non_null(strstr(err, "this is an rdmapush ping server, not "
+			       "a file receiver"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_stats_one),
+		cmocka_unit_test(test_stats_small),
+		cmocka_unit_test(test_stats_p99),
+		cmocka_unit_test(test_ping_opts),
+		cmocka_unit_test(test_ping_send),
+		cmocka_unit_test(test_ping_write),
+		cmocka_unit_test(test_server_dies),
+		cmocka_unit_test(test_stop_signal),
+		cmocka_unit_test(test_receiver_refuses_ping),
+		cmocka_unit_test(test_ping_server_refuses_push),
+	};
+
+	rp_trace_init(getenv("RP_TEST_TRACE") ? RP_V_TRACE : RP_V_QUIET,
+		      "test");
+	rp_session_signals();
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
