@@ -13,8 +13,11 @@
 #     no two labels overlap and none leaves the picture.
 # A missing chromium is a failure, not a skip.
 #
-# usage: tests/render/chromium.sh [RDMAPUSH]   (default: ./rdmapush, e.g.
-#        from the build directory: tests/render/chromium.sh ./rdmapush)
+# usage: tests/render/chromium.sh [RDMAPUSH [SENDER.jsonl RECEIVER.jsonl]]
+#        (default: ./rdmapush, e.g. from the build directory:
+#        tests/render/chromium.sh ./rdmapush); with a pair of traces
+#        (tests/e2e/push_render.sh's, from the lab) only that pair, whose
+#        texts must show HELLO, MR, FIN and an ACK.
 #        CHROMIUM=/path/to/chromium to use another browser binary.
 # Exit 0 all good, 1 a check failed (or chromium missing), 99 no rdmapush.
 
@@ -47,9 +50,16 @@ svg_height() {
 	sed -n 's/^<svg [^>]* height="\([0-9]*\)".*/\1/p' "$1" | head -n 1
 }
 
-for n in push1 push2 push8 failed many lab-qps2; do
+pairs="push1 push2 push8 failed many lab-qps2"
+if [ $# -ge 3 ]; then
+	pairs=given
+	cp "$2" "$tmp/given.send.jsonl" && cp "$3" "$tmp/given.recv.jsonl" || exit 99
+fi
+for n in $pairs; do
 	svg=$tmp/$n.svg
-	if ! "$bin" render "$here/$n.send.jsonl" "$here/$n.recv.jsonl" -o "$svg"; then
+	dir=$here
+	[ $n = given ] && dir=$tmp
+	if ! "$bin" render "$dir/$n.send.jsonl" "$dir/$n.recv.jsonl" -o "$svg"; then
 		bad "$n: rdmapush render failed"
 		continue
 	fi
@@ -58,6 +68,7 @@ for n in push1 push2 push8 failed many lab-qps2; do
 	# 1. The SVG as Chromium parsed it.
 	headless --dump-dom "file://$svg" >"$tmp/$n.dom"
 	case $n in
+	given) want="HELLO  qpn 0x|MR  rkey 0x|FIN  1 files|ended with ACK: status 0" ;;
 	many) want="FILE/FEND/FACK × 1200|400 acknowledged, 0 failed|FIN  400 files, 1.1 MiB" ;;
 	failed) want="ERR status 6 (EXIST)|in/<script>alert('x')</script> & <b>bold</b>.txt" ;;
 	push1) want="HELLO  qpn 0x11  psn 0x5a3f21|MR  rkey 0x1a2c  qpn 0x22  psn 0xc0ffee|FIN  1 files, 10.0 MiB|ACK status 0 (OK), 10.0 MiB|DATA PHASE (RDMA)" ;;
