@@ -17,6 +17,7 @@
 #include "rdmapush/opts.h"
 #include "rdmapush/ping.h"
 #include "rdmapush/preflight.h"
+#include "rdmapush/render.h"
 #include "rdmapush/report.h"
 #include "rdmapush/server.h"
 #include "rdmapush/session.h"
@@ -190,6 +191,10 @@ int main(int argc, char **argv)
 		return rp_devices_run(&o);
 	case RP_MODE_PING:
 		return ping(&o);
+	case RP_MODE_RENDER:
+		/* Each error is said where it is found, naming the file. */
+		return rp_err_exit_code(rp_render(o.render_send, o.render_recv,
+						  o.render_out));
 	default:
 		rp_opts_usage(stderr, RP_MODE_NONE);
 		return RP_EXIT_USAGE;

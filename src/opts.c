@@ -511,9 +511,11 @@ static int parse_help(struct rp_opts *o, int argc, char **argv)
 		o->help_for = RP_MODE_DEVICES;
 	else if (!strcmp(argv[2], "ping"))
 		o->help_for = RP_MODE_PING;
+	else if (!strcmp(argv[2], "render"))
+		o->help_for = RP_MODE_RENDER;
 	else
 		return usage_error(NULL, "no help for '%s': try send, recv, "
-				   "keygen, devices or ping", argv[2]);
+				   "keygen, devices, ping or render", argv[2]);
 	return 0;
 }
 
@@ -600,7 +602,7 @@ int rp_opts_parse(struct rp_opts *o, int argc, char **argv)
 	set_defaults(o);
 	if (argc < 2 || !argv[1])
 		return usage_error(NULL, "missing command: send, recv, keygen, "
-				   "ping or help");
+				   "devices, ping, render or help");
 	cmd = argv[1];
 	if (!strcmp(cmd, "send"))
 		return parse_sub(o, RP_MODE_SEND, argc - 1, argv + 1);
@@ -612,6 +614,8 @@ int rp_opts_parse(struct rp_opts *o, int argc, char **argv)
 		return parse_devices(o, argc - 1, argv + 1);
 	if (!strcmp(cmd, "ping"))
 		return rp_opts_parse_ping(o, argc - 1, argv + 1);
+	if (!strcmp(cmd, "render"))
+		return rp_opts_parse_render(o, argc, argv);
 	if (!strcmp(cmd, "help") || !strcmp(cmd, "--help") ||
 	    !strcmp(cmd, "-h"))
 		return parse_help(o, argc, argv);
@@ -626,7 +630,7 @@ int rp_opts_parse(struct rp_opts *o, int argc, char **argv)
 		return usage_error(NULL, "unknown option '%s' %s", cmd,
 				   "(options follow send or recv)");
 	return usage_error(NULL, "unknown command '%s': use send, recv, "
-			   "keygen or ping", cmd);
+			   "keygen, devices, ping or render", cmd);
 }
 
 /* --- help text ----------------------------------------------------------- */
@@ -638,7 +642,8 @@ static const char help_overview[] =
 	"       rdmapush keygen FILE\n"
 	"       rdmapush devices [--for HOST] [--json] [-d DEV]\n"
 	"       rdmapush ping --server | rdmapush ping [OPTION]... HOST\n"
-	"       rdmapush help [send|recv|keygen|devices|ping]\n"
+	"       rdmapush render SENDER.jsonl RECEIVER.jsonl -o FILE.svg\n"
+	"       rdmapush help [send|recv|keygen|devices|ping|render]\n"
 	"       rdmapush --help | --version\n"
 	"\n"
 	"Push files and directories from one machine to another over RDMA,\n"
@@ -654,6 +659,7 @@ static const char help_overview[] =
 	"  devices        show the RDMA devices, ports and GIDs, and with\n"
 	"                 --for HOST the GID rdmapush would use for HOST\n"
 	"  ping           measure RDMA round-trip latency (--server: answer)\n"
+	"  render         draw two --trace-json files as one SVG picture\n"
 	"  help [CMD]     show this help, or that of a command\n"
 	"\n"
 	"Options:\n"
@@ -839,6 +845,9 @@ void rp_opts_usage(FILE *f, enum rp_mode mode)
 		break;
 	case RP_MODE_PING:
 		rp_opts_ping_usage(f);
+		return;
+	case RP_MODE_RENDER:
+		rp_opts_render_usage(f);
 		return;
 	default:
 		fputs(help_overview, f);

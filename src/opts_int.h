@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * opts.c's own helpers, shared with opts_ping.c (rdmapush ping's options)
- * so that each file stays short; not an interface for anything else.
+ * and opts_render.c (render's) so that each file stays short; not an
+ * interface for anything else.
  * Each usage error prints one line and a hint, then returns RP_EUSAGE.
  */
 #ifndef RDMAPUSH_OPTS_INT_H
@@ -51,5 +52,9 @@ const char *host_hint(const char *h);
 /* rdmapush ping (opts_ping.c): argv after "rdmapush"; 0 or RP_EUSAGE. */
 int rp_opts_parse_ping(struct rp_opts *o, int argc, char **argv);
 void rp_opts_ping_usage(FILE *f);
+
+/* rdmapush render (opts_render.c): the whole argv; 0 or RP_EUSAGE. */
+int rp_opts_parse_render(struct rp_opts *o, int argc, char **argv);
+void rp_opts_render_usage(FILE *f);
 
 #endif

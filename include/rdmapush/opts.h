@@ -24,6 +24,7 @@ enum rp_mode {
 	RP_MODE_HELP,		/* --help, possibly for one subcommand */
 	RP_MODE_VERSION,
 	RP_MODE_KEYGEN,		/* write a new key file (o->file) */
+	RP_MODE_RENDER,		/* two --trace-json files -> one SVG */
 	RP_MODE_DEVICES,	/* list devices, ports, GIDs (o->devices_for) */
 	RP_MODE_PING,		/* latency ping-pong, client or --server */
 };
@@ -75,6 +76,10 @@ struct rp_opts {
 	uint32_t ping_iters;	/* -n: round trips */
 	uint32_t ping_size;	/* -s: bytes each way */
 	uint8_t ping_op;	/* --op send|write: enum rp_data_op */
+	/* render */
+	const char *render_send;	/* SENDER.jsonl */
+	const char *render_recv;	/* RECEIVER.jsonl */
+	const char *render_out;		/* -o FILE.svg, "-": stdout */
 };
 
 /*

@@ -505,12 +505,13 @@ static void test_messages(void **state)
 				         "over 256.00 MiB"));
 	assert_int_equal(CAPTURE(&o, "push"), RP_EUSAGE);
 	assert_string_equal(captured, "rdmapush: unknown command 'push': "
-				      "use send, recv, keygen or ping\n"
+				      "use send, recv, keygen, devices, ping "
+				      "or render\n"
 				      "Try 'rdmapush --help'.\n");
 	assert_int_equal(CAPTURE(&o, NULL), RP_EUSAGE);
 	assert_string_equal(captured,
-			    "rdmapush: missing command: send, recv, keygen, ping or "
-			    "help\n"
+			    "rdmapush: missing command: send, recv, keygen, "
+			    "devices, ping, render or help\n"
 			    "Try 'rdmapush --help'.\n");
 	/* Success prints nothing. */
 	assert_int_equal(CAPTURE(&o, "send", "f", "h"), 0);

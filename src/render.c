@@ -1,0 +1,650 @@
+// SPDX-License-Identifier: MIT
+/* rdmapush render: reads the two --trace-json files, pairs their messages
+ * (the k-th "out" of type X on one side is the k-th "in" of X on the
+ * other), merges both sides into rows and writes the SVG atomically. */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "rdmapush/err.h"
+#include "rdmapush/render.h"
+#include "render_int.h"
+
+
+/* One line "rdmapush render: ..." on stderr: the error, said once. */
+static void __attribute__((format(printf, 1, 2))) fail(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	fputs("rdmapush render: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+}
+
+/* --- reading one trace --------------------------------------------------- */
+
+static const struct {
+	const char *name;
+	enum rr_kind kind;
+} kinds[] = {
+	{ "device.open", RR_DEVICE }, { "pd.alloc", RR_PD_ALLOC },
+	{ "pd.dealloc", RR_PD_DEALLOC }, { "cq.create", RR_CQ_CREATE },
+	{ "cq.destroy", RR_CQ_DESTROY }, { "mr.reg", RR_MR_REG },
+	{ "mr.dereg", RR_MR_DEREG }, { "qp.create", RR_QP_CREATE },
+	{ "qp.modify", RR_QP_MODIFY }, { "qp.error", RR_QP_ERROR },
+	{ "qp.destroy", RR_QP_DESTROY }, { "msg", RR_MSG },
+	{ "phase", RR_PHASE }, { "data.summary", RR_SUMMARY },
+	{ "error", RR_ERROR },
+};
+
+static int kind_of(const char *k)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		if (!strcmp(kinds[i].name, k))
+			return (int)kinds[i].kind;
+	return -1;
+}
+
+/* Parse one line into a JSON object; NULL after saying why. */
+static json_object *parse_line(const char *path, long ln, const char *line,
+			       size_t len)
+{
+	json_tokener *tok = json_tokener_new();
+	json_object *o;
+	enum json_tokener_error e;
+	size_t end;
+
+	if (!tok) {
+		fail("%s:%ld: out of memory", path, ln);
+		return NULL;
+	}
+	o = json_tokener_parse_ex(tok, line, (int)len);
+	e = json_tokener_get_error(tok);
+	end = json_tokener_get_parse_end(tok);
+	json_tokener_free(tok);
+	if (!o || e != json_tokener_success) {
+		fail("%s:%ld: not JSON: %s", path, ln,
+		     e == json_tokener_continue ? "the object is cut short" :
+		     json_tokener_error_desc(e));
+		json_object_put(o);
+		return NULL;
+	}
+	while (end < len && strchr(" \t\r\n", line[end]))
+		end++;
+	if (end < len || !json_object_is_type(o, json_type_object)) {
+		fail("%s:%ld: not one JSON object per line", path, ln);
+		json_object_put(o);
+		return NULL;
+	}
+	return o;
+}
+
+/* Check v and kind; 1: an event to keep, 0: skip it, <0: error. */
+static int check_line(const char *path, long ln, json_object *o,
+		      const char **kind)
+{
+	json_object *v, *k;
+	int64_t ver;
+
+	if (!json_object_object_get_ex(o, "v", &v) ||
+	    !json_object_is_type(v, json_type_int)) {
+		fail("%s:%ld: no schema version \"v\": not an rdmapush "
+		     "--trace-json line", path, ln);
+		return RP_EPROTO;
+	}
+	ver = json_object_get_int64(v);
+	if (ver != 1) {
+		fail("%s:%ld: trace schema version %" PRId64 "; this rdmapush "
+		     "reads version 1", path, ln, ver);
+		return RP_EVERSION;
+	}
+	if (!json_object_object_get_ex(o, "kind", &k) ||
+	    !json_object_is_type(k, json_type_string)) {
+		fail("%s:%ld: no \"kind\": not an rdmapush --trace-json line",
+		     path, ln);
+		return RP_EPROTO;
+	}
+	*kind = json_object_get_string(k);
+	return 1;
+}
+
+static double num(json_object *o, const char *k, double dflt)
+{
+	json_object *m;
+
+	if (!json_object_object_get_ex(o, k, &m))
+		return dflt;
+	if (!json_object_is_type(m, json_type_double) &&
+	    !json_object_is_type(m, json_type_int))
+		return dflt;
+	return json_object_get_double(m);
+}
+
+/* A whole trace as lines (each a reference), in file order. */
+struct lines {
+	json_object **o;
+	size_t n, cap;
+};
+
+static void lines_free(struct lines *l)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		json_object_put(l->o[i]);
+	free(l->o);
+	l->o = NULL;
+	l->n = l->cap = 0;
+}
+
+static int lines_push(struct lines *l, json_object *o)
+{
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 256;
+		json_object **p = realloc(l->o, cap * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		l->o = p;
+		l->cap = cap;
+	}
+	l->o[l->n++] = o;
+	return 0;
+}
+
+static int read_lines(const char *path, struct lines *l)
+{
+	FILE *f = fopen(path, "r");
+	char *buf = NULL;
+	size_t cap = 0;
+	ssize_t len;
+	long ln = 0;
+	int rc = 0;
+
+	if (!f) {
+		rc = -errno;
+		fail("cannot open %s: %s", path, strerror(-rc));
+		return rc;
+	}
+	errno = 0;
+	while ((len = getline(&buf, &cap, f)) >= 0) {
+		json_object *o;
+		const char *kind;
+
+		ln++;
+		if (strspn(buf, " \t\r\n") == (size_t)len)
+			continue;
+		o = parse_line(path, ln, buf, (size_t)len);
+		if (!o) {
+			rc = RP_EPROTO;
+			break;
+		}
+		rc = check_line(path, ln, o, &kind);
+		if (rc >= 0)
+			rc = lines_push(l, o);
+		if (rc < 0) {
+			json_object_put(o);
+			break;
+		}
+	}
+	if (!rc && ferror(f)) {
+		rc = errno ? -errno : -EIO;
+		fail("cannot read %s: %s", path, strerror(-rc));
+	}
+	free(buf);
+	fclose(f);
+	if (!rc && !l->n) {
+		fail("%s: no events: not an rdmapush --trace-json file", path);
+		rc = RP_EPROTO;
+	}
+	return rc;
+}
+
+static const char *line_str(json_object *o, const char *k)
+{
+	return rr_str(o, k);
+}
+
+static int64_t line_pid(json_object *o)
+{
+	int64_t pid = 0;
+
+	(void)rr_int(o, "pid", &pid);
+	return pid;
+}
+
+static bool is_hello(json_object *o)
+{
+	json_object *f;
+	const char *type;
+
+	if (strcmp(line_str(o, "kind"), "msg"))
+		return false;
+	if (!json_object_object_get_ex(o, "f", &f))
+		return false;
+	type = rr_str(f, "type");
+	return type && !strcmp(type, "HELLO");
+}
+
+/*
+ * The transfer to draw: a receiver's file holds one per child (pid).
+ * Keep the pid of the first HELLO; 0 when the file has no HELLO.
+ */
+static int64_t pick_pid(const struct lines *l, size_t *transfers)
+{
+	int64_t first = 0, last = 0;
+	size_t i;
+
+	*transfers = 0;
+	for (i = 0; i < l->n; i++) {
+		int64_t pid = line_pid(l->o[i]);
+
+		if (!is_hello(l->o[i]) || (*transfers && pid == last))
+			continue;
+		if (!*transfers)
+			first = pid;
+		if (pid != last)
+			(*transfers)++;
+		last = pid;
+	}
+	return *transfers ? first : 0;
+}
+
+/* --- one side's events --------------------------------------------------- */
+
+static int push_ev(struct rr_side *s, const struct rr_ev *e)
+{
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? s->cap * 2 : 128;
+		struct rr_ev *p = realloc(s->ev, cap * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		s->ev = p;
+		s->cap = cap;
+	}
+	s->ev[s->n++] = *e;
+	return 0;
+}
+
+/* post/wc are not drawn one by one: counted for a data row's fallback. */
+static void count_datapath(struct rr_side *s, const char *kind,
+			   json_object *f, double t)
+{
+	const char *op = rr_str(f, "op");
+
+	if (!strcmp(kind, "post") && op && strcmp(op, "RECV")) {
+		if (!strcmp(op, "RDMA_READ"))
+			s->posts_read++;
+		else if (strstr(op, "IMM") && s->role[0] == 'r')
+			s->posts_credit++;
+		else
+			s->posts_data++;
+		if (!s->seen_post)
+			s->data_t0 = t;
+		s->seen_post = true;
+	}
+	if (!strcmp(kind, "wc") && s->seen_post)
+		s->data_t1 = t;
+}
+
+/* "msg.qps" carries QP1.. of the HELLO or MR just before it. */
+static void attach_more(struct rr_side *s, json_object *f)
+{
+	const char *type = rr_str(f, "type");
+	size_t i;
+
+	for (i = s->n; type && i-- > 0;)
+		if (s->ev[i].kind == RR_MSG && !strcmp(s->ev[i].type, type)) {
+			s->ev[i].more = f;
+			return;
+		}
+}
+
+/* Keeps the phase names' changes only: a run of files may repeat one. */
+static bool same_phase(const struct rr_side *s, json_object *f)
+{
+	const char *p = rr_str(f, "phase");
+	size_t i;
+
+	for (i = s->n; i-- > 0;)
+		if (s->ev[i].kind == RR_PHASE) {
+			const char *q = rr_str(s->ev[i].f, "phase");
+
+			return p && q && !strcmp(p, q);
+		}
+	return false;
+}
+
+static int build_side(struct rr_side *s, const struct lines *l, int64_t pid)
+{
+	double t0 = 0;
+	bool first = true;
+	size_t i;
+	int rc;
+
+	for (i = 0; i < l->n; i++) {
+		json_object *o = l->o[i], *f = NULL;
+		const char *kname = line_str(o, "kind");
+		struct rr_ev e = { .type_id = -1, .match = -1, .row = -1,
+				   .fold_head = -1, .fold_last = -1 };
+		int64_t q;
+		int k;
+
+		if (line_pid(o) != pid)
+			continue;
+		(void)json_object_object_get_ex(o, "f", &f);
+		if (first)
+			t0 = num(o, "t", 0);
+		first = false;
+		e.t = num(o, "t", t0) - t0;
+		count_datapath(s, kname, f, e.t);
+		if (!strcmp(kname, "msg.qps"))
+			attach_more(s, f);
+		k = kind_of(kname);
+		if (k < 0)
+			continue;
+		e.kind = (enum rr_kind)k;
+		e.f = f;
+		e.line = o;
+		if (e.kind == RR_MSG) {
+			const char *dir = rr_str(f, "dir");
+
+			e.type = rr_str(f, "type");
+			if (!e.type || !dir)
+				continue;
+			e.out = !strcmp(dir, "out");
+		}
+		if (e.kind == RR_PHASE && same_phase(s, f))
+			continue;
+		if (rr_int(f, "qp", &q) && q >= 0 && q < RR_MAX_QPS &&
+		    (unsigned)q + 1 > s->qps)
+			s->qps = (unsigned)q + 1;
+		rc = push_ev(s, &e);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+static bool qp_event(const struct rr_ev *e)
+{
+	return e->kind == RR_QP_CREATE || e->kind == RR_QP_MODIFY ||
+	       e->kind == RR_QP_ERROR || e->kind == RR_QP_DESTROY;
+}
+
+/* Same step: same kind and, for qp.modify, the same target state. */
+static bool alike(const struct rr_ev *a, const struct rr_ev *b)
+{
+	const char *x = rr_str(a->f, "to"), *y = rr_str(b->f, "to");
+
+	return a->kind == b->kind &&
+	       (a->kind != RR_QP_MODIFY || (x && y && !strcmp(x, y)));
+}
+
+#define FOLD_STEPS	16	/* steps per QP in one run that can fold */
+
+/*
+ * With --qps N each step is taken N times in a row (create all, INIT
+ * all, then RTR and RTS QP by QP): in a run of QP events, each QP's k-th
+ * step shares the row of the first QP's k-th step when alike, so the
+ * picture does not grow by N rows per step. Bands keep each QP's own.
+ */
+static void fold_run(struct rr_side *s, size_t from, size_t to)
+{
+	long head[FOLD_STEPS];
+	unsigned steps[RR_MAX_QPS] = { 0 };
+	size_t i;
+
+	for (i = 0; i < FOLD_STEPS; i++)
+		head[i] = -1;
+	for (i = from; i < to; i++) {
+		struct rr_ev *e = &s->ev[i];
+		int64_t q;
+		unsigned k;
+
+		if (!rr_int(e->f, "qp", &q) || q < 0 || q >= RR_MAX_QPS)
+			continue;
+		k = steps[q]++;
+		if (k >= FOLD_STEPS)
+			continue;
+		if (head[k] < 0) {
+			head[k] = (long)i;
+		} else if (alike(&s->ev[head[k]], e)) {
+			e->fold_head = head[k];
+			s->ev[head[k]].fold_last = (long)i;
+		}
+	}
+}
+
+static void fold_qps(struct rr_side *s)
+{
+	size_t i = 0, j;
+
+	while (i < s->n) {
+		for (j = i; j < s->n && qp_event(&s->ev[j]); j++)
+			;
+		if (j > i + 1)
+			fold_run(s, i, j);
+		i = j > i ? j : i + 1;
+	}
+}
+
+/* --- the command --------------------------------------------------------- */
+
+static bool has_hello(const struct rr_side *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->n; i++)
+		if (s->ev[i].kind == RR_MSG && !strcmp(s->ev[i].type, "HELLO"))
+			return true;
+	return false;
+}
+
+/* The qpn of the first HELLO with dir in l (of pid, unless pid < 0) at
+ * or after line *from; *from becomes the line after it. */
+static bool hello_qpn(const struct lines *l, int64_t pid, const char *dir,
+		      int64_t *qpn, size_t *from)
+{
+	size_t i;
+
+	for (i = *from; i < l->n; i++) {
+		json_object *f = NULL;
+		const char *d;
+
+		if (!is_hello(l->o[i]) || (pid >= 0 && line_pid(l->o[i]) != pid))
+			continue;
+		(void)json_object_object_get_ex(l->o[i], "f", &f);
+		d = rr_str(f, "dir");
+		if (d && !strcmp(d, dir) && rr_int(f, "qpn", qpn)) {
+			*from = i + 1;
+			return true;
+		}
+	}
+	*from = l->n;
+	return false;
+}
+
+/*
+ * A file with several transfers (a receiver's, one child each): draw the
+ * one whose HELLO came from the other side's QP, else the first.
+ */
+static void choose_transfer(const char *path[2], const struct lines l[2],
+			    int64_t pid[2], int side, size_t transfers)
+{
+	size_t at = 0, from = 0;
+	int64_t qpn, mine;
+
+	if (hello_qpn(&l[!side], pid[!side], "out", &qpn, &at))
+		while (hello_qpn(&l[side], -1, "in", &mine, &from))
+			if (mine == qpn) {
+				pid[side] = line_pid(l[side].o[from - 1]);
+				fprintf(stderr, "rdmapush render: %s holds %zu "
+					"transfers; drawing pid %" PRId64
+					", whose HELLO came from QPN 0x%" PRIx64
+					" of %s\n", path[side], transfers,
+					pid[side], (uint64_t)qpn, path[!side]);
+				return;
+			}
+	fprintf(stderr, "rdmapush render: %s holds %zu transfers; drawing "
+		"the first (pid %" PRId64 ")\n", path[side], transfers,
+		pid[side]);
+}
+
+static int load(struct rr_diagram *d, const char *path[2],
+		struct lines l[2])
+{
+	int side, rc, swap = 0;
+	size_t many[2];
+	int64_t pid[2];
+
+	for (side = 0; side < 2; side++) {
+		size_t transfers;
+
+		rc = read_lines(path[side], &l[side]);
+		if (rc)
+			return rc;
+		pid[side] = pick_pid(&l[side], &transfers);
+		if (!transfers) {
+			fail("%s: no HELLO message: the session never reached "
+			     "its handshake, so there is nothing to pair",
+			     path[side]);
+			return RP_EPROTO;
+		}
+		many[side] = transfers;
+	}
+	for (side = 0; side < 2; side++)
+		if (many[side] > 1)
+			choose_transfer(path, l, pid, side, many[side]);
+	{
+		const char *r0 = line_str(l[0].o[0], "side");
+		const char *r1 = line_str(l[1].o[0], "side");
+
+		r0 = r0 ? r0 : "?";
+		r1 = r1 ? r1 : "?";
+		if (!strcmp(r0, r1)) {
+			fail("%s and %s are both from the %s side: give the "
+			     "sender's trace, then the receiver's", path[0],
+			     path[1], r0);
+			return RP_EPROTO;
+		}
+		/* Given the other way round: the sender still goes left. */
+		swap = !strcmp(r0, "recv") || !strcmp(r1, "send");
+	}
+	for (side = 0; side < 2; side++) {
+		struct rr_side *s = &d->s[side ^ swap];
+		const char *role = line_str(l[side].o[0], "side");
+
+		s->path = path[side];
+		s->pid = pid[side];
+		snprintf(s->role, sizeof(s->role), "%s", role ? role : "?");
+		rc = build_side(s, &l[side], pid[side]);
+		if (rc)
+			return rc;
+		fold_qps(s);
+		if (!has_hello(s)) {
+			fail("%s: no HELLO message in pid %" PRId64, path[side],
+			     pid[side]);
+			return RP_EPROTO;
+		}
+	}
+	return 0;
+}
+
+static int write_atomic(const struct rr_diagram *d, const char *out)
+{
+	size_t len = strlen(out);
+	char *tmp = malloc(len + 8);
+	mode_t mask;
+	FILE *f;
+	int fd, rc;
+
+	if (!tmp)
+		return -ENOMEM;
+	snprintf(tmp, len + 8, "%s.XXXXXX", out);
+	fd = mkstemp(tmp);
+	if (fd < 0) {
+		rc = -errno;
+		fail("cannot write %s: %s", out, strerror(-rc));
+		free(tmp);
+		return rc;
+	}
+	mask = umask(0);
+	umask(mask);
+	(void)!fchmod(fd, 0666 & ~mask);
+	f = fdopen(fd, "w");
+	if (!f) {
+		rc = -errno;
+		close(fd);
+		goto err_unlink;
+	}
+	rc = rr_write_svg(f, d);
+	if (fflush(f) && !rc)
+		rc = -errno;
+	if (fclose(f) && !rc)
+		rc = -errno;
+	if (!rc && rename(tmp, out))
+		rc = -errno;
+	if (!rc) {
+		free(tmp);
+		return 0;
+	}
+err_unlink:
+	fail("cannot write %s: %s", out, strerror(-rc));
+	unlink(tmp);
+	free(tmp);
+	return rc;
+}
+
+static void diagram_free(struct rr_diagram *d, struct lines l[2])
+{
+	free(d->s[0].ev);
+	free(d->s[1].ev);
+	free(d->rows);
+	lines_free(&l[0]);
+	lines_free(&l[1]);
+}
+
+int rp_render(const char *sender, const char *receiver, const char *out)
+{
+	const char *path[2] = { sender, receiver };
+	struct rr_diagram d = { .data_row = -1 };
+	struct lines l[2] = { { 0 } };
+	int rc;
+
+	rc = load(&d, path, l);
+	if (rc)
+		goto out;
+	rc = rr_merge(&d);
+	if (rc) {
+		fail("out of memory");
+		goto out;
+	}
+	rr_layout(&d);
+	if (!strcmp(out, "-")) {
+		rc = rr_write_svg(stdout, &d);
+		if (!rc && fflush(stdout))
+			rc = -errno;
+		if (rc)
+			fail("cannot write the SVG to standard output: %s",
+			     strerror(-rc));
+	} else {
+		rc = write_atomic(&d, out);
+	}
+out:
+	diagram_free(&d, l);
+	return rc;
+}

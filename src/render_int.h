@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: MIT */
+/* rdmapush render's internal model, shared by render.c (reading, pairing,
+ * merging the two traces into rows) and render_svg.c (drawing them). */
+#ifndef RDMAPUSH_RENDER_INT_H
+#define RDMAPUSH_RENDER_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <json-c/json.h>
+
+#define RR_MAX_QPS	16	/* band columns drawn per side */
+#define RR_SEND		0	/* left lifeline */
+#define RR_RECV		1	/* right lifeline */
+
+/* The event kinds the picture shows; the rest are counted or skipped. */
+enum rr_kind {
+	RR_DEVICE, RR_PD_ALLOC, RR_PD_DEALLOC, RR_CQ_CREATE, RR_CQ_DESTROY,
+	RR_MR_REG, RR_MR_DEREG, RR_QP_CREATE, RR_QP_MODIFY, RR_QP_ERROR,
+	RR_QP_DESTROY, RR_MSG, RR_PHASE, RR_SUMMARY, RR_ERROR, RR_KIND_MAX
+};
+
+struct rr_ev {
+	enum rr_kind kind;
+	double t;		/* seconds since the side's first event */
+	json_object *f;		/* the line's "f" (owned by the line) */
+	json_object *line;	/* the whole line (one reference) */
+	json_object *more;	/* RR_MSG: its "msg.qps" (QP1.. of HELLO/MR) */
+	const char *type;	/* RR_MSG: "HELLO", ... */
+	int type_id;		/* index in the pairing table, -1 */
+	bool out;		/* RR_MSG: we sent it */
+	long match;		/* the other side's partner event, -1 */
+	long row;		/* row it is drawn on */
+	/* QP events alike over several QPs share one row (fold_qps()) */
+	long fold_head;		/* the event whose row this one shares, -1 */
+	long fold_last;		/* head: the last event folded into it, -1 */
+};
+
+struct rr_side {
+	const char *path;
+	char role[24];
+	int64_t pid;
+	struct rr_ev *ev;
+	size_t n, cap;
+	unsigned qps;		/* QP columns: highest qp index + 1 */
+	/* counted for the data block when no data.summary came */
+	uint64_t posts_data, posts_credit, posts_read;
+	double data_t0, data_t1;	/* first data post, last wc (s) */
+	bool seen_post;
+	double offset;		/* added to t to compare with the other side */
+};
+
+enum rr_row_kind { RR_ROW_LOCAL, RR_ROW_MSG, RR_ROW_DATA, RR_ROW_BLOCK,
+		   RR_ROW_HIDDEN };
+
+struct rr_row {
+	enum rr_row_kind kind;
+	long ev[2];		/* event on each side, -1 */
+	long last;		/* RR_ROW_BLOCK: last row it stands for */
+	int y, h;		/* top and height, set by rr_layout() */
+};
+
+struct rr_diagram {
+	struct rr_side s[2];
+	struct rr_row *rows;
+	size_t nrows, rcap;
+	bool counted_data;	/* the data row is counted, not summarised */
+	long data_row;		/* -1: none */
+	int data_side;		/* the side whose summary made the data row */
+	int height;
+};
+
+/* Pair, order into rows, add a counted data row, fold long runs of
+ * file messages (render_merge.c). 0 or -ENOMEM. */
+int rr_merge(struct rr_diagram *d);
+
+/* Labels, main line and detail line, unescaped (render_label.c). */
+void rr_local_label(const struct rr_side *s, const struct rr_ev *e,
+		    char *m, char *det, size_t len);
+void rr_msg_label(const struct rr_ev *e, char *m, char *det, size_t len);
+/* The arrow colour of a message type ("#1565c0"). */
+const char *rr_msg_color(const char *type);
+
+/* Row heights, and the rows' y (render_svg.c). */
+void rr_layout(struct rr_diagram *d);
+/* The whole SVG to f. 0 or -errno of the first failed write. */
+int rr_write_svg(FILE *f, const struct rr_diagram *d);
+
+/* Field helpers over an event's "f" (render.c). */
+bool rr_int(json_object *f, const char *k, int64_t *v);
+const char *rr_str(json_object *f, const char *k);
+/* f's member k as hex ("0x1a2b", a list as "0x11,0x12"), or "?". */
+const char *rr_hex(json_object *f, const char *k, char *buf, size_t len);
+/* f's integer k, or 0; f's string k, or "?". */
+int64_t rr_iv(json_object *f, const char *k);
+const char *rr_sv(json_object *f, const char *k);
+/* bytes as "10.0 MiB". */
+const char *rr_bytes(uint64_t b, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,761 @@
+// SPDX-License-Identifier: MIT
+/* rdmapush render's drawing: the merged rows as a standalone SVG (no
+ * script, no external reference): title, legend, two lifelines, each QP's
+ * state bands, the objects as markers, the messages as arrows, the data
+ * phase and long runs of file messages as summary blocks. */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <string.h>
+
+#include "rdmapush/render.h"
+#include "render_int.h"
+
+#define W		1300	/* picture width */
+#define X_S		460	/* sender's lifeline */
+#define X_R		840	/* receiver's lifeline */
+#define TOP		196	/* first row */
+#define MARK_DY		12	/* marker and band edges below a row's top */
+#define ARROW_DY	32	/* arrow below a message row's top */
+#define CHAR_W		6.4	/* average width of an 11px character */
+#define MSG_CHARS	50	/* a message label between the lifelines */
+
+static const char *const state_name[] = { "RESET", "INIT", "RTR", "RTS",
+					  "ERROR" };
+static const char *const state_color[] = { "#9e9e9e", "#fdd835", "#42a5f5",
+					   "#43a047", "#e53935" };
+#define NSTATES 5
+
+static int state_of(const char *s)
+{
+	int i;
+
+	for (i = 0; s && i < NSTATES; i++)
+		if (!strcmp(s, state_name[i]))
+			return i;
+	return -1;
+}
+
+void rr_layout(struct rr_diagram *d)
+{
+	int y = TOP;
+	size_t i;
+
+	for (i = 0; i < d->nrows; i++) {
+		struct rr_row *r = &d->rows[i];
+
+		switch (r->kind) {
+		case RR_ROW_LOCAL: r->h = 34; break;
+		case RR_ROW_MSG: r->h = 42; break;
+		case RR_ROW_DATA: r->h = 112; break;
+		case RR_ROW_BLOCK: r->h = 100; break;
+		case RR_ROW_HIDDEN: r->h = 0; break;
+		}
+		r->y = y;
+		y += r->h;
+	}
+	/* A hidden row stands at its block's place (arrows, bands). */
+	for (i = 0; i < d->nrows; i++)
+		if (d->rows[i].kind == RR_ROW_BLOCK) {
+			long k;
+
+			for (k = (long)i + 1; k <= d->rows[i].last; k++)
+				d->rows[k].y = d->rows[i].y + d->rows[i].h / 2 -
+					       MARK_DY;
+		}
+	d->height = y + 110;
+}
+
+static size_t utf8_len(const char *s)
+{
+	size_t n = 0;
+
+	for (; s && *s; s++)
+		n += ((unsigned char)*s & 0xc0) != 0x80;
+	return n;
+}
+
+/* <text> with escaped content cut at max characters (0: whole). */
+static void text(FILE *f, double x, double y, const char *cls,
+		 const char *anchor, const char *s, int max)
+{
+	fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" class=\"%s\"", x, y, cls);
+	if (anchor)
+		fprintf(f, " text-anchor=\"%s\"", anchor);
+	fputc('>', f);
+	rp_render_xml_text(f, s, max);
+	if (max > 0 && utf8_len(s) > (size_t)max) {
+		/* Cut: the whole text shows on hovering, no script needed. */
+		fputs("<title>", f);
+		rp_render_xml_text(f, s, 0);
+		fputs("</title>", f);
+	}
+	fputs("</text>\n", f);
+}
+
+/* --- pieces -------------------------------------------------------------- */
+
+static double lifeline(int side)
+{
+	return side == RR_SEND ? X_S : X_R;
+}
+
+/* A QP's band column and the gap after it: narrower for many QPs, so
+ * that the labels keep their room. */
+static int band_step(const struct rr_diagram *d, int side)
+{
+	unsigned n = d->s[side].qps;
+
+	return n <= 3 ? 22 : n <= 5 ? 15 : 11;
+}
+
+static int band_w(const struct rr_diagram *d, int side)
+{
+	return band_step(d, side) - (band_step(d, side) > 15 ? 6 : 3);
+}
+
+/* Left edge of QP q's band column. */
+static double band_x(const struct rr_diagram *d, int side, unsigned q)
+{
+	int step = band_step(d, side);
+
+	return side == RR_SEND ? X_S - 5 - band_w(d, side) - (double)q * step :
+				 X_R + 5 + (double)q * step;
+}
+
+/* Where a side's local labels start (sender: end) and how many fit. */
+static double label_x(const struct rr_diagram *d, int side)
+{
+	unsigned q = d->s[side].qps ? d->s[side].qps : 1;
+	double w = (double)q * band_step(d, side);
+
+	return side == RR_SEND ? X_S - 5 - w - 14 : X_R + 5 + w + 14;
+}
+
+static int label_chars(const struct rr_diagram *d, int side)
+{
+	double room = side == RR_SEND ? label_x(d, side) - 96 :
+					W - 96 - label_x(d, side);
+
+	return (int)(room / CHAR_W);
+}
+
+static const char style[] =
+	"<style>\n"
+	"text { font-family: 'DejaVu Sans', Verdana, Arial, sans-serif; "
+	"font-size: 11px; fill: #212121; }\n"
+	".title { font-size: 20px; font-weight: bold; }\n"
+	".sub { font-size: 12px; fill: #424242; }\n"
+	".head { font-size: 15px; font-weight: bold; }\n"
+	".small { font-size: 11px; fill: #424242; }\n"
+	".tiny { font-size: 9px; fill: #616161; }\n"
+	".time { font-family: 'DejaVu Sans Mono', monospace; font-size: 10px;"
+	" fill: #757575; }\n"
+	".ev { font-size: 12px; }\n"
+	".det { font-size: 10.5px; fill: #555555; }\n"
+	".phase { font-size: 11px; font-style: italic; fill: #6d4c41; }\n"
+	".err { font-size: 12px; font-weight: bold; fill: #c62828; }\n"
+	".msg { font-size: 12px; font-weight: bold; }\n"
+	".blockhead { font-size: 14px; font-weight: bold; }\n"
+	".outok { font-size: 15px; font-weight: bold; fill: #2e7d32; }\n"
+	".outerr { font-size: 15px; font-weight: bold; fill: #c62828; }\n"
+	".outno { font-size: 15px; font-weight: bold; fill: #757575; }\n"
+	"</style>\n";
+
+static void marker(FILE *f, const struct rr_ev *e, const char *side,
+		   double x, double y);
+
+/* The marker shapes, drawn as on the lifelines. */
+static void legend_objects(FILE *f)
+{
+	static const struct {
+		enum rr_kind kind;
+		const char *name;
+	} obj[] = { { RR_PD_ALLOC, "PD" }, { RR_MR_REG, "MR" },
+		    { RR_CQ_CREATE, "CQ" }, { RR_QP_CREATE, "QP" },
+		    { RR_DEVICE, "device" } };
+	struct rr_ev e = { .kind = RR_PD_ALLOC };
+	size_t i;
+
+	text(f, 500, 84, "small", NULL, "objects:", 0);
+	for (i = 0; i < sizeof(obj) / sizeof(obj[0]); i++) {
+		e.kind = obj[i].kind;
+		marker(f, &e, "legend", 565 + i * 66, 80);
+		text(f, 575 + i * 66, 84, "small", NULL, obj[i].name, 0);
+	}
+	text(f, 900, 84, "small", NULL,
+	     "filled: created · hollow: destroyed", 0);
+}
+
+/* Top right: how the session ended, from its last ACK or ERR, and how
+ * many files a FACK refused (an ACK after them still says 0). */
+static void outcome(FILE *f, const struct rr_diagram *d)
+{
+	const struct rr_ev *last = NULL;
+	unsigned long failed = 0;
+	char buf[160];
+	int side;
+	size_t i;
+
+	for (side = 0; side < 2; side++)
+		for (i = 0; i < d->s[side].n; i++) {
+			const struct rr_ev *e = &d->s[side].ev[i];
+
+			if (e->kind != RR_MSG)
+				continue;
+			if (!strcmp(e->type, "FACK") && e->out &&
+			    rr_iv(e->f, "status"))
+				failed++;
+			if ((!strcmp(e->type, "ACK") ||
+			     !strcmp(e->type, "ERR")) &&
+			    (!last || !strcmp(e->type, "ERR")))
+				last = e;
+		}
+	if (!last) {
+		text(f, W - 20, 32, "outno", "end",
+		     "ended without ACK or ERR", 0);
+		return;
+	}
+	snprintf(buf, sizeof(buf), "ended with %s: status %" PRId64 " (%s)%s",
+		 last->type, rr_iv(last->f, "status"),
+		 rr_sv(last->f, "status_name"), failed ? "," : "");
+	text(f, W - 20, 32, strcmp(last->type, "ERR") &&
+	     !rr_iv(last->f, "status") && !failed ? "outok" : "outerr", "end",
+	     buf, 60);
+	if (failed) {
+		snprintf(buf, sizeof(buf), "but a FACK refused %lu file%s",
+			 failed, failed == 1 ? "" : "s");
+		text(f, W - 20, 52, "outerr", "end", buf, 0);
+	}
+}
+
+static void header(FILE *f, const struct rr_diagram *d)
+{
+	char buf[512];
+	int side, i;
+
+	fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
+		"height=\"%d\" viewBox=\"0 0 %d %d\">\n", W, d->height, W,
+		d->height);
+	fputs("<title>rdmapush session: sender and receiver</title>\n", f);
+	fputs(style, f);
+	fprintf(f, "<rect width=\"%d\" height=\"%d\" fill=\"#ffffff\"/>\n", W,
+		d->height);
+	text(f, 20, 32, "title", NULL,
+	     "rdmapush session: the sender pushes, the receiver stores", 0);
+	snprintf(buf, sizeof(buf), "sender trace %s (pid %" PRId64
+		 ") · receiver trace %s (pid %" PRId64 ")", d->s[0].path,
+		 d->s[0].pid, d->s[1].path, d->s[1].pid);
+	text(f, 20, 54, "sub", NULL, buf, 130);
+	outcome(f, d);
+	/* Legend: the band colours, then the marker shapes. */
+	text(f, 20, 84, "small", NULL, "QP state:", 0);
+	for (i = 0; i < NSTATES; i++) {
+		fprintf(f, "<rect class=\"legend\" x=\"%d\" y=\"73\" "
+			"width=\"14\" height=\"14\" fill=\"%s\" "
+			"stroke=\"#424242\" stroke-width=\"0.5\"/>\n",
+			86 + i * 78, state_color[i]);
+		text(f, 104 + i * 78, 84, "small", NULL, state_name[i], 0);
+	}
+	legend_objects(f);
+	text(f, 20, 106, "small", NULL, "Time flows down. Rows follow the "
+	     "messages (each arrives below where it left); the two hosts' "
+	     "clocks are unrelated, so each side's time is its own: ms since "
+	     "its first event.", 0);
+	text(f, 20, 124, "small", NULL, "Arrows are control messages over "
+	     "TCP (QPN, PSN and rkey in hex); the data itself moves by RDMA, "
+	     "summarised in the blue block.", 0);
+	for (side = 0; side < 2; side++) {
+		const struct rr_side *s = &d->s[side];
+		double x = lifeline(side);
+		unsigned q;
+
+		fprintf(f, "<rect x=\"%.0f\" y=\"138\" width=\"220\" "
+			"height=\"40\" rx=\"6\" fill=\"#eceff1\" "
+			"stroke=\"#37474f\"/>\n", x - 110);
+		text(f, x, 156, "head", "middle", side == RR_SEND ? "SENDER" :
+		     "RECEIVER", 0);
+		snprintf(buf, sizeof(buf), "side \"%s\" · pid %" PRId64,
+			 s->role, s->pid);
+		text(f, x, 172, "small", "middle", buf, 34);
+		/* Narrow columns: their numbers, and "QP" once beyond. */
+		for (q = 0; q < s->qps; q++) {
+			snprintf(buf, sizeof(buf), "%s%u", band_step(d, side)
+				 > 15 ? "QP" : "", q);
+			text(f, band_x(d, side, q) + band_w(d, side) / 2.0,
+			     TOP - 4, "tiny", "middle", buf, 0);
+		}
+		if (s->qps && band_step(d, side) <= 15)
+			text(f, band_x(d, side, s->qps - 1) +
+			     (side == RR_SEND ? -4 : band_w(d, side) + 4),
+			     TOP - 4, "tiny", side == RR_SEND ? "end" : "start",
+			     "QP", 0);
+	}
+}
+
+/* A marker on the lifeline: shape by object, filled when created. */
+static void marker(FILE *f, const struct rr_ev *e, const char *side,
+		   double x, double y)
+{
+	const char *fill = "#263238", *shape = NULL;
+	char p[160];
+
+	switch (e->kind) {
+	case RR_PD_DEALLOC: case RR_MR_DEREG: case RR_CQ_DESTROY:
+	case RR_QP_DESTROY:
+		fill = "#ffffff";
+		break;
+	case RR_QP_ERROR:
+		fill = state_color[4];
+		break;
+	default:
+		break;
+	}
+	switch (e->kind) {
+	case RR_PD_ALLOC: case RR_PD_DEALLOC:
+		snprintf(p, sizeof(p), "<rect x=\"%.1f\" y=\"%.1f\" "
+			 "width=\"10\" height=\"10\"", x - 5, y - 5);
+		shape = "pd";
+		break;
+	case RR_MR_REG: case RR_MR_DEREG:
+		snprintf(p, sizeof(p), "<path d=\"M%.1f,%.1f l6,6 l-6,6 l-6,-6 "
+			 "z\"", x, y - 6);
+		shape = "mr";
+		break;
+	case RR_CQ_CREATE: case RR_CQ_DESTROY:
+		snprintf(p, sizeof(p), "<circle cx=\"%.1f\" cy=\"%.1f\" "
+			 "r=\"5.5\"", x, y);
+		shape = "cq";
+		break;
+	case RR_QP_CREATE: case RR_QP_DESTROY: case RR_QP_MODIFY:
+	case RR_QP_ERROR:
+		snprintf(p, sizeof(p), "<path d=\"M%.1f,%.1f l6,10 l-12,0 z\"",
+			 x, y - 6);
+		shape = "qp";
+		break;
+	case RR_DEVICE:
+		snprintf(p, sizeof(p), "<path d=\"M%.1f,%.1f l5,3 l0,6 l-5,3 "
+			 "l-5,-3 l0,-6 z\"", x, y - 6);
+		shape = "device";
+		break;
+	default:
+		return;
+	}
+	if (e->kind == RR_QP_MODIFY)
+		fill = state_color[state_of(rr_str(e->f, "to")) < 0 ? 0 :
+				   state_of(rr_str(e->f, "to"))];
+	fprintf(f, "%s class=\"obj obj-%s\" data-side=\"%s\" fill=\"%s\" "
+		"stroke=\"#263238\" stroke-width=\"1.2\"/>\n", p, shape, side,
+		fill);
+}
+
+static void time_label(FILE *f, int side, const struct rr_ev *e, double y)
+{
+	char buf[48];
+
+	snprintf(buf, sizeof(buf), "%.3f ms", e->t * 1e3);
+	text(f, side == RR_SEND ? 16 : W - 16, y, "time",
+	     side == RR_SEND ? "start" : "end", buf, 0);
+}
+
+/* A long label with no detail line goes on in the detail line. */
+static void wrap(char *m, char *det, size_t len, int chars)
+{
+	size_t n = strlen(m), cut;
+
+	if (det[0] || n <= (size_t)chars || chars < 10)
+		return;
+	for (cut = (size_t)chars; cut > (size_t)chars / 2; cut--)
+		if (m[cut] == ' ')
+			break;
+	if (m[cut] != ' ')
+		return;
+	snprintf(det, len, "%s", m + cut + 1);
+	m[cut] = '\0';
+}
+
+static void local_event(FILE *f, const struct rr_diagram *d, int side,
+			const struct rr_ev *e, const struct rr_row *r)
+{
+	const char *anchor = side == RR_SEND ? "end" : "start";
+	const char *cls = e->kind == RR_ERROR ? "err" :
+			  e->kind == RR_PHASE ? "phase" : "ev";
+	double x = label_x(d, side), y = r->y + MARK_DY;
+	char m[320], det[320];
+
+	rr_local_label(&d->s[side], e, m, det, sizeof(m));
+	wrap(m, det, sizeof(det), label_chars(d, side));
+	marker(f, e, side == RR_SEND ? "send" : "recv", lifeline(side), y);
+	time_label(f, side, e, y + 4);
+	text(f, x, y + 4, cls, anchor, m, label_chars(d, side));
+	if (det[0])
+		text(f, x, y + 17, "det", anchor, det,
+		     label_chars(d, side) + 8);
+}
+
+/* --- messages ------------------------------------------------------------ */
+
+static void arrow(FILE *f, double x0, double y0, double x1, double y1,
+		  const char *color, bool dashed, const char *type)
+{
+	double dx = x1 - x0, dy = y1 - y0;
+	double n = dx * dx + dy * dy > 0 ? 1 / sqrt(dx * dx + dy * dy)
+					 : 0;
+	double ux = dx * n, uy = dy * n;
+
+	fputs("<line class=\"arrow\" data-type=\"", f);
+	rp_render_xml_text(f, type, 16);
+	fprintf(f, "\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
+		"stroke=\"%s\" stroke-width=\"1.6\"%s/>\n", x0, y0,
+		x1 - ux * 8, y1 - uy * 8, color,
+		dashed ? " stroke-dasharray=\"5 4\"" : "");
+	fprintf(f, "<path d=\"M%.1f,%.1f L%.1f,%.1f L%.1f,%.1f z\" "
+		"fill=\"%s\"/>\n", x1, y1, x1 - ux * 11 - uy * 5,
+		y1 - uy * 11 + ux * 5, x1 - ux * 11 + uy * 5,
+		y1 - uy * 11 - ux * 5, color);
+}
+
+/* An arrow from its "out" row to its "in" row, labelled at its start. */
+static void message(FILE *f, const struct rr_diagram *d, int side,
+		    const struct rr_ev *e)
+{
+	const struct rr_row *r0 = &d->rows[e->row], *r1 = r0;
+	double x0 = lifeline(side), x1 = lifeline(!side);
+	const char *color = rr_msg_color(e->type), *anchor = "middle";
+	double lx = (X_S + X_R) / 2.0;
+	char m[320], det[320];
+
+	if (e->match >= 0)
+		r1 = &d->rows[d->s[!side].ev[e->match].row];
+	if (r0->kind == RR_ROW_HIDDEN || r0->kind == RR_ROW_BLOCK) {
+		if (r1->kind == RR_ROW_HIDDEN || r1->kind == RR_ROW_BLOCK)
+			return;
+	}
+	rr_msg_label(e, m, det, sizeof(m));
+	if (e->match < 0) {	/* no partner: a stub, and why */
+		if (e->out) {
+			x1 = x0 + (x1 - x0) * 0.4;
+		} else {
+			x1 = lifeline(side);
+			x0 = x1 + (lifeline(!side) - x1) * 0.4;
+		}
+		snprintf(det, sizeof(det),
+			 "(no matching %s in the other trace)",
+			 e->out ? "receipt" : "send");
+	}
+	arrow(f, x0, r0->y + ARROW_DY, x1, r1->y + ARROW_DY, color,
+	      e->match < 0, e->type);
+	/* A slanted arrow crosses rows: its label stays by its start. */
+	if (r1 != r0) {
+		lx = x0 + (side == RR_SEND ? 12 : -12);
+		anchor = side == RR_SEND ? "start" : "end";
+	}
+	text(f, lx, r0->y + 13, "msg", anchor, m, MSG_CHARS);
+	if (det[0])
+		text(f, lx, r0->y + 26, "det", anchor, det, MSG_CHARS + 8);
+}
+
+/* --- QP state bands ------------------------------------------------------ */
+
+static void band(FILE *f, const struct rr_diagram *d, int side, unsigned q,
+		 int state, double y0, double y1)
+{
+	if (state < 0 || y1 <= y0)
+		return;
+	fprintf(f, "<rect class=\"band\" data-side=\"%s\" data-qp=\"%u\" "
+		"data-state=\"%s\" x=\"%.1f\" y=\"%.1f\" width=\"%d\" "
+		"height=\"%.1f\" fill=\"%s\"><title>QP%u %s</title></rect>\n",
+		side == RR_SEND ? "send" : "recv", q, state_name[state],
+		band_x(d, side, q), y0, band_w(d, side), y1 - y0,
+		state_color[state], q,
+		state_name[state]);
+}
+
+/* Each QP's state from qp.create to qp.destroy, one column per QP. */
+static void bands(FILE *f, const struct rr_diagram *d, int side, int bottom)
+{
+	const struct rr_side *s = &d->s[side];
+	unsigned q;
+	size_t i;
+
+	for (q = 0; q < s->qps; q++) {
+		int state = -1;
+		double since = 0;
+
+		for (i = 0; i < s->n; i++) {
+			const struct rr_ev *e = &s->ev[i];
+			double y = d->rows[e->row].y + MARK_DY;
+			int64_t qp = -1;
+			int next;
+
+			if (!rr_int(e->f, "qp", &qp) || qp != (int64_t)q)
+				continue;
+			switch (e->kind) {
+			case RR_QP_CREATE: next = 0; break;
+			case RR_QP_MODIFY: next = state_of(rr_str(e->f, "to"));
+				break;
+			case RR_QP_ERROR: next = 4; break;
+			case RR_QP_DESTROY: next = -1; break;
+			default: continue;
+			}
+			band(f, d, side, q, state, since, y);
+			state = next;
+			since = y;
+		}
+		band(f, d, side, q, state, since, bottom);
+	}
+}
+
+/* --- summary blocks ------------------------------------------------------ */
+
+static void block_rect(FILE *f, const struct rr_row *r, const char *cls,
+		       const char *fill, const char *stroke)
+{
+	fprintf(f, "<rect class=\"%s\" x=\"%d\" y=\"%d\" width=\"%d\" "
+		"height=\"%d\" rx=\"8\" fill=\"%s\" stroke=\"%s\" "
+		"stroke-width=\"1.5\"/>\n", cls, X_S + 10, r->y + 6,
+		X_R - X_S - 20, r->h - 12, fill, stroke);
+}
+
+static void side_summary(const struct rr_side *s, const struct rr_ev *e,
+			 bool recv, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s: %" PRId64 " chunks, %" PRId64 " files, "
+		 "%.3f s, %" PRId64 " credits %s", recv ? "receiver" : "sender",
+		 rr_iv(e->f, "chunks"), rr_iv(e->f, "files"),
+		 e->f ? json_object_get_double(json_object_object_get(e->f,
+			"data_seconds")) : 0.0,
+		 rr_iv(e->f, "credits"), recv ? "sent" : "received");
+	(void)s;
+}
+
+static void rate(uint64_t bytes, double secs, char *buf, size_t len)
+{
+	if (secs <= 0) {
+		snprintf(buf, len, "rate n/a");
+		return;
+	}
+	snprintf(buf, len, "%.1f MiB/s (%.2f Gbit/s)",
+		 bytes / secs / 1048576.0, bytes * 8 / secs / 1e9);
+}
+
+/* "10.0 MiB in 10 chunks" and "0.013 s · 800.0 MiB/s (6.71 Gbit/s)". */
+static void totals(FILE *f, double cx, int y, uint64_t bytes,
+		   uint64_t chunks, double secs)
+{
+	char b[32], rt[64], line[160];
+
+	snprintf(line, sizeof(line), "%s in %" PRIu64 " chunks",
+		 rr_bytes(bytes, b, sizeof(b)), chunks);
+	text(f, cx, y + 44, "ev", "middle", line, 0);
+	rate(bytes, secs, rt, sizeof(rt));
+	snprintf(line, sizeof(line), "%.3f s · %s", secs, rt);
+	text(f, cx, y + 60, "ev", "middle", line, 0);
+}
+
+/* From the data.summary events, or counted from post/wc and FIN. */
+static void data_block(FILE *f, const struct rr_diagram *d,
+		       const struct rr_row *r)
+{
+	const struct rr_side *s = &d->s[RR_SEND], *v = &d->s[RR_RECV];
+	double cx = (X_S + X_R) / 2.0;
+	char line[320];
+	uint64_t bytes = 0, chunks;
+	double secs;
+	int side;
+
+	block_rect(f, r, "data", "#e3f2fd", "#1565c0");
+	text(f, cx, r->y + 26, "blockhead", "middle", "DATA PHASE (RDMA)", 0);
+	if (d->counted_data) {
+		size_t i;
+
+		for (i = 0; i < s->n; i++)
+			if (s->ev[i].kind == RR_MSG &&
+			    !strcmp(s->ev[i].type, "FIN"))
+				bytes = (uint64_t)rr_iv(s->ev[i].f, "bytes");
+		chunks = s->posts_data + v->posts_read;
+		secs = s->seen_post ? s->data_t1 - s->data_t0 :
+				      v->data_t1 - v->data_t0;
+		totals(f, cx, r->y, bytes, chunks, secs);
+		snprintf(line, sizeof(line), "%" PRIu64 " credits sent by the "
+			 "receiver", v->posts_credit);
+		text(f, cx, r->y + 78, "det", "middle", line, 0);
+		text(f, cx, r->y + 92, "det", "middle", "(counted from post "
+		     "and wc events: the traces have no data.summary)", 0);
+		return;
+	}
+	side = r->ev[RR_SEND] >= 0 ? RR_SEND : RR_RECV;
+	{
+		const struct rr_ev *e = &d->s[side].ev[r->ev[side]];
+
+		bytes = (uint64_t)rr_iv(e->f, "bytes");
+		chunks = (uint64_t)rr_iv(e->f, "chunks");
+		secs = e->f ? json_object_get_double(
+			json_object_object_get(e->f, "data_seconds")) : 0;
+	}
+	totals(f, cx, r->y, bytes, chunks, secs);
+	for (side = 0; side < 2; side++) {
+		if (r->ev[side] < 0)
+			continue;
+		side_summary(&d->s[side], &d->s[side].ev[r->ev[side]],
+			     side == RR_RECV, line, sizeof(line));
+		text(f, cx, r->y + 80 + side * 14, "det", "middle", line, 0);
+	}
+}
+
+/* Each side's time span over a block: "1.800-1160.2 ms". */
+static void block_times(FILE *f, const struct rr_diagram *d,
+			const struct rr_row *r, size_t first)
+{
+	int side;
+
+	for (side = 0; side < 2; side++) {
+		double t0 = -1, t1 = -1;
+		char buf[64];
+		size_t k;
+
+		for (k = first; k <= (size_t)r->last; k++) {
+			long i = d->rows[k].ev[side];
+
+			if (i < 0)
+				continue;
+			t1 = d->s[side].ev[i].t;
+			t0 = t0 < 0 ? t1 : t0;
+		}
+		if (t0 < 0)
+			continue;
+		snprintf(buf, sizeof(buf), "%.3f ms", t0 * 1e3);
+		text(f, side == RR_SEND ? 16 : W - 16, r->y + 22, "time",
+		     side == RR_SEND ? "start" : "end", buf, 0);
+		snprintf(buf, sizeof(buf), "to %.3f ms", t1 * 1e3);
+		text(f, side == RR_SEND ? 16 : W - 16, r->y + 36, "time",
+		     side == RR_SEND ? "start" : "end", buf, 0);
+	}
+}
+
+/* What a run of FILE/FEND/FACK rows said, in four lines. */
+static void file_block(FILE *f, const struct rr_diagram *d,
+		       const struct rr_row *r, size_t first)
+{
+	uint64_t n = 0, files = 0, ends = 0, acks = 0, failed = 0, bytes = 0;
+	const char *p0 = NULL, *p1 = NULL;
+	double cx = (X_S + X_R) / 2.0;
+	char line[640], b[32];
+	size_t k;
+	int side;
+
+	for (k = first; k <= (size_t)r->last; k++)
+		for (side = 0; side < 2; side++) {
+			const struct rr_ev *e;
+
+			if (d->rows[k].ev[side] < 0)
+				continue;
+			e = &d->s[side].ev[d->rows[k].ev[side]];
+			if (!e->out && e->match >= 0)
+				continue;	/* counted at its "out" */
+			n++;
+			if (!strcmp(e->type, "FILE")) {
+				files++;
+				p1 = rr_str(e->f, "path");
+				p0 = p0 ? p0 : p1;
+			} else if (!strcmp(e->type, "FEND")) {
+				ends++;
+				bytes += (uint64_t)rr_iv(e->f, "bytes");
+			} else if (!strcmp(e->type, "FACK")) {
+				acks++;
+				failed += rr_iv(e->f, "status") != 0;
+			}
+		}
+	block_rect(f, r, "files", "#f3e5f5", "#6a1b9a");
+	snprintf(line, sizeof(line), "FILE/FEND/FACK × %" PRIu64, n);
+	text(f, cx, r->y + 26, "blockhead", "middle", line, 0);
+	snprintf(line, sizeof(line), "%" PRIu64 " files announced · %" PRIu64
+		 " ended (%s)", files, ends, rr_bytes(bytes, b, sizeof(b)));
+	text(f, cx, r->y + 46, "ev", "middle", line, MSG_CHARS);
+	snprintf(line, sizeof(line), "%" PRIu64 " acknowledged, %" PRIu64
+		 " failed", acks, failed);
+	text(f, cx, r->y + 62, "ev", "middle", line, MSG_CHARS);
+	snprintf(line, sizeof(line), "first %s · last %s", p0 ? p0 : "?",
+		 p1 ? p1 : "?");
+	text(f, cx, r->y + 80, "det", "middle", line, MSG_CHARS + 8);
+	block_times(f, d, r, first);
+}
+
+/* --- the whole picture --------------------------------------------------- */
+
+static void row(FILE *f, const struct rr_diagram *d, size_t i)
+{
+	const struct rr_row *r = &d->rows[i];
+	int side;
+
+	if (r->kind == RR_ROW_HIDDEN)
+		return;
+	if (r->kind == RR_ROW_DATA) {
+		data_block(f, d, r);
+	} else if (r->kind == RR_ROW_BLOCK) {
+		file_block(f, d, r, i);
+		return;
+	}
+	for (side = 0; side < 2; side++) {
+		const struct rr_ev *e;
+
+		if (r->ev[side] < 0)
+			continue;
+		e = &d->s[side].ev[r->ev[side]];
+		if (e->kind == RR_MSG) {
+			time_label(f, side, e, r->y + ARROW_DY + 4);
+			if (e->out || e->match < 0)
+				message(f, d, side, e);
+		} else if (e->kind == RR_SUMMARY) {
+			/* The other side's came later: its own time is in
+			 * the block (its data phase's seconds). */
+			if (side == d->data_side)
+				time_label(f, side, e, r->y + 30);
+		} else {
+			local_event(f, d, side, e, r);
+		}
+	}
+}
+
+static void footer(FILE *f, int bottom)
+{
+	int side;
+
+	for (side = 0; side < 2; side++) {
+		double x = lifeline(side);
+
+		fprintf(f, "<rect x=\"%.0f\" y=\"%d\" width=\"160\" "
+			"height=\"28\" rx=\"6\" fill=\"#eceff1\" "
+			"stroke=\"#37474f\"/>\n", x - 80, bottom);
+		text(f, x, bottom + 19, "head", "middle", side == RR_SEND ?
+		     "SENDER" : "RECEIVER", 0);
+	}
+	text(f, 20, bottom + 58, "small", NULL, "Rendered by rdmapush render "
+	     "from the two sides' --trace-json files.", 0);
+}
+
+int rr_write_svg(FILE *f, const struct rr_diagram *d)
+{
+	int bottom = d->height - 90, side;
+	size_t i;
+
+	fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n", f);
+	header(f, d);
+	for (side = 0; side < 2; side++) {
+		fprintf(f, "<line class=\"lifeline\" data-side=\"%s\" "
+			"x1=\"%.0f\" y1=\"178\" x2=\"%.0f\" y2=\"%d\" "
+			"stroke=\"#37474f\" stroke-width=\"1.5\" "
+			"stroke-dasharray=\"6 4\"/>\n", side ? "recv" : "send",
+			lifeline(side), lifeline(side), bottom);
+		bands(f, d, side, bottom - 10);
+	}
+	for (i = 0; i < d->nrows; i++)
+		row(f, d, i);
+	footer(f, bottom);
+	fputs("</svg>\n", f);
+	return ferror(f) ? -EIO : 0;
+}

@@ -1,0 +1,98 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+# Checks an SVG of rdmapush render (tests/render/render.sh, chromium.sh).
+# Always: well-formed XML with an <svg> root, standalone (no <script>, no
+# on* handler, no href, no URL but the SVG namespace). Then each WHAT:
+#   lifelines                  both sides' lifeline
+#   bands:SIDE:QP:S1,S2,...    QP's state band rects on SIDE (send|recv)
+#   arrows:T1,T2,...           a message arrow of each type
+#   noarrow:T                  no arrow of type T (collapsed)
+#   text:STRING                a <text> showing STRING (as parsed)
+#   objs:SIDE:pd,mr,...        object markers on SIDE
+#   noscript                   no element but SVG's own came from a trace
+#   maxbytes:N                 the file is at most N bytes
+# usage: check_svg.py FILE.svg WHAT...   exit 0, or 1 naming what failed
+import re
+import sys
+import xml.etree.ElementTree as ET
+
+NS = "{http://www.w3.org/2000/svg}"
+SVG_TAGS = {"svg", "title", "style", "rect", "text", "line", "path",
+            "circle"}
+
+
+def main():
+    path, whats = sys.argv[1], sys.argv[2:]
+    raw = open(path, "rb").read()
+    try:
+        root = ET.fromstring(raw)
+    except ET.ParseError as e:
+        print("not well-formed XML: %s" % e)
+        return 1
+    errs = []
+    if root.tag != NS + "svg":
+        errs.append("root is %s, not svg" % root.tag)
+    for el in root.iter():
+        for k, v in el.attrib.items():
+            if k.lower().startswith("on") or "href" in k:
+                errs.append("attribute %s on %s" % (k, el.tag))
+    urls = set(re.findall(rb"https?://[^\"' )]+", raw))
+    if urls - {b"http://www.w3.org/2000/svg"}:
+        errs.append("external reference %s" % urls)
+    # What shows: a cut label's whole text in its <title> does not count.
+    texts = [t.text or "" for t in root.iter(NS + "text")]
+    for w in whats:
+        kind, _, arg = w.partition(":")
+        if kind == "lifelines":
+            sides = {e.get("data-side") for e in root.iter(NS + "line")
+                     if e.get("class") == "lifeline"}
+            if sides != {"send", "recv"}:
+                errs.append("lifelines: %s" % sides)
+        elif kind == "bands":
+            side, qp, states = arg.split(":")
+            have = {e.get("data-state") for e in root.iter(NS + "rect")
+                    if e.get("class") == "band" and
+                    e.get("data-side") == side and e.get("data-qp") == qp}
+            for s in states.split(","):
+                if s not in have:
+                    errs.append("no %s band for %s QP%s (have %s)" %
+                                (s, side, qp, sorted(have)))
+        elif kind in ("arrows", "noarrow"):
+            have = {e.get("data-type") for e in root.iter(NS + "line")
+                    if e.get("class") == "arrow"}
+            for t in arg.split(","):
+                if (t in have) != (kind == "arrows"):
+                    errs.append("%s %s (arrows: %s)" % (kind, t, sorted(have)))
+        elif kind == "text":
+            if not any(arg in t for t in texts):
+                errs.append("no text %r" % arg)
+        elif kind == "objs":
+            side, shapes = arg.split(":")
+            have = set()
+            for e in root.iter():
+                cls = (e.get("class") or "").split()
+                if "obj" in cls and e.get("data-side") == side:
+                    have |= {c[4:] for c in cls if c.startswith("obj-")}
+            for s in shapes.split(","):
+                if s not in have:
+                    errs.append("no %s marker on %s (have %s)" %
+                                (s, side, sorted(have)))
+        elif kind == "noscript":
+            for el in root.iter():
+                if el.tag[len(NS):] not in SVG_TAGS:
+                    errs.append("element %s in the SVG" % el.tag)
+            if b"<script" in raw or b"<b>" in raw:
+                errs.append("raw <script> or <b> in the file")
+        elif kind == "maxbytes":
+            if len(raw) > int(arg):
+                errs.append("%d bytes, over %s" % (len(raw), arg))
+        else:
+            errs.append("unknown check %s" % w)
+    if errs:
+        print("; ".join(errs))
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,178 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# rdmapush render, run by `make check`: each fixture pair of tests/render
+# (hand-made after docs/trace.md: 1-QP push, 2-QP and 8-QP pushes, a
+# failed session with ERR, 400 files; and two pairs from the lab)
+# renders to well-formed XML holding both lifelines, the QP state bands
+# of both sides, the message arrows with their QPN, PSN and rkey, the
+# data block and the object markers; a peer's path with
+# <script> and & stays escaped; 1200 FILE/FEND/FACK become one block;
+# without data.summary the data block is counted. Bad input gets its
+# documented exit status and names the file (and line): 5 unreadable or
+# unwritable, 3 not JSON / no v or kind / schema version 2 / no HELLO /
+# one side twice, 2 usage; a failed render leaves the old output whole.
+#
+# usage: tests/render/render.sh   (from make check: srcdir, ./rdmapush)
+
+top=${srcdir:-$(dirname "$0")/../..}
+fx=$top/tests/render
+bin=$(pwd)/rdmapush
+[ -x "$bin" ] && [ -f "$fx/push1.send.jsonl" ] ||
+	{ echo "render: $bin or $fx/push1.send.jsonl missing" >&2; exit 99; }
+command -v python3 >/dev/null || { echo "render: python3 missing" >&2; exit 99; }
+tmp=$(mktemp -d /tmp/rdmapush-render.XXXXXX) || exit 99
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+ok() { echo "render: ok $*"; }
+bad() { echo "render: FAIL $*"; fail=1; }
+
+# check SVG WHAT...: python3 asserts on the parsed SVG (see below).
+check() {
+	svg=$1
+	shift
+	if python3 "$fx/check_svg.py" "$svg" "$@" >"$tmp/check.out" 2>&1; then
+		ok "$(basename "$svg"): $*"
+	else
+		bad "$(basename "$svg"): $(cat "$tmp/check.out")"
+	fi
+}
+
+for n in push1 push2 push8 failed many lab-qps2 lab-exists; do
+	if "$bin" render "$fx/$n.send.jsonl" "$fx/$n.recv.jsonl" \
+		-o "$tmp/$n.svg" 2>"$tmp/$n.err"; then
+		ok "$n renders"
+	else
+		bad "$n: exit $?: $(cat "$tmp/$n.err")"
+	fi
+done
+check "$tmp/push1.svg" lifelines bands:send:0:RESET,INIT,RTR,RTS,ERROR \
+	bands:recv:0:RESET,INIT,RTR,RTS,ERROR arrows:HELLO,MR,FILE,FEND,FACK,FIN,ACK \
+	"text:HELLO  qpn 0x11  psn 0x5a3f21" "text:MR  rkey 0x1a2c  qpn 0x22  psn 0xc0ffee" \
+	"text:addr 0x7f3a5c000000 · len 8.0 MiB" "text:dest_qpn 0x22 · rq_psn 0xc0ffee" \
+	"text:DATA PHASE (RDMA)" "text:10.0 MiB in 10 chunks" \
+	"text:10 credits received" "text:10 credits sent" \
+	"objs:send:pd,mr,cq,qp,device" "objs:recv:pd,mr,cq,qp,device" \
+	"text:MR registered: rkey 0x1a2c" "text:LOCAL_WRITE|REMOTE_WRITE" \
+	"text:CQ created, cqe 17" "text:QP0 created: qpn 0x11, RESET" \
+	"text:FIN  1 files, 10.0 MiB" "text:ACK status 0 (OK), 10.0 MiB" \
+	"text:ended with ACK: status 0 (OK)"
+check "$tmp/push2.svg" lifelines bands:send:1:RESET,INIT,RTR,RTS \
+	bands:recv:1:RESET,INIT,RTR,RTS "text:HELLO  qpn 0x11,0x12  psn 0x5a3f21,0x5a5032" \
+	"text:MR  rkey 0x1a2c  qpn 0x22,0x32  psn 0xc0ffee,0x..." \
+	"text:QP0–1 INIT → RTR" "text:QP0: dest_qpn 0x22" \
+	"text:QP0–1 created: qpn 0x11…0x12, RESET" "text:QP0–1 destroyed (qpn 0x22…0x32)"
+check "$tmp/push8.svg" lifelines bands:send:7:RESET,INIT,RTR,RTS,ERROR \
+	bands:recv:7:RESET,INIT,RTR,RTS,ERROR "text:QP0–7 RTR → RTS" \
+	"text:QP0–7 created: qpn 0x11…0x18, RESET" "text:MR registered: rkey 0x1a2b, lkey 0x1a2b"
+check "$tmp/failed.svg" lifelines arrows:HELLO,MR,FILE,ERR \
+	bands:send:0:RTS,ERROR bands:recv:0:RTS,ERROR \
+	"text:ERR status 6 (EXIST), 0 B" "text:ended with ERR: status 6 (EXIST)" \
+	"text:in/<script>alert('x')</script> & <b>bold</b>.txt" \
+	"text:error: refusing in/<script>alert('x')</script>" noscript
+check "$tmp/many.svg" "text:FILE/FEND/FACK × 1200" \
+	"text:400 acknowledged, 0 failed" noarrow:FILE arrows:FIN,ACK \
+	"text:first tree/d01/f0001.txt · last tree/d09/f0400.txt" maxbytes:200000
+# Real traces, written by rdmapush --trace-json in the lab (two guests,
+# Soft-RoCE): a push over 2 QPs, and one the receiver refused (file
+# exists, FACK status 1).
+check "$tmp/lab-qps2.svg" lifelines bands:send:1:RESET,INIT,RTR,RTS,ERROR \
+	bands:recv:1:RESET,INIT,RTR,RTS,ERROR arrows:HELLO,MR,FILE,FEND,FACK,FIN,ACK \
+	"text:HELLO  qpn 0x11,0x12  psn 0xdbec69,0xae29fe" "text:MR  rkey 0x203  qpn 0x11,0x12" \
+	"text:293.0 KiB in 5 chunks" "text:sender: 5 chunks, 1 files" "text:receiver: 5 chunks" \
+	"objs:send:pd,mr,cq,qp,device" "objs:recv:pd,mr,cq,qp,device" \
+	"text:QP0–1 → ERROR (flushes their work)" "text:ended with ACK: status 0 (ok)"
+check "$tmp/lab-exists.svg" lifelines "text:FACK status 1 (file exists), 0 B" \
+	"text:but a FACK refused 1 file" "text:error: data: file exists (use --force on the"
+
+# -o - and the sides given the other way round: the same picture.
+"$bin" render "$fx/push1.send.jsonl" "$fx/push1.recv.jsonl" -o - \
+	>"$tmp/stdout.svg" 2>/dev/null && cmp -s "$tmp/stdout.svg" "$tmp/push1.svg" &&
+	ok "-o - writes the same SVG to stdout" || bad "-o - differs"
+"$bin" render "$fx/push1.recv.jsonl" "$fx/push1.send.jsonl" -o "$tmp/sw.svg" \
+	2>/dev/null && cmp -s "$tmp/sw.svg" "$tmp/push1.svg" &&
+	ok "receiver's trace first: the sender still on the left" ||
+	bad "receiver's trace first gives another picture"
+# No data.summary: counted from post/wc.
+grep -v '"data.summary"' "$fx/push1.send.jsonl" >"$tmp/ns.send.jsonl"
+grep -v '"data.summary"' "$fx/push1.recv.jsonl" >"$tmp/ns.recv.jsonl"
+"$bin" render "$tmp/ns.send.jsonl" "$tmp/ns.recv.jsonl" -o "$tmp/ns.svg" 2>/dev/null ||
+	bad "no data.summary: exit $?"
+check "$tmp/ns.svg" "text:10.0 MiB in 10 chunks" "text:10 credits sent by the receiver" \
+	"text:(counted from post and wc events: the traces have no data.summary)"
+
+# A receiver's file with two transfers (children 6000, then 5151): the
+# one whose HELLO came from the sender's QPN is drawn, not the first.
+python3 - "$fx" "$tmp/two.recv.jsonl" <<'EOF'
+import json, sys
+out = open(sys.argv[2], "w")
+for line in open(sys.argv[1] + "/failed.recv.jsonl"):
+    o = json.loads(line)
+    o["pid"] = 6000
+    if o["kind"] == "msg" and o["f"]["type"] == "HELLO" and o["f"]["dir"] == "in":
+        o["f"]["qpn"] = 0x99
+    out.write(json.dumps(o) + "\n")
+out.write(open(sys.argv[1] + "/push1.recv.jsonl").read())
+EOF
+if "$bin" render "$fx/push1.send.jsonl" "$tmp/two.recv.jsonl" -o "$tmp/two.svg" \
+	2>"$tmp/two.err" && grep -q "holds 2 transfers; drawing pid 5151, whose HELLO came from QPN 0x11" "$tmp/two.err"; then
+	check "$tmp/two.svg" arrows:FEND,FACK,FIN,ACK noarrow:ERR "text:10.0 MiB in 10 chunks"
+else
+	bad "two transfers: $(cat "$tmp/two.err")"
+fi
+
+# A receiver's trace cut short (it died): its messages are missing, so the
+# sender's FEND, FIN... are drawn as stubs, and saying so.
+head -n 30 "$fx/push1.recv.jsonl" >"$tmp/cut.recv.jsonl"
+"$bin" render "$fx/push1.send.jsonl" "$tmp/cut.recv.jsonl" -o "$tmp/cut.svg" \
+	2>/dev/null || bad "a cut trace: exit $?"
+check "$tmp/cut.svg" lifelines arrows:HELLO,MR,FILE,FEND,FIN "text:ended with ACK" \
+	"text:(no matching receipt in the other trace)" \
+	"text:(no matching send in the other trace)"
+
+# expect CODE PATTERN ARGS...: exit CODE, stderr matching PATTERN, and
+# the output written before (good.svg) left as it was, no temp file.
+cp "$tmp/push1.svg" "$tmp/good.svg"
+expect() {
+	code=$1 pat=$2
+	shift 2
+	"$bin" render "$@" 2>"$tmp/err" >/dev/null
+	rc=$?
+	if [ $rc -ne "$code" ]; then
+		bad "render $*: exit $rc, want $code ($(cat "$tmp/err"))"
+	elif ! grep -q -- "$pat" "$tmp/err"; then
+		bad "render $*: stderr '$(cat "$tmp/err")' lacks '$pat'"
+	elif ! cmp -s "$tmp/good.svg" "$tmp/push1.svg" ||
+		ls "$tmp"/good.svg.* >/dev/null 2>&1; then
+		bad "render $*: the old output changed or a temp file stayed"
+	else
+		ok "exit $code: $(head -n1 "$tmp/err")"
+	fi
+}
+S=$fx/push1.send.jsonl R=$fx/push1.recv.jsonl O=$tmp/good.svg
+expect 5 "cannot open $tmp/nope.jsonl: No such file or directory" \
+	"$tmp/nope.jsonl" "$R" -o "$O"
+expect 5 "cannot read $tmp: Is a directory" "$tmp" "$R" -o "$O"
+expect 5 "cannot write $tmp/no/dir/x.svg: No such file or directory" \
+	"$S" "$R" -o "$tmp/no/dir/x.svg"
+{ head -n 2 "$R"; echo '{"v": 1, "kind": "msg", oops}'; } >"$tmp/nj.jsonl"
+expect 3 "$tmp/nj.jsonl:3: not JSON" "$S" "$tmp/nj.jsonl" -o "$O"
+{ head -n 1 "$R"; echo '{"v": 1, "kind": "msg"} trailing'; } >"$tmp/tr.jsonl"
+expect 3 "$tmp/tr.jsonl:2: not one JSON object per line" "$S" "$tmp/tr.jsonl" -o "$O"
+{ head -n 3 "$S"; echo '{"kind": "msg", "t": 1.0}'; } >"$tmp/nov.jsonl"
+expect 3 "$tmp/nov.jsonl:4: no schema version" "$tmp/nov.jsonl" "$R" -o "$O"
+{ echo '{"v": 1, "t": 1.0, "side": "send"}'; } >"$tmp/nok.jsonl"
+expect 3 "$tmp/nok.jsonl:1: no \"kind\"" "$tmp/nok.jsonl" "$R" -o "$O"
+sed '5s/"v": 1/"v": 2/' "$S" >"$tmp/v2.jsonl"
+expect 3 "$tmp/v2.jsonl:5: trace schema version 2; this rdmapush reads version 1" \
+	"$tmp/v2.jsonl" "$R" -o "$O"
+grep -v '"HELLO"' "$R" >"$tmp/nohello.jsonl"
+expect 3 "$tmp/nohello.jsonl: no HELLO message" "$S" "$tmp/nohello.jsonl" -o "$O"
+expect 3 "are both from the send side" "$S" "$S" -o "$O"
+: >"$tmp/empty.jsonl"
+expect 3 "$tmp/empty.jsonl: no events" "$S" "$tmp/empty.jsonl" -o "$O"
+expect 2 "missing -o FILE.svg" "$S" "$R"
+expect 2 "missing RECEIVER.jsonl" "$S" -o "$O"
+expect 2 "unknown option '--bogus'" "$S" "$R" -o "$O" --bogus
+"$bin" render --help | grep -q "Usage: rdmapush render SENDER.jsonl" &&
+	ok "render --help" || bad "render --help"
+exit $fail
