@@ -128,7 +128,8 @@ static int ping(const struct rp_opts *o)
 	int rc;
 
 	rp_trace_init(o->trace ? RP_V_TRACE :
-		      o->quiet ? RP_V_QUIET : RP_V_NORMAL, "ping");
+		      o->quiet ? RP_V_QUIET : RP_V_NORMAL,
+		      o->ping_server ? "ping-server" : "ping");
 	rp_session_signals();
 	rc = o->trace_json ? rp_trace_json_open(o->trace_json) : 0;
 	if (rc) {

@@ -148,14 +148,25 @@ static int recv_msg(struct ping *p, uint8_t want, uint8_t *pl,
 }
 
 /* Best effort, briefly: why we stop, for a peer that can still hear. */
-/* A ping's FIN and ACK count round trips (in the push's files and bytes
- * fields): "msg" events as the push's, in the ping's words. */
-static void trace_rounds(const char *dir, const char *type, uint64_t n)
+/* A ping's FIN counts round trips (in the push's files field): a "msg"
+ * event as the push's, in the ping's words. */
+static void trace_fin_rounds(const char *dir, uint64_t n)
 {
-	RP_EV("ctrl", "msg", "{arrow} {type}: {round_trips} round trips{how}",
+	RP_EV("ctrl", "msg", "{arrow} FIN: {round_trips} round trips done",
 	      EV_T("arrow", dir), EV_S("dir", dir[0] == '-' ? "out" : "in"),
-	      EV_S("type", type), EV_U("round_trips", n),
-	      EV_T("how", type[0] == 'F' ? " done" : " answered"));
+	      EV_S("type", "FIN"), EV_U("round_trips", n));
+}
+
+/* Its ACK, with the status it carries and the round trips answered (in
+ * the push's bytes field). */
+static void trace_ack_rounds(const char *dir, const struct rp_result *ack)
+{
+	RP_EV("ctrl", "msg", "{arrow} ACK status={status} ({status_name}): "
+	      "{round_trips} round trips answered", EV_T("arrow", dir),
+	      EV_S("dir", dir[0] == '-' ? "out" : "in"), EV_S("type", "ACK"),
+	      EV_U("status", ack->status),
+	      EV_S("status_name", rp_proto_status_name(ack->status)),
+	      EV_U("round_trips", ack->bytes));
 }
 
 static void send_err(struct ping *p, int rc)
@@ -472,7 +483,7 @@ static int client_finish(struct ping *p)
 	uint32_t len;
 	int rc;
 
-	trace_rounds("->", "FIN", p->done);
+	trace_fin_rounds("->", p->done);
 	rc = send_msg(p, buf, rp_proto_pack_fin(buf, sizeof(buf), &fin),
 		      "FIN");
 	if (!rc)
@@ -483,7 +494,7 @@ static int client_finish(struct ping *p)
 		RP_ERR("malformed ACK from %s: %s", p->peer, why ? why : "?");
 		return RP_EPROTO;
 	}
-	trace_rounds("<-", "ACK", ack.bytes);
+	trace_ack_rounds("<-", &ack);
 	if (ack.status != RP_ST_OK || ack.bytes != p->done) {
 		RP_ERR("%s answered %" PRIu64 " of %" PRIu32 " round trips "
 		       "(status %s)", p->peer, ack.bytes, p->done,
@@ -615,8 +626,8 @@ static int server_finish(struct ping *p)
 
 	if (rc)
 		return rc;
-	trace_rounds("<-", "FIN", p->done);
-	trace_rounds("->", "ACK", p->done);
+	trace_fin_rounds("<-", p->done);
+	trace_ack_rounds("->", &ack);
 	return send_msg(p, buf, rp_proto_pack_result(buf, sizeof(buf),
 						     RP_MSG_ACK, &ack), "ACK");
 }

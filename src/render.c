@@ -238,6 +238,21 @@ static bool is_hello(json_object *o)
 	return type && !strcmp(type, "HELLO");
 }
 
+/* An rdmapush ping's trace: its HELLO carries the ping flag. */
+static bool is_ping(const struct lines *l, int64_t pid)
+{
+	for (size_t i = 0; i < l->n; i++) {
+		json_object *f = NULL, *b = NULL;
+
+		if (!is_hello(l->o[i]) || line_pid(l->o[i]) != pid)
+			continue;
+		(void)json_object_object_get_ex(l->o[i], "f", &f);
+		return json_object_object_get_ex(f, "ping", &b) &&
+		       json_object_get_boolean(b);
+	}
+	return false;
+}
+
 /*
  * The transfer to draw: a receiver's file holds one per child (pid).
  * Keep the pid of the first HELLO; 0 when the file has no HELLO.
@@ -541,9 +556,12 @@ static int load(struct rr_diagram *d, const char *path[2],
 			     path[1], r0);
 			return RP_EPROTO;
 		}
-		/* Given the other way round: the sender still goes left. */
-		swap = !strcmp(r0, "recv") || !strcmp(r1, "send");
+		/* Given the other way round: the sender (a ping's client)
+		 * still goes left. */
+		swap = !strcmp(r0, "recv") || !strcmp(r1, "send") ||
+		       !strcmp(r0, "ping-server") || !strcmp(r1, "ping");
 	}
+	d->ping = is_ping(&l[0], pid[0]);
 	for (side = 0; side < 2; side++) {
 		struct rr_side *s = &d->s[side ^ swap];
 		const char *role = line_str(l[side].o[0], "side");

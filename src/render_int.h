@@ -69,6 +69,7 @@ struct rr_diagram {
 	bool counted_data;	/* the data row is counted, not summarised */
 	long data_row;		/* -1: none */
 	int data_side;		/* the side whose summary made the data row */
+	bool ping;		/* an rdmapush ping (its HELLO says so) */
 	int height;
 };
 

@@ -198,6 +198,11 @@ void rr_msg_label(const struct rr_ev *e, char *m, char *det, size_t len)
 	} else if (!strcmp(t, "FEND")) {
 		snprintf(m, len, "FEND #%" PRId64 ", %s", rr_iv(f, "id"),
 			 rr_bytes((uint64_t)rr_iv(f, "bytes"), c, sizeof(c)));
+	} else if (json_object_object_get_ex(f, "round_trips", NULL)) {
+		/* A ping's FIN and ACK count round trips. */
+		snprintf(m, len, "%s  %" PRId64 " round trips%s", t,
+			 rr_iv(f, "round_trips"), strcmp(t, "ACK") ? "" :
+			 " answered");
 	} else if (!strcmp(t, "FIN")) {
 		snprintf(m, len, "FIN  %" PRId64 " files, %s", rr_iv(f, "files"),
 			 rr_bytes((uint64_t)rr_iv(f, "bytes"), c, sizeof(c)));

@@ -99,6 +99,18 @@ static void text(FILE *f, double x, double y, const char *cls,
 
 /* --- pieces -------------------------------------------------------------- */
 
+/* "SENDER" or "receiver", or for a ping "CLIENT" or "server". */
+static const char *head_name(const struct rr_diagram *d, int side,
+			     bool caps)
+{
+	static const char *const names[2][2][2] = {
+		{ { "sender", "receiver" }, { "SENDER", "RECEIVER" } },
+		{ { "client", "server" }, { "CLIENT", "SERVER" } },
+	};
+
+	return names[d->ping][caps][side != RR_SEND];
+}
+
 static double lifeline(int side)
 {
 	return side == RR_SEND ? X_S : X_R;
@@ -241,15 +253,19 @@ static void header(FILE *f, const struct rr_diagram *d)
 	fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
 		"height=\"%d\" viewBox=\"0 0 %d %d\">\n", W, d->height, W,
 		d->height);
-	fputs("<title>rdmapush session: sender and receiver</title>\n", f);
+	fprintf(f, "<title>rdmapush %s: %s and %s</title>\n",
+		d->ping ? "ping" : "session", head_name(d, 0, false),
+		head_name(d, 1, false));
 	fputs(style, f);
 	fprintf(f, "<rect width=\"%d\" height=\"%d\" fill=\"#ffffff\"/>\n", W,
 		d->height);
-	text(f, 20, 32, "title", NULL,
+	text(f, 20, 32, "title", NULL, d->ping ?
+	     "rdmapush ping: the client times round trips, the server answers" :
 	     "rdmapush session: the sender pushes, the receiver stores", 0);
-	snprintf(buf, sizeof(buf), "sender trace %s (pid %" PRId64
-		 ") · receiver trace %s (pid %" PRId64 ")", d->s[0].path,
-		 d->s[0].pid, d->s[1].path, d->s[1].pid);
+	snprintf(buf, sizeof(buf), "%s trace %s (pid %" PRId64
+		 ") · %s trace %s (pid %" PRId64 ")", head_name(d, 0, false),
+		 d->s[0].path, d->s[0].pid, head_name(d, 1, false),
+		 d->s[1].path, d->s[1].pid);
 	text(f, 20, 54, "sub", NULL, buf, 130);
 	outcome(f, d);
 	/* Legend: the band colours, then the marker shapes. */
@@ -277,8 +293,7 @@ static void header(FILE *f, const struct rr_diagram *d)
 		fprintf(f, "<rect x=\"%.0f\" y=\"138\" width=\"220\" "
 			"height=\"40\" rx=\"6\" fill=\"#eceff1\" "
 			"stroke=\"#37474f\"/>\n", x - 110);
-		text(f, x, 156, "head", "middle", side == RR_SEND ? "SENDER" :
-		     "RECEIVER", 0);
+		text(f, x, 156, "head", "middle", head_name(d, side, true), 0);
 		snprintf(buf, sizeof(buf), "side \"%s\" · pid %" PRId64,
 			 s->role, s->pid);
 		text(f, x, 172, "small", "middle", buf, 34);
@@ -557,6 +572,37 @@ static void totals(FILE *f, double cx, int y, uint64_t bytes,
 	text(f, cx, y + 60, "ev", "middle", line, 0);
 }
 
+/* A ping's round trips, as its client's HELLO asked for them. */
+static void ping_block(FILE *f, const struct rr_diagram *d,
+		       const struct rr_row *r)
+{
+	const struct rr_side *s = &d->s[RR_SEND];
+	double cx = (X_S + X_R) / 2.0, secs = s->data_t1 - s->data_t0;
+	json_object *h = NULL;
+	char line[160], size[32];
+	int64_t n;
+
+	for (size_t i = 0; i < s->n && !h; i++)
+		if (s->ev[i].kind == RR_MSG && !strcmp(s->ev[i].type, "HELLO"))
+			h = s->ev[i].f;
+	n = rr_iv(h, "total");
+	block_rect(f, r, "data", "#e3f2fd", "#1565c0");
+	text(f, cx, r->y + 26, "blockhead", "middle", "ROUND TRIPS (RDMA)", 0);
+	snprintf(line, sizeof(line), "%" PRId64 " round trips of %s, --op %s",
+		 n, rr_bytes((uint64_t)rr_iv(h, "chunk"), size, sizeof(size)),
+		 rr_sv(h, "op"));
+	text(f, cx, r->y + 44, "ev", "middle", line, 0);
+	text(f, cx, r->y + 60, "det", "middle", !strcmp(rr_sv(h, "op"),
+	     "write") ? "RDMA Writes; each side spins on its last byte" :
+	     "Sends into receives posted ahead", 0);
+	if (n > 0 && s->seen_post && secs > 0) {
+		/* The mean of the client's span: ping prints the median. */
+		snprintf(line, sizeof(line), "%.3f s of posts: %.1f µs a round "
+			 "trip", secs, secs * 1e6 / (double)n);
+		text(f, cx, r->y + 78, "det", "middle", line, 0);
+	}
+}
+
 /* From the data.summary events, or counted from post/wc and FIN. */
 static void data_block(FILE *f, const struct rr_diagram *d,
 		       const struct rr_row *r)
@@ -568,6 +614,10 @@ static void data_block(FILE *f, const struct rr_diagram *d,
 	double secs;
 	int side;
 
+	if (d->ping) {
+		ping_block(f, d, r);
+		return;
+	}
 	block_rect(f, r, "data", "#e3f2fd", "#1565c0");
 	text(f, cx, r->y + 26, "blockhead", "middle", "DATA PHASE (RDMA)", 0);
 	if (d->counted_data) {
@@ -721,7 +771,7 @@ static void row(FILE *f, const struct rr_diagram *d, size_t i)
 	}
 }
 
-static void footer(FILE *f, int bottom)
+static void footer(FILE *f, const struct rr_diagram *d, int bottom)
 {
 	int side;
 
@@ -731,8 +781,8 @@ static void footer(FILE *f, int bottom)
 		fprintf(f, "<rect x=\"%.0f\" y=\"%d\" width=\"160\" "
 			"height=\"28\" rx=\"6\" fill=\"#eceff1\" "
 			"stroke=\"#37474f\"/>\n", x - 80, bottom);
-		text(f, x, bottom + 19, "head", "middle", side == RR_SEND ?
-		     "SENDER" : "RECEIVER", 0);
+		text(f, x, bottom + 19, "head", "middle",
+		     head_name(d, side, true), 0);
 	}
 	text(f, 20, bottom + 58, "small", NULL, "Rendered by rdmapush render "
 	     "from the two sides' --trace-json files.", 0);
@@ -755,7 +805,7 @@ int rr_write_svg(FILE *f, const struct rr_diagram *d)
 	}
 	for (i = 0; i < d->nrows; i++)
 		row(f, d, i);
-	footer(f, bottom);
+	footer(f, d, bottom);
 	fputs("</svg>\n", f);
 	return ferror(f) ? -EIO : 0;
 }

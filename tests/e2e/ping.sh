@@ -170,23 +170,48 @@ if server_bg srv-trace "--once -t --trace-json $J/srv.jsonl"; then
 	fi
 	# --trace-json: every text line an event, the QP's steps as fields.
 	for side in cli srv; do
-		if why=$("$PYTHON3" - "$J/$side.jsonl" "$TMP/$side" <<'PY' 2>&1
+		role=ping
+		[ $side = srv ] && role=ping-server
+		if why=$("$PYTHON3" - "$J/$side.jsonl" "$TMP/$side" "$role" <<'PY' 2>&1
 import json, re, sys
 ev = [json.loads(l) for l in open(sys.argv[1])]
-text = [l for l in open(sys.argv[2]) if re.match(r"^\[ *[0-9.]+\] ping ", l)]
+role = sys.argv[3]
+text = [l for l in open(sys.argv[2]) if re.match(r"^\[ *[0-9.]+\] %s " % role, l)]
 assert len(ev) == len(text), f"{len(ev)} events, {len(text)} trace lines"
-assert all(e["v"] == 1 and e["side"] == "ping" for e in ev), "v or side"
+assert all(e["v"] == 1 and e["side"] == role for e in ev), "v or side"
 steps = [(e["f"]["from"], e["f"]["to"]) for e in ev if e["kind"] == "qp.modify"]
 assert steps == [("RESET", "INIT"), ("INIT", "RTR"), ("RTR", "RTS")], steps
 hello = [e for e in ev if e["kind"] == "msg" and e["f"]["type"] == "HELLO"]
 assert len(hello) == 1 and hello[0]["f"]["ping"] is True, hello
 PY
 		); then
-			ok "--trace-json ($side): one event per --trace line, RESET->INIT->RTR->RTS as fields, the HELLO marked ping"
+			ok "--trace-json ($side): one event per --trace line, side $role, RESET->INIT->RTR->RTS as fields, the HELLO marked ping"
 		else
 			fail "--trace-json ($side)" "$why"
 		fi
 	done
+	# The picture of a ping: the server's trace given first, the client
+	# still on the left; both QPs' bands, the messages, the ping's title.
+	if why=$("$RP" render "$J/srv.jsonl" "$J/cli.jsonl" -o "$J/ping.svg" 2>&1 &&
+		"$PYTHON3" - "$J/ping.svg" <<'PY' 2>&1
+import sys
+import xml.etree.ElementTree as ET
+root = ET.parse(sys.argv[1]).getroot()
+texts = [t.text or "" for t in root.iter("{http://www.w3.org/2000/svg}text")]
+joined = "\n".join(texts)
+assert any(t.startswith("rdmapush ping:") for t in texts), "no ping title"
+heads = [t for t in texts if t in ("CLIENT", "SERVER")]
+assert heads[:2] == ["CLIENT", "SERVER"], heads
+for m in ("HELLO", "MR", "FIN  20 round trips", "ACK  20 round trips answered",
+          "RESET → INIT", "INIT → RTR", "RTR → RTS", "ROUND TRIPS (RDMA)",
+          "20 round trips of 2 B, --op write", "ended with ACK: status 0 (ok)"):
+    assert m in joined, f"no {m!r}"
+PY
+	); then
+		ok "render of a ping's two traces: CLIENT left of SERVER, the ping's title, HELLO/MR/FIN/ACK in round trips, the QP steps, the round trips' block, ACK ok"
+	else
+		fail "render of a ping" "$why"
+	fi
 else
 	fail "--trace --op write" "the ping server did not listen"
 fi

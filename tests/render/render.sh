@@ -37,7 +37,7 @@ check() {
 	fi
 }
 
-for n in push1 push2 push8 failed many lab-qps2 lab-exists; do
+for n in push1 push2 push8 failed many lab-qps2 lab-exists lab-ping; do
 	if "$bin" render "$fx/$n.send.jsonl" "$fx/$n.recv.jsonl" \
 		-o "$tmp/$n.svg" 2>"$tmp/$n.err"; then
 		ok "$n renders"
@@ -83,6 +83,14 @@ check "$tmp/lab-qps2.svg" lifelines bands:send:1:RESET,INIT,RTR,RTS,ERROR \
 	"text:QP0–1 → ERROR (flushes their work)" "text:ended with ACK: status 0 (ok)"
 check "$tmp/lab-exists.svg" lifelines "text:FACK status 1 (file exists), 0 B" \
 	"text:but a FACK refused 1 file" "text:error: data: file exists (use --force on the"
+# A ping's two traces (rdmapush ping --op write -n 20, --trace-json at
+# both ends, one guest): client and server, its round trips' block.
+check "$tmp/lab-ping.svg" lifelines bands:send:0:RESET,INIT,RTR,RTS,ERROR \
+	bands:recv:0:RESET,INIT,RTR,RTS,ERROR arrows:HELLO,MR,FIN,ACK \
+	"text:rdmapush ping: the client times round trips, the server answers" \
+	"text:CLIENT" "text:SERVER" "text:ROUND TRIPS (RDMA)" \
+	"text:20 round trips of 2 B, --op write" "text:FIN  20 round trips" \
+	"text:ACK  20 round trips answered" "text:ended with ACK: status 0 (ok)"
 
 # -o - and the sides given the other way round: the same picture.
 "$bin" render "$fx/push1.send.jsonl" "$fx/push1.recv.jsonl" -o - \
