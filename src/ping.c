@@ -147,7 +147,6 @@ static int recv_msg(struct ping *p, uint8_t want, uint8_t *pl,
 	return 0;
 }
 
-/* Best effort, briefly: why we stop, for a peer that can still hear. */
 /* A ping's FIN counts round trips (in the push's files field): a "msg"
  * event as the push's, in the ping's words. */
 static void trace_fin_rounds(const char *dir, uint64_t n)
@@ -169,19 +168,15 @@ static void trace_ack_rounds(const char *dir, const struct rp_result *ack)
 	      EV_U("round_trips", ack->bytes));
 }
 
-static void send_err(struct ping *p, int rc)
+/* Why we stop, for a peer that can still hear (the same ERR a push
+ * sends); the control connection is closed either way. */
+static void stop_ctrl(struct ping *p, int rc)
 {
-	uint8_t buf[RP_PROTO_MAX_MSG];
-	struct rp_result res = { .status = rp_proto_status_from_err(rc) };
-	int n;
-
-	if (p->fd < 0 || p->peer_failed)
-		return;
-	snprintf(res.text, sizeof(res.text), "%s", rp_strerror(rc));
-	res.text_len = (uint16_t)strlen(res.text);
-	n = rp_proto_pack_result(buf, sizeof(buf), RP_MSG_ERR, &res);
-	if (n > 0 && !rp_ctrl_send(p->fd, buf, (size_t)n, rp_now() + 2.0))
-		trace_result("->", RP_MSG_ERR, &res);
+	if (rc && !p->peer_failed) {
+		rp_session_refuse(p->o, p->fd, p->peer, rc);
+		p->fd = -1;	/* closed by rp_session_refuse() */
+	}
+	rp_ctrl_close(&p->fd);
 }
 
 static int send_mr(struct ping *p, uint32_t rkey)
@@ -548,10 +543,8 @@ int rp_ping_client_fd(const struct rp_opts *o, int fd, const char *peer,
 			   "round-trip times");
 	if (!rc)
 		rc = client_run(&p, rtt);
-	if (rc)
-		send_err(&p, rc);
+	stop_ctrl(&p, rc);
 	rp_verbs_close(p.v);
-	rp_ctrl_close(&p.fd);
 	if (!rc) {
 		res->op = p.op;
 		res->size = p.size;
@@ -668,13 +661,11 @@ int rp_ping_serve_fd(const struct rp_opts *o, int fd, const char *peer)
 
 	rp_ctrl_tune(fd, o->timeout);
 	rc = server_run(&p);
-	if (rc)
-		send_err(&p, rc);
-	else
+	if (!rc)
 		RP_INFO("answered %" PRIu32 " %s round trips of %" PRIu32
 			" bytes from %s", p.done, rp_proto_op_name(p.op),
 			p.size, peer);
+	stop_ctrl(&p, rc);
 	rp_verbs_close(p.v);
-	rp_ctrl_close(&p.fd);
 	return rc;
 }

@@ -86,8 +86,9 @@ int rp_session_recv_one(const struct rp_opts *o, const uint8_t *psk,
 	__attribute__((warn_unused_result));
 
 /*
- * Tell the peer on fd (owned, closed) why we will not serve it (rc), best
- * effort and briefly: a busy server must not wait on anyone.
+ * Tell the peer on fd (owned, closed) why we will not serve it, or stop
+ * (rc): an ERR, best effort and briefly: a busy server must not wait on
+ * anyone.
  */
 void rp_session_refuse(const struct rp_opts *o, int fd, const char *peer,
 		       int rc);
