@@ -16,6 +16,7 @@
 
 #include "rdmapush/err.h"
 #include "rdmapush/render.h"
+#include "rdmapush/trace.h"
 #include "render_int.h"
 
 
@@ -551,9 +552,13 @@ static int load(struct rr_diagram *d, const char *path[2],
 		r0 = r0 ? r0 : "?";
 		r1 = r1 ? r1 : "?";
 		if (!strcmp(r0, r1)) {
+			char shown[RP_PEER_TEXT_MAX];
+
+			/* The file's own words: escaped for the terminal. */
 			fail("%s and %s are both from the %s side: give the "
 			     "sender's trace, then the receiver's", path[0],
-			     path[1], r0);
+			     path[1], rp_fmt_peer(shown, sizeof(shown), r0,
+						  strlen(r0)));
 			return RP_EPROTO;
 		}
 		/* Given the other way round: the sender (a ping's client)

@@ -176,6 +176,14 @@ expect 3 "$tmp/v2.jsonl:5: trace schema version 2; this rdmapush reads version 1
 grep -v '"HELLO"' "$R" >"$tmp/nohello.jsonl"
 expect 3 "$tmp/nohello.jsonl: no HELLO message" "$S" "$tmp/nohello.jsonl" -o "$O"
 expect 3 "are both from the send side" "$S" "$S" -o "$O"
+# A side name is the file's text: shown escaped, never raw.
+sed 's/"side": *"send"/"side":"s\\u001b[31m"/' "$S" >"$tmp/esc.jsonl"
+expect 3 'both from the s\\u{001b}\[31m side' "$tmp/esc.jsonl" "$tmp/esc.jsonl" -o "$O"
+if grep -q "$(printf '\033')" "$tmp/err"; then
+	bad "a side name's escape character reached stderr raw"
+else
+	ok "a side name's escape character is shown as \\u{001b}"
+fi
 : >"$tmp/empty.jsonl"
 expect 3 "$tmp/empty.jsonl: no events" "$S" "$tmp/empty.jsonl" -o "$O"
 expect 2 "missing -o FILE.svg" "$S" "$R"
