@@ -113,18 +113,10 @@ const char *rp_verbs_link_layer_name(uint8_t ll)
 	}
 }
 
+/* One table of names, devices.c's, for traces and `rdmapush devices`. */
 const char *rp_verbs_gid_type_name(uint32_t type)
 {
-	switch (type) {
-	case IBV_GID_TYPE_IB:
-		return "IB";
-	case IBV_GID_TYPE_ROCE_V1:
-		return "RoCE v1";
-	case IBV_GID_TYPE_ROCE_V2:
-		return "RoCE v2";
-	default:
-		return "?";
-	}
+	return rp_devices_gid_type_name(rp_verbs_gid_type_rp(type));
 }
 
 int rp_verbs_mtu_bytes(enum ibv_mtu m)
