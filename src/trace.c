@@ -141,6 +141,15 @@ static void emit(const char *prefix, const char *fmt, va_list ap)
 	va_end(again);
 }
 
+static void RP_PRINTF(2, 3) emitf(const char *prefix, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	emit(prefix, fmt, ap);
+	va_end(ap);
+}
+
 /* Bytes up to the end of the valid UTF-8 prefix of s. */
 static size_t utf8_valid(const char *s);
 
@@ -327,19 +336,12 @@ static void event(const char *area, const char *kind, const char *text,
 {
 	double now = rp_now();
 
-	char line[8192 + 128];
-	int w;
-
-	/* One write(2) when it fits: stderr is unbuffered, and the
-	 * receiver's children share it. */
 	if (show) {
-		w = snprintf(line, sizeof(line), "[%9.6f] %s %-7s %s\n",
-			     now - trace_t0, trace_role, area, text);
-		if (w > 0 && (size_t)w < sizeof(line))
-			fwrite(line, 1, (size_t)w, stderr);
-		else
-			fprintf(stderr, "[%9.6f] %s %-7s %s\n",
-				now - trace_t0, trace_role, area, text);
+		char prefix[64];
+
+		snprintf(prefix, sizeof(prefix), "[%9.6f] %s %-7s ",
+			 now - trace_t0, trace_role, area);
+		emitf(prefix, "%s", text);
 	}
 	if (json_fd >= 0)
 		json_write(now, area, kind, text, f, n);
