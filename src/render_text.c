@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "rdmapush/render.h"
+#include "rdmapush/trace.h"
 #include "render_int.h"
 
 /* --- field helpers ------------------------------------------------------- */
@@ -86,36 +87,17 @@ const char *rr_bytes(uint64_t b, char *buf, size_t len)
 
 /* --- XML text ------------------------------------------------------------ */
 
-/* Length of the valid UTF-8 sequence at s that XML 1.0 allows, or 0. */
+/* Length of the valid UTF-8 sequence at s (NUL-terminated) that XML 1.0
+ * allows, or 0: the decoder --trace's escaping uses, less U+FFFE/FFFF. */
 static int xml_char(const unsigned char *s)
 {
 	uint32_t c;
-	int n, i;
+	size_t n;
 
 	if (s[0] < 0x80)
 		return s[0] >= 0x20 || s[0] == '\t' || s[0] == '\n' ? 1 : 0;
-	if ((s[0] & 0xe0) == 0xc0) {
-		n = 2;
-		c = s[0] & 0x1f;
-	} else if ((s[0] & 0xf0) == 0xe0) {
-		n = 3;
-		c = s[0] & 0x0f;
-	} else if ((s[0] & 0xf8) == 0xf0) {
-		n = 4;
-		c = s[0] & 0x07;
-	} else {
-		return 0;
-	}
-	for (i = 1; i < n; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		c = c << 6 | (s[i] & 0x3f);
-	}
-	if ((n == 2 && c < 0x80) || (n == 3 && c < 0x800) ||
-	    (n == 4 && c < 0x10000) || c > 0x10ffff ||
-	    (c >= 0xd800 && c <= 0xdfff) || c == 0xfffe || c == 0xffff)
-		return 0;
-	return n;
+	n = rp_utf8_seq(s, 4, &c);
+	return n && c != 0xfffe && c != 0xffff ? (int)n : 0;
 }
 
 int rp_render_xml_text(FILE *f, const char *s, int max)

@@ -417,9 +417,7 @@ void rp_info_emit(const char *fmt, ...)
 	va_end(ap);
 }
 
-/* Length of the valid UTF-8 sequence at s (n bytes left) and its code
- * point, or 0 if it is invalid (overlong, surrogate, > U+10FFFF, cut). */
-static size_t utf8_seq(const unsigned char *s, size_t n, uint32_t *cp)
+size_t rp_utf8_seq(const unsigned char *s, size_t n, uint32_t *cp)
 {
 	static const uint32_t min[5] = { 0, 0, 0x80, 0x800, 0x10000 };
 	size_t len = s[0] >= 0xf0 ? 4 : s[0] >= 0xe0 ? 3 : s[0] >= 0xc0 ? 2 : 0;
@@ -445,7 +443,7 @@ static size_t utf8_valid(const char *s)
 	uint32_t cp;
 
 	while (i < n) {
-		size_t l = p[i] < 0x80 ? 1 : utf8_seq(p + i, n - i, &cp);
+		size_t l = p[i] < 0x80 ? 1 : rp_utf8_seq(p + i, n - i, &cp);
 
 		if (!l)
 			break;
@@ -467,7 +465,7 @@ static bool unsafe_cp(uint32_t cp)
 static size_t escape_one(const unsigned char *s, size_t n, char piece[16])
 {
 	uint32_t cp = s[0];
-	size_t len = s[0] < 0x80 ? 1 : utf8_seq(s, n, &cp);
+	size_t len = s[0] < 0x80 ? 1 : rp_utf8_seq(s, n, &cp);
 
 	if (!len) {
 		snprintf(piece, 16, "\\x%02x", s[0]);

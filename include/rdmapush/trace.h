@@ -154,6 +154,13 @@ void rp_trace_json_close(void);
  * included, shown as \u{0000}); out (len >= 4) ends in "..." when it had
  * to be cut, never mid-sequence. Returns out.
  */
+/*
+ * Length of the valid UTF-8 sequence at s (n bytes left; s[0] >= 0x80)
+ * and its code point, or 0 if it is invalid (overlong, surrogate, >
+ * U+10FFFF, cut). Reads no further than the first byte that is not a
+ * continuation byte, so a NUL-terminated s may pass n = 4.
+ */
+size_t rp_utf8_seq(const unsigned char *s, size_t n, uint32_t *cp);
 #define RP_PEER_TEXT_MAX (4 * 255 + 8)	/* room for 255 bytes escaped */
 char *rp_fmt_peer(char *out, size_t len, const char *s, size_t n);
 
