@@ -18,7 +18,7 @@
 #include "rdmapush/trace.h"
 
 /* --for HOST: the local address, then the GID a session would choose. */
-static int answer_for(const struct rp_opts *o, struct rp_devices_for *f)
+static int answer_for(const struct rp_config *o, struct rp_devices_for *f)
 {
 	struct sockaddr_storage ss;
 	socklen_t len;
@@ -53,7 +53,7 @@ static void say_failure(int rc, const char *cause)
 	funlockfile(stderr);
 }
 
-int rp_devices_run(const struct rp_opts *o)
+int rp_devices_run(const struct rp_config *o)
 {
 	struct rp_dev_list l = { 0 };
 	struct rp_devices_for f = { .host = o->devices_for };

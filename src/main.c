@@ -87,7 +87,7 @@ static void verdict(const char *role, bool send, const struct rp_outcome *out,
 	funlockfile(stderr);
 }
 
-static int run(const struct rp_opts *o)
+static int run(const struct rp_config *o)
 {
 	bool send = o->mode == RP_MODE_SEND;
 	const char *role = send ? "send" : "recv";
@@ -122,7 +122,7 @@ static int run(const struct rp_opts *o)
 }
 
 /* rdmapush ping: the server, or the client and its report. */
-static int ping(const struct rp_opts *o)
+static int ping(const struct rp_config *o)
 {
 	struct rp_ping_result res;
 	int rc;
@@ -157,7 +157,7 @@ static int ping(const struct rp_opts *o)
 	return rp_session_exit_code(rc);
 }
 
-static int keygen(const struct rp_opts *o)
+static int keygen(const struct rp_config *o)
 {
 	int rc;
 
@@ -171,7 +171,7 @@ static int keygen(const struct rp_opts *o)
 
 int main(int argc, char **argv)
 {
-	struct rp_opts o;
+	struct rp_config o;
 	int rc = rp_opts_parse(&o, argc, argv);
 
 	if (rc)

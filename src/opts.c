@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* Command line: argv -> struct rp_opts, its validation, and the help text. */
+/* Command line: argv -> struct rp_config, its validation, and the help text. */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
@@ -117,7 +117,7 @@ int parse_range(const char *s, unsigned long long min,
 }
 
 /* Silent: the caller knows which option the text belongs to. */
-uint32_t rp_opts_threads(const struct rp_opts *o)
+uint32_t rp_opts_threads(const struct rp_config *o)
 {
 	long n;
 
@@ -164,7 +164,7 @@ int rp_opts_parse_size(const char *s, uint64_t *out)
 	return 0;
 }
 
-static void set_defaults(struct rp_opts *o)
+static void set_defaults(struct rp_config *o)
 {
 	memset(o, 0, sizeof(*o));
 	o->mode = RP_MODE_NONE;
@@ -222,7 +222,7 @@ int bad_value(const char *sub, const char *what, const char *arg,
 }
 
 /* --op write|read|send: how the chunks move (enum rp_data_op). */
-static int parse_op(struct rp_opts *o, const char *sub, const char *arg)
+static int parse_op(struct rp_config *o, const char *sub, const char *arg)
 {
 	for (unsigned int op = 0; op < RP_OP_MAX; op++) {
 		if (!strcmp(arg, rp_proto_op_name(op))) {
@@ -236,7 +236,7 @@ static int parse_op(struct rp_opts *o, const char *sub, const char *arg)
 /* The value of the option being parsed; arg is the text after it. */
 /* One flat case per option, in --help's order: longer than our usual
  * function, but a table of setters would hide the ranges it checks. */
-int set_option(struct rp_opts *o, const char *sub, int c,
+int set_option(struct rp_config *o, const char *sub, int c,
 	       const char *arg)
 {
 	unsigned long long v;
@@ -366,7 +366,7 @@ int set_option(struct rp_opts *o, const char *sub, int c,
 }
 
 /* Options whose value names something: an empty one is a typo. */
-int check_not_empty(const struct rp_opts *o, const char *sub)
+int check_not_empty(const struct rp_config *o, const char *sub)
 {
 	if (o->dir && !o->dir[0])
 		return usage_error(sub, "empty directory for -o");
@@ -379,7 +379,7 @@ int check_not_empty(const struct rp_opts *o, const char *sub)
 	return 0;
 }
 
-static int check_combination(const struct rp_opts *o, const char *sub)
+static int check_combination(const struct rp_config *o, const char *sub)
 {
 	uint64_t ring = (uint64_t)o->chunk * o->window;
 	char b1[32], b2[32];
@@ -414,7 +414,7 @@ const char *host_hint(const char *h)
 	       "file with --as NAME";
 }
 
-static int check_positional(struct rp_opts *o, const char *sub, int n,
+static int check_positional(struct rp_config *o, const char *sub, int n,
 			    char **pos)
 {
 	const char *hint;
@@ -444,7 +444,7 @@ static int check_positional(struct rp_opts *o, const char *sub, int n,
 	return 0;
 }
 
-static int parse_sub(struct rp_opts *o, enum rp_mode mode, int argc,
+static int parse_sub(struct rp_config *o, enum rp_mode mode, int argc,
 		     char **argv)
 {
 	const char *sub = mode == RP_MODE_SEND ? "send" : "recv";
@@ -493,7 +493,7 @@ static int parse_sub(struct rp_opts *o, enum rp_mode mode, int argc,
 }
 
 /* "help", "help send", "--help recv": which text to show. */
-static int parse_help(struct rp_opts *o, int argc, char **argv)
+static int parse_help(struct rp_config *o, int argc, char **argv)
 {
 	o->mode = RP_MODE_HELP;
 	o->help_for = RP_MODE_NONE;
@@ -523,7 +523,7 @@ static int parse_help(struct rp_opts *o, int argc, char **argv)
  * "devices [--for HOST] [-d DEV] [-i N] [-g N] [-J] [-t]": a report, no
  * transfer; the options it shares with send take set_option()'s checks.
  */
-static int parse_devices(struct rp_opts *o, int argc, char **argv)
+static int parse_devices(struct rp_config *o, int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "for",	required_argument, NULL, OPT_FOR },
@@ -575,7 +575,7 @@ static int parse_devices(struct rp_opts *o, int argc, char **argv)
 }
 
 /* "keygen FILE": nothing else, so no getopt. */
-static int parse_keygen(struct rp_opts *o, int argc, char **argv)
+static int parse_keygen(struct rp_config *o, int argc, char **argv)
 {
 	if (argc > 2 && (!strcmp(argv[2], "-h") ||
 			 !strcmp(argv[2], "--help"))) {
@@ -595,7 +595,7 @@ static int parse_keygen(struct rp_opts *o, int argc, char **argv)
 	return 0;
 }
 
-int rp_opts_parse(struct rp_opts *o, int argc, char **argv)
+int rp_opts_parse(struct rp_config *o, int argc, char **argv)
 {
 	const char *cmd;
 

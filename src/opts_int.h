@@ -43,18 +43,18 @@ int parse_range(const char *s, unsigned long long min,
 bool opt_text(char *buf, size_t len, char **argv,
 	      const struct option *longopts);
 /* An option common to the subcommands (port, device, timeout, ...). */
-int set_option(struct rp_opts *o, const char *sub, int c, const char *arg);
+int set_option(struct rp_config *o, const char *sub, int c, const char *arg);
 /* Options that name something must not be empty; 0 or RP_EUSAGE. */
-int check_not_empty(const struct rp_opts *o, const char *sub);
+int check_not_empty(const struct rp_config *o, const char *sub);
 /* Why HOST looks written for another tool, or NULL. */
 const char *host_hint(const char *h);
 
 /* rdmapush ping (opts_ping.c): argv after "rdmapush"; 0 or RP_EUSAGE. */
-int rp_opts_parse_ping(struct rp_opts *o, int argc, char **argv);
+int rp_opts_parse_ping(struct rp_config *o, int argc, char **argv);
 void rp_opts_ping_usage(FILE *f);
 
 /* rdmapush render (opts_render.c): the whole argv; 0 or RP_EUSAGE. */
-int rp_opts_parse_render(struct rp_opts *o, int argc, char **argv);
+int rp_opts_parse_render(struct rp_config *o, int argc, char **argv);
 void rp_opts_render_usage(FILE *f);
 
 #endif

@@ -43,7 +43,7 @@ static const struct option ping_long[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-static int set_ping_option(struct rp_opts *o, int c, const char *arg)
+static int set_ping_option(struct rp_config *o, int c, const char *arg)
 {
 	unsigned long long v;
 	uint64_t size;
@@ -76,7 +76,7 @@ static int set_ping_option(struct rp_opts *o, int c, const char *arg)
 }
 
 /* Client options mean nothing to the server and the other way round. */
-static int check_ping(struct rp_opts *o, int n, char **pos)
+static int check_ping(struct rp_config *o, int n, char **pos)
 {
 	if (o->quiet && o->trace)
 		return usage_error("ping",
@@ -103,7 +103,7 @@ static int check_ping(struct rp_opts *o, int n, char **pos)
 	return check_not_empty(o, "ping");
 }
 
-int rp_opts_parse_ping(struct rp_opts *o, int argc, char **argv)
+int rp_opts_parse_ping(struct rp_config *o, int argc, char **argv)
 {
 	char text[64];
 	int rc;

@@ -41,7 +41,7 @@
 #define CQ_EVERY	16
 
 struct ping {
-	const struct rp_opts *o;
+	const struct rp_config *o;
 	int fd;
 	const char *peer;
 	bool server;
@@ -526,7 +526,7 @@ static int client_run(struct ping *p, double *rtt)
 	return stopped(rc);
 }
 
-int rp_ping_client_fd(const struct rp_opts *o, int fd, const char *peer,
+int rp_ping_client_fd(const struct rp_config *o, int fd, const char *peer,
 		      struct rp_ping_result *res)
 {
 	struct ping p = {
@@ -555,7 +555,7 @@ int rp_ping_client_fd(const struct rp_opts *o, int fd, const char *peer,
 	return rc;
 }
 
-int rp_ping_client(const struct rp_opts *o, struct rp_ping_result *res)
+int rp_ping_client(const struct rp_config *o, struct rp_ping_result *res)
 {
 	char peer[80];
 	int fd = -1;
@@ -654,7 +654,7 @@ static int server_run(struct ping *p)
 	return stopped(rc);
 }
 
-int rp_ping_serve_fd(const struct rp_opts *o, int fd, const char *peer)
+int rp_ping_serve_fd(const struct rp_config *o, int fd, const char *peer)
 {
 	struct ping p = { .o = o, .fd = fd, .peer = peer, .server = true };
 	int rc;

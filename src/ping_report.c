@@ -144,7 +144,7 @@ static int next_client(int lfd, int *fd, char *peer, size_t len)
 	}
 }
 
-int rp_ping_server(const struct rp_opts *o)
+int rp_ping_server(const struct rp_config *o)
 {
 	char peer[80];
 	int lfd = -1;

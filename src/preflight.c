@@ -10,7 +10,7 @@
 #include "rdmapush/trace.h"
 #include "rdmapush/verbs.h"
 
-int rp_preflight(const struct rp_opts *o)
+int rp_preflight(const struct rp_config *o)
 {
 	/* A receiver may start before its device comes up (boot order,
 	 * a device created later): it then fails per transfer instead. */

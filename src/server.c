@@ -54,7 +54,7 @@ struct kid {
 };
 
 struct server {
-	const struct rp_opts *o;
+	const struct rp_config *o;
 	int lfd;
 	int dirfd;
 	const uint8_t *psk;
@@ -547,7 +547,7 @@ static int finish(struct server *sv, int rc)
 	return rc;
 }
 
-int rp_server_run(const struct rp_opts *o, struct rp_outcome *out)
+int rp_server_run(const struct rp_config *o, struct rp_outcome *out)
 {
 	struct server sv = {
 		.o = o, .lfd = -1, .dirfd = -1, .once_fd = -1, .chan = -1,

@@ -39,7 +39,7 @@ void rp_session_signals(void)
 	sigaction(SIGTERM, &sa, NULL);
 }
 
-int rp_session_handshake_secs(const struct rp_opts *o)
+int rp_session_handshake_secs(const struct rp_config *o)
 {
 	return o->timeout < RP_HANDSHAKE_SECS ? o->timeout : RP_HANDSHAKE_SECS;
 }
@@ -683,7 +683,7 @@ int xfer_next(struct xfer *x, struct rp_wc *wc, int max, double deadline,
 	return rc;
 }
 
-void rp_session_refuse(const struct rp_opts *o, int fd, const char *peer,
+void rp_session_refuse(const struct rp_config *o, int fd, const char *peer,
 		       int rc)
 {
 	struct xfer x = { .o = o, .fd = fd, .epfd = -1 };

@@ -44,7 +44,7 @@ struct rp_tally {
 
 /* One session, on either side. */
 struct xfer {
-	const struct rp_opts *o;
+	const struct rp_config *o;
 	const uint8_t *psk;	/* --psk key, or NULL */
 	int fd;			/* control connection */
 	struct rp_verbs *v;

@@ -862,7 +862,7 @@ static void release(struct recv_state *r)
 	free(r->rec);
 }
 
-int rp_session_recv_one(const struct rp_opts *o, const uint8_t *psk,
+int rp_session_recv_one(const struct rp_config *o, const uint8_t *psk,
 			int dirfd, int fd, const char *peer,
 			const struct rp_admission *adm,
 			struct rp_outcome *out)

@@ -793,7 +793,7 @@ static int run(struct xfer *x, struct send_state *s)
 }
 
 static void init(struct xfer *x, struct send_state *s,
-		 const struct rp_opts *o)
+		 const struct rp_config *o)
 {
 	*x = (struct xfer){
 		.o = o, .fd = -1, .epfd = -1, .op = o->op, .chunk = o->chunk,
@@ -831,7 +831,7 @@ static int finish(struct xfer *x, struct send_state *s, int rc,
 	return rc;
 }
 
-int rp_session_send(const struct rp_opts *o, struct rp_outcome *out)
+int rp_session_send(const struct rp_config *o, struct rp_outcome *out)
 {
 	struct xfer x;
 	struct send_state s;
@@ -850,7 +850,7 @@ int rp_session_send(const struct rp_opts *o, struct rp_outcome *out)
 	return finish(&x, &s, rc, out);
 }
 
-int rp_session_send_fd(const struct rp_opts *o, int fd, const char *peer,
+int rp_session_send_fd(const struct rp_config *o, int fd, const char *peer,
 		       struct rp_outcome *out)
 {
 	struct xfer x;

@@ -131,12 +131,12 @@ int rp_verbs_choose(const struct rp_verbs_cfg *cfg, struct rp_gid_choice *out)
 
 /* --- the command: src/devices_cmd.c --------------------------------- */
 
-struct rp_opts;
+struct rp_config;
 /*
  * Run `rdmapush devices` as o says: the report on stdout, what failed
  * and what to do on stderr. Returns the exit code (enum rp_exit).
  */
-int rp_devices_run(const struct rp_opts *o);
+int rp_devices_run(const struct rp_config *o);
 
 /* --- formatting and the command: src/devices.c ----------------------- */
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Command line: argv -> struct rp_opts, validation and usage text. */
+/* Command line: argv -> struct rp_config, validation and usage text. */
 #ifndef RDMAPUSH_OPTS_H
 #define RDMAPUSH_OPTS_H
 
@@ -29,7 +29,7 @@ enum rp_mode {
 	RP_MODE_PING,		/* latency ping-pong, client or --server */
 };
 
-struct rp_opts {
+struct rp_config {
 	enum rp_mode mode;
 	enum rp_mode help_for;	/* with RP_MODE_HELP: NONE or a command's mode */
 	/* both sides */
@@ -86,7 +86,7 @@ struct rp_opts {
  * Fill o from argv. Returns 0, or RP_EUSAGE after printing one line
  * "rdmapush: <what is wrong>" and a hint to stderr.
  */
-int rp_opts_parse(struct rp_opts *o, int argc, char **argv)
+int rp_opts_parse(struct rp_config *o, int argc, char **argv)
 	__attribute__((warn_unused_result));
 
 /* Usage text for mode (NONE: the overview). */
@@ -96,7 +96,7 @@ void rp_opts_usage(FILE *f, enum rp_mode mode);
  * Worker threads for a transfer: --threads, else one per online core,
  * at most RP_DEFAULT_MAX_THREADS (at least 1).
  */
-uint32_t rp_opts_threads(const struct rp_opts *o);
+uint32_t rp_opts_threads(const struct rp_config *o);
 
 /* "64K", "1M", "2G", "4096" -> bytes. 0 or RP_EUSAGE (overflow, junk). */
 int rp_opts_parse_size(const char *s, uint64_t *out);

@@ -64,10 +64,10 @@ struct rp_ping_result {
  * The client: connect to o->host:o->port, ping o->ping_iters times.
  * 0 (res filled) or an error, already reported.
  */
-int rp_ping_client(const struct rp_opts *o, struct rp_ping_result *res)
+int rp_ping_client(const struct rp_config *o, struct rp_ping_result *res)
 	__attribute__((warn_unused_result));
 /* The same over an open control connection (fd, owned and closed). */
-int rp_ping_client_fd(const struct rp_opts *o, int fd, const char *peer,
+int rp_ping_client_fd(const struct rp_config *o, int fd, const char *peer,
 		      struct rp_ping_result *res)
 	__attribute__((warn_unused_result));
 
@@ -76,7 +76,7 @@ int rp_ping_client_fd(const struct rp_opts *o, int fd, const char *peer,
  * closed). 0 or an error (reported, and told to the peer by ERR while it
  * can hear it). A push's HELLO is refused with RP_ENOTPUSH.
  */
-int rp_ping_serve_fd(const struct rp_opts *o, int fd, const char *peer)
+int rp_ping_serve_fd(const struct rp_config *o, int fd, const char *peer)
 	__attribute__((warn_unused_result));
 
 /*
@@ -84,7 +84,7 @@ int rp_ping_serve_fd(const struct rp_opts *o, int fd, const char *peer)
  * time (others wait in the backlog) until SIGINT/SIGTERM, or after one
  * with --once (then its result is the server's).
  */
-int rp_ping_server(const struct rp_opts *o)
+int rp_ping_server(const struct rp_config *o)
 	__attribute__((warn_unused_result));
 
 /* The client's result: a few lines, or one JSON object with --json.

@@ -11,6 +11,6 @@
  * receiver was started with --no-device-check. 0, or RP_ENODEV / -errno
  * (already reported).
  */
-int rp_preflight(const struct rp_opts *o) __attribute__((warn_unused_result));
+int rp_preflight(const struct rp_config *o) __attribute__((warn_unused_result));
 
 #endif

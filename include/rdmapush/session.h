@@ -48,13 +48,13 @@ struct rp_outcome {
  * Push o->file to o->host:o->port. 0 or an error (already reported);
  * *out (may be NULL) says where it stopped.
  */
-int rp_session_send(const struct rp_opts *o, struct rp_outcome *out)
+int rp_session_send(const struct rp_config *o, struct rp_outcome *out)
 	__attribute__((warn_unused_result));
 /*
  * The same over a control connection that is already open (fd, owned
  * from here on and closed), to the peer named peer (for messages).
  */
-int rp_session_send_fd(const struct rp_opts *o, int fd, const char *peer,
+int rp_session_send_fd(const struct rp_config *o, int fd, const char *peer,
 		       struct rp_outcome *out)
 	__attribute__((warn_unused_result));
 /*
@@ -79,7 +79,7 @@ struct rp_admission {
  * to the peer where it can still hear it); nothing but a complete,
  * verified file is ever left in the directory.
  */
-int rp_session_recv_one(const struct rp_opts *o, const uint8_t *psk,
+int rp_session_recv_one(const struct rp_config *o, const uint8_t *psk,
 			int dirfd, int fd, const char *peer,
 			const struct rp_admission *adm,
 			struct rp_outcome *out)
@@ -90,7 +90,7 @@ int rp_session_recv_one(const struct rp_opts *o, const uint8_t *psk,
  * (rc): an ERR, best effort and briefly: a busy server must not wait on
  * anyone.
  */
-void rp_session_refuse(const struct rp_opts *o, int fd, const char *peer,
+void rp_session_refuse(const struct rp_config *o, int fd, const char *peer,
 		       int rc);
 
 /*
@@ -98,7 +98,7 @@ void rp_session_refuse(const struct rp_opts *o, int fd, const char *peer,
  * handshake (AUTH with --psk, a valid HELLO): RP_HANDSHAKE_SECS, or
  * --timeout if shorter.
  */
-int rp_session_handshake_secs(const struct rp_opts *o);
+int rp_session_handshake_secs(const struct rp_config *o);
 
 /*
  * The exit status for a result rc: 128 + the signal when a stop signal

@@ -363,7 +363,7 @@ static int parse_args(int argc, char **argv, struct args *a)
 		{ NULL, 0, NULL, 0 },
 	};
 	/* No --threads: what a push with no --threads gets. */
-	const struct rp_opts none = { 0 };
+	const struct rp_config none = { 0 };
 
 	*a = (struct args){ .c = {
 		.size = 1ull << 30, .chunk = RP_DEFAULT_CHUNK,

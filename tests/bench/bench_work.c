@@ -544,7 +544,7 @@ out:
  * Pushes: two threads over a socketpair and the in-memory fabric
  */
 
-static void opts_for(struct rp_opts *o, const struct bench_cfg *c)
+static void opts_for(struct rp_config *o, const struct bench_cfg *c)
 {
 	memset(o, 0, sizeof(*o));
 	o->timeout = c->timeout;
@@ -558,7 +558,7 @@ static void opts_for(struct rp_opts *o, const struct bench_cfg *c)
 
 static int real_send(struct bench_job *j)
 {
-	struct rp_opts o;
+	struct rp_config o;
 	char *src[1] = { (char *)j->fs->src };
 
 	opts_for(&o, j->cfg);
@@ -572,7 +572,7 @@ static int real_send(struct bench_job *j)
 
 static int real_recv(struct bench_job *j)
 {
-	struct rp_opts o;
+	struct rp_config o;
 
 	opts_for(&o, j->cfg);
 	o.mode = RP_MODE_RECV;

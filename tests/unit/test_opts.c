@@ -19,7 +19,7 @@
 #define MAX_ARGS 40
 
 /* argv as main gets it: mutable pointers, "rdmapush" first, NULL last. */
-static int parse_args(struct rp_opts *o, const char *const *args)
+static int parse_args(struct rp_config *o, const char *const *args)
 {
 	static char *argv[MAX_ARGS + 1];
 	int argc = 0;
@@ -37,14 +37,14 @@ static int parse_args(struct rp_opts *o, const char *const *args)
 	parse_args(o, (const char *const[]){ "rdmapush", __VA_ARGS__, NULL })
 #define REFUSED(...)							\
 	do {								\
-		struct rp_opts o_;					\
+		struct rp_config o_;					\
 		assert_int_equal(PARSE(&o_, __VA_ARGS__), RP_EUSAGE);	\
 	} while (0)
 
 /* What the last call wrote to stderr, captured through a temp file. */
 static const char *captured = "";
 
-static int capture_parse(struct rp_opts *o, const char *const *args)
+static int capture_parse(struct rp_config *o, const char *const *args)
 {
 	int rc;
 
@@ -57,7 +57,7 @@ static int capture_parse(struct rp_opts *o, const char *const *args)
 #define CAPTURE(o, ...) \
 	capture_parse(o, (const char *const[]){ "rdmapush", __VA_ARGS__, NULL })
 
-static void check_defaults(const struct rp_opts *o)
+static void check_defaults(const struct rp_config *o)
 {
 	assert_int_equal(o->port, 18500);
 	assert_null(o->dev);
@@ -82,7 +82,7 @@ static void check_defaults(const struct rp_opts *o)
 
 static void test_defaults(void **state)
 {
-	struct rp_opts o;
+	struct rp_config o;
 
 	(void)state;
 	assert_int_equal(PARSE(&o, "recv"), 0);
@@ -104,7 +104,7 @@ static void test_defaults(void **state)
 
 static void test_recv_short(void **state)
 {
-	struct rp_opts o;
+	struct rp_config o;
 
 	(void)state;
 	assert_int_equal(PARSE(&o, "recv", "-p", "1", "-b", "10.0.0.1", "-o",
@@ -129,7 +129,7 @@ static void test_recv_short(void **state)
 
 static void test_recv_long(void **state)
 {
-	struct rp_opts o;
+	struct rp_config o;
 
 	(void)state;
 	assert_int_equal(PARSE(&o, "recv", "--port", "65535", "--bind=::1",
@@ -158,7 +158,7 @@ static void test_recv_long(void **state)
 /* --max-size: recv only, a size with a suffix, not 0; unset = no limit. */
 static void test_max_size(void **state)
 {
-	struct rp_opts o;
+	struct rp_config o;
 
 	(void)state;
 	assert_int_equal(PARSE(&o, "recv"), 0);
@@ -177,7 +177,7 @@ static void test_max_size(void **state)
 /* --threads on both sides; 0 means one per core, at most 8. */
 static void test_threads(void **state)
 {
-	struct rp_opts o;
+	struct rp_config o;
 	long cores = sysconf(_SC_NPROCESSORS_ONLN);
 
 	(void)state;
@@ -198,7 +198,7 @@ static void test_threads(void **state)
  * 0 (not given) meaning one. */
 static void test_qps(void **state)
 {
-	struct rp_opts o;
+	struct rp_config o;
 
 	(void)state;
 	assert_int_equal(PARSE(&o, "send", "f", "h"), 0);
@@ -217,7 +217,7 @@ static void test_qps(void **state)
 /* --direct on both sides: each side's own disk; takes no value. */
 static void test_direct(void **state)
 {
-	struct rp_opts o;
+	struct rp_config o;
 
 	(void)state;
 	assert_int_equal(PARSE(&o, "recv", "--direct"), 0);
@@ -233,7 +233,7 @@ static void test_direct(void **state)
 /* --trace-json FILE on both sides, with or without --trace; a name. */
 static void test_trace_json(void **state)
 {
-	struct rp_opts o;
+	struct rp_config o;
 
 	(void)state;
 	assert_int_equal(PARSE(&o, "recv", "--trace-json", "r.jsonl"), 0);
@@ -252,7 +252,7 @@ static void test_trace_json(void **state)
 
 static void test_send_options(void **state)
 {
-	struct rp_opts o;
+	struct rp_config o;
 
 	(void)state;
 	assert_int_equal(PARSE(&o, "send", "-p", "2000", "--as", "other.iso",
@@ -292,7 +292,7 @@ static void test_send_options(void **state)
 
 static void test_positional(void **state)
 {
-	struct rp_opts o;
+	struct rp_config o;
 
 	(void)state;
 	/* Options may follow the operands, as with GNU tools. */
@@ -329,7 +329,7 @@ static void test_positional(void **state)
 /* Parsing twice in one process must not carry getopt state over. */
 static void test_reentrant(void **state)
 {
-	struct rp_opts o;
+	struct rp_config o;
 	int i;
 
 	(void)state;
@@ -348,7 +348,7 @@ static void test_reentrant(void **state)
 
 static void test_combinations(void **state)
 {
-	struct rp_opts o;
+	struct rp_config o;
 
 	(void)state;
 	/* JSON goes to stdout, the trace to stderr: both at once is fine. */
@@ -443,7 +443,7 @@ static void test_refusals(void **state)
 /* --max-per-address: default, range, receiver only. */
 static void test_max_per_address(void **state)
 {
-	struct rp_opts o;
+	struct rp_config o;
 
 	(void)state;
 	assert_int_equal(PARSE(&o, "recv"), 0);
@@ -461,7 +461,7 @@ static void test_max_per_address(void **state)
 /* One line saying what is wrong, one pointing at the right help. */
 static void test_messages(void **state)
 {
-	struct rp_opts o;
+	struct rp_config o;
 
 	(void)state;
 	assert_int_equal(CAPTURE(&o, "send", "-p", "0", "f", "h"), RP_EUSAGE);
@@ -541,7 +541,7 @@ static void test_host_hints(void **state)
 		{ "::1", NULL },
 		{ "2001:db8::10", NULL },
 	};
-	struct rp_opts o;
+	struct rp_config o;
 	char want[256];
 
 	(void)state;
@@ -614,7 +614,7 @@ static void test_parse_size(void **state)
 
 static void expect_help(enum rp_mode for_mode, const char *const *args)
 {
-	struct rp_opts o;
+	struct rp_config o;
 
 	assert_int_equal(parse_args(&o, args), 0);
 	assert_int_equal(o.mode, RP_MODE_HELP);
@@ -626,7 +626,7 @@ static void expect_help(enum rp_mode for_mode, const char *const *args)
 
 static void test_help_version(void **state)
 {
-	struct rp_opts o;
+	struct rp_config o;
 
 	(void)state;
 	HELP(RP_MODE_NONE, "--help");

@@ -94,7 +94,7 @@ static void test_stats_p99(void **state)
 
 /* ---- command line ---- */
 
-static int parse(struct rp_opts *o, int argc, const char **argv)
+static int parse(struct rp_config *o, int argc, const char **argv)
 {
 	int rc;
 
@@ -122,7 +122,7 @@ static void test_ping_opts(void **state)
 		{ "rdmapush", "ping", "h", "i", NULL },
 		{ "rdmapush", "ping", "-r", "h", NULL },
 	};
-	struct rp_opts o;
+	struct rp_config o;
 
 	(void)state;
 	assert_int_equal(parse(&o, 3, dflt), 0);
@@ -154,13 +154,13 @@ static void test_ping_opts(void **state)
 
 /* ---- whole pings ---- */
 
-static void opts(struct rp_opts *o, int argc, const char **argv)
+static void opts(struct rp_config *o, int argc, const char **argv)
 {
 	assert_int_equal(rp_opts_parse(o, argc, (char **)argv), 0);
 }
 
 struct server_job {
-	struct rp_opts o;
+	struct rp_config o;
 	int fd;
 	int rc;
 };
@@ -182,7 +182,7 @@ static int run_ping(const char *op, const char *iters, const char *size,
 				"-s", size, "-T", "5", "h" };
 	const char *sargv[] = { "rdmapush", "ping", "--server", "-T", "5" };
 	struct server_job j;
-	struct rp_opts co;
+	struct rp_config co;
 	pthread_t t;
 	int sp[2];
 	int rc;
@@ -294,7 +294,7 @@ static void test_stop_signal(void **state)
 }
 
 struct recv_job {
-	struct rp_opts o;
+	struct rp_config o;
 	int dirfd;
 	int fd;
 	int rc;
@@ -316,7 +316,7 @@ static void test_receiver_refuses_ping(void **state)
 	const char *cargv[] = { "rdmapush", "ping", "-T", "5", "h" };
 	const char *rargv[] = { "rdmapush", "recv", "-T", "5" };
 	struct rp_ping_result res;
-	struct rp_opts co;
+	struct rp_config co;
 	struct recv_job j;
 	const char *err;
 	pthread_t t;
@@ -351,7 +351,7 @@ static void test_ping_server_refuses_push(void **state)
 	const char *pargv[] = { "rdmapush", "ping", "--server", "-T", "5" };
 	struct rp_outcome out;
 	struct server_job j;
-	struct rp_opts so;
+	struct rp_config so;
 	const char *err;
 	pthread_t t;
 	int sp[2], rc, fd;

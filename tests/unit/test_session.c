@@ -438,7 +438,7 @@ static void *relay_main(void *arg)
  */
 
 struct recv_job {
-	const struct rp_opts *o;
+	const struct rp_config *o;
 	const uint8_t *psk;
 	int dirfd, fd;
 	const struct rp_admission *adm;
@@ -628,7 +628,7 @@ static int admit_hook(void *ctx, const char *peer)
 	return p->sc->busy ? RP_EBUSY : 0;
 }
 
-static void opts_for(struct rp_opts *o, const struct env *e,
+static void opts_for(struct rp_config *o, const struct env *e,
 		     const struct scenario *sc, bool send, const char *file)
 {
 	memset(o, 0, sizeof(*o));
@@ -685,7 +685,7 @@ static uint64_t stats_opened(void)
 static void run(struct env *e, const struct scenario *sc, struct result *res,
 		const char *file)
 {
-	struct rp_opts so, ro;
+	struct rp_config so, ro;
 	uint8_t key[RP_PSK_LEN];
 	struct recv_job job = { .dirfd = e->dirfd };
 	struct relay rl = { .cut_after = sc->cut_after ? sc->cut_after : NEVER,
@@ -1479,7 +1479,7 @@ static void test_busy_after_handshake(void **s)
 static void silent_peer(struct env *e, int timeout, bool psk, double delay,
 			double want_s)
 {
-	struct rp_opts o;
+	struct rp_config o;
 	uint8_t key[RP_PSK_LEN], buf[RP_PROTO_MAX_MSG];
 	struct rp_auth chal = { .step = RP_AUTH_CHALLENGE };
 	struct rp_outcome out;
