@@ -14,7 +14,7 @@
 
 #include "rdmapush/devices.h"
 #include "rdmapush/err.h"
-#include "rdmapush/opts.h"
+#include "rdmapush/config.h"
 #include "rdmapush/trace.h"
 
 /* --for HOST: the local address, then the GID a session would choose. */
@@ -53,10 +53,10 @@ static void say_failure(int rc, const char *cause)
 	funlockfile(stderr);
 }
 
-int rp_devices_run(const struct rp_config *o)
+int rp_devices_run(const struct rp_config *o, const char *for_host)
 {
 	struct rp_dev_list l = { 0 };
-	struct rp_devices_for f = { .host = o->devices_for };
+	struct rp_devices_for f = { .host = for_host };
 	const char *cause;
 	int rc, prc = 0;
 

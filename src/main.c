@@ -87,9 +87,10 @@ static void verdict(const char *role, bool send, const struct rp_outcome *out,
 	funlockfile(stderr);
 }
 
-static int run(const struct rp_config *o)
+static int run(const struct rp_opts *opts)
 {
-	bool send = o->mode == RP_MODE_SEND;
+	const struct rp_config *o = &opts->cfg;
+	bool send = opts->mode == RP_MODE_SEND;
 	const char *role = send ? "send" : "recv";
 	/* Stays so when a command fails before any transfer began. */
 	struct rp_outcome out = { .phase = RP_PHASE_MAX };
@@ -157,7 +158,7 @@ static int ping(const struct rp_config *o)
 	return rp_session_exit_code(rc);
 }
 
-static int keygen(const struct rp_config *o)
+static int keygen(const struct rp_opts *o)
 {
 	int rc;
 
@@ -171,7 +172,7 @@ static int keygen(const struct rp_config *o)
 
 int main(int argc, char **argv)
 {
-	struct rp_config o;
+	struct rp_opts o;
 	int rc = rp_opts_parse(&o, argc, argv);
 
 	if (rc)
@@ -189,9 +190,9 @@ int main(int argc, char **argv)
 	case RP_MODE_KEYGEN:
 		return keygen(&o);
 	case RP_MODE_DEVICES:
-		return rp_devices_run(&o);
+		return rp_devices_run(&o.cfg, o.devices_for);
 	case RP_MODE_PING:
-		return ping(&o);
+		return ping(&o.cfg);
 	case RP_MODE_RENDER:
 		/* Each error is said where it is found, naming the file. */
 		return rp_err_exit_code(rp_render(o.render_send, o.render_recv,

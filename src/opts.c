@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* Command line: argv -> struct rp_config, its validation, and the help text. */
+/* Command line: argv -> struct rp_opts, its validation, and the help text. */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
@@ -116,20 +116,6 @@ int parse_range(const char *s, unsigned long long min,
 	return 0;
 }
 
-/* Silent: the caller knows which option the text belongs to. */
-uint32_t rp_opts_threads(const struct rp_config *o)
-{
-	long n;
-
-	if (o->threads)
-		return o->threads;
-	n = sysconf(_SC_NPROCESSORS_ONLN);
-	if (n < 1)
-		return 1;
-	return n > RP_DEFAULT_MAX_THREADS ? RP_DEFAULT_MAX_THREADS :
-	       (uint32_t)n;
-}
-
 int rp_opts_parse_size(const char *s, uint64_t *out)
 {
 	unsigned long long v;
@@ -164,20 +150,12 @@ int rp_opts_parse_size(const char *s, uint64_t *out)
 	return 0;
 }
 
-static void set_defaults(struct rp_config *o)
+static void set_defaults(struct rp_opts *o)
 {
 	memset(o, 0, sizeof(*o));
 	o->mode = RP_MODE_NONE;
 	o->help_for = RP_MODE_NONE;
-	o->port = RP_DEFAULT_PORT;
-	o->ib_port = 0;
-	o->gid_index = -1;
-	o->timeout = RP_DEFAULT_TIMEOUT;
-	o->max_transfers = RP_DEFAULT_MAX_XFERS;
-	o->max_per_addr = RP_DEFAULT_PER_ADDR;
-	o->dir = ".";
-	o->chunk = RP_DEFAULT_CHUNK;
-	o->window = RP_DEFAULT_WINDOW;
+	rp_config_defaults(&o->cfg);
 }
 
 /* Whether the long option text name (n bytes, maybe abbreviated) is val's. */
@@ -414,7 +392,7 @@ const char *host_hint(const char *h)
 	       "file with --as NAME";
 }
 
-static int check_positional(struct rp_config *o, const char *sub, int n,
+static int check_positional(struct rp_opts *o, const char *sub, int n,
 			    char **pos)
 {
 	const char *hint;
@@ -438,13 +416,13 @@ static int check_positional(struct rp_config *o, const char *sub, int n,
 	if (hint)
 		return usage_error(sub, "invalid HOST '%s': %s", pos[n - 1],
 				   hint);
-	o->sources = pos;
-	o->nsources = n - 1;
-	o->host = pos[n - 1];
+	o->cfg.sources = pos;
+	o->cfg.nsources = n - 1;
+	o->cfg.host = pos[n - 1];
 	return 0;
 }
 
-static int parse_sub(struct rp_config *o, enum rp_mode mode, int argc,
+static int parse_sub(struct rp_opts *o, enum rp_mode mode, int argc,
 		     char **argv)
 {
 	const char *sub = mode == RP_MODE_SEND ? "send" : "recv";
@@ -481,7 +459,7 @@ static int parse_sub(struct rp_config *o, enum rp_mode mode, int argc,
 			return usage_error(sub, "unknown%s option '%s'",
 					   optopt ? "" : " or ambiguous", text);
 		default:
-			rc = set_option(o, sub, c, optarg);
+			rc = set_option(&o->cfg, sub, c, optarg);
 			if (rc)
 				return rc;
 		}
@@ -489,11 +467,11 @@ static int parse_sub(struct rp_config *o, enum rp_mode mode, int argc,
 	rc = check_positional(o, sub, argc - optind, argv + optind);
 	if (rc)
 		return rc;
-	return check_combination(o, sub);
+	return check_combination(&o->cfg, sub);
 }
 
 /* "help", "help send", "--help recv": which text to show. */
-static int parse_help(struct rp_config *o, int argc, char **argv)
+static int parse_help(struct rp_opts *o, int argc, char **argv)
 {
 	o->mode = RP_MODE_HELP;
 	o->help_for = RP_MODE_NONE;
@@ -523,7 +501,7 @@ static int parse_help(struct rp_config *o, int argc, char **argv)
  * "devices [--for HOST] [-d DEV] [-i N] [-g N] [-J] [-t]": a report, no
  * transfer; the options it shares with send take set_option()'s checks.
  */
-static int parse_devices(struct rp_config *o, int argc, char **argv)
+static int parse_devices(struct rp_opts *o, int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "for",	required_argument, NULL, OPT_FOR },
@@ -564,18 +542,18 @@ static int parse_devices(struct rp_config *o, int argc, char **argv)
 			o->devices_for = optarg;
 			continue;
 		}
-		rc = set_option(o, "devices", c, optarg);
+		rc = set_option(&o->cfg, "devices", c, optarg);
 		if (rc)
 			return rc;
 	}
 	if (optind < argc)
 		return usage_error("devices", "unexpected argument '%s'%s",
 				   argv[optind], " (a host goes after --for)");
-	return check_not_empty(o, "devices");
+	return check_not_empty(&o->cfg, "devices");
 }
 
 /* "keygen FILE": nothing else, so no getopt. */
-static int parse_keygen(struct rp_config *o, int argc, char **argv)
+static int parse_keygen(struct rp_opts *o, int argc, char **argv)
 {
 	if (argc > 2 && (!strcmp(argv[2], "-h") ||
 			 !strcmp(argv[2], "--help"))) {
@@ -595,7 +573,7 @@ static int parse_keygen(struct rp_config *o, int argc, char **argv)
 	return 0;
 }
 
-int rp_opts_parse(struct rp_config *o, int argc, char **argv)
+int rp_opts_parse(struct rp_opts *o, int argc, char **argv)
 {
 	const char *cmd;
 

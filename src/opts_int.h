@@ -50,11 +50,11 @@ int check_not_empty(const struct rp_config *o, const char *sub);
 const char *host_hint(const char *h);
 
 /* rdmapush ping (opts_ping.c): argv after "rdmapush"; 0 or RP_EUSAGE. */
-int rp_opts_parse_ping(struct rp_config *o, int argc, char **argv);
+int rp_opts_parse_ping(struct rp_opts *o, int argc, char **argv);
 void rp_opts_ping_usage(FILE *f);
 
 /* rdmapush render (opts_render.c): the whole argv; 0 or RP_EUSAGE. */
-int rp_opts_parse_render(struct rp_config *o, int argc, char **argv);
+int rp_opts_parse_render(struct rp_opts *o, int argc, char **argv);
 void rp_opts_render_usage(FILE *f);
 
 #endif

@@ -103,17 +103,17 @@ static int check_ping(struct rp_config *o, int n, char **pos)
 	return check_not_empty(o, "ping");
 }
 
-int rp_opts_parse_ping(struct rp_config *o, int argc, char **argv)
+int rp_opts_parse_ping(struct rp_opts *o, int argc, char **argv)
 {
 	char text[64];
 	int rc;
 	int c;
 
 	o->mode = RP_MODE_PING;
-	o->port = RP_PING_DEFAULT_PORT;
-	o->ping_iters = RP_PING_DEFAULT_ITERS;
-	o->ping_size = RP_PING_DEFAULT_SIZE;
-	o->ping_op = RP_OP_SEND;
+	o->cfg.port = RP_PING_DEFAULT_PORT;
+	o->cfg.ping_iters = RP_PING_DEFAULT_ITERS;
+	o->cfg.ping_size = RP_PING_DEFAULT_SIZE;
+	o->cfg.ping_op = RP_OP_SEND;
 	optind = 0;
 	opterr = 0;
 	for (;;) {
@@ -134,11 +134,11 @@ int rp_opts_parse_ping(struct rp_config *o, int argc, char **argv)
 					   "option '%s' takes no value" :
 					   "unknown option '%s'", text);
 		}
-		rc = set_ping_option(o, c, optarg);
+		rc = set_ping_option(&o->cfg, c, optarg);
 		if (rc)
 			return rc;
 	}
-	return check_ping(o, argc - optind, argv + optind);
+	return check_ping(&o->cfg, argc - optind, argv + optind);
 }
 
 static const char help_ping[] =

@@ -12,7 +12,7 @@
 #include "opts_int.h"
 
 /* "render SENDER RECEIVER -o FILE" (any order of -o): no getopt. */
-int rp_opts_parse_render(struct rp_config *o, int argc, char **argv)
+int rp_opts_parse_render(struct rp_opts *o, int argc, char **argv)
 {
 	const char *pos[2];
 	int i, n = 0;

@@ -13,8 +13,9 @@
 int rp_preflight(const struct rp_config *o)
 {
 	/* A receiver may start before its device comes up (boot order,
-	 * a device created later): it then fails per transfer instead. */
-	if (o->mode == RP_MODE_RECV && o->no_device_check) {
+	 * a device created later): it then fails per transfer instead.
+	 * Only recv takes --no-device-check. */
+	if (o->no_device_check) {
 		RP_EV0("verbs", "device.check_skipped", "device check skipped "
 		       "(--no-device-check)");
 		return 0;

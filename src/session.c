@@ -614,7 +614,7 @@ static int watch_add(int epfd, int fd, const char *what)
 
 int xfer_start_pool(struct xfer *x, size_t scratch)
 {
-	int rc = rp_pool_new(&x->pool, rp_opts_threads(x->o), scratch);
+	int rc = rp_pool_new(&x->pool, rp_config_threads(x->o), scratch);
 
 	if (rc)
 		return rc;

@@ -13,7 +13,7 @@
 #include "rdmapush/ctrl.h"
 #include "rdmapush/fileio.h"
 #include "rdmapush/msg_trace.h"
-#include "rdmapush/opts.h"
+#include "rdmapush/config.h"
 #include "rdmapush/proto.h"
 #include "rdmapush/report.h"
 #include "rdmapush/session.h"
@@ -179,7 +179,7 @@ void xfer_phase(struct xfer *x, enum rp_phase p);
  */
 int xfer_start(struct xfer *x, int (*authenticate)(struct xfer *x));
 /*
- * Start the worker threads (rp_opts_threads(), each with scratch bytes)
+ * Start the worker threads (rp_config_threads(), each with scratch bytes)
  * and the epoll fd the data phase's waits watch. 0 or an error (reported).
  */
 int xfer_start_pool(struct xfer *x, size_t scratch);

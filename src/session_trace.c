@@ -9,6 +9,7 @@
 #include <arpa/inet.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "rdmapush/sys.h"
 #include "rdmapush/trace.h"
@@ -204,7 +205,7 @@ void trace_data_summary(const struct xfer *x, uint64_t bytes, uint64_t files)
 	      EV_D("data_seconds", secs, 6),
 	      EV_T("rate", rp_fmt_rate(rate, sizeof(rate), bytes, secs)),
 	      EV_U("credits", x->credits),
-	      EV_T("how", x->o->mode == RP_MODE_SEND ?
+	      EV_T("how", !strcmp(x->rep.role, "send") ?
 		   "from the receiver" : "sent to the sender"),
 	      EV_U("chunk", x->chunk), EV_U("window", x->window),
 	      EV_U("qps", x->qps), EV_S("op", rp_proto_op_name(x->op)));

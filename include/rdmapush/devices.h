@@ -133,10 +133,11 @@ int rp_verbs_choose(const struct rp_verbs_cfg *cfg, struct rp_gid_choice *out)
 
 struct rp_config;
 /*
- * Run `rdmapush devices` as o says: the report on stdout, what failed
+ * Run `rdmapush devices` as o says, for_host (--for, or NULL) marking
+ * the GID a session to it would use: the report on stdout, what failed
  * and what to do on stderr. Returns the exit code (enum rp_exit).
  */
-int rp_devices_run(const struct rp_config *o);
+int rp_devices_run(const struct rp_config *o, const char *for_host);
 
 /* --- formatting and the command: src/devices.c ----------------------- */
 

@@ -28,7 +28,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "rdmapush/opts.h"
+#include "rdmapush/config.h"
 
 #define RP_PING_DEFAULT_PORT	18501	/* the receiver's 18500 + 1 */
 #define RP_PING_DEFAULT_ITERS	1000

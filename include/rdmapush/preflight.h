@@ -4,7 +4,7 @@
 #ifndef RDMAPUSH_PREFLIGHT_H
 #define RDMAPUSH_PREFLIGHT_H
 
-#include "rdmapush/opts.h"
+#include "rdmapush/config.h"
 
 /*
  * The local RDMA device (-d/-i, or any) has an active port, unless a

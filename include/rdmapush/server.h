@@ -4,7 +4,7 @@
 #ifndef RDMAPUSH_SERVER_H
 #define RDMAPUSH_SERVER_H
 
-#include "rdmapush/opts.h"
+#include "rdmapush/config.h"
 #include "rdmapush/session.h"
 
 /*

@@ -12,7 +12,7 @@
 #include <signal.h>
 #include <stdint.h>
 
-#include "rdmapush/opts.h"
+#include "rdmapush/config.h"
 
 /* Where a transfer is; named in errors, traces and --json. */
 #define RP_PHASE_MAP(XX)						\

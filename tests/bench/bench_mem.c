@@ -367,7 +367,7 @@ static int parse_args(int argc, char **argv, struct args *a)
 
 	*a = (struct args){ .c = {
 		.size = 1ull << 30, .chunk = RP_DEFAULT_CHUNK,
-		.window = RP_DEFAULT_WINDOW, .threads = rp_opts_threads(&none),
+		.window = RP_DEFAULT_WINDOW, .threads = rp_config_threads(&none),
 		.runs = 3, .warmup = 1,
 		.only = (1u << BS_MAX) - 1, .timeout = 60,
 		.use_tmpfs = true, .use_disk = true,

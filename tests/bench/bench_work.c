@@ -22,7 +22,7 @@
 #include "rdmapush/err.h"
 #include "rdmapush/fabric_mem.h"
 #include "rdmapush/fileio.h"
-#include "rdmapush/opts.h"
+#include "rdmapush/config.h"
 #include "rdmapush/session.h"
 #include "rdmapush/trace.h"
 
@@ -562,7 +562,6 @@ static int real_send(struct bench_job *j)
 	char *src[1] = { (char *)j->fs->src };
 
 	opts_for(&o, j->cfg);
-	o.mode = RP_MODE_SEND;
 	o.sources = src;
 	o.nsources = 1;
 	o.as_name = BENCH_DST;
@@ -575,7 +574,6 @@ static int real_recv(struct bench_job *j)
 	struct rp_config o;
 
 	opts_for(&o, j->cfg);
-	o.mode = RP_MODE_RECV;
 	o.dir = j->fs->dir;
 	o.once = true;
 	return rp_session_recv_one(&o, NULL, j->fs->dirfd, j->fd,

@@ -19,7 +19,7 @@
 #define MAX_ARGS 40
 
 /* argv as main gets it: mutable pointers, "rdmapush" first, NULL last. */
-static int parse_args(struct rp_config *o, const char *const *args)
+static int parse_args(struct rp_opts *o, const char *const *args)
 {
 	static char *argv[MAX_ARGS + 1];
 	int argc = 0;
@@ -37,14 +37,14 @@ static int parse_args(struct rp_config *o, const char *const *args)
 	parse_args(o, (const char *const[]){ "rdmapush", __VA_ARGS__, NULL })
 #define REFUSED(...)							\
 	do {								\
-		struct rp_config o_;					\
+		struct rp_opts o_;					\
 		assert_int_equal(PARSE(&o_, __VA_ARGS__), RP_EUSAGE);	\
 	} while (0)
 
 /* What the last call wrote to stderr, captured through a temp file. */
 static const char *captured = "";
 
-static int capture_parse(struct rp_config *o, const char *const *args)
+static int capture_parse(struct rp_opts *o, const char *const *args)
 {
 	int rc;
 
@@ -82,29 +82,29 @@ static void check_defaults(const struct rp_config *o)
 
 static void test_defaults(void **state)
 {
-	struct rp_config o;
+	struct rp_opts o;
 
 	(void)state;
 	assert_int_equal(PARSE(&o, "recv"), 0);
 	assert_int_equal(o.mode, RP_MODE_RECV);
-	check_defaults(&o);
-	assert_null(o.sources);
-	assert_null(o.host);
-	assert_false(o.keep_setid);
+	check_defaults(&o.cfg);
+	assert_null(o.cfg.sources);
+	assert_null(o.cfg.host);
+	assert_false(o.cfg.keep_setid);
 
 	assert_int_equal(PARSE(&o, "send", "big.iso", "192.0.2.10"), 0);
 	assert_int_equal(o.mode, RP_MODE_SEND);
-	check_defaults(&o);
-	assert_int_equal(o.nsources, 1);
-	assert_string_equal(o.sources[0], "big.iso");
-	assert_false(o.recursive);
-	assert_false(o.preserve);
-	assert_string_equal(o.host, "192.0.2.10");
+	check_defaults(&o.cfg);
+	assert_int_equal(o.cfg.nsources, 1);
+	assert_string_equal(o.cfg.sources[0], "big.iso");
+	assert_false(o.cfg.recursive);
+	assert_false(o.cfg.preserve);
+	assert_string_equal(o.cfg.host, "192.0.2.10");
 }
 
 static void test_recv_short(void **state)
 {
-	struct rp_config o;
+	struct rp_opts o;
 
 	(void)state;
 	assert_int_equal(PARSE(&o, "recv", "-p", "1", "-b", "10.0.0.1", "-o",
@@ -112,24 +112,24 @@ static void test_recv_short(void **state)
 			       "-g", "3", "-t", "-J", "-T", "5", "--psk",
 			       "/etc/key"), 0);
 	assert_int_equal(o.mode, RP_MODE_RECV);
-	assert_int_equal(o.port, 1);
-	assert_string_equal(o.bind_addr, "10.0.0.1");
-	assert_string_equal(o.dir, "/srv/in");
-	assert_true(o.once);
-	assert_true(o.force);
-	assert_string_equal(o.dev, "rxe0");
-	assert_int_equal(o.ib_port, 2);
-	assert_int_equal(o.gid_index, 3);
-	assert_true(o.trace);
-	assert_true(o.json);
-	assert_false(o.quiet);
-	assert_int_equal(o.timeout, 5);
-	assert_string_equal(o.psk_file, "/etc/key");
+	assert_int_equal(o.cfg.port, 1);
+	assert_string_equal(o.cfg.bind_addr, "10.0.0.1");
+	assert_string_equal(o.cfg.dir, "/srv/in");
+	assert_true(o.cfg.once);
+	assert_true(o.cfg.force);
+	assert_string_equal(o.cfg.dev, "rxe0");
+	assert_int_equal(o.cfg.ib_port, 2);
+	assert_int_equal(o.cfg.gid_index, 3);
+	assert_true(o.cfg.trace);
+	assert_true(o.cfg.json);
+	assert_false(o.cfg.quiet);
+	assert_int_equal(o.cfg.timeout, 5);
+	assert_string_equal(o.cfg.psk_file, "/etc/key");
 }
 
 static void test_recv_long(void **state)
 {
-	struct rp_config o;
+	struct rp_opts o;
 
 	(void)state;
 	assert_int_equal(PARSE(&o, "recv", "--port", "65535", "--bind=::1",
@@ -137,36 +137,36 @@ static void test_recv_long(void **state)
 			       "mlx5_0", "--ib-port=255", "--gid-index", "0",
 			       "--quiet", "--json", "--timeout", "86400",
 			       "--psk=k", "--no-device-check"), 0);
-	assert_int_equal(o.port, 65535);
-	assert_true(o.no_device_check);
-	assert_string_equal(o.bind_addr, "::1");
-	assert_string_equal(o.dir, "out");
-	assert_true(o.once);
-	assert_true(o.force);
-	assert_string_equal(o.dev, "mlx5_0");
-	assert_int_equal(o.ib_port, 255);
-	assert_int_equal(o.gid_index, 0);
-	assert_true(o.quiet);
-	assert_true(o.json);
-	assert_int_equal(o.timeout, 86400);
-	assert_string_equal(o.psk_file, "k");
+	assert_int_equal(o.cfg.port, 65535);
+	assert_true(o.cfg.no_device_check);
+	assert_string_equal(o.cfg.bind_addr, "::1");
+	assert_string_equal(o.cfg.dir, "out");
+	assert_true(o.cfg.once);
+	assert_true(o.cfg.force);
+	assert_string_equal(o.cfg.dev, "mlx5_0");
+	assert_int_equal(o.cfg.ib_port, 255);
+	assert_int_equal(o.cfg.gid_index, 0);
+	assert_true(o.cfg.quiet);
+	assert_true(o.cfg.json);
+	assert_int_equal(o.cfg.timeout, 86400);
+	assert_string_equal(o.cfg.psk_file, "k");
 	/* Clustered short flags. */
 	assert_int_equal(PARSE(&o, "recv", "-1fJq"), 0);
-	assert_true(o.once && o.force && o.json && o.quiet);
+	assert_true(o.cfg.once && o.cfg.force && o.cfg.json && o.cfg.quiet);
 }
 
 /* --max-size: recv only, a size with a suffix, not 0; unset = no limit. */
 static void test_max_size(void **state)
 {
-	struct rp_config o;
+	struct rp_opts o;
 
 	(void)state;
 	assert_int_equal(PARSE(&o, "recv"), 0);
-	assert_true(o.max_size == 0);
+	assert_true(o.cfg.max_size == 0);
 	assert_int_equal(PARSE(&o, "recv", "--max-size", "10G"), 0);
-	assert_true(o.max_size == 10ull << 30);
+	assert_true(o.cfg.max_size == 10ull << 30);
 	assert_int_equal(PARSE(&o, "recv", "--max-size=1"), 0);
-	assert_true(o.max_size == 1);
+	assert_true(o.cfg.max_size == 1);
 	REFUSED("recv", "--max-size", "0");
 	REFUSED("recv", "--max-size", "-1");
 	REFUSED("recv", "--max-size", "1Q");
@@ -177,17 +177,17 @@ static void test_max_size(void **state)
 /* --threads on both sides; 0 means one per core, at most 8. */
 static void test_threads(void **state)
 {
-	struct rp_config o;
+	struct rp_opts o;
 	long cores = sysconf(_SC_NPROCESSORS_ONLN);
 
 	(void)state;
 	assert_int_equal(PARSE(&o, "recv"), 0);
-	assert_int_equal(o.threads, 0);
-	assert_int_equal(rp_opts_threads(&o), cores > 8 ? 8 : cores);
+	assert_int_equal(o.cfg.threads, 0);
+	assert_int_equal(rp_config_threads(&o.cfg), cores > 8 ? 8 : cores);
 	assert_int_equal(PARSE(&o, "recv", "--threads", "3"), 0);
-	assert_int_equal(rp_opts_threads(&o), 3);
+	assert_int_equal(rp_config_threads(&o.cfg), 3);
 	assert_int_equal(PARSE(&o, "send", "--threads=64", "f", "h"), 0);
-	assert_int_equal(rp_opts_threads(&o), 64);
+	assert_int_equal(rp_config_threads(&o.cfg), 64);
 	REFUSED("send", "--threads", "0", "f", "h");
 	REFUSED("send", "--threads", "65", "f", "h");
 	REFUSED("recv", "--threads", "two");
@@ -198,15 +198,15 @@ static void test_threads(void **state)
  * 0 (not given) meaning one. */
 static void test_qps(void **state)
 {
-	struct rp_config o;
+	struct rp_opts o;
 
 	(void)state;
 	assert_int_equal(PARSE(&o, "send", "f", "h"), 0);
-	assert_int_equal(o.qps, 0);
+	assert_int_equal(o.cfg.qps, 0);
 	assert_int_equal(PARSE(&o, "send", "--qps", "1", "f", "h"), 0);
-	assert_int_equal(o.qps, 1);
+	assert_int_equal(o.cfg.qps, 1);
 	assert_int_equal(PARSE(&o, "send", "--qps=8", "f", "h"), 0);
-	assert_int_equal(o.qps, 8);
+	assert_int_equal(o.cfg.qps, 8);
 	REFUSED("send", "--qps", "0", "f", "h");
 	REFUSED("send", "--qps", "9", "f", "h");
 	REFUSED("send", "--qps", "-1", "f", "h");
@@ -217,15 +217,15 @@ static void test_qps(void **state)
 /* --direct on both sides: each side's own disk; takes no value. */
 static void test_direct(void **state)
 {
-	struct rp_config o;
+	struct rp_opts o;
 
 	(void)state;
 	assert_int_equal(PARSE(&o, "recv", "--direct"), 0);
-	assert_true(o.direct);
+	assert_true(o.cfg.direct);
 	assert_int_equal(PARSE(&o, "send", "f", "--direct", "h"), 0);
-	assert_true(o.direct);
+	assert_true(o.cfg.direct);
 	assert_int_equal(PARSE(&o, "send", "f", "h"), 0);
-	assert_false(o.direct);
+	assert_false(o.cfg.direct);
 	REFUSED("recv", "--direct=yes");
 	REFUSED("send", "--direct=1", "f", "h");
 }
@@ -233,26 +233,26 @@ static void test_direct(void **state)
 /* --trace-json FILE on both sides, with or without --trace; a name. */
 static void test_trace_json(void **state)
 {
-	struct rp_config o;
+	struct rp_opts o;
 
 	(void)state;
 	assert_int_equal(PARSE(&o, "recv", "--trace-json", "r.jsonl"), 0);
-	assert_string_equal(o.trace_json, "r.jsonl");
-	assert_false(o.trace);
+	assert_string_equal(o.cfg.trace_json, "r.jsonl");
+	assert_false(o.cfg.trace);
 	assert_int_equal(PARSE(&o, "send", "-t", "--trace-json=s.jsonl", "f",
 			       "h"), 0);
-	assert_string_equal(o.trace_json, "s.jsonl");
-	assert_true(o.trace);
+	assert_string_equal(o.cfg.trace_json, "s.jsonl");
+	assert_true(o.cfg.trace);
 	assert_int_equal(PARSE(&o, "send", "-q", "--trace-json", "s", "f",
 			       "h"), 0);
-	assert_true(o.quiet);
+	assert_true(o.cfg.quiet);
 	REFUSED("recv", "--trace-json", "");
 	REFUSED("send", "f", "h", "--trace-json");
 }
 
 static void test_send_options(void **state)
 {
-	struct rp_config o;
+	struct rp_opts o;
 
 	(void)state;
 	assert_int_equal(PARSE(&o, "send", "-p", "2000", "--as", "other.iso",
@@ -260,76 +260,76 @@ static void test_send_options(void **state)
 			       "-g", "255", "-t", "-J", "-T", "1", "--psk",
 			       "key", "a.iso", "host-b"), 0);
 	assert_int_equal(o.mode, RP_MODE_SEND);
-	assert_int_equal(o.port, 2000);
-	assert_string_equal(o.as_name, "other.iso");
-	assert_int_equal(o.chunk, 64 * 1024);
-	assert_int_equal(o.window, 64);
-	assert_string_equal(o.dev, "rxe0");
-	assert_int_equal(o.ib_port, 1);
-	assert_int_equal(o.gid_index, 255);
-	assert_true(o.trace);
-	assert_true(o.json);
-	assert_int_equal(o.timeout, 1);
-	assert_string_equal(o.psk_file, "key");
-	assert_string_equal(o.sources[0], "a.iso");
-	assert_string_equal(o.host, "host-b");
+	assert_int_equal(o.cfg.port, 2000);
+	assert_string_equal(o.cfg.as_name, "other.iso");
+	assert_int_equal(o.cfg.chunk, 64 * 1024);
+	assert_int_equal(o.cfg.window, 64);
+	assert_string_equal(o.cfg.dev, "rxe0");
+	assert_int_equal(o.cfg.ib_port, 1);
+	assert_int_equal(o.cfg.gid_index, 255);
+	assert_true(o.cfg.trace);
+	assert_true(o.cfg.json);
+	assert_int_equal(o.cfg.timeout, 1);
+	assert_string_equal(o.cfg.psk_file, "key");
+	assert_string_equal(o.cfg.sources[0], "a.iso");
+	assert_string_equal(o.cfg.host, "host-b");
 
 	assert_int_equal(PARSE(&o, "send", "--chunk=4096", "--window", "1",
 			       "--quiet", "--as=x", "f", "h"), 0);
-	assert_int_equal(o.chunk, 4096);
-	assert_int_equal(o.window, 1);
-	assert_true(o.quiet);
-	assert_string_equal(o.as_name, "x");
+	assert_int_equal(o.cfg.chunk, 4096);
+	assert_int_equal(o.cfg.window, 1);
+	assert_true(o.cfg.quiet);
+	assert_string_equal(o.cfg.as_name, "x");
 
 	/* Largest chunk alone, and the exact ring limit. */
 	assert_int_equal(PARSE(&o, "send", "-c", "64M", "-w", "4", "f", "h"),
 			 0);
-	assert_int_equal(o.chunk, 64u << 20);
+	assert_int_equal(o.cfg.chunk, 64u << 20);
 	assert_int_equal(PARSE(&o, "send", "-c", "32m", "-w", "8", "f", "h"),
 			 0);
-	assert_int_equal(o.chunk, 32u << 20);
+	assert_int_equal(o.cfg.chunk, 32u << 20);
 }
 
 static void test_positional(void **state)
 {
-	struct rp_config o;
+	struct rp_opts o;
 
 	(void)state;
 	/* Options may follow the operands, as with GNU tools. */
 	assert_int_equal(PARSE(&o, "send", "f", "h", "-w", "4", "-t"), 0);
-	assert_string_equal(o.sources[0], "f");
-	assert_string_equal(o.host, "h");
-	assert_int_equal(o.window, 4);
-	assert_true(o.trace);
+	assert_string_equal(o.cfg.sources[0], "f");
+	assert_string_equal(o.cfg.host, "h");
+	assert_int_equal(o.cfg.window, 4);
+	assert_true(o.cfg.trace);
 	assert_int_equal(PARSE(&o, "send", "f", "-c", "2M", "h"), 0);
-	assert_string_equal(o.sources[0], "f");
-	assert_string_equal(o.host, "h");
+	assert_string_equal(o.cfg.sources[0], "f");
+	assert_string_equal(o.cfg.host, "h");
 	/* After "--", a file name may start with '-'. */
 	assert_int_equal(PARSE(&o, "send", "--", "-file", "h"), 0);
-	assert_string_equal(o.sources[0], "-file");
-	assert_string_equal(o.host, "h");
+	assert_string_equal(o.cfg.sources[0], "-file");
+	assert_string_equal(o.cfg.host, "h");
 	/* Several sources, the last operand is HOST; "-" is a source. */
 	assert_int_equal(PARSE(&o, "send", "-r", "a", "-", "dir/", "h", "-k"),
 			 0);
-	assert_int_equal(o.nsources, 3);
-	assert_string_equal(o.sources[0], "a");
-	assert_string_equal(o.sources[1], "-");
-	assert_string_equal(o.sources[2], "dir/");
-	assert_string_equal(o.host, "h");
-	assert_true(o.recursive);
-	assert_true(o.preserve);
+	assert_int_equal(o.cfg.nsources, 3);
+	assert_string_equal(o.cfg.sources[0], "a");
+	assert_string_equal(o.cfg.sources[1], "-");
+	assert_string_equal(o.cfg.sources[2], "dir/");
+	assert_string_equal(o.cfg.host, "h");
+	assert_true(o.cfg.recursive);
+	assert_true(o.cfg.preserve);
 	assert_int_equal(PARSE(&o, "send", "--recursive", "--preserve", "a",
 			       "h"), 0);
-	assert_true(o.recursive);
-	assert_true(o.preserve);
+	assert_true(o.cfg.recursive);
+	assert_true(o.cfg.preserve);
 	assert_int_equal(PARSE(&o, "recv", "--keep-setid"), 0);
-	assert_true(o.keep_setid);
+	assert_true(o.cfg.keep_setid);
 }
 
 /* Parsing twice in one process must not carry getopt state over. */
 static void test_reentrant(void **state)
 {
-	struct rp_config o;
+	struct rp_opts o;
 	int i;
 
 	(void)state;
@@ -338,24 +338,24 @@ static void test_reentrant(void **state)
 				 RP_EUSAGE);
 		assert_int_equal(PARSE(&o, "recv", "-tq"), RP_EUSAGE);
 		assert_int_equal(PARSE(&o, "send", "-w2", "f", "h"), 0);
-		assert_int_equal(o.window, 2);
-		assert_false(o.trace);
+		assert_int_equal(o.cfg.window, 2);
+		assert_false(o.cfg.trace);
 		assert_int_equal(PARSE(&o, "recv", "-o", "d"), 0);
-		assert_string_equal(o.dir, "d");
-		assert_int_equal(o.window, 8);
+		assert_string_equal(o.cfg.dir, "d");
+		assert_int_equal(o.cfg.window, 8);
 	}
 }
 
 static void test_combinations(void **state)
 {
-	struct rp_config o;
+	struct rp_opts o;
 
 	(void)state;
 	/* JSON goes to stdout, the trace to stderr: both at once is fine. */
 	assert_int_equal(PARSE(&o, "recv", "--json", "--trace"), 0);
-	assert_true(o.json && o.trace);
+	assert_true(o.cfg.json && o.cfg.trace);
 	assert_int_equal(PARSE(&o, "send", "-q", "-J", "f", "h"), 0);
-	assert_true(o.json && o.quiet);
+	assert_true(o.cfg.json && o.cfg.quiet);
 	REFUSED("recv", "-q", "-t");
 	REFUSED("send", "--trace", "--quiet", "f", "h");
 	/* chunk * window above 256 MiB, whichever comes first. */
@@ -443,15 +443,15 @@ static void test_refusals(void **state)
 /* --max-per-address: default, range, receiver only. */
 static void test_max_per_address(void **state)
 {
-	struct rp_config o;
+	struct rp_opts o;
 
 	(void)state;
 	assert_int_equal(PARSE(&o, "recv"), 0);
-	assert_int_equal(o.max_per_addr, RP_DEFAULT_PER_ADDR);
+	assert_int_equal(o.cfg.max_per_addr, RP_DEFAULT_PER_ADDR);
 	assert_int_equal(PARSE(&o, "recv", "--max-per-address", "1"), 0);
-	assert_int_equal(o.max_per_addr, 1);
+	assert_int_equal(o.cfg.max_per_addr, 1);
 	assert_int_equal(PARSE(&o, "recv", "--max-per-address=64"), 0);
-	assert_int_equal(o.max_per_addr, RP_MAX_PENDING);
+	assert_int_equal(o.cfg.max_per_addr, RP_MAX_PENDING);
 	REFUSED("recv", "--max-per-address", "0");
 	REFUSED("recv", "--max-per-address", "65");
 	REFUSED("recv", "--max-per-address", "2x");
@@ -461,7 +461,7 @@ static void test_max_per_address(void **state)
 /* One line saying what is wrong, one pointing at the right help. */
 static void test_messages(void **state)
 {
-	struct rp_config o;
+	struct rp_opts o;
 
 	(void)state;
 	assert_int_equal(CAPTURE(&o, "send", "-p", "0", "f", "h"), RP_EUSAGE);
@@ -541,7 +541,7 @@ static void test_host_hints(void **state)
 		{ "::1", NULL },
 		{ "2001:db8::10", NULL },
 	};
-	struct rp_config o;
+	struct rp_opts o;
 	char want[256];
 
 	(void)state;
@@ -550,7 +550,7 @@ static void test_host_hints(void **state)
 
 		if (!cases[i].hint) {
 			assert_int_equal(rc, 0);
-			assert_string_equal(o.host, cases[i].host);
+			assert_string_equal(o.cfg.host, cases[i].host);
 			assert_string_equal(captured, "");
 			continue;
 		}
@@ -614,7 +614,7 @@ static void test_parse_size(void **state)
 
 static void expect_help(enum rp_mode for_mode, const char *const *args)
 {
-	struct rp_config o;
+	struct rp_opts o;
 
 	assert_int_equal(parse_args(&o, args), 0);
 	assert_int_equal(o.mode, RP_MODE_HELP);
@@ -626,7 +626,7 @@ static void expect_help(enum rp_mode for_mode, const char *const *args)
 
 static void test_help_version(void **state)
 {
-	struct rp_config o;
+	struct rp_opts o;
 
 	(void)state;
 	HELP(RP_MODE_NONE, "--help");

@@ -94,7 +94,7 @@ static void test_stats_p99(void **state)
 
 /* ---- command line ---- */
 
-static int parse(struct rp_config *o, int argc, const char **argv)
+static int parse(struct rp_opts *o, int argc, const char **argv)
 {
 	int rc;
 
@@ -122,29 +122,29 @@ static void test_ping_opts(void **state)
 		{ "rdmapush", "ping", "h", "i", NULL },
 		{ "rdmapush", "ping", "-r", "h", NULL },
 	};
-	struct rp_config o;
+	struct rp_opts o;
 
 	(void)state;
 	assert_int_equal(parse(&o, 3, dflt), 0);
 	assert_int_equal(o.mode, RP_MODE_PING);
-	assert_false(o.ping_server);
-	assert_int_equal(o.port, RP_PING_DEFAULT_PORT);
-	assert_int_equal(o.ping_iters, 1000);
-	assert_int_equal(o.ping_size, 2);
-	assert_int_equal(o.ping_op, RP_OP_SEND);
-	assert_string_equal(o.host, "host-b");
+	assert_false(o.cfg.ping_server);
+	assert_int_equal(o.cfg.port, RP_PING_DEFAULT_PORT);
+	assert_int_equal(o.cfg.ping_iters, 1000);
+	assert_int_equal(o.cfg.ping_size, 2);
+	assert_int_equal(o.cfg.ping_op, RP_OP_SEND);
+	assert_string_equal(o.cfg.host, "host-b");
 
 	assert_int_equal(parse(&o, 8, srv), 0);
-	assert_true(o.ping_server && o.once);
-	assert_int_equal(o.port, 9000);
-	assert_string_equal(o.bind_addr, "10.0.0.1");
+	assert_true(o.cfg.ping_server && o.cfg.once);
+	assert_int_equal(o.cfg.port, 9000);
+	assert_string_equal(o.cfg.bind_addr, "10.0.0.1");
 
 	assert_int_equal(parse(&o, 12, all), 0);
-	assert_int_equal(o.ping_iters, 1000000);
-	assert_int_equal(o.ping_size, 1u << 20);
-	assert_int_equal(o.ping_op, RP_OP_WRITE);
-	assert_true(o.json);
-	assert_int_equal(o.timeout, 3);
+	assert_int_equal(o.cfg.ping_iters, 1000000);
+	assert_int_equal(o.cfg.ping_size, 1u << 20);
+	assert_int_equal(o.cfg.ping_op, RP_OP_WRITE);
+	assert_true(o.cfg.json);
+	assert_int_equal(o.cfg.timeout, 3);
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
 		assert_int_equal(parse(&o, bad[i][4] ? 5 : 4, bad[i]),
@@ -154,9 +154,13 @@ static void test_ping_opts(void **state)
 
 /* ---- whole pings ---- */
 
+/* The settings of a command line (argv outlives them). */
 static void opts(struct rp_config *o, int argc, const char **argv)
 {
-	assert_int_equal(rp_opts_parse(o, argc, (char **)argv), 0);
+	struct rp_opts cli;
+
+	assert_int_equal(rp_opts_parse(&cli, argc, (char **)argv), 0);
+	*o = cli.cfg;
 }
 
 struct server_job {

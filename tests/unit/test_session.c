@@ -44,7 +44,7 @@
 #include "rdmapush/auth.h"
 #include "rdmapush/err.h"
 #include "rdmapush/fabric_mem.h"
-#include "rdmapush/opts.h"
+#include "rdmapush/config.h"
 #include "rdmapush/proto.h"
 #include "rdmapush/session.h"
 #include "rdmapush/trace.h"
@@ -632,7 +632,6 @@ static void opts_for(struct rp_config *o, const struct env *e,
 		     const struct scenario *sc, bool send, const char *file)
 {
 	memset(o, 0, sizeof(*o));
-	o->mode = send ? RP_MODE_SEND : RP_MODE_RECV;
 	o->timeout = sc->timeout ? sc->timeout : 5;
 	o->gid_index = -1;
 	o->quiet = true;

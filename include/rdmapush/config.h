@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The settings of a transfer, a receiver, a ping or a device report: what
+ * the library reads. Filled by the CLI from argv (opts.h, whose struct
+ * rp_opts embeds one) or by the public API from a struct rp_params
+ * (rdmapush.h). Field names are the options' own.
+ */
+#ifndef RDMAPUSH_CONFIG_H
+#define RDMAPUSH_CONFIG_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "rdmapush/limits.h"
+
+#define RP_DEFAULT_PORT		18500
+#define RP_DEFAULT_CHUNK	(1u << 20)
+#define RP_DEFAULT_WINDOW	8
+#define RP_DEFAULT_TIMEOUT	30	/* seconds */
+#define RP_DEFAULT_MAX_XFERS	4	/* concurrent transfers per receiver */
+#define RP_DEFAULT_MAX_THREADS	8	/* default --threads: cores, up to this */
+
+/*
+ * What a library caller hears while a session runs, besides the result:
+ * each NULL when unwanted. They run on the session's thread, between its
+ * waits: a slow callback slows the transfer, and none may call back into
+ * the same session.
+ */
+struct rp_hooks {
+	/* An entry finished: its path as sent, bytes stored, 0 or its
+	 * error (negative RP_E*). */
+	void (*entry)(void *ctx, const char *path, uint64_t bytes, int rc);
+	/* Data bytes moved so far of total (UINT64_MAX if unknown). */
+	void (*progress)(void *ctx, uint64_t done, uint64_t total);
+	void *ctx;
+};
+
+struct rp_config {
+	/* both sides */
+	uint16_t port;
+	const char *dev;	/* -d, NULL = automatic */
+	int ib_port;		/* -i, 0 = automatic */
+	int gid_index;		/* -g, -1 = automatic */
+	int timeout;		/* --timeout seconds, applies to every phase */
+	bool trace;
+	const char *trace_json;	/* --trace-json FILE, NULL = none */
+	bool json;
+	bool quiet;
+	const char *psk_file;
+	uint32_t threads;	/* --threads, 0 = rp_config_threads()'s default */
+	bool direct;		/* --direct: O_DIRECT file data on this side */
+	const struct rp_hooks *hooks;	/* library callers only, or NULL */
+	/* recv */
+	const char *bind_addr;	/* -b, NULL = any */
+	const char *dir;	/* -o, default "." */
+	bool once;
+	int max_transfers;	/* -m: concurrent transfers, 1..64 */
+	uint64_t max_size;	/* --max-size bytes, 0 = no limit */
+	int max_per_addr;	/* --max-per-address: connections, 1..64 */
+	bool force;
+	bool no_device_check;	/* --no-device-check: skip the startup probe */
+	bool keep_setid;	/* --keep-setid: setuid/setgid/sticky bits too */
+	/* send */
+	char **sources;		/* SOURCE...: paths, or "-" (standard input) */
+	int nsources;
+	bool recursive;		/* -r */
+	bool preserve;		/* -k: the receiver keeps mode and mtime */
+	const char *host;
+	const char *as_name;	/* --as, NULL = basename of the source */
+	uint32_t chunk;
+	uint32_t window;
+	bool shape_set;		/* -c or -w given: no automatic shape */
+	uint8_t op;		/* --op: enum rp_data_op, default RP_OP_WRITE */
+	uint32_t qps;		/* --qps: RC QPs to stripe over, 0 = 1 */
+	/* ping (also: port, bind_addr, once, dev, ib_port, gid_index,
+	 * timeout, trace, json, quiet, host) */
+	bool ping_server;	/* --server */
+	uint32_t ping_iters;	/* -n: round trips */
+	uint32_t ping_size;	/* -s: bytes each way */
+	uint8_t ping_op;	/* --op send|write: enum rp_data_op */
+};
+
+/* c with every setting at its default (no sources, no host). */
+void rp_config_defaults(struct rp_config *c);
+
+/*
+ * Worker threads for a transfer: --threads, else one per online core,
+ * at most RP_DEFAULT_MAX_THREADS (at least 1).
+ */
+uint32_t rp_config_threads(const struct rp_config *c);
+
+#endif
