@@ -778,6 +778,14 @@ void xfer_entry(struct xfer *x, struct rp_tally *t, const char *path,
 	if (x->o->json)
 		rp_report_json_entry(stdout, x->rep.role, path, bytes, rc,
 				     skipped);
+	if (!skipped && x->o->hooks && x->o->hooks->entry)
+		x->o->hooks->entry(x->o->hooks->ctx, path, bytes, rc);
+}
+
+void xfer_progress(struct xfer *x, uint64_t done)
+{
+	if (x->o->hooks && x->o->hooks->progress)
+		x->o->hooks->progress(x->o->hooks->ctx, done, x->size);
 }
 
 void xfer_report(struct xfer *x, int rc, struct rp_outcome *out)

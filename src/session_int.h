@@ -207,11 +207,13 @@ int xfer_next(struct xfer *x, struct rp_wc *wc, int max, double deadline,
 	      bool watch);
 /*
  * An entry of the session ended: count it in t (rc 0: stored, bytes;
- * else failed), give its JSON object with --json, and remember its path
- * for the summary. skipped (not NULL): it was not sent, and why.
+ * else failed), give its JSON object with --json, tell a library caller's
+ * entry callback, and remember its path for the summary. skipped (not NULL): it was not sent, and why.
  */
 void xfer_entry(struct xfer *x, struct rp_tally *t, const char *path,
 		uint64_t bytes, int rc, const char *skipped);
+/* Data bytes moved so far, for a library caller's progress callback. */
+void xfer_progress(struct xfer *x, uint64_t done);
 /* Print summary and/or JSON for the finished transfer; copy where it
  * ended to *out (may be NULL). */
 void xfer_report(struct xfer *x, int rc, struct rp_outcome *out);

@@ -198,7 +198,7 @@ static int cur_open(struct xfer *x, struct send_state *s,
 	*c = (struct cur_src){ .src = { .fd = -1 } };
 	c->is_stdin = e->kind == RP_WALK_STDIN;
 	if (c->is_stdin) {
-		c->src.fd = STDIN_FILENO;
+		c->src.fd = x->o->stdin_fd;
 		c->size = RP_SIZE_UNKNOWN;
 	} else {
 		rc = rp_fileio_src_open(&c->src, e->src);
@@ -693,6 +693,7 @@ static int session_loop(struct xfer *x, struct send_state *s)
 			rc = handle_wcs(x, s, wc, rc);
 		trace_milestone(s, x->done, &mark);
 		rp_progress_update(&s->prog, s->bytes);
+		xfer_progress(x, s->bytes);
 	}
 	rp_progress_end(&s->prog);
 	return rc;

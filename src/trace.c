@@ -26,6 +26,9 @@ static double trace_t0;
 /* --trace-json: the sink's fd (-1: none) and path, for its messages. */
 static int json_fd = -1;
 static char json_path[256];
+/* A library caller's event callback (rp_trace_set_sink()), or NULL. */
+static rp_trace_sink_fn *sink;
+static void *sink_ctx;
 
 double rp_now(void)
 {
@@ -264,7 +267,7 @@ static void json_write(double now, const char *area, const char *kind,
 
 bool rp_trace_any(void)
 {
-	return verbosity >= RP_V_TRACE || json_fd >= 0;
+	return verbosity >= RP_V_TRACE || json_fd >= 0 || sink;
 }
 
 static const struct rp_ev_field *find(const char *key, size_t klen,
@@ -345,6 +348,14 @@ static void event(const char *area, const char *kind, const char *text,
 	}
 	if (json_fd >= 0)
 		json_write(now, area, kind, text, f, n);
+	if (sink)
+		sink(sink_ctx, area, kind, text);
+}
+
+void rp_trace_set_sink(rp_trace_sink_fn *fn, void *ctx)
+{
+	sink = fn;
+	sink_ctx = ctx;
 }
 
 void rp_trace_event(const char *area, const char *kind, const char *tmpl,

@@ -61,7 +61,8 @@ struct rp_config {
 	bool no_device_check;	/* --no-device-check: skip the startup probe */
 	bool keep_setid;	/* --keep-setid: setuid/setgid/sticky bits too */
 	/* send */
-	char **sources;		/* SOURCE...: paths, or "-" (standard input) */
+	char **sources;		/* SOURCE...: paths, or "-" (stdin_fd) */
+	int stdin_fd;		/* what "-" reads: 0, or a library caller's fd */
 	int nsources;
 	bool recursive;		/* -r */
 	bool preserve;		/* -k: the receiver keeps mode and mtime */

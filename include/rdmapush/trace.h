@@ -94,8 +94,16 @@ struct rp_ev_field {
 #define EV_T(k, x) { .key = (k), .type = RP_EVT_TXT, .v.s = (x) }
 #define EV_B(k, x) { .key = (k), .type = RP_EVT_BOOL, .v.b = (x) }
 
-/* True when either trace is on: --trace (text) or --trace-json. */
+/* True when any trace is on: --trace (text), --trace-json, or a sink. */
 bool rp_trace_any(void);
+/*
+ * Each event also goes to fn (area, kind, the --trace line's text), under
+ * stderr's lock, until set again (fn NULL: none). For the public API's
+ * event callback; process-wide, like the rest of the trace settings.
+ */
+typedef void rp_trace_sink_fn(void *ctx, const char *area, const char *kind,
+			      const char *text);
+void rp_trace_set_sink(rp_trace_sink_fn *fn, void *ctx);
 /* One event; n fields. Prefer RP_EV/RP_EV0, which test the gate first. */
 void rp_trace_event(const char *area, const char *kind, const char *tmpl,
 		    const struct rp_ev_field *f, size_t n);
