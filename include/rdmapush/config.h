@@ -8,6 +8,8 @@
 #ifndef RDMAPUSH_CONFIG_H
 #define RDMAPUSH_CONFIG_H
 
+#include "rdmapush/export.h"
+
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -82,7 +84,7 @@ struct rp_config {
 };
 
 /* c with every setting at its default (no sources, no host). */
-void rp_config_defaults(struct rp_config *c);
+RP_TOOL void rp_config_defaults(struct rp_config *c);
 
 /*
  * Worker threads for a transfer: --threads, else one per online core,

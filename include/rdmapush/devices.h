@@ -10,6 +10,8 @@
 #ifndef RDMAPUSH_DEVICES_H
 #define RDMAPUSH_DEVICES_H
 
+#include "rdmapush/export.h"
+
 #include <net/if.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -137,7 +139,7 @@ struct rp_config;
  * the GID a session to it would use: the report on stdout, what failed
  * and what to do on stderr. Returns the exit code (enum rp_exit).
  */
-int rp_devices_run(const struct rp_config *o, const char *for_host);
+RP_TOOL int rp_devices_run(const struct rp_config *o, const char *for_host);
 
 /* --- formatting and the command: src/devices.c ----------------------- */
 

@@ -4,6 +4,8 @@
 #ifndef RDMAPUSH_ERR_H
 #define RDMAPUSH_ERR_H
 
+#include "rdmapush/export.h"
+
 /* Process exit codes, documented in rdmapush(1) and README. */
 enum rp_exit {
 	RP_EXIT_OK = 0,
@@ -66,12 +68,12 @@ const char *rp_strerror(int rc);
 /* Symbolic name ("RP_ETIMEOUT", "ENOENT", ...); never NULL. */
 const char *rp_err_name(int rc);
 /* Exit code for rc: 0 for rc >= 0, else an enum rp_exit value. */
-int rp_err_exit_code(int rc);
+RP_TOOL int rp_err_exit_code(int rc);
 /*
  * What to do about rc, one short sentence for a "hint:" line after the
  * error, or NULL where there is nothing general to say. Not a column of
  * RP_ERR_MAP: most errors have none, and some errno values have one.
  */
-const char *rp_err_hint(int rc);
+RP_TOOL const char *rp_err_hint(int rc);
 
 #endif

@@ -24,6 +24,8 @@
 #ifndef RDMAPUSH_PING_H
 #define RDMAPUSH_PING_H
 
+#include "rdmapush/export.h"
+
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -64,7 +66,7 @@ struct rp_ping_result {
  * The client: connect to o->host:o->port, ping o->ping_iters times.
  * 0 (res filled) or an error, already reported.
  */
-int rp_ping_client(const struct rp_config *o, struct rp_ping_result *res)
+RP_TOOL int rp_ping_client(const struct rp_config *o, struct rp_ping_result *res)
 	__attribute__((warn_unused_result));
 /* The same over an open control connection (fd, owned and closed). */
 int rp_ping_client_fd(const struct rp_config *o, int fd, const char *peer,
@@ -84,12 +86,12 @@ int rp_ping_serve_fd(const struct rp_config *o, int fd, const char *peer)
  * time (others wait in the backlog) until SIGINT/SIGTERM, or after one
  * with --once (then its result is the server's).
  */
-int rp_ping_server(const struct rp_config *o)
+RP_TOOL int rp_ping_server(const struct rp_config *o)
 	__attribute__((warn_unused_result));
 
 /* The client's result: a few lines, or one JSON object with --json.
  * 0 or -errno (write or allocation failure). */
-int rp_ping_report(FILE *f, const struct rp_ping_result *r, bool json)
+RP_TOOL int rp_ping_report(FILE *f, const struct rp_ping_result *r, bool json)
 	__attribute__((warn_unused_result));
 
 #endif

@@ -4,6 +4,8 @@
 #ifndef RDMAPUSH_PREFLIGHT_H
 #define RDMAPUSH_PREFLIGHT_H
 
+#include "rdmapush/export.h"
+
 #include "rdmapush/config.h"
 
 /*
@@ -11,6 +13,6 @@
  * receiver was started with --no-device-check. 0, or RP_ENODEV / -errno
  * (already reported).
  */
-int rp_preflight(const struct rp_config *o) __attribute__((warn_unused_result));
+RP_TOOL int rp_preflight(const struct rp_config *o) __attribute__((warn_unused_result));
 
 #endif

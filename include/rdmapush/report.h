@@ -3,6 +3,8 @@
 #ifndef RDMAPUSH_REPORT_H
 #define RDMAPUSH_REPORT_H
 
+#include "rdmapush/export.h"
+
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -53,7 +55,7 @@ int rp_report_json(FILE *f, const struct rp_report *r);
  * "phase":null, "error": cause, "error_code", "exit_code"}, the names
  * rp_report_json uses. 0 or -ENOMEM / -EIO.
  */
-int rp_report_json_failure(FILE *f, const char *role, int rc,
+RP_TOOL int rp_report_json_failure(FILE *f, const char *role, int rc,
 			   const char *cause, int exit_code);
 /*
  * One entry of a session, as one JSON object on one line to f: its path

@@ -9,6 +9,8 @@
 #ifndef RDMAPUSH_SESSION_H
 #define RDMAPUSH_SESSION_H
 
+#include "rdmapush/export.h"
+
 #include <signal.h>
 #include <stdint.h>
 
@@ -34,7 +36,7 @@ enum rp_phase {
 };
 
 /* "DATA", ...; never NULL. */
-const char *rp_phase_name(enum rp_phase p);
+RP_TOOL const char *rp_phase_name(enum rp_phase p);
 
 /* How far a transfer got, for the caller's one-line verdict. */
 struct rp_outcome {
@@ -48,7 +50,7 @@ struct rp_outcome {
  * Push o->file to o->host:o->port. 0 or an error (already reported);
  * *out (may be NULL) says where it stopped.
  */
-int rp_session_send(const struct rp_config *o, struct rp_outcome *out)
+RP_TOOL int rp_session_send(const struct rp_config *o, struct rp_outcome *out)
 	__attribute__((warn_unused_result));
 /*
  * The same over a control connection that is already open (fd, owned
@@ -104,11 +106,11 @@ int rp_session_handshake_secs(const struct rp_config *o);
  * The exit status for a result rc: 128 + the signal when a stop signal
  * interrupted it (130, 143), else rp_err_exit_code(rc).
  */
-int rp_session_exit_code(int rc);
+RP_TOOL int rp_session_exit_code(int rc);
 
 /* Set by SIGINT/SIGTERM (the signal number); polled by every wait. */
-extern volatile sig_atomic_t rp_session_stop;
+extern RP_TOOL volatile sig_atomic_t rp_session_stop;
 /* Install the SIGINT/SIGTERM handlers that set rp_session_stop. */
-void rp_session_signals(void);
+RP_TOOL void rp_session_signals(void);
 
 #endif

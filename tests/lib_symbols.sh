@@ -1,0 +1,44 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# What librdmapush.so exports, run by `make check`: exactly the symbols
+# checked in, tests/lib/symbols.txt (the public API: each declared
+# RP_EXPORT in include/rdmapush.h) plus tests/lib/symbols-tool.txt (the
+# functions the rdmapush tool calls, RP_TOOL in internal headers, never
+# in rdmapush.h), and every one with the rp_ prefix. A symbol added to
+# or gone from the library without its list changing fails, naming it.
+
+top=${srcdir:-.}
+so=.libs/librdmapush.so
+fail=0
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/rp-sym.XXXXXX") || exit 99
+trap 'rm -rf "$tmp"' EXIT
+
+if [ ! -f "$so" ]; then
+	echo "symbols: $so not built (./configure --disable-shared?)"
+	exit 77	# skipped
+fi
+nm -D --defined-only "$so" | awk '{ print $3 }' | sort >"$tmp/got"
+sort -u "$top/tests/lib/symbols.txt" "$top/tests/lib/symbols-tool.txt" \
+	>"$tmp/want"
+if diff -u "$tmp/want" "$tmp/got" >"$tmp/diff"; then
+	echo "symbols: ok: $(wc -l <"$tmp/got") exported, as listed"
+else
+	echo "symbols: FAIL: exports differ from the lists (- listed, + exported):"
+	sed -n '3,$p' "$tmp/diff" | grep '^[-+]'
+	fail=1
+fi
+if grep -v '^rp_' "$tmp/got" >"$tmp/stray"; then
+	echo "symbols: FAIL: exported without the rp_ prefix:"
+	cat "$tmp/stray"
+	fail=1
+fi
+while read -r s; do
+	grep -Eq "^RP_EXPORT .*[ *]$s\(" "$top/include/rdmapush.h" ||
+		{ echo "symbols: FAIL: $s is not declared RP_EXPORT in rdmapush.h"; fail=1; }
+done <"$top/tests/lib/symbols.txt"
+while read -r s; do
+	grep -Eq "[ *]$s\(" "$top/include/rdmapush.h" &&
+		{ echo "symbols: FAIL: tool symbol $s is in rdmapush.h"; fail=1; }
+done <"$top/tests/lib/symbols-tool.txt"
+[ $fail = 0 ] || exit 1
+echo "symbols: passed"
