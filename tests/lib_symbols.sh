@@ -4,7 +4,8 @@
 # checked in, tests/lib/symbols.txt (the public API: each declared
 # RP_EXPORT in include/rdmapush.h) plus tests/lib/symbols-tool.txt (the
 # functions the rdmapush tool calls, RP_TOOL in internal headers, never
-# in rdmapush.h), and every one with the rp_ prefix. A symbol added to
+# in rdmapush.h), and every one with the rp_ prefix; every public one is
+# in the synopsis of man/rdmapush.3. A symbol added to
 # or gone from the library without its list changing fails, naming it.
 
 top=${srcdir:-.}
@@ -35,6 +36,11 @@ fi
 while read -r s; do
 	grep -Eq "^RP_EXPORT .*[ *]$s\(" "$top/include/rdmapush.h" ||
 		{ echo "symbols: FAIL: $s is not declared RP_EXPORT in rdmapush.h"; fail=1; }
+done <"$top/tests/lib/symbols.txt"
+# The manual lists every public function (troff writes _ as is).
+while read -r s; do
+	grep -q "^\.BI\? .*[ *]$s(" "$top/man/rdmapush.3" ||
+		{ echo "symbols: FAIL: $s is not in man/rdmapush.3's synopsis"; fail=1; }
 done <"$top/tests/lib/symbols.txt"
 while read -r s; do
 	grep -Eq "[ *]$s\(" "$top/include/rdmapush.h" &&
