@@ -143,7 +143,7 @@ static void on_event(void *ctx, const char *area, const char *kind,
 	run->p.on_event(run->p.user, area, kind, text);
 }
 
-int api_run_init(struct api_run *run, const struct rp_params *p,
+int rp_api_run_init(struct api_run *run, const struct rp_params *p,
 		 const char *role)
 {
 	struct rp_config *c = &run->cfg;
@@ -199,7 +199,7 @@ int api_run_init(struct api_run *run, const struct rp_params *p,
 	return 0;
 }
 
-void api_run_start(struct api_run *run, const char *role)
+void rp_api_run_start(struct api_run *run, const char *role)
 {
 	rp_trace_init(run->p.quiet ? RP_V_QUIET : RP_V_NORMAL, role);
 	/* The first error is the result's message, not a line on stderr. */
@@ -209,7 +209,7 @@ void api_run_start(struct api_run *run, const char *role)
 	run->ran = true;
 }
 
-int api_run_end(struct api_run *run, int rc, const struct rp_outcome *out)
+int rp_api_run_end(struct api_run *run, int rc, const struct rp_outcome *out)
 {
 	const char *held = rp_trace_held_error();
 
@@ -225,7 +225,7 @@ int api_run_end(struct api_run *run, int rc, const struct rp_outcome *out)
 	return rc;
 }
 
-void api_run_free(struct api_run *run)
+void rp_api_run_free(struct api_run *run)
 {
 	for (size_t i = 0; i < run->nentries; i++)
 		free((char *)run->entries[i].name);
@@ -249,7 +249,7 @@ int rp_push_new(struct rp_push **out, const struct rp_params *p)
 
 	if (!h)
 		return -ENOMEM;
-	rc = api_run_init(&h->run, p, "send");
+	rc = rp_api_run_init(&h->run, p, "send");
 	if (rc) {
 		free(h);
 		return rc;
@@ -308,11 +308,11 @@ int rp_push_run(struct rp_push *h)
 		return -EINVAL;
 	h->run.cfg.sources = h->sources;
 	h->run.cfg.nsources = h->nsources;
-	api_run_start(&h->run, "send");
+	rp_api_run_start(&h->run, "send");
 	rc = rp_preflight(&h->run.cfg);
 	if (!rc)
 		rc = rp_session_send(&h->run.cfg, &out);
-	return api_run_end(&h->run, rc, &out);
+	return rp_api_run_end(&h->run, rc, &out);
 }
 
 const struct rp_summary *rp_push_result(const struct rp_push *h)
@@ -331,7 +331,7 @@ void rp_push_free(struct rp_push *h)
 {
 	if (!h)
 		return;
-	api_run_free(&h->run);
+	rp_api_run_free(&h->run);
 	for (int i = 0; i < h->nsources; i++)
 		free(h->sources[i]);
 	free(h->sources);

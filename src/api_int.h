@@ -26,12 +26,12 @@ struct api_run {
  * Read p (its size's worth: see rdmapush.h) into run, for side "send" or
  * "recv": 0, or -EINVAL (said on stderr, naming the field).
  */
-int api_run_init(struct api_run *run, const struct rp_params *p,
+int rp_api_run_init(struct api_run *run, const struct rp_params *p,
 		 const char *role);
 /* Before the session: trace settings and the event callback. */
-void api_run_start(struct api_run *run, const char *role);
+void rp_api_run_start(struct api_run *run, const char *role);
 /* After it: the summary from rc and out, the event callback removed. */
-int api_run_end(struct api_run *run, int rc, const struct rp_outcome *out);
-void api_run_free(struct api_run *run);
+int rp_api_run_end(struct api_run *run, int rc, const struct rp_outcome *out);
+void rp_api_run_free(struct api_run *run);
 
 #endif

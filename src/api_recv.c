@@ -33,7 +33,7 @@ int rp_recv_new(struct rp_recv **out, const struct rp_params *p)
 
 	if (!h)
 		return -ENOMEM;
-	rc = api_run_init(&h->run, p, "recv");
+	rc = rp_api_run_init(&h->run, p, "recv");
 	if (rc) {
 		free(h);
 		return rc;
@@ -50,9 +50,9 @@ int rp_recv_run(struct rp_recv *h)
 
 	if (h->run.ran)
 		return -EINVAL;
-	api_run_start(&h->run, "recv");
+	rp_api_run_start(&h->run, "recv");
 	if (h->stopping)
-		return api_run_end(&h->run, RP_EINTERRUPTED, &out);
+		return rp_api_run_end(&h->run, RP_EINTERRUPTED, &out);
 	/* The handlers first: from here on a stop's SIGTERM only sets the
 	 * flag every wait of the server and the session polls. */
 	rp_session_signals();
@@ -73,7 +73,7 @@ int rp_recv_run(struct rp_recv *h)
 		fflush(NULL);
 		_exit(rp_session_exit_code(rc));
 	}
-	return api_run_end(&h->run, rc, &out);
+	return rp_api_run_end(&h->run, rc, &out);
 }
 
 void rp_recv_stop(struct rp_recv *h)
@@ -102,6 +102,6 @@ void rp_recv_free(struct rp_recv *h)
 {
 	if (!h)
 		return;
-	api_run_free(&h->run);
+	rp_api_run_free(&h->run);
 	free(h);
 }

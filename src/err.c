@@ -8,8 +8,6 @@
 #include <stddef.h>
 #include <string.h>
 
-/* rp_strerror() and rp_err_name() are public: rdmapush.h exports them. */
-#include "rdmapush.h"
 #include "rdmapush/err.h"
 
 const char *rp_strerror(int rc)

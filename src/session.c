@@ -782,7 +782,7 @@ void xfer_entry(struct xfer *x, struct rp_tally *t, const char *path,
 		x->o->hooks->entry(x->o->hooks->ctx, path, bytes, rc);
 }
 
-void xfer_progress(struct xfer *x, uint64_t done)
+void rp_session_progress(struct xfer *x, uint64_t done)
 {
 	if (x->o->hooks && x->o->hooks->progress)
 		x->o->hooks->progress(x->o->hooks->ctx, done, x->size);

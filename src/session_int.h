@@ -213,7 +213,7 @@ int xfer_next(struct xfer *x, struct rp_wc *wc, int max, double deadline,
 void xfer_entry(struct xfer *x, struct rp_tally *t, const char *path,
 		uint64_t bytes, int rc, const char *skipped);
 /* Data bytes moved so far, for a library caller's progress callback. */
-void xfer_progress(struct xfer *x, uint64_t done);
+void rp_session_progress(struct xfer *x, uint64_t done);
 /* Print summary and/or JSON for the finished transfer; copy where it
  * ended to *out (may be NULL). */
 void xfer_report(struct xfer *x, int rc, struct rp_outcome *out);

@@ -783,7 +783,7 @@ static int session_loop(struct xfer *x, struct recv_state *r)
 		if (!rc)
 			rc = settle(x, r, false);
 		rp_progress_update(&r->prog, r->tally.landed);
-		xfer_progress(x, r->tally.landed);
+		rp_session_progress(x, r->tally.landed);
 	}
 	rp_progress_end(&r->prog);
 	return rc;

@@ -693,7 +693,7 @@ static int session_loop(struct xfer *x, struct send_state *s)
 			rc = handle_wcs(x, s, wc, rc);
 		trace_milestone(s, x->done, &mark);
 		rp_progress_update(&s->prog, s->bytes);
-		xfer_progress(x, s->bytes);
+		rp_session_progress(x, s->bytes);
 	}
 	rp_progress_end(&s->prog);
 	return rc;

@@ -63,10 +63,11 @@ enum rp_err {
 #undef RP_ERR_ENUM
 };
 
-/* Message for rc (an RP_E* value or -errno); never NULL. */
-const char *rp_strerror(int rc);
+/* Message for rc (an RP_E* value or -errno); never NULL. Public, as is
+ * rp_err_name(): rdmapush.h declares both. */
+RP_EXPORT const char *rp_strerror(int rc);
 /* Symbolic name ("RP_ETIMEOUT", "ENOENT", ...); never NULL. */
-const char *rp_err_name(int rc);
+RP_EXPORT const char *rp_err_name(int rc);
 /* Exit code for rc: 0 for rc >= 0, else an enum rp_exit value. */
 RP_TOOL int rp_err_exit_code(int rc);
 /*

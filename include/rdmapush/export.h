@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
+ * RP_EXPORT: the public API, as rdmapush.h defines it (the same tokens),
+ * for a public function declared again in an internal header.
  * RP_TOOL: an internal function the rdmapush tool calls in librdmapush.so.
  * The library is built with -fvisibility=hidden: only the public API
  * (rdmapush.h's RP_EXPORT) and these are exported. They are the tool's,
@@ -10,6 +12,7 @@
 #ifndef RDMAPUSH_EXPORT_H
 #define RDMAPUSH_EXPORT_H
 
+#define RP_EXPORT __attribute__((visibility("default")))
 #define RP_TOOL __attribute__((visibility("default")))
 
 #endif
