@@ -218,6 +218,29 @@ def cycles(edges):
     return sorted(out)
 
 
+def shortest_cycle(graph, members):
+    """One shortest cycle through the first of members, as a list of
+    nodes that starts and ends with it (breadth-first, inside members)."""
+    start = min(members)
+    prev = {}
+    queue = [start]
+    while queue:
+        v = queue.pop(0)
+        for w in sorted(graph.get(v, ())):
+            if w not in members:
+                continue
+            if w == start:
+                path = [v]
+                while path[-1] != start:
+                    path.append(prev[path[-1]])
+                return [start] + path[::-1][1:] + [start] if len(path) > 1 \
+                    else [start, start]
+            if w not in prev:
+                prev[w] = v
+                queue.append(w)
+    return [start]
+
+
 class Checker:
     def __init__(self, top, build, allow_file):
         self.top = top
@@ -285,7 +308,8 @@ class Checker:
                                      "only src/verbs*.c (not %s) may"
                                      % (rel, num, ", ".join(VERBS_IN_LIB)))
         print("layout: rule verbs-h: <infiniband/verbs.h> only in "
-              "src/verbs*.c (%d other files checked, %s)" % (n, self.counts(bad, "bad")))
+              "src/verbs*.c (%d other files checked, %s)"
+              % (n, self.counts(bad, "bad")))
 
     def lines(self, rel):
         with open(os.path.join(self.top, rel), errors="replace") as f:
@@ -306,20 +330,20 @@ class Checker:
               "(%d files, %d over)" % (MAX_LINES, n, over))
 
     def module_cycles(self, rule, edges, what):
-        """edges: (module, module) -> [evidence]; FAIL per cycle."""
+        """edges: (module, module) -> [evidence]; one FAIL per group of
+        modules in a cycle, showing one shortest cycle with its evidence."""
         graph = {}
         for (a, b) in edges:
             graph.setdefault(a, set()).add(b)
         bad = 0
         groups = cycles(graph)
         for group in groups:
-            members = set(group)
-            proof = ["%s->%s (%s)" % (a, b, edges[(a, b)][0])
-                     for (a, b) in sorted(edges)
-                     if a in members and b in members]
+            path = shortest_cycle(graph, set(group))
+            steps = ["%s->%s (%s)" % (a, b, edges[(a, b)][0])
+                     for a, b in zip(path, path[1:])]
             bad += self.fail((rule, ",".join(group), "-"),
                              "%s cycle between modules %s: %s"
-                             % (what, ", ".join(group), "; ".join(proof)))
+                             % (what, ", ".join(group), "; ".join(steps)))
         return len(graph), bad
 
     def rule_includes(self, files):
@@ -351,7 +375,8 @@ class Checker:
               "%s)" % (n, self.counts(bad, "upward")))
         nmod, bad = self.module_cycles("include-cycle", edges, "include")
         print("layout: rule include-cycle: no cycle between modules "
-              "(%d modules include others, %s)" % (nmod, self.counts(bad, "cycles")))
+              "(%d modules include others, %s)"
+              % (nmod, self.counts(bad, "cycles")))
 
     def objects(self):
         """stem -> [object paths] under BUILD/src (libtool's .libs too)."""
@@ -437,7 +462,8 @@ class Checker:
               "links, %s)" % (len(files), n, self.counts(bad, "upward calls")))
         nmod, bad = self.module_cycles("call-cycle", edges, "call")
         print("layout: rule call-cycle: no cycle between modules "
-              "(%d modules call others, %s)" % (nmod, self.counts(bad, "cycles")))
+              "(%d modules call others, %s)"
+              % (nmod, self.counts(bad, "cycles")))
         n = bad = 0
         for rel in sorted(files):
             for sym in sorted(defined[rel]):
