@@ -32,8 +32,8 @@ are one module). Between modules:
   prefix     every global symbol that an object of the library or the
              CLI defines (nm types T D B R, also C G S) starts with rp_;
              main is the one exception.
-  unplaced   every src/*.c, src/*.h and include/rdmapush/*.h is in
-             LAYOUT, so that a new file cannot dodge the rules.
+  unplaced   every src/*.c, src/*.h, include/*.h and include/rdmapush/*.h
+             is in LAYOUT, so that a new file cannot dodge the rules.
   lines      a src/*.c over MAX_LINES lines is a WARNING only: split a
              file when it tells two stories, not at a line count.
 
@@ -151,7 +151,8 @@ def where(rel):
 def sources(top):
     """The files under the rules, relative to top, sorted."""
     out = []
-    for d, pats in (("src", ("*.c", "*.h")), ("include/rdmapush", ("*.h",))):
+    for d, pats in (("src", ("*.c", "*.h")), ("include", ("*.h",)),
+                    ("include/rdmapush", ("*.h",))):
         full = os.path.join(top, d)
         if not os.path.isdir(full):
             continue
