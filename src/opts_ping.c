@@ -16,7 +16,7 @@
 #include "opts_int.h"
 
 /* Long-only options, above opts.c's (256 and up) so that none is
- * mistaken for one of those in set_option(). */
+ * mistaken for one of those in rp_opts_set(). */
 enum {
 	PING_OPT_SERVER = 512,
 	PING_OPT_OP,
@@ -53,25 +53,26 @@ static int set_ping_option(struct rp_opts *o, int c, const char *arg)
 		o->ping_server = true;
 		return 0;
 	case 'n':
-		if (parse_range(arg, 1, RP_PING_MAX_ITERS, &v))
-			return bad_value("ping", "round trips", arg,
-					 "1..1000000");
+		if (rp_opts_parse_range(arg, 1, RP_PING_MAX_ITERS, &v))
+			return rp_opts_bad_value("ping", "round trips", arg,
+						 "1..1000000");
 		o->ping_iters = (uint32_t)v;
 		return 0;
 	case 's':
 		if (rp_opts_parse_size(arg, &size) || size < 1 ||
 		    size > RP_PING_MAX_SIZE)
-			return bad_value("ping", "message size", arg,
-					 "1..1M bytes, e.g. 64 or 4K");
+			return rp_opts_bad_value("ping", "message size", arg,
+						 "1..1M bytes, e.g. 64 or 4K");
 		o->ping_size = (uint32_t)size;
 		return 0;
 	case PING_OPT_OP:
 		if (strcmp(arg, "send") && strcmp(arg, "write"))
-			return bad_value("ping", "op", arg, "send or write");
+			return rp_opts_bad_value("ping", "op", arg,
+						 "send or write");
 		o->ping_op = strcmp(arg, "send") ? RP_OP_WRITE : RP_OP_SEND;
 		return 0;
 	default:
-		return set_option(o, "ping", c, arg);
+		return rp_opts_set(o, "ping", c, arg);
 	}
 }
 
@@ -79,28 +80,33 @@ static int set_ping_option(struct rp_opts *o, int c, const char *arg)
 static int check_ping(struct rp_opts *o, int n, char **pos)
 {
 	if (o->quiet && o->trace)
-		return usage_error("ping",
-				   "--quiet and --trace exclude each other");
+		return rp_opts_usage_error("ping", "--quiet and --trace "
+					   "exclude each other");
 	if (o->ping_server) {
 		if (n > 0)
-			return usage_error("ping", "unexpected argument '%s' "
-					   "(the server takes no HOST)",
-					   pos[0]);
-		return check_not_empty(o, "ping");
+			return rp_opts_usage_error("ping",
+						   "unexpected argument '%s' "
+						   "(the server takes no HOST)",
+						   pos[0]);
+		return rp_opts_check_not_empty(o, "ping");
 	}
 	if (o->once || o->bind_addr)
-		return usage_error("ping", "%s is for the server (--server)",
-				   o->once ? "--once" : "-b");
+		return rp_opts_usage_error("ping",
+					   "%s is for the server (--server)",
+					   o->once ? "--once" : "-b");
 	if (n == 0)
-		return usage_error("ping", "missing HOST (or --server)");
+		return rp_opts_usage_error("ping",
+					   "missing HOST (or --server)");
 	if (n > 1)
-		return usage_error("ping", "unexpected argument '%s'", pos[1]);
-	if (!pos[0][0] || host_hint(pos[0]))
-		return usage_error("ping", "invalid HOST '%s'%s%s", pos[0],
-				   pos[0][0] ? ": " : "",
-				   pos[0][0] ? host_hint(pos[0]) : "");
+		return rp_opts_usage_error("ping", "unexpected argument '%s'",
+					   pos[1]);
+	if (!pos[0][0] || rp_opts_host_hint(pos[0]))
+		return rp_opts_usage_error("ping", "invalid HOST '%s'%s%s",
+					   pos[0], pos[0][0] ? ": " : "",
+					   pos[0][0] ?
+					   rp_opts_host_hint(pos[0]) : "");
 	o->host = pos[0];
-	return check_not_empty(o, "ping");
+	return rp_opts_check_not_empty(o, "ping");
 }
 
 int rp_opts_parse_ping(struct rp_opts *o, int argc, char **argv)
@@ -126,13 +132,13 @@ int rp_opts_parse_ping(struct rp_opts *o, int argc, char **argv)
 			return 0;
 		}
 		if (c == ':' || c == '?') {
-			bool known = opt_text(text, sizeof(text), argv,
-					      ping_long);
+			bool known = rp_opts_text(text, sizeof(text), argv,
+						  ping_long);
 
-			return usage_error("ping", c == ':' ?
-					   "option '%s' needs a value" : known ?
-					   "option '%s' takes no value" :
-					   "unknown option '%s'", text);
+			return rp_opts_usage_error("ping", c == ':' ?
+				"option '%s' needs a value" : known ?
+				"option '%s' takes no value" :
+				"unknown option '%s'", text);
 		}
 		rc = set_ping_option(o, c, optarg);
 		if (rc)
