@@ -18,7 +18,7 @@
 
 #include "rdmapush/ctrl.h"
 #include "rdmapush/err.h"
-#include "rdmapush/msg_trace.h"
+#include "rdmapush/proto_msgs.h"
 #include "rdmapush/ping.h"
 #include "rdmapush/proto.h"
 #include "rdmapush/session.h"
@@ -189,7 +189,7 @@ static int send_mr(struct ping *p, uint32_t rkey)
 	};
 
 	rp_verbs_local(p->v, 0, &m.qp);
-	trace_mr("->", &m);
+	rp_msg_trace("->", RP_MSG_MR, &m);
 	return send_msg(p, buf, rp_proto_pack_mr(buf, sizeof(buf), &m), "MR");
 }
 
@@ -204,7 +204,7 @@ static int take_mr(struct ping *p, const uint8_t *pl, uint32_t len,
 		RP_ERR("malformed MR from %s: %s", p->peer, why ? why : "?");
 		return RP_EPROTO;
 	}
-	trace_mr("<-", m);
+	rp_msg_trace("<-", RP_MSG_MR, m);
 	if (m->qps != 1 || m->chunk != p->size ||
 	    (p->op == RP_OP_WRITE && !m->rkey)) {
 		RP_ERR("MR from %s does not fit the ping: %u QPs, %u bytes, "
@@ -463,7 +463,7 @@ static int client_hello(struct ping *p)
 	};
 
 	rp_verbs_local(p->v, 0, &h.qp);
-	trace_hello("->", &h);
+	rp_msg_trace("->", RP_MSG_HELLO, &h);
 	return send_msg(p, buf, rp_proto_pack_hello(buf, sizeof(buf), &h),
 			"HELLO");
 }
@@ -592,7 +592,7 @@ static int server_hello(struct ping *p, struct rp_hello *h)
 		       "refusing", p->peer);
 		return RP_ENOTPUSH;
 	}
-	trace_hello("<-", h);
+	rp_msg_trace("<-", RP_MSG_HELLO, h);
 	if ((h->op != RP_OP_SEND && h->op != RP_OP_WRITE) || h->qps != 1 ||
 	    h->total < 1 || h->total > RP_PING_MAX_ITERS ||
 	    h->chunk > RP_PING_MAX_SIZE) {

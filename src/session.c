@@ -209,101 +209,25 @@ int msg_peer_failure(struct xfer *x, const struct rp_result *res)
 
 /* An ACK we wait for (0 if positive), or an ERR: the peer's failure. */
 static int peer_result(struct xfer *x, const struct rp_msg_hdr *h,
-		       const uint8_t *buf)
+		       const uint8_t *buf, union rp_msg *m)
 {
-	struct rp_result res;
+	struct rp_result *res = &m->res;
 	const char *why = NULL;
-	int rc = rp_proto_unpack_result(buf, h->length, h->type, &res, &why);
+	int rc = rp_msg_unpack(h->type, buf, h->length, m, &why);
 
 	if (rc) {
 		RP_ERR("malformed %s from %s: %s", rp_proto_type_name(h->type),
 		       x->peer, why ? why : "?");
 		return rc;
 	}
-	trace_result("<-", h->type, &res);
-	if (h->type == RP_MSG_ACK && res.status == RP_ST_OK)
+	rp_msg_trace("<-", h->type, res);
+	if (h->type == RP_MSG_ACK && res->status == RP_ST_OK)
 		return 0;
-	if (res.status == RP_ST_OK) {
+	if (res->status == RP_ST_OK) {
 		RP_ERR("%s sent ERR with status ok", x->peer);
 		return RP_EPROTO;
 	}
-	return msg_peer_failure(x, &res);
-}
-
-/* Decode a payload of the given type; *why says what is wrong. */
-static int decode(uint8_t type, const uint8_t *buf, uint32_t len,
-		  union rp_msg *m, const char **why)
-{
-	switch (type) {
-	case RP_MSG_HELLO:
-		return rp_proto_unpack_hello(buf, len, &m->hello, why);
-	case RP_MSG_MR:
-		return rp_proto_unpack_mr(buf, len, &m->mr, why);
-	case RP_MSG_FIN:
-		return rp_proto_unpack_fin(buf, len, &m->fin, why);
-	case RP_MSG_AUTH:
-		return rp_proto_unpack_auth(buf, len, &m->auth, why);
-	case RP_MSG_SYNC:
-		return rp_proto_unpack_sync(buf, len, &m->sync, why);
-	case RP_MSG_FILE:
-		return rp_proto_unpack_file(buf, len, &m->file, why);
-	case RP_MSG_FEND:
-		return rp_proto_unpack_fend(buf, len, &m->fend, why);
-	case RP_MSG_FACK:
-		return rp_proto_unpack_result(buf, len, type, &m->res, why);
-	default:
-		/* The peer chose the type: its violation, not our bug. */
-		*why = "not a message we wait for";
-		return RP_EUNEXPECTED;
-	}
-}
-
-static void trace_in(uint8_t type, const union rp_msg *m)
-{
-	switch (type) {
-	case RP_MSG_HELLO:
-		trace_hello("<-", &m->hello);
-		break;
-	case RP_MSG_MR:
-		trace_mr("<-", &m->mr);
-		break;
-	case RP_MSG_FIN:
-		trace_fin("<-", &m->fin);
-		break;
-	case RP_MSG_AUTH:
-		RP_EV("ctrl", "msg", "<- {type} step {step}",
-		      EV_S("dir", "in"), EV_S("type", "AUTH"),
-		      EV_U("step", m->auth.step));
-		break;
-	case RP_MSG_SYNC:
-		trace_sync("<-", &m->sync);
-		break;
-	case RP_MSG_FILE:
-		trace_file("<-", &m->file);
-		break;
-	case RP_MSG_FEND:
-		trace_fend("<-", &m->fend);
-		break;
-	case RP_MSG_FACK:
-		trace_result("<-", type, &m->res);
-		break;
-	}
-}
-
-/* Whether a message of type may come when we wait for want. */
-static bool accepts(uint8_t want, uint8_t type)
-{
-	switch (want) {
-	case RP_MSG_FILE:	/* the receiver, in the session */
-		return type == RP_MSG_FILE || type == RP_MSG_FEND ||
-		       type == RP_MSG_FIN;
-	case RP_MSG_FACK:	/* the sender, before FIN */
-		return type == RP_MSG_FACK || type == RP_MSG_SYNC;
-	case RP_MSG_ACK:	/* the sender, after FIN */
-		return type == RP_MSG_FACK || type == RP_MSG_SYNC;
-	default:
-		return type == want;
-	}
+	return msg_peer_failure(x, res);
 }
 
 /*
@@ -418,12 +342,13 @@ static int next_msg(struct xfer *x, struct rp_msg_hdr *h, uint8_t *buf,
 	return unseal(x, h, buf);
 }
 
-int msg_recv(struct xfer *x, uint8_t want, union rp_msg *m,
+int msg_recv(struct xfer *x, uint32_t want, union rp_msg *m,
 	     const char *phase)
 {
 	uint8_t buf[RP_PROTO_MAX_PAYLOAD];
 	struct rp_msg_hdr h;
 	const char *why = NULL;
+	char names[64];
 	int rc;
 
 	if (rp_session_stop)
@@ -435,27 +360,28 @@ int msg_recv(struct xfer *x, uint8_t want, union rp_msg *m,
 		return rc;
 	x->got_type = h.type;
 	if (h.type == RP_MSG_ERR || (h.type == RP_MSG_ACK &&
-				     want == RP_MSG_ACK))
-		return peer_result(x, &h, buf);
-	if (!accepts(want, h.type)) {
-		RP_ERR("expected %s from %s, got %s", rp_proto_type_name(want),
-		       x->peer, rp_proto_type_name(h.type));
+				     (want & RP_MSG_BIT(RP_MSG_ACK))))
+		return peer_result(x, &h, buf, m);
+	if (!(want & RP_MSG_BIT(h.type))) {
+		RP_ERR("expected %s from %s, got %s",
+		       rp_msg_set_name(want, names, sizeof(names)), x->peer,
+		       rp_proto_type_name(h.type));
 		return RP_EUNEXPECTED;
 	}
-	rc = decode(h.type, buf, h.length, m, &why);
+	rc = rp_msg_unpack(h.type, buf, h.length, m, &why);
 	if (rc) {
 		RP_ERR("malformed %s from %s: %s", rp_proto_type_name(h.type),
 		       x->peer, why ? why : "?");
 		return rc;
 	}
-	trace_in(h.type, m);
+	rp_msg_trace("<-", h.type, m);
 	return 0;
 }
 
 int msg_recv_err(struct xfer *x, const char *phase)
 {
 	union rp_msg m;
-	int rc = msg_recv(x, RP_MSG_ERR, &m, phase);
+	int rc = msg_recv(x, RP_MSG_BIT(RP_MSG_ERR), &m, phase);
 
 	return rc ? rc : RP_EPROTO;
 }
@@ -464,10 +390,7 @@ int msg_send_auth(struct xfer *x, const struct rp_auth *a)
 {
 	uint8_t buf[RP_PROTO_MAX_MSG];
 
-	RP_EV("ctrl", "msg", "-> {type} step {step} ({what})",
-	      EV_S("dir", "out"), EV_S("type", "AUTH"), EV_U("step", a->step),
-	      EV_S("what", a->step == RP_AUTH_CHALLENGE ? "our nonce" :
-		   "our proof of the key"));
+	rp_msg_trace("->", RP_MSG_AUTH, a);
 	return msg_send(x, buf, rp_proto_pack_auth(buf, sizeof(buf), a),
 			"AUTH");
 }
@@ -484,7 +407,7 @@ int msg_send_mr(struct xfer *x, uint64_t addr, uint32_t rkey)
 	};
 
 	xfer_put_local(x, &mr.qp, mr.more, &mr.qps);
-	trace_mr("->", &mr);
+	rp_msg_trace("->", RP_MSG_MR, &mr);
 	return msg_send(x, buf, rp_proto_pack_mr(buf, sizeof(buf), &mr), "MR");
 }
 
@@ -500,7 +423,7 @@ int msg_send_fack(struct xfer *x, uint32_t id, int err, uint64_t bytes)
 		snprintf(res.text, sizeof(res.text), "%s", rp_strerror(err));
 		res.text_len = (uint16_t)strlen(res.text);
 	}
-	trace_result("->", RP_MSG_FACK, &res);
+	rp_msg_trace("->", RP_MSG_FACK, &res);
 	return msg_send(x, buf,
 			rp_proto_pack_result(buf, sizeof(buf), RP_MSG_FACK,
 					     &res), "FACK");
@@ -509,7 +432,8 @@ int msg_send_fack(struct xfer *x, uint32_t id, int err, uint64_t bytes)
 int msg_recv_auth(struct xfer *x, uint8_t want, struct rp_auth *a)
 {
 	union rp_msg m;
-	int rc = msg_recv(x, RP_MSG_AUTH, &m, "AUTH (pre-shared key)");
+	int rc = msg_recv(x, rp_msg_expect(x->peer_side, RP_STAGE_AUTH), &m,
+			  "AUTH (pre-shared key)");
 
 	if (rc == RP_EUNEXPECTED) {
 		RP_ERR("%s did not authenticate: use the same --psk on both "
@@ -532,7 +456,9 @@ int xfer_peer_reason(struct xfer *x, int rc)
 	struct pollfd pfd = { .fd = x->fd, .events = POLLIN };
 	/* What the session carries now, so that messages sent before the
 	 * peer's ERR (FILE, FEND, FACK...) are read past, not refused. */
-	uint8_t want = !strcmp(x->rep.role, "send") ? RP_MSG_ACK : RP_MSG_FILE;
+	uint32_t want = rp_msg_expect(x->peer_side, x->peer_side ==
+				      RP_SIDE_RECEIVER ? RP_STAGE_END :
+				      RP_STAGE_FILES);
 	double end = rp_now() + 1.0;
 	union rp_msg m;
 
@@ -573,7 +499,7 @@ void xfer_send_failure(struct xfer *x, uint8_t type, int rc)
 	n = seal(x, buf, rp_proto_pack_result(buf, sizeof(buf), type, &res));
 	if (n < 0)
 		return;
-	trace_result("->", type, &res);
+	rp_msg_trace("->", type, &res);
 	/* Best effort, briefly: the peer may be the reason we are failing. */
 	if (rp_ctrl_send(x->fd, buf, (size_t)n, rp_now() + 2.0))
 		RP_EV("ctrl", "msg.unsent", "could not tell {peer} why we "

@@ -47,7 +47,8 @@ int recv_authenticate(struct xfer *x)
 int recv_hello(struct xfer *x, struct rp_hello *h)
 {
 	union rp_msg m;
-	int rc = msg_recv(x, RP_MSG_HELLO, &m, "HELLO");
+	int rc = msg_recv(x, rp_msg_expect(RP_SIDE_SENDER, RP_STAGE_HELLO), &m,
+			  "HELLO");
 
 	if (rc == RP_EUNEXPECTED && x->got_type == RP_MSG_AUTH) {
 		RP_ERR("%s offers a pre-shared key, but this receiver has no "
@@ -145,7 +146,8 @@ static bool same_qps(const struct xfer *x, const struct rp_mr *mr)
 int recv_sender_mr(struct xfer *x, struct rp_mr *mr)
 {
 	union rp_msg m;
-	int rc = msg_recv(x, RP_MSG_MR, &m, "MR (the sender's ring)");
+	int rc = msg_recv(x, rp_msg_expect(RP_SIDE_SENDER, RP_STAGE_SETUP), &m,
+			  "MR (the sender's ring)");
 
 	if (rc)
 		return rc;
@@ -207,7 +209,7 @@ int send_hello(struct xfer *x)
 	};
 
 	xfer_put_local(x, &h.qp, h.more, &h.qps);
-	trace_hello("->", &h);
+	rp_msg_trace("->", RP_MSG_HELLO, &h);
 	return msg_send(x, buf, rp_proto_pack_hello(buf, sizeof(buf), &h),
 			"HELLO");
 }
@@ -216,7 +218,8 @@ int send_hello(struct xfer *x)
 int send_take_mr(struct xfer *x, struct rp_mr *mr)
 {
 	union rp_msg m;
-	int rc = msg_recv(x, RP_MSG_MR, &m, "MR (the receiver's answer)");
+	int rc = msg_recv(x, rp_msg_expect(RP_SIDE_RECEIVER, RP_STAGE_HELLO),
+			  &m, "MR (the receiver's answer)");
 
 	if (rc)
 		return rc;

@@ -12,25 +12,13 @@
 #include "rdmapush/csum.h"
 #include "rdmapush/ctrl.h"
 #include "rdmapush/fileio.h"
-#include "rdmapush/msg_trace.h"
 #include "rdmapush/opts.h"
 #include "rdmapush/proto.h"
+#include "rdmapush/proto_msgs.h"
 #include "rdmapush/report.h"
 #include "rdmapush/session.h"
 #include "rdmapush/trace.h"
 #include "rdmapush/verbs.h"
-
-/* Any decoded control message, as msg_recv() hands it back. */
-union rp_msg {
-	struct rp_hello hello;
-	struct rp_mr mr;
-	struct rp_fin fin;
-	struct rp_auth auth;
-	struct rp_sync sync;
-	struct rp_file file;
-	struct rp_fend fend;
-	struct rp_result res;	/* FACK */
-};
 
 /* How the entries of a session went, on either side. */
 struct rp_tally {
@@ -82,6 +70,7 @@ struct xfer {
 	/* The peer has already said why it stopped: don't send ERR back. */
 	bool peer_failed;
 	uint8_t got_type;	/* type of the last message received */
+	enum rp_msg_side peer_side;	/* which end the peer is */
 	/* --psk, after AUTH: every message is tagged (msg_keyed()). */
 	bool keyed;
 	uint8_t skey[RP_SKEY_LEN];
@@ -224,20 +213,19 @@ void xfer_release(struct xfer *x);
  */
 int msg_send(struct xfer *x, const uint8_t *buf, int n, const char *what);
 /*
- * Receive the next message, which must be of type want, decode it into
- * *m and trace it; x->got_type says which came. Some wants take a set:
- * RP_MSG_FILE also FEND and FIN (the receiver in the session),
- * RP_MSG_FACK also SYNC (the sender in the session), RP_MSG_ACK also
- * FACK and SYNC (the sender after FIN). An ERR (or an ACK with a failure
- * status) from the peer is reported and turned into the matching local
- * error; a malformed message is reported as such (RP_EPROTO); anything
- * else unexpected is RP_EUNEXPECTED. 0 with an ACK means a positive ACK. A header not of
+ * Receive the next message, which must be of a type in the set want
+ * (RP_MSG_BIT()s, or rp_msg_expect() of a stage), decode it into *m and
+ * trace it; x->got_type says which came. An ERR (or an ACK with a failure
+ * status, when want has ACK) from the peer is reported and turned into
+ * the matching local error; a malformed message is reported as such
+ * (RP_EPROTO); anything else unexpected is RP_EUNEXPECTED. 0 with an
+ * ACK means a positive ACK (in m->res). A header not of
  * our protocol is RP_ENOTPEER, another version RP_EVERSION (an older
  * peer is told at its version what we need). After msg_keyed(), a
  * message whose tag does not check out is RP_ETAMPERED, before any of
  * it is decoded. Every error is reported, naming the peer.
  */
-int msg_recv(struct xfer *x, uint8_t want, union rp_msg *m,
+int msg_recv(struct xfer *x, uint32_t want, union rp_msg *m,
 	     const char *phase);
 /*
  * The peer may only say why it stopped (ERR): returns its error, or
@@ -316,10 +304,7 @@ int send_take_mr(struct xfer *x, struct rp_mr *mr);
  * chunks, entries, the data phase's seconds and the credits. */
 void trace_data_summary(const struct xfer *x, uint64_t bytes,
 			uint64_t files);
-void trace_file(const char *dir, const struct rp_file *m);
 /* A directory entry the receiver handled: "created", "exists", ... */
 void trace_dir(const struct rp_file *f, const char *result);
-void trace_fend(const char *dir, const struct rp_fend *m);
-void trace_sync(const char *dir, const struct rp_sync *m);
 
 #endif

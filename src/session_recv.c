@@ -301,7 +301,7 @@ static int sync_and_commit(struct xfer *x, struct recv_file *c)
 			return RP_EINTERRUPTED;
 		if (rp_now() >= next) {
 			s.synced_bytes = c->dst.synced;
-			trace_sync("->", &s);
+			rp_msg_trace("->", RP_MSG_SYNC, &s);
 			rc = msg_send(x, buf, rp_proto_pack_sync(buf,
 					sizeof(buf), &s), "SYNC");
 			/* It is news only if it goes now. */
@@ -413,7 +413,8 @@ static int on_fin(struct xfer *x, struct recv_state *r,
 static int on_message(struct xfer *x, struct recv_state *r)
 {
 	union rp_msg m;
-	int rc = msg_recv(x, RP_MSG_FILE, &m, "the next entry");
+	int rc = msg_recv(x, rp_msg_expect(RP_SIDE_SENDER, RP_STAGE_FILES), &m,
+			  "the next entry");
 
 	if (rc)
 		return rc;
@@ -808,7 +809,7 @@ static int close_session(struct xfer *x, struct recv_state *r)
 	RP_EV("data", "data.end", "session over: {chunks} chunks landed; ring "
 	      "deregistered", EV_U("chunks", x->done));
 	xfer_phase(x, RP_PHASE_ACK);
-	trace_result("->", RP_MSG_ACK, &ack);
+	rp_msg_trace("->", RP_MSG_ACK, &ack);
 	rc = msg_send(x, buf,
 		      rp_proto_pack_result(buf, sizeof(buf), RP_MSG_ACK, &ack),
 		      "ACK");
@@ -869,6 +870,7 @@ int rp_session_recv_one(const struct rp_opts *o, const uint8_t *psk,
 {
 	struct xfer x = {
 		.o = o, .psk = psk, .fd = fd, .epfd = -1, .rep = { .role = "recv" },
+		.peer_side = RP_SIDE_SENDER,
 		.start = rp_now(),
 	};
 	struct recv_state r = { .dirfd = dirfd, .here = { .fd = -1 } };

@@ -140,7 +140,7 @@ static int send_file_msg(struct xfer *x, struct send_state *s,
 	int rc;
 
 	memcpy(f.path, e->path, f.path_len + 1u);
-	trace_file("->", &f);
+	rp_msg_trace("->", RP_MSG_FILE, &f);
 	rc = msg_send(x, buf, rp_proto_pack_file(buf, sizeof(buf), &f), "FILE");
 	if (!rc)
 		s->next_id++;
@@ -158,7 +158,7 @@ static int send_fend(struct xfer *x, struct cur_src *c)
 	rp_csum_final(c->csum, f.csum);
 	memcpy(x->rep.csum, f.csum, RP_CSUM_LEN);
 	x->rep.have_csum = true;
-	trace_fend("->", &f);
+	rp_msg_trace("->", RP_MSG_FEND, &f);
 	return msg_send(x, buf, rp_proto_pack_fend(buf, sizeof(buf), &f),
 			"FEND");
 }
@@ -168,7 +168,7 @@ static int send_fin(struct xfer *x, struct send_state *s)
 	uint8_t buf[RP_PROTO_MAX_MSG];
 	struct rp_fin fin = { .files = s->next_id, .bytes = s->bytes };
 
-	trace_fin("->", &fin);
+	rp_msg_trace("->", RP_MSG_FIN, &fin);
 	s->fin_sent = true;
 	xfer_phase(x, RP_PHASE_FIN);
 	return msg_send(x, buf, rp_proto_pack_fin(buf, sizeof(buf), &fin),
@@ -567,7 +567,8 @@ static int on_fack(struct xfer *x, struct send_state *s,
 static int on_message(struct xfer *x, struct send_state *s)
 {
 	union rp_msg m;
-	int rc = msg_recv(x, s->fin_sent ? RP_MSG_ACK : RP_MSG_FACK, &m,
+	int rc = msg_recv(x, rp_msg_expect(RP_SIDE_RECEIVER, s->fin_sent ?
+					   RP_STAGE_END : RP_STAGE_FILES), &m,
 			  "the receiver's results");
 
 	if (rc)
@@ -798,7 +799,8 @@ static void init(struct xfer *x, struct send_state *s,
 	*x = (struct xfer){
 		.o = o, .fd = -1, .epfd = -1, .op = o->op, .chunk = o->chunk,
 		.window = o->window, .qps = o->qps ? o->qps : 1,
-		.rep = { .role = "send" }, .start = rp_now(),
+		.rep = { .role = "send" },
+		.peer_side = RP_SIDE_RECEIVER, .start = rp_now(),
 	};
 	*s = (struct send_state){ .cur = { .src = { .fd = -1 } } };
 	rp_session_signals();
