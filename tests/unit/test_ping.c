@@ -21,6 +21,7 @@
 #include "rdmapush/fabric_mem.h"
 #include "rdmapush/opts.h"
 #include "rdmapush/ping.h"
+#include "rdmapush/proto.h"
 #include "rdmapush/session.h"
 #include "rdmapush/trace.h"
 
@@ -378,6 +379,131 @@ static void test_ping_server_refuses_push(void **state)
 			       "a file receiver"));
 }
 
+/* ---- an older peer ---- */
+
+/* One whole message from fd into buf: its header, parsed into *h at the
+ * version it came in (not ours). Its length, or -1 when closed. */
+static int read_old(int fd, uint8_t *buf, size_t cap, struct rp_msg_hdr *h)
+{
+	size_t got = 0, need = RP_PROTO_HDR_LEN;
+
+	while (got < need) {
+		ssize_t n = read(fd, buf + got, need - got);
+
+		if (n <= 0)
+			return -1;
+		got += (size_t)n;
+		if (got == RP_PROTO_HDR_LEN) {
+			h->version = buf[4];
+			h->type = buf[5];
+			h->length = (uint32_t)buf[8] << 24 |
+				    (uint32_t)buf[9] << 16 |
+				    (uint32_t)buf[10] << 8 | buf[11];
+			need += h->length;
+			assert_true(need <= cap);
+		}
+	}
+	return (int)got;
+}
+
+/* What an older peer must get: an ERR at its version, saying why. */
+static void check_old_err(int fd, uint8_t version)
+{
+	uint8_t buf[RP_PROTO_MAX_MSG];
+	struct rp_msg_hdr h;
+	struct rp_result res;
+	int n = read_old(fd, buf, sizeof(buf), &h);
+
+	assert_true(n > 0);
+	assert_int_equal(h.version, version);
+	assert_int_equal(h.type, RP_MSG_ERR);
+	assert_int_equal(rp_proto_unpack_result(buf + RP_PROTO_HDR_LEN,
+						h.length, RP_MSG_ERR, &res,
+						NULL), 0);
+	assert_int_equal(res.status, RP_ST_VERSION);
+	assert_non_null(strstr(res.text, "version 6 needed"));
+}
+
+/* A version 5 HELLO to a ping server: told at version 5 what it needs. */
+static void test_old_client(void **state)
+{
+	const char *sargv[] = { "rdmapush", "ping", "--server", "-T", "5" };
+	uint8_t buf[RP_PROTO_MAX_MSG];
+	struct rp_hello hello = {
+		.qp = { .qpn = 0x11, .psn = 1, .lid = 1, .mtu = 3 },
+		.total = 1, .chunk = 2, .window = 1, .flags = RP_HELLO_PING,
+		.op = RP_OP_SEND, .qps = 1,
+	};
+	struct server_job j;
+	pthread_t t;
+	int sp[2], n;
+
+	(void)state;
+	rp_fab_reset();
+	opts(&j.o, 5, sargv);
+	n = rp_proto_pack_hello(buf, sizeof(buf), &hello);
+	assert_true(n > RP_PROTO_HDR_LEN);
+	buf[4] = 5;
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sp), 0);
+	j.fd = sp[1];
+	capture_start();
+	assert_int_equal(pthread_create(&t, NULL, server_main, &j), 0);
+	assert_int_equal(write(sp[0], buf, (size_t)n), n);
+	assert_int_equal(pthread_join(t, NULL), 0);
+	assert_non_null(strstr(capture_end(), "upgrade rdmapush there"));
+	assert_int_equal(j.rc, RP_EVERSION);
+	check_old_err(sp[0], 5);
+	close(sp[0]);
+}
+
+struct client_job {
+	struct rp_opts o;
+	int fd;
+	int rc;
+};
+
+static void *client_main(void *arg)
+{
+	struct client_job *j = arg;
+	struct rp_ping_result res;
+
+	j->rc = rp_ping_client_fd(&j->o, j->fd, "test-server", &res);
+	return NULL;
+}
+
+/* A version 5 server answers the client's HELLO: the client tells it at
+ * version 5 what it needs. */
+static void test_old_server(void **state)
+{
+	const char *cargv[] = { "rdmapush", "ping", "-T", "5", "h" };
+	uint8_t buf[RP_PROTO_MAX_MSG];
+	struct rp_result res = { .status = RP_ST_OK };
+	struct client_job j;
+	struct rp_msg_hdr h;
+	pthread_t t;
+	int sp[2], n;
+
+	(void)state;
+	rp_fab_reset();
+	opts(&j.o, 5, cargv);
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sp), 0);
+	j.fd = sp[0];
+	capture_start();
+	assert_int_equal(pthread_create(&t, NULL, client_main, &j), 0);
+	assert_true(read_old(sp[1], buf, sizeof(buf), &h) > 0);
+	assert_int_equal(h.type, RP_MSG_HELLO);
+	/* Any message at version 5 will do: the header says it all. */
+	n = rp_proto_pack_result(buf, sizeof(buf), RP_MSG_ACK, &res);
+	assert_true(n > 0);
+	buf[4] = 5;
+	assert_int_equal(write(sp[1], buf, (size_t)n), n);
+	assert_int_equal(pthread_join(t, NULL), 0);
+	assert_non_null(strstr(capture_end(), "upgrade rdmapush there"));
+	assert_int_equal(j.rc, RP_EVERSION);
+	check_old_err(sp[1], 5);
+	close(sp[1]);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -391,6 +517,8 @@ int main(void)
 		cmocka_unit_test(test_stop_signal),
 		cmocka_unit_test(test_receiver_refuses_ping),
 		cmocka_unit_test(test_ping_server_refuses_push),
+		cmocka_unit_test(test_old_client),
+		cmocka_unit_test(test_old_server),
 	};
 
 	rp_trace_init(getenv("RP_TEST_TRACE") ? RP_V_TRACE : RP_V_QUIET,
