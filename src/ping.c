@@ -10,12 +10,14 @@
 #include <inttypes.h>
 #include <poll.h>
 #include <sched.h>
+#include <sodium.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "rdmapush/auth.h"
 #include "rdmapush/chan.h"
 #include "rdmapush/ctrl.h"
 #include "rdmapush/err.h"
@@ -98,17 +100,24 @@ static void trace_msg(const char *dir, uint8_t type, const void *m)
 		rp_msg_trace(dir, type, m);
 }
 
-/* The control channel to peer over fd. */
-static void open_chan(struct ping *p, int fd)
+/* The control channel to peer over fd, and --psk's exchange on it. */
+static int open_chan(struct ping *p, int fd, const uint8_t *psk)
 {
+	int rc;
+
 	rp_chan_init(&p->ch, fd, p->peer, "ping", p->server ?
-		     RP_SIDE_SENDER : RP_SIDE_RECEIVER, NULL, p->o->timeout);
+		     RP_SIDE_SENDER : RP_SIDE_RECEIVER, psk, p->o->timeout);
 	p->ch.trace = trace_msg;
 	rp_ctrl_tune(fd, p->o->timeout);
 	/* Until its HELLO, a client has the push's handshake deadline. */
 	if (p->server)
 		p->ch.handshake_end = p->ch.start +
 				      rp_session_handshake_secs(p->o);
+	if (!psk)
+		return 0;
+	rc = p->server ? rp_chan_auth_receiver(&p->ch) :
+			 rp_chan_auth_sender(&p->ch);
+	return rc;
 }
 
 /* Why we stop, for a peer that can still hear (the same ERR a push
@@ -453,17 +462,27 @@ int rp_ping_client_fd(const struct rp_opts *o, int fd, const char *peer,
 		.o = o, .peer = peer, .op = o->ping_op,
 		.size = o->ping_size, .iters = o->ping_iters,
 	};
+	uint8_t key[RP_PSK_LEN];
 	double *rtt = NULL;
-	int rc;
+	int rc = 0;
 
 	memset(res, 0, sizeof(*res));
 	snprintf(res->peer, sizeof(res->peer), "%s", peer);
-	open_chan(&p, fd);
-	rc = rp_sys_calloc(&rtt, p.iters ? p.iters : 1, sizeof(*rtt),
-			   "round-trip times");
+	/* A key file that will not do: the server hears nothing of it. */
+	if (o->psk_file)
+		rc = rp_auth_load(o->psk_file, key);
+	if (rc) {
+		rp_ctrl_close(&fd);
+		return rc;
+	}
+	rc = open_chan(&p, fd, o->psk_file ? key : NULL);
+	if (!rc)
+		rc = rp_sys_calloc(&rtt, p.iters ? p.iters : 1, sizeof(*rtt),
+				   "round-trip times");
 	if (!rc)
 		rc = client_run(&p, rtt);
 	stop_ctrl(&p, rc);
+	sodium_memzero(key, sizeof(key));
 	rp_verbs_close(p.v);
 	if (!rc) {
 		res->op = p.op;
@@ -499,6 +518,8 @@ static int server_hello(struct ping *p, struct rp_hello *h)
 						    RP_STAGE_HELLO), &m,
 			      "HELLO");
 
+	if (!p->ch.psk)
+		rc = rp_chan_unkeyed(&p->ch, rc, "ping server");
 	/* A push's first message: say what this is. */
 	if (rc == RP_EUNEXPECTED)
 		return RP_ENOTPUSH;
@@ -563,13 +584,14 @@ static int server_run(struct ping *p)
 	return stopped(rc);
 }
 
-int rp_ping_serve_fd(const struct rp_opts *o, int fd, const char *peer)
+int rp_ping_serve_fd(const struct rp_opts *o, const uint8_t *psk, int fd,
+		     const char *peer)
 {
 	struct ping p = { .o = o, .peer = peer, .server = true };
-	int rc;
+	int rc = open_chan(&p, fd, psk);
 
-	open_chan(&p, fd);
-	rc = server_run(&p);
+	if (!rc)
+		rc = server_run(&p);
 	if (!rc)
 		RP_INFO("answered %" PRIu32 " %s round trips of %" PRIu32
 			" bytes from %s", p.done, rp_proto_op_name(p.op),
