@@ -39,6 +39,7 @@ static const struct option ping_long[] = {
 	{ "json",	no_argument,	   NULL, 'J' },
 	{ "quiet",	no_argument,	   NULL, 'q' },
 	{ "timeout",	required_argument, NULL, 'T' },
+	{ "psk",	required_argument, NULL, OPT_PSK },
 	{ "help",	no_argument,	   NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -149,7 +150,9 @@ int rp_opts_parse_ping(struct rp_opts *o, int argc, char **argv)
 
 static const char help_ping[] =
 	"Usage: rdmapush ping --server [-p PORT] [-b ADDR] [--once]\n"
-	"       rdmapush ping [-n N] [-s SIZE] [--op send|write] HOST\n"
+	"                     [--psk FILE]\n"
+	"       rdmapush ping [-n N] [-s SIZE] [--op send|write] [--psk FILE]\n"
+	"                     HOST\n"
 	"\n"
 	"Measure the round-trip latency between two hosts over one RC queue\n"
 	"pair, set up by the same handshake as a push. --op send (default):\n"
@@ -179,6 +182,9 @@ static const char help_ping[] =
 	"  -g, --gid-index N    GID index, 0..255\n"
 	"  -T, --timeout SEC    give up after SEC seconds without a round\n"
 	"                       trip, 1..86400 (default 30)\n"
+	"      --psk FILE       authenticate the peer with the pre-shared\n"
+	"                       key in FILE (rdmapush keygen), as a push\n"
+	"                       does; both sides use the same key\n"
 	"  -t, --trace          explain the handshake and verbs steps\n"
 	"      --trace-json FILE  the same steps as JSON lines in FILE\n"
 	"                       (docs/trace.md)\n"
@@ -189,9 +195,10 @@ static const char help_ping[] =
 	"Exit status:\n"
 	"  0  every round trip answered (server: stopped by a signal, or\n"
 	"     with --once the one client served)\n"
-	"  2  usage error\n"
+	"  2  usage error, or a --psk key file that will not do\n"
 	"  3  refused: HOST is a file receiver (rdmapush recv), not a ping\n"
-	"     server, or the peer broke the protocol\n"
+	"     server, the peer broke the protocol, or the --psk keys differ\n"
+	"     (or only one side has one)\n"
 	"  4  peer, network or RDMA failure, or timeout\n"
 	"  7  the server cannot listen on its port\n"
 	"  130, 143  stopped by SIGINT or SIGTERM\n";
