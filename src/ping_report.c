@@ -17,7 +17,7 @@
 #include "rdmapush/ctrl.h"
 #include "rdmapush/err.h"
 #include "rdmapush/ping.h"
-#include "rdmapush/report.h"
+#include "rdmapush/json.h"
 #include "rdmapush/session.h"
 #include "rdmapush/sys.h"
 #include "rdmapush/trace.h"
