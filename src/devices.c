@@ -21,36 +21,9 @@
 #include "rdmapush/ctrl.h"
 #include "rdmapush/devices.h"
 #include "rdmapush/err.h"
-#include "rdmapush/report.h"
+#include "rdmapush/json.h"
 #include "rdmapush/sys.h"
 #include "rdmapush/trace.h"
-
-void rp_devices_free(struct rp_dev_list *l)
-{
-	if (!l || !l->devs)
-		return;
-	for (size_t i = 0; i < l->ndevs; i++) {
-		struct rp_dev_info *d = &l->devs[i];
-
-		for (size_t p = 0; p < d->nports; p++)
-			free(d->ports[p].gids);
-		free(d->ports);
-	}
-	free(l->devs);
-	l->devs = NULL;
-	l->ndevs = 0;
-}
-
-const char *rp_devices_gid_type_name(enum rp_gid_type t)
-{
-	static const char *const names[] = {
-		[RP_GID_IB] = "IB",
-		[RP_GID_ROCE_V1] = "RoCE v1",
-		[RP_GID_ROCE_V2] = "RoCE v2",
-	};
-
-	return (unsigned int)t < RP_GID_TYPE_MAX ? names[t] : "?";
-}
 
 const char *rp_devices_link_name(enum rp_link_layer l)
 {
@@ -192,7 +165,7 @@ const char *rp_devices_reason(const struct rp_devices_for *f, char *buf,
 	default:
 		snprintf(buf, len, "%s GID %s = the local address %s the "
 			 "kernel routes %s through",
-			 rp_devices_gid_type_name(c->type), gid, f->local_addr,
+			 rp_gid_type_name(c->type), gid, f->local_addr,
 			 f->host ? f->host : "HOST");
 		break;
 	}
@@ -275,7 +248,7 @@ static void print_gids(FILE *out, const struct rp_dev_info *d,
 		rp_sys_gid_text(g->raw, txt, sizeof(txt));
 		fprintf(out, "    %c %5u  %-7s  %-*s  %-*s%s%s\n",
 			mark ? '*' : ' ', g->index,
-			rp_devices_gid_type_name(g->type), aw, txt,
+			rp_gid_type_name(g->type), aw, txt,
 			mark ? nw : 0, g->netdev[0] ? g->netdev : "-",
 			mark ? "  <- for " : "", mark ? f->host : "");
 	}
@@ -329,7 +302,7 @@ static void print_for(FILE *out, const struct rp_devices_for *f)
 	fprintf(out, "  rdmapush would use: %s port %u GID %u %s (%s), "
 		"marked *\n", f->choice.dev, f->choice.port,
 		f->choice.gid_index, gid,
-		rp_devices_gid_type_name(f->choice.type));
+		rp_gid_type_name(f->choice.type));
 	fprintf(out, "  why: %s\n", rp_devices_reason(f, why, sizeof(why)));
 }
 
@@ -386,7 +359,7 @@ static struct json_object *gid_json(const struct rp_dev_info *d,
 		return NULL;
 	rc |= rp_json_add(o, "index", json_object_new_int64(g->index));
 	rc |= rp_json_add(o, "type", json_object_new_string(
-			  rp_devices_gid_type_name(g->type)));
+			  rp_gid_type_name(g->type)));
 	rc |= rp_json_add(o, "gid", json_object_new_string(
 			  rp_sys_gid_text(g->raw, txt, sizeof(txt))));
 	rc |= rp_json_add(o, "netdev", json_object_new_string(g->netdev));
@@ -508,7 +481,7 @@ static int for_json(struct json_object *o, const struct rp_devices_for *f)
 			  json_object_new_int64(f->choice.gid_index));
 	rc |= rp_json_add(c, "gid", json_object_new_string(gid));
 	rc |= rp_json_add(c, "type", json_object_new_string(
-			  rp_devices_gid_type_name(f->choice.type)));
+			  rp_gid_type_name(f->choice.type)));
 	rc |= rp_json_add(c, "reason", json_object_new_string(
 			  rp_devices_reason(f, why, sizeof(why))));
 	return rc | rp_json_add(o, "chosen", c);

@@ -79,6 +79,6 @@ int rp_devices_run(const struct rp_config *o, const char *for_host)
 		prc = -EIO;
 	if (rc)
 		say_failure(rc, cause);
-	rp_devices_free(&l);
+	rp_verbs_devices_free(&l);
 	return rp_err_exit_code(rc ? rc : prc);
 }

@@ -71,7 +71,7 @@ static const struct option send_long[] = {
 };
 
 /* One line saying what is wrong, one saying where help is; RP_EUSAGE. */
-int RP_PRINTF(2, 3) usage_error(const char *sub, const char *fmt, ...)
+int RP_PRINTF(2, 3) rp_opts_usage_error(const char *sub, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -104,8 +104,8 @@ static int parse_decimal(const char *s, unsigned long long *out, char **end)
 	return 0;
 }
 
-int parse_range(const char *s, unsigned long long min,
-		unsigned long long max, unsigned long long *out)
+int rp_opts_parse_range(const char *s, unsigned long long min,
+			unsigned long long max, unsigned long long *out)
 {
 	unsigned long long v;
 	char *end;
@@ -176,8 +176,8 @@ static bool long_is(const struct option *longopts, int val, const char *name,
  * unknown or ambiguous long option) and a long option's text in
  * argv[optind - 1].
  */
-bool opt_text(char *buf, size_t len, char **argv,
-	      const struct option *longopts)
+bool rp_opts_text(char *buf, size_t len, char **argv,
+		  const struct option *longopts)
 {
 	const char *arg = argv[optind - 1];
 
@@ -193,10 +193,11 @@ bool opt_text(char *buf, size_t len, char **argv,
 	return false;
 }
 
-int bad_value(const char *sub, const char *what, const char *arg,
-	      const char *range)
+int rp_opts_bad_value(const char *sub, const char *what, const char *arg,
+		      const char *range)
 {
-	return usage_error(sub, "invalid %s '%s' (%s)", what, arg, range);
+	return rp_opts_usage_error(sub, "invalid %s '%s' (%s)", what, arg,
+				   range);
 }
 
 /* --op write|read|send: how the chunks move (enum rp_data_op). */
@@ -208,22 +209,22 @@ static int parse_op(struct rp_config *o, const char *sub, const char *arg)
 			return 0;
 		}
 	}
-	return bad_value(sub, "op", arg, "write, read or send");
+	return rp_opts_bad_value(sub, "op", arg, "write, read or send");
 }
 
 /* The value of the option being parsed; arg is the text after it. */
 /* One flat case per option, in --help's order: longer than our usual
  * function, but a table of setters would hide the ranges it checks. */
-int set_option(struct rp_config *o, const char *sub, int c,
-	       const char *arg)
+int rp_opts_set(struct rp_config *o, const char *sub, int c,
+		const char *arg)
 {
 	unsigned long long v;
 	uint64_t size;
 
 	switch (c) {
 	case 'p':
-		if (parse_range(arg, 1, 65535, &v))
-			return bad_value(sub, "port", arg, "1..65535");
+		if (rp_opts_parse_range(arg, 1, 65535, &v))
+			return rp_opts_bad_value(sub, "port", arg, "1..65535");
 		o->port = (uint16_t)v;
 		break;
 	case 'b':
@@ -239,33 +240,35 @@ int set_option(struct rp_config *o, const char *sub, int c,
 		o->force = true;
 		break;
 	case 'm':
-		if (parse_range(arg, 1, RP_MAX_XFERS, &v))
-			return bad_value(sub, "max transfers", arg, "1..64");
+		if (rp_opts_parse_range(arg, 1, RP_MAX_XFERS, &v))
+			return rp_opts_bad_value(sub, "max transfers", arg,
+						 "1..64");
 		o->max_transfers = (int)v;
 		break;
 	case OPT_MAX_SIZE:
 		if (rp_opts_parse_size(arg, &size) || size == 0)
-			return bad_value(sub, "maximum file size", arg,
-					 "1 or more bytes, e.g. 10G");
+			return rp_opts_bad_value(sub, "maximum file size", arg,
+						 "1 or more bytes, e.g. 10G");
 		o->max_size = size;
 		break;
 	case OPT_PER_ADDR:
-		if (parse_range(arg, 1, RP_MAX_PENDING, &v))
-			return bad_value(sub, "connections per address", arg,
-					 "1..64");
+		if (rp_opts_parse_range(arg, 1, RP_MAX_PENDING, &v))
+			return rp_opts_bad_value(sub, "connections per address",
+						 arg, "1..64");
 		o->max_per_addr = (int)v;
 		break;
 	case 'd':
 		o->dev = arg;
 		break;
 	case 'i':
-		if (parse_range(arg, 1, 255, &v))
-			return bad_value(sub, "IB port", arg, "1..255");
+		if (rp_opts_parse_range(arg, 1, 255, &v))
+			return rp_opts_bad_value(sub, "IB port", arg, "1..255");
 		o->ib_port = (int)v;
 		break;
 	case 'g':
-		if (parse_range(arg, 0, 255, &v))
-			return bad_value(sub, "GID index", arg, "0..255");
+		if (rp_opts_parse_range(arg, 0, 255, &v))
+			return rp_opts_bad_value(sub, "GID index", arg,
+						 "0..255");
 		o->gid_index = (int)v;
 		break;
 	case 't':
@@ -273,8 +276,8 @@ int set_option(struct rp_config *o, const char *sub, int c,
 		break;
 	case OPT_TRACE_JSON:
 		if (!*arg)
-			return bad_value(sub, "--trace-json file", arg,
-					 "a file name");
+			return rp_opts_bad_value(sub, "--trace-json file", arg,
+						 "a file name");
 		o->trace_json = arg;
 		break;
 	case 'J':
@@ -284,9 +287,9 @@ int set_option(struct rp_config *o, const char *sub, int c,
 		o->quiet = true;
 		break;
 	case 'T':
-		if (parse_range(arg, 1, 86400, &v))
-			return bad_value(sub, "timeout", arg,
-					 "1..86400 seconds");
+		if (rp_opts_parse_range(arg, 1, 86400, &v))
+			return rp_opts_bad_value(sub, "timeout", arg,
+						 "1..86400 seconds");
 		o->timeout = (int)v;
 		break;
 	case OPT_PSK:
@@ -309,8 +312,9 @@ int set_option(struct rp_config *o, const char *sub, int c,
 		o->keep_setid = true;
 		break;
 	case OPT_THREADS:
-		if (parse_range(arg, 1, RP_MAX_THREADS, &v))
-			return bad_value(sub, "thread count", arg, "1..64");
+		if (rp_opts_parse_range(arg, 1, RP_MAX_THREADS, &v))
+			return rp_opts_bad_value(sub, "thread count", arg,
+						 "1..64");
 		o->threads = (uint32_t)v;
 		break;
 	case OPT_DIRECT:
@@ -319,41 +323,42 @@ int set_option(struct rp_config *o, const char *sub, int c,
 	case OPT_OP:
 		return parse_op(o, sub, arg);
 	case OPT_QPS:
-		if (parse_range(arg, 1, RP_QPS_MAX, &v))
-			return bad_value(sub, "QP count", arg, "1..8");
+		if (rp_opts_parse_range(arg, 1, RP_QPS_MAX, &v))
+			return rp_opts_bad_value(sub, "QP count", arg, "1..8");
 		o->qps = (uint32_t)v;
 		break;
 	case 'c':
 		if (rp_opts_parse_size(arg, &size) || size < RP_MIN_CHUNK ||
 		    size > RP_MAX_CHUNK)
-			return bad_value(sub, "chunk size", arg,
-					 "4K..64M, e.g. 256K or 1M");
+			return rp_opts_bad_value(sub, "chunk size", arg,
+						 "4K..64M, e.g. 256K or 1M");
 		o->chunk = (uint32_t)size;
 		o->shape_set = true;
 		break;
 	case 'w':
-		if (parse_range(arg, 1, RP_MAX_WINDOW, &v))
-			return bad_value(sub, "window", arg, "1..64");
+		if (rp_opts_parse_range(arg, 1, RP_MAX_WINDOW, &v))
+			return rp_opts_bad_value(sub, "window", arg, "1..64");
 		o->window = (uint32_t)v;
 		o->shape_set = true;
 		break;
 	default:
-		return usage_error(sub, "internal: unhandled option %d", c);
+		return rp_opts_usage_error(sub, "internal: unhandled option %d",
+					   c);
 	}
 	return 0;
 }
 
 /* Options whose value names something: an empty one is a typo. */
-int check_not_empty(const struct rp_config *o, const char *sub)
+int rp_opts_check_not_empty(const struct rp_config *o, const char *sub)
 {
 	if (o->dir && !o->dir[0])
-		return usage_error(sub, "empty directory for -o");
+		return rp_opts_usage_error(sub, "empty directory for -o");
 	if (o->dev && !o->dev[0])
-		return usage_error(sub, "empty device name for -d");
+		return rp_opts_usage_error(sub, "empty device name for -d");
 	if (o->bind_addr && !o->bind_addr[0])
-		return usage_error(sub, "empty address for -b");
+		return rp_opts_usage_error(sub, "empty address for -b");
 	if (o->psk_file && !o->psk_file[0])
-		return usage_error(sub, "empty file name for --psk");
+		return rp_opts_usage_error(sub, "empty file name for --psk");
 	return 0;
 }
 
@@ -363,14 +368,16 @@ static int check_combination(const struct rp_config *o, const char *sub)
 	char b1[32], b2[32];
 
 	if (o->quiet && o->trace)
-		return usage_error(sub,
-				   "--quiet and --trace exclude each other");
+		return rp_opts_usage_error(sub, "--quiet and --trace exclude "
+					   "each other");
 	if (ring > RP_MAX_RING)
-		return usage_error(sub, "chunk * window is %s, over %s: %s",
-				   rp_fmt_bytes(b1, sizeof(b1), ring),
-				   rp_fmt_bytes(b2, sizeof(b2), RP_MAX_RING),
-				   "lower -c or -w");
-	return check_not_empty(o, sub);
+		return rp_opts_usage_error(sub, "chunk * window is %s, over "
+					   "%s: %s",
+					   rp_fmt_bytes(b1, sizeof(b1), ring),
+					   rp_fmt_bytes(b2, sizeof(b2),
+							RP_MAX_RING),
+					   "lower -c or -w");
+	return rp_opts_check_not_empty(o, sub);
 }
 
 /*
@@ -378,7 +385,7 @@ static int check_combination(const struct rp_config *o, const char *sub)
  * scp's host:path. NULL when h looks like a name or an address (an IPv6
  * address has two colons or more).
  */
-const char *host_hint(const char *h)
+const char *rp_opts_host_hint(const char *h)
 {
 	const char *colon = strchr(h, ':');
 
@@ -399,23 +406,25 @@ static int check_positional(struct rp_opts *o, const char *sub, int n,
 
 	if (o->mode == RP_MODE_RECV) {
 		if (n > 0)
-			return usage_error(sub, "unexpected argument '%s'",
-					   pos[0]);
+			return rp_opts_usage_error(sub,
+						   "unexpected argument '%s'",
+						   pos[0]);
 		return 0;
 	}
 	if (n == 0)
-		return usage_error(sub, "missing SOURCE and HOST");
+		return rp_opts_usage_error(sub, "missing SOURCE and HOST");
 	if (n == 1)
-		return usage_error(sub, "missing HOST after '%s'", pos[0]);
+		return rp_opts_usage_error(sub, "missing HOST after '%s'",
+					   pos[0]);
 	for (int i = 0; i < n - 1; i++)
 		if (!pos[i][0])
-			return usage_error(sub, "empty SOURCE");
+			return rp_opts_usage_error(sub, "empty SOURCE");
 	if (!pos[n - 1][0])
-		return usage_error(sub, "empty HOST");
-	hint = host_hint(pos[n - 1]);
+		return rp_opts_usage_error(sub, "empty HOST");
+	hint = rp_opts_host_hint(pos[n - 1]);
 	if (hint)
-		return usage_error(sub, "invalid HOST '%s': %s", pos[n - 1],
-				   hint);
+		return rp_opts_usage_error(sub, "invalid HOST '%s': %s",
+					   pos[n - 1], hint);
 	o->cfg.sources = pos;
 	o->cfg.nsources = n - 1;
 	o->cfg.host = pos[n - 1];
@@ -448,18 +457,20 @@ static int parse_sub(struct rp_opts *o, enum rp_mode mode, int argc,
 			o->help_for = mode;
 			return 0;
 		case ':':
-			opt_text(text, sizeof(text), argv, longopts);
-			return usage_error(sub, "option '%s' needs a value",
-					   text);
-		case '?':
-			if (opt_text(text, sizeof(text), argv, longopts))
-				return usage_error(sub,
-						   "option '%s' takes no value",
+			rp_opts_text(text, sizeof(text), argv, longopts);
+			return rp_opts_usage_error(sub,
+						   "option '%s' needs a value",
 						   text);
-			return usage_error(sub, "unknown%s option '%s'",
-					   optopt ? "" : " or ambiguous", text);
+		case '?':
+			if (rp_opts_text(text, sizeof(text), argv, longopts))
+				return rp_opts_usage_error(sub, "option '%s' "
+							   "takes no value",
+							   text);
+			return rp_opts_usage_error(sub, "unknown%s option '%s'",
+						   optopt ? "" :
+						   " or ambiguous", text);
 		default:
-			rc = set_option(&o->cfg, sub, c, optarg);
+			rc = rp_opts_set(&o->cfg, sub, c, optarg);
 			if (rc)
 				return rc;
 		}
@@ -478,7 +489,8 @@ static int parse_help(struct rp_opts *o, int argc, char **argv)
 	if (argc < 3)
 		return 0;
 	if (argc > 3)
-		return usage_error(NULL, "unexpected argument '%s'", argv[3]);
+		return rp_opts_usage_error(NULL, "unexpected argument '%s'",
+					   argv[3]);
 	if (!strcmp(argv[2], "send"))
 		o->help_for = RP_MODE_SEND;
 	else if (!strcmp(argv[2], "recv"))
@@ -492,14 +504,15 @@ static int parse_help(struct rp_opts *o, int argc, char **argv)
 	else if (!strcmp(argv[2], "render"))
 		o->help_for = RP_MODE_RENDER;
 	else
-		return usage_error(NULL, "no help for '%s': try send, recv, "
-				   "keygen, devices, ping or render", argv[2]);
+		return rp_opts_usage_error(NULL, "no help for '%s': try send, "
+					   "recv, keygen, devices, ping or "
+					   "render", argv[2]);
 	return 0;
 }
 
 /*
  * "devices [--for HOST] [-d DEV] [-i N] [-g N] [-J] [-t]": a report, no
- * transfer; the options it shares with send take set_option()'s checks.
+ * transfer; the options it shares with send take rp_opts_set()'s checks.
  */
 static int parse_devices(struct rp_opts *o, int argc, char **argv)
 {
@@ -527,29 +540,31 @@ static int parse_devices(struct rp_opts *o, int argc, char **argv)
 			return 0;
 		}
 		if (c == ':' || c == '?') {
-			bool known = opt_text(text, sizeof(text), argv,
-					      longopts);
+			bool known = rp_opts_text(text, sizeof(text), argv,
+						  longopts);
 
-			return usage_error("devices", c == ':' ?
-					   "option '%s' needs a value" : known ?
-					   "option '%s' takes no value" :
-					   "unknown option '%s'", text);
+			return rp_opts_usage_error("devices", c == ':' ?
+				"option '%s' needs a value" : known ?
+				"option '%s' takes no value" :
+				"unknown option '%s'", text);
 		}
 		if (c == OPT_FOR) {
-			if (!optarg[0] || host_hint(optarg))
-				return usage_error("devices", "invalid HOST "
-						   "'%s' for --for", optarg);
+			if (!optarg[0] || rp_opts_host_hint(optarg))
+				return rp_opts_usage_error("devices",
+					"invalid HOST '%s' for --for", optarg);
 			o->devices_for = optarg;
 			continue;
 		}
-		rc = set_option(&o->cfg, "devices", c, optarg);
+		rc = rp_opts_set(&o->cfg, "devices", c, optarg);
 		if (rc)
 			return rc;
 	}
 	if (optind < argc)
-		return usage_error("devices", "unexpected argument '%s'%s",
-				   argv[optind], " (a host goes after --for)");
-	return check_not_empty(&o->cfg, "devices");
+		return rp_opts_usage_error("devices",
+					   "unexpected argument '%s'%s",
+					   argv[optind],
+					   " (a host goes after --for)");
+	return rp_opts_check_not_empty(&o->cfg, "devices");
 }
 
 /* "keygen FILE": nothing else, so no getopt. */
@@ -562,12 +577,12 @@ static int parse_keygen(struct rp_opts *o, int argc, char **argv)
 		return 0;
 	}
 	if (argc < 3)
-		return usage_error("keygen", "missing FILE");
+		return rp_opts_usage_error("keygen", "missing FILE");
 	if (argc > 3)
-		return usage_error("keygen", "unexpected argument '%s'",
-				   argv[3]);
+		return rp_opts_usage_error("keygen", "unexpected argument '%s'",
+					   argv[3]);
 	if (!argv[2][0])
-		return usage_error("keygen", "empty FILE");
+		return rp_opts_usage_error("keygen", "empty FILE");
 	o->mode = RP_MODE_KEYGEN;
 	o->file = argv[2];
 	return 0;
@@ -579,8 +594,9 @@ int rp_opts_parse(struct rp_opts *o, int argc, char **argv)
 
 	set_defaults(o);
 	if (argc < 2 || !argv[1])
-		return usage_error(NULL, "missing command: send, recv, keygen, "
-				   "devices, ping, render or help");
+		return rp_opts_usage_error(NULL, "missing command: send, "
+					   "recv, keygen, devices, ping, "
+					   "render or help");
 	cmd = argv[1];
 	if (!strcmp(cmd, "send"))
 		return parse_sub(o, RP_MODE_SEND, argc - 1, argv + 1);
@@ -599,16 +615,18 @@ int rp_opts_parse(struct rp_opts *o, int argc, char **argv)
 		return parse_help(o, argc, argv);
 	if (!strcmp(cmd, "--version") || !strcmp(cmd, "-V")) {
 		if (argc > 2)
-			return usage_error(NULL, "unexpected argument '%s'",
-					   argv[2]);
+			return rp_opts_usage_error(NULL,
+						   "unexpected argument '%s'",
+						   argv[2]);
 		o->mode = RP_MODE_VERSION;
 		return 0;
 	}
 	if (cmd[0] == '-')
-		return usage_error(NULL, "unknown option '%s' %s", cmd,
-				   "(options follow send or recv)");
-	return usage_error(NULL, "unknown command '%s': use send, recv, "
-			   "keygen, devices, ping or render", cmd);
+		return rp_opts_usage_error(NULL, "unknown option '%s' %s", cmd,
+					   "(options follow send or recv)");
+	return rp_opts_usage_error(NULL,
+				   "unknown command '%s': use send, recv, "
+				   "keygen, devices, ping or render", cmd);
 }
 
 /* --- help text ----------------------------------------------------------- */

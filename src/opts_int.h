@@ -32,22 +32,22 @@ enum {
 };
 
 /* "rdmapush: <what>" and "Try 'rdmapush SUB --help'."; RP_EUSAGE. */
-int RP_PRINTF(2, 3) usage_error(const char *sub, const char *fmt, ...);
+int RP_PRINTF(2, 3) rp_opts_usage_error(const char *sub, const char *fmt, ...);
 /* "invalid WHAT 'ARG' (RANGE)"; RP_EUSAGE. */
-int bad_value(const char *sub, const char *what, const char *arg,
-	      const char *range);
+int rp_opts_bad_value(const char *sub, const char *what, const char *arg,
+		      const char *range);
 /* Decimal s in [min, max] into *out: 0, or RP_EUSAGE (silent). */
-int parse_range(const char *s, unsigned long long min,
-		unsigned long long max, unsigned long long *out);
+int rp_opts_parse_range(const char *s, unsigned long long min,
+			unsigned long long max, unsigned long long *out);
 /* The option getopt_long stopped at, as typed; true if a known long one. */
-bool opt_text(char *buf, size_t len, char **argv,
-	      const struct option *longopts);
+bool rp_opts_text(char *buf, size_t len, char **argv,
+		  const struct option *longopts);
 /* An option common to the subcommands (port, device, timeout, ...). */
-int set_option(struct rp_config *o, const char *sub, int c, const char *arg);
+int rp_opts_set(struct rp_config *o, const char *sub, int c, const char *arg);
 /* Options that name something must not be empty; 0 or RP_EUSAGE. */
-int check_not_empty(const struct rp_config *o, const char *sub);
+int rp_opts_check_not_empty(const struct rp_config *o, const char *sub);
 /* Why HOST looks written for another tool, or NULL. */
-const char *host_hint(const char *h);
+const char *rp_opts_host_hint(const char *h);
 
 /* rdmapush ping (opts_ping.c): argv after "rdmapush"; 0 or RP_EUSAGE. */
 int rp_opts_parse_ping(struct rp_opts *o, int argc, char **argv);

@@ -16,7 +16,7 @@
 #include "opts_int.h"
 
 /* Long-only options, above opts.c's (256 and up) so that none is
- * mistaken for one of those in set_option(). */
+ * mistaken for one of those in rp_opts_set(). */
 enum {
 	PING_OPT_SERVER = 512,
 	PING_OPT_OP,
@@ -39,6 +39,7 @@ static const struct option ping_long[] = {
 	{ "json",	no_argument,	   NULL, 'J' },
 	{ "quiet",	no_argument,	   NULL, 'q' },
 	{ "timeout",	required_argument, NULL, 'T' },
+	{ "psk",	required_argument, NULL, OPT_PSK },
 	{ "help",	no_argument,	   NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -53,25 +54,26 @@ static int set_ping_option(struct rp_config *o, int c, const char *arg)
 		o->ping_server = true;
 		return 0;
 	case 'n':
-		if (parse_range(arg, 1, RP_PING_MAX_ITERS, &v))
-			return bad_value("ping", "round trips", arg,
-					 "1..1000000");
+		if (rp_opts_parse_range(arg, 1, RP_PING_MAX_ITERS, &v))
+			return rp_opts_bad_value("ping", "round trips", arg,
+						 "1..1000000");
 		o->ping_iters = (uint32_t)v;
 		return 0;
 	case 's':
 		if (rp_opts_parse_size(arg, &size) || size < 1 ||
 		    size > RP_PING_MAX_SIZE)
-			return bad_value("ping", "message size", arg,
-					 "1..1M bytes, e.g. 64 or 4K");
+			return rp_opts_bad_value("ping", "message size", arg,
+						 "1..1M bytes, e.g. 64 or 4K");
 		o->ping_size = (uint32_t)size;
 		return 0;
 	case PING_OPT_OP:
 		if (strcmp(arg, "send") && strcmp(arg, "write"))
-			return bad_value("ping", "op", arg, "send or write");
+			return rp_opts_bad_value("ping", "op", arg,
+						 "send or write");
 		o->ping_op = strcmp(arg, "send") ? RP_OP_WRITE : RP_OP_SEND;
 		return 0;
 	default:
-		return set_option(o, "ping", c, arg);
+		return rp_opts_set(o, "ping", c, arg);
 	}
 }
 
@@ -79,28 +81,33 @@ static int set_ping_option(struct rp_config *o, int c, const char *arg)
 static int check_ping(struct rp_config *o, int n, char **pos)
 {
 	if (o->quiet && o->trace)
-		return usage_error("ping",
-				   "--quiet and --trace exclude each other");
+		return rp_opts_usage_error("ping", "--quiet and --trace "
+					   "exclude each other");
 	if (o->ping_server) {
 		if (n > 0)
-			return usage_error("ping", "unexpected argument '%s' "
-					   "(the server takes no HOST)",
-					   pos[0]);
-		return check_not_empty(o, "ping");
+			return rp_opts_usage_error("ping",
+						   "unexpected argument '%s' "
+						   "(the server takes no HOST)",
+						   pos[0]);
+		return rp_opts_check_not_empty(o, "ping");
 	}
 	if (o->once || o->bind_addr)
-		return usage_error("ping", "%s is for the server (--server)",
-				   o->once ? "--once" : "-b");
+		return rp_opts_usage_error("ping",
+					   "%s is for the server (--server)",
+					   o->once ? "--once" : "-b");
 	if (n == 0)
-		return usage_error("ping", "missing HOST (or --server)");
+		return rp_opts_usage_error("ping",
+					   "missing HOST (or --server)");
 	if (n > 1)
-		return usage_error("ping", "unexpected argument '%s'", pos[1]);
-	if (!pos[0][0] || host_hint(pos[0]))
-		return usage_error("ping", "invalid HOST '%s'%s%s", pos[0],
-				   pos[0][0] ? ": " : "",
-				   pos[0][0] ? host_hint(pos[0]) : "");
+		return rp_opts_usage_error("ping", "unexpected argument '%s'",
+					   pos[1]);
+	if (!pos[0][0] || rp_opts_host_hint(pos[0]))
+		return rp_opts_usage_error("ping", "invalid HOST '%s'%s%s",
+					   pos[0], pos[0][0] ? ": " : "",
+					   pos[0][0] ?
+					   rp_opts_host_hint(pos[0]) : "");
 	o->host = pos[0];
-	return check_not_empty(o, "ping");
+	return rp_opts_check_not_empty(o, "ping");
 }
 
 int rp_opts_parse_ping(struct rp_opts *o, int argc, char **argv)
@@ -126,13 +133,13 @@ int rp_opts_parse_ping(struct rp_opts *o, int argc, char **argv)
 			return 0;
 		}
 		if (c == ':' || c == '?') {
-			bool known = opt_text(text, sizeof(text), argv,
-					      ping_long);
+			bool known = rp_opts_text(text, sizeof(text), argv,
+						  ping_long);
 
-			return usage_error("ping", c == ':' ?
-					   "option '%s' needs a value" : known ?
-					   "option '%s' takes no value" :
-					   "unknown option '%s'", text);
+			return rp_opts_usage_error("ping", c == ':' ?
+				"option '%s' needs a value" : known ?
+				"option '%s' takes no value" :
+				"unknown option '%s'", text);
 		}
 		rc = set_ping_option(&o->cfg, c, optarg);
 		if (rc)
@@ -143,7 +150,9 @@ int rp_opts_parse_ping(struct rp_opts *o, int argc, char **argv)
 
 static const char help_ping[] =
 	"Usage: rdmapush ping --server [-p PORT] [-b ADDR] [--once]\n"
-	"       rdmapush ping [-n N] [-s SIZE] [--op send|write] HOST\n"
+	"                     [--psk FILE]\n"
+	"       rdmapush ping [-n N] [-s SIZE] [--op send|write] [--psk FILE]\n"
+	"                     HOST\n"
 	"\n"
 	"Measure the round-trip latency between two hosts over one RC queue\n"
 	"pair, set up by the same handshake as a push. --op send (default):\n"
@@ -173,6 +182,9 @@ static const char help_ping[] =
 	"  -g, --gid-index N    GID index, 0..255\n"
 	"  -T, --timeout SEC    give up after SEC seconds without a round\n"
 	"                       trip, 1..86400 (default 30)\n"
+	"      --psk FILE       authenticate the peer with the pre-shared\n"
+	"                       key in FILE (rdmapush keygen), as a push\n"
+	"                       does; both sides use the same key\n"
 	"  -t, --trace          explain the handshake and verbs steps\n"
 	"      --trace-json FILE  the same steps as JSON lines in FILE\n"
 	"                       (docs/trace.md)\n"
@@ -183,9 +195,10 @@ static const char help_ping[] =
 	"Exit status:\n"
 	"  0  every round trip answered (server: stopped by a signal, or\n"
 	"     with --once the one client served)\n"
-	"  2  usage error\n"
+	"  2  usage error, or a --psk key file that will not do\n"
 	"  3  refused: HOST is a file receiver (rdmapush recv), not a ping\n"
-	"     server, or the peer broke the protocol\n"
+	"     server, the peer broke the protocol, or the --psk keys differ\n"
+	"     (or only one side has one)\n"
 	"  4  peer, network or RDMA failure, or timeout\n"
 	"  7  the server cannot listen on its port\n"
 	"  130, 143  stopped by SIGINT or SIGTERM\n";

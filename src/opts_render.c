@@ -27,28 +27,33 @@ int rp_opts_parse_render(struct rp_opts *o, int argc, char **argv)
 		}
 		if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
 			if (i + 1 >= argc)
-				return usage_error("render", "option '%s' "
-						   "needs a value", a);
+				return rp_opts_usage_error("render",
+							   "option '%s' "
+							   "needs a value", a);
 			o->render_out = argv[++i];
 		} else if (!strncmp(a, "--output=", 9)) {
 			o->render_out = a + 9;
 		} else if (a[0] == '-' && a[1]) {
-			return usage_error("render", "unknown option '%s'", a);
+			return rp_opts_usage_error("render",
+						   "unknown option '%s'", a);
 		} else if (n == 2) {
-			return usage_error("render", "unexpected argument '%s'",
-					   a);
+			return rp_opts_usage_error("render",
+						   "unexpected argument '%s'",
+						   a);
 		} else {
 			pos[n++] = a;
 		}
 	}
 	if (n < 2)
-		return usage_error("render", "missing %s", n ? "RECEIVER.jsonl"
-				   : "SENDER.jsonl and RECEIVER.jsonl");
+		return rp_opts_usage_error("render", "missing %s",
+					   n ? "RECEIVER.jsonl"
+					   : "SENDER.jsonl and RECEIVER.jsonl");
 	if (!o->render_out)
-		return usage_error("render", "missing -o FILE.svg (or -o - "
-				   "for standard output)");
+		return rp_opts_usage_error("render",
+					   "missing -o FILE.svg (or -o - "
+					   "for standard output)");
 	if (!pos[0][0] || !pos[1][0] || !o->render_out[0])
-		return usage_error("render", "empty file name");
+		return rp_opts_usage_error("render", "empty file name");
 	o->mode = RP_MODE_RENDER;
 	o->render_send = pos[0];
 	o->render_recv = pos[1];

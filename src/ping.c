@@ -10,15 +10,18 @@
 #include <inttypes.h>
 #include <poll.h>
 #include <sched.h>
+#include <sodium.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "rdmapush/auth.h"
+#include "rdmapush/chan.h"
 #include "rdmapush/ctrl.h"
 #include "rdmapush/err.h"
-#include "rdmapush/msg_trace.h"
+#include "rdmapush/proto_msgs.h"
 #include "rdmapush/ping.h"
 #include "rdmapush/proto.h"
 #include "rdmapush/session.h"
@@ -42,10 +45,9 @@
 
 struct ping {
 	const struct rp_config *o;
-	int fd;
+	struct rp_chan ch;	/* the control connection */
 	const char *peer;
 	bool server;
-	bool peer_failed;	/* it sent ERR or closed: nothing to tell it */
 	uint8_t op;
 	uint32_t size;
 	uint32_t iters;
@@ -64,88 +66,6 @@ struct ping {
 };
 
 /* ---- control messages ---- */
-
-static double ctrl_deadline(const struct ping *p)
-{
-	return rp_now() + (double)p->o->timeout;
-}
-
-static int send_msg(struct ping *p, const uint8_t *buf, int n,
-		    const char *what)
-{
-	int rc;
-
-	if (n < 0) {
-		RP_ERR("encoding %s failed: %s", what, rp_strerror(n));
-		return RP_EINTERNAL;
-	}
-	rc = rp_ctrl_send(p->fd, buf, (size_t)n, ctrl_deadline(p));
-	if (rc == RP_ECTRLCLOSED)
-		p->peer_failed = true;
-	if (rc)
-		RP_ERR("sending %s to %s: %s", what, p->peer, rp_strerror(rc));
-	return rc;
-}
-
-/* An ERR from the peer: its reason, escaped, and the matching error. */
-static int peer_err(struct ping *p, const uint8_t *pl, uint32_t len)
-{
-	char text[RP_PEER_TEXT_MAX];
-	struct rp_result res;
-	const char *why = NULL;
-
-	p->peer_failed = true;
-	if (rp_proto_unpack_result(pl, len, RP_MSG_ERR, &res, &why)) {
-		RP_ERR("malformed ERR from %s: %s", p->peer, why ? why : "?");
-		return RP_EPROTO;
-	}
-	RP_ERR("%s refused or aborted the ping: %s: %s", p->peer,
-	       rp_proto_status_name(res.status),
-	       rp_fmt_peer(text, sizeof(text), res.text, res.text_len));
-	return rp_proto_status_to_err(res.status);
-}
-
-/* One message of type want (an ERR is the peer's failure) by deadline;
- * its payload in pl, *len long. */
-static int recv_msg(struct ping *p, uint8_t want, uint8_t *pl,
-		    uint32_t *len, double deadline, const char *what)
-{
-	struct rp_msg_hdr h;
-	const char *why = NULL;
-	int rc = rp_ctrl_recv(p->fd, &h, pl, RP_PROTO_MAX_PAYLOAD, deadline);
-
-	if (rc == RP_ECTRLCLOSED) {
-		p->peer_failed = true;
-		RP_ERR("%s closed the control connection while we waited for "
-		       "%s", p->peer, what);
-		return rc;
-	}
-	if (rc == RP_ETIMEOUT) {
-		RP_ERR("timed out waiting for %s from %s", what, p->peer);
-		return rc;
-	}
-	if (rc == RP_EINTERRUPTED)
-		return rc;
-	if (rc && rc != RP_ENOTPEER && rc != RP_EVERSION && rc != RP_EPROTO)
-		return rc;	/* reported by rp_ctrl_recv */
-	if (rc) {
-		rp_proto_parse_hdr(h.raw, sizeof(h.raw), &h, &why);
-		RP_ERR("bad message header from %s: %s", p->peer,
-		       why ? why : rp_strerror(rc));
-		return rc;
-	}
-	if (h.type == RP_MSG_ERR && want != RP_MSG_ERR)
-		return peer_err(p, pl, h.length);
-	*len = h.length;
-	if (h.type != want) {
-		RP_ERR("%s sent %s while we waited for %s", p->peer,
-		       rp_proto_type_name(h.type), what);
-		/* A push's first message: say what this is. */
-		return p->server && want == RP_MSG_HELLO ? RP_ENOTPUSH
-							 : RP_EUNEXPECTED;
-	}
-	return 0;
-}
 
 /* A ping's FIN counts round trips (in the push's files field): a "msg"
  * event as the push's, in the ping's words. */
@@ -168,20 +88,49 @@ static void trace_ack_rounds(const char *dir, const struct rp_result *ack)
 	      EV_U("round_trips", ack->bytes));
 }
 
+/* The channel's tracer: FIN and ACK in the ping's words, the rest as
+ * the push traces them. */
+static void trace_msg(const char *dir, uint8_t type, const void *m)
+{
+	if (type == RP_MSG_FIN)
+		trace_fin_rounds(dir, ((const struct rp_fin *)m)->files);
+	else if (type == RP_MSG_ACK)
+		trace_ack_rounds(dir, m);
+	else
+		rp_msg_trace(dir, type, m);
+}
+
+/* The control channel to peer over fd, and --psk's exchange on it. */
+static int open_chan(struct ping *p, int fd, const uint8_t *psk)
+{
+	int rc;
+
+	rp_chan_init(&p->ch, fd, p->peer, "ping", p->server ?
+		     RP_SIDE_SENDER : RP_SIDE_RECEIVER, psk, p->o->timeout);
+	p->ch.trace = trace_msg;
+	rp_ctrl_tune(fd, p->o->timeout);
+	/* Until its HELLO, a client has the push's handshake deadline. */
+	if (p->server)
+		p->ch.handshake_end = p->ch.start +
+				      rp_session_handshake_secs(p->o);
+	if (!psk)
+		return 0;
+	rc = p->server ? rp_chan_auth_receiver(&p->ch) :
+			 rp_chan_auth_sender(&p->ch);
+	return rc;
+}
+
 /* Why we stop, for a peer that can still hear (the same ERR a push
  * sends); the control connection is closed either way. */
 static void stop_ctrl(struct ping *p, int rc)
 {
-	if (rc && !p->peer_failed) {
-		rp_session_refuse(p->o, p->fd, p->peer, rc);
-		p->fd = -1;	/* closed by rp_session_refuse() */
-	}
-	rp_ctrl_close(&p->fd);
+	if (rc)
+		rp_chan_refuse(&p->ch, RP_MSG_ERR, rc);
+	rp_chan_close(&p->ch);
 }
 
 static int send_mr(struct ping *p, uint32_t rkey)
 {
-	uint8_t buf[RP_PROTO_MAX_MSG];
 	struct rp_mr m = {
 		.addr = p->op == RP_OP_WRITE ? (uint64_t)(uintptr_t)p->ring : 0,
 		.rkey = p->op == RP_OP_WRITE ? rkey : 0,
@@ -189,22 +138,19 @@ static int send_mr(struct ping *p, uint32_t rkey)
 	};
 
 	rp_verbs_local(p->v, 0, &m.qp);
-	trace_mr("->", &m);
-	return send_msg(p, buf, rp_proto_pack_mr(buf, sizeof(buf), &m), "MR");
+	return rp_chan_send(&p->ch, RP_MSG_MR, &m);
 }
 
-/* The peer's MR: one QP, our size, and for --op write a buffer to
- * write into. */
-static int take_mr(struct ping *p, const uint8_t *pl, uint32_t len,
-		   struct rp_mr *m)
+/* The peer's MR (the server's answer, or the client's buffer for --op
+ * write): one QP, our size, and for --op write a buffer to write into. */
+static int take_mr(struct ping *p, struct rp_mr *m, const char *what)
 {
-	const char *why = NULL;
+	union rp_msg u;
+	int rc = rp_chan_recv(&p->ch, RP_MSG_BIT(RP_MSG_MR), &u, what);
 
-	if (rp_proto_unpack_mr(pl, len, m, &why)) {
-		RP_ERR("malformed MR from %s: %s", p->peer, why ? why : "?");
-		return RP_EPROTO;
-	}
-	trace_mr("<-", m);
+	if (rc)
+		return rc;
+	*m = u.mr;
 	if (m->qps != 1 || m->chunk != p->size ||
 	    (p->op == RP_OP_WRITE && !m->rkey)) {
 		RP_ERR("MR from %s does not fit the ping: %u QPs, %u bytes, "
@@ -233,7 +179,7 @@ static int open_verbs(struct ping *p, uint32_t *rkey)
 		.max_recv_wr = RQ_DEPTH, .qps = 1,
 	};
 	void *ring;
-	int rc = rp_ctrl_local_addr(p->fd, &ss, &sl);
+	int rc = rp_ctrl_local_addr(p->ch.fd, &ss, &sl);
 
 	if (rc)
 		return rc;
@@ -263,9 +209,8 @@ static int open_verbs(struct ping *p, uint32_t *rkey)
 /* Between spins, now and then: stop flag, deadline, control socket. */
 static int keep_going(struct ping *p, const char *what)
 {
-	struct pollfd pfd = { .fd = p->fd, .events = POLLIN };
-	uint8_t pl[RP_PROTO_MAX_PAYLOAD];
-	uint32_t len;
+	struct pollfd pfd = { .fd = p->ch.fd, .events = POLLIN };
+	union rp_msg m;
 	int rc;
 
 	if (rp_session_stop)
@@ -280,12 +225,12 @@ static int keep_going(struct ping *p, const char *what)
 		       p->peer, p->done + 1, p->iters);
 		return RP_ETIMEOUT;
 	}
-	if (poll(&pfd, 1, 0) <= 0)
+	if (!rp_chan_pending(&p->ch) && poll(&pfd, 1, 0) <= 0)
 		return 0;
 	/* Nothing is due on the control connection mid-ping: an ERR,
 	 * or the peer's end closing, or a message out of turn. */
-	rc = recv_msg(p, RP_MSG_FIN, pl, &len, rp_now() + 1.0,
-		      "nothing (mid-ping)");
+	rc = rp_chan_recv(&p->ch, RP_MSG_BIT(RP_MSG_FIN), &m,
+			  "nothing (mid-ping)");
 	if (!rc) {
 		RP_ERR("%s sent FIN after %" PRIu32 " of %" PRIu32 " round "
 		       "trips", p->peer, p->done, p->iters);
@@ -456,44 +401,31 @@ static int stopped(int rc)
 
 static int client_hello(struct ping *p)
 {
-	uint8_t buf[RP_PROTO_MAX_MSG];
 	struct rp_hello h = {
 		.total = p->iters, .chunk = p->size, .window = 1,
 		.flags = RP_HELLO_PING, .op = p->op, .qps = 1,
 	};
 
 	rp_verbs_local(p->v, 0, &h.qp);
-	trace_hello("->", &h);
-	return send_msg(p, buf, rp_proto_pack_hello(buf, sizeof(buf), &h),
-			"HELLO");
+	return rp_chan_send(&p->ch, RP_MSG_HELLO, &h);
 }
 
 /* FIN, and the server's ACK: it answered every round trip. */
 static int client_finish(struct ping *p)
 {
-	uint8_t buf[RP_PROTO_MAX_MSG], pl[RP_PROTO_MAX_PAYLOAD];
 	struct rp_fin fin = { .files = p->done, .bytes = 0 };
-	struct rp_result ack;
-	const char *why = NULL;
-	uint32_t len;
-	int rc;
+	union rp_msg m;
+	int rc = rp_chan_send(&p->ch, RP_MSG_FIN, &fin);
 
-	trace_fin_rounds("->", p->done);
-	rc = send_msg(p, buf, rp_proto_pack_fin(buf, sizeof(buf), &fin),
-		      "FIN");
+	/* An ACK with a failure status is the server's failure. */
 	if (!rc)
-		rc = recv_msg(p, RP_MSG_ACK, pl, &len, ctrl_deadline(p), "ACK");
+		rc = rp_chan_recv(&p->ch, RP_MSG_BIT(RP_MSG_ACK), &m, "ACK");
 	if (rc)
 		return rc;
-	if (rp_proto_unpack_result(pl, len, RP_MSG_ACK, &ack, &why)) {
-		RP_ERR("malformed ACK from %s: %s", p->peer, why ? why : "?");
-		return RP_EPROTO;
-	}
-	trace_ack_rounds("<-", &ack);
-	if (ack.status != RP_ST_OK || ack.bytes != p->done) {
+	if (m.res.bytes != p->done) {
 		RP_ERR("%s answered %" PRIu64 " of %" PRIu32 " round trips "
-		       "(status %s)", p->peer, ack.bytes, p->done,
-		       rp_proto_status_name(ack.status));
+		       "(status %s)", p->peer, m.res.bytes, p->done,
+		       rp_proto_status_name(m.res.status));
 		return RP_EPROTO;
 	}
 	return 0;
@@ -501,17 +433,14 @@ static int client_finish(struct ping *p)
 
 static int client_run(struct ping *p, double *rtt)
 {
-	uint8_t pl[RP_PROTO_MAX_PAYLOAD];
 	struct rp_mr mr;
-	uint32_t rkey, len;
+	uint32_t rkey;
 	int rc = open_verbs(p, &rkey);
 
 	if (!rc)
 		rc = client_hello(p);
 	if (!rc)
-		rc = recv_msg(p, RP_MSG_MR, pl, &len, ctrl_deadline(p), "MR");
-	if (!rc)
-		rc = take_mr(p, pl, len, &mr);
+		rc = take_mr(p, &mr, "MR");
 	if (!rc)
 		rc = rp_verbs_connect(p->v, &mr.qp, 1);
 	if (!rc && p->op == RP_OP_WRITE)
@@ -530,20 +459,30 @@ int rp_ping_client_fd(const struct rp_config *o, int fd, const char *peer,
 		      struct rp_ping_result *res)
 {
 	struct ping p = {
-		.o = o, .fd = fd, .peer = peer, .op = o->ping_op,
+		.o = o, .peer = peer, .op = o->ping_op,
 		.size = o->ping_size, .iters = o->ping_iters,
 	};
+	uint8_t key[RP_PSK_LEN];
 	double *rtt = NULL;
-	int rc;
+	int rc = 0;
 
 	memset(res, 0, sizeof(*res));
 	snprintf(res->peer, sizeof(res->peer), "%s", peer);
-	rp_ctrl_tune(fd, o->timeout);
-	rc = rp_sys_calloc(&rtt, p.iters ? p.iters : 1, sizeof(*rtt),
-			   "round-trip times");
+	/* A key file that will not do: the server hears nothing of it. */
+	if (o->psk_file)
+		rc = rp_auth_load(o->psk_file, key);
+	if (rc) {
+		rp_ctrl_close(&fd);
+		return rc;
+	}
+	rc = open_chan(&p, fd, o->psk_file ? key : NULL);
+	if (!rc)
+		rc = rp_sys_calloc(&rtt, p.iters ? p.iters : 1, sizeof(*rtt),
+				   "round-trip times");
 	if (!rc)
 		rc = client_run(&p, rtt);
 	stop_ctrl(&p, rc);
+	sodium_memzero(key, sizeof(key));
 	rp_verbs_close(p.v);
 	if (!rc) {
 		res->op = p.op;
@@ -574,25 +513,24 @@ int rp_ping_client(const struct rp_config *o, struct rp_ping_result *res)
  * what we are. */
 static int server_hello(struct ping *p, struct rp_hello *h)
 {
-	uint8_t pl[RP_PROTO_MAX_PAYLOAD];
-	const char *why = NULL;
-	uint32_t len;
-	int rc = recv_msg(p, RP_MSG_HELLO, pl, &len,
-			  rp_now() + rp_session_handshake_secs(p->o), "HELLO");
+	union rp_msg m;
+	int rc = rp_chan_recv(&p->ch, rp_msg_expect(RP_SIDE_SENDER,
+						    RP_STAGE_HELLO), &m,
+			      "HELLO");
 
+	if (!p->ch.psk)
+		rc = rp_chan_unkeyed(&p->ch, rc, "ping server");
+	/* A push's first message: say what this is. */
+	if (rc == RP_EUNEXPECTED)
+		return RP_ENOTPUSH;
 	if (rc)
 		return rc;
-	if (rp_proto_unpack_hello(pl, len, h, &why)) {
-		RP_ERR("malformed HELLO from %s: %s", p->peer,
-		       why ? why : "?");
-		return RP_EPROTO;
-	}
+	*h = m.hello;
 	if (!(h->flags & RP_HELLO_PING)) {
 		RP_ERR("%s sent a push's HELLO; this is a ping server: "
 		       "refusing", p->peer);
 		return RP_ENOTPUSH;
 	}
-	trace_hello("<-", h);
 	if ((h->op != RP_OP_SEND && h->op != RP_OP_WRITE) || h->qps != 1 ||
 	    h->total < 1 || h->total > RP_PING_MAX_ITERS ||
 	    h->chunk > RP_PING_MAX_SIZE) {
@@ -603,6 +541,8 @@ static int server_hello(struct ping *p, struct rp_hello *h)
 		       RP_PING_MAX_ITERS, RP_PING_MAX_SIZE);
 		return RP_ELIMIT;
 	}
+	/* Past its handshake: --timeout from here. */
+	p->ch.handshake_end = 0;
 	p->op = h->op;
 	p->size = h->chunk;
 	p->iters = (uint32_t)h->total;
@@ -612,25 +552,18 @@ static int server_hello(struct ping *p, struct rp_hello *h)
 /* The client's FIN says how many it did; ACK with how many we answered. */
 static int server_finish(struct ping *p)
 {
-	uint8_t buf[RP_PROTO_MAX_MSG], pl[RP_PROTO_MAX_PAYLOAD];
 	struct rp_result ack = { .status = RP_ST_OK, .bytes = p->done };
-	uint32_t len;
-	int rc = recv_msg(p, RP_MSG_FIN, pl, &len, ctrl_deadline(p), "FIN");
+	union rp_msg m;
+	int rc = rp_chan_recv(&p->ch, RP_MSG_BIT(RP_MSG_FIN), &m, "FIN");
 
-	if (rc)
-		return rc;
-	trace_fin_rounds("<-", p->done);
-	trace_ack_rounds("->", &ack);
-	return send_msg(p, buf, rp_proto_pack_result(buf, sizeof(buf),
-						     RP_MSG_ACK, &ack), "ACK");
+	return rc ? rc : rp_chan_send(&p->ch, RP_MSG_ACK, &ack);
 }
 
 static int server_run(struct ping *p)
 {
-	uint8_t pl[RP_PROTO_MAX_PAYLOAD];
 	struct rp_hello h;
 	struct rp_mr mr;
-	uint32_t rkey, len;
+	uint32_t rkey;
 	int rc = server_hello(p, &h);
 
 	if (!rc)
@@ -640,10 +573,7 @@ static int server_run(struct ping *p)
 	if (!rc)
 		rc = send_mr(p, rkey);
 	if (!rc && p->op == RP_OP_WRITE)
-		rc = recv_msg(p, RP_MSG_MR, pl, &len, ctrl_deadline(p),
-			      "MR (the client's buffer)");
-	if (!rc && p->op == RP_OP_WRITE)
-		rc = take_mr(p, pl, len, &mr);
+		rc = take_mr(p, &mr, "MR (the client's buffer)");
 	for (uint32_t i = 0; !rc && i < p->iters; i++) {
 		rc = server_trip(p, i);
 		if (!rc)
@@ -654,13 +584,14 @@ static int server_run(struct ping *p)
 	return stopped(rc);
 }
 
-int rp_ping_serve_fd(const struct rp_config *o, int fd, const char *peer)
+int rp_ping_serve_fd(const struct rp_config *o, const uint8_t *psk, int fd,
+		     const char *peer)
 {
-	struct ping p = { .o = o, .fd = fd, .peer = peer, .server = true };
-	int rc;
+	struct ping p = { .o = o, .peer = peer, .server = true };
+	int rc = open_chan(&p, fd, psk);
 
-	rp_ctrl_tune(fd, o->timeout);
-	rc = server_run(&p);
+	if (!rc)
+		rc = server_run(&p);
 	if (!rc)
 		RP_INFO("answered %" PRIu32 " %s round trips of %" PRIu32
 			" bytes from %s", p.done, rp_proto_op_name(p.op),

@@ -9,13 +9,15 @@
 #include <errno.h>
 #include <json-c/json.h>
 #include <poll.h>
+#include <sodium.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "rdmapush/auth.h"
 #include "rdmapush/ctrl.h"
 #include "rdmapush/err.h"
 #include "rdmapush/ping.h"
-#include "rdmapush/report.h"
+#include "rdmapush/json.h"
 #include "rdmapush/session.h"
 #include "rdmapush/sys.h"
 #include "rdmapush/trace.h"
@@ -146,17 +148,24 @@ static int next_client(int lfd, int *fd, char *peer, size_t len)
 
 int rp_ping_server(const struct rp_config *o)
 {
+	uint8_t key[RP_PSK_LEN];
 	char peer[80];
 	int lfd = -1;
 	int fd = -1;
-	int rc;
+	int rc = 0;
 
 	rp_session_signals();
+	/* A key file that will not do stops us before we listen. */
+	if (o->psk_file)
+		rc = rp_auth_load(o->psk_file, key);
+	if (rc)
+		return rc;
 	rc = rp_ctrl_listen(o->bind_addr, o->port, &lfd);
 	if (!rc)
 		rc = rp_sys_nonblock(lfd, "listening socket");
 	if (rc) {
 		rp_ctrl_close(&lfd);
+		sodium_memzero(key, sizeof(key));
 		return rc;
 	}
 	RP_INFO("ping server listening on port %u (one client at a time%s)",
@@ -167,11 +176,12 @@ int rp_ping_server(const struct rp_config *o)
 			break;
 		RP_EV("ctrl", "accept", "ping client {peer} connected",
 		      EV_S("peer", peer));
-		rc = rp_ping_serve_fd(o, fd, peer);
+		rc = rp_ping_serve_fd(o, o->psk_file ? key : NULL, fd, peer);
 		if (o->once || rp_session_stop)
 			break;
 	}
 	rp_ctrl_close(&lfd);
+	sodium_memzero(key, sizeof(key));
 	/* A stop signal ends a server of many clients well. */
 	if (rp_session_stop && !o->once) {
 		RP_INFO("stopped by signal %d", (int)rp_session_stop);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
-/* The control protocol's names: message types and wire status codes, and
- * the mapping between wire status codes and local errors. */
+/* The control protocol's names: wire status codes and data ops, and the
+ * mapping between wire status codes and local errors. The message types'
+ * names are in their table (proto_msgs.c). */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
@@ -13,19 +14,6 @@
 
 /* Linux never returns an errno above this (MAX_ERRNO in the kernel). */
 #define ERRNO_MAX		4095
-
-static const char *const type_names[RP_MSG_TYPE_MAX] = {
-	[RP_MSG_HELLO] = "HELLO",
-	[RP_MSG_MR] = "MR",
-	[RP_MSG_FIN] = "FIN",
-	[RP_MSG_ACK] = "ACK",
-	[RP_MSG_ERR] = "ERR",
-	[RP_MSG_AUTH] = "AUTH",
-	[RP_MSG_SYNC] = "SYNC",
-	[RP_MSG_FILE] = "FILE",
-	[RP_MSG_FEND] = "FEND",
-	[RP_MSG_FACK] = "FACK",
-};
 
 static const char *const status_names[RP_ST_MAX] = {
 	[RP_ST_OK] = "ok",
@@ -45,13 +33,6 @@ static const char *const status_names[RP_ST_MAX] = {
 	[RP_ST_ABORTED] = "aborted by peer",
 	[RP_ST_TAMPERED] = "integrity check failed",
 };
-
-const char *rp_proto_type_name(unsigned int type)
-{
-	if (type >= RP_MSG_TYPE_MAX || !type_names[type])
-		return "?";
-	return type_names[type];
-}
 
 static const char *const op_names[RP_OP_MAX] = {
 	[RP_OP_WRITE] = "write",

@@ -215,14 +215,14 @@ static int read_lines(const char *path, struct lines *l)
 
 static const char *line_str(json_object *o, const char *k)
 {
-	return rr_str(o, k);
+	return rp_render_str(o, k);
 }
 
 static int64_t line_pid(json_object *o)
 {
 	int64_t pid = 0;
 
-	(void)rr_int(o, "pid", &pid);
+	(void)rp_render_int(o, "pid", &pid);
 	return pid;
 }
 
@@ -235,7 +235,7 @@ static bool is_hello(json_object *o)
 		return false;
 	if (!json_object_object_get_ex(o, "f", &f))
 		return false;
-	type = rr_str(f, "type");
+	type = rp_render_str(f, "type");
 	return type && !strcmp(type, "HELLO");
 }
 
@@ -299,7 +299,7 @@ static int push_ev(struct rr_side *s, const struct rr_ev *e)
 static void count_datapath(struct rr_side *s, const char *kind,
 			   json_object *f, double t)
 {
-	const char *op = rr_str(f, "op");
+	const char *op = rp_render_str(f, "op");
 
 	if (!strcmp(kind, "post") && op && strcmp(op, "RECV")) {
 		if (!strcmp(op, "RDMA_READ"))
@@ -319,7 +319,7 @@ static void count_datapath(struct rr_side *s, const char *kind,
 /* "msg.qps" carries QP1.. of the HELLO or MR just before it. */
 static void attach_more(struct rr_side *s, json_object *f)
 {
-	const char *type = rr_str(f, "type");
+	const char *type = rp_render_str(f, "type");
 	size_t i;
 
 	for (i = s->n; type && i-- > 0;)
@@ -332,12 +332,12 @@ static void attach_more(struct rr_side *s, json_object *f)
 /* Keeps the phase names' changes only: a run of files may repeat one. */
 static bool same_phase(const struct rr_side *s, json_object *f)
 {
-	const char *p = rr_str(f, "phase");
+	const char *p = rp_render_str(f, "phase");
 	size_t i;
 
 	for (i = s->n; i-- > 0;)
 		if (s->ev[i].kind == RR_PHASE) {
-			const char *q = rr_str(s->ev[i].f, "phase");
+			const char *q = rp_render_str(s->ev[i].f, "phase");
 
 			return p && q && !strcmp(p, q);
 		}
@@ -376,16 +376,16 @@ static int build_side(struct rr_side *s, const struct lines *l, int64_t pid)
 		e.f = f;
 		e.line = o;
 		if (e.kind == RR_MSG) {
-			const char *dir = rr_str(f, "dir");
+			const char *dir = rp_render_str(f, "dir");
 
-			e.type = rr_str(f, "type");
+			e.type = rp_render_str(f, "type");
 			if (!e.type || !dir)
 				continue;
 			e.out = !strcmp(dir, "out");
 		}
 		if (e.kind == RR_PHASE && same_phase(s, f))
 			continue;
-		if (rr_int(f, "qp", &q) && q >= 0 && q < RR_MAX_QPS &&
+		if (rp_render_int(f, "qp", &q) && q >= 0 && q < RR_MAX_QPS &&
 		    (unsigned)q + 1 > s->qps)
 			s->qps = (unsigned)q + 1;
 		rc = push_ev(s, &e);
@@ -404,7 +404,8 @@ static bool qp_event(const struct rr_ev *e)
 /* Same step: same kind and, for qp.modify, the same target state. */
 static bool alike(const struct rr_ev *a, const struct rr_ev *b)
 {
-	const char *x = rr_str(a->f, "to"), *y = rr_str(b->f, "to");
+	const char *x = rp_render_str(a->f, "to");
+	const char *y = rp_render_str(b->f, "to");
 
 	return a->kind == b->kind &&
 	       (a->kind != RR_QP_MODIFY || (x && y && !strcmp(x, y)));
@@ -431,7 +432,7 @@ static void fold_run(struct rr_side *s, size_t from, size_t to)
 		int64_t q;
 		unsigned k;
 
-		if (!rr_int(e->f, "qp", &q) || q < 0 || q >= RR_MAX_QPS)
+		if (!rp_render_int(e->f, "qp", &q) || q < 0 || q >= RR_MAX_QPS)
 			continue;
 		k = steps[q]++;
 		if (k >= FOLD_STEPS)
@@ -484,8 +485,8 @@ static bool hello_qpn(const struct lines *l, int64_t pid, const char *dir,
 		if (!is_hello(l->o[i]) || (pid >= 0 && line_pid(l->o[i]) != pid))
 			continue;
 		(void)json_object_object_get_ex(l->o[i], "f", &f);
-		d = rr_str(f, "dir");
-		if (d && !strcmp(d, dir) && rr_int(f, "qpn", qpn)) {
+		d = rp_render_str(f, "dir");
+		if (d && !strcmp(d, dir) && rp_render_int(f, "qpn", qpn)) {
 			*from = i + 1;
 			return true;
 		}
@@ -614,7 +615,7 @@ static int write_atomic(const struct rr_diagram *d, const char *out)
 		close(fd);
 		goto err_unlink;
 	}
-	rc = rr_write_svg(f, d);
+	rc = rp_render_write_svg(f, d);
 	if (fflush(f) && !rc)
 		rc = -errno;
 	if (fclose(f) && !rc)
@@ -651,14 +652,14 @@ int rp_render(const char *sender, const char *receiver, const char *out)
 	rc = load(&d, path, l);
 	if (rc)
 		goto out;
-	rc = rr_merge(&d);
+	rc = rp_render_merge(&d);
 	if (rc) {
 		fail("out of memory");
 		goto out;
 	}
-	rr_layout(&d);
+	rp_render_layout(&d);
 	if (!strcmp(out, "-")) {
-		rc = rr_write_svg(stdout, &d);
+		rc = rp_render_write_svg(stdout, &d);
 		if (!rc && fflush(stdout))
 			rc = -errno;
 		if (rc)

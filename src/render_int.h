@@ -59,7 +59,7 @@ struct rr_row {
 	enum rr_row_kind kind;
 	long ev[2];		/* event on each side, -1 */
 	long last;		/* RR_ROW_BLOCK: last row it stands for */
-	int y, h;		/* top and height, set by rr_layout() */
+	int y, h;		/* top and height, set by rp_render_layout() */
 };
 
 struct rr_diagram {
@@ -75,29 +75,29 @@ struct rr_diagram {
 
 /* Pair, order into rows, add a counted data row, fold long runs of
  * file messages (render_merge.c). 0 or -ENOMEM. */
-int rr_merge(struct rr_diagram *d);
+int rp_render_merge(struct rr_diagram *d);
 
 /* Labels, main line and detail line, unescaped (render_label.c). */
-void rr_local_label(const struct rr_side *s, const struct rr_ev *e,
-		    char *m, char *det, size_t len);
-void rr_msg_label(const struct rr_ev *e, char *m, char *det, size_t len);
+void rp_render_local_label(const struct rr_side *s, const struct rr_ev *e,
+			   char *m, char *det, size_t len);
+void rp_render_msg_label(const struct rr_ev *e, char *m, char *det, size_t len);
 /* The arrow colour of a message type ("#1565c0"). */
-const char *rr_msg_color(const char *type);
+const char *rp_render_msg_color(const char *type);
 
 /* Row heights, and the rows' y (render_svg.c). */
-void rr_layout(struct rr_diagram *d);
+void rp_render_layout(struct rr_diagram *d);
 /* The whole SVG to f. 0 or -errno of the first failed write. */
-int rr_write_svg(FILE *f, const struct rr_diagram *d);
+int rp_render_write_svg(FILE *f, const struct rr_diagram *d);
 
 /* Field helpers over an event's "f" (render.c). */
-bool rr_int(json_object *f, const char *k, int64_t *v);
-const char *rr_str(json_object *f, const char *k);
+bool rp_render_int(json_object *f, const char *k, int64_t *v);
+const char *rp_render_str(json_object *f, const char *k);
 /* f's member k as hex ("0x1a2b", a list as "0x11,0x12"), or "?". */
-const char *rr_hex(json_object *f, const char *k, char *buf, size_t len);
+const char *rp_render_hex(json_object *f, const char *k, char *buf, size_t len);
 /* f's integer k, or 0; f's string k, or "?". */
-int64_t rr_iv(json_object *f, const char *k);
-const char *rr_sv(json_object *f, const char *k);
+int64_t rp_render_iv(json_object *f, const char *k);
+const char *rp_render_sv(json_object *f, const char *k);
 /* bytes as "10.0 MiB". */
-const char *rr_bytes(uint64_t b, char *buf, size_t len);
+const char *rp_render_bytes(uint64_t b, char *buf, size_t len);
 
 #endif

@@ -333,7 +333,7 @@ static void collapse(struct rr_diagram *d)
 	}
 }
 
-int rr_merge(struct rr_diagram *d)
+int rp_render_merge(struct rr_diagram *d)
 {
 	int rc;
 

@@ -40,7 +40,7 @@ static int state_of(const char *s)
 	return -1;
 }
 
-void rr_layout(struct rr_diagram *d)
+void rp_render_layout(struct rr_diagram *d)
 {
 	int y = TOP;
 	size_t i;
@@ -220,7 +220,7 @@ static void outcome(FILE *f, const struct rr_diagram *d)
 			if (e->kind != RR_MSG)
 				continue;
 			if (!strcmp(e->type, "FACK") && e->out &&
-			    rr_iv(e->f, "status"))
+			    rp_render_iv(e->f, "status"))
 				failed++;
 			if ((!strcmp(e->type, "ACK") ||
 			     !strcmp(e->type, "ERR")) &&
@@ -233,11 +233,11 @@ static void outcome(FILE *f, const struct rr_diagram *d)
 		return;
 	}
 	snprintf(buf, sizeof(buf), "ended with %s: status %" PRId64 " (%s)%s",
-		 last->type, rr_iv(last->f, "status"),
-		 rr_sv(last->f, "status_name"), failed ? "," : "");
+		 last->type, rp_render_iv(last->f, "status"),
+		 rp_render_sv(last->f, "status_name"), failed ? "," : "");
 	text(f, W - 20, 32, strcmp(last->type, "ERR") &&
-	     !rr_iv(last->f, "status") && !failed ? "outok" : "outerr", "end",
-	     buf, 60);
+	     !rp_render_iv(last->f, "status") && !failed ? "outok" : "outerr",
+	     "end", buf, 60);
 	if (failed) {
 		snprintf(buf, sizeof(buf), "but a FACK refused %lu file%s",
 			 failed, failed == 1 ? "" : "s");
@@ -361,8 +361,8 @@ static void marker(FILE *f, const struct rr_ev *e, const char *side,
 		return;
 	}
 	if (e->kind == RR_QP_MODIFY)
-		fill = state_color[state_of(rr_str(e->f, "to")) < 0 ? 0 :
-				   state_of(rr_str(e->f, "to"))];
+		fill = state_color[state_of(rp_render_str(e->f, "to")) < 0 ? 0 :
+				   state_of(rp_render_str(e->f, "to"))];
 	fprintf(f, "%s class=\"obj obj-%s\" data-side=\"%s\" fill=\"%s\" "
 		"stroke=\"#263238\" stroke-width=\"1.2\"/>\n", p, shape, side,
 		fill);
@@ -402,7 +402,7 @@ static void local_event(FILE *f, const struct rr_diagram *d, int side,
 	double x = label_x(d, side), y = r->y + MARK_DY;
 	char m[320], det[320];
 
-	rr_local_label(&d->s[side], e, m, det, sizeof(m));
+	rp_render_local_label(&d->s[side], e, m, det, sizeof(m));
 	wrap(m, det, sizeof(det), label_chars(d, side));
 	marker(f, e, side == RR_SEND ? "send" : "recv", lifeline(side), y);
 	time_label(f, side, e, y + 4);
@@ -440,7 +440,7 @@ static void message(FILE *f, const struct rr_diagram *d, int side,
 {
 	const struct rr_row *r0 = &d->rows[e->row], *r1 = r0;
 	double x0 = lifeline(side), x1 = lifeline(!side);
-	const char *color = rr_msg_color(e->type), *anchor = "middle";
+	const char *color = rp_render_msg_color(e->type), *anchor = "middle";
 	double lx = (X_S + X_R) / 2.0;
 	char m[320], det[320];
 
@@ -450,7 +450,7 @@ static void message(FILE *f, const struct rr_diagram *d, int side,
 		if (r1->kind == RR_ROW_HIDDEN || r1->kind == RR_ROW_BLOCK)
 			return;
 	}
-	rr_msg_label(e, m, det, sizeof(m));
+	rp_render_msg_label(e, m, det, sizeof(m));
 	if (e->match < 0) {	/* no partner: a stub, and why */
 		if (e->out) {
 			x1 = x0 + (x1 - x0) * 0.4;
@@ -507,11 +507,12 @@ static void bands(FILE *f, const struct rr_diagram *d, int side, int bottom)
 			int64_t qp = -1;
 			int next;
 
-			if (!rr_int(e->f, "qp", &qp) || qp != (int64_t)q)
+			if (!rp_render_int(e->f, "qp", &qp) || qp != (int64_t)q)
 				continue;
 			switch (e->kind) {
 			case RR_QP_CREATE: next = 0; break;
-			case RR_QP_MODIFY: next = state_of(rr_str(e->f, "to"));
+			case RR_QP_MODIFY:
+				next = state_of(rp_render_str(e->f, "to"));
 				break;
 			case RR_QP_ERROR: next = 4; break;
 			case RR_QP_DESTROY: next = -1; break;
@@ -541,10 +542,10 @@ static void side_summary(const struct rr_side *s, const struct rr_ev *e,
 {
 	snprintf(buf, len, "%s: %" PRId64 " chunks, %" PRId64 " files, "
 		 "%.3f s, %" PRId64 " credits %s", recv ? "receiver" : "sender",
-		 rr_iv(e->f, "chunks"), rr_iv(e->f, "files"),
+		 rp_render_iv(e->f, "chunks"), rp_render_iv(e->f, "files"),
 		 e->f ? json_object_get_double(json_object_object_get(e->f,
 			"data_seconds")) : 0.0,
-		 rr_iv(e->f, "credits"), recv ? "sent" : "received");
+		 rp_render_iv(e->f, "credits"), recv ? "sent" : "received");
 	(void)s;
 }
 
@@ -565,7 +566,7 @@ static void totals(FILE *f, double cx, int y, uint64_t bytes,
 	char b[32], rt[64], line[160];
 
 	snprintf(line, sizeof(line), "%s in %" PRIu64 " chunks",
-		 rr_bytes(bytes, b, sizeof(b)), chunks);
+		 rp_render_bytes(bytes, b, sizeof(b)), chunks);
 	text(f, cx, y + 44, "ev", "middle", line, 0);
 	rate(bytes, secs, rt, sizeof(rt));
 	snprintf(line, sizeof(line), "%.3f s · %s", secs, rt);
@@ -585,14 +586,15 @@ static void ping_block(FILE *f, const struct rr_diagram *d,
 	for (size_t i = 0; i < s->n && !h; i++)
 		if (s->ev[i].kind == RR_MSG && !strcmp(s->ev[i].type, "HELLO"))
 			h = s->ev[i].f;
-	n = rr_iv(h, "total");
+	n = rp_render_iv(h, "total");
 	block_rect(f, r, "data", "#e3f2fd", "#1565c0");
 	text(f, cx, r->y + 26, "blockhead", "middle", "ROUND TRIPS (RDMA)", 0);
 	snprintf(line, sizeof(line), "%" PRId64 " round trips of %s, --op %s",
-		 n, rr_bytes((uint64_t)rr_iv(h, "chunk"), size, sizeof(size)),
-		 rr_sv(h, "op"));
+		 n, rp_render_bytes((uint64_t)rp_render_iv(h, "chunk"), size,
+				    sizeof(size)),
+		 rp_render_sv(h, "op"));
 	text(f, cx, r->y + 44, "ev", "middle", line, 0);
-	text(f, cx, r->y + 60, "det", "middle", !strcmp(rr_sv(h, "op"),
+	text(f, cx, r->y + 60, "det", "middle", !strcmp(rp_render_sv(h, "op"),
 	     "write") ? "RDMA Writes; each side spins on its last byte" :
 	     "Sends into receives posted ahead", 0);
 	if (n > 0 && s->seen_post && secs > 0) {
@@ -626,7 +628,8 @@ static void data_block(FILE *f, const struct rr_diagram *d,
 		for (i = 0; i < s->n; i++)
 			if (s->ev[i].kind == RR_MSG &&
 			    !strcmp(s->ev[i].type, "FIN"))
-				bytes = (uint64_t)rr_iv(s->ev[i].f, "bytes");
+				bytes = (uint64_t)rp_render_iv(s->ev[i].f,
+							       "bytes");
 		chunks = s->posts_data + v->posts_read;
 		secs = s->seen_post ? s->data_t1 - s->data_t0 :
 				      v->data_t1 - v->data_t0;
@@ -642,8 +645,8 @@ static void data_block(FILE *f, const struct rr_diagram *d,
 	{
 		const struct rr_ev *e = &d->s[side].ev[r->ev[side]];
 
-		bytes = (uint64_t)rr_iv(e->f, "bytes");
-		chunks = (uint64_t)rr_iv(e->f, "chunks");
+		bytes = (uint64_t)rp_render_iv(e->f, "bytes");
+		chunks = (uint64_t)rp_render_iv(e->f, "chunks");
 		secs = e->f ? json_object_get_double(
 			json_object_object_get(e->f, "data_seconds")) : 0;
 	}
@@ -710,21 +713,22 @@ static void file_block(FILE *f, const struct rr_diagram *d,
 			n++;
 			if (!strcmp(e->type, "FILE")) {
 				files++;
-				p1 = rr_str(e->f, "path");
+				p1 = rp_render_str(e->f, "path");
 				p0 = p0 ? p0 : p1;
 			} else if (!strcmp(e->type, "FEND")) {
 				ends++;
-				bytes += (uint64_t)rr_iv(e->f, "bytes");
+				bytes += (uint64_t)rp_render_iv(e->f, "bytes");
 			} else if (!strcmp(e->type, "FACK")) {
 				acks++;
-				failed += rr_iv(e->f, "status") != 0;
+				failed += rp_render_iv(e->f, "status") != 0;
 			}
 		}
 	block_rect(f, r, "files", "#f3e5f5", "#6a1b9a");
 	snprintf(line, sizeof(line), "FILE/FEND/FACK × %" PRIu64, n);
 	text(f, cx, r->y + 26, "blockhead", "middle", line, 0);
 	snprintf(line, sizeof(line), "%" PRIu64 " files announced · %" PRIu64
-		 " ended (%s)", files, ends, rr_bytes(bytes, b, sizeof(b)));
+		 " ended (%s)", files, ends,
+		 rp_render_bytes(bytes, b, sizeof(b)));
 	text(f, cx, r->y + 46, "ev", "middle", line, MSG_CHARS);
 	snprintf(line, sizeof(line), "%" PRIu64 " acknowledged, %" PRIu64
 		 " failed", acks, failed);
@@ -788,7 +792,7 @@ static void footer(FILE *f, const struct rr_diagram *d, int bottom)
 	     "from the two sides' --trace-json files.", 0);
 }
 
-int rr_write_svg(FILE *f, const struct rr_diagram *d)
+int rp_render_write_svg(FILE *f, const struct rr_diagram *d)
 {
 	int bottom = d->height - 90, side;
 	size_t i;

@@ -15,7 +15,7 @@
 
 /* --- field helpers ------------------------------------------------------- */
 
-bool rr_int(json_object *f, const char *k, int64_t *v)
+bool rp_render_int(json_object *f, const char *k, int64_t *v)
 {
 	json_object *m;
 
@@ -28,7 +28,7 @@ bool rr_int(json_object *f, const char *k, int64_t *v)
 	return true;
 }
 
-const char *rr_str(json_object *f, const char *k)
+const char *rp_render_str(json_object *f, const char *k)
 {
 	json_object *m;
 
@@ -38,7 +38,7 @@ const char *rr_str(json_object *f, const char *k)
 	return json_object_get_string(m);
 }
 
-const char *rr_hex(json_object *f, const char *k, char *buf, size_t len)
+const char *rp_render_hex(json_object *f, const char *k, char *buf, size_t len)
 {
 	json_object *m;
 	size_t used = 0, i, n;
@@ -68,7 +68,7 @@ const char *rr_hex(json_object *f, const char *k, char *buf, size_t len)
 	return buf;
 }
 
-const char *rr_bytes(uint64_t b, char *buf, size_t len)
+const char *rp_render_bytes(uint64_t b, char *buf, size_t len)
 {
 	static const char *unit[] = { "B", "KiB", "MiB", "GiB", "TiB" };
 	double v = (double)b;
@@ -132,17 +132,17 @@ int rp_render_xml_text(FILE *f, const char *s, int max)
 	return chars;
 }
 
-int64_t rr_iv(json_object *f, const char *k)
+int64_t rp_render_iv(json_object *f, const char *k)
 {
 	int64_t v = 0;
 
-	(void)rr_int(f, k, &v);
+	(void)rp_render_int(f, k, &v);
 	return v;
 }
 
-const char *rr_sv(json_object *f, const char *k)
+const char *rp_render_sv(json_object *f, const char *k)
 {
-	const char *s = rr_str(f, k);
+	const char *s = rp_render_str(f, k);
 
 	return s ? s : "?";
 }

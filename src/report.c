@@ -11,23 +11,13 @@
 
 #include "rdmapush/csum.h"
 #include "rdmapush/err.h"
+#include "rdmapush/json.h"
 #include "rdmapush/report.h"
 #include "rdmapush/trace.h"
 
 static double throughput_bps(const struct rp_report *r)
 {
 	return r->seconds > 0 ? (double)r->bytes * 8.0 / r->seconds : 0.0;
-}
-
-int rp_json_add(struct json_object *o, const char *k, struct json_object *v)
-{
-	if (!v)
-		return -ENOMEM;
-	if (json_object_object_add(o, k, v)) {
-		json_object_put(v);
-		return -ENOMEM;
-	}
-	return 0;
 }
 
 /* The receiver's name came from the sender: shown escaped, always. */
@@ -87,19 +77,6 @@ static int fill(struct json_object *o, const struct rp_report *r)
 			  json_object_new_string(r->gid ? r->gid : ""));
 	rc |= rp_json_add(o, "gid_index", json_object_new_int(r->gid_index));
 	return rc ? -ENOMEM : 0;
-}
-
-int rp_json_print(FILE *f, struct json_object *o, int rc)
-{
-	if (!rc) {
-		fputs(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN),
-		      f);
-		fputc('\n', f);
-		if (fflush(f))
-			rc = -EIO;
-	}
-	json_object_put(o);
-	return rc;
 }
 
 int rp_report_json(FILE *f, const struct rp_report *r)

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-/* The handshake. The sender's: its --psk proofs, HELLO, the receiver's
- * MR. The receiver's: the --psk proofs, the sender's HELLO, the shape it
+/* The handshake after --psk's AUTH (chan_auth.c). The sender's: HELLO,
+ * the receiver's MR. The receiver's: the sender's HELLO, the shape it
  * agrees to, the first receives, the MR answer and (--op read) the
  * sender's MR. Nothing is opened for a sender
  * before it has passed these. */
@@ -15,45 +15,13 @@
 #include "rdmapush/trace.h"
 #include "session_int.h"
 
-/* --psk: prove the key to the sender, then check its proof, before we
- * create a QP, register memory or open a file; then derive the session
- * key that tags everything that follows. */
-int recv_authenticate(struct xfer *x)
-{
-	struct rp_auth chal, resp, ours = { .step = RP_AUTH_PROVE };
-	int rc = msg_recv_auth(x, RP_AUTH_CHALLENGE, &chal);
-
-	if (rc)
-		return rc;
-	rp_auth_nonce(ours.nonce);
-	rp_auth_mac(x->psk, RP_AUTH_ROLE_RECV, chal.nonce, ours.nonce,
-		    ours.mac);
-	rc = msg_send_auth(x, &ours);
-	if (!rc)
-		rc = msg_recv_auth(x, RP_AUTH_RESPOND, &resp);
-	if (rc)
-		return rc;
-	if (!rp_auth_check(x->psk, RP_AUTH_ROLE_SEND, ours.nonce, chal.nonce,
-			   resp.mac)) {
-		RP_ERR("%s failed the pre-shared key check", x->peer);
-		return RP_EAUTH;
-	}
-	RP_EV("ctrl", "auth.proved", "the sender proved the pre-shared key",
-	      EV_S("who", "sender"));
-	msg_keyed(x, chal.nonce, ours.nonce, RP_AUTH_ROLE_RECV);
-	return 0;
-}
-
 int recv_hello(struct xfer *x, struct rp_hello *h)
 {
 	union rp_msg m;
-	int rc = msg_recv(x, RP_MSG_HELLO, &m, "HELLO");
+	int rc = msg_recv(x, rp_msg_expect(RP_SIDE_SENDER, RP_STAGE_HELLO), &m,
+			  "HELLO");
 
-	if (rc == RP_EUNEXPECTED && x->got_type == RP_MSG_AUTH) {
-		RP_ERR("%s offers a pre-shared key, but this receiver has no "
-		       "--psk", x->peer);
-		return RP_EAUTH;
-	}
+	rc = rp_chan_unkeyed(&x->ch, rc, "receiver");
 	if (rc)
 		return rc;
 	/* rdmapush ping's HELLO (ping.c) has the same layout: refuse it
@@ -145,7 +113,8 @@ static bool same_qps(const struct xfer *x, const struct rp_mr *mr)
 int recv_sender_mr(struct xfer *x, struct rp_mr *mr)
 {
 	union rp_msg m;
-	int rc = msg_recv(x, RP_MSG_MR, &m, "MR (the sender's ring)");
+	int rc = msg_recv(x, rp_msg_expect(RP_SIDE_SENDER, RP_STAGE_SETUP), &m,
+			  "MR (the sender's ring)");
 
 	if (rc)
 		return rc;
@@ -164,40 +133,8 @@ int recv_sender_mr(struct xfer *x, struct rp_mr *mr)
 
 /* ---- the sender's side ---- */
 
-/* --psk: the receiver proves the key first, then we do; then both
- * derive the session key that tags everything that follows. */
-int send_authenticate(struct xfer *x)
-{
-	struct rp_auth ours = { .step = RP_AUTH_CHALLENGE };
-	struct rp_auth theirs;
-	int rc;
-
-	rp_auth_nonce(ours.nonce);
-	rc = msg_send_auth(x, &ours);
-	if (!rc)
-		rc = msg_recv_auth(x, RP_AUTH_PROVE, &theirs);
-	if (rc)
-		return rc;
-	if (!rp_auth_check(x->psk, RP_AUTH_ROLE_RECV, ours.nonce,
-			   theirs.nonce, theirs.mac)) {
-		RP_ERR("%s does not know our pre-shared key: not sending",
-		       x->peer);
-		return RP_EAUTH;
-	}
-	RP_EV("ctrl", "auth.proved", "the receiver proved the pre-shared key",
-	      EV_S("who", "receiver"));
-	ours.step = RP_AUTH_RESPOND;
-	rp_auth_mac(x->psk, RP_AUTH_ROLE_SEND, theirs.nonce, ours.nonce,
-		    ours.mac);
-	rc = msg_send_auth(x, &ours);
-	if (!rc)
-		msg_keyed(x, ours.nonce, theirs.nonce, RP_AUTH_ROLE_SEND);
-	return rc;
-}
-
 int send_hello(struct xfer *x)
 {
-	uint8_t buf[RP_PROTO_MAX_MSG];
 	struct rp_hello h = {
 		.total = x->size,
 		.chunk = x->chunk,
@@ -207,16 +144,15 @@ int send_hello(struct xfer *x)
 	};
 
 	xfer_put_local(x, &h.qp, h.more, &h.qps);
-	trace_hello("->", &h);
-	return msg_send(x, buf, rp_proto_pack_hello(buf, sizeof(buf), &h),
-			"HELLO");
+	return rp_chan_send(&x->ch, RP_MSG_HELLO, &h);
 }
 
 /* The receiver may shrink chunk and window, never grow them. */
 int send_take_mr(struct xfer *x, struct rp_mr *mr)
 {
 	union rp_msg m;
-	int rc = msg_recv(x, RP_MSG_MR, &m, "MR (the receiver's answer)");
+	int rc = msg_recv(x, rp_msg_expect(RP_SIDE_RECEIVER, RP_STAGE_HELLO),
+			  &m, "MR (the receiver's answer)");
 
 	if (rc)
 		return rc;

@@ -10,27 +10,16 @@
 
 #include "rdmapush/auth.h"
 #include "rdmapush/csum.h"
+#include "rdmapush/chan.h"
 #include "rdmapush/ctrl.h"
 #include "rdmapush/fileio.h"
-#include "rdmapush/msg_trace.h"
 #include "rdmapush/config.h"
 #include "rdmapush/proto.h"
+#include "rdmapush/proto_msgs.h"
 #include "rdmapush/report.h"
 #include "rdmapush/session.h"
 #include "rdmapush/trace.h"
 #include "rdmapush/verbs.h"
-
-/* Any decoded control message, as msg_recv() hands it back. */
-union rp_msg {
-	struct rp_hello hello;
-	struct rp_mr mr;
-	struct rp_fin fin;
-	struct rp_auth auth;
-	struct rp_sync sync;
-	struct rp_file file;
-	struct rp_fend fend;
-	struct rp_result res;	/* FACK */
-};
 
 /* How the entries of a session went, on either side. */
 struct rp_tally {
@@ -45,8 +34,8 @@ struct rp_tally {
 /* One session, on either side. */
 struct xfer {
 	const struct rp_config *o;
-	const uint8_t *psk;	/* --psk key, or NULL */
-	int fd;			/* control connection */
+	/* The control connection: its fd, the peer, --psk, batching. */
+	struct rp_chan ch;
 	struct rp_verbs *v;
 	/* Worker threads for the chunks' reads, hashes and writes, and an
 	 * epoll fd over their eventfd and the control socket (-1 before). */
@@ -70,33 +59,12 @@ struct xfer {
 	struct rp_tally tally;
 	struct rp_report rep;
 	char name[RP_PATH_MAX + 1];	/* the last entry stored */
-	char peer[80];
+	char peer[80];		/* x->ch.peer points here */
 	char gid[48];		/* GID in use, text: outlives the verbs context */
 	double start;
 	/* The data phase, for rp_report.data_seconds: first chunk posted
 	 * or landed, and the last credit (sender) or landing (receiver). */
 	double data_start, data_end;
-	/* Receiver: the handshake deadline (absolute), until the sender has
-	 * passed its handshake and holds a transfer slot; then 0. */
-	double handshake_end;
-	/* The peer has already said why it stopped: don't send ERR back. */
-	bool peer_failed;
-	uint8_t got_type;	/* type of the last message received */
-	/* --psk, after AUTH: every message is tagged (msg_keyed()). */
-	bool keyed;
-	uint8_t skey[RP_SKEY_LEN];
-	enum rp_auth_role dir_out, dir_in;
-	uint64_t seq_out, seq_in;	/* tagged messages each way so far */
-	/*
-	 * In the session, messages are queued and go out in one write when
-	 * we are about to wait (xfer_flush): the FILE and FEND of a small
-	 * file, or the FACKs of several, cost one send, not one each.
-	 */
-	bool batch;
-	struct rp_ctrl_in in;	/* what has come in, read ahead */
-	uint8_t out[32768];
-	size_t out_len;
-	const char *out_what;	/* the last one queued, for messages */
 };
 
 /* Where chunk n of the session sits in either side's ring: slot
@@ -144,22 +112,10 @@ bool rp_order_put(struct rp_order *o, uint64_t n, uint32_t imm,
 bool rp_order_take(struct rp_order *o, uint64_t n, uint32_t *imm,
 		   uint32_t *len);
 
-/* Absolute deadline o->timeout seconds from now, or the handshake
- * deadline while that is sooner. */
+/* rp_chan_deadline(): --timeout from now, or the handshake's deadline. */
 double xfer_deadline(const struct xfer *x);
-/* A wait for what (e.g. "HELLO") timed out: report it, naming the
- * handshake deadline when that was the one. */
-void xfer_report_timeout(const struct xfer *x, const char *what);
-/* Send what msg_send() queued (x->batch). 0 or as msg_send(). */
+/* rp_chan_flush(): send what was queued (x->ch.batch). */
 int xfer_flush(struct xfer *x);
-/* Wire status and text for a local failure, sent best-effort as type. */
-void xfer_send_failure(struct xfer *x, uint8_t type, int rc);
-/*
- * After a failed completion, the peer has often said why on the control
- * channel (it aborted, its disk failed): wait briefly for that and return
- * its error, or rc if it said nothing.
- */
-int xfer_peer_reason(struct xfer *x, int rc);
 /*
  * Open the device whose GID matches the control connection's local
  * address, and create the QP (INIT), with the access x->op needs on this
@@ -173,11 +129,11 @@ void xfer_report_verbs(struct xfer *x);
 /* Enter phase p (traced). */
 void xfer_phase(struct xfer *x, enum rp_phase p);
 /*
- * On a fresh control connection: tune the socket, run this side's
- * authenticate (AUTH phase) when there is a key, then enter HELLO.
- * 0 or authenticate's error.
+ * On a fresh control connection: tune the socket, run this side's AUTH
+ * exchange (AUTH phase, rp_chan_auth_*()) when there is a key, then
+ * enter HELLO. 0 or the exchange's error.
  */
-int xfer_start(struct xfer *x, int (*authenticate)(struct xfer *x));
+int xfer_start(struct xfer *x, bool sender);
 /*
  * Start the worker threads (rp_config_threads(), each with scratch bytes)
  * and the epoll fd the data phase's waits watch. 0 or an error (reported).
@@ -220,56 +176,20 @@ void xfer_report(struct xfer *x, int rc, struct rp_outcome *out);
 /* Release verbs, checksum state and the control socket. */
 void xfer_release(struct xfer *x);
 
-/*
- * Send one message already packed (n > 0 bytes) or propagate the packing
- * error; trace it by type. After msg_keyed(), it goes out tagged.
- */
-int msg_send(struct xfer *x, const uint8_t *buf, int n, const char *what);
-/*
- * Receive the next message, which must be of type want, decode it into
- * *m and trace it; x->got_type says which came. Some wants take a set:
- * RP_MSG_FILE also FEND and FIN (the receiver in the session),
- * RP_MSG_FACK also SYNC (the sender in the session), RP_MSG_ACK also
- * FACK and SYNC (the sender after FIN). An ERR (or an ACK with a failure
- * status) from the peer is reported and turned into the matching local
- * error; a malformed message is reported as such (RP_EPROTO); anything
- * else unexpected is RP_EUNEXPECTED. 0 with an ACK means a positive ACK. A header not of
- * our protocol is RP_ENOTPEER, another version RP_EVERSION (an older
- * peer is told at its version what we need). After msg_keyed(), a
- * message whose tag does not check out is RP_ETAMPERED, before any of
- * it is decoded. Every error is reported, naming the peer.
- */
-int msg_recv(struct xfer *x, uint8_t want, union rp_msg *m,
+/* rp_chan_recv(), unless a stop signal came (RP_EINTERRUPTED). */
+int msg_recv(struct xfer *x, uint32_t want, union rp_msg *m,
 	     const char *phase);
-/*
- * The peer may only say why it stopped (ERR): returns its error, or
- * RP_EPROTO if it sent anything else.
- */
-int msg_recv_err(struct xfer *x, const char *phase);
-/*
- * Both proofs checked: derive the session key from both nonces; from now
- * on every message each way carries a tag, with its own sequence number.
- * us: the direction we send in (RP_AUTH_ROLE_SEND on the sender).
- */
-void msg_keyed(struct xfer *x, const uint8_t send_nonce[RP_AUTH_NONCE_LEN],
-	       const uint8_t recv_nonce[RP_AUTH_NONCE_LEN],
-	       enum rp_auth_role us);
-/* AUTH of the given step out, and in (which must be of step want). */
-int msg_send_auth(struct xfer *x, const struct rp_auth *a);
-int msg_recv_auth(struct xfer *x, uint8_t want, struct rp_auth *a);
 /* MR out for our ring, in the agreed shape: where the peer may write
  * (receiver, --op write) or read (sender, --op read), else addr and rkey
  * 0, nothing. */
 int msg_send_mr(struct xfer *x, uint64_t addr, uint32_t rkey);
 /* The receiver's result for entry id: err 0 (ok, bytes) or why not. */
 int msg_send_fack(struct xfer *x, uint32_t id, int err, uint64_t bytes);
-/* Peer-failure message in res: report it and map to a local error. */
-int msg_peer_failure(struct xfer *x, const struct rp_result *res);
 
 /*
- * The receiver's handshake (session_hello.c). --psk: prove the key, check
- * the sender's proof, derive the session key. The sender's HELLO (an AUTH
- * instead, without --psk, is RP_EAUTH). Chunk and window: never more than
+ * The receiver's handshake (session_hello.c), after --psk's AUTH
+ * (xfer_start()). The sender's HELLO (an AUTH instead, without --psk,
+ * is RP_EAUTH). Chunk and window: never more than
  * asked, within our caps, no more ring than a small session needs. The
  * zero-length receives for the first window of chunks (--op write and
  * read, on each QP: xfer_post_recvs(); --op send posts its own, into the
@@ -277,7 +197,6 @@ int msg_peer_failure(struct xfer *x, const struct rp_result *res);
  * (the ring's rkey only with --op write). With --op read, the sender's
  * MR: its QP and our shape, with an rkey. Each 0 or an error (reported).
  */
-int recv_authenticate(struct xfer *x);
 int recv_hello(struct xfer *x, struct rp_hello *h);
 int recv_agree_shape(struct xfer *x, const struct rp_hello *h);
 int recv_send_mr(struct xfer *x, uint32_t rkey);
@@ -305,12 +224,10 @@ int xfer_take_remote(struct xfer *x, const struct rp_qp_addr *qp0,
 void xfer_put_local(const struct xfer *x, struct rp_qp_addr *qp0,
 		    struct rp_qp_more *more, uint8_t *qps);
 /*
- * The sender's handshake (session_hello.c): its --psk challenge and
- * proof; HELLO with x's shape, op and QP; the receiver's MR, whose shape
- * may be smaller, never larger (x takes it). Each 0 or an error
- * (reported).
+ * The sender's handshake (session_hello.c), after --psk's AUTH: HELLO
+ * with x's shape, op and QP; the receiver's MR, whose shape may be
+ * smaller, never larger (x takes it). Each 0 or an error (reported).
  */
-int send_authenticate(struct xfer *x);
 int send_hello(struct xfer *x);
 int send_take_mr(struct xfer *x, struct rp_mr *mr);
 
@@ -318,10 +235,7 @@ int send_take_mr(struct xfer *x, struct rp_mr *mr);
  * chunks, entries, the data phase's seconds and the credits. */
 void trace_data_summary(const struct xfer *x, uint64_t bytes,
 			uint64_t files);
-void trace_file(const char *dir, const struct rp_file *m);
 /* A directory entry the receiver handled: "created", "exists", ... */
 void trace_dir(const struct rp_file *f, const char *result);
-void trace_fend(const char *dir, const struct rp_fend *m);
-void trace_sync(const char *dir, const struct rp_sync *m);
 
 #endif

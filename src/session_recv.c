@@ -290,7 +290,6 @@ static int on_file(struct xfer *x, struct recv_state *r,
 /* Sync the file in steps, keeping the sender informed; then commit. */
 static int sync_and_commit(struct xfer *x, struct recv_file *c)
 {
-	uint8_t buf[RP_PROTO_MAX_MSG];
 	struct rp_sync s = { .id = c->meta.id, .total_bytes = c->bytes };
 	double next = rp_now() + SYNC_EVERY;
 	bool done = false;
@@ -301,9 +300,7 @@ static int sync_and_commit(struct xfer *x, struct recv_file *c)
 			return RP_EINTERRUPTED;
 		if (rp_now() >= next) {
 			s.synced_bytes = c->dst.synced;
-			trace_sync("->", &s);
-			rc = msg_send(x, buf, rp_proto_pack_sync(buf,
-					sizeof(buf), &s), "SYNC");
+			rc = rp_chan_send(&x->ch, RP_MSG_SYNC, &s);
 			/* It is news only if it goes now. */
 			if (!rc)
 				rc = xfer_flush(x);
@@ -413,11 +410,12 @@ static int on_fin(struct xfer *x, struct recv_state *r,
 static int on_message(struct xfer *x, struct recv_state *r)
 {
 	union rp_msg m;
-	int rc = msg_recv(x, RP_MSG_FILE, &m, "the next entry");
+	int rc = msg_recv(x, rp_msg_expect(RP_SIDE_SENDER, RP_STAGE_FILES), &m,
+			  "the next entry");
 
 	if (rc)
 		return rc;
-	switch (x->got_type) {
+	switch (x->ch.got_type) {
 	case RP_MSG_FILE:
 		return on_file(x, r, &m.file);
 	case RP_MSG_FEND:
@@ -763,7 +761,7 @@ static int session_loop(struct xfer *x, struct recv_state *r)
 	int rc = 0;
 
 	rp_progress_start(&r->prog, x->size);
-	x->batch = true;
+	x->ch.batch = true;
 	while (!rc && !(r->fin_seen && !r->cur.open &&
 			x->done == r->landed && r->credit_sent == x->done)) {
 		rc = xfer_next(x, wc, 16, xfer_deadline(x),
@@ -793,7 +791,6 @@ static int session_loop(struct xfer *x, struct recv_state *r)
  * kept by --preserve get their times (innermost first), then ACK. */
 static int close_session(struct xfer *x, struct recv_state *r)
 {
-	uint8_t buf[RP_PROTO_MAX_MSG];
 	struct rp_result ack = { .status = RP_ST_OK, .bytes = r->tally.bytes };
 	int rc;
 
@@ -809,10 +806,7 @@ static int close_session(struct xfer *x, struct recv_state *r)
 	RP_EV("data", "data.end", "session over: {chunks} chunks landed; ring "
 	      "deregistered", EV_U("chunks", x->done));
 	xfer_phase(x, RP_PHASE_ACK);
-	trace_result("->", RP_MSG_ACK, &ack);
-	rc = msg_send(x, buf,
-		      rp_proto_pack_result(buf, sizeof(buf), RP_MSG_ACK, &ack),
-		      "ACK");
+	rc = rp_chan_send(&x->ch, RP_MSG_ACK, &ack);
 	return rc ? rc : xfer_flush(x);
 }
 
@@ -822,7 +816,7 @@ static int admit(struct xfer *x, const struct rp_admission *adm)
 	int rc = adm ? adm->admit(adm->ctx, x->peer) : 0;
 
 	if (!rc)
-		x->handshake_end = 0;
+		x->ch.handshake_end = 0;
 	return rc;
 }
 
@@ -830,7 +824,7 @@ static int run(struct xfer *x, struct recv_state *r,
 	       const struct rp_admission *adm)
 {
 	struct rp_hello h;
-	int rc = xfer_start(x, recv_authenticate);
+	int rc = xfer_start(x, false);
 
 	if (rc)
 		return rc;
@@ -869,7 +863,7 @@ int rp_session_recv_one(const struct rp_config *o, const uint8_t *psk,
 			struct rp_outcome *out)
 {
 	struct xfer x = {
-		.o = o, .psk = psk, .fd = fd, .epfd = -1, .rep = { .role = "recv" },
+		.o = o, .epfd = -1, .rep = { .role = "recv" },
 		.start = rp_now(),
 	};
 	struct recv_state r = { .dirfd = dirfd, .here = { .fd = -1 } };
@@ -877,11 +871,14 @@ int rp_session_recv_one(const struct rp_config *o, const uint8_t *psk,
 
 	r.umask = umask(0);
 	umask(r.umask);
-	x.handshake_end = x.start + rp_session_handshake_secs(o);
+	rp_chan_init(&x.ch, fd, x.peer, "transfer", RP_SIDE_SENDER, psk,
+		     o->timeout);
+	x.ch.start = x.start;
+	x.ch.handshake_end = x.start + rp_session_handshake_secs(o);
 	snprintf(x.peer, sizeof(x.peer), "%s", peer);
 	rc = run(&x, &r, adm);
 	if (rc)
-		xfer_send_failure(&x, RP_MSG_ERR, rc);
+		rp_chan_refuse(&x.ch, RP_MSG_ERR, rc);
 	/* No worker may still write into a file or read the ring. */
 	xfer_stop_pool(&x);
 	release(&r);

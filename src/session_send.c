@@ -130,7 +130,6 @@ static int send_file_msg(struct xfer *x, struct send_state *s,
 			 const struct rp_walk_entry *e, uint8_t kind,
 			 uint64_t size)
 {
-	uint8_t buf[RP_PROTO_MAX_MSG];
 	struct rp_file f = {
 		.id = s->next_id, .kind = kind, .mode = (uint16_t)e->mode,
 		.size = size, .mtime_sec = e->mtime_sec,
@@ -140,8 +139,7 @@ static int send_file_msg(struct xfer *x, struct send_state *s,
 	int rc;
 
 	memcpy(f.path, e->path, f.path_len + 1u);
-	trace_file("->", &f);
-	rc = msg_send(x, buf, rp_proto_pack_file(buf, sizeof(buf), &f), "FILE");
+	rc = rp_chan_send(&x->ch, RP_MSG_FILE, &f);
 	if (!rc)
 		s->next_id++;
 	return rc;
@@ -149,7 +147,6 @@ static int send_file_msg(struct xfer *x, struct send_state *s,
 
 static int send_fend(struct xfer *x, struct cur_src *c)
 {
-	uint8_t buf[RP_PROTO_MAX_MSG];
 	struct rp_fend f = { .id = c->id, .bytes = c->off };
 
 	/* Not all of it was sent: the receiver must drop it. */
@@ -158,21 +155,16 @@ static int send_fend(struct xfer *x, struct cur_src *c)
 	rp_csum_final(c->csum, f.csum);
 	memcpy(x->rep.csum, f.csum, RP_CSUM_LEN);
 	x->rep.have_csum = true;
-	trace_fend("->", &f);
-	return msg_send(x, buf, rp_proto_pack_fend(buf, sizeof(buf), &f),
-			"FEND");
+	return rp_chan_send(&x->ch, RP_MSG_FEND, &f);
 }
 
 static int send_fin(struct xfer *x, struct send_state *s)
 {
-	uint8_t buf[RP_PROTO_MAX_MSG];
 	struct rp_fin fin = { .files = s->next_id, .bytes = s->bytes };
 
-	trace_fin("->", &fin);
 	s->fin_sent = true;
 	xfer_phase(x, RP_PHASE_FIN);
-	return msg_send(x, buf, rp_proto_pack_fin(buf, sizeof(buf), &fin),
-			"FIN");
+	return rp_chan_send(&x->ch, RP_MSG_FIN, &fin);
 }
 
 /* ---- the current source ---- */
@@ -567,12 +559,13 @@ static int on_fack(struct xfer *x, struct send_state *s,
 static int on_message(struct xfer *x, struct send_state *s)
 {
 	union rp_msg m;
-	int rc = msg_recv(x, s->fin_sent ? RP_MSG_ACK : RP_MSG_FACK, &m,
+	int rc = msg_recv(x, rp_msg_expect(RP_SIDE_RECEIVER, s->fin_sent ?
+					   RP_STAGE_END : RP_STAGE_FILES), &m,
 			  "the receiver's results");
 
 	if (rc)
 		return rc;
-	switch (x->got_type) {
+	switch (x->ch.got_type) {
 	case RP_MSG_FACK:
 		return on_fack(x, s, &m.res);
 	case RP_MSG_SYNC:
@@ -681,7 +674,7 @@ static int session_loop(struct xfer *x, struct send_state *s)
 
 	rp_progress_start(&s->prog, x->size);
 	trace_data_path(x);
-	x->batch = true;
+	x->ch.batch = true;
 	while (!rc && !s->acked) {
 		rc = pump(x, s);
 		if (rc)
@@ -731,7 +724,7 @@ static int prepare(struct xfer *x, struct send_state *s)
 		rc = rp_auth_load(x->o->psk_file, s->psk);
 		if (rc)
 			return rc;
-		x->psk = s->psk;
+		x->ch.psk = s->psk;
 	}
 	rc = rp_walk_open(&s->walk, x->o->sources, x->o->nsources,
 			  x->o->recursive, x->o->as_name);
@@ -749,7 +742,7 @@ static int prepare(struct xfer *x, struct send_state *s)
 static int handshake(struct xfer *x, struct send_state *s)
 {
 	uint32_t rkey;
-	int rc = xfer_start(x, send_authenticate);
+	int rc = xfer_start(x, true);
 
 	if (rc)
 		return rc;
@@ -797,10 +790,12 @@ static void init(struct xfer *x, struct send_state *s,
 		 const struct rp_config *o)
 {
 	*x = (struct xfer){
-		.o = o, .fd = -1, .epfd = -1, .op = o->op, .chunk = o->chunk,
+		.o = o, .epfd = -1, .op = o->op, .chunk = o->chunk,
 		.window = o->window, .qps = o->qps ? o->qps : 1,
 		.rep = { .role = "send" }, .start = rp_now(),
 	};
+	rp_chan_init(&x->ch, -1, x->peer, "transfer", RP_SIDE_RECEIVER, NULL,
+		     o->timeout);
 	*s = (struct send_state){ .cur = { .src = { .fd = -1 } } };
 	rp_session_signals();
 	xfer_phase(x, RP_PHASE_PREPARE);
@@ -813,7 +808,7 @@ static int finish(struct xfer *x, struct send_state *s, int rc,
 	if (rc == RP_EINTERRUPTED)
 		RP_ERR("interrupted by signal %d", (int)rp_session_stop);
 	if (rc)
-		xfer_send_failure(x, RP_MSG_ERR, rc);
+		rp_chan_refuse(&x->ch, RP_MSG_ERR, rc);
 	/* The session went well, but not every entry did. */
 	if (!rc && s->tally.failed) {
 		xfer_phase(x, RP_PHASE_DONE);
@@ -844,7 +839,7 @@ int rp_session_send(const struct rp_config *o, struct rp_outcome *out)
 	if (!rc) {
 		xfer_phase(&x, RP_PHASE_CONNECT);
 		rc = rp_ctrl_connect(o->host, o->port, xfer_deadline(&x),
-				     &x.fd);
+				     &x.ch.fd);
 	}
 	if (!rc)
 		rc = run(&x, &s);
@@ -859,7 +854,7 @@ int rp_session_send_fd(const struct rp_config *o, int fd, const char *peer,
 	int rc;
 
 	init(&x, &s, o);
-	x.fd = fd;
+	x.ch.fd = fd;
 	snprintf(x.peer, sizeof(x.peer), "%s", peer);
 	rc = prepare(&x, &s);
 	if (!rc)

@@ -10,8 +10,8 @@
  *
  * The rest of the backend: verbs_qp.c holds the QP steps (create, INIT,
  * RTR, RTS, destroy), verbs_select.c chooses device, port and GID,
- * verbs_wait.c waits for completions and events, verbs_names.c holds the
- * names and the --trace text. Only src/verbs*.c include
+ * verbs_wait.c waits for completions and events, verbs_trace.c holds the
+ * --trace text and its names. Only src/verbs*.c include
  * <infiniband/verbs.h>.
  */
 #ifdef HAVE_CONFIG_H

@@ -11,12 +11,13 @@
 #include <endian.h>
 #include <errno.h>
 #include <net/if.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "rdmapush/devices.h"
 #include "rdmapush/err.h"
 #include "rdmapush/trace.h"
+#include "rdmapush/verbs_devices.h"
 #include "verbs_int.h"
 
 enum rp_gid_type rp_verbs_gid_type_rp(uint32_t ibv_gid_type)
@@ -235,7 +236,7 @@ int rp_verbs_devices(const char *dev_name, struct rp_dev_list *out)
 	if (!out->ndevs) {
 		report_not_found(list, dev_name);
 		rc = RP_ENODEV;
-		rp_devices_free(out);
+		rp_verbs_devices_free(out);
 	}
 out_free:
 	if (list)

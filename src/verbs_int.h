@@ -4,8 +4,8 @@
  * full struct rp_verbs and the functions its five files share. verbs.c
  * builds and tears down, verbs_qp.c drives the QPs RESET->INIT->RTR->RTS,
  * verbs_select.c chooses device, port and GID, verbs_wait.c turns
- * completions and events into return codes, and verbs_names.c holds
- * names, hints and the educational --trace text.
+ * completions and events into return codes, and verbs_trace.c holds
+ * the educational --trace text with its names and hints.
  */
 #ifndef RDMAPUSH_VERBS_INT_H
 #define RDMAPUSH_VERBS_INT_H
@@ -17,7 +17,7 @@
 
 #include <infiniband/verbs.h>
 
-#include "rdmapush/devices.h"
+#include "rdmapush/verbs_devices.h"
 #include "rdmapush/limits.h"
 #include "rdmapush/verbs.h"
 
@@ -127,10 +127,10 @@ void rp_verbs_close_device(struct ibv_context *ctx, const char *name);
 
 /* --- verbs_devices.c: `rdmapush devices` (rp_verbs_devices) ---------- */
 
-/* enum ibv_gid_type as enum rp_gid_type (include/rdmapush/devices.h). */
+/* enum ibv_gid_type as enum rp_gid_type (rdmapush/verbs_devices.h). */
 enum rp_gid_type rp_verbs_gid_type_rp(uint32_t ibv_gid_type);
 
-/* --- verbs_names.c: names and hints, for traces and error lines ------ */
+/* --- verbs_trace.c: the --trace text, names and hints ---------------- */
 
 /*
  * True while this data-path event (the nth of its kind) should be traced

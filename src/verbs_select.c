@@ -16,10 +16,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rdmapush/devices.h"
 #include "rdmapush/err.h"
 #include "rdmapush/sys.h"
 #include "rdmapush/trace.h"
+#include "rdmapush/verbs_devices.h"
 #include "verbs_int.h"
 
 /* A bounded text buffer for the multi-line "no GID matches" report. */

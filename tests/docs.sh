@@ -6,6 +6,13 @@
 # 130 and 143; see include/rdmapush/err.h) is in the manual's EXIT
 # STATUS and in README's "Exit codes". A copy of the manual with one
 # option taken out must fail the same check (so it can fail).
+# README stays a front page: at most README_MAX lines, the rest in docs/.
+# No text a user reads (README, docs/*.md, the manual) speaks of how the
+# work was organised: no issue numbers of this project ("issue 11",
+# "issues 8 and 9", "#11" standing alone) and no "previous day", "first
+# step", "this round" (a "this round trip" is fine). A cited issue of
+# another project keeps its owner/repo#N or URL form, which is not
+# flagged. Each of these two checks also runs on a copy made to fail.
 #
 # usage: tests/docs.sh   (from make check; srcdir and the built
 # ./rdmapush in the current directory)
@@ -58,4 +65,46 @@ for code in 0 1 2 3 4 5 6 7 130 143; do
 		{ echo "docs: FAIL exit status $code not in README's Exit codes"; fail=1; }
 done
 [ $fail = 0 ] && echo "docs: ok exit statuses 0-7, 130, 143 in the manual and README"
+
+# README's length.
+README_MAX=300
+too_long() { [ "$(wc -l <"$1")" -gt $README_MAX ]; }
+if too_long "$readme"; then
+	echo "docs: FAIL README has $(wc -l <"$readme") lines, more than $README_MAX (move the rest to docs/)"
+	fail=1
+else
+	echo "docs: ok README has $(wc -l <"$readme") lines (at most $README_MAX)"
+fi
+{ cat "$readme"; seq $((README_MAX + 1)); } >"$tmp/README.long"
+if too_long "$tmp/README.long"; then
+	echo "docs: ok a README of more than $README_MAX lines is caught"
+else
+	echo "docs: FAIL a README of more than $README_MAX lines went unnoticed"; fail=1
+fi
+
+# history FILE...: the lines that speak of issue numbers or of how the
+# work went, as FILE:LINE:TEXT.
+history_lines() {
+	grep -nE -e '[Ii]ssues? #?[0-9]+' -e '(^|[[:space:](])#[0-9]+\b' \
+		-e '[Pp]revious day' -e '([Ff]irst|[Ss]econd|[Tt]hird) step' \
+		-e '[Tt]his round' "$@" | grep -vE '[Tt]his round[- ]trip'
+}
+docs=$(ls "$top"/docs/*.md)
+h=$(history_lines "$readme" $docs "$man")
+if [ -z "$h" ]; then
+	echo "docs: ok no issue numbers or history in README, docs/*.md, the manual"
+else
+	echo "docs: FAIL issue numbers or history in what users read:"
+	printf '%s\n' "$h"; fail=1
+fi
+printf '%s\n' 'the ratio (issue 10) is met' 'unlike the previous day' \
+	'see #11.' 'the first step of it' 'in this round, 0.9' >"$tmp/bad.md"
+printf '%s\n' 'rdma-core#1234 and https://github.com/a/b/issues/5' \
+	'each round trip; this round-trip time' 'step 1, the sender' >"$tmp/good.md"
+if [ "$(history_lines "$tmp/bad.md" | wc -l)" = 5 ] && [ -z "$(history_lines "$tmp/good.md")" ]; then
+	echo "docs: ok each kind of history wording is caught, cited prior art is not"
+else
+	echo "docs: FAIL the history check missed a line or flagged prior art:"
+	history_lines "$tmp/bad.md" "$tmp/good.md"; fail=1
+fi
 exit $fail

@@ -13,7 +13,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "rdmapush/proto.h"
+/* Bytes of a digest: XXH3-128, canonical (big-endian) form. The wire
+ * carries checksums of this size (proto.h). */
+#define RP_CSUM_LEN		16
 
 struct rp_csum;
 

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * --trace of the control messages (src/session_trace.c), shared by the
- * push and the ping: each message one "msg" event (and the QPs after the
+ * --trace of the control messages (src/msg_trace.c), shared by the push
+ * and the ping: each message one "msg" event (and the QPs after the
  * first of a HELLO or MR, one "msg.qps" more) whose fields are the
- * message's. dir is "->" (we sent it) or "<-" (we got it).
+ * message's. These are the trace column of the message table
+ * (proto_msgs.h); call them through rp_msg_trace(). dir is "->" (we
+ * sent it) or "<-" (we got it); m points to the struct of type.
  */
 #ifndef RDMAPUSH_MSG_TRACE_H
 #define RDMAPUSH_MSG_TRACE_H
@@ -12,13 +14,14 @@
 
 #include "rdmapush/proto.h"
 
-void trace_hello(const char *dir, const struct rp_hello *m);
-void trace_mr(const char *dir, const struct rp_mr *m);
-/* The QPs after the first of a HELLO or MR, one line, when there are. */
-void trace_more_qps(const char *dir, const char *type,
-		    const struct rp_qp_more *more, uint32_t qps);
-void trace_fin(const char *dir, const struct rp_fin *m);
+void rp_trace_msg_hello(const char *dir, uint8_t type, const void *m);
+void rp_trace_msg_mr(const char *dir, uint8_t type, const void *m);
+void rp_trace_msg_fin(const char *dir, uint8_t type, const void *m);
 /* ACK, ERR, FACK (type says which). */
-void trace_result(const char *dir, uint8_t type, const struct rp_result *m);
+void rp_trace_msg_result(const char *dir, uint8_t type, const void *m);
+void rp_trace_msg_auth(const char *dir, uint8_t type, const void *m);
+void rp_trace_msg_sync(const char *dir, uint8_t type, const void *m);
+void rp_trace_msg_file(const char *dir, uint8_t type, const void *m);
+void rp_trace_msg_fend(const char *dir, uint8_t type, const void *m);
 
 #endif

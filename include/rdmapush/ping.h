@@ -5,6 +5,7 @@
  * MR) and the same hand-driven RC QP (verbs.h) as a push.
  *
  *   client                                   server
+ *   AUTH challenge, proofs (--psk, as a push's sender and receiver)
  *   HELLO (PING, op, total = N, chunk = S) ->
  *                                         <- MR (its buffer, rkey for write)
  *   MR (our buffer, --op write only)     ->
@@ -63,8 +64,9 @@ struct rp_ping_result {
 };
 
 /*
- * The client: connect to o->host:o->port, ping o->ping_iters times.
- * 0 (res filled) or an error, already reported.
+ * The client: connect to o->host:o->port, ping o->ping_iters times (with
+ * o->psk_file, after the AUTH exchange a push's sender runs). 0 (res
+ * filled) or an error, already reported.
  */
 RP_TOOL int rp_ping_client(const struct rp_config *o, struct rp_ping_result *res)
 	__attribute__((warn_unused_result));
@@ -75,16 +77,20 @@ int rp_ping_client_fd(const struct rp_config *o, int fd, const char *peer,
 
 /*
  * Answer one client on an accepted control connection (fd, owned and
- * closed). 0 or an error (reported, and told to the peer by ERR while it
- * can hear it). A push's HELLO is refused with RP_ENOTPUSH.
+ * closed). psk is the loaded --psk key (RP_PSK_LEN bytes) or NULL: with
+ * it the client must prove it first (AUTH, as a push's sender does).
+ * 0 or an error (reported, and told to the peer by ERR while it can hear
+ * it). A push's HELLO is refused with RP_ENOTPUSH.
  */
-int rp_ping_serve_fd(const struct rp_config *o, int fd, const char *peer)
-	__attribute__((warn_unused_result));
+int rp_ping_serve_fd(const struct rp_config *o, const uint8_t *psk, int fd,
+		     const char *peer) __attribute__((warn_unused_result));
 
 /*
  * The server: listen on o->bind_addr:o->port and answer one client at a
  * time (others wait in the backlog) until SIGINT/SIGTERM, or after one
- * with --once (then its result is the server's).
+ * with --once (then its result is the server's). With o->psk_file, the
+ * key is loaded first (RP_ECONFIG if it will not do) and every client
+ * must prove it.
  */
 RP_TOOL int rp_ping_server(const struct rp_config *o)
 	__attribute__((warn_unused_result));

@@ -22,6 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "rdmapush/csum.h"	/* RP_CSUM_LEN: XXH3-128, canonical form */
 #include "rdmapush/limits.h"
 
 #define RP_PROTO_MAGIC		0x52445055u	/* "RDPU" */
@@ -55,7 +56,6 @@
 #define RP_PROTO_TAG_ROOM	32
 #define RP_PROTO_MAX_MSG	(RP_PROTO_HDR_LEN + RP_PROTO_MAX_PAYLOAD)
 #define RP_GID_LEN		16
-#define RP_CSUM_LEN		16	/* XXH3-128, canonical (big-endian) form */
 
 enum rp_msg_type {
 	RP_MSG_HELLO = 1,	/* sender -> receiver: the session's QP, shape */

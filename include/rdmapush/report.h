@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "rdmapush/json.h"
 #include "rdmapush/proto.h"
 
 struct rp_report {
@@ -36,16 +37,6 @@ struct rp_report {
 	uint32_t chunk;
 	uint32_t window;
 };
-
-struct json_object;
-/*
- * For every --json writer: add v to o under k (v NULL, as json-c's
- * constructors return when out of memory, or a failed add: -ENOMEM, v
- * released), and print o on one line to f and release it (rc: the adds'
- * result, OR-ed; nonzero prints nothing). 0 or -ENOMEM / -EIO.
- */
-int rp_json_add(struct json_object *o, const char *k, struct json_object *v);
-int rp_json_print(FILE *f, struct json_object *o, int rc);
 
 /* One JSON object on one line to f. 0 or -ENOMEM / -EIO. */
 int rp_report_json(FILE *f, const struct rp_report *r);

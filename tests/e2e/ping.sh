@@ -10,7 +10,8 @@
 # a push to a ping server too; a server killed mid-ping ends the client
 # with the transport exit status (4) in bounded time, never a hang, and
 # SIGINT stops a client's busy loop (130); --trace shows each side's QP
-# driven RESET -> INIT -> RTR -> RTS and the plain RDMA Writes.
+# driven RESET -> INIT -> RTR -> RTS and the plain RDMA Writes; --psk
+# with the same key on both ends pings, with different keys is refused.
 . "$(dirname "$0")/lib.sh"
 
 TMP=$(mktemp -d /tmp/e2e-ping.XXXXXX)
@@ -264,5 +265,40 @@ if server_bg srv-kill; then
 	recv_wait srv-kill 10 >/dev/null 2>&1
 else
 	fail "server killed mid-ping" "the ping server did not listen"
+fi
+# 8. --psk on both ends: the same key pings after each side proved it
+# (the server's --trace says so); a different key is refused on both
+# sides with exit 3.
+for n in $SND $RCV; do
+	on $n "rm -f /tmp/k-ping /tmp/k-ping-bad; umask 077; printf 'correct horse battery staple, 32' > /tmp/k-ping; printf 'wrong horse battery staple!! 32b' > /tmp/k-ping-bad" >/dev/null
+done
+if server_bg srv-psk --once -t --psk /tmp/k-ping; then
+	out=$(ping "--psk /tmp/k-ping -n 20" "$RCV_IP" 2>&1)
+	rc=$?
+	srv=$(recv_wait srv-psk 60 2>&1)
+	src=$?
+	if [ $rc = 0 ] && [ $src = 0 ] &&
+		echo "$srv" | grep -q "the sender proved the pre-shared key" &&
+		echo "$srv" | grep -q "session key derived"; then
+		ok "--psk, the same key: 20 round trips after AUTH, both exit 0"
+	else
+		fail "--psk, the same key" "client $rc, server $src: $(echo "$out" | tail -2) / $(echo "$srv" | grep -v '^\[' | tail -2)"
+	fi
+else
+	fail "--psk, the same key" "the ping server did not listen"
+fi
+if server_bg srv-psk-bad --once --psk /tmp/k-ping-bad; then
+	out=$(ping "--psk /tmp/k-ping -n 20" "$RCV_IP" 2>&1)
+	rc=$?
+	srv=$(recv_wait srv-psk-bad 60 2>&1)
+	src=$?
+	if [ $rc = 3 ] && [ $src = 3 ] &&
+		echo "$out" | grep -q "does not know our pre-shared key"; then
+		ok "--psk, different keys: refused on both sides (exit 3)"
+	else
+		fail "--psk, different keys" "client $rc, server $src, want 3 and 3: $(echo "$out" | tail -2)"
+	fi
+else
+	fail "--psk, different keys" "the ping server did not listen"
 fi
 done_testing

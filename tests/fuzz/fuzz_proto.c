@@ -11,6 +11,7 @@
 
 #include "rdmapush/err.h"
 #include "rdmapush/proto.h"
+#include "rdmapush/proto_msgs.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -44,7 +45,8 @@ static void check_more(unsigned int qps, const struct rp_qp_more *more)
  * Decode p as a payload of type. A refusal must be RP_EPROTO with a
  * reason. An accepted payload must re-encode (the encoders accept all the
  * decoders accept) to exactly the same bytes; when hdr is given, the
- * header must come out the same too.
+ * header must come out the same too. The message table (proto_msgs.h)
+ * must agree with the codec both ways.
  */
 static void check_payload(uint8_t type, const uint8_t *p, size_t len,
 			  const uint8_t *hdr)
@@ -60,8 +62,11 @@ static void check_payload(uint8_t type, const uint8_t *p, size_t len,
 		struct rp_auth auth;
 		struct rp_sync sync;
 	} m;
+	uint8_t again[RP_PROTO_MAX_MSG];
+	union rp_msg u;
 	struct rp_msg_hdr h;
-	const char *why = NULL;
+	const char *why = NULL, *uwhy = NULL;
+	int urc = rp_msg_unpack(type, p, len, &u, &uwhy);
 	int rc;
 	int n = 0;
 
@@ -132,11 +137,14 @@ static void check_payload(uint8_t type, const uint8_t *p, size_t len,
 	default:
 		abort();
 	}
+	check(urc == rc);
 	if (rc) {
 		check(rc == RP_EPROTO);
 		check(why && why[0]);
 		return;
 	}
+	check(rp_msg_pack(again, sizeof(again), type, &u) == n);
+	check(!memcmp(again, out, (size_t)n));
 
 	check(n > 0 && (size_t)n == RP_PROTO_HDR_LEN + len);
 	check(!memcmp(out + RP_PROTO_HDR_LEN, p, len));

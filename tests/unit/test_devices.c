@@ -107,12 +107,12 @@ static void test_names(void **state)
 	int lanes;
 
 	(void)state;
-	assert_string_equal(rp_devices_gid_type_name(RP_GID_IB), "IB");
-	assert_string_equal(rp_devices_gid_type_name(RP_GID_ROCE_V1),
+	assert_string_equal(rp_gid_type_name(RP_GID_IB), "IB");
+	assert_string_equal(rp_gid_type_name(RP_GID_ROCE_V1),
 			    "RoCE v1");
-	assert_string_equal(rp_devices_gid_type_name(RP_GID_ROCE_V2),
+	assert_string_equal(rp_gid_type_name(RP_GID_ROCE_V2),
 			    "RoCE v2");
-	assert_string_equal(rp_devices_gid_type_name(RP_GID_TYPE_MAX), "?");
+	assert_string_equal(rp_gid_type_name(RP_GID_TYPE_MAX), "?");
 	assert_string_equal(rp_devices_link_name(RP_LINK_ETHERNET),
 			    "Ethernet");
 	assert_string_equal(rp_devices_link_name(RP_LINK_IB), "InfiniBand");

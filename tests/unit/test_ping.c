@@ -17,10 +17,12 @@
 #include <cmocka.h>
 
 #include "capture.h"
+#include "rdmapush/auth.h"
 #include "rdmapush/err.h"
 #include "rdmapush/fabric_mem.h"
 #include "rdmapush/opts.h"
 #include "rdmapush/ping.h"
+#include "rdmapush/proto.h"
 #include "rdmapush/session.h"
 #include "rdmapush/trace.h"
 
@@ -108,9 +110,10 @@ static void test_ping_opts(void **state)
 {
 	const char *dflt[] = { "rdmapush", "ping", "host-b" };
 	const char *srv[] = { "rdmapush", "ping", "--server", "-1", "-p",
-			      "9000", "-b", "10.0.0.1" };
+			      "9000", "-b", "10.0.0.1", "--psk", "k1" };
 	const char *all[] = { "rdmapush", "ping", "-n", "1000000", "-s", "1M",
-			      "--op", "write", "-J", "-T", "3", "h" };
+			      "--op", "write", "-J", "-T", "3", "--psk",
+			      "k2", "h" };
 	const char *bad[][5] = {
 		{ "rdmapush", "ping", "-n", "0", "h" },
 		{ "rdmapush", "ping", "-n", "1000001", "h" },
@@ -121,6 +124,8 @@ static void test_ping_opts(void **state)
 		{ "rdmapush", "ping", "--server", "h", NULL },
 		{ "rdmapush", "ping", "h", "i", NULL },
 		{ "rdmapush", "ping", "-r", "h", NULL },
+		{ "rdmapush", "ping", "--psk", "", "h" },
+		{ "rdmapush", "ping", "h", "--psk", NULL },
 	};
 	struct rp_opts o;
 
@@ -134,12 +139,14 @@ static void test_ping_opts(void **state)
 	assert_int_equal(o.cfg.ping_op, RP_OP_SEND);
 	assert_string_equal(o.cfg.host, "host-b");
 
-	assert_int_equal(parse(&o, 8, srv), 0);
+	assert_int_equal(parse(&o, 10, srv), 0);
 	assert_true(o.cfg.ping_server && o.cfg.once);
+	assert_string_equal(o.cfg.psk_file, "k1");
 	assert_int_equal(o.cfg.port, 9000);
 	assert_string_equal(o.cfg.bind_addr, "10.0.0.1");
 
-	assert_int_equal(parse(&o, 12, all), 0);
+	assert_int_equal(parse(&o, 14, all), 0);
+	assert_string_equal(o.cfg.psk_file, "k2");
 	assert_int_equal(o.cfg.ping_iters, 1000000);
 	assert_int_equal(o.cfg.ping_size, 1u << 20);
 	assert_int_equal(o.cfg.ping_op, RP_OP_WRITE);
@@ -165,6 +172,7 @@ static void opts(struct rp_config *o, int argc, const char **argv)
 
 struct server_job {
 	struct rp_config o;
+	const uint8_t *psk;	/* --psk's key, loaded, or NULL */
 	int fd;
 	int rc;
 };
@@ -173,7 +181,7 @@ static void *server_main(void *arg)
 {
 	struct server_job *j = arg;
 
-	j->rc = rp_ping_serve_fd(&j->o, j->fd, "test-client");
+	j->rc = rp_ping_serve_fd(&j->o, j->psk, j->fd, "test-client");
 	return NULL;
 }
 
@@ -193,6 +201,7 @@ static int run_ping(const char *op, const char *iters, const char *size,
 
 	opts(&co, 11, cargv);
 	opts(&j.o, 5, sargv);
+	j.psk = NULL;
 	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sp), 0);
 	j.fd = sp[1];
 	assert_int_equal(pthread_create(&t, NULL, server_main, &j), 0);
@@ -368,6 +377,7 @@ static void test_ping_server_refuses_push(void **state)
 	close(fd);
 	opts(&so, 6, sargv);
 	opts(&j.o, 5, pargv);
+	j.psk = NULL;
 	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sp), 0);
 	j.fd = sp[1];
 	capture_start();
@@ -382,8 +392,256 @@ static void test_ping_server_refuses_push(void **state)
 			       "a file receiver"));
 }
 
+/* ---- --psk ---- */
+
+static char key_dir[] = "/tmp/rp-ping-keys.XXXXXX";
+static char key_a[64], key_b[64];
+
+/* Two key files, a and b (mode 0600), made once. */
+static void make_keys(void)
+{
+	if (key_a[0])
+		return;
+	assert_non_null(mkdtemp(key_dir));
+	snprintf(key_a, sizeof(key_a), "%s/a", key_dir);
+	snprintf(key_b, sizeof(key_b), "%s/b", key_dir);
+	assert_int_equal(rp_auth_keygen(key_a), 0);
+	assert_int_equal(rp_auth_keygen(key_b), 0);
+}
+
+/* A ping of 20 round trips, the client with --psk ckey, the server with
+ * the key of skey (either NULL: none). The client's result; *src the
+ * server's; *err what both said on stderr. */
+static int run_psk(const char *ckey, const char *skey, int *src,
+		   const char **err)
+{
+	const char *cargv[] = { "rdmapush", "ping", "-n", "20", "-T", "5",
+				"--psk", ckey, "h" };
+	const char *sargv[] = { "rdmapush", "ping", "--server", "-T", "5" };
+	uint8_t key[RP_PSK_LEN];
+	struct rp_ping_result res;
+	struct server_job j;
+	struct rp_config co;
+	pthread_t t;
+	int sp[2];
+	int rc;
+
+	make_keys();
+	rp_fab_reset();
+	if (ckey) {
+		opts(&co, 9, cargv);
+	} else {
+		cargv[6] = "h";
+		opts(&co, 7, cargv);
+	}
+	opts(&j.o, 5, sargv);
+	j.psk = NULL;
+	if (skey) {
+		assert_int_equal(rp_auth_load(skey, key), 0);
+		j.psk = key;
+	}
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sp), 0);
+	j.fd = sp[1];
+	capture_start();
+	assert_int_equal(pthread_create(&t, NULL, server_main, &j), 0);
+	rc = rp_ping_client_fd(&co, sp[0], "test-server", &res);
+	assert_int_equal(pthread_join(t, NULL), 0);
+	*err = capture_end();
+	*src = j.rc;
+	if (!rc)
+		assert_int_equal(res.iterations, 20);
+	return rc;
+}
+
+/* How many times needle is in hay. */
+static int count(const char *hay, const char *needle)
+{
+	int n = 0;
+
+	for (hay = strstr(hay, needle); hay; hay = strstr(hay + 1, needle))
+		n++;
+	return n;
+}
+
+/* The same key on both sides: the ping runs, after each side has proved
+ * the key and both derived the session key (their --trace says so). */
+static void test_psk_match(void **state)
+{
+	const char *err;
+	int src, rc;
+
+	(void)state;
+	rp_trace_init(RP_V_TRACE, "test");
+	rc = run_psk(key_a, key_a, &src, &err);
+	rp_trace_init(getenv("RP_TEST_TRACE") ? RP_V_TRACE : RP_V_QUIET,
+		      "test");
+	assert_int_equal(rc, 0);
+	assert_int_equal(src, 0);
+	assert_int_equal(count(err, "proved the pre-shared key"), 2);
+	assert_int_equal(count(err, "session key derived"), 2);
+}
+
+/* Different keys: each side finds the other out, exit status 3. */
+static void test_psk_mismatch(void **state)
+{
+	const char *err;
+	int src, rc;
+
+	(void)state;
+	rc = run_psk(key_a, key_b, &src, &err);
+	assert_int_equal(rc, RP_EAUTH);
+	assert_int_equal(src, RP_EAUTH);
+	assert_int_equal(rp_err_exit_code(rc), RP_EXIT_PROTO);
+	assert_non_null(strstr(err, "does not know our pre-shared key"));
+}
+
+/* A key on one side only: refused both ways, saying so. */
+static void test_psk_one_side(void **state)
+{
+	const char *err;
+	int src, rc;
+
+	(void)state;
+	rc = run_psk(key_a, NULL, &src, &err);
+	assert_int_equal(rc, RP_EAUTH);
+	assert_int_equal(src, RP_EAUTH);
+	assert_non_null(strstr(err, "offers a pre-shared key, but this ping "
+			       "server has no --psk"));
+	rc = run_psk(NULL, key_a, &src, &err);
+	assert_int_equal(rc, RP_EAUTH);
+	assert_int_equal(src, RP_EAUTH);
+	assert_non_null(strstr(err, "did not authenticate"));
+}
+
+/* ---- an older peer ---- */
+
+/* One whole message from fd into buf: its header, parsed into *h at the
+ * version it came in (not ours). Its length, or -1 when closed. */
+static int read_old(int fd, uint8_t *buf, size_t cap, struct rp_msg_hdr *h)
+{
+	size_t got = 0, need = RP_PROTO_HDR_LEN;
+
+	while (got < need) {
+		ssize_t n = read(fd, buf + got, need - got);
+
+		if (n <= 0)
+			return -1;
+		got += (size_t)n;
+		if (got == RP_PROTO_HDR_LEN) {
+			h->version = buf[4];
+			h->type = buf[5];
+			h->length = (uint32_t)buf[8] << 24 |
+				    (uint32_t)buf[9] << 16 |
+				    (uint32_t)buf[10] << 8 | buf[11];
+			need += h->length;
+			assert_true(need <= cap);
+		}
+	}
+	return (int)got;
+}
+
+/* What an older peer must get: an ERR at its version, saying why. */
+static void check_old_err(int fd, uint8_t version)
+{
+	uint8_t buf[RP_PROTO_MAX_MSG];
+	struct rp_msg_hdr h;
+	struct rp_result res;
+	int n = read_old(fd, buf, sizeof(buf), &h);
+
+	assert_true(n > 0);
+	assert_int_equal(h.version, version);
+	assert_int_equal(h.type, RP_MSG_ERR);
+	assert_int_equal(rp_proto_unpack_result(buf + RP_PROTO_HDR_LEN,
+						h.length, RP_MSG_ERR, &res,
+						NULL), 0);
+	assert_int_equal(res.status, RP_ST_VERSION);
+	assert_non_null(strstr(res.text, "version 6 needed"));
+}
+
+/* A version 5 HELLO to a ping server: told at version 5 what it needs. */
+static void test_old_client(void **state)
+{
+	const char *sargv[] = { "rdmapush", "ping", "--server", "-T", "5" };
+	uint8_t buf[RP_PROTO_MAX_MSG];
+	struct rp_hello hello = {
+		.qp = { .qpn = 0x11, .psn = 1, .lid = 1, .mtu = 3 },
+		.total = 1, .chunk = 2, .window = 1, .flags = RP_HELLO_PING,
+		.op = RP_OP_SEND, .qps = 1,
+	};
+	struct server_job j;
+	pthread_t t;
+	int sp[2], n;
+
+	(void)state;
+	rp_fab_reset();
+	opts(&j.o, 5, sargv);
+	j.psk = NULL;
+	n = rp_proto_pack_hello(buf, sizeof(buf), &hello);
+	assert_true(n > RP_PROTO_HDR_LEN);
+	buf[4] = 5;
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sp), 0);
+	j.fd = sp[1];
+	capture_start();
+	assert_int_equal(pthread_create(&t, NULL, server_main, &j), 0);
+	assert_int_equal(write(sp[0], buf, (size_t)n), n);
+	assert_int_equal(pthread_join(t, NULL), 0);
+	assert_non_null(strstr(capture_end(), "upgrade rdmapush there"));
+	assert_int_equal(j.rc, RP_EVERSION);
+	check_old_err(sp[0], 5);
+	close(sp[0]);
+}
+
+struct client_job {
+	struct rp_config o;
+	int fd;
+	int rc;
+};
+
+static void *client_main(void *arg)
+{
+	struct client_job *j = arg;
+	struct rp_ping_result res;
+
+	j->rc = rp_ping_client_fd(&j->o, j->fd, "test-server", &res);
+	return NULL;
+}
+
+/* A version 5 server answers the client's HELLO: the client tells it at
+ * version 5 what it needs. */
+static void test_old_server(void **state)
+{
+	const char *cargv[] = { "rdmapush", "ping", "-T", "5", "h" };
+	uint8_t buf[RP_PROTO_MAX_MSG];
+	struct rp_result res = { .status = RP_ST_OK };
+	struct client_job j;
+	struct rp_msg_hdr h;
+	pthread_t t;
+	int sp[2], n;
+
+	(void)state;
+	rp_fab_reset();
+	opts(&j.o, 5, cargv);
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sp), 0);
+	j.fd = sp[0];
+	capture_start();
+	assert_int_equal(pthread_create(&t, NULL, client_main, &j), 0);
+	assert_true(read_old(sp[1], buf, sizeof(buf), &h) > 0);
+	assert_int_equal(h.type, RP_MSG_HELLO);
+	/* Any message at version 5 will do: the header says it all. */
+	n = rp_proto_pack_result(buf, sizeof(buf), RP_MSG_ACK, &res);
+	assert_true(n > 0);
+	buf[4] = 5;
+	assert_int_equal(write(sp[1], buf, (size_t)n), n);
+	assert_int_equal(pthread_join(t, NULL), 0);
+	assert_non_null(strstr(capture_end(), "upgrade rdmapush there"));
+	assert_int_equal(j.rc, RP_EVERSION);
+	check_old_err(sp[1], 5);
+	close(sp[1]);
+}
+
 int main(void)
 {
+	int rc;
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_stats_one),
 		cmocka_unit_test(test_stats_small),
@@ -395,10 +653,21 @@ int main(void)
 		cmocka_unit_test(test_stop_signal),
 		cmocka_unit_test(test_receiver_refuses_ping),
 		cmocka_unit_test(test_ping_server_refuses_push),
+		cmocka_unit_test(test_psk_match),
+		cmocka_unit_test(test_psk_mismatch),
+		cmocka_unit_test(test_psk_one_side),
+		cmocka_unit_test(test_old_client),
+		cmocka_unit_test(test_old_server),
 	};
 
 	rp_trace_init(getenv("RP_TEST_TRACE") ? RP_V_TRACE : RP_V_QUIET,
 		      "test");
 	rp_session_signals();
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	rc = cmocka_run_group_tests(tests, NULL, NULL);
+	if (key_a[0]) {
+		unlink(key_a);
+		unlink(key_b);
+		rmdir(key_dir);
+	}
+	return rc;
 }

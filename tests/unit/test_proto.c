@@ -17,6 +17,7 @@
 
 #include "rdmapush/err.h"
 #include "rdmapush/proto.h"
+#include "rdmapush/proto_msgs.h"
 
 #define HDR	RP_PROTO_HDR_LEN
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
@@ -2464,6 +2465,82 @@ static void test_type_names(void **state)
 	assert_string_equal(rp_proto_type_name(UINT_MAX), "?");
 }
 
+/*
+ * The message table: every type has a row with all its columns, its
+ * codec is proto.c's (the same bytes either way), and the stages say who
+ * may send what: these sets are what the session waits for.
+ */
+static void test_msg_table(void **state)
+{
+	uint8_t a[RP_PROTO_MAX_MSG], b[RP_PROTO_MAX_MSG];
+	struct rp_hello h;
+	union rp_msg m;
+	const char *why = NULL;
+	char names[64];
+	int na, nb;
+
+	(void)state;
+	for (unsigned int t = 1; t < RP_MSG_TYPE_MAX; t++) {
+		const struct rp_msg_desc *d = rp_msg_desc(t);
+
+		assert_non_null(d);
+		assert_non_null(d->pack);
+		assert_non_null(d->unpack);
+		assert_non_null(d->trace);
+		assert_string_equal(d->name, rp_proto_type_name(t));
+	}
+	assert_null(rp_msg_desc(0));
+	assert_null(rp_msg_desc(RP_MSG_TYPE_MAX));
+	sample_hello(&h);
+	na = rp_msg_pack(a, sizeof(a), RP_MSG_HELLO, &h);
+	nb = rp_proto_pack_hello(b, sizeof(b), &h);
+	assert_true(na > RP_PROTO_HDR_LEN);
+	assert_int_equal(na, nb);
+	assert_memory_equal(a, b, (size_t)na);
+	assert_int_equal(rp_msg_unpack(RP_MSG_HELLO, a + RP_PROTO_HDR_LEN,
+				       (size_t)na - RP_PROTO_HDR_LEN, &m, &why),
+			 0);
+	assert_int_equal(m.hello.chunk, h.chunk);
+	assert_int_equal(rp_msg_pack(a, sizeof(a), 0, &h), RP_EPROTO);
+	assert_int_equal(rp_msg_unpack(99, a, 0, &m, &why), RP_EUNEXPECTED);
+	assert_non_null(why);
+
+#define BIT RP_MSG_BIT
+	assert_int_equal(rp_msg_expect(RP_SIDE_SENDER, RP_STAGE_AUTH),
+			 BIT(RP_MSG_AUTH) | BIT(RP_MSG_ERR));
+	assert_int_equal(rp_msg_expect(RP_SIDE_RECEIVER, RP_STAGE_AUTH),
+			 BIT(RP_MSG_AUTH) | BIT(RP_MSG_ERR));
+	assert_int_equal(rp_msg_expect(RP_SIDE_SENDER, RP_STAGE_HELLO),
+			 BIT(RP_MSG_HELLO) | BIT(RP_MSG_ERR));
+	assert_int_equal(rp_msg_expect(RP_SIDE_RECEIVER, RP_STAGE_HELLO),
+			 BIT(RP_MSG_MR) | BIT(RP_MSG_ERR));
+	assert_int_equal(rp_msg_expect(RP_SIDE_SENDER, RP_STAGE_SETUP),
+			 BIT(RP_MSG_MR) | BIT(RP_MSG_ERR));
+	assert_int_equal(rp_msg_expect(RP_SIDE_RECEIVER, RP_STAGE_SETUP),
+			 BIT(RP_MSG_ERR));
+	assert_int_equal(rp_msg_expect(RP_SIDE_SENDER, RP_STAGE_FILES),
+			 BIT(RP_MSG_FILE) | BIT(RP_MSG_FEND) |
+			 BIT(RP_MSG_FIN) | BIT(RP_MSG_ERR));
+	assert_int_equal(rp_msg_expect(RP_SIDE_RECEIVER, RP_STAGE_FILES),
+			 BIT(RP_MSG_FACK) | BIT(RP_MSG_SYNC) | BIT(RP_MSG_ERR));
+	assert_int_equal(rp_msg_expect(RP_SIDE_SENDER, RP_STAGE_END),
+			 BIT(RP_MSG_ERR));
+	assert_int_equal(rp_msg_expect(RP_SIDE_RECEIVER, RP_STAGE_END),
+			 BIT(RP_MSG_ACK) | BIT(RP_MSG_FACK) |
+			 BIT(RP_MSG_SYNC) | BIT(RP_MSG_ERR));
+	assert_string_equal(rp_msg_set_name(BIT(RP_MSG_HELLO) |
+					    BIT(RP_MSG_ERR), names,
+					    sizeof(names)), "HELLO");
+	assert_string_equal(rp_msg_set_name(BIT(RP_MSG_FACK) |
+					    BIT(RP_MSG_SYNC), names,
+					    sizeof(names)), "SYNC or FACK");
+	assert_string_equal(rp_msg_set_name(rp_msg_expect(RP_SIDE_SENDER,
+							  RP_STAGE_FILES),
+					    names, sizeof(names)),
+			    "FIN, FILE or FEND");
+#undef BIT
+}
+
 static const char *const status_text[RP_ST_MAX] = {
 	"ok", "file exists", "bad file name", "not enough space",
 	"limit exceeded", "receiver busy", "protocol error",
@@ -2649,6 +2726,7 @@ int main(void)
 		cmocka_unit_test(test_hdr_short),
 		cmocka_unit_test(test_enobufs),
 		cmocka_unit_test(test_type_names),
+		cmocka_unit_test(test_msg_table),
 		cmocka_unit_test(test_status_names),
 		cmocka_unit_test(test_status_from_err),
 		cmocka_unit_test(test_status_to_err),

@@ -84,24 +84,28 @@ static void test_fields(void **state)
 
 	(void)state;
 	assert_non_null(f);
-	assert_string_equal(rr_hex(f, "qpn", buf, sizeof(buf)), "0x11");
-	assert_string_equal(rr_hex(f, "rkey", buf, sizeof(buf)), "0x1a2b");
-	assert_string_equal(rr_hex(f, "list", buf, sizeof(buf)), "0x11,0x12");
-	assert_string_equal(rr_hex(f, "s", buf, sizeof(buf)), "?");
-	assert_string_equal(rr_hex(f, "none", buf, sizeof(buf)), "?");
-	assert_string_equal(rr_hex(NULL, "qpn", buf, sizeof(buf)), "?");
-	assert_true(rr_int(f, "qpn", &v));
+	assert_string_equal(rp_render_hex(f, "qpn", buf, sizeof(buf)), "0x11");
+	assert_string_equal(rp_render_hex(f, "rkey", buf, sizeof(buf)),
+			    "0x1a2b");
+	assert_string_equal(rp_render_hex(f, "list", buf, sizeof(buf)),
+			    "0x11,0x12");
+	assert_string_equal(rp_render_hex(f, "s", buf, sizeof(buf)), "?");
+	assert_string_equal(rp_render_hex(f, "none", buf, sizeof(buf)), "?");
+	assert_string_equal(rp_render_hex(NULL, "qpn", buf, sizeof(buf)), "?");
+	assert_true(rp_render_int(f, "qpn", &v));
 	assert_int_equal(v, 17);
-	assert_true(rr_int(f, "d", &v));
+	assert_true(rp_render_int(f, "d", &v));
 	assert_int_equal(v, 2);
-	assert_false(rr_int(f, "s", &v));
-	assert_false(rr_int(NULL, "s", &v));
-	assert_string_equal(rr_str(f, "s"), "x");
-	assert_null(rr_str(f, "qpn"));
-	assert_string_equal(rr_bytes(0, buf, sizeof(buf)), "0 B");
-	assert_string_equal(rr_bytes(1023, buf, sizeof(buf)), "1023 B");
-	assert_string_equal(rr_bytes(10u << 20, buf, sizeof(buf)), "10.0 MiB");
-	assert_string_equal(rr_bytes(3ull << 40, buf, sizeof(buf)), "3.0 TiB");
+	assert_false(rp_render_int(f, "s", &v));
+	assert_false(rp_render_int(NULL, "s", &v));
+	assert_string_equal(rp_render_str(f, "s"), "x");
+	assert_null(rp_render_str(f, "qpn"));
+	assert_string_equal(rp_render_bytes(0, buf, sizeof(buf)), "0 B");
+	assert_string_equal(rp_render_bytes(1023, buf, sizeof(buf)), "1023 B");
+	assert_string_equal(rp_render_bytes(10u << 20, buf, sizeof(buf)),
+			    "10.0 MiB");
+	assert_string_equal(rp_render_bytes(3ull << 40, buf, sizeof(buf)),
+			    "3.0 TiB");
 	json_object_put(f);
 }
 

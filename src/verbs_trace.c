@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
- * Names and hints for the libibverbs backend's traces and error lines:
- * opcodes, QP states, link layers, GID types, access flags, and what a
- * failed completion or an async event most likely means. Also the
- * educational --trace text of each verbs step, kept here so that the
- * steps in verbs.c, verbs_select.c and verbs_wait.c read as code.
+ * The libibverbs backend's trace text: the educational --trace line of
+ * each verbs step, kept here so that the steps in verbs.c, verbs_qp.c,
+ * verbs_select.c and verbs_wait.c read as code, and what the traces and
+ * error lines need for it: names of opcodes, QP states, link layers, GID
+ * types and access flags, and what a failed completion or an async
+ * event most likely means.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -116,7 +117,7 @@ const char *rp_verbs_link_layer_name(uint8_t ll)
 /* One table of names, devices.c's, for traces and `rdmapush devices`. */
 const char *rp_verbs_gid_type_name(uint32_t type)
 {
-	return rp_devices_gid_type_name(rp_verbs_gid_type_rp(type));
+	return rp_gid_type_name(rp_verbs_gid_type_rp(type));
 }
 
 int rp_verbs_mtu_bytes(enum ibv_mtu m)

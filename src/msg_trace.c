@@ -1,0 +1,223 @@
+// SPDX-License-Identifier: MIT
+/* --trace of the control messages, each one "msg" event (and the QPs
+ * after the first of a HELLO or MR, one "msg.qps" more): what each side
+ * sent and got, its key fields as the event's fields. The message
+ * table's trace column (proto_msgs.c). */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <arpa/inet.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "rdmapush/csum.h"
+#include "rdmapush/msg_trace.h"
+#include "rdmapush/proto_msgs.h"
+#include "rdmapush/sys.h"
+#include "rdmapush/trace.h"
+
+/* "->" (we sent it) is "out" in the fields, "<-" is "in". */
+static const char *dir_name(const char *dir)
+{
+	return dir[0] == '-' ? "out" : "in";
+}
+
+/* A byte count that may be unknown (a stream): its text; -1 in JSON. */
+static const char *size_text(char *buf, size_t len, uint64_t size)
+{
+	if (size == RP_SIZE_UNKNOWN)
+		return "unknown";
+	snprintf(buf, len, "%" PRIu64, size);
+	return buf;
+}
+
+static int64_t size_value(uint64_t size)
+{
+	return size == RP_SIZE_UNKNOWN ? -1 : (int64_t)size;
+}
+
+/* One field per QP after the first: "qp1.qpn", "qp1.psn", ... */
+static void more_qps(const char *dir, const char *type,
+		    const struct rp_qp_more *more, uint32_t qps)
+{
+	struct rp_ev_field f[2 * RP_QPS_MAX + 5];
+	char keys[2 * RP_QPS_MAX][24];
+	char line[RP_QPS_MAX * 32];
+	size_t n = 0, k = 0, len = 0;
+
+	if (!rp_trace_any() || qps < 2)
+		return;
+	for (uint32_t i = 1; i < qps && len < sizeof(line); i++) {
+		len += (size_t)snprintf(line + len, sizeof(line) - len,
+					" QP%u qpn=0x%06x psn=0x%06x", i,
+					more[i - 1].qpn, more[i - 1].psn);
+		snprintf(keys[k], sizeof(keys[k]), "qp%u.qpn", i);
+		f[n++] = (struct rp_ev_field)EV_U(keys[k], more[i - 1].qpn);
+		k++;
+		snprintf(keys[k], sizeof(keys[k]), "qp%u.psn", i);
+		f[n++] = (struct rp_ev_field)EV_U(keys[k], more[i - 1].psn);
+		k++;
+	}
+	f[n++] = (struct rp_ev_field)EV_T("arrow", dir);
+	f[n++] = (struct rp_ev_field)EV_S("dir", dir_name(dir));
+	f[n++] = (struct rp_ev_field)EV_S("type", type);
+	f[n++] = (struct rp_ev_field)EV_U("qps", qps);
+	f[n++] = (struct rp_ev_field)EV_T("list", line);
+	rp_trace_event("ctrl", "msg.qps", "{arrow} {type} (cont.) {qps} QPs, "
+		       "the first above;{list}", f, n);
+}
+
+
+/* The first QP's address, as both HELLO and MR begin. */
+#define QP_TMPL "{arrow} {type} qpn={qpn} psn={psn} lid={lid} mtu={mtu} " \
+	"gid={gid}"
+#define QP_FIELDS(dir, type, q, g)					\
+	EV_T("arrow", dir), EV_S("dir", dir_name(dir)),			\
+	EV_S("type", type), EV_X("qpn", (q)->qpn, 6),			\
+	EV_X("psn", (q)->psn, 6), EV_U("lid", (q)->lid),		\
+	EV_U("mtu", 128u << (q)->mtu),					\
+	EV_S("gid", rp_sys_gid_text((q)->gid, g, sizeof(g)))
+
+void rp_trace_msg_hello(const char *dir, uint8_t type, const void *msg)
+{
+	const struct rp_hello *m = msg;
+	char g[INET6_ADDRSTRLEN], total[24];
+
+	if (!rp_trace_any())
+		return;
+	RP_EV("ctrl", "msg", QP_TMPL " total={total_text} chunk={chunk} "
+	      "window={window} op={op}{preserve_text}{ping_text}",
+	      QP_FIELDS(dir, rp_proto_type_name(type), &m->qp, g),
+	      EV_T("total_text", size_text(total, sizeof(total), m->total)),
+	      EV_I("total", size_value(m->total)), EV_U("chunk", m->chunk),
+	      EV_U("window", m->window), EV_S("op", rp_proto_op_name(m->op)),
+	      EV_T("preserve_text",
+		   m->flags & RP_HELLO_PRESERVE ? " preserve" : ""),
+	      EV_B("preserve", m->flags & RP_HELLO_PRESERVE),
+	      EV_T("ping_text", m->flags & RP_HELLO_PING ? " ping" : ""),
+	      EV_B("ping", m->flags & RP_HELLO_PING),
+	      EV_U("qps", m->qps));
+	more_qps(dir, rp_proto_type_name(type), m->more, m->qps);
+}
+
+void rp_trace_msg_file(const char *dir, uint8_t type, const void *msg)
+{
+	const struct rp_file *m = msg;
+	char path[RP_PEER_TEXT_MAX], size[24];
+
+	if (!rp_trace_any())
+		return;
+	RP_EV("ctrl", "msg", "{arrow} {type} id={id} {entry} path=\"{path}\" "
+	      "mode={mode} size={size_text}", EV_T("arrow", dir),
+	      EV_S("dir", dir_name(dir)),
+	      EV_S("type", rp_proto_type_name(type)),
+	      EV_U("id", m->id),
+	      EV_S("entry", m->kind == RP_FILE_DIR ? "dir" : "file"),
+	      EV_S("path", rp_fmt_peer(path, sizeof(path), m->path,
+				       m->path_len)),
+	      EV_O("mode", m->mode, 4),
+	      EV_T("size_text", size_text(size, sizeof(size), m->size)),
+	      EV_I("size", size_value(m->size)));
+}
+
+void rp_trace_msg_fend(const char *dir, uint8_t type, const void *msg)
+{
+	const struct rp_fend *m = msg;
+	char hex[33];
+
+	if (!rp_trace_any())
+		return;
+	RP_EV("ctrl", "msg", "{arrow} {type} id={id} bytes={bytes} "
+	      "xxh3_128={xxh3_128}", EV_T("arrow", dir),
+	      EV_S("dir", dir_name(dir)),
+	      EV_S("type", rp_proto_type_name(type)),
+	      EV_U("id", m->id), EV_U("bytes", m->bytes),
+	      EV_S("xxh3_128", rp_csum_hex(m->csum, hex)));
+}
+
+void rp_trace_msg_mr(const char *dir, uint8_t type, const void *msg)
+{
+	const struct rp_mr *m = msg;
+	char g[INET6_ADDRSTRLEN];
+
+	if (!rp_trace_any())
+		return;
+	RP_EV("ctrl", "msg", QP_TMPL " addr={addr} rkey={rkey} len={len} "
+	      "chunk={chunk} window={window}{norkey}",
+	      QP_FIELDS(dir, rp_proto_type_name(type), &m->qp, g),
+	      EV_X("addr", m->addr, 0),
+	      EV_X("rkey", m->rkey, 8), EV_U("len", m->len),
+	      EV_U("chunk", m->chunk), EV_U("window", m->window),
+	      EV_T("norkey", m->rkey ? "" : " (no rkey: no remote access to "
+		   "this ring)"), EV_U("qps", m->qps));
+	more_qps(dir, rp_proto_type_name(type), m->more, m->qps);
+}
+
+void rp_trace_msg_fin(const char *dir, uint8_t type, const void *msg)
+{
+	const struct rp_fin *m = msg;
+	RP_EV("ctrl", "msg", "{arrow} {type} files={files} bytes={bytes}",
+	      EV_T("arrow", dir), EV_S("dir", dir_name(dir)),
+	      EV_S("type", rp_proto_type_name(type)), EV_U("files", m->files),
+	      EV_U("bytes", m->bytes));
+}
+
+void rp_trace_msg_sync(const char *dir, uint8_t type, const void *msg)
+{
+	const struct rp_sync *m = msg;
+	char a[32], b[32];
+
+	if (!rp_trace_any())
+		return;
+	RP_EV("ctrl", "msg", "{arrow} {type} id={id} {synced_text} of "
+	      "{total_text} on disk", EV_T("arrow", dir),
+	      EV_S("dir", dir_name(dir)),
+	      EV_S("type", rp_proto_type_name(type)),
+	      EV_U("id", m->id),
+	      EV_T("synced_text", rp_fmt_bytes(a, sizeof(a), m->synced_bytes)),
+	      EV_T("total_text", rp_fmt_bytes(b, sizeof(b), m->total_bytes)),
+	      EV_U("synced_bytes", m->synced_bytes),
+	      EV_U("total_bytes", m->total_bytes));
+}
+
+void rp_trace_msg_result(const char *dir, uint8_t type, const void *msg)
+{
+	const struct rp_result *m = msg;
+	char text[RP_PEER_TEXT_MAX], id[24] = "";
+	bool q = m->text_len;
+
+	if (!rp_trace_any())
+		return;
+	if (type == RP_MSG_FACK)
+		snprintf(id, sizeof(id), " id=%u", m->id);
+	RP_EV("ctrl", "msg", "{arrow} {type}{id_text} status={status} "
+	      "({status_name}) bytes={bytes}{q1}{text}{q2}",
+	      EV_T("arrow", dir), EV_S("dir", dir_name(dir)),
+	      EV_S("type", rp_proto_type_name(type)), EV_T("id_text", id),
+	      EV_U("id", m->id), EV_U("status", m->status),
+	      EV_S("status_name", rp_proto_status_name(m->status)),
+	      EV_U("bytes", m->bytes), EV_T("q1", q ? " text=\"" : ""),
+	      EV_S("text", rp_fmt_peer(text, sizeof(text), m->text,
+				       m->text_len)),
+	      EV_T("q2", q ? "\"" : ""));
+}
+
+/* Ours carries what it is for; the peer's, only its step. */
+void rp_trace_msg_auth(const char *dir, uint8_t type, const void *msg)
+{
+	const struct rp_auth *a = msg;
+
+	if (dir[0] == '-')
+		RP_EV("ctrl", "msg", "-> {type} step {step} ({what})",
+		      EV_S("dir", "out"),
+		      EV_S("type", rp_proto_type_name(type)),
+		      EV_U("step", a->step),
+		      EV_S("what", a->step == RP_AUTH_CHALLENGE ? "our nonce" :
+			   "our proof of the key"));
+	else
+		RP_EV("ctrl", "msg", "<- {type} step {step}",
+		      EV_S("dir", "in"), EV_S("type", rp_proto_type_name(type)),
+		      EV_U("step", a->step));
+}
