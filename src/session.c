@@ -245,22 +245,24 @@ void rp_session_refuse(const struct rp_config *o, int fd, const char *peer,
 	rp_chan_close(&ch);
 }
 
-/*
- * What the peer may do to this side's ring, per op: only what the op
- * needs, so a Read session's receiver and a Send session's both expose
- * nothing, and a sender exposes its ring only for Read.
- */
-static unsigned int ring_access(uint8_t op, bool receiver)
+int rp_op_set(struct xfer *x, uint8_t op)
 {
-	switch (op) {
-	case RP_OP_WRITE:
-		return receiver ? RP_ACCESS_LOCAL_WRITE |
-				  RP_ACCESS_REMOTE_WRITE : 0;
-	case RP_OP_READ:
-		return receiver ? RP_ACCESS_LOCAL_WRITE : RP_ACCESS_REMOTE_READ;
-	default:
-		return receiver ? RP_ACCESS_LOCAL_WRITE : 0;
-	}
+	x->op = op;
+	x->ops = rp_data_op_get(op);
+	if (x->ops)
+		return 0;
+	RP_ERR("unknown data op %u", op);
+	return RP_EINTERNAL;
+}
+
+int rp_op_unexpected_wc(const struct xfer *x, const struct rp_wc *wc)
+{
+	/* A Write into a sender, a Read completion where we read nothing:
+	 * we never asked for one. */
+	RP_ERR("unexpected completion %s in a session of --op %s: %s does "
+	       "not follow the protocol", rp_wc_op_name(wc->op),
+	       rp_proto_op_name(x->op), x->peer);
+	return RP_EPROTO;
 }
 
 int xfer_open_verbs(struct xfer *x, bool receiver)
@@ -272,9 +274,11 @@ int xfer_open_verbs(struct xfer *x, bool receiver)
 		.ib_port = x->o->ib_port,
 		.gid_index = x->o->gid_index,
 		.receiver = receiver,
-		.access = ring_access(x->op, receiver),
+		/* Only what the op needs the peer to do to us. */
+		.access = receiver ? x->ops->recv_access :
+			  x->ops->send_access,
 		/* A window of chunks read at once, when reading. */
-		.rd_atomic = x->op == RP_OP_READ ? x->window : 1,
+		.rd_atomic = x->ops->reads ? x->window : 1,
 		.max_send_wr = xfer_queue_depth(x),
 		.max_recv_wr = xfer_queue_depth(x),
 		.qps = x->qps,
@@ -300,7 +304,7 @@ uint32_t xfer_queue_depth(const struct xfer *x)
 	/* window writes (or receives) in flight; credits are cumulative, so
 	 * the credit Sends need no more than that either. A Read session's
 	 * receiver has a window of Reads in its send queue besides. */
-	return x->window + 1 + (x->op == RP_OP_READ ? x->window : 0);
+	return x->window + 1 + (x->ops->reads ? x->window : 0);
 }
 
 void xfer_report_verbs(struct xfer *x)

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /* The handshake after --psk's AUTH (chan_auth.c). The sender's: HELLO,
  * the receiver's MR. The receiver's: the sender's HELLO, the shape it
- * agrees to, the first receives, the MR answer and (--op read) the
- * sender's MR. Nothing is opened for a sender
+ * agrees to, the MR answer and (when the op exposes the sender's ring,
+ * as --op read does) the sender's MR. Nothing is opened for a sender
  * before it has passed these. */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -85,11 +85,20 @@ int xfer_post_recvs(struct xfer *x, uint32_t qp)
 	return rc;
 }
 
-/* With --op read and send the sender Sends, or we Read: nothing for a
- * peer to use in our answer. */
+int rp_op_arm_zero_recvs(struct xfer *x)
+{
+	int rc = 0;
+
+	for (uint32_t q = 0; !rc && q < x->qps; q++)
+		rc = xfer_post_recvs(x, q);
+	return rc;
+}
+
+/* When the peer Sends into our receives, or we Read its ring, nothing
+ * of ours is exposed: nothing for a peer to use in our answer. */
 int recv_send_mr(struct xfer *x, uint32_t rkey)
 {
-	if (x->op != RP_OP_WRITE)
+	if (!rp_op_exposes(x->ops->recv_access))
 		return msg_send_mr(x, 0, 0);
 	return msg_send_mr(x, (uint64_t)(uintptr_t)x->ring, rkey);
 }
@@ -106,11 +115,12 @@ static bool same_qps(const struct xfer *x, const struct rp_mr *mr)
 }
 
 /*
- * --op read: the sender's MR, after ours. Its QP must be the one HELLO
- * named and its ring the shape we agreed: we read chunk-sized slots of
- * it, so a different shape would have us read what is not there.
+ * The sender's MR, after ours, when the op exposes the sender's ring
+ * (--op read). Its QP must be the one HELLO named and its ring the
+ * shape we agreed: we reach into chunk-sized slots of it, so a
+ * different shape would have us read what is not there.
  */
-int recv_sender_mr(struct xfer *x, struct rp_mr *mr)
+int recv_sender_mr(struct xfer *x)
 {
 	union rp_msg m;
 	int rc = msg_recv(x, rp_msg_expect(RP_SIDE_SENDER, RP_STAGE_SETUP), &m,
@@ -127,7 +137,8 @@ int recv_sender_mr(struct xfer *x, struct rp_mr *mr)
 		       x->remote[0].qpn, x->qps, x->chunk, x->window);
 		return RP_EPROTO;
 	}
-	*mr = m.mr;
+	x->ost.raddr = m.mr.addr;
+	x->ost.rkey = m.mr.rkey;
 	return 0;
 }
 
@@ -147,16 +158,17 @@ int send_hello(struct xfer *x)
 	return rp_chan_send(&x->ch, RP_MSG_HELLO, &h);
 }
 
-/* The receiver may shrink chunk and window, never grow them. */
-int send_take_mr(struct xfer *x, struct rp_mr *mr)
+/* The receiver may shrink chunk and window, never grow them. Its ring's
+ * address and rkey are 0 unless the op exposes it (--op write). */
+int send_take_mr(struct xfer *x)
 {
 	union rp_msg m;
+	const struct rp_mr *mr = &m.mr;
 	int rc = msg_recv(x, rp_msg_expect(RP_SIDE_RECEIVER, RP_STAGE_HELLO),
 			  &m, "MR (the receiver's answer)");
 
 	if (rc)
 		return rc;
-	*mr = m.mr;
 	if (mr->chunk > x->chunk || mr->window > x->window ||
 	    mr->chunk < RP_MIN_CHUNK) {
 		RP_ERR("MR from %s offers chunk %u x window %u, outside the "
@@ -166,29 +178,10 @@ int send_take_mr(struct xfer *x, struct rp_mr *mr)
 	}
 	x->chunk = mr->chunk;
 	x->window = mr->window;
+	x->ost.raddr = mr->addr;
+	x->ost.rkey = mr->rkey;
 	rp_fileio_dio_init(&x->dio, x->o->direct, x->chunk);
 	return xfer_take_remote(x, &mr->qp, mr->more, mr->qps, "MR");
-}
-
-/*
- * --op send: a Send's bytes land where its receive points, so each
- * slot has one posted into it, first up to the window, then again once
- * credited, before the credit that lets the sender fill it; in slot
- * order, as receives are used, each on its chunk's QP.
- */
-int xfer_post_slot_recvs(struct xfer *x, uint64_t *recvs)
-{
-	while (x->op == RP_OP_SEND && *recvs < x->done + x->window) {
-		int rc = rp_verbs_post_recv_buf(x->v, xfer_chunk_qp(x, *recvs),
-						*recvs % x->window,
-						xfer_slot_off(x, *recvs),
-						x->chunk);
-
-		if (rc)
-			return rc;
-		(*recvs)++;
-	}
-	return 0;
 }
 
 /* ---- both sides: the QPs in HELLO and MR (version 6) ---- */

@@ -20,6 +20,7 @@
 #include "rdmapush/session.h"
 #include "rdmapush/trace.h"
 #include "rdmapush/verbs.h"
+#include "session_op.h"
 
 /* How the entries of a session went, on either side. */
 struct rp_tally {
@@ -42,7 +43,11 @@ struct xfer {
 	struct rp_pool *pool;
 	int epfd;
 	uint8_t *ring;
-	uint8_t op;		/* enum rp_data_op: how the chunks move */
+	/* How the chunks move: the op (enum rp_data_op), its descriptor
+	 * (session_op.h, set with it by rp_op_set()) and its state. */
+	uint8_t op;
+	const struct rp_data_ops *ops;
+	struct rp_op_state ost;
 	uint32_t chunk;
 	uint32_t window;
 	struct rp_dio dio;	/* --direct, once chunk is agreed */
@@ -72,6 +77,13 @@ struct xfer {
 static inline size_t xfer_slot_off(const struct xfer *x, uint64_t n)
 {
 	return (size_t)(n % x->window) * x->chunk;
+}
+
+/* Chunk seq's immediate, for the ops that carry its number: the
+ * number modulo 2^31, with RP_IMM_END on its file's last chunk. */
+static inline uint32_t xfer_chunk_imm(uint64_t seq, bool last)
+{
+	return (uint32_t)(seq & RP_IMM_SEQ) | (last ? RP_IMM_END : 0);
 }
 
 /* Data moved now: the data phase runs from the first such moment on. */
@@ -116,9 +128,12 @@ bool rp_order_take(struct rp_order *o, uint64_t n, uint32_t *imm,
 double xfer_deadline(const struct xfer *x);
 /* rp_chan_flush(): send what was queued (x->ch.batch). */
 int xfer_flush(struct xfer *x);
+/* The session's data op: x->op and x->ops. 0, or RP_EINTERNAL
+ * (reported) for an op without a descriptor. */
+int rp_op_set(struct xfer *x, uint8_t op);
 /*
  * Open the device whose GID matches the control connection's local
- * address, and create the QP (INIT), with the access x->op needs on this
+ * address, and create the QP (INIT), with the access x->ops gives this
  * side (receiver or not) for the QP and, later, the ring.
  */
 int xfer_open_verbs(struct xfer *x, bool receiver);
@@ -180,8 +195,8 @@ void xfer_release(struct xfer *x);
 int msg_recv(struct xfer *x, uint32_t want, union rp_msg *m,
 	     const char *phase);
 /* MR out for our ring, in the agreed shape: where the peer may write
- * (receiver, --op write) or read (sender, --op read), else addr and rkey
- * 0, nothing. */
+ * or read when the op exposes our ring (rp_op_exposes()), else addr and
+ * rkey 0, nothing. */
 int msg_send_mr(struct xfer *x, uint64_t addr, uint32_t rkey);
 /* The receiver's result for entry id: err 0 (ok, bytes) or why not. */
 int msg_send_fack(struct xfer *x, uint32_t id, int err, uint64_t bytes);
@@ -191,27 +206,21 @@ int msg_send_fack(struct xfer *x, uint32_t id, int err, uint64_t bytes);
  * (xfer_start()). The sender's HELLO (an AUTH instead, without --psk,
  * is RP_EAUTH). Chunk and window: never more than
  * asked, within our caps, no more ring than a small session needs. The
- * zero-length receives for the first window of chunks (--op write and
- * read, on each QP: xfer_post_recvs(); --op send posts its own, into the
- * slots). Our MR answer
- * (the ring's rkey only with --op write). With --op read, the sender's
- * MR: its QP and our shape, with an rkey. Each 0 or an error (reported).
+ * receives for the first window of chunks are the op's (recv_arm). Our
+ * MR answer (the ring's address and rkey only when the op exposes it).
+ * When the op exposes the sender's ring, the sender's MR: its QP and our
+ * shape, with an rkey (into x->ost). Each 0 or an error (reported).
  */
 int recv_hello(struct xfer *x, struct rp_hello *h);
 int recv_agree_shape(struct xfer *x, const struct rp_hello *h);
 int recv_send_mr(struct xfer *x, uint32_t rkey);
-int recv_sender_mr(struct xfer *x, struct rp_mr *mr);
+int recv_sender_mr(struct xfer *x);
 /*
  * A window of zero-length receives on QP qp, for what carries no bytes
  * into them: Writes with immediate, announcements, credits. 0 or an
  * error (reported).
  */
 int xfer_post_recvs(struct xfer *x, uint32_t qp);
-/*
- * --op send, the receiver: a receive into its slot for each chunk from
- * *recvs (counted on) up to the credit's window. 0 or an error.
- */
-int xfer_post_slot_recvs(struct xfer *x, uint64_t *recvs);
 /*
  * HELLO's or MR's QPs (qp0 and more[], qps of them) as x->remote[], each
  * with qp0's LID, MTU and GID. RP_EPROTO (reported) when qps is not
@@ -226,10 +235,11 @@ void xfer_put_local(const struct xfer *x, struct rp_qp_addr *qp0,
 /*
  * The sender's handshake (session_hello.c), after --psk's AUTH: HELLO
  * with x's shape, op and QP; the receiver's MR, whose shape may be
- * smaller, never larger (x takes it). Each 0 or an error (reported).
+ * smaller, never larger (x takes it, and its ring's address and rkey
+ * into x->ost). Each 0 or an error (reported).
  */
 int send_hello(struct xfer *x);
-int send_take_mr(struct xfer *x, struct rp_mr *mr);
+int send_take_mr(struct xfer *x);
 
 /* The "data.summary" event, once the data phase is over: bytes moved,
  * chunks, entries, the data phase's seconds and the credits. */

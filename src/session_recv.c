@@ -64,27 +64,21 @@ struct landed {
 	struct rp_job job;	/* first: the job is its record */
 	struct rp_pool *pool;
 	const uint8_t *slot;	/* in the ring */
-	bool copy;		/* --op write: out of the slot first */
+	bool copy;		/* the op copies: out of the slot first */
 	bool written;		/* a job ran (not a dropped or empty chunk) */
 	struct rp_dst_put put;
 	uint8_t digest[RP_CSUM_LEN];
 	_Atomic int state;
-	/* --op read: the announcement's immediate, from its Send until
-	 * the Read it caused completes (the record is free by then: see
-	 * on_announce). */
-	uint32_t announce;
 };
 
 struct recv_state {
 	int dirfd;		/* borrowed from the server */
-	struct rp_mr src;	/* --op read: the sender's ring */
 	struct rp_order order;	/* chunks arrived, before they land */
 	struct landed *rec;	/* nrec records: chunk n uses rec[n % nrec] */
 	uint32_t nrec;
 	uint64_t landed;	/* chunks landed in the session */
 	uint64_t folded;	/* of those, written and folded into a file */
 	uint64_t credit_sent;	/* cumulative credit last posted */
-	uint64_t recvs;		/* --op send: chunk receives posted */
 	uint32_t sends_out;	/* credit Sends not yet completed */
 	uint32_t sq_cap;
 	uint32_t flags;		/* HELLO's RP_HELLO_* */
@@ -100,18 +94,20 @@ struct recv_state {
 };
 
 /* Everything the sender needs before its first chunk, in this order:
- * verbs, ring, receives, RTR/RTS, MR (and with --op read the sender's
- * MR back). Files come later, one by one. */
+ * verbs, ring, the op's receives, RTR/RTS, MR (and, when the op exposes
+ * the sender's ring, the sender's MR back). Files come later, one by
+ * one. */
 static int accept_hello(struct xfer *x, struct recv_state *r,
 			const struct rp_hello *h)
 {
 	uint32_t rkey;
 	int rc;
 
-	x->op = h->op;
 	x->qps = h->qps;
 	r->flags = h->flags;
-	rc = xfer_take_remote(x, &h->qp, h->more, h->qps, "HELLO");
+	rc = rp_op_set(x, h->op);
+	if (!rc)
+		rc = xfer_take_remote(x, &h->qp, h->more, h->qps, "HELLO");
 	if (!rc)
 		rc = recv_agree_shape(x, h);
 	r->sq_cap = x->window + 1;
@@ -121,25 +117,23 @@ static int accept_hello(struct xfer *x, struct recv_state *r,
 				   "chunk records");
 	if (!rc)
 		rc = rp_order_init(&r->order, x->window, x->qps);
-	/* With --op write each worker copies a chunk out of the ring into
-	 * a buffer of its own (chunk_job says why). */
+	/* When the op copies chunks out of the ring, each worker does so
+	 * into a buffer of its own (chunk_job says why). */
 	if (!rc)
-		rc = xfer_start_pool(x, x->op == RP_OP_WRITE ? x->chunk : 0);
+		rc = xfer_start_pool(x, x->ops->recv_copies ? x->chunk : 0);
 	if (!rc)
 		rc = xfer_open_verbs(x, true);
 	if (!rc)
 		rc = rp_verbs_reg_ring(x->v, (size_t)x->chunk * x->window,
 				       (void **)&x->ring, &rkey);
-	if (!rc && x->op == RP_OP_SEND)
-		rc = xfer_post_slot_recvs(x, &r->recvs);
-	for (uint32_t q = 0; !rc && x->op != RP_OP_SEND && q < x->qps; q++)
-		rc = xfer_post_recvs(x, q);
+	if (!rc)
+		rc = x->ops->recv_arm(x);
 	if (!rc)
 		rc = rp_verbs_connect(x->v, x->remote, x->qps);
 	if (!rc)
 		rc = recv_send_mr(x, rkey);
-	if (!rc && x->op == RP_OP_READ)
-		rc = recv_sender_mr(x, &r->src);
+	if (!rc && rp_op_exposes(x->ops->send_access))
+		rc = recv_sender_mr(x);
 	return rc;
 }
 
@@ -430,7 +424,7 @@ static int on_message(struct xfer *x, struct recv_state *r)
  * carries the newer count. */
 static int give_credit(struct xfer *x, struct recv_state *r)
 {
-	int rc = xfer_post_slot_recvs(x, &r->recvs);
+	int rc = x->ops->recv_refill ? x->ops->recv_refill(x) : 0;
 
 	if (rc || r->credit_sent == x->done || r->sends_out >= r->sq_cap)
 		return rc;
@@ -444,13 +438,14 @@ static int give_credit(struct xfer *x, struct recv_state *r)
 }
 
 /*
- * In a worker. With --op write the slot stays remotely writable: hashing
- * it and then writing it could hash one version and write another. Copy
- * it out once; what is hashed is then exactly what is written, and the
- * slot can be credited before the hash and the disk write. With --op
- * read and send nothing remote can write into our ring (only our own
- * Reads, and receives we post once a slot is credited): hash and write
- * straight from the slot, which is credited once written.
+ * In a worker. When the op lets the peer write into the slot (--op
+ * write), it stays remotely writable: hashing it and then writing it
+ * could hash one version and write another. Copy it out once; what is
+ * hashed is then exactly what is written, and the slot can be credited
+ * before the hash and the disk write. Otherwise (--op read and send)
+ * nothing remote can write into our ring (only our own Reads, and
+ * receives we post once a slot is credited): hash and write straight
+ * from the slot, which is credited once written.
  */
 static void chunk_job(struct rp_job *j, void *scratch)
 {
@@ -491,7 +486,7 @@ static void submit_chunk(struct xfer *x, struct recv_state *r, size_t off,
 	l->job.run = chunk_job;
 	l->pool = x->pool;
 	l->slot = x->ring + off;
-	l->copy = x->op == RP_OP_WRITE;
+	l->copy = x->ops->recv_copies;
 	atomic_store_explicit(&l->state, CHUNK_QUEUED, memory_order_relaxed);
 	rp_pool_submit(x->pool, &l->job);
 }
@@ -652,8 +647,8 @@ static int land_chunk(struct xfer *x, struct recv_state *r, uint32_t imm,
  * goes on QP n % qps, in order there). Land it, and those that came
  * early behind it, in the session's order. Within credit, no two wait.
  */
-static int arrive(struct xfer *x, struct recv_state *r, uint64_t n,
-		  uint32_t imm, uint32_t len)
+int rp_op_recv_arrive(struct xfer *x, struct recv_state *r, uint64_t n,
+		      uint32_t imm, uint32_t len)
 {
 	int rc = 0;
 
@@ -669,83 +664,20 @@ static int arrive(struct xfer *x, struct recv_state *r, uint64_t n,
 	return rc;
 }
 
-/*
- * --op read: the sender says its next chunk on this QP is in its slot,
- * imm = its length and RP_IMM_END; read it, on the same QP, into the
- * same slot of ours. The chunk's record keeps imm until the Read
- * completes, when the chunk arrives as a Write's would. That record is
- * free: announcements stay within window of the credit, and the credit
- * within window of the records folded.
- */
-static int on_announce(struct xfer *x, struct recv_state *r,
-		       const struct rp_wc *wc)
+uint64_t rp_op_recv_next_on(struct recv_state *r, uint32_t qp)
 {
-	uint32_t len = wc->imm & ~RP_IMM_END;
-	uint64_t n = rp_order_next_on(&r->order, wc->qp);
-	size_t off = xfer_slot_off(x, n);
-	int rc;
-
-	if (wc->byte_len || len > x->chunk || n >= x->done + x->window) {
-		RP_ERR("chunk announcement from %s out of bounds: %u bytes "
-		       "(chunk %u), chunk #%" PRIu64 ", %" PRIu64
-		       " credited", x->peer, len, x->chunk, n, x->done);
-		return RP_EPROTO;
-	}
-	rc = rp_verbs_post_recv(x->v, wc->qp, wc->wr_id);
-	if (!rc)
-		rc = rp_verbs_post_read(x->v, wc->qp, n, off, len,
-					r->src.addr + off, r->src.rkey);
-	if (rc)
-		return rc;
-	r->rec[n % r->nrec].announce = wc->imm;
-	return 0;
+	return rp_order_next_on(&r->order, qp);
 }
 
-/* A Read done: wr_id is its chunk's number. */
-static int land_read(struct xfer *x, struct recv_state *r,
-		     const struct rp_wc *wc)
-{
-	uint32_t imm = r->rec[wc->wr_id % r->nrec].announce;
-
-	return arrive(x, r, wc->wr_id, (imm & RP_IMM_END) |
-		      ((uint32_t)wc->wr_id & RP_IMM_SEQ), imm & ~RP_IMM_END);
-}
-
+/* Our credit Sends complete here; everything else is the op's. */
 static int handle_wc(struct xfer *x, struct recv_state *r,
 		     const struct rp_wc *wc)
 {
-	int rc;
-
-	switch (wc->op) {
-	case RP_WC_RECV_WRITE_IMM:
-		if (x->op != RP_OP_WRITE)
-			break;
-		rc = rp_verbs_post_recv(x->v, wc->qp, wc->wr_id);
-		return rc ? rc : arrive(x, r, rp_order_next_on(&r->order,
-							       wc->qp),
-					wc->imm, wc->byte_len);
-	case RP_WC_RECV_SEND_IMM:
-		if (x->op == RP_OP_READ)
-			return on_announce(x, r, wc);
-		if (x->op == RP_OP_SEND)
-			return arrive(x, r, rp_order_next_on(&r->order,
-							     wc->qp),
-				      wc->imm, wc->byte_len);
-		break;
-	case RP_WC_READ:
-		if (x->op == RP_OP_READ)
-			return land_read(x, r, wc);
-		break;
-	case RP_WC_SEND:
+	if (wc->op == RP_WC_SEND) {
 		r->sends_out--;
 		return give_credit(x, r);
-	default:
-		break;
 	}
-	RP_ERR("unexpected completion %s in a session of --op %s: %s does "
-	       "not follow the protocol", rp_wc_op_name(wc->op),
-	       rp_proto_op_name(x->op), x->peer);
-	return RP_EPROTO;
+	return x->ops->recv_wc(x, r, wc);
 }
 
 /* The control channel has something we can take now: a FILE or FIN

@@ -78,7 +78,6 @@ struct cur_src {
 
 struct send_state {
 	struct rp_walk *walk;
-	struct rp_mr mr;
 	uint64_t posted;	/* writes posted, in the whole session */
 	uint64_t queued;	/* chunks queued to be read (>= posted) */
 	struct readout *rd;	/* window records, one per ring slot */
@@ -412,31 +411,6 @@ static void read_failed(struct xfer *x, struct send_state *s,
 }
 
 /*
- * Chunk seq, len bytes in our slot off, to the receiver's slot of the
- * same number: an RDMA Write there, a Send into the receive it posted
- * there, or (--op read) a zero-length Send telling it to Read the chunk,
- * with the length in the immediate, since it must know how much to read.
- */
-static int post_data(struct xfer *x, struct send_state *s, uint64_t seq,
-		     size_t off, uint32_t len, bool last)
-{
-	uint32_t end = last ? RP_IMM_END : 0;
-	uint32_t imm = (uint32_t)(seq & RP_IMM_SEQ) | end;
-	uint32_t qp = xfer_chunk_qp(x, seq);
-
-	switch (x->op) {
-	case RP_OP_READ:
-		return rp_verbs_post_send_imm(x->v, qp, seq, len | end);
-	case RP_OP_SEND:
-		return rp_verbs_post_send_data(x->v, qp, seq, off, len, imm);
-	default:
-		return rp_verbs_post_write_imm(x->v, qp, seq, off, len,
-					       s->mr.addr + off, s->mr.rkey,
-					       imm);
-	}
-}
-
-/*
  * Post a read chunk from its slot; the last one carries RP_IMM_END. A
  * source that fails mid-way still ends on the wire (an empty last
  * chunk), so the receiver can drop it and go on.
@@ -463,7 +437,8 @@ static int post_chunk(struct xfer *x, struct send_state *s,
 	}
 	if (!seq)
 		xfer_data_seen(x);	/* the end: the last chunk's credit */
-	rc = post_data(x, s, seq, off, len, last);
+	/* To the receiver's slot of the same number, as the op moves it. */
+	rc = x->ops->send_chunk(x, seq, off, len, last);
 	if (rc)
 		return rc;
 	atomic_store_explicit(&r->state, READ_FREE, memory_order_relaxed);
@@ -587,15 +562,13 @@ static int handle_wc(struct xfer *x, struct send_state *s,
 {
 	uint32_t delta;
 
-	switch (wc->op) {
-	case RP_WC_WRITE:
-	case RP_WC_SEND:
-		/* A chunk's Write or Send (or, --op read, its
-		 * announcement) is done; its slot waits for credit. */
-		if ((wc->op == RP_WC_WRITE) != (x->op == RP_OP_WRITE))
-			break;
+	/* A chunk's Write or Send (or, --op read, its announcement) is
+	 * done; its slot waits for credit. */
+	if (wc->op == x->ops->sent_wc) {
 		s->written++;
 		return 0;
+	}
+	switch (wc->op) {
 	case RP_WC_RECV_SEND_IMM:
 		/* Cumulative credit, modulo 2^32. */
 		delta = wc->imm - (uint32_t)x->done;
@@ -611,13 +584,8 @@ static int handle_wc(struct xfer *x, struct send_state *s,
 			x->data_end = rp_now();
 		return rp_verbs_post_recv(x->v, wc->qp, wc->wr_id);
 	default:
-		break;
+		return rp_op_unexpected_wc(x, wc);
 	}
-	/* A Write into us, or a Read completion: we never asked for one. */
-	RP_ERR("unexpected completion %s in a session of --op %s: %s does "
-	       "not follow the protocol", rp_wc_op_name(wc->op),
-	       rp_proto_op_name(x->op), x->peer);
-	return RP_EPROTO;
 }
 
 static void trace_milestone(const struct send_state *s, uint64_t done,
@@ -645,24 +613,14 @@ static int handle_wcs(struct xfer *x, struct send_state *s,
 	return 0;
 }
 
-static void trace_data_path(const struct xfer *x)
+void rp_op_trace_into_slot(const struct xfer *x, const char *how)
 {
-	if (x->op == RP_OP_READ)
-		RP_EV("data", "data.path", "chunk n waits in slot n % {window} "
-		      "of our ring; a zero-length Send with imm = its length "
-		      "(+ {imm_end} on a file's last chunk) tells the "
-		      "receiver to RDMA-Read it into the same slot of its ring",
-		      EV_U("window", x->window), EV_X("imm_end", RP_IMM_END, 8),
-		      EV_S("op", rp_proto_op_name(x->op)));
-	else
-		RP_EV("data", "data.path", "each chunk is {how} into slot n % "
-		      "{window} of the receiver's ring; imm = n (the chunk's "
-		      "number in the session), + {imm_end} on a file's last "
-		      "chunk", EV_S("how", x->op == RP_OP_SEND ? "a Send with "
-				    "immediate, landing in the receive it "
-				    "posted" : "an RDMA Write with immediate"),
-		      EV_U("window", x->window), EV_X("imm_end", RP_IMM_END, 8),
-		      EV_S("op", rp_proto_op_name(x->op)));
+	RP_EV("data", "data.path", "each chunk is {how} into slot n % "
+	      "{window} of the receiver's ring; imm = n (the chunk's "
+	      "number in the session), + {imm_end} on a file's last "
+	      "chunk", EV_S("how", how), EV_U("window", x->window),
+	      EV_X("imm_end", RP_IMM_END, 8),
+	      EV_S("op", rp_proto_op_name(x->op)));
 }
 
 /* Every entry out, every answer in: until the receiver's ACK. */
@@ -673,7 +631,7 @@ static int session_loop(struct xfer *x, struct send_state *s)
 	int rc = 0;
 
 	rp_progress_start(&s->prog, x->size);
-	trace_data_path(x);
+	x->ops->trace_path(x);
 	x->ch.batch = true;
 	while (!rc && !s->acked) {
 		rc = pump(x, s);
@@ -718,8 +676,10 @@ static void choose_shape(struct xfer *x, uint64_t files)
 static int prepare(struct xfer *x, struct send_state *s)
 {
 	uint64_t files;
-	int rc;
+	int rc = rp_op_set(x, x->o->op);
 
+	if (rc)
+		return rc;
 	if (x->o->psk_file) {
 		rc = rp_auth_load(x->o->psk_file, s->psk);
 		if (rc)
@@ -750,19 +710,19 @@ static int handshake(struct xfer *x, struct send_state *s)
 	if (!rc)
 		rc = send_hello(x);
 	if (!rc)
-		rc = send_take_mr(x, &s->mr);
+		rc = send_take_mr(x);
 	if (rc)
 		return rc;
 	xfer_phase(x, RP_PHASE_SETUP);
-	/* Our ring's rkey goes out only with --op read, for the receiver
-	 * to read it; otherwise the ring is local-only. */
+	/* Our ring's rkey goes out only when the op exposes it (--op
+	 * read, for the receiver to read it); otherwise it is local-only. */
 	rc = rp_verbs_reg_ring(x->v, (size_t)x->chunk * x->window,
 			       (void **)&x->ring, &rkey);
 	if (!rc)
 		rc = xfer_post_recvs(x, 0);	/* credits come on QP 0 */
 	if (!rc)
 		rc = rp_verbs_connect(x->v, x->remote, x->qps);
-	if (!rc && x->op == RP_OP_READ)
+	if (!rc && rp_op_exposes(x->ops->send_access))
 		rc = msg_send_mr(x, (uint64_t)(uintptr_t)x->ring, rkey);
 	if (!rc)
 		rc = rp_sys_calloc(&s->rd, x->window, sizeof(*s->rd),
@@ -790,7 +750,7 @@ static void init(struct xfer *x, struct send_state *s,
 		 const struct rp_config *o)
 {
 	*x = (struct xfer){
-		.o = o, .epfd = -1, .op = o->op, .chunk = o->chunk,
+		.o = o, .epfd = -1, .chunk = o->chunk,
 		.window = o->window, .qps = o->qps ? o->qps : 1,
 		.rep = { .role = "send" }, .start = rp_now(),
 	};

@@ -88,6 +88,7 @@ include/rdmapush.h                  commands  api
 
 src/session*.c                      session   session
 src/session_int.h                   session   session
+src/session_op.h                    session   session
 include/rdmapush/session.h          session   session
 src/admit.c                         session   admit
 include/rdmapush/admit.h            session   admit
