@@ -28,6 +28,7 @@
 #include "rdmapush/sys.h"
 #include "rdmapush/trace.h"
 #include "rdmapush/verbs.h"
+#include "session_op.h"
 
 /* Send-queue and receive-queue depths: one message is in flight each
  * way at a time; a little room keeps a late completion from blocking. */
@@ -43,12 +44,15 @@
  * write): our Writes' completions, and a failed one. */
 #define CQ_EVERY	16
 
+struct ping_way;
+
 struct ping {
 	const struct rp_config *o;
 	struct rp_chan ch;	/* the control connection */
 	const char *peer;
 	bool server;
 	uint8_t op;
+	const struct ping_way *way;	/* how op's round trips go */
 	uint32_t size;
 	uint32_t iters;
 	struct rp_verbs *v;
@@ -64,6 +68,34 @@ struct ping {
 	double deadline;	/* rp_now(): no progress after it */
 	uint32_t done;		/* round trips completed */
 };
+
+/*
+ * How a round trip goes, for each data op a ping supports, keyed by the
+ * push's descriptor (session_op.h). Ping keeps its own: its messages
+ * are not a push's chunks (a Write without immediate, spun on; an
+ * answer that goes back the same way).
+ */
+struct ping_way {
+	const struct rp_data_ops *desc;	/* the push's descriptor */
+	int (*arm)(struct ping *p);	/* receives posted ahead, or NULL */
+	int (*post)(struct ping *p, uint32_t i);	/* ours, of trip i */
+	int (*wait)(struct ping *p, uint32_t i);	/* the peer's */
+};
+
+/*
+ * Each side of a ping receives the other's messages, so it opens its
+ * buffer as a push's receiver opens its ring: writable by the peer with
+ * --op write. Then its MR carries the buffer's address and rkey.
+ */
+static unsigned int access_of(const struct ping *p)
+{
+	return p->way->desc->recv_access;
+}
+
+static bool exposed(const struct ping *p)
+{
+	return rp_op_exposes(access_of(p));
+}
 
 /* ---- control messages ---- */
 
@@ -132,8 +164,8 @@ static void stop_ctrl(struct ping *p, int rc)
 static int send_mr(struct ping *p, uint32_t rkey)
 {
 	struct rp_mr m = {
-		.addr = p->op == RP_OP_WRITE ? (uint64_t)(uintptr_t)p->ring : 0,
-		.rkey = p->op == RP_OP_WRITE ? rkey : 0,
+		.addr = exposed(p) ? (uint64_t)(uintptr_t)p->ring : 0,
+		.rkey = exposed(p) ? rkey : 0,
 		.len = p->size, .chunk = p->size, .window = 1, .qps = 1,
 	};
 
@@ -152,11 +184,11 @@ static int take_mr(struct ping *p, struct rp_mr *m, const char *what)
 		return rc;
 	*m = u.mr;
 	if (m->qps != 1 || m->chunk != p->size ||
-	    (p->op == RP_OP_WRITE && !m->rkey)) {
+	    (exposed(p) && !m->rkey)) {
 		RP_ERR("MR from %s does not fit the ping: %u QPs, %u bytes, "
 		       "rkey 0x%x; want 1 QP of %u bytes%s", p->peer, m->qps,
 		       m->chunk, m->rkey, p->size,
-		       p->op == RP_OP_WRITE ? " and an rkey" : "");
+		       exposed(p) ? " and an rkey" : "");
 		return RP_EPROTO;
 	}
 	p->raddr = m->addr;
@@ -173,8 +205,7 @@ static int open_verbs(struct ping *p, uint32_t *rkey)
 	struct rp_verbs_cfg cfg = {
 		.dev_name = p->o->dev, .ib_port = p->o->ib_port,
 		.gid_index = p->o->gid_index, .receiver = p->server,
-		.access = RP_ACCESS_LOCAL_WRITE |
-			  (p->op == RP_OP_WRITE ? RP_ACCESS_REMOTE_WRITE : 0),
+		.access = access_of(p),
 		.rd_atomic = 1, .max_send_wr = SQ_DEPTH,
 		.max_recv_wr = RQ_DEPTH, .qps = 1,
 	};
@@ -198,9 +229,8 @@ static int open_verbs(struct ping *p, uint32_t *rkey)
 	memset(p->ring, 0, 2 * p->stride);
 	for (uint32_t i = 0; i < p->size; i++)
 		p->ring[p->stride + i] = (uint8_t)(i * 7 + 1);
-	for (uint32_t i = 0; !rc && p->op == RP_OP_SEND && i < RECVS_AHEAD;
-	     i++)
-		rc = rp_verbs_post_recv_buf(p->v, 0, i, 0, p->size);
+	if (p->way->arm)
+		rc = p->way->arm(p);
 	return rc;
 }
 
@@ -274,6 +304,16 @@ static int sq_room(struct ping *p)
 			return rc;
 	}
 	return 0;
+}
+
+/* --op send: receives posted ahead, so the next is always there. */
+static int recvs_ahead(struct ping *p)
+{
+	int rc = 0;
+
+	for (uint32_t i = 0; !rc && i < RECVS_AHEAD; i++)
+		rc = rp_verbs_post_recv_buf(p->v, 0, i, 0, p->size);
+	return rc;
 }
 
 /* --op send: until the receive of round trip i completes. */
@@ -352,6 +392,22 @@ static int post_write(struct ping *p, uint32_t i)
 	return rc;
 }
 
+static const struct ping_way ways[] = {
+	{ &rp_data_op_send, recvs_ahead, post_send, wait_recv },
+	{ &rp_data_op_write, NULL, post_write, wait_tag },
+};
+
+/* How a ping by op goes, or NULL: not an op a ping supports. */
+static const struct ping_way *way_of(uint8_t op)
+{
+	const struct rp_data_ops *d = rp_data_op_get(op);
+
+	for (size_t i = 0; d && i < sizeof(ways) / sizeof(ways[0]); i++)
+		if (ways[i].desc == d)
+			return &ways[i];
+	return NULL;
+}
+
 /* The client's round trip i, timed into *us. */
 static int client_trip(struct ping *p, uint32_t i, double *us)
 {
@@ -359,15 +415,9 @@ static int client_trip(struct ping *p, uint32_t i, double *us)
 	int rc;
 
 	p->deadline = t0 + (double)p->o->timeout;
-	if (p->op == RP_OP_WRITE) {
-		rc = post_write(p, i);
-		if (!rc)
-			rc = wait_tag(p, i);
-	} else {
-		rc = post_send(p, i);
-		if (!rc)
-			rc = wait_recv(p, i);
-	}
+	rc = p->way->post(p, i);
+	if (!rc)
+		rc = p->way->wait(p, i);
 	*us = (rp_now() - t0) * 1e6;
 	return rc;
 }
@@ -378,15 +428,9 @@ static int server_trip(struct ping *p, uint32_t i)
 	int rc;
 
 	p->deadline = rp_now() + (double)p->o->timeout;
-	if (p->op == RP_OP_WRITE) {
-		rc = wait_tag(p, i);
-		if (!rc)
-			rc = post_write(p, i);
-	} else {
-		rc = wait_recv(p, i);
-		if (!rc)
-			rc = post_send(p, i);
-	}
+	rc = p->way->wait(p, i);
+	if (!rc)
+		rc = p->way->post(p, i);
 	return rc;
 }
 
@@ -443,7 +487,7 @@ static int client_run(struct ping *p, double *rtt)
 		rc = take_mr(p, &mr, "MR");
 	if (!rc)
 		rc = rp_verbs_connect(p->v, &mr.qp, 1);
-	if (!rc && p->op == RP_OP_WRITE)
+	if (!rc && exposed(p))
 		rc = send_mr(p, rkey);
 	for (uint32_t i = 0; !rc && i < p->iters; i++) {
 		rc = client_trip(p, i, &rtt[i]);
@@ -460,7 +504,8 @@ int rp_ping_client_fd(const struct rp_config *o, int fd, const char *peer,
 {
 	struct ping p = {
 		.o = o, .peer = peer, .op = o->ping_op,
-		.size = o->ping_size, .iters = o->ping_iters,
+		.way = way_of(o->ping_op), .size = o->ping_size,
+		.iters = o->ping_iters,
 	};
 	uint8_t key[RP_PSK_LEN];
 	double *rtt = NULL;
@@ -479,6 +524,11 @@ int rp_ping_client_fd(const struct rp_config *o, int fd, const char *peer,
 	if (!rc)
 		rc = rp_sys_calloc(&rtt, p.iters ? p.iters : 1, sizeof(*rtt),
 				   "round-trip times");
+	if (!rc && !p.way) {
+		RP_ERR("a ping cannot move its messages by --op %s",
+		       rp_proto_op_name(p.op));
+		rc = RP_EINTERNAL;
+	}
 	if (!rc)
 		rc = client_run(&p, rtt);
 	stop_ctrl(&p, rc);
@@ -531,7 +581,7 @@ static int server_hello(struct ping *p, struct rp_hello *h)
 		       "refusing", p->peer);
 		return RP_ENOTPUSH;
 	}
-	if ((h->op != RP_OP_SEND && h->op != RP_OP_WRITE) || h->qps != 1 ||
+	if (!way_of(h->op) || h->qps != 1 ||
 	    h->total < 1 || h->total > RP_PING_MAX_ITERS ||
 	    h->chunk > RP_PING_MAX_SIZE) {
 		RP_ERR("%s asks for a ping outside our limits: op %s, %u QPs, "
@@ -544,6 +594,7 @@ static int server_hello(struct ping *p, struct rp_hello *h)
 	/* Past its handshake: --timeout from here. */
 	p->ch.handshake_end = 0;
 	p->op = h->op;
+	p->way = way_of(h->op);
 	p->size = h->chunk;
 	p->iters = (uint32_t)h->total;
 	return 0;
@@ -572,7 +623,7 @@ static int server_run(struct ping *p)
 		rc = rp_verbs_connect(p->v, &h.qp, 1);
 	if (!rc)
 		rc = send_mr(p, rkey);
-	if (!rc && p->op == RP_OP_WRITE)
+	if (!rc && exposed(p))
 		rc = take_mr(p, &mr, "MR (the client's buffer)");
 	for (uint32_t i = 0; !rc && i < p->iters; i++) {
 		rc = server_trip(p, i);
