@@ -57,6 +57,13 @@ import tempfile
 
 MAX_LINES = 900
 
+# Where the data ops may be named (rule op): the op files and their
+# table, option parsing, the op-name table, and the public API's
+# static assertion that its enum matches the wire's.
+OP_FILES = ["src/session_op*.c", "src/opts*.c", "src/proto_status.c",
+            "src/api.c"]
+OP_RE = re.compile(r"\bRP_OP_(WRITE|READ|SEND)\b")
+
 LAYERS = ["base", "services", "session", "commands", "cli"]  # bottom first
 RANK = {name: i for i, name in enumerate(LAYERS)}
 
@@ -303,6 +310,27 @@ class Checker:
         print("layout: rule unplaced: every file in a layer (%d files, "
               "%s)" % (len(files), self.counts(n, "unplaced")))
 
+    def rule_op(self, files):
+        """The data op lives in its files: RP_OP_WRITE/READ/SEND are named
+        only by the op files, the ops table, option parsing, the name
+        table and the API's static assertion (OP_FILES)."""
+        n = bad = 0
+        for rel in files:
+            if not rel.startswith("src/") or not rel.endswith(".c"):
+                continue
+            if any(fnmatch.fnmatchcase(rel, g) for g in OP_FILES):
+                continue
+            n += 1
+            for num, line in self.lines(rel):
+                m = OP_RE.search(line)
+                if m:
+                    bad += self.fail(("op", rel, m.group(0)),
+                                     "%s:%d names %s: a data op's code "
+                                     "belongs in src/session_op_*.c"
+                                     % (rel, num, m.group(0)))
+        print("layout: rule op: RP_OP_* only in the op files (%d other "
+              "files checked, %s)" % (n, self.counts(bad, "bad")))
+
     def rule_verbs_h(self, files):
         n = bad = 0
         for rel in files:
@@ -496,6 +524,7 @@ class Checker:
             return 99
         self.rule_unplaced(files)
         self.rule_verbs_h(files)
+        self.rule_op(files)
         self.rule_includes(files)
         checked_calls = self.rule_calls()
         self.rule_lines(files)
@@ -571,6 +600,9 @@ def selftest(top, allow_file):
           ("src/proto_status.c", '\n#include "rdmapush/ctrl.h"\n'), 1,
           [r"^layout: FAIL include cycle between modules [a-z, ]*channel, codec[a-z, ]*: "
            r".*src/proto_status\.c:\d+"])
+    check("a data op named outside its files fails",
+          ("src/session_send.c", "\nint zz = RP_OP_READ;\n"), 1,
+          [r"^layout: FAIL src/session_send\.c:\d+ names RP_OP_READ"])
     check("a file in no layer fails",
           ("src/zz_planted.c", "/* planted */\n"), 1,
           [r"^layout: FAIL src/zz_planted\.c: in no layer"])
