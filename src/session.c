@@ -62,40 +62,40 @@ const char *rp_phase_name(enum rp_phase p)
 	return (unsigned int)p < RP_PHASE_MAX ? names[p] : "?";
 }
 
-void xfer_phase(struct xfer *x, enum rp_phase p)
+void rp_xfer_phase(struct xfer *x, enum rp_phase p)
 {
 	x->phase = p;
 	RP_EV("session", "phase", "phase {phase}",
 	      EV_S("phase", rp_phase_name(p)));
 }
 
-int xfer_start(struct xfer *x, bool sender)
+int rp_xfer_start(struct xfer *x, bool sender)
 {
 	int rc;
 
 	rp_ctrl_tune(x->ch.fd, x->o->timeout);
 	if (x->ch.psk) {
-		xfer_phase(x, RP_PHASE_AUTH);
+		rp_xfer_phase(x, RP_PHASE_AUTH);
 		rc = sender ? rp_chan_auth_sender(&x->ch) :
 			      rp_chan_auth_receiver(&x->ch);
 		if (rc)
 			return rc;
 	}
-	xfer_phase(x, RP_PHASE_HELLO);
+	rp_xfer_phase(x, RP_PHASE_HELLO);
 	return 0;
 }
 
-double xfer_deadline(const struct xfer *x)
+double rp_xfer_deadline(const struct xfer *x)
 {
 	return rp_chan_deadline(&x->ch);
 }
 
-int xfer_flush(struct xfer *x)
+int rp_xfer_flush(struct xfer *x)
 {
 	return rp_chan_flush(&x->ch);
 }
 
-int msg_recv(struct xfer *x, uint32_t want, union rp_msg *m,
+int rp_xfer_recv(struct xfer *x, uint32_t want, union rp_msg *m,
 	     const char *phase)
 {
 	/* A signal that landed outside a wait must stop us too. */
@@ -104,7 +104,7 @@ int msg_recv(struct xfer *x, uint32_t want, union rp_msg *m,
 	return rp_chan_recv(&x->ch, want, m, phase);
 }
 
-int msg_send_mr(struct xfer *x, uint64_t addr, uint32_t rkey)
+int rp_xfer_send_mr(struct xfer *x, uint64_t addr, uint32_t rkey)
 {
 	struct rp_mr mr = {
 		.addr = addr,
@@ -114,11 +114,11 @@ int msg_send_mr(struct xfer *x, uint64_t addr, uint32_t rkey)
 		.window = x->window,
 	};
 
-	xfer_put_local(x, &mr.qp, mr.more, &mr.qps);
+	rp_xfer_put_local(x, &mr.qp, mr.more, &mr.qps);
 	return rp_chan_send(&x->ch, RP_MSG_MR, &mr);
 }
 
-int msg_send_fack(struct xfer *x, uint32_t id, int err, uint64_t bytes)
+int rp_xfer_send_fack(struct xfer *x, uint32_t id, int err, uint64_t bytes)
 {
 	struct rp_result res = {
 		.id = id, .status = rp_proto_status_from_err(err),
@@ -141,7 +141,7 @@ static int watch_fd(const struct xfer *x, bool watch)
 	return watch ? x->epfd : rp_pool_fd(x->pool);
 }
 
-bool xfer_ctrl_ready(const struct xfer *x)
+bool rp_xfer_ctrl_ready(const struct xfer *x)
 {
 	struct pollfd pfd = { .fd = x->ch.fd, .events = POLLIN };
 
@@ -163,7 +163,7 @@ static int watch_add(int epfd, int fd, const char *what)
 	return -e;
 }
 
-int xfer_start_pool(struct xfer *x, size_t scratch)
+int rp_xfer_start_pool(struct xfer *x, size_t scratch)
 {
 	int rc = rp_pool_new(&x->pool, rp_config_threads(x->o), scratch);
 
@@ -182,9 +182,9 @@ int xfer_start_pool(struct xfer *x, size_t scratch)
 	return rc;
 }
 
-int xfer_pool_wait(struct xfer *x, const char *what)
+int rp_xfer_pool_wait(struct xfer *x, const char *what)
 {
-	int rc = rp_pool_wait(x->pool, xfer_deadline(x));
+	int rc = rp_pool_wait(x->pool, rp_xfer_deadline(x));
 
 	if (rc == RP_EINTERRUPTED && !rp_session_stop)
 		rc = 0;		/* another signal: look again */
@@ -197,7 +197,7 @@ int xfer_pool_wait(struct xfer *x, const char *what)
 	return rc;
 }
 
-void xfer_stop_pool(struct xfer *x)
+void rp_xfer_stop_pool(struct xfer *x)
 {
 	rp_pool_free(x->pool);
 	x->pool = NULL;
@@ -206,7 +206,7 @@ void xfer_stop_pool(struct xfer *x)
 	x->epfd = -1;
 }
 
-int xfer_next(struct xfer *x, struct rp_wc *wc, int max, double deadline,
+int rp_xfer_next(struct xfer *x, struct rp_wc *wc, int max, double deadline,
 	      bool watch)
 {
 	int rc;
@@ -215,7 +215,7 @@ int xfer_next(struct xfer *x, struct rp_wc *wc, int max, double deadline,
 	if (rp_session_stop)
 		return RP_EINTERRUPTED;
 	/* What we queued goes before we wait: the peer may wait for it. */
-	rc = xfer_flush(x);
+	rc = rp_xfer_flush(x);
 	if (rc)
 		return rc;
 	/* Read ahead already: the fd will not say so. */
@@ -265,7 +265,7 @@ int rp_op_unexpected_wc(const struct xfer *x, const struct rp_wc *wc)
 	return RP_EPROTO;
 }
 
-int xfer_open_verbs(struct xfer *x, bool receiver)
+int rp_xfer_open_verbs(struct xfer *x, bool receiver)
 {
 	struct sockaddr_storage ss;
 	socklen_t sl;
@@ -279,8 +279,8 @@ int xfer_open_verbs(struct xfer *x, bool receiver)
 			  x->ops->send_access,
 		/* A window of chunks read at once, when reading. */
 		.rd_atomic = x->ops->reads ? x->window : 1,
-		.max_send_wr = xfer_queue_depth(x),
-		.max_recv_wr = xfer_queue_depth(x),
+		.max_send_wr = rp_xfer_queue_depth(x),
+		.max_recv_wr = rp_xfer_queue_depth(x),
 		.qps = x->qps,
 	};
 	int rc = rp_ctrl_local_addr(x->ch.fd, &ss, &sl);
@@ -295,11 +295,11 @@ int xfer_open_verbs(struct xfer *x, bool receiver)
 		return rc;
 	for (uint32_t i = 0; i < x->qps; i++)
 		rp_verbs_local(x->v, i, &x->local[i]);
-	xfer_report_verbs(x);
+	rp_xfer_report_verbs(x);
 	return 0;
 }
 
-uint32_t xfer_queue_depth(const struct xfer *x)
+uint32_t rp_xfer_queue_depth(const struct xfer *x)
 {
 	/* window writes (or receives) in flight; credits are cumulative, so
 	 * the credit Sends need no more than that either. A Read session's
@@ -307,7 +307,7 @@ uint32_t xfer_queue_depth(const struct xfer *x)
 	return x->window + 1 + (x->ops->reads ? x->window : 0);
 }
 
-void xfer_report_verbs(struct xfer *x)
+void rp_xfer_report_verbs(struct xfer *x)
 {
 	x->rep.local_qpn = x->local[0].qpn;
 	x->rep.remote_qpn = x->remote[0].qpn;
@@ -316,7 +316,7 @@ void xfer_report_verbs(struct xfer *x)
 	x->rep.gid_index = rp_verbs_gid_index(x->v);
 }
 
-void xfer_entry(struct xfer *x, struct rp_tally *t, const char *path,
+void rp_xfer_entry(struct xfer *x, struct rp_tally *t, const char *path,
 		uint64_t bytes, int rc, const char *skipped)
 {
 	if (skipped) {
@@ -344,10 +344,10 @@ void rp_session_progress(struct xfer *x, uint64_t done)
 		x->o->hooks->progress(x->o->hooks->ctx, done, x->size);
 }
 
-void xfer_report(struct xfer *x, int rc, struct rp_outcome *out)
+void rp_xfer_report(struct xfer *x, int rc, struct rp_outcome *out)
 {
 	if (!rc)
-		xfer_phase(x, RP_PHASE_DONE);
+		rp_xfer_phase(x, RP_PHASE_DONE);
 	if (out) {
 		out->phase = x->phase;
 		out->done = x->done;
@@ -379,9 +379,9 @@ void xfer_report(struct xfer *x, int rc, struct rp_outcome *out)
 		rp_report_json(stdout, &x->rep);
 }
 
-void xfer_release(struct xfer *x)
+void rp_xfer_release(struct xfer *x)
 {
-	xfer_stop_pool(x);
+	rp_xfer_stop_pool(x);
 	rp_verbs_close(x->v);
 	x->v = NULL;
 	x->ring = NULL;

@@ -15,10 +15,10 @@
 #include "rdmapush/trace.h"
 #include "session_int.h"
 
-int recv_hello(struct xfer *x, struct rp_hello *h)
+int rp_recv_hello(struct xfer *x, struct rp_hello *h)
 {
 	union rp_msg m;
-	int rc = msg_recv(x, rp_msg_expect(RP_SIDE_SENDER, RP_STAGE_HELLO), &m,
+	int rc = rp_xfer_recv(x, rp_msg_expect(RP_SIDE_SENDER, RP_STAGE_HELLO), &m,
 			  "HELLO");
 
 	rc = rp_chan_unkeyed(&x->ch, rc, "receiver");
@@ -42,7 +42,7 @@ static uint32_t min_u32(uint32_t a, uint32_t b)
 
 /* Agree chunk and window: never more than asked, within our caps, and no
  * more ring than the session needs. */
-int recv_agree_shape(struct xfer *x, const struct rp_hello *h)
+int rp_recv_agree_shape(struct xfer *x, const struct rp_hello *h)
 {
 	uint64_t need;
 
@@ -76,7 +76,7 @@ int recv_agree_shape(struct xfer *x, const struct rp_hello *h)
 
 /* A window of them: never more chunks, announcements or credits are in
  * flight, and each completion posts its receive again. */
-int xfer_post_recvs(struct xfer *x, uint32_t qp)
+int rp_xfer_post_recvs(struct xfer *x, uint32_t qp)
 {
 	int rc = 0;
 
@@ -90,17 +90,17 @@ int rp_op_arm_zero_recvs(struct xfer *x)
 	int rc = 0;
 
 	for (uint32_t q = 0; !rc && q < x->qps; q++)
-		rc = xfer_post_recvs(x, q);
+		rc = rp_xfer_post_recvs(x, q);
 	return rc;
 }
 
 /* When the peer Sends into our receives, or we Read its ring, nothing
  * of ours is exposed: nothing for a peer to use in our answer. */
-int recv_send_mr(struct xfer *x, uint32_t rkey)
+int rp_recv_send_mr(struct xfer *x, uint32_t rkey)
 {
 	if (!rp_op_exposes(x->ops->recv_access))
-		return msg_send_mr(x, 0, 0);
-	return msg_send_mr(x, (uint64_t)(uintptr_t)x->ring, rkey);
+		return rp_xfer_send_mr(x, 0, 0);
+	return rp_xfer_send_mr(x, (uint64_t)(uintptr_t)x->ring, rkey);
 }
 
 /* The sender's MR names the QPs its HELLO did, in the same order. */
@@ -120,10 +120,10 @@ static bool same_qps(const struct xfer *x, const struct rp_mr *mr)
  * shape we agreed: we reach into chunk-sized slots of it, so a
  * different shape would have us read what is not there.
  */
-int recv_sender_mr(struct xfer *x)
+int rp_recv_sender_mr(struct xfer *x)
 {
 	union rp_msg m;
-	int rc = msg_recv(x, rp_msg_expect(RP_SIDE_SENDER, RP_STAGE_SETUP), &m,
+	int rc = rp_xfer_recv(x, rp_msg_expect(RP_SIDE_SENDER, RP_STAGE_SETUP), &m,
 			  "MR (the sender's ring)");
 
 	if (rc)
@@ -144,7 +144,7 @@ int recv_sender_mr(struct xfer *x)
 
 /* ---- the sender's side ---- */
 
-int send_hello(struct xfer *x)
+int rp_send_hello(struct xfer *x)
 {
 	struct rp_hello h = {
 		.total = x->size,
@@ -154,17 +154,17 @@ int send_hello(struct xfer *x)
 		.op = x->op,
 	};
 
-	xfer_put_local(x, &h.qp, h.more, &h.qps);
+	rp_xfer_put_local(x, &h.qp, h.more, &h.qps);
 	return rp_chan_send(&x->ch, RP_MSG_HELLO, &h);
 }
 
 /* The receiver may shrink chunk and window, never grow them. Its ring's
  * address and rkey are 0 unless the op exposes it (--op write). */
-int send_take_mr(struct xfer *x)
+int rp_send_take_mr(struct xfer *x)
 {
 	union rp_msg m;
 	const struct rp_mr *mr = &m.mr;
-	int rc = msg_recv(x, rp_msg_expect(RP_SIDE_RECEIVER, RP_STAGE_HELLO),
+	int rc = rp_xfer_recv(x, rp_msg_expect(RP_SIDE_RECEIVER, RP_STAGE_HELLO),
 			  &m, "MR (the receiver's answer)");
 
 	if (rc)
@@ -181,12 +181,12 @@ int send_take_mr(struct xfer *x)
 	x->ost.raddr = mr->addr;
 	x->ost.rkey = mr->rkey;
 	rp_fileio_dio_init(&x->dio, x->o->direct, x->chunk);
-	return xfer_take_remote(x, &mr->qp, mr->more, mr->qps, "MR");
+	return rp_xfer_take_remote(x, &mr->qp, mr->more, mr->qps, "MR");
 }
 
 /* ---- both sides: the QPs in HELLO and MR (version 6) ---- */
 
-int xfer_take_remote(struct xfer *x, const struct rp_qp_addr *qp0,
+int rp_xfer_take_remote(struct xfer *x, const struct rp_qp_addr *qp0,
 		     const struct rp_qp_more *more, uint32_t qps,
 		     const char *what)
 {
@@ -215,7 +215,7 @@ int xfer_take_remote(struct xfer *x, const struct rp_qp_addr *qp0,
 	return 0;
 }
 
-void xfer_put_local(const struct xfer *x, struct rp_qp_addr *qp0,
+void rp_xfer_put_local(const struct xfer *x, struct rp_qp_addr *qp0,
 		    struct rp_qp_more *more, uint8_t *qps)
 {
 	*qp0 = x->local[0];

@@ -125,9 +125,9 @@ bool rp_order_take(struct rp_order *o, uint64_t n, uint32_t *imm,
 		   uint32_t *len);
 
 /* rp_chan_deadline(): --timeout from now, or the handshake's deadline. */
-double xfer_deadline(const struct xfer *x);
+double rp_xfer_deadline(const struct xfer *x);
 /* rp_chan_flush(): send what was queued (x->ch.batch). */
-int xfer_flush(struct xfer *x);
+int rp_xfer_flush(struct xfer *x);
 /* The session's data op: x->op and x->ops. 0, or RP_EINTERNAL
  * (reported) for an op without a descriptor. */
 int rp_op_set(struct xfer *x, uint8_t op);
@@ -136,74 +136,75 @@ int rp_op_set(struct xfer *x, uint8_t op);
  * address, and create the QP (INIT), with the access x->ops gives this
  * side (receiver or not) for the QP and, later, the ring.
  */
-int xfer_open_verbs(struct xfer *x, bool receiver);
+int rp_xfer_open_verbs(struct xfer *x, bool receiver);
 /* Send and receive queue depth for the agreed window. */
-uint32_t xfer_queue_depth(const struct xfer *x);
+uint32_t rp_xfer_queue_depth(const struct xfer *x);
 /* Fill the report's RDMA fields from the open verbs context. */
-void xfer_report_verbs(struct xfer *x);
+void rp_xfer_report_verbs(struct xfer *x);
 /* Enter phase p (traced). */
-void xfer_phase(struct xfer *x, enum rp_phase p);
+void rp_xfer_phase(struct xfer *x, enum rp_phase p);
 /*
  * On a fresh control connection: tune the socket, run this side's AUTH
  * exchange (AUTH phase, rp_chan_auth_*()) when there is a key, then
  * enter HELLO. 0 or the exchange's error.
  */
-int xfer_start(struct xfer *x, bool sender);
+int rp_xfer_start(struct xfer *x, bool sender);
 /*
  * Start the worker threads (rp_config_threads(), each with scratch bytes)
  * and the epoll fd the data phase's waits watch. 0 or an error (reported).
  */
-int xfer_start_pool(struct xfer *x, size_t scratch);
+int rp_xfer_start_pool(struct xfer *x, size_t scratch);
 /* Let running jobs end, drop queued ones, join: before anything a job
  * points to (files, ring) is released. NULL-safe, idempotent. */
-void xfer_stop_pool(struct xfer *x);
+void rp_xfer_stop_pool(struct xfer *x);
 /*
  * Wait for a job to end or notify, --timeout at most (what: for the
  * message). 0, RP_ETIMEOUT (reported), RP_EINTERRUPTED (a stop signal).
  */
-int xfer_pool_wait(struct xfer *x, const char *what);
+int rp_xfer_pool_wait(struct xfer *x, const char *what);
 /*
- * After xfer_next() returned 0: whether the control channel has
+ * After rp_xfer_next() returned 0: whether the control channel has
  * something to read (without workers, always: nothing else wakes it).
  */
-bool xfer_ctrl_ready(const struct xfer *x);
+bool rp_xfer_ctrl_ready(const struct xfer *x);
 /*
  * The data phase's wait: completions into wc[0..max), n > 0; or 0 when
  * watch and the control channel has a message to read, or a worker has
- * news (the caller looks at its jobs, then at xfer_ctrl_ready()); or an error with its cause reported once: a stop signal, a failed
+ * news (the caller looks at its jobs, then at rp_xfer_ctrl_ready()); or
+ * an error with its cause reported once: a stop signal, a failed
  * completion (with the peer's reason if it gives one), or no progress by
  * deadline.
  */
-int xfer_next(struct xfer *x, struct rp_wc *wc, int max, double deadline,
+int rp_xfer_next(struct xfer *x, struct rp_wc *wc, int max, double deadline,
 	      bool watch);
 /*
  * An entry of the session ended: count it in t (rc 0: stored, bytes;
  * else failed), give its JSON object with --json, tell a library caller's
  * entry callback, and remember its path for the summary. skipped (not NULL): it was not sent, and why.
  */
-void xfer_entry(struct xfer *x, struct rp_tally *t, const char *path,
+void rp_xfer_entry(struct xfer *x, struct rp_tally *t, const char *path,
 		uint64_t bytes, int rc, const char *skipped);
 /* Data bytes moved so far, for a library caller's progress callback. */
 void rp_session_progress(struct xfer *x, uint64_t done);
 /* Print summary and/or JSON for the finished transfer; copy where it
  * ended to *out (may be NULL). */
-void xfer_report(struct xfer *x, int rc, struct rp_outcome *out);
+void rp_xfer_report(struct xfer *x, int rc, struct rp_outcome *out);
 /* Release verbs, checksum state and the control socket. */
-void xfer_release(struct xfer *x);
+void rp_xfer_release(struct xfer *x);
 
 /* rp_chan_recv(), unless a stop signal came (RP_EINTERRUPTED). */
-int msg_recv(struct xfer *x, uint32_t want, union rp_msg *m,
+int rp_xfer_recv(struct xfer *x, uint32_t want, union rp_msg *m,
 	     const char *phase);
 /* MR out for our ring, in the agreed shape: where the peer may write
  * or read when the op exposes our ring (rp_op_exposes()), else addr and
  * rkey 0, nothing. */
-int msg_send_mr(struct xfer *x, uint64_t addr, uint32_t rkey);
+int rp_xfer_send_mr(struct xfer *x, uint64_t addr, uint32_t rkey);
 /* The receiver's result for entry id: err 0 (ok, bytes) or why not. */
-int msg_send_fack(struct xfer *x, uint32_t id, int err, uint64_t bytes);
+int rp_xfer_send_fack(struct xfer *x, uint32_t id, int err, uint64_t bytes);
 
 /*
  * The receiver's handshake (session_hello.c), after --psk's AUTH
- * (xfer_start()). The sender's HELLO (an AUTH instead, without --psk,
+ * (rp_xfer_start()). The sender's HELLO (an AUTH instead, without --psk,
  * is RP_EAUTH). Chunk and window: never more than
  * asked, within our caps, no more ring than a small session needs. The
  * receives for the first window of chunks are the op's (recv_arm). Our
@@ -211,26 +212,26 @@ int msg_send_fack(struct xfer *x, uint32_t id, int err, uint64_t bytes);
  * When the op exposes the sender's ring, the sender's MR: its QP and our
  * shape, with an rkey (into x->ost). Each 0 or an error (reported).
  */
-int recv_hello(struct xfer *x, struct rp_hello *h);
-int recv_agree_shape(struct xfer *x, const struct rp_hello *h);
-int recv_send_mr(struct xfer *x, uint32_t rkey);
-int recv_sender_mr(struct xfer *x);
+int rp_recv_hello(struct xfer *x, struct rp_hello *h);
+int rp_recv_agree_shape(struct xfer *x, const struct rp_hello *h);
+int rp_recv_send_mr(struct xfer *x, uint32_t rkey);
+int rp_recv_sender_mr(struct xfer *x);
 /*
  * A window of zero-length receives on QP qp, for what carries no bytes
  * into them: Writes with immediate, announcements, credits. 0 or an
  * error (reported).
  */
-int xfer_post_recvs(struct xfer *x, uint32_t qp);
+int rp_xfer_post_recvs(struct xfer *x, uint32_t qp);
 /*
  * HELLO's or MR's QPs (qp0 and more[], qps of them) as x->remote[], each
  * with qp0's LID, MTU and GID. RP_EPROTO (reported) when qps is not
  * x->qps or two QPNs are the same.
  */
-int xfer_take_remote(struct xfer *x, const struct rp_qp_addr *qp0,
+int rp_xfer_take_remote(struct xfer *x, const struct rp_qp_addr *qp0,
 		     const struct rp_qp_more *more, uint32_t qps,
 		     const char *what);
 /* x->local[] as a message's qp0, more[] and qps. */
-void xfer_put_local(const struct xfer *x, struct rp_qp_addr *qp0,
+void rp_xfer_put_local(const struct xfer *x, struct rp_qp_addr *qp0,
 		    struct rp_qp_more *more, uint8_t *qps);
 /*
  * The sender's handshake (session_hello.c), after --psk's AUTH: HELLO
@@ -238,14 +239,14 @@ void xfer_put_local(const struct xfer *x, struct rp_qp_addr *qp0,
  * smaller, never larger (x takes it, and its ring's address and rkey
  * into x->ost). Each 0 or an error (reported).
  */
-int send_hello(struct xfer *x);
-int send_take_mr(struct xfer *x);
+int rp_send_hello(struct xfer *x);
+int rp_send_take_mr(struct xfer *x);
 
 /* The "data.summary" event, once the data phase is over: bytes moved,
  * chunks, entries, the data phase's seconds and the credits. */
-void trace_data_summary(const struct xfer *x, uint64_t bytes,
+void rp_xfer_trace_data_summary(const struct xfer *x, uint64_t bytes,
 			uint64_t files);
 /* A directory entry the receiver handled: "created", "exists", ... */
-void trace_dir(const struct rp_file *f, const char *result);
+void rp_xfer_trace_dir(const struct rp_file *f, const char *result);
 
 #endif

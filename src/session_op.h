@@ -60,7 +60,7 @@ struct rp_data_ops {
 	 * The receiver RDMA-Reads the chunks, a window at a time: every QP
 	 * allows a window of Reads in flight (max_rd_atomic as requester,
 	 * max_dest_rd_atomic as responder, else 1), and its send queue holds
-	 * them besides the credits (xfer_queue_depth()).
+	 * them besides the credits (rp_xfer_queue_depth()).
 	 */
 	bool reads;
 	/*

@@ -107,9 +107,9 @@ static int accept_hello(struct xfer *x, struct recv_state *r,
 	r->flags = h->flags;
 	rc = rp_op_set(x, h->op);
 	if (!rc)
-		rc = xfer_take_remote(x, &h->qp, h->more, h->qps, "HELLO");
+		rc = rp_xfer_take_remote(x, &h->qp, h->more, h->qps, "HELLO");
 	if (!rc)
-		rc = recv_agree_shape(x, h);
+		rc = rp_recv_agree_shape(x, h);
 	r->sq_cap = x->window + 1;
 	r->nrec = 2 * x->window;
 	if (!rc)
@@ -120,9 +120,9 @@ static int accept_hello(struct xfer *x, struct recv_state *r,
 	/* When the op copies chunks out of the ring, each worker does so
 	 * into a buffer of its own (chunk_job says why). */
 	if (!rc)
-		rc = xfer_start_pool(x, x->ops->recv_copies ? x->chunk : 0);
+		rc = rp_xfer_start_pool(x, x->ops->recv_copies ? x->chunk : 0);
 	if (!rc)
-		rc = xfer_open_verbs(x, true);
+		rc = rp_xfer_open_verbs(x, true);
 	if (!rc)
 		rc = rp_verbs_reg_ring(x->v, (size_t)x->chunk * x->window,
 				       (void **)&x->ring, &rkey);
@@ -131,9 +131,9 @@ static int accept_hello(struct xfer *x, struct recv_state *r,
 	if (!rc)
 		rc = rp_verbs_connect(x->v, x->remote, x->qps);
 	if (!rc)
-		rc = recv_send_mr(x, rkey);
+		rc = rp_recv_send_mr(x, rkey);
 	if (!rc && rp_op_exposes(x->ops->send_access))
-		rc = recv_sender_mr(x);
+		rc = rp_recv_sender_mr(x);
 	return rc;
 }
 
@@ -143,8 +143,8 @@ static int accept_hello(struct xfer *x, struct recv_state *r,
 static int entry_done(struct xfer *x, struct recv_state *r,
 		      const struct rp_file *f, int err, uint64_t bytes)
 {
-	xfer_entry(x, &r->tally, f->path, bytes, err, NULL);
-	return msg_send_fack(x, f->id, err, bytes);
+	rp_xfer_entry(x, &r->tally, f->path, bytes, err, NULL);
+	return rp_xfer_send_fack(x, f->id, err, bytes);
 }
 
 /* ---- one entry ---- */
@@ -196,7 +196,7 @@ static int make_dir(struct xfer *x, struct recv_state *r,
 	if (!rc && exact)
 		rc = rp_fileio_times_add(&r->times, f->path, f->mtime_sec,
 					 f->mtime_nsec);
-	trace_dir(f, rc ? "refused" : created ? "created" : "exists");
+	rp_xfer_trace_dir(f, rc ? "refused" : created ? "created" : "exists");
 	return entry_done(x, r, f, rc, 0);
 }
 
@@ -297,7 +297,7 @@ static int sync_and_commit(struct xfer *x, struct recv_file *c)
 			rc = rp_chan_send(&x->ch, RP_MSG_SYNC, &s);
 			/* It is news only if it goes now. */
 			if (!rc)
-				rc = xfer_flush(x);
+				rc = rp_xfer_flush(x);
 			if (rc)
 				return rc;
 			next = rp_now() + SYNC_EVERY;
@@ -404,7 +404,7 @@ static int on_fin(struct xfer *x, struct recv_state *r,
 static int on_message(struct xfer *x, struct recv_state *r)
 {
 	union rp_msg m;
-	int rc = msg_recv(x, rp_msg_expect(RP_SIDE_SENDER, RP_STAGE_FILES), &m,
+	int rc = rp_xfer_recv(x, rp_msg_expect(RP_SIDE_SENDER, RP_STAGE_FILES), &m,
 			  "the next entry");
 
 	if (rc)
@@ -551,7 +551,7 @@ static int drain(struct xfer *x, struct recv_state *r)
 	int rc = harvest(x, r);
 
 	while (!rc && r->folded < r->landed) {
-		rc = xfer_pool_wait(x, "writing the chunks received");
+		rc = rp_xfer_pool_wait(x, "writing the chunks received");
 		if (!rc)
 			rc = harvest(x, r);
 	}
@@ -696,9 +696,9 @@ static int session_loop(struct xfer *x, struct recv_state *r)
 	x->ch.batch = true;
 	while (!rc && !(r->fin_seen && !r->cur.open &&
 			x->done == r->landed && r->credit_sent == x->done)) {
-		rc = xfer_next(x, wc, 16, xfer_deadline(x),
+		rc = rp_xfer_next(x, wc, 16, rp_xfer_deadline(x),
 				   want_message(r));
-		if (rc == 0 && want_message(r) && xfer_ctrl_ready(x)) {
+		if (rc == 0 && want_message(r) && rp_xfer_ctrl_ready(x)) {
 			rc = on_message(x, r);
 		} else if (rc > 0) {
 			int n = rc;
@@ -737,9 +737,9 @@ static int close_session(struct xfer *x, struct recv_state *r)
 	x->ring = NULL;
 	RP_EV("data", "data.end", "session over: {chunks} chunks landed; ring "
 	      "deregistered", EV_U("chunks", x->done));
-	xfer_phase(x, RP_PHASE_ACK);
+	rp_xfer_phase(x, RP_PHASE_ACK);
 	rc = rp_chan_send(&x->ch, RP_MSG_ACK, &ack);
-	return rc ? rc : xfer_flush(x);
+	return rc ? rc : rp_xfer_flush(x);
 }
 
 /* The handshake is over: ask for a transfer slot; --timeout from here. */
@@ -756,25 +756,25 @@ static int run(struct xfer *x, struct recv_state *r,
 	       const struct rp_admission *adm)
 {
 	struct rp_hello h;
-	int rc = xfer_start(x, false);
+	int rc = rp_xfer_start(x, false);
 
 	if (rc)
 		return rc;
-	rc = recv_hello(x, &h);
+	rc = rp_recv_hello(x, &h);
 	if (!rc)
 		rc = admit(x, adm);
 	if (rc)
 		return rc;
-	xfer_phase(x, RP_PHASE_SETUP);
+	rp_xfer_phase(x, RP_PHASE_SETUP);
 	rc = accept_hello(x, r, &h);
 	if (rc)
 		return rc;
-	xfer_phase(x, RP_PHASE_DATA);
+	rp_xfer_phase(x, RP_PHASE_DATA);
 	rc = session_loop(x, r);
 	if (rc)
 		return rc;
-	trace_data_summary(x, r->tally.landed, r->tally.ok + r->tally.failed);
-	xfer_phase(x, RP_PHASE_FIN);
+	rp_xfer_trace_data_summary(x, r->tally.landed, r->tally.ok + r->tally.failed);
+	rp_xfer_phase(x, RP_PHASE_FIN);
 	return close_session(x, r);
 }
 
@@ -812,14 +812,14 @@ int rp_session_recv_one(const struct rp_config *o, const uint8_t *psk,
 	if (rc)
 		rp_chan_refuse(&x.ch, RP_MSG_ERR, rc);
 	/* No worker may still write into a file or read the ring. */
-	xfer_stop_pool(&x);
+	rp_xfer_stop_pool(&x);
 	release(&r);
 	if (!rc && r.tally.failed) {
-		xfer_phase(&x, RP_PHASE_DONE);
+		rp_xfer_phase(&x, RP_PHASE_DONE);
 		rc = r.tally.first_err;
 	}
 	x.tally = r.tally;
-	xfer_report(&x, rc, out);
-	xfer_release(&x);
+	rp_xfer_report(&x, rc, out);
+	rp_xfer_release(&x);
 	return rc;
 }

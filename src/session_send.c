@@ -162,7 +162,7 @@ static int send_fin(struct xfer *x, struct send_state *s)
 	struct rp_fin fin = { .files = s->next_id, .bytes = s->bytes };
 
 	s->fin_sent = true;
-	xfer_phase(x, RP_PHASE_FIN);
+	rp_xfer_phase(x, RP_PHASE_FIN);
 	return rp_chan_send(&x->ch, RP_MSG_FIN, &fin);
 }
 
@@ -194,7 +194,7 @@ static int cur_open(struct xfer *x, struct send_state *s,
 	} else {
 		rc = rp_fileio_src_open(&c->src, e->src);
 		if (rc) {
-			xfer_entry(x, &s->tally, e->path, 0, rc, NULL);
+			rp_xfer_entry(x, &s->tally, e->path, 0, rc, NULL);
 			return 1;
 		}
 		c->size = c->src.size;
@@ -237,7 +237,7 @@ static int next_entry(struct xfer *x, struct send_state *s)
 	if (e.kind != RP_WALK_ERROR && e.kind != RP_WALK_SKIP &&
 	    rp_fileio_check_path(e.path, strlen(e.path), &why)) {
 		RP_ERR("cannot send %s as \"%s\": %s", e.src, e.path, why);
-		xfer_entry(x, &s->tally, e.path, 0, RP_EBADNAME, NULL);
+		rp_xfer_entry(x, &s->tally, e.path, 0, RP_EBADNAME, NULL);
 		return 0;
 	}
 	switch (e.kind) {
@@ -251,11 +251,11 @@ static int next_entry(struct xfer *x, struct send_state *s)
 		return rc > 0 ? 0 : rc;
 	case RP_WALK_SKIP:
 		RP_INFO("skipping %s: %s", e.src, e.why);
-		xfer_entry(x, &s->tally, e.path, 0, 0, e.why);
+		rp_xfer_entry(x, &s->tally, e.path, 0, 0, e.why);
 		return 0;
 	case RP_WALK_ERROR:
 		/* No receiver path for a bad command-line source. */
-		xfer_entry(x, &s->tally, e.path ? e.path : e.src, 0, e.err,
+		rp_xfer_entry(x, &s->tally, e.path ? e.path : e.src, 0, e.err,
 			   NULL);
 		return 0;
 	case RP_WALK_KIND_MAX:
@@ -325,7 +325,7 @@ static void read_stdin(struct xfer *x, struct cur_src *c, struct readout *r)
 {
 	uint32_t got = 0;
 
-	r->err = xfer_flush(x);
+	r->err = rp_xfer_flush(x);
 	if (!r->err)
 		r->err = read_stream(c->src.fd, r->buf, x->chunk, &got);
 	r->reported = r->err != 0;
@@ -389,7 +389,7 @@ static int drop_reads(struct xfer *x, struct send_state *s)
 		if (read_state(x, s, s->queued - 1) == READ_DONE)
 			s->queued--;
 		else
-			rc = xfer_pool_wait(x, "reading the source");
+			rc = rp_xfer_pool_wait(x, "reading the source");
 	}
 	return rc;
 }
@@ -407,7 +407,7 @@ static void read_failed(struct xfer *x, struct send_state *s,
 		rc = rp_fileio_src_failed(rc, r->len, r->off);
 	c->failed = true;
 	c->p->failed_here = true;
-	xfer_entry(x, &s->tally, c->p->path, 0, rc, NULL);
+	rp_xfer_entry(x, &s->tally, c->p->path, 0, rc, NULL);
 }
 
 /*
@@ -455,7 +455,7 @@ static int post_chunk(struct xfer *x, struct send_state *s,
 	/* The receiver needs this FILE before it can take the chunks
 	 * posted: one write for both, now, rather than at our next wait. */
 	if (!rc)
-		rc = xfer_flush(x);
+		rc = rp_xfer_flush(x);
 	cur_close(c);
 	return rc;
 }
@@ -511,10 +511,10 @@ static int on_fack(struct xfer *x, struct send_state *s,
 		       r->text_len ? rp_fmt_peer(text, sizeof(text), r->text,
 						 r->text_len) :
 		       rp_proto_status_name(r->status));
-		xfer_entry(x, &s->tally, p->path, 0,
+		rp_xfer_entry(x, &s->tally, p->path, 0,
 			   rp_proto_status_to_err(r->status), NULL);
 	} else if (r->status == RP_ST_OK) {
-		xfer_entry(x, &s->tally, p->path, p->size, 0, NULL);
+		rp_xfer_entry(x, &s->tally, p->path, p->size, 0, NULL);
 	}
 	/* Refused while we still send it: the rest would be wasted. */
 	if (s->cur.open && s->cur.p == p) {
@@ -534,7 +534,7 @@ static int on_fack(struct xfer *x, struct send_state *s,
 static int on_message(struct xfer *x, struct send_state *s)
 {
 	union rp_msg m;
-	int rc = msg_recv(x, rp_msg_expect(RP_SIDE_RECEIVER, s->fin_sent ?
+	int rc = rp_xfer_recv(x, rp_msg_expect(RP_SIDE_RECEIVER, s->fin_sent ?
 					   RP_STAGE_END : RP_STAGE_FILES), &m,
 			  "the receiver's results");
 
@@ -637,8 +637,8 @@ static int session_loop(struct xfer *x, struct send_state *s)
 		rc = pump(x, s);
 		if (rc)
 			break;
-		rc = xfer_next(x, wc, 16, xfer_deadline(x), true);
-		if (rc == 0 && xfer_ctrl_ready(x))
+		rc = rp_xfer_next(x, wc, 16, rp_xfer_deadline(x), true);
+		if (rc == 0 && rp_xfer_ctrl_ready(x))
 			rc = on_message(x, s);
 		else if (rc > 0)
 			rc = handle_wcs(x, s, wc, rc);
@@ -702,34 +702,34 @@ static int prepare(struct xfer *x, struct send_state *s)
 static int handshake(struct xfer *x, struct send_state *s)
 {
 	uint32_t rkey;
-	int rc = xfer_start(x, true);
+	int rc = rp_xfer_start(x, true);
 
 	if (rc)
 		return rc;
-	rc = xfer_open_verbs(x, false);
+	rc = rp_xfer_open_verbs(x, false);
 	if (!rc)
-		rc = send_hello(x);
+		rc = rp_send_hello(x);
 	if (!rc)
-		rc = send_take_mr(x);
+		rc = rp_send_take_mr(x);
 	if (rc)
 		return rc;
-	xfer_phase(x, RP_PHASE_SETUP);
+	rp_xfer_phase(x, RP_PHASE_SETUP);
 	/* Our ring's rkey goes out only when the op exposes it (--op
 	 * read, for the receiver to read it); otherwise it is local-only. */
 	rc = rp_verbs_reg_ring(x->v, (size_t)x->chunk * x->window,
 			       (void **)&x->ring, &rkey);
 	if (!rc)
-		rc = xfer_post_recvs(x, 0);	/* credits come on QP 0 */
+		rc = rp_xfer_post_recvs(x, 0);	/* credits come on QP 0 */
 	if (!rc)
 		rc = rp_verbs_connect(x->v, x->remote, x->qps);
 	if (!rc && rp_op_exposes(x->ops->send_access))
-		rc = msg_send_mr(x, (uint64_t)(uintptr_t)x->ring, rkey);
+		rc = rp_xfer_send_mr(x, (uint64_t)(uintptr_t)x->ring, rkey);
 	if (!rc)
 		rc = rp_sys_calloc(&s->rd, x->window, sizeof(*s->rd),
 				   "read records");
 	/* Workers read into the ring's slots: no buffer of their own. */
 	if (!rc)
-		rc = xfer_start_pool(x, 0);
+		rc = rp_xfer_start_pool(x, 0);
 	return rc;
 }
 
@@ -738,11 +738,11 @@ static int run(struct xfer *x, struct send_state *s)
 	int rc = handshake(x, s);
 
 	if (!rc) {
-		xfer_phase(x, RP_PHASE_DATA);
+		rp_xfer_phase(x, RP_PHASE_DATA);
 		rc = session_loop(x, s);
 	}
 	if (!rc)
-		trace_data_summary(x, s->bytes, s->next_id);
+		rp_xfer_trace_data_summary(x, s->bytes, s->next_id);
 	return rc;
 }
 
@@ -758,7 +758,7 @@ static void init(struct xfer *x, struct send_state *s,
 		     o->timeout);
 	*s = (struct send_state){ .cur = { .src = { .fd = -1 } } };
 	rp_session_signals();
-	xfer_phase(x, RP_PHASE_PREPARE);
+	rp_xfer_phase(x, RP_PHASE_PREPARE);
 }
 
 /* Tell the receiver why (if it can still hear it), report, release. */
@@ -771,14 +771,14 @@ static int finish(struct xfer *x, struct send_state *s, int rc,
 		rp_chan_refuse(&x->ch, RP_MSG_ERR, rc);
 	/* The session went well, but not every entry did. */
 	if (!rc && s->tally.failed) {
-		xfer_phase(x, RP_PHASE_DONE);
+		rp_xfer_phase(x, RP_PHASE_DONE);
 		rc = s->tally.first_err;
 	}
 	x->tally = s->tally;
-	xfer_report(x, rc, out);
+	rp_xfer_report(x, rc, out);
 	/* It stops the workers first: none reads the source or the ring
 	 * past here. */
-	xfer_release(x);
+	rp_xfer_release(x);
 	if (s->cur.open)
 		cur_close(&s->cur);
 	free(s->rd);
@@ -797,8 +797,8 @@ int rp_session_send(const struct rp_config *o, struct rp_outcome *out)
 	snprintf(x.peer, sizeof(x.peer), "%s:%u", o->host, o->port);
 	rc = prepare(&x, &s);
 	if (!rc) {
-		xfer_phase(&x, RP_PHASE_CONNECT);
-		rc = rp_ctrl_connect(o->host, o->port, xfer_deadline(&x),
+		rp_xfer_phase(&x, RP_PHASE_CONNECT);
+		rc = rp_ctrl_connect(o->host, o->port, rp_xfer_deadline(&x),
 				     &x.ch.fd);
 	}
 	if (!rc)

@@ -13,7 +13,8 @@
 #include "rdmapush/trace.h"
 #include "session_int.h"
 
-void trace_data_summary(const struct xfer *x, uint64_t bytes, uint64_t files)
+void rp_xfer_trace_data_summary(const struct xfer *x, uint64_t bytes,
+				uint64_t files)
 {
 	double secs = x->data_end > x->data_start && x->data_start > 0 ?
 		x->data_end - x->data_start : 0.0;
@@ -35,7 +36,7 @@ void trace_data_summary(const struct xfer *x, uint64_t bytes, uint64_t files)
 	      EV_U("qps", x->qps), EV_S("op", rp_proto_op_name(x->op)));
 }
 
-void trace_dir(const struct rp_file *f, const char *result)
+void rp_xfer_trace_dir(const struct rp_file *f, const char *result)
 {
 	char shown[RP_PEER_TEXT_MAX];
 
