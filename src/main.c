@@ -89,7 +89,9 @@ static void verdict(const char *role, bool send, const struct rp_outcome *out,
 
 static int run(const struct rp_opts *opts)
 {
-	const struct rp_config *o = &opts->cfg;
+	struct rp_config cfg = opts->cfg;
+	const struct rp_config *o = &cfg;
+	struct rp_hooks hooks;
 	bool send = opts->mode == RP_MODE_SEND;
 	const char *role = send ? "send" : "recv";
 	/* Stays so when a command fails before any transfer began. */
@@ -98,6 +100,9 @@ static int run(const struct rp_opts *opts)
 	char buf[64];
 	int rc;
 
+	/* The session prints nothing of its result: these hooks do. */
+	rp_report_hooks(&hooks, &cfg);
+	cfg.hooks = &hooks;
 	rp_trace_init(o->trace ? RP_V_TRACE :
 		      o->quiet ? RP_V_QUIET : RP_V_NORMAL, role);
 	rp_trace_hold_first_error();

@@ -156,3 +156,34 @@ void rp_report_summary(FILE *f, const struct rp_report *r)
 		rp_fmt_rate(t, sizeof(t), r->bytes, r->seconds), r->skipped,
 		r->failed);
 }
+
+/* The tool's report hooks (rp_report_hooks): ctx is its config. */
+static void hook_entry(void *ctx, const char *role, const char *path,
+		       uint64_t bytes, int rc, const char *skipped)
+{
+	const struct rp_config *o = ctx;
+
+	if (o->json)
+		(void)!rp_report_json_entry(stdout, role, path, bytes, rc,
+					    skipped);
+}
+
+static void hook_report(void *ctx, const struct rp_report *r)
+{
+	const struct rp_config *o = ctx;
+
+	/* A session that ended well shows its counts, failures or not. */
+	if ((!r->rc || !strcmp(r->phase, "DONE")) && !o->quiet)
+		rp_report_summary(stderr, r);
+	if (o->json)
+		(void)!rp_report_json(stdout, r);
+}
+
+void rp_report_hooks(struct rp_hooks *h, const struct rp_config *o)
+{
+	*h = (struct rp_hooks){
+		.report_entry = hook_entry,
+		.report = hook_report,
+		.ctx = (void *)o,
+	};
+}

@@ -319,6 +319,8 @@ void rp_xfer_report_verbs(struct xfer *x)
 void rp_xfer_entry(struct xfer *x, struct rp_tally *t, const char *path,
 		uint64_t bytes, int rc, const char *skipped)
 {
+	const struct rp_hooks *h = x->o->hooks;
+
 	if (skipped) {
 		t->skipped++;
 	} else if (rc) {
@@ -331,11 +333,10 @@ void rp_xfer_entry(struct xfer *x, struct rp_tally *t, const char *path,
 	}
 	if (!skipped)
 		snprintf(x->name, sizeof(x->name), "%s", path);
-	if (x->o->json)
-		rp_report_json_entry(stdout, x->rep.role, path, bytes, rc,
-				     skipped);
-	if (!skipped && x->o->hooks && x->o->hooks->entry)
-		x->o->hooks->entry(x->o->hooks->ctx, path, bytes, rc);
+	if (h && h->report_entry)
+		h->report_entry(h->ctx, x->rep.role, path, bytes, rc, skipped);
+	if (!skipped && h && h->entry)
+		h->entry(h->ctx, path, bytes, rc);
 }
 
 void rp_session_progress(struct xfer *x, uint64_t done)
@@ -372,11 +373,8 @@ void rp_xfer_report(struct xfer *x, int rc, struct rp_outcome *out)
 	/* A checksum stands for one file, not for a session of several. */
 	if (!x->rep.name)
 		x->rep.have_csum = false;
-	/* A session that ended well shows its counts, failures or not. */
-	if ((!rc || x->phase == RP_PHASE_DONE) && !x->o->quiet)
-		rp_report_summary(stderr, &x->rep);
-	if (x->o->json)
-		rp_report_json(stdout, &x->rep);
+	if (x->o->hooks && x->o->hooks->report)
+		x->o->hooks->report(x->o->hooks->ctx, &x->rep);
 }
 
 void rp_xfer_release(struct xfer *x)

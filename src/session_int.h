@@ -16,7 +16,6 @@
 #include "rdmapush/config.h"
 #include "rdmapush/proto.h"
 #include "rdmapush/proto_msgs.h"
-#include "rdmapush/report.h"
 #include "rdmapush/session.h"
 #include "rdmapush/trace.h"
 #include "rdmapush/verbs.h"

@@ -23,17 +23,27 @@
 #define RP_DEFAULT_MAX_THREADS	8	/* default --threads: cores, up to this */
 
 /*
- * What a library caller hears while a session runs, besides the result:
- * each NULL when unwanted. They run on the session's thread, between its
+ * What the caller (the tool, or a library caller) hears while a session
+ * runs and when it ends: each NULL when unwanted. The session prints
+ * no result itself: the tool's report hooks do (report.c). They run on the session's thread, between its
  * waits: a slow callback slows the transfer, and none may call back into
  * the same session.
  */
+struct rp_report;
+
 struct rp_hooks {
 	/* An entry finished: its path as sent, bytes stored, 0 or its
 	 * error (negative RP_E*). */
 	void (*entry)(void *ctx, const char *path, uint64_t bytes, int rc);
 	/* Data bytes moved so far of total (UINT64_MAX if unknown). */
 	void (*progress)(void *ctx, uint64_t done, uint64_t total);
+	/* An entry ended or was skipped (skipped: why, else NULL), for the
+	 * tool's --json line per entry. */
+	void (*report_entry)(void *ctx, const char *role, const char *path,
+			     uint64_t bytes, int rc, const char *skipped);
+	/* The transfer ended (r->rc 0 or its error): the tool's summary
+	 * line and --json object. */
+	void (*report)(void *ctx, const struct rp_report *r);
 	void *ctx;
 };
 
@@ -51,7 +61,7 @@ struct rp_config {
 	const char *psk_file;
 	uint32_t threads;	/* --threads, 0 = rp_config_threads()'s default */
 	bool direct;		/* --direct: O_DIRECT file data on this side */
-	const struct rp_hooks *hooks;	/* library callers only, or NULL */
+	const struct rp_hooks *hooks;	/* or NULL: nothing told */
 	/* recv */
 	const char *bind_addr;	/* -b, NULL = any */
 	const char *dir;	/* -o, default "." */

@@ -12,9 +12,11 @@
 #include "rdmapush/export.h"
 
 #include <signal.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "rdmapush/config.h"
+#include "rdmapush/proto.h"
 
 /* Where a transfer is; named in errors, traces and --json. */
 #define RP_PHASE_MAP(XX)						\
@@ -37,6 +39,36 @@ enum rp_phase {
 
 /* "DATA", ...; never NULL. */
 RP_TOOL const char *rp_phase_name(enum rp_phase p);
+
+/*
+ * What a transfer reports at its end, to the rp_hooks report hook (the
+ * tool prints it as a summary line or as --json).
+ */
+struct rp_report {
+	const char *role;	/* "send" or "recv" */
+	const char *name;	/* the one entry's path, NULL for several */
+	const char *peer;	/* "addr:port" */
+	uint64_t bytes;		/* in the files stored */
+	uint64_t files;		/* entries stored */
+	uint64_t failed;	/* entries that failed */
+	uint64_t skipped;	/* entries not sent (symlinks, devices...) */
+	double seconds;		/* the whole session, connecting included */
+	/* The data alone: the sender's first chunk posted to the receiver's
+	 * credit for its last (on the receiver, first chunk landed to last):
+	 * what perftest's bandwidth covers. 0 without data. */
+	double data_seconds;
+	uint8_t csum[RP_CSUM_LEN];
+	bool have_csum;
+	int rc;			/* 0 or the error */
+	int exit_code;		/* the process's exit status for rc */
+	const char *phase;	/* where it ended: "DONE", "DATA", ... */
+	uint32_t local_qpn;
+	uint32_t remote_qpn;
+	const char *gid;	/* GID used, text */
+	int gid_index;
+	uint32_t chunk;
+	uint32_t window;
+};
 
 /* How far a transfer got, for the caller's one-line verdict. */
 struct rp_outcome {
