@@ -2,9 +2,7 @@
 # SPDX-License-Identifier: MIT
 # What librdmapush.so exports, run by `make check`: exactly the symbols
 # checked in, tests/lib/symbols.txt (the public API: each declared
-# RP_EXPORT in include/rdmapush.h) plus tests/lib/symbols-tool.txt (the
-# functions the rdmapush tool calls, RP_TOOL in internal headers, never
-# in rdmapush.h), and every one with the rp_ prefix; every public one is
+# RP_EXPORT in include/rdmapush.h), every one with the rp_ prefix and
 # in the synopsis of man/rdmapush.3. A symbol added to
 # or gone from the library without its list changing fails, naming it.
 
@@ -19,8 +17,7 @@ if [ ! -f "$so" ]; then
 	exit 77	# skipped
 fi
 nm -D --defined-only "$so" | awk '{ print $3 }' | sort >"$tmp/got"
-sort -u "$top/tests/lib/symbols.txt" "$top/tests/lib/symbols-tool.txt" \
-	>"$tmp/want"
+sort -u "$top/tests/lib/symbols.txt" >"$tmp/want"
 if diff -u "$tmp/want" "$tmp/got" >"$tmp/diff"; then
 	echo "symbols: ok: $(wc -l <"$tmp/got") exported, as listed"
 else
@@ -42,9 +39,5 @@ while read -r s; do
 	grep -q "^\.BI\? .*[ *]$s(" "$top/man/rdmapush.3" ||
 		{ echo "symbols: FAIL: $s is not in man/rdmapush.3's synopsis"; fail=1; }
 done <"$top/tests/lib/symbols.txt"
-while read -r s; do
-	grep -Eq "[ *]$s\(" "$top/include/rdmapush.h" &&
-		{ echo "symbols: FAIL: tool symbol $s is in rdmapush.h"; fail=1; }
-done <"$top/tests/lib/symbols-tool.txt"
 [ $fail = 0 ] || exit 1
 echo "symbols: passed"

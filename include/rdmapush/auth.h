@@ -47,7 +47,7 @@ int rp_auth_load(const char *path, uint8_t key[RP_PSK_LEN])
  * replacing anything at path. 0, RP_ECONFIG (path exists) or -errno,
  * reported with the path.
  */
-RP_TOOL int rp_auth_keygen(const char *path) __attribute__((warn_unused_result));
+int rp_auth_keygen(const char *path) __attribute__((warn_unused_result));
 void rp_auth_nonce(uint8_t nonce[RP_AUTH_NONCE_LEN]);
 /* HMAC-SHA-256 over role || first || second. */
 void rp_auth_mac(const uint8_t key[RP_PSK_LEN], enum rp_auth_role role,

@@ -94,7 +94,7 @@ struct rp_config {
 };
 
 /* c with every setting at its default (no sources, no host). */
-RP_TOOL void rp_config_defaults(struct rp_config *c);
+void rp_config_defaults(struct rp_config *c);
 
 /*
  * Worker threads for a transfer: --threads, else one per online core,

@@ -37,7 +37,7 @@ struct rp_config;
  * the GID a session to it would use: the report on stdout, what failed
  * and what to do on stderr. Returns the exit code (enum rp_exit).
  */
-RP_TOOL int rp_devices_run(const struct rp_config *o, const char *for_host);
+int rp_devices_run(const struct rp_config *o, const char *for_host);
 
 /* --- formatting and the command: src/devices.c ----------------------- */
 

@@ -69,12 +69,12 @@ RP_EXPORT const char *rp_strerror(int rc);
 /* Symbolic name ("RP_ETIMEOUT", "ENOENT", ...); never NULL. */
 RP_EXPORT const char *rp_err_name(int rc);
 /* Exit code for rc: 0 for rc >= 0, else an enum rp_exit value. */
-RP_TOOL int rp_err_exit_code(int rc);
+int rp_err_exit_code(int rc);
 /*
  * What to do about rc, one short sentence for a "hint:" line after the
  * error, or NULL where there is nothing general to say. Not a column of
  * RP_ERR_MAP: most errors have none, and some errno values have one.
  */
-RP_TOOL const char *rp_err_hint(int rc);
+const char *rp_err_hint(int rc);
 
 #endif

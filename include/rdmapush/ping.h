@@ -68,7 +68,7 @@ struct rp_ping_result {
  * o->psk_file, after the AUTH exchange a push's sender runs). 0 (res
  * filled) or an error, already reported.
  */
-RP_TOOL int rp_ping_client(const struct rp_config *o, struct rp_ping_result *res)
+int rp_ping_client(const struct rp_config *o, struct rp_ping_result *res)
 	__attribute__((warn_unused_result));
 /* The same over an open control connection (fd, owned and closed). */
 int rp_ping_client_fd(const struct rp_config *o, int fd, const char *peer,
@@ -92,12 +92,12 @@ int rp_ping_serve_fd(const struct rp_config *o, const uint8_t *psk, int fd,
  * key is loaded first (RP_ECONFIG if it will not do) and every client
  * must prove it.
  */
-RP_TOOL int rp_ping_server(const struct rp_config *o)
+int rp_ping_server(const struct rp_config *o)
 	__attribute__((warn_unused_result));
 
 /* The client's result: a few lines, or one JSON object with --json.
  * 0 or -errno (write or allocation failure). */
-RP_TOOL int rp_ping_report(FILE *f, const struct rp_ping_result *r, bool json)
+int rp_ping_report(FILE *f, const struct rp_ping_result *r, bool json)
 	__attribute__((warn_unused_result));
 
 #endif

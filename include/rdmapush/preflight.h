@@ -13,6 +13,6 @@
  * receiver was started with --no-device-check. 0, or RP_ENODEV / -errno
  * (already reported).
  */
-RP_TOOL int rp_preflight(const struct rp_config *o) __attribute__((warn_unused_result));
+int rp_preflight(const struct rp_config *o) __attribute__((warn_unused_result));
 
 #endif

@@ -332,7 +332,7 @@ int rp_proto_unpack_sync(const uint8_t *p, size_t len, struct rp_sync *m,
 			 const char **why);
 
 /* "write", "read", "send"; "?" for unknown. */
-RP_TOOL const char *rp_proto_op_name(unsigned int op);
+const char *rp_proto_op_name(unsigned int op);
 /* "HELLO", "MR", ...; "?" for unknown. */
 const char *rp_proto_type_name(unsigned int type);
 /* "ok", "file exists", ...; "unknown status" for unknown. */

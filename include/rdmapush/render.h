@@ -19,7 +19,7 @@
  * two traces that do not pair (exit 3); RP_EVERSION for a schema version
  * other than 1 (exit 3).
  */
-RP_TOOL int rp_render(const char *sender, const char *receiver, const char *out)
+int rp_render(const char *sender, const char *receiver, const char *out)
 	__attribute__((warn_unused_result));
 
 /*

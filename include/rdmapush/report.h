@@ -22,7 +22,7 @@ int rp_report_json(FILE *f, const struct rp_report *r);
  * "phase":null, "error": cause, "error_code", "exit_code"}, the names
  * rp_report_json uses. 0 or -ENOMEM / -EIO.
  */
-RP_TOOL int rp_report_json_failure(FILE *f, const char *role, int rc,
+int rp_report_json_failure(FILE *f, const char *role, int rc,
 			   const char *cause, int exit_code);
 /*
  * One entry of a session, as one JSON object on one line to f: its path
@@ -39,6 +39,6 @@ void rp_report_summary(FILE *f, const struct rp_report *r);
  * each entry as a --json line, and at the end the summary line (unless
  * o->quiet) and the --json object. o (borrowed) must outlive h's use.
  */
-RP_TOOL void rp_report_hooks(struct rp_hooks *h, const struct rp_config *o);
+void rp_report_hooks(struct rp_hooks *h, const struct rp_config *o);
 
 #endif

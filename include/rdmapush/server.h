@@ -15,7 +15,7 @@
  * child this returns that child's one transfer result, with *out filled,
  * and main exits with it. 0 or an error (already reported).
  */
-RP_TOOL int rp_server_run(const struct rp_config *o, struct rp_outcome *out)
+int rp_server_run(const struct rp_config *o, struct rp_outcome *out)
 	__attribute__((warn_unused_result));
 
 #endif

@@ -38,7 +38,7 @@ enum rp_phase {
 };
 
 /* "DATA", ...; never NULL. */
-RP_TOOL const char *rp_phase_name(enum rp_phase p);
+const char *rp_phase_name(enum rp_phase p);
 
 /*
  * What a transfer reports at its end, to the rp_hooks report hook (the
@@ -82,7 +82,7 @@ struct rp_outcome {
  * Push o->file to o->host:o->port. 0 or an error (already reported);
  * *out (may be NULL) says where it stopped.
  */
-RP_TOOL int rp_session_send(const struct rp_config *o, struct rp_outcome *out)
+int rp_session_send(const struct rp_config *o, struct rp_outcome *out)
 	__attribute__((warn_unused_result));
 /*
  * The same over a control connection that is already open (fd, owned
@@ -138,11 +138,11 @@ int rp_session_handshake_secs(const struct rp_config *o);
  * The exit status for a result rc: 128 + the signal when a stop signal
  * interrupted it (130, 143), else rp_err_exit_code(rc).
  */
-RP_TOOL int rp_session_exit_code(int rc);
+int rp_session_exit_code(int rc);
 
 /* Set by SIGINT/SIGTERM (the signal number); polled by every wait. */
-extern RP_TOOL volatile sig_atomic_t rp_session_stop;
+extern volatile sig_atomic_t rp_session_stop;
 /* Install the SIGINT/SIGTERM handlers that set rp_session_stop. */
-RP_TOOL void rp_session_signals(void);
+void rp_session_signals(void);
 
 #endif

@@ -20,10 +20,10 @@ enum rp_verbosity {
 
 /* Set once from main(); "role" prefixes every line ("send", "recv") and
  * is every JSON event's "side". */
-RP_TOOL void rp_trace_init(enum rp_verbosity v, const char *role);
+void rp_trace_init(enum rp_verbosity v, const char *role);
 /* --trace: the text trace on stderr. */
 bool rp_trace_on(void);
-RP_TOOL bool rp_trace_quiet(void);
+bool rp_trace_quiet(void);
 
 /*
  * Hold the first error line of this process instead of printing it, so
@@ -34,16 +34,16 @@ RP_TOOL bool rp_trace_quiet(void);
  * by rp_trace_init().
  */
 #define RP_HELD_ERROR_MAX 8192
-RP_TOOL void rp_trace_hold_first_error(void);
+void rp_trace_hold_first_error(void);
 /* Stop holding in the calling process only (a server once it listens:
  * its later errors are not the cause of a verdict); its children hold. */
 void rp_trace_hold_stop(void);
 /* This process's held error, or NULL. */
-RP_TOOL const char *rp_trace_held_error(void);
+const char *rp_trace_held_error(void);
 
 /* Prefer the macros below: they cost one branch when tracing is off. */
 void rp_err_emit(const char *fmt, ...) RP_PRINTF(1, 2);
-RP_TOOL void rp_info_emit(const char *fmt, ...) RP_PRINTF(1, 2);
+void rp_info_emit(const char *fmt, ...) RP_PRINTF(1, 2);
 
 /*
  * Trace events. One call makes both the --trace text line and the
@@ -142,9 +142,9 @@ char *rp_trace_render(char *buf, size_t len, const char *tmpl,
  * the JSON trace only; the transfer goes on.
  */
 #define RP_TRACE_SCHEMA 1
-RP_TOOL int rp_trace_json_open(const char *path) __attribute__((warn_unused_result));
+int rp_trace_json_open(const char *path) __attribute__((warn_unused_result));
 /* Closes the sink if open; safe to call more than once. */
-RP_TOOL void rp_trace_json_close(void);
+void rp_trace_json_close(void);
 
 /* One line on stderr at the place an error is detected. */
 #define RP_ERR(...) rp_err_emit(__VA_ARGS__)
@@ -175,7 +175,7 @@ size_t rp_utf8_seq(const unsigned char *s, size_t n, uint32_t *cp);
 char *rp_fmt_peer(char *out, size_t len, const char *s, size_t n);
 
 /* "1.50 MiB", "812 B"; returns buf. */
-RP_TOOL char *rp_fmt_bytes(char *buf, size_t len, uint64_t bytes);
+char *rp_fmt_bytes(char *buf, size_t len, uint64_t bytes);
 /* "93.4 Mb/s" from bytes over seconds; returns buf. */
 char *rp_fmt_rate(char *buf, size_t len, uint64_t bytes, double secs);
 /* "1h02m", "3m05s", "12s"; returns buf. */
