@@ -20,6 +20,13 @@
 #include <unistd.h>
 
 #include "rdmapush/fabric_mem.h"
+#include "rdmapush/proto.h"
+#include <rdmapush.h>
+
+/* src/api.c passes the public op through as the wire's: they must match. */
+_Static_assert((int)RP_PUSH_WRITE == (int)RP_OP_WRITE &&
+	       (int)RP_PUSH_READ == (int)RP_OP_READ &&
+	       (int)RP_PUSH_SEND == (int)RP_OP_SEND, "enum rp_push_op");
 
 int rp_example_push_main(int argc, char **argv);
 int rp_example_recv_main(int argc, char **argv);
