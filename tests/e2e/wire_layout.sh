@@ -3,9 +3,9 @@
 # modes: host
 # tests/e2e/wire.py, the tests' own codec, against the C side's numbers:
 # magic, version, message types, status codes, file kinds, HELLO flags,
-# immediate bits and limits from include/rdmapush/proto.h and limits.h;
-# every message's length, and every field at its offset, from the layout
-# table in src/proto.c; a round trip of each message; the golden HELLOs
+# immediate bits and limits from include/rdmapush/proto.h, csum.h and
+# limits.h; every message's length, and every field at its offset, from
+# the layout table in src/proto.c; a round trip of each message; the golden HELLOs
 # and MRs of tests/unit/test_proto.c (version 6, one QP and three), made
 # again by wire.py from the same fields; and the version 4 file checksum
 # (wire.file_csum) against answers made without it. On the host, no lab:
@@ -54,7 +54,9 @@ top = sys.argv[1]
 sys.path.insert(0, top + "/tests/e2e")
 import wire  # noqa: E402
 
-hdr_h = open(top + "/include/rdmapush/proto.h").read()
+# proto.h takes RP_CSUM_LEN from csum.h: read both as one.
+hdr_h = open(top + "/include/rdmapush/proto.h").read() + \
+    open(top + "/include/rdmapush/csum.h").read()
 auth_h = open(top + "/include/rdmapush/auth.h").read()
 lim_h = open(top + "/include/rdmapush/limits.h").read()
 proto_c = open(top + "/src/proto.c").read()
