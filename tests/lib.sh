@@ -9,7 +9,8 @@
 #     run against the installed librdmapush.so; the installed CLI runs;
 #  3. the header's version macros are the library's rp_version();
 #  4. no library source includes the CLI's options header.
-# Needs from make: srcdir, MAKE, CC, libdir, bindir, includedir.
+# Needs from make: srcdir, MAKE, CC, CFLAGS, LDFLAGS, libdir, bindir,
+# includedir.
 
 top=${srcdir:-.}
 fail=0
@@ -57,8 +58,10 @@ export PKG_CONFIG_PATH="$dest$libdir/pkgconfig" PKG_CONFIG_SYSROOT_DIR="$dest"
 flags=$(pkg-config --cflags --libs rdmapush) || bad "pkg-config rdmapush"
 for ex in push recv; do
 	# shellcheck disable=SC2086 # flags are words
-	if ${CC:-cc} -Wall -Werror -o "$tmp/$ex" "$top/examples/$ex.c" $flags \
-		2>"$tmp/$ex.cc"; then
+	# The build's own CFLAGS and LDFLAGS (empty by default; the
+	# sanitizers' under scripts/sanitize, which the program must share).
+	if ${CC:-cc} ${CFLAGS:-} -Wall -Werror -o "$tmp/$ex" \
+		"$top/examples/$ex.c" $flags ${LDFLAGS:-} 2>"$tmp/$ex.cc"; then
 		ok "examples/$ex.c builds with pkg-config's flags ($flags)"
 	else
 		bad "examples/$ex.c against the install:"; cat "$tmp/$ex.cc"
