@@ -567,24 +567,40 @@ static int parse_devices(struct rp_opts *o, int argc, char **argv)
 	return rp_opts_check_not_empty(&o->cfg, "devices");
 }
 
-/* "keygen FILE": nothing else, so no getopt. */
+/*
+ * "keygen [--] FILE": no option but --help, so no getopt. Anything else
+ * that looks like an option is refused rather than taken for FILE: a
+ * key written into a file named "--bogus" (or "-") is a key lost.
+ */
 static int parse_keygen(struct rp_opts *o, int argc, char **argv)
 {
-	if (argc > 2 && (!strcmp(argv[2], "-h") ||
-			 !strcmp(argv[2], "--help"))) {
+	int i = 2;
+
+	if (i < argc && (!strcmp(argv[i], "-h") ||
+			 !strcmp(argv[i], "--help"))) {
 		o->mode = RP_MODE_HELP;
 		o->help_for = RP_MODE_KEYGEN;
 		return 0;
 	}
-	if (argc < 3)
+	if (i < argc && !strcmp(argv[i], "--"))
+		i++;
+	else if (i < argc && !strcmp(argv[i], "-"))
+		return rp_opts_usage_error("keygen", "FILE '-': a key is "
+					   "never written to standard output "
+					   "(for a file named '-', use ./-)");
+	else if (i < argc && argv[i][0] == '-')
+		return rp_opts_usage_error("keygen", "unknown option '%s' (a "
+					   "FILE that starts with '-' goes "
+					   "after --)", argv[i]);
+	if (i >= argc)
 		return rp_opts_usage_error("keygen", "missing FILE");
-	if (argc > 3)
+	if (i + 1 < argc)
 		return rp_opts_usage_error("keygen", "unexpected argument '%s'",
-					   argv[3]);
-	if (!argv[2][0])
+					   argv[i + 1]);
+	if (!argv[i][0])
 		return rp_opts_usage_error("keygen", "empty FILE");
 	o->mode = RP_MODE_KEYGEN;
-	o->file = argv[2];
+	o->file = argv[i];
 	return 0;
 }
 
@@ -635,7 +651,7 @@ int rp_opts_parse(struct rp_opts *o, int argc, char **argv)
 static const char help_overview[] =
 	"Usage: rdmapush recv [OPTION]...\n"
 	"       rdmapush send [OPTION]... SOURCE... HOST\n"
-	"       rdmapush keygen FILE\n"
+	"       rdmapush keygen [--] FILE\n"
 	"       rdmapush devices [--for HOST] [--json] [-d DEV]\n"
 	"       rdmapush ping --server | rdmapush ping [OPTION]... HOST\n"
 	"       rdmapush render SENDER.jsonl RECEIVER.jsonl -o FILE.svg\n"
@@ -739,7 +755,7 @@ static const char help_send[] =
 	"                       the defaults are 64K x 64\n";
 
 static const char help_keygen[] =
-	"Usage: rdmapush keygen FILE\n"
+	"Usage: rdmapush keygen [--] FILE\n"
 	"\n"
 	"Write 32 random bytes into the new file FILE, readable by its owner\n"
 	"only (mode 0600), for use with --psk FILE on both sides. An\n"

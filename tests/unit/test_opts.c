@@ -391,6 +391,13 @@ static void test_refusals(void **state)
 	REFUSED("send", "-w", "0", "f", "h");
 	REFUSED("send", "-w", "65", "f", "h");
 	REFUSED("send", "-w", "4x", "f", "h");
+	/* keygen: an option it does not know is not a FILE */
+	REFUSED("keygen", "--bogus");
+	REFUSED("keygen", "-x");
+	REFUSED("keygen", "-");
+	REFUSED("keygen");
+	REFUSED("keygen", "");
+	REFUSED("keygen", "--", "a", "b");
 	/* IB port, GID index, timeout */
 	REFUSED("recv", "-i", "0");
 	REFUSED("recv", "-i", "256");
@@ -642,6 +649,13 @@ static void test_help_version(void **state)
 	/* Help needs no operands, and wins over what follows it. */
 	HELP(RP_MODE_SEND, "send", "-t", "--help", "-p", "0");
 	HELP(RP_MODE_RECV, "recv", "--he");
+	HELP(RP_MODE_KEYGEN, "keygen", "--help");
+	/* keygen's FILE may start with '-' after --. */
+	assert_int_equal(PARSE(&o, "keygen", "--", "-odd"), 0);
+	assert_int_equal(o.mode, RP_MODE_KEYGEN);
+	assert_string_equal(o.file, "-odd");
+	assert_int_equal(PARSE(&o, "keygen", "k"), 0);
+	assert_string_equal(o.file, "k");
 	assert_int_equal(PARSE(&o, "--version"), 0);
 	assert_int_equal(o.mode, RP_MODE_VERSION);
 	assert_int_equal(PARSE(&o, "-V"), 0);
