@@ -183,6 +183,24 @@ static const char *qp_list(const struct rr_ev *e, const char *k, char *buf,
 	return buf;
 }
 
+/* A push's HELLO says its size, "total 10.0 MiB"; a ping's, in the same
+ * field, its round trips. */
+static const char *hello_total(json_object *f, char *buf, size_t len)
+{
+	int64_t n = rp_render_iv(f, "total");
+	json_object *ping;
+	char b[32];
+
+	if (json_object_object_get_ex(f, "ping", &ping) &&
+	    json_object_get_boolean(ping))
+		snprintf(buf, len, "%" PRId64 " round trip%s", n,
+			 n == 1 ? "" : "s");
+	else
+		snprintf(buf, len, "total %s",
+			 rp_render_bytes((uint64_t)n, b, sizeof(b)));
+	return buf;
+}
+
 void rp_render_msg_label(const struct rr_ev *e, char *m, char *det, size_t len)
 {
 	json_object *f = e->f;
@@ -195,13 +213,12 @@ void rp_render_msg_label(const struct rr_ev *e, char *m, char *det, size_t len)
 			 qp_list(e, "qpn", a, sizeof(a)),
 			 qp_list(e, "psn", b, sizeof(b)));
 		snprintf(det, len, "mtu %" PRId64 " · chunk %s · window %"
-			 PRId64 " · qps %" PRId64 " · total %s",
+			 PRId64 " · qps %" PRId64 " · %s",
 			 rp_render_iv(f, "mtu"),
 			 rp_render_bytes((uint64_t)rp_render_iv(f, "chunk"), c,
 					 sizeof(c)),
 			 rp_render_iv(f, "window"), rp_render_iv(f, "qps"),
-			 rp_render_bytes((uint64_t)rp_render_iv(f, "total"), d,
-					 sizeof(d)));
+			 hello_total(f, d, sizeof(d)));
 	} else if (!strcmp(t, "MR")) {
 		snprintf(m, len, "MR  rkey %s  qpn %s  psn %s",
 			 rp_render_hex(f, "rkey", c, sizeof(c)),

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /* Unit tests of rdmapush render's text: XML escaping of what came from a
  * trace (a peer's path), invalid UTF-8 and control characters, the cut,
- * and the field helpers (hex, QP lists, sizes). The pictures themselves
+ * the field helpers (hex, QP lists, sizes), and the HELLO's label (a
+ * push's size, a ping's round trips). The pictures themselves
  * are checked by tests/render/render.sh. */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -109,6 +110,40 @@ static void test_fields(void **state)
 	json_object_put(f);
 }
 
+/* The HELLO arrow's detail line for the fields in json. */
+static void hello_det(const char *json, const char *want)
+{
+	json_object *f = json_tokener_parse(json);
+	struct rr_ev e = { .kind = RR_MSG, .type = "HELLO", .f = f,
+			   .match = -1 };
+	char m[320], det[320];
+
+	assert_non_null(f);
+	rp_render_msg_label(&e, m, det, sizeof(m));
+	assert_string_equal(m, "HELLO  qpn 0x11  psn 0x5a3f21");
+	assert_string_equal(det, want);
+	json_object_put(f);
+}
+
+/* A ping's HELLO carries its round trips where a push's has its size. */
+static void test_hello_label(void **state)
+{
+	(void)state;
+	hello_det("{\"qpn\": 17, \"psn\": 5914401, \"mtu\": 1024, "
+		  "\"chunk\": 1048576, \"window\": 8, \"qps\": 1, "
+		  "\"total\": 10485760, \"ping\": false}",
+		  "mtu 1024 · chunk 1.0 MiB · window 8 · qps 1 · "
+		  "total 10.0 MiB");
+	hello_det("{\"qpn\": 17, \"psn\": 5914401, \"mtu\": 1024, "
+		  "\"chunk\": 2, \"window\": 1, \"qps\": 1, "
+		  "\"total\": 50, \"ping\": true}",
+		  "mtu 1024 · chunk 2 B · window 1 · qps 1 · 50 round trips");
+	hello_det("{\"qpn\": 17, \"psn\": 5914401, \"mtu\": 1024, "
+		  "\"chunk\": 2, \"window\": 1, \"qps\": 1, "
+		  "\"total\": 1, \"ping\": true}",
+		  "mtu 1024 · chunk 2 B · window 1 · qps 1 · 1 round trip");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -116,6 +151,7 @@ int main(void)
 		cmocka_unit_test(test_bad_bytes),
 		cmocka_unit_test(test_cut),
 		cmocka_unit_test(test_fields),
+		cmocka_unit_test(test_hello_label),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
