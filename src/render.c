@@ -497,10 +497,11 @@ static bool hello_qpn(const struct lines *l, int64_t pid, const char *dir,
 
 /*
  * A file with several transfers (a receiver's, one child each): draw the
- * one whose HELLO came from the other side's QP, else the first.
+ * one whose HELLO came from the other side's QP, else the first. Returns
+ * that QPN, or -1 when none matched.
  */
-static void choose_transfer(const char *path[2], const struct lines l[2],
-			    int64_t pid[2], int side, size_t transfers)
+static int64_t choose_transfer(const struct lines l[2], int64_t pid[2],
+			       int side)
 {
 	size_t at = 0, from = 0;
 	int64_t qpn, mine;
@@ -509,16 +510,218 @@ static void choose_transfer(const char *path[2], const struct lines l[2],
 		while (hello_qpn(&l[side], -1, "in", &mine, &from))
 			if (mine == qpn) {
 				pid[side] = line_pid(l[side].o[from - 1]);
-				fprintf(stderr, "rdmapush render: %s holds %zu "
-					"transfers; drawing pid %" PRId64
-					", whose HELLO came from QPN 0x%" PRIx64
-					" of %s\n", path[side], transfers,
-					pid[side], (uint64_t)qpn, path[!side]);
-				return;
+				return qpn;
 			}
-	fprintf(stderr, "rdmapush render: %s holds %zu transfers; drawing "
-		"the first (pid %" PRId64 ")\n", path[side], transfers,
-		pid[side]);
+	return -1;
+}
+
+/* Which of a file's transfers is drawn: said once the two traces pair. */
+static void say_transfer(const char *path[2], const int64_t pid[2], int side,
+			 size_t transfers, int64_t qpn)
+{
+	if (qpn >= 0)
+		fprintf(stderr, "rdmapush render: %s holds %zu transfers; "
+			"drawing pid %" PRId64 ", whose HELLO came from QPN "
+			"0x%" PRIx64 " of %s\n", path[side], transfers,
+			pid[side], (uint64_t)qpn, path[!side]);
+	else
+		fprintf(stderr, "rdmapush render: %s holds %zu transfers; "
+			"drawing the first (pid %" PRId64 ")\n", path[side],
+			transfers, pid[side]);
+}
+
+/* --- do the two traces belong together? -------------------------------- */
+
+/* The sides render draws: a push's two ends, or a ping's. */
+static const struct {
+	const char *side;
+	const char *what;	/* "X is <what>" */
+	bool ping;
+	bool sender;		/* drawn on the left */
+} ends[] = {
+	{ "send", "a push sender's trace", false, true },
+	{ "recv", "a file receiver's trace", false, false },
+	{ "ping", "a ping client's trace", true, true },
+	{ "ping-server", "a ping server's trace", true, false },
+};
+
+static int end_of(const char *side)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(ends) / sizeof(ends[0]); i++)
+		if (!strcmp(ends[i].side, side))
+			return (int)i;
+	return -1;
+}
+
+/* "a ping client's trace", or for a side render does not know, its
+ * name (the file's own words: escaped for the terminal). */
+static const char *end_text(const char *side, char *buf, size_t len)
+{
+	char shown[RP_PEER_TEXT_MAX];
+	int i = end_of(side);
+
+	if (i >= 0)
+		return ends[i].what;
+	snprintf(buf, len, "a trace of side \"%s\"",
+		 rp_fmt_peer(shown, sizeof(shown), side, strlen(side)));
+	return buf;
+}
+
+/*
+ * One sender and its receiver, or a ping's client and its server: each
+ * line's "side" says which. *swap: 1 when the receiver's file came first.
+ */
+static int check_sides(const char *path[2], const struct lines l[2],
+		       int *swap)
+{
+	const char *r0 = line_str(l[0].o[0], "side");
+	const char *r1 = line_str(l[1].o[0], "side");
+	char a[RP_PEER_TEXT_MAX + 32], b[RP_PEER_TEXT_MAX + 32];
+	int e0, e1;
+
+	r0 = r0 ? r0 : "?";
+	r1 = r1 ? r1 : "?";
+	if (!strcmp(r0, r1)) {
+		char shown[RP_PEER_TEXT_MAX];
+
+		/* The file's own words: escaped for the terminal. */
+		fail("%s and %s are both from the %s side: give the "
+		     "sender's trace, then the receiver's", path[0], path[1],
+		     rp_fmt_peer(shown, sizeof(shown), r0, strlen(r0)));
+		return RP_EPROTO;
+	}
+	e0 = end_of(r0);
+	e1 = end_of(r1);
+	if (e0 < 0 || e1 < 0 || ends[e0].ping != ends[e1].ping) {
+		fail("%s is %s and %s is %s: not the two ends of one session",
+		     path[0], end_text(r0, a, sizeof(a)), path[1],
+		     end_text(r1, b, sizeof(b)));
+		return RP_EPROTO;
+	}
+	/* Given the other way round: the sender still goes left. */
+	*swap = !ends[e0].sender;
+	return 0;
+}
+
+/* The first HELLO with dir of pid in l and its "msg.qps" (QP1..), if any. */
+static json_object *first_hello(const struct lines *l, int64_t pid,
+				const char *dir, json_object **more)
+{
+	json_object *hello = NULL;
+	size_t i;
+
+	*more = NULL;
+	for (i = 0; i < l->n; i++) {
+		json_object *o = l->o[i], *f = NULL;
+		const char *d, *k = line_str(o, "kind");
+
+		if (line_pid(o) != pid)
+			continue;
+		(void)json_object_object_get_ex(o, "f", &f);
+		d = rp_render_str(f, "dir");
+		if (!d || strcmp(d, dir))
+			continue;
+		if (!hello && is_hello(o)) {
+			hello = f;
+		} else if (hello && !strcmp(k, "msg.qps")) {
+			const char *t = rp_render_str(f, "type");
+
+			if (t && !strcmp(t, "HELLO"))
+				*more = f;
+			break;
+		} else if (hello && !strcmp(k, "msg")) {
+			break;
+		}
+	}
+	return hello;
+}
+
+/* A field's value as the message names it: QPN and PSN in hex. */
+static void field_text(const char *k, json_object *v, char *buf, size_t len)
+{
+	const char *s;
+	size_t n = strlen(k);
+
+	if (!v) {
+		snprintf(buf, len, "(none)");
+		return;
+	}
+	if (json_object_is_type(v, json_type_int) && n >= 3 &&
+	    (!strcmp(k + n - 3, "qpn") || !strcmp(k + n - 3, "psn"))) {
+		snprintf(buf, len, "0x%" PRIx64,
+			 (uint64_t)json_object_get_int64(v));
+		return;
+	}
+	s = json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN);
+	/* The file's own words: escaped for the terminal. */
+	rp_fmt_peer(buf, len, s, strlen(s));
+}
+
+/* Appends "k a vs b" for each field of a that b lacks or holds another
+ * value in; counts them in *n (listed up to 3). */
+static void diff_fields(json_object *a, json_object *b, bool a_sent,
+			char *out, size_t len, int *n)
+{
+	json_object_object_foreach(a, k, va) {
+		json_object *vb = NULL;
+		char x[96], y[96];
+		size_t used = strlen(out);
+
+		if (!strcmp(k, "dir"))
+			continue;
+		if (b && json_object_object_get_ex(b, k, &vb) &&
+		    json_object_equal(va, vb))
+			continue;
+		/* Fields b has and a lacks are found from b's side. */
+		if (!a_sent && b && json_object_object_get_ex(b, k, NULL))
+			continue;
+		if ((*n)++ >= 3)
+			continue;
+		field_text(k, a_sent ? va : vb, x, sizeof(x));
+		field_text(k, a_sent ? vb : va, y, sizeof(y));
+		snprintf(out + used, len - used, "%s%s %s vs %s",
+			 used ? ", " : "", k, x, y);
+	}
+}
+
+/*
+ * The receiver got the sender's HELLO as it was sent (docs/trace.md: the
+ * k-th "out" of a type is the other side's k-th "in", with the same
+ * fields). The QP count first, since it changes the whole picture.
+ */
+static int check_hello(const char *path[2], const struct lines l[2],
+		       const int64_t pid[2], int swap)
+{
+	int snd = swap, rcv = !swap, n = 0;
+	json_object *out, *in, *out_more, *in_more;
+	int64_t qo = 1, qi = 1;
+	char diff[512] = "";
+
+	out = first_hello(&l[snd], pid[snd], "out", &out_more);
+	in = first_hello(&l[rcv], pid[rcv], "in", &in_more);
+	if (!out || !in)
+		return 0;	/* a trace cut short: drawn, with stubs */
+	(void)rp_render_int(out, "qps", &qo);
+	(void)rp_render_int(in, "qps", &qi);
+	if (qo != qi) {
+		fail("%s sent a HELLO for %" PRId64 " QP%s, %s received one "
+		     "for %" PRId64 " QP%s: not one session", path[snd], qo,
+		     qo == 1 ? "" : "s", path[rcv], qi, qi == 1 ? "" : "s");
+		return RP_EPROTO;
+	}
+	diff_fields(out, in, true, diff, sizeof(diff), &n);
+	diff_fields(in, out, false, diff, sizeof(diff), &n);
+	if (out_more && in_more) {
+		diff_fields(out_more, in_more, true, diff, sizeof(diff), &n);
+		diff_fields(in_more, out_more, false, diff, sizeof(diff), &n);
+	}
+	if (!n)
+		return 0;
+	fail("the HELLO %s sent is not the one %s received (%s%s): not one "
+	     "session", path[snd], path[rcv], diff, n > 3 ? ", ..." : "");
+	return RP_EPROTO;
 }
 
 static int load(struct rr_diagram *d, const char *path[2],
@@ -526,7 +729,7 @@ static int load(struct rr_diagram *d, const char *path[2],
 {
 	int side, rc, swap = 0;
 	size_t many[2];
-	int64_t pid[2];
+	int64_t pid[2], qpn[2] = { -1, -1 };
 
 	for (side = 0; side < 2; side++) {
 		size_t transfers;
@@ -543,30 +746,18 @@ static int load(struct rr_diagram *d, const char *path[2],
 		}
 		many[side] = transfers;
 	}
+	rc = check_sides(path, l, &swap);
+	if (rc)
+		return rc;
 	for (side = 0; side < 2; side++)
 		if (many[side] > 1)
-			choose_transfer(path, l, pid, side, many[side]);
-	{
-		const char *r0 = line_str(l[0].o[0], "side");
-		const char *r1 = line_str(l[1].o[0], "side");
-
-		r0 = r0 ? r0 : "?";
-		r1 = r1 ? r1 : "?";
-		if (!strcmp(r0, r1)) {
-			char shown[RP_PEER_TEXT_MAX];
-
-			/* The file's own words: escaped for the terminal. */
-			fail("%s and %s are both from the %s side: give the "
-			     "sender's trace, then the receiver's", path[0],
-			     path[1], rp_fmt_peer(shown, sizeof(shown), r0,
-						  strlen(r0)));
-			return RP_EPROTO;
-		}
-		/* Given the other way round: the sender (a ping's client)
-		 * still goes left. */
-		swap = !strcmp(r0, "recv") || !strcmp(r1, "send") ||
-		       !strcmp(r0, "ping-server") || !strcmp(r1, "ping");
-	}
+			qpn[side] = choose_transfer(l, pid, side);
+	rc = check_hello(path, l, pid, swap);
+	if (rc)
+		return rc;
+	for (side = 0; side < 2; side++)
+		if (many[side] > 1)
+			say_transfer(path, pid, side, many[side], qpn[side]);
 	d->ping = is_ping(&l[0], pid[0]);
 	for (side = 0; side < 2; side++) {
 		struct rr_side *s = &d->s[side ^ swap];

@@ -137,8 +137,9 @@ check "$tmp/cut.svg" lifelines arrows:HELLO,MR,FILE,FEND,FIN "text:ended with AC
 	"text:(no matching receipt in the other trace)" \
 	"text:(no matching send in the other trace)"
 
-# expect CODE PATTERN ARGS...: exit CODE, stderr matching PATTERN, and
-# the output written before (good.svg) left as it was, no temp file.
+# expect CODE PATTERN ARGS...: exit CODE, stderr matching PATTERN (one
+# line but for usage errors), and the output written before (good.svg)
+# left as it was, no temp file.
 cp "$tmp/push1.svg" "$tmp/good.svg"
 expect() {
 	code=$1 pat=$2
@@ -149,6 +150,8 @@ expect() {
 		bad "render $*: exit $rc, want $code ($(cat "$tmp/err"))"
 	elif ! grep -q -- "$pat" "$tmp/err"; then
 		bad "render $*: stderr '$(cat "$tmp/err")' lacks '$pat'"
+	elif [ "$code" -ne 2 ] && [ "$(wc -l <"$tmp/err")" -ne 1 ]; then
+		bad "render $*: not one line: $(cat "$tmp/err")"
 	elif ! cmp -s "$tmp/good.svg" "$tmp/push1.svg" ||
 		ls "$tmp"/good.svg.* >/dev/null 2>&1; then
 		bad "render $*: the old output changed or a temp file stayed"
@@ -176,6 +179,26 @@ expect 3 "$tmp/v2.jsonl:5: trace schema version 2; this rdmapush reads version 1
 grep -v '"HELLO"' "$R" >"$tmp/nohello.jsonl"
 expect 3 "$tmp/nohello.jsonl: no HELLO message" "$S" "$tmp/nohello.jsonl" -o "$O"
 expect 3 "are both from the send side" "$S" "$S" -o "$O"
+# Traces that are not one session, from the fixtures: the side, the QPs,
+# the HELLO as sent against the HELLO as received.
+expect 3 "are both from the recv side" "$R" "$fx/push2.recv.jsonl" -o "$O"
+expect 3 "$fx/lab-ping.send.jsonl is a ping client's trace and $R is a file receiver's trace: not the two ends of one session" \
+	"$fx/lab-ping.send.jsonl" "$R" -o "$O"
+expect 3 "$S is a push sender's trace and $fx/lab-ping.recv.jsonl is a ping server's trace" \
+	"$S" "$fx/lab-ping.recv.jsonl" -o "$O"
+expect 3 "$S sent a HELLO for 1 QP, $fx/push2.recv.jsonl received one for 2 QPs: not one session" \
+	"$S" "$fx/push2.recv.jsonl" -o "$O"
+expect 3 "$fx/push2.send.jsonl sent a HELLO for 2 QPs, $R received one for 1 QP" \
+	"$R" "$fx/push2.send.jsonl" -o "$O"
+expect 3 "the HELLO $S sent is not the one $fx/lab-exists.recv.jsonl received (qpn 0x11 vs 0x13, psn 0x5a3f21 vs 0x858e65, " \
+	"$S" "$fx/lab-exists.recv.jsonl" -o "$O"
+expect 3 "the HELLO $fx/many.send.jsonl sent is not the one $fx/failed.recv.jsonl received (total 1200000 vs 4096): not one session" \
+	"$fx/many.send.jsonl" "$fx/failed.recv.jsonl" -o "$O"
+# QP1's address (msg.qps) counts too; a field one side lacks is named.
+sed '/"msg.qps"/s/"qp1.psn": [0-9]*/"qp1.psn": 7/' "$fx/push2.recv.jsonl" >"$tmp/q1.jsonl"
+expect 3 "(qp1.psn 0x5a5032 vs 0x7)" "$fx/push2.send.jsonl" "$tmp/q1.jsonl" -o "$O"
+sed '/"HELLO"/s/"qps": 1/"qps": 1, "ping": true/' "$R" >"$tmp/pf.jsonl"
+expect 3 "(ping (none) vs true)" "$S" "$tmp/pf.jsonl" -o "$O"
 # A side name is the file's text: shown escaped, never raw.
 sed 's/"side": *"send"/"side":"s\\u001b[31m"/' "$S" >"$tmp/esc.jsonl"
 expect 3 'both from the s\\u{001b}\[31m side' "$tmp/esc.jsonl" "$tmp/esc.jsonl" -o "$O"
