@@ -344,7 +344,28 @@ static bool same_phase(const struct rr_side *s, json_object *f)
 	return false;
 }
 
-static int build_side(struct rr_side *s, const struct lines *l, int64_t pid)
+/* What the data block needs beside the events drawn: the totals a data
+ * phase cut short leaves (no data.summary then), the last being kept. */
+static void note_data(struct rr_side *s, const char *kname, json_object *f)
+{
+	if (!strcmp(kname, "datapath.summary"))
+		s->datapath = f;
+	else if (!strcmp(kname, "data.progress"))
+		s->progress = f;
+}
+
+/* The sender's first chunk posted: where its data phase begins. */
+static bool first_chunk(const struct rr_side *s, bool sender,
+			const char *kname, json_object *f)
+{
+	const char *op = rp_render_str(f, "op");
+
+	return sender && !s->seen_post && !strcmp(kname, "post") && op &&
+	       strcmp(op, "RECV");
+}
+
+static int build_side(struct rr_side *s, const struct lines *l, int64_t pid,
+		      bool sender)
 {
 	double t0 = 0;
 	bool first = true;
@@ -366,7 +387,18 @@ static int build_side(struct rr_side *s, const struct lines *l, int64_t pid)
 			t0 = num(o, "t", 0);
 		first = false;
 		e.t = num(o, "t", t0) - t0;
+		if (first_chunk(s, sender, kname, f)) {
+			struct rr_ev c = e;
+
+			c.kind = RR_FIRST_CHUNK;
+			c.f = f;
+			c.line = o;
+			rc = push_ev(s, &c);
+			if (rc)
+				return rc;
+		}
 		count_datapath(s, kname, f, e.t);
+		note_data(s, kname, f);
 		if (!strcmp(kname, "msg.qps"))
 			attach_more(s, f);
 		k = kind_of(kname);
@@ -385,6 +417,8 @@ static int build_side(struct rr_side *s, const struct lines *l, int64_t pid)
 		}
 		if (e.kind == RR_PHASE && same_phase(s, f))
 			continue;
+		if (e.kind == RR_SUMMARY && s->summary < 0)
+			s->summary = (long)s->n;
 		if (rp_render_int(f, "qp", &q) && q >= 0 && q < RR_MAX_QPS &&
 		    (unsigned)q + 1 > s->qps)
 			s->qps = (unsigned)q + 1;
@@ -766,7 +800,9 @@ static int load(struct rr_diagram *d, const char *path[2],
 		s->path = path[side];
 		s->pid = pid[side];
 		snprintf(s->role, sizeof(s->role), "%s", role ? role : "?");
-		rc = build_side(s, &l[side], pid[side]);
+		s->summary = -1;
+		rc = build_side(s, &l[side], pid[side],
+				(side ^ swap) == RR_SEND);
 		if (rc)
 			return rc;
 		fold_qps(s);

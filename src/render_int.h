@@ -19,7 +19,9 @@
 enum rr_kind {
 	RR_DEVICE, RR_PD_ALLOC, RR_PD_DEALLOC, RR_CQ_CREATE, RR_CQ_DESTROY,
 	RR_MR_REG, RR_MR_DEREG, RR_QP_CREATE, RR_QP_MODIFY, RR_QP_ERROR,
-	RR_QP_DESTROY, RR_MSG, RR_PHASE, RR_SUMMARY, RR_ERROR, RR_KIND_MAX
+	RR_QP_DESTROY, RR_MSG, RR_PHASE, RR_SUMMARY, RR_ERROR,
+	RR_FIRST_CHUNK,	/* made up: the sender's first chunk posted */
+	RR_KIND_MAX
 };
 
 struct rr_ev {
@@ -45,10 +47,14 @@ struct rr_side {
 	struct rr_ev *ev;
 	size_t n, cap;
 	unsigned qps;		/* QP columns: highest qp index + 1 */
-	/* counted for the data block when no data.summary came */
+	/* counted for the data block when no data.summary came (the
+	 * trace keeps the first 4 work requests of each kind) */
 	uint64_t posts_data, posts_credit, posts_read;
 	double data_t0, data_t1;	/* first data post, last wc (s) */
 	bool seen_post;
+	long summary;		/* its data.summary event, -1: none */
+	json_object *datapath;	/* its datapath.summary's "f", or NULL */
+	json_object *progress;	/* its last data.progress's "f", or NULL */
 	double offset;		/* added to t to compare with the other side */
 };
 
@@ -66,15 +72,15 @@ struct rr_diagram {
 	struct rr_side s[2];
 	struct rr_row *rows;
 	size_t nrows, rcap;
-	bool counted_data;	/* the data row is counted, not summarised */
 	long data_row;		/* -1: none */
-	int data_side;		/* the side whose summary made the data row */
+	int data_side;		/* the side whose event made the data row */
 	bool ping;		/* an rdmapush ping (its HELLO says so) */
 	int height;
 };
 
-/* Pair, order into rows, add a counted data row, fold long runs of
- * file messages (render_merge.c). 0 or -ENOMEM. */
+/* Pair, order into rows (the data row where the sender's first chunk
+ * left), fold long runs of file messages (render_merge.c). 0 or
+ * -ENOMEM. */
 int rp_render_merge(struct rr_diagram *d);
 
 /* Labels, main line and detail line, unescaped (render_label.c). */

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /* rdmapush render's merge: pairs the two sides' messages (the k-th "out"
  * of type X on one side is the k-th "in" of X on the other), orders both
- * sides' events into rows (an "in" never above its "out"), adds a counted
- * data row where no data.summary came, folds long FILE/FEND/FACK runs. */
+ * sides' events into rows (an "in" never above its "out"), the data row
+ * where the sender's first chunk left, folds long FILE/FEND/FACK runs. */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
@@ -133,6 +133,12 @@ static bool blocked(const struct rr_diagram *d, int side, size_t i)
 	       d->s[!side].ev[e->match].row < 0;
 }
 
+/* The events the data block stands for. */
+static bool data_ev(const struct rr_ev *e)
+{
+	return e->kind == RR_SUMMARY || e->kind == RR_FIRST_CHUNK;
+}
+
 static int place(struct rr_diagram *d, int side, size_t i, size_t next[2])
 {
 	struct rr_ev *e = &d->s[side].ev[i];
@@ -147,18 +153,18 @@ static int place(struct rr_diagram *d, int side, size_t i, size_t next[2])
 		return 0;
 	}
 	/*
-	 * One data block for both sides: each ends its data phase at its
-	 * own moment (the receiver before FIN, the sender after its last
-	 * credit), so the later summary joins the first one's row.
+	 * One data block for both sides, where the sender's first chunk
+	 * left: each side's data.summary comes at its own moment (the
+	 * receiver's after FIN, the sender's after ACK) and joins it.
 	 */
-	if (e->kind == RR_SUMMARY && d->data_row >= 0) {
+	if (data_ev(e) && d->data_row >= 0) {
 		if (d->rows[d->data_row].ev[side] < 0)
 			d->rows[d->data_row].ev[side] = (long)i;
 		e->row = d->data_row;
 		next[side]++;
 		return 0;
 	}
-	if (e->kind != RR_MSG && e->kind != RR_SUMMARY && last &&
+	if (!data_ev(e) && e->kind != RR_MSG && last &&
 	    (last->kind == RR_ROW_LOCAL || last->kind == RR_ROW_MSG) &&
 	    last->ev[side] < 0 && !(last->kind == RR_ROW_MSG &&
 				     last->ev[!side] < 0)) {
@@ -168,7 +174,7 @@ static int place(struct rr_diagram *d, int side, size_t i, size_t next[2])
 		return 0;
 	}
 	rc = new_row(d, e->kind == RR_MSG ? RR_ROW_MSG :
-		     e->kind == RR_SUMMARY ? RR_ROW_DATA : RR_ROW_LOCAL);
+		     data_ev(e) ? RR_ROW_DATA : RR_ROW_LOCAL);
 	if (rc)
 		return rc;
 	last = &d->rows[d->nrows - 1];
@@ -180,7 +186,7 @@ static int place(struct rr_diagram *d, int side, size_t i, size_t next[2])
 		d->s[!side].ev[e->match].row = e->row;
 		next[!side]++;
 	}
-	if (e->kind == RR_SUMMARY) {
+	if (data_ev(e)) {
 		d->data_row = e->row;
 		d->data_side = side;
 	}
@@ -250,9 +256,9 @@ static int merge(struct rr_diagram *d)
 	return 0;
 }
 
-/* Without data.summary: a data row counted from post/wc and FIN, before
- * the sender's FIN (or last). */
-static int add_counted_data(struct rr_diagram *d)
+/* Neither the sender's first chunk nor a data.summary came, yet a side
+ * posted: the data row goes before the sender's FIN (or last). */
+static int add_data_row(struct rr_diagram *d)
 {
 	const struct rr_side *s = &d->s[RR_SEND], *r = &d->s[RR_RECV];
 	size_t pos = d->nrows, i, k;
@@ -278,7 +284,6 @@ static int add_counted_data(struct rr_diagram *d)
 			if (d->s[side].ev[k].row >= (long)pos)
 				d->s[side].ev[k].row++;
 	d->data_row = (long)pos;
-	d->counted_data = true;
 	return 0;
 }
 
@@ -341,7 +346,7 @@ int rp_render_merge(struct rr_diagram *d)
 	estimate_offset(d);
 	rc = merge(d);
 	if (!rc)
-		rc = add_counted_data(d);
+		rc = add_data_row(d);
 	if (!rc)
 		collapse(d);
 	return rc;

@@ -605,15 +605,99 @@ static void ping_block(FILE *f, const struct rr_diagram *d,
 	}
 }
 
-/* From the data.summary events, or counted from post/wc and FIN. */
+#define TRACED_WR	4	/* post and wc: the first 4 of each kind traced */
+
+/* The chunks the sender posted, from its datapath.summary (every post
+ * but its receives); -1 without one. */
+static int64_t posted_chunks(const struct rr_side *s)
+{
+	int64_t n = 0;
+
+	if (!s->datapath)
+		return -1;
+	json_object_object_foreach(s->datapath, k, v) {
+		if (strncmp(k, "posted.", 7) || !strncmp(k + 7, "RECV", 4) ||
+		    !json_object_is_type(v, json_type_int))
+			continue;
+		n += json_object_get_int64(v);
+	}
+	return n;
+}
+
+/* The sender heard its last ACK, and an ok one: the session finished. */
+static bool finished(const struct rr_side *s)
+{
+	const struct rr_ev *ack = NULL;
+	size_t i;
+
+	for (i = 0; i < s->n; i++)
+		if (s->ev[i].kind == RR_MSG && !s->ev[i].out &&
+		    !strcmp(s->ev[i].type, "ACK"))
+			ack = &s->ev[i];
+	return ack && !rp_render_iv(ack->f, "status");
+}
+
+/*
+ * No data.summary: a data phase that did not succeed writes none. Say
+ * what is known, and from where: every post is counted only by the
+ * sender's datapath.summary (the trace keeps the first TRACED_WR work
+ * requests of each kind), the credits by its last data.progress.
+ */
+static void unsummarised(FILE *f, const struct rr_diagram *d,
+			 const struct rr_row *r, double cx)
+{
+	const struct rr_side *s = &d->s[RR_SEND];
+	int64_t chunks = posted_chunks(s);
+	bool cut = !finished(s);
+	uint64_t traced = s->posts_data + d->s[RR_RECV].posts_read;
+	int64_t said = rp_render_iv(s->progress, "posted");
+	char line[320], head[64] = "", b[32];
+	size_t i;
+
+	/* Finished: FIN says the bytes. Cut short: nothing does. */
+	for (i = 0; i < s->n && !cut; i++)
+		if (s->ev[i].kind == RR_MSG && s->ev[i].out &&
+		    !strcmp(s->ev[i].type, "FIN"))
+			snprintf(head, sizeof(head), "%s in ", rp_render_bytes(
+				 (uint64_t)rp_render_iv(s->ev[i].f, "bytes"),
+				 b, sizeof(b)));
+	if (cut)
+		snprintf(head, sizeof(head), "interrupted after ");
+	if (chunks >= 0)
+		snprintf(line, sizeof(line), "%s%" PRId64 " chunk%s posted",
+			 head, chunks, chunks == 1 ? "" : "s");
+	else if (said > 0 && (uint64_t)said >= traced)
+		snprintf(line, sizeof(line), "%sat least %" PRId64 " chunks "
+			 "posted", head, said);
+	else
+		snprintf(line, sizeof(line), "%s%s%" PRIu64 " chunk%s posted",
+			 head, traced >= TRACED_WR ? "at least " : "", traced,
+			 traced == 1 ? "" : "s");
+	text(f, cx, r->y + 44, "ev", "middle", line, 0);
+	if (s->progress) {
+		/* data.progress comes at doubling milestones only. */
+		snprintf(line, sizeof(line), "at least %" PRId64 " credited "
+			 "by the receiver", rp_render_iv(s->progress, "done"));
+		text(f, cx, r->y + 60, "ev", "middle", line, 0);
+	}
+	text(f, cx, r->y + 78, "det", "middle", cut ?
+	     "no data.summary (a push cut short has none): no rate" :
+	     "no data.summary in the traces: no rate", 0);
+	snprintf(line, sizeof(line), "chunks: %s%s", chunks >= 0 ?
+		 "datapath.summary" : said > 0 && (uint64_t)said >= traced ?
+		 "data.progress" : "the traced posts (4 of each kind)",
+		 s->progress ? " · credits: data.progress" : "");
+	text(f, cx, r->y + 92, "det", "middle", line, 0);
+}
+
+/* From the sender's data.summary (else the receiver's), each side's
+ * own line below; without any, what unsummarised() can tell. */
 static void data_block(FILE *f, const struct rr_diagram *d,
 		       const struct rr_row *r)
 {
-	const struct rr_side *s = &d->s[RR_SEND], *v = &d->s[RR_RECV];
 	double cx = (X_S + X_R) / 2.0;
+	const struct rr_ev *e = NULL;
 	char line[320];
-	uint64_t bytes = 0, chunks;
-	double secs;
 	int side;
 
 	if (d->ping) {
@@ -621,41 +705,27 @@ static void data_block(FILE *f, const struct rr_diagram *d,
 		return;
 	}
 	block_rect(f, r, "data", "#e3f2fd", "#1565c0");
-	text(f, cx, r->y + 26, "blockhead", "middle", "DATA PHASE (RDMA)", 0);
-	if (d->counted_data) {
-		size_t i;
-
-		for (i = 0; i < s->n; i++)
-			if (s->ev[i].kind == RR_MSG &&
-			    !strcmp(s->ev[i].type, "FIN"))
-				bytes = (uint64_t)rp_render_iv(s->ev[i].f,
-							       "bytes");
-		chunks = s->posts_data + v->posts_read;
-		secs = s->seen_post ? s->data_t1 - s->data_t0 :
-				      v->data_t1 - v->data_t0;
-		totals(f, cx, r->y, bytes, chunks, secs);
-		snprintf(line, sizeof(line), "%" PRIu64 " credits sent by the "
-			 "receiver", v->posts_credit);
-		text(f, cx, r->y + 78, "det", "middle", line, 0);
-		text(f, cx, r->y + 92, "det", "middle", "(counted from post "
-		     "and wc events: the traces have no data.summary)", 0);
+	for (side = 0; side < 2 && !e; side++)
+		if (d->s[side].summary >= 0)
+			e = &d->s[side].ev[d->s[side].summary];
+	text(f, cx, r->y + 26, "blockhead", "middle", e || finished(
+	     &d->s[RR_SEND]) ? "DATA PHASE (RDMA)" :
+	     "DATA PHASE (RDMA), INTERRUPTED", 0);
+	if (!e) {
+		unsummarised(f, d, r, cx);
 		return;
 	}
-	side = r->ev[RR_SEND] >= 0 ? RR_SEND : RR_RECV;
-	{
-		const struct rr_ev *e = &d->s[side].ev[r->ev[side]];
-
-		bytes = (uint64_t)rp_render_iv(e->f, "bytes");
-		chunks = (uint64_t)rp_render_iv(e->f, "chunks");
-		secs = e->f ? json_object_get_double(
-			json_object_object_get(e->f, "data_seconds")) : 0;
-	}
-	totals(f, cx, r->y, bytes, chunks, secs);
+	totals(f, cx, r->y, (uint64_t)rp_render_iv(e->f, "bytes"),
+	       (uint64_t)rp_render_iv(e->f, "chunks"), e->f ?
+	       json_object_get_double(json_object_object_get(e->f,
+				      "data_seconds")) : 0);
 	for (side = 0; side < 2; side++) {
-		if (r->ev[side] < 0)
+		const struct rr_side *s = &d->s[side];
+
+		if (s->summary < 0)
 			continue;
-		side_summary(&d->s[side], &d->s[side].ev[r->ev[side]],
-			     side == RR_RECV, line, sizeof(line));
+		side_summary(s, &s->ev[s->summary], side == RR_RECV, line,
+			     sizeof(line));
 		text(f, cx, r->y + 80 + side * 14, "det", "middle", line, 0);
 	}
 }
@@ -764,6 +834,8 @@ static void row(FILE *f, const struct rr_diagram *d, size_t i)
 			time_label(f, side, e, r->y + ARROW_DY + 4);
 			if (e->out || e->match < 0)
 				message(f, d, side, e);
+		} else if (e->kind == RR_FIRST_CHUNK) {
+			time_label(f, side, e, r->y + 30);
 		} else if (e->kind == RR_SUMMARY) {
 			/* The other side's came later: its own time is in
 			 * the block (its data phase's seconds). */

@@ -8,6 +8,10 @@
 #   arrows:T1,T2,...           a message arrow of each type
 #   noarrow:T                  no arrow of type T (collapsed)
 #   text:STRING                a <text> showing STRING (as parsed)
+#   notext:STRING              no <text> showing STRING
+#   datapos:A:B1,B2,...        the data block below the first arrow of
+#                              type A, above every arrow of each type B
+#                              (band:S: above SIDE's bands in state S)
 #   objs:SIDE:pd,mr,...        object markers on SIDE
 #   noscript                   no element but SVG's own came from a trace
 #   maxbytes:N                 the file is at most N bytes
@@ -19,6 +23,40 @@ import xml.etree.ElementTree as ET
 NS = "{http://www.w3.org/2000/svg}"
 SVG_TAGS = {"svg", "title", "style", "rect", "text", "line", "path",
             "circle"}
+
+
+def datapos(root, after, befores):
+    """The data block's rect between the first arrow of type after and
+    every arrow of each type in befores (or band:STATE rects)."""
+    rects = [e for e in root.iter(NS + "rect") if e.get("class") == "data"]
+    if len(rects) != 1:
+        return ["datapos: %d data blocks" % len(rects)]
+    top = float(rects[0].get("y"))
+    bottom = top + float(rects[0].get("height"))
+    arrows = {}
+    for e in root.iter(NS + "line"):
+        if e.get("class") == "arrow":
+            arrows.setdefault(e.get("data-type"), []).append(
+                float(e.get("y1")))
+    errs = []
+    if after not in arrows:
+        errs.append("datapos: no %s arrow" % after)
+    elif min(arrows[after]) >= top:
+        errs.append("datapos: the data block (y %g) is above the first "
+                    "%s (y %g)" % (top, after, min(arrows[after])))
+    for b in befores.split(","):
+        if b.startswith("band:"):
+            ys = [float(e.get("y")) for e in root.iter(NS + "rect")
+                  if e.get("class") == "band" and
+                  e.get("data-state") == b[5:]]
+        else:
+            ys = arrows.get(b, [])
+        if not ys:
+            errs.append("datapos: no %s" % b)
+        elif min(ys) <= bottom:
+            errs.append("datapos: the data block (y %g-%g) reaches below "
+                        "%s (y %g)" % (top, bottom, b, min(ys)))
+    return errs
 
 
 def main():
@@ -66,6 +104,11 @@ def main():
         elif kind == "text":
             if not any(arg in t for t in texts):
                 errs.append("no text %r" % arg)
+        elif kind == "notext":
+            if any(arg in t for t in texts):
+                errs.append("text %r shows" % arg)
+        elif kind == "datapos":
+            errs += datapos(root, *arg.split(":", 1))
         elif kind == "objs":
             side, shapes = arg.split(":")
             have = set()

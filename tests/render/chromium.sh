@@ -50,7 +50,7 @@ svg_height() {
 	sed -n 's/^<svg [^>]* height="\([0-9]*\)".*/\1/p' "$1" | head -n 1
 }
 
-pairs="push1 push2 push8 failed many lab-qps2"
+pairs="push1 push2 push8 failed many interrupted lab-qps2"
 if [ $# -ge 3 ]; then
 	pairs=given
 	cp "$2" "$tmp/given.send.jsonl" && cp "$3" "$tmp/given.recv.jsonl" || exit 99
@@ -70,6 +70,7 @@ for n in $pairs; do
 	case $n in
 	given) want="HELLO  qpn 0x|MR  rkey 0x|FIN  1 files|ended with ACK: status 0" ;;
 	many) want="FILE/FEND/FACK × 1200|400 acknowledged, 0 failed|FIN  400 files, 1.1 MiB" ;;
+	interrupted) want="DATA PHASE (RDMA), INTERRUPTED|interrupted after 308 chunks posted|ERR status 14 (aborted by peer)" ;;
 	failed) want="ERR status 6 (EXIST)|in/<script>alert('x')</script> & <b>bold</b>.txt" ;;
 	push1) want="HELLO  qpn 0x11  psn 0x5a3f21|MR  rkey 0x1a2c  qpn 0x22  psn 0xc0ffee|FIN  1 files, 10.0 MiB|ACK status 0 (OK), 10.0 MiB|DATA PHASE (RDMA)" ;;
 	lab-qps2) want="HELLO  qpn 0x11,0x12  psn 0xdbec69,0xae29fe|293.0 KiB in 5 chunks|ended with ACK: status 0 (ok)" ;;

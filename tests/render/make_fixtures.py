@@ -4,7 +4,9 @@
 # edit here): pairs of --trace-json files, sender's and receiver's, written
 # by hand after docs/trace.md's contract (schema version 1), not by
 # rdmapush: a 1-QP write push, a 2-QP and an 8-QP push, a failed session
-# with ERR (a peer's path holding <script> and &), a many-file session.
+# with ERR (a peer's path holding <script> and &), a many-file session,
+# and a push interrupted after 308 chunks, traced as rdmapush traces
+# (only the first 4 work requests of each kind; no data.summary).
 # The clocks of the two sides are unrelated on purpose (1000 s vs 52000 s).
 #
 # usage: tests/render/make_fixtures.py [DIR]   (default: its own directory)
@@ -234,6 +236,65 @@ def many(dirname, files=400):
     r.write(os.path.join(dirname, "many.recv.jsonl"))
 
 
+TRACE_FIRST = 4     # post and wc: the first 4 of each kind are traced
+
+
+def interrupted(dirname, chunks=308):
+    """A 512 MiB push stopped by Ctrl-C after 308 chunks posted: no
+    data.summary (its data phase did not succeed), its credits so far in
+    data.progress, every post counted in datapath.summary."""
+    s, r = sides(1)
+    size = 512 << 20
+    handshake(s, r, 1, size)
+    s.ev("session", "phase", "phase DATA", phase="DATA")
+    s.msg("out", "FILE", id=0, path="big.iso", size=size)
+    r.msg("in", "FILE", id=0, path="big.iso", size=size)
+    done = 1
+    for c in range(chunks):
+        if c < TRACE_FIRST:
+            s.ev("verbs", "post", "post RDMA_WRITE_WITH_IMM", op=
+                 "RDMA_WRITE_WITH_IMM", wr_id=c, qp=0, length=1 << 20,
+                 imm=c)
+            r.ev("verbs", "wc", "completion RECV_RDMA_WITH_IMM", opcode=
+                 "RECV_RDMA_WITH_IMM", status="SUCCESS", wr_id=c, qp=0,
+                 byte_len=1 << 20, imm=c)
+            r.ev("verbs", "post", "post SEND_WITH_IMM (credit)", op=
+                 "SEND_WITH_IMM", wr_id=1000 + c, qp=0, imm=c)
+            s.ev("verbs", "wc", "completion RDMA_WRITE", opcode=
+                 "RDMA_WRITE", status="SUCCESS", wr_id=c, qp=0,
+                 byte_len=0, imm=0)
+        else:
+            s.t += 0.0009
+            r.t += 0.0009
+        if c + 1 - 8 == done:   # credits trail the window (8)
+            s.ev("data", "data.progress", "%d/%d chunks posted so far "
+                 "taken by the receiver" % (done, c + 1), done=done,
+                 posted=c + 1)
+            done *= 2
+    s.ev("error", "error", "error", message="interrupted by signal 2")
+    text = "interrupted by signal"
+    s.msg("out", "ERR", status=14, status_name="aborted by peer", bytes=0,
+          text=text)
+    r.msg("in", "ERR", status=14, status_name="aborted by peer", bytes=0,
+          text=text)
+    r.ev("error", "error", "error", message="the sender aborted: " + text)
+    credited = chunks - 8
+    s.ev("verbs", "datapath.summary", "data path", **{
+        "posted.WRITE_WITH_IMM": chunks, "posted.SEND_WITH_IMM": 0,
+        "posted.SEND_WITH_IMM(data)": 0, "posted.RDMA_READ": 0,
+        "posted.RECV": 8 + credited, "posted.RECV(buffer)": 0,
+        "completed.WRITE": chunks, "completed.RECV_WITH_IMM": credited,
+        "failed": 0})
+    r.ev("verbs", "datapath.summary", "data path", **{
+        "posted.WRITE_WITH_IMM": 0, "posted.SEND_WITH_IMM": credited,
+        "posted.RECV": chunks + 8, "completed.RECV_RDMA_WITH_IMM": chunks,
+        "completed.SEND": credited, "failed": 0})
+    teardown(s, 1, err=True)
+    teardown(r, 1, err=True)
+    s.write(os.path.join(dirname, "interrupted.send.jsonl"))
+    r.write(os.path.join(dirname, "interrupted.recv.jsonl"))
+
+
 def main():
     d = sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(
         os.path.abspath(__file__))
@@ -242,6 +303,7 @@ def main():
     push(8, "push8", d)
     failed(d)
     many(d)
+    interrupted(d)
 
 
 if __name__ == "__main__":

@@ -2,15 +2,19 @@
 # SPDX-License-Identifier: MIT
 # rdmapush render, run by `make check`: each fixture pair of tests/render
 # (hand-made after docs/trace.md: 1-QP push, 2-QP and 8-QP pushes, a
-# failed session with ERR, 400 files; and two pairs from the lab)
-# renders to well-formed XML holding both lifelines, the QP state bands
-# of both sides, the message arrows with their QPN, PSN and rkey, the
-# data block and the object markers; a peer's path with
-# <script> and & stays escaped; 1200 FILE/FEND/FACK become one block;
-# without data.summary the data block is counted. Bad input gets its
-# documented exit status and names the file (and line): 5 unreadable or
-# unwritable, 3 not JSON / no v or kind / schema version 2 / no HELLO /
-# one side twice, 2 usage; a failed render leaves the old output whole.
+# failed session with ERR, 400 files, a push interrupted after 308
+# chunks; and three pairs from the lab) renders to well-formed XML
+# holding both lifelines, the QP state bands of both sides, the message
+# arrows with their QPN, PSN and rkey, the data block and the object
+# markers; a peer's path with <script> and & stays escaped; 1200
+# FILE/FEND/FACK become one block. The data block sits where the first
+# chunk left, above FEND, FIN, FACK and the teardown, with the figures
+# of data.summary; without one it says what it knows, and an interrupted
+# push says so. Bad input gets its documented exit status and names the
+# file (and line) in one line: 5 unreadable or unwritable, 3 not JSON /
+# no v or kind / schema version 2 / no HELLO / two traces that are not
+# one session (one side twice, a ping against a push, 1 QP against 2,
+# another HELLO), 2 usage; a failed render leaves the old output whole.
 #
 # usage: tests/render/render.sh   (from make check: srcdir, ./rdmapush)
 
@@ -37,7 +41,8 @@ check() {
 	fi
 }
 
-for n in push1 push2 push8 failed many lab-qps2 lab-exists lab-ping; do
+for n in push1 push2 push8 failed many interrupted lab-qps2 lab-exists \
+	lab-ping; do
 	if "$bin" render "$fx/$n.send.jsonl" "$fx/$n.recv.jsonl" \
 		-o "$tmp/$n.svg" 2>"$tmp/$n.err"; then
 		ok "$n renders"
@@ -55,7 +60,8 @@ check "$tmp/push1.svg" lifelines bands:send:0:RESET,INIT,RTR,RTS,ERROR \
 	"text:MR registered: rkey 0x1a2c" "text:LOCAL_WRITE|REMOTE_WRITE" \
 	"text:CQ created, cqe 17" "text:QP0 created: qpn 0x11, RESET" \
 	"text:FIN  1 files, 10.0 MiB" "text:ACK status 0 (OK), 10.0 MiB" \
-	"text:ended with ACK: status 0 (OK)"
+	"text:ended with ACK: status 0 (OK)" "text:qps 1 · total 10." \
+	datapos:FILE:FEND,FACK,FIN,ACK,band:ERROR
 check "$tmp/push2.svg" lifelines bands:send:1:RESET,INIT,RTR,RTS \
 	bands:recv:1:RESET,INIT,RTR,RTS "text:HELLO  qpn 0x11,0x12  psn 0x5a3f21,0x5a5032" \
 	"text:MR  rkey 0x1a2c  qpn 0x22,0x32  psn 0xc0ffee,0x..." \
@@ -80,7 +86,8 @@ check "$tmp/lab-qps2.svg" lifelines bands:send:1:RESET,INIT,RTR,RTS,ERROR \
 	"text:HELLO  qpn 0x11,0x12  psn 0xdbec69,0xae29fe" "text:MR  rkey 0x203  qpn 0x11,0x12" \
 	"text:293.0 KiB in 5 chunks" "text:sender: 5 chunks, 1 files" "text:receiver: 5 chunks" \
 	"objs:send:pd,mr,cq,qp,device" "objs:recv:pd,mr,cq,qp,device" \
-	"text:QP0–1 → ERROR (flushes their work)" "text:ended with ACK: status 0 (ok)"
+	"text:QP0–1 → ERROR (flushes their work)" "text:ended with ACK: status 0 (ok)" \
+	datapos:FILE:FEND,FIN,FACK,ACK,band:ERROR
 check "$tmp/lab-exists.svg" lifelines "text:FACK status 1 (file exists), 0 B" \
 	"text:but a FACK refused 1 file" "text:error: data: file exists (use --force on the"
 # A ping's two traces (rdmapush ping --op write -n 20, --trace-json at
@@ -90,7 +97,22 @@ check "$tmp/lab-ping.svg" lifelines bands:send:0:RESET,INIT,RTR,RTS,ERROR \
 	"text:rdmapush ping: the client times round trips, the server answers" \
 	"text:CLIENT" "text:SERVER" "text:ROUND TRIPS (RDMA)" \
 	"text:20 round trips of 2 B, --op write" "text:FIN  20 round trips" \
-	"text:ACK  20 round trips answered" "text:ended with ACK: status 0 (ok)"
+	"text:ACK  20 round trips answered" "text:ended with ACK: status 0 (ok)" \
+	"text:window 1 · qps 1 · 20 round trips" "notext:total 20 B" \
+	datapos:MR:FIN,ACK,band:ERROR
+# Stopped by a signal after 308 chunks (4 of each work request traced,
+# no data.summary): the block says so, with datapath.summary's count,
+# where the first chunk left, not below the ERR and the teardown.
+check "$tmp/interrupted.svg" lifelines arrows:HELLO,MR,FILE,ERR \
+	"text:DATA PHASE (RDMA), INTERRUPTED" "text:interrupted after 308 chunks posted" \
+	"text:at least 256 credited by the receiver" \
+	"text:no data.summary (a push cut short has none): no rate" \
+	"notext:0 B in 4 chunks" datapos:FILE:ERR,band:ERROR
+grep -v '"datapath.summary"' "$fx/interrupted.send.jsonl" >"$tmp/nd.send.jsonl"
+"$bin" render "$tmp/nd.send.jsonl" "$fx/interrupted.recv.jsonl" -o "$tmp/nd.svg" \
+	2>/dev/null || bad "interrupted, no datapath.summary: exit $?"
+check "$tmp/nd.svg" "text:interrupted after at least 264 chunks posted" \
+	"text:chunks: data.progress · credits: data.progress"
 
 # -o - and the sides given the other way round: the same picture.
 "$bin" render "$fx/push1.send.jsonl" "$fx/push1.recv.jsonl" -o - \
@@ -100,13 +122,15 @@ check "$tmp/lab-ping.svg" lifelines bands:send:0:RESET,INIT,RTR,RTS,ERROR \
 	2>/dev/null && cmp -s "$tmp/sw.svg" "$tmp/push1.svg" &&
 	ok "receiver's trace first: the sender still on the left" ||
 	bad "receiver's trace first gives another picture"
-# No data.summary: counted from post/wc.
+# No data.summary, but a push that finished: FIN's bytes, the traced
+# posts (at least), no rate.
 grep -v '"data.summary"' "$fx/push1.send.jsonl" >"$tmp/ns.send.jsonl"
 grep -v '"data.summary"' "$fx/push1.recv.jsonl" >"$tmp/ns.recv.jsonl"
 "$bin" render "$tmp/ns.send.jsonl" "$tmp/ns.recv.jsonl" -o "$tmp/ns.svg" 2>/dev/null ||
 	bad "no data.summary: exit $?"
-check "$tmp/ns.svg" "text:10.0 MiB in 10 chunks" "text:10 credits sent by the receiver" \
-	"text:(counted from post and wc events: the traces have no data.summary)"
+check "$tmp/ns.svg" "text:DATA PHASE (RDMA)" "text:10.0 MiB in at least 10 chunks posted" \
+	"text:no data.summary in the traces: no rate" notext:INTERRUPTED \
+	datapos:FILE:FEND,FIN,ACK
 
 # A receiver's file with two transfers (children 6000, then 5151): the
 # one whose HELLO came from the sender's QPN is drawn, not the first.
