@@ -723,10 +723,13 @@ static void diff_fields(json_object *a, json_object *b, bool a_sent,
 /*
  * The receiver got the sender's HELLO as it was sent (docs/trace.md: the
  * k-th "out" of a type is the other side's k-th "in", with the same
- * fields). The QP count first, since it changes the whole picture.
+ * fields). The QP count first, since it changes the whole picture. A
+ * receiver's file of several transfers (found: one of them received a
+ * HELLO from the sender's QPN) is told apart by its QPN alone.
  */
 static int check_hello(const char *path[2], const struct lines l[2],
-		       const int64_t pid[2], int swap)
+		       const int64_t pid[2], int swap, size_t transfers,
+		       bool found)
 {
 	int snd = swap, rcv = !swap, n = 0;
 	json_object *out, *in, *out_more, *in_more;
@@ -737,6 +740,14 @@ static int check_hello(const char *path[2], const struct lines l[2],
 	in = first_hello(&l[rcv], pid[rcv], "in", &in_more);
 	if (!out || !in)
 		return 0;	/* a trace cut short: drawn, with stubs */
+	if (transfers > 1 && !found) {
+		char q[32];
+
+		fail("none of the %zu transfers in %s received the HELLO %s "
+		     "sent (qpn %s): not one session", transfers, path[rcv],
+		     path[snd], rp_render_hex(out, "qpn", q, sizeof(q)));
+		return RP_EPROTO;
+	}
 	(void)rp_render_int(out, "qps", &qo);
 	(void)rp_render_int(in, "qps", &qi);
 	if (qo != qi) {
@@ -786,7 +797,7 @@ static int load(struct rr_diagram *d, const char *path[2],
 	for (side = 0; side < 2; side++)
 		if (many[side] > 1)
 			qpn[side] = choose_transfer(l, pid, side);
-	rc = check_hello(path, l, pid, swap);
+	rc = check_hello(path, l, pid, swap, many[!swap], qpn[!swap] >= 0);
 	if (rc)
 		return rc;
 	for (side = 0; side < 2; side++)

@@ -223,6 +223,9 @@ sed '/"msg.qps"/s/"qp1.psn": [0-9]*/"qp1.psn": 7/' "$fx/push2.recv.jsonl" >"$tmp
 expect 3 "(qp1.psn 0x5a5032 vs 0x7)" "$fx/push2.send.jsonl" "$tmp/q1.jsonl" -o "$O"
 sed '/"HELLO"/s/"qps": 1/"qps": 1, "ping": true/' "$R" >"$tmp/pf.jsonl"
 expect 3 "(ping (none) vs true)" "$S" "$tmp/pf.jsonl" -o "$O"
+# A receiver's file of two transfers, neither from this sender's QPN.
+expect 3 "none of the 2 transfers in $tmp/two.recv.jsonl received the HELLO $fx/lab-exists.send.jsonl sent (qpn 0x13): not one session" \
+	"$fx/lab-exists.send.jsonl" "$tmp/two.recv.jsonl" -o "$O"
 # A side name is the file's text: shown escaped, never raw.
 sed 's/"side": *"send"/"side":"s\\u001b[31m"/' "$S" >"$tmp/esc.jsonl"
 expect 3 'both from the s\\u{001b}\[31m side' "$tmp/esc.jsonl" "$tmp/esc.jsonl" -o "$O"
