@@ -48,9 +48,9 @@ if why=$("$PYTHON3" "$TOP/tests/render/check_svg.py" "$TMP/push.svg" \
 	bands:recv:0:$states bands:recv:1:$states \
 	arrows:HELLO,MR,FILE,FEND,FACK,FIN,ACK \
 	"text:DATA PHASE (RDMA)" "text:293.0 KiB in 5 chunks" \
-	"text:ended with ACK: status 0" \
+	"text:ended with ACK: status 0" datapos:FILE:FEND,FIN,FACK,ACK \
 	objs:send:pd,mr,cq,qp,device objs:recv:pd,mr,cq,qp,device 2>&1); then
-	ok "the SVG: each QP RESET->INIT->RTR->RTS->ERROR on both lifelines, HELLO/MR/FILE/FEND/FACK/FIN/ACK, the data block, the objects"
+	ok "the SVG: each QP RESET->INIT->RTR->RTS->ERROR on both lifelines, HELLO/MR/FILE/FEND/FACK/FIN/ACK, the data block between FILE and FEND, the objects"
 else
 	fail "the SVG" "$why"
 fi
