@@ -45,7 +45,20 @@ static int check_mode(const char *path, const struct stat *st)
 	return RP_ECONFIG;
 }
 
-/* The length must be in range; a regular file's real size is reported. */
+/*
+ * A key is a file of its own: a directory, a device (/dev/null, a
+ * terminal) or a FIFO is a wrong path, and its mode says nothing about
+ * a secret, so no chmod advice.
+ */
+static int check_kind(const char *path, const struct stat *st)
+{
+	if (S_ISREG(st->st_mode))
+		return 0;
+	RP_ERR("--psk %s: not a regular file", path);
+	return RP_ECONFIG;
+}
+
+/* The length must be in range; the file's real size is reported. */
 static int check_len(const char *path, const struct stat *st, size_t len)
 {
 	if (len < RP_PSK_MIN_FILE) {
@@ -56,19 +69,17 @@ static int check_len(const char *path, const struct stat *st, size_t len)
 	}
 	if (len <= RP_PSK_MAX_FILE)
 		return 0;
-	if (S_ISREG(st->st_mode))
-		RP_ERR("--psk %s: %lld bytes; a key file holds at most %d",
-		       path, (long long)st->st_size, RP_PSK_MAX_FILE);
-	else
-		RP_ERR("--psk %s: more than %d bytes; a key file holds at "
-		       "most %d", path, RP_PSK_MAX_FILE, RP_PSK_MAX_FILE);
+	RP_ERR("--psk %s: %lld bytes; a key file holds at most %d",
+	       path, (long long)st->st_size, RP_PSK_MAX_FILE);
 	return RP_ECONFIG;
 }
 
 static int read_key_file(const char *path, uint8_t *buf, size_t cap,
 			 size_t *len)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	/* O_NONBLOCK: opening a FIFO must not wait for a writer; it is
+	 * refused by its kind below. */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	struct stat st;
 	int e;
 
@@ -82,7 +93,9 @@ static int read_key_file(const char *path, uint8_t *buf, size_t cap,
 		close(fd);
 		return RP_ECONFIG;
 	}
-	e = check_mode(path, &st);
+	e = check_kind(path, &st);
+	if (!e)
+		e = check_mode(path, &st);
 	if (e) {
 		close(fd);
 		return e;

@@ -108,7 +108,7 @@ static int run(const struct rp_opts *opts)
 	rp_trace_hold_first_error();
 	rc = o->trace_json ? rp_trace_json_open(o->trace_json) : 0;
 	if (!rc)
-		rc = rp_preflight(o);
+		rc = rp_preflight(o, send);
 	if (!rc)
 		rc = send ? rp_session_send(o, &out) : rp_server_run(o, &out);
 	held = rp_trace_held_error();

@@ -547,6 +547,44 @@ static int finish(struct server *sv, int rc)
 	return rc;
 }
 
+/*
+ * What needs nothing remote: the key file (into key) and the directory,
+ * open (into *dirfd, else -1) and writable. The caller's pre-check and
+ * the server's own start.
+ */
+static int open_local(const struct rp_config *o, uint8_t key[RP_PSK_LEN],
+		      int *dirfd)
+{
+	int rc = 0;
+
+	*dirfd = -1;
+	if (o->psk_file)
+		rc = rp_auth_load(o->psk_file, key);
+	if (!rc)
+		rc = rp_fileio_dir_open(o->dir, dirfd);
+	if (rc)
+		return rc;
+	/* Fail now, naming -o, not when the first sender arrives. */
+	rc = rp_fileio_dir_probe(*dirfd, o->dir);
+	if (rc) {
+		close(*dirfd);
+		*dirfd = -1;
+	}
+	return rc;
+}
+
+int rp_server_check(const struct rp_config *o)
+{
+	uint8_t key[RP_PSK_LEN];
+	int dirfd;
+	int rc = open_local(o, key, &dirfd);
+
+	explicit_bzero(key, sizeof(key));
+	if (!rc)
+		close(dirfd);
+	return rc;
+}
+
 int rp_server_run(const struct rp_config *o, struct rp_outcome *out)
 {
 	struct server sv = {
@@ -556,19 +594,11 @@ int rp_server_run(const struct rp_config *o, struct rp_outcome *out)
 	int rc;
 
 	rp_session_signals();
-	if (o->psk_file) {
-		rc = rp_auth_load(o->psk_file, sv.key);
-		if (rc)
-			return rc;
-		sv.psk = sv.key;
-	}
-	rc = rp_fileio_dir_open(o->dir, &sv.dirfd);
+	rc = open_local(o, sv.key, &sv.dirfd);
 	if (rc)
 		return rc;
-	/* Fail now, naming -o, not when the first sender arrives. */
-	rc = rp_fileio_dir_probe(sv.dirfd, o->dir);
-	if (rc)
-		goto out_dir;
+	if (o->psk_file)
+		sv.psk = sv.key;
 	rp_fileio_clean_stale(sv.dirfd);
 	rc = rp_ctrl_listen(o->bind_addr, o->port, &sv.lfd);
 	if (rc)

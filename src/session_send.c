@@ -673,19 +673,42 @@ static void choose_shape(struct xfer *x, uint64_t files)
 	      EV_U("chunk", x->chunk));
 }
 
+/*
+ * What needs nothing remote: the sources (usage, --as, and whether any
+ * can go at all) and the key file, into psk. The caller's pre-check and
+ * the session's own preparation, so that a library caller is refused
+ * before connecting too.
+ */
+static int check_local(const struct rp_config *o, uint8_t psk[RP_PSK_LEN])
+{
+	int rc = rp_walk_check(o->sources, o->nsources, o->recursive,
+			       o->as_name);
+
+	if (!rc && o->psk_file)
+		rc = rp_auth_load(o->psk_file, psk);
+	return rc;
+}
+
+int rp_session_send_check(const struct rp_config *o)
+{
+	uint8_t psk[RP_PSK_LEN];
+	int rc = check_local(o, psk);
+
+	explicit_bzero(psk, sizeof(psk));
+	return rc;
+}
+
 static int prepare(struct xfer *x, struct send_state *s)
 {
 	uint64_t files;
 	int rc = rp_op_set(x, x->o->op);
 
+	if (!rc)
+		rc = check_local(x->o, s->psk);
 	if (rc)
 		return rc;
-	if (x->o->psk_file) {
-		rc = rp_auth_load(x->o->psk_file, s->psk);
-		if (rc)
-			return rc;
+	if (x->o->psk_file)
 		x->ch.psk = s->psk;
-	}
 	rc = rp_walk_open(&s->walk, x->o->sources, x->o->nsources,
 			  x->o->recursive, x->o->as_name);
 	if (rc)

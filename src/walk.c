@@ -419,6 +419,62 @@ int rp_walk_next(struct rp_walk *w, struct rp_walk_entry *e)
 	}
 }
 
+/*
+ * The first entry of the next source: its own (a file, standard input, a
+ * special file, an ERROR), or for a tree its top directory's. 1, 0 when
+ * no source is left, or -ENOMEM. Nothing inside a tree is looked at.
+ */
+static int top_entry(struct rp_walk *w, struct rp_walk_entry *e)
+{
+	int rc;
+
+	memset(e, 0, sizeof(*e));
+	do {
+		end_source(w);
+		if (w->next >= w->n)
+			return 0;
+		rc = start_source(w, e, w->sources[w->next++]);
+		if (rc == 0)
+			rc = tree_next(w, e);
+	} while (rc == 0);
+	return rc;
+}
+
+static bool sendable(enum rp_walk_kind k)
+{
+	return k == RP_WALK_FILE || k == RP_WALK_DIR || k == RP_WALK_STDIN;
+}
+
+int rp_walk_check(char *const *sources, int n, bool recursive,
+		  const char *as_name)
+{
+	struct rp_walk_entry e;
+	struct rp_walk *w;
+	int rc = rp_walk_open(&w, sources, n, recursive, as_name);
+
+	if (rc)
+		return rc;
+	/* Quietly: when one source can go, the real walk reports the rest. */
+	w->quiet = true;
+	while ((rc = top_entry(w, &e)) > 0 && !sendable(e.kind))
+		;
+	if (rc == 0) {
+		/* None can: each one's cause, as the real walk says it. */
+		w->quiet = false;
+		w->next = 0;
+		while ((rc = top_entry(w, &e)) > 0)
+			if (e.kind == RP_WALK_SKIP)
+				error_entry(w, &e, w->sources[w->next - 1],
+					    RP_ENOTREG, e.why);
+		if (rc == 0)
+			rc = RP_EUSAGE;
+	} else if (rc > 0) {
+		rc = 0;
+	}
+	rp_walk_close(w);
+	return rc;
+}
+
 int rp_walk_total(char *const *sources, int n, bool recursive,
 		  const char *as_name, uint64_t *total, uint64_t *files)
 {

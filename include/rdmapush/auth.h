@@ -38,7 +38,8 @@ enum rp_auth_role {
  * Read the key file and derive the key from it (BLAKE2b-256 of its
  * contents). The file must be 32 bytes to 64 KiB and readable by its
  * owner only. 0 or RP_ECONFIG (every key-file problem: missing,
- * unreadable, too open, too short, too long), reported with the path.
+ * unreadable, not a regular file, too open, too short, too long),
+ * reported with the path.
  */
 int rp_auth_load(const char *path, uint8_t key[RP_PSK_LEN])
 	__attribute__((warn_unused_result));

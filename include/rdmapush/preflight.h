@@ -6,13 +6,19 @@
 
 #include "rdmapush/export.h"
 
+#include <stdbool.h>
+
 #include "rdmapush/config.h"
 
 /*
- * The local RDMA device (-d/-i, or any) has an active port, unless a
- * receiver was started with --no-device-check. 0, or RP_ENODEV / -errno
- * (already reported).
+ * First what needs nothing remote, for a sender (send) or a receiver:
+ * rp_session_send_check (usage, sources, key file) or rp_server_check
+ * (key file, directory). Then the local RDMA device (-d/-i, or any) has
+ * an active port, unless a receiver was started with --no-device-check.
+ * 0, or the first failure's error: RP_EUSAGE, RP_ECONFIG, RP_ENODEV,
+ * -errno (already reported).
  */
-int rp_preflight(const struct rp_config *o) __attribute__((warn_unused_result));
+int rp_preflight(const struct rp_config *o, bool send)
+	__attribute__((warn_unused_result));
 
 #endif

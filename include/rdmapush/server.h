@@ -10,6 +10,14 @@
 #include "rdmapush/session.h"
 
 /*
+ * A receiver's checks that need nothing remote, for before the device
+ * probe: the --psk key file, and the directory (-o) exists and files can
+ * be made in it. 0 or an error (already reported). rp_server_run makes
+ * them again as it starts.
+ */
+int rp_server_check(const struct rp_config *o)
+	__attribute__((warn_unused_result));
+/*
  * Serve until SIGINT/SIGTERM (0), or one transfer with --once (its
  * result). Failures of one transfer never stop the server. In a forked
  * child this returns that child's one transfer result, with *out filled,

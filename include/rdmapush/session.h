@@ -79,6 +79,15 @@ struct rp_outcome {
 };
 
 /*
+ * A push's checks that need nothing remote, for before the device probe
+ * and the connection: the sources' usage (rp_walk_open), that at least
+ * one source can be sent (rp_walk_check) and the --psk key file. 0 or
+ * an error (already reported): RP_EUSAGE, RP_ECONFIG, -ENOMEM.
+ * rp_session_send makes them again, before it connects.
+ */
+int rp_session_send_check(const struct rp_config *o)
+	__attribute__((warn_unused_result));
+/*
  * Push o->file to o->host:o->port. 0 or an error (already reported);
  * *out (may be NULL) says where it stopped.
  */

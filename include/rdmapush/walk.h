@@ -85,6 +85,20 @@ int rp_walk_total(char *const *sources, int n, bool recursive,
 		  const char *as_name, uint64_t *total, uint64_t *files)
 	__attribute__((warn_unused_result));
 
+/*
+ * Before anything remote: whether at least one source can be sent, by
+ * the same checks as rp_walk_next's for each source's top (exists, a
+ * directory only with -r, readable, a regular file, a directory or
+ * standard input). 0 if one can (nothing is reported: the real walk
+ * reports the others), RP_EUSAGE if none can (each one's cause
+ * reported as "cannot send SRC: why", a FIFO or a device too), or as
+ * rp_walk_open, or -ENOMEM.
+ * Trees are not walked (only a top directory's names are read), and no
+ * file is opened.
+ */
+int rp_walk_check(char *const *sources, int n, bool recursive,
+		  const char *as_name) __attribute__((warn_unused_result));
+
 /* Free the walk; NULL is fine. */
 void rp_walk_close(struct rp_walk *w);
 

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 # modes: two
 # Refusals: an existing file without --force, a bad --as name, a missing
-# source. Each: a clear error, the documented exit code, nothing left.
+# source (alone: before connecting). Each: a clear error, the documented
+# exit code, nothing left.
 # Since version 3 a refused entry ends the session with "done, but 1
 # entry failed; the first: ..." and the session's counts.
 . "$(dirname "$0")/lib.sh"
@@ -44,14 +45,26 @@ for bad in '../x' '.' '..' 'a/b' '/etc/passwd'; do
 		fail "bad --as '$bad'" "exit $src: $out"
 done
 
-# Sources are walked in the session: a missing one is a failed entry.
-recv_bg missing "--once -o $DST" || { fail "receiver start" "did not listen"; exit 1; }
+# A source that cannot be sent, alone, is refused before connecting
+# (exit 2; no receiver listens here). Among others it is a failed entry
+# of the session, and the others arrive.
 out=$(send /tmp/e2e-src/does-not-exist "$RCV_IP" 2>&1); src=$?
+[ $src -eq 2 ] &&
+	echo "$out" | grep -q 'cannot send /tmp/e2e-src/does-not-exist: No such file' &&
+	! echo "$out" | grep -qi 'connect\|refused' &&
+	ok "lone missing source: exit 2 naming the file, before connecting" ||
+	fail "lone missing source" "exit $src: $out"
+
+mkdata "$SND" /tmp/e2e-src/extra 3000 >/dev/null
+recv_bg missing "--once -o $DST" || { fail "receiver start" "did not listen"; exit 1; }
+out=$(send /tmp/e2e-src/does-not-exist /tmp/e2e-src/extra "$RCV_IP" 2>&1); src=$?
 recv_wait missing >/dev/null 2>&1
 [ $src -eq 5 ] && echo "$out" | grep -q 'does-not-exist.*No such file' &&
 	echo "$out" | grep -q 'push done, but 1 entry failed; the first: ' &&
-	ok "missing source: exit 5 naming the file, one entry failed" ||
-	fail "missing source" "exit $src: $out"
+	[ "$(digest "$SND" /tmp/e2e-src/extra)" = "$(digest "$RCV" "$DST/extra")" ] &&
+	ok "missing source among others: exit 5 naming it, the other arrives" ||
+	fail "missing source among others" "exit $src: $out"
+on "$RCV" "rm -f $DST/extra" >/dev/null
 
 out=$(send /tmp/e2e-src/taken "$RCV_IP" 2>&1); src=$?
 [ $src -eq 4 ] && echo "$out" | grep -qi 'refused' &&

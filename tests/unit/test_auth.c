@@ -110,7 +110,6 @@ static void test_load_refused(void **state)
 	assert_int_equal(load_path("/nonexistent/psk", k), RP_ECONFIG);
 	assert_non_null(strstr(captured, "/nonexistent/psk: open: "
 					 "No such file or directory"));
-	assert_int_equal(load_path("/tmp", k), RP_ECONFIG);
 	load_mode(K32, 32, 0644, RP_ECONFIG, k);
 	assert_non_null(strstr(captured, "permissions 0644 are too open; "
 					 "chmod 600 /tmp/rp-test-psk."));
@@ -118,6 +117,37 @@ static void test_load_refused(void **state)
 	load_mode(K32, 32, 0602, RP_ECONFIG, k);
 	load_mode(K32, 32, 0604, RP_ECONFIG, k);
 	assert_int_equal(rp_err_exit_code(RP_ECONFIG), 2);
+}
+
+/* A directory, a device or a FIFO is not a key file, whatever its mode:
+ * no chmod advice (harmful for /dev/null), and a FIFO is not waited on. */
+static void test_load_not_regular(void **state)
+{
+	char dir[] = "/tmp/rp-test-psk-kind.XXXXXX";
+	const char *paths[3];
+	char fifo[64];
+	uint8_t k[RP_PSK_LEN];
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	assert_int_equal(chmod(dir, 0755), 0);
+	snprintf(fifo, sizeof(fifo), "%s/fifo", dir);
+	assert_int_equal(mkfifo(fifo, 0644), 0);
+	paths[0] = dir;
+	paths[1] = "/dev/null";
+	paths[2] = fifo;
+	for (int i = 0; i < 3; i++) {
+		char want[96];
+
+		assert_int_equal(load_path(paths[i], k), RP_ECONFIG);
+		snprintf(want, sizeof(want), "--psk %s: not a regular file\n",
+			 paths[i]);
+		assert_non_null(strstr(captured, want));
+		assert_null(strstr(captured, "chmod"));
+		assert_null(strstr(captured, "permissions"));
+	}
+	unlink(fifo);
+	rmdir(dir);
 }
 
 static void test_keygen(void **state)
@@ -270,6 +300,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_load),
 		cmocka_unit_test(test_load_refused),
+		cmocka_unit_test(test_load_not_regular),
 		cmocka_unit_test(test_keygen),
 		cmocka_unit_test(test_mac),
 		cmocka_unit_test(test_session_key),

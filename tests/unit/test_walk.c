@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -524,6 +525,106 @@ static void test_path_too_long(void **state)
 	rp_walk_close(w);
 }
 
+/* rp_walk_check over argv[0..n): its result and what it said. */
+static int check(char **argv, int n, bool recursive, const char *as_name,
+		 const char **said)
+{
+	int rc;
+
+	capture_start();
+	rc = rp_walk_check(argv, n, recursive, as_name);
+	*said = capture_end();
+	return rc;
+}
+
+static void expect_said(const char *said, const char *src, const char *why)
+{
+	char want[PATH_MAX + 64];
+
+	snprintf(want, sizeof(want), "cannot send %s: %s\n", src, why);
+	assert_non_null(strstr(said, want));
+}
+
+/* One source that can go is enough, and then nothing is said: the real
+ * walk reports the others. When none can, each says why. */
+static void test_check(void **state)
+{
+	static char dash_arg[] = "-";
+	char *dash[] = { dash_arg };
+	char *mixed[] = { at("top"), at("nope"), at("top/fifo"),
+			  at("top/a.txt") };
+	char *bad[] = { at("top"), at("nope"), at("top/fifo") };
+	char *tree_only[] = { at("top/empty") };
+	const char *said;
+
+	(void)state;
+	assert_int_equal(check(mixed, 4, false, NULL, &said), 0);
+	assert_string_equal(said, "");
+	assert_int_equal(check(bad, 3, false, NULL, &said), RP_EUSAGE);
+	expect_said(said, bad[0], "directory (use -r)");
+	expect_said(said, bad[1], strerror(ENOENT));
+	expect_said(said, bad[2], "FIFO");
+	/* With -r the directory can go; an empty one too. */
+	assert_int_equal(check(bad, 3, true, NULL, &said), 0);
+	assert_string_equal(said, "");
+	assert_int_equal(check(tree_only, 1, true, NULL, &said), 0);
+	/* Standard input is not read. */
+	assert_int_equal(check(dash, 1, false, "in.bin", &said), 0);
+	/* The usage checks come first, as rp_walk_open's. */
+	assert_int_equal(check(mixed, 4, false, "x", &said), RP_EUSAGE);
+	assert_non_null(strstr(said, "--as renames one source, not 4"));
+	assert_int_equal(check(dash, 1, false, NULL, &said), RP_EUSAGE);
+	assert_non_null(strstr(said, "needs --as NAME"));
+}
+
+/* rp_walk_check in a child as nobody (root reads everything): its
+ * result, or -1000 - the child's status. */
+static int check_as_nobody(char **argv, int n, bool recursive)
+{
+	pid_t pid;
+	int st;
+
+	if (geteuid() != 0)
+		return rp_walk_check(argv, n, recursive, NULL);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		int rc;
+
+		if (setgid(65534) || setuid(65534))
+			_exit(100);
+		rc = rp_walk_check(argv, n, recursive, NULL);
+		_exit(rc == 0 ? 0 : rc == RP_EUSAGE ? 1 : 99);
+	}
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st));
+	if (WEXITSTATUS(st) > 1)
+		return -1000 - WEXITSTATUS(st);
+	return WEXITSTATUS(st) ? RP_EUSAGE : 0;
+}
+
+/* An unreadable file, or an unreadable directory with -r, cannot go. */
+static void test_check_unreadable(void **state)
+{
+	char *file[1], *dir[1], *both[2];
+
+	(void)state;
+	/* nobody must reach base to find them unreadable and not missing. */
+	assert_int_equal(chmod(base, 0755), 0);
+	make_file("secret", 3, 0600);
+	make_dir("closed", 0700);
+	assert_int_equal(chmod(at("top/a.txt"), 0644), 0);
+	file[0] = at("secret");
+	dir[0] = at("closed");
+	both[0] = dir[0];
+	both[1] = at("top/a.txt");
+	assert_int_equal(check_as_nobody(file, 1, false), RP_EUSAGE);
+	assert_int_equal(check_as_nobody(dir, 1, true), RP_EUSAGE);
+	assert_int_equal(check_as_nobody(both, 2, true), 0);
+	assert_int_equal(chmod(at("top/a.txt"), 0600), 0);
+	assert_int_equal(chmod(base, 0700), 0);
+}
+
 static void test_kind_names(void **state)
 {
 	(void)state;
@@ -549,6 +650,8 @@ int main(void)
 		cmocka_unit_test(test_dot),
 		cmocka_unit_test(test_root),
 		cmocka_unit_test(test_path_too_long),
+		cmocka_unit_test(test_check),
+		cmocka_unit_test(test_check_unreadable),
 		cmocka_unit_test(test_kind_names),
 	};
 
