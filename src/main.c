@@ -54,7 +54,8 @@ static void verdict(const char *role, bool send, const struct rp_outcome *out,
 {
 	char what[128], where[96], buf[64];
 	const char *cause = cause_of(rc, buf, sizeof(buf));
-	const char *hint = stopped(rc) ? NULL : rp_err_hint(rc);
+	const char *hint = stopped(rc) ? NULL :
+			   rp_err_hint_for(rc, rp_trace_held_cause());
 
 	/* The sender chose the name: only its side can act on that hint. */
 	if (!send && rc == RP_EBADNAME)

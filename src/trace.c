@@ -49,6 +49,7 @@ static bool hold_armed;
 static pid_t hold_stopped;
 static pid_t held_pid;
 static char held[RP_HELD_ERROR_MAX];
+static int held_cause;		/* RP_ERR_WHY's cause, 0 for RP_ERR's */
 
 void rp_trace_init(enum rp_verbosity v, const char *role)
 {
@@ -59,6 +60,7 @@ void rp_trace_init(enum rp_verbosity v, const char *role)
 	hold_stopped = 0;
 	held_pid = 0;
 	held[0] = '\0';
+	held_cause = 0;
 }
 
 void rp_trace_hold_first_error(void)
@@ -82,8 +84,18 @@ const char *rp_trace_held_error(void)
 	return r;
 }
 
+int rp_trace_held_cause(void)
+{
+	int r;
+
+	flockfile(stderr);
+	r = held_pid == getpid() && held[0] ? held_cause : 0;
+	funlockfile(stderr);
+	return r;
+}
+
 /* Under stderr's lock: true when msg became this process's cause. */
-static bool hold(const char *msg)
+static bool hold(const char *msg, int cause)
 {
 	pid_t me;
 
@@ -99,6 +111,7 @@ static bool hold(const char *msg)
 	if (held[0])
 		return false;	/* a later, secondary error: printed */
 	snprintf(held, sizeof(held), "%s", msg);
+	held_cause = cause;
 	return true;
 }
 
@@ -394,27 +407,43 @@ void rp_trace_json_close(void)
 
 /*
  * An error line, or, when main asked for it, the first one held as the
- * cause for its verdict. With --trace a held error still shows inline,
- * tagged "error", so the trace reads in order; every error line is an
- * "error" event in the JSON trace.
+ * cause for its verdict (with why the call failed, for the hint). With
+ * --trace a held error still shows inline, tagged "error", so the trace
+ * reads in order; every error line is an "error" event in the JSON
+ * trace.
  */
-void rp_err_emit(const char *fmt, ...)
+static void err_emit(int cause, const char *fmt, va_list ap)
 {
 	char msg[RP_HELD_ERROR_MAX];
 	struct rp_ev_field f[] = { EV_S("message", msg) };
 	bool kept;
-	va_list ap;
 
-	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
 	flockfile(stderr);
-	kept = hold(msg);
+	kept = hold(msg, cause);
 	if (!kept)
 		fprintf(stderr, "rdmapush %s: error: %s\n", trace_role, msg);
 	if (rp_trace_any())	/* stderr's lock is recursive */
 		event("error", "error", msg, f, 1, kept && rp_trace_on());
 	funlockfile(stderr);
+}
+
+void rp_err_emit(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	err_emit(0, fmt, ap);
+	va_end(ap);
+}
+
+void rp_err_emit_why(int cause, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	err_emit(cause, fmt, ap);
+	va_end(ap);
 }
 
 void rp_info_emit(const char *fmt, ...)

@@ -209,8 +209,9 @@ static int list_devices(struct ibv_device **list, int ndev,
 				    cfg->dev_name))
 				break;
 		if (!list[i]) {
-			RP_ERR("RDMA device \"%s\" not found; devices: %s",
-			       cfg->dev_name, log->buf);
+			/* ENOENT: others exist, so the hint names -d. */
+			RP_ERR_WHY(ENOENT, "RDMA device \"%s\" not found; "
+				   "devices: %s", cfg->dev_name, log->buf);
 			return RP_ENODEV;
 		}
 	}
@@ -480,8 +481,9 @@ void rp_verbs_report_no_device(int e)
 	else if (e)
 		snprintf(why, sizeof(why), " (ibv_get_device_list: %s)",
 			 strerror(e));
-	/* What to do is main's hint line (rp_err_hint(RP_ENODEV)). */
-	RP_ERR("no RDMA device%s", why);
+	/* What to do is main's hint line (rp_err_hint_for(RP_ENODEV, e)):
+	 * ENOSYS, no RDMA in the kernel, needs more than 'rdma link add'. */
+	RP_ERR_WHY(e, "no RDMA device%s", why);
 }
 
 static void report_no_gid(const struct rp_verbs_cfg *cfg,
@@ -578,8 +580,9 @@ int rp_verbs_probe(const char *dev_name, int ib_port)
 			active += probe_ports(list[i], ib_port, log);
 	if (!active) {
 		/* log is "; rxe0 port 1 is PORT_DOWN; ...": skip "; ". */
-		RP_ERR("no active RDMA port: %s", log->buf[0] ? log->buf + 2 :
-		       "no port found");
+		/* ENETDOWN: devices exist, their ports are not up. */
+		RP_ERR_WHY(ENETDOWN, "no active RDMA port: %s", log->buf[0] ?
+			   log->buf + 2 : "no port found");
 		rc = RP_ENODEV;
 	}
 	free(log);

@@ -40,9 +40,13 @@ void rp_trace_hold_first_error(void);
 void rp_trace_hold_stop(void);
 /* This process's held error, or NULL. */
 const char *rp_trace_held_error(void);
+/* Why the held error's call failed, as RP_ERR_WHY gave it (an errno
+ * value; rp_err_hint_for() picks the hint by it), or 0. */
+int rp_trace_held_cause(void);
 
 /* Prefer the macros below: they cost one branch when tracing is off. */
 void rp_err_emit(const char *fmt, ...) RP_PRINTF(1, 2);
+void rp_err_emit_why(int cause, const char *fmt, ...) RP_PRINTF(2, 3);
 void rp_info_emit(const char *fmt, ...) RP_PRINTF(1, 2);
 
 /*
@@ -148,6 +152,9 @@ void rp_trace_json_close(void);
 
 /* One line on stderr at the place an error is detected. */
 #define RP_ERR(...) rp_err_emit(__VA_ARGS__)
+/* An error line and why its call failed (an errno value: EADDRINUSE,
+ * ENOSYS...), so that main's hint fits the cause (rp_err_hint_for). */
+#define RP_ERR_WHY(cause, ...) rp_err_emit_why(cause, __VA_ARGS__)
 /* Summary-level information, silenced by -q. */
 #define RP_INFO(...)							\
 	do {								\
