@@ -94,8 +94,11 @@ int rp_trace_held_cause(void)
 	return r;
 }
 
-/* Under stderr's lock: true when msg became this process's cause. */
-static bool hold(const char *msg, int cause)
+/*
+ * Under stderr's lock: true when msg became this process's cause, the
+ * first error, or with instead the one it explains better.
+ */
+static bool hold(const char *msg, int cause, bool instead)
 {
 	pid_t me;
 
@@ -108,7 +111,7 @@ static bool hold(const char *msg, int cause)
 		held_pid = me;
 		held[0] = '\0';
 	}
-	if (held[0])
+	if (held[0] && !instead)
 		return false;	/* a later, secondary error: printed */
 	snprintf(held, sizeof(held), "%s", msg);
 	held_cause = cause;
@@ -412,7 +415,7 @@ void rp_trace_json_close(void)
  * reads in order; every error line is an "error" event in the JSON
  * trace.
  */
-static void err_emit(int cause, const char *fmt, va_list ap)
+static void err_emit(int cause, bool instead, const char *fmt, va_list ap)
 {
 	char msg[RP_HELD_ERROR_MAX];
 	struct rp_ev_field f[] = { EV_S("message", msg) };
@@ -420,7 +423,7 @@ static void err_emit(int cause, const char *fmt, va_list ap)
 
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	flockfile(stderr);
-	kept = hold(msg, cause);
+	kept = hold(msg, cause, instead);
 	if (!kept)
 		fprintf(stderr, "rdmapush %s: error: %s\n", trace_role, msg);
 	if (rp_trace_any())	/* stderr's lock is recursive */
@@ -433,7 +436,16 @@ void rp_err_emit(const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	err_emit(0, fmt, ap);
+	err_emit(0, false, fmt, ap);
+	va_end(ap);
+}
+
+void rp_err_emit_instead(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	err_emit(0, true, fmt, ap);
 	va_end(ap);
 }
 
@@ -442,7 +454,7 @@ void rp_err_emit_why(int cause, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	err_emit(cause, fmt, ap);
+	err_emit(cause, false, fmt, ap);
 	va_end(ap);
 }
 

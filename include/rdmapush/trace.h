@@ -47,6 +47,7 @@ int rp_trace_held_cause(void);
 /* Prefer the macros below: they cost one branch when tracing is off. */
 void rp_err_emit(const char *fmt, ...) RP_PRINTF(1, 2);
 void rp_err_emit_why(int cause, const char *fmt, ...) RP_PRINTF(2, 3);
+void rp_err_emit_instead(const char *fmt, ...) RP_PRINTF(1, 2);
 void rp_info_emit(const char *fmt, ...) RP_PRINTF(1, 2);
 
 /*
@@ -155,6 +156,11 @@ void rp_trace_json_close(void);
 /* An error line and why its call failed (an errno value: EADDRINUSE,
  * ENOSYS...), so that main's hint fits the cause (rp_err_hint_for). */
 #define RP_ERR_WHY(cause, ...) rp_err_emit_why(cause, __VA_ARGS__)
+/* An error that says better what the callee's error just said (a
+ * message out of place that means "no --psk here"): it takes the held
+ * error's place as the cause, so a failure stays one line; printed as
+ * RP_ERR's when nothing is held. */
+#define RP_ERR_INSTEAD(...) rp_err_emit_instead(__VA_ARGS__)
 /* Summary-level information, silenced by -q. */
 #define RP_INFO(...)							\
 	do {								\

@@ -13,6 +13,7 @@
 
 #include <cmocka.h>
 
+#include "capture.h"
 #include "rdmapush/err.h"
 #include "rdmapush/trace.h"
 
@@ -317,6 +318,32 @@ static void test_hints_by_cause(void **state)
 	assert_int_equal(rp_trace_held_cause(), 0);
 }
 
+/*
+ * A caller that knows what its callee's error means says it instead:
+ * the receiver of a key-less sender fails in one line, "did not
+ * authenticate", not that and "expected AUTH, got HELLO" too.
+ */
+static void test_error_instead(void **state)
+{
+	(void)state;
+	rp_trace_init(RP_V_QUIET, "test");
+	rp_trace_hold_first_error();
+	RP_ERR_WHY(EPROTO, "expected AUTH from h, got HELLO");
+	capture_start();
+	RP_ERR_INSTEAD("h did not authenticate: use the same --psk");
+	assert_string_equal(capture_end(), "");
+	assert_string_equal(rp_trace_held_error(),
+			    "h did not authenticate: use the same --psk");
+	assert_int_equal(rp_trace_held_cause(), 0);
+	/* Nothing held (main did not ask): printed as any error. */
+	rp_trace_init(RP_V_QUIET, "test");
+	capture_start();
+	RP_ERR_INSTEAD("h did not authenticate");
+	assert_string_equal(capture_end(),
+			    "rdmapush test: error: h did not authenticate\n");
+	assert_null(rp_trace_held_error());
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -330,6 +357,7 @@ int main(void)
 		cmocka_unit_test(test_success),
 		cmocka_unit_test(test_hints),
 		cmocka_unit_test(test_hints_by_cause),
+		cmocka_unit_test(test_error_instead),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
