@@ -43,6 +43,17 @@ static const char *cause_of(int rc, char *buf, size_t len)
 	return held ? held : rp_strerror(rc);
 }
 
+/* What to do: the detection site's own hint, else the one that fits the
+ * class and cause of the error; none when stopped by a signal. */
+static const char *hint_of(int rc)
+{
+	const char *own = rp_trace_held_hint();
+
+	if (stopped(rc))
+		return NULL;
+	return own ? own : rp_err_hint_for(rc, rp_trace_held_cause());
+}
+
 /* The "hint:" line after a failure's, unless its cause says one. */
 static void hint_line(const char *role, const char *cause, const char *hint)
 {
@@ -61,8 +72,7 @@ static void verdict(const char *role, bool send, const struct rp_outcome *out,
 {
 	char what[128], where[96], buf[64];
 	const char *cause = cause_of(rc, buf, sizeof(buf));
-	const char *hint = stopped(rc) ? NULL :
-			   rp_err_hint_for(rc, rp_trace_held_cause());
+	const char *hint = hint_of(rc);
 
 	/* The sender chose the name: only its side can act on that hint. */
 	if (!send && rc == RP_EBADNAME)
@@ -170,8 +180,7 @@ static int ping(const struct rp_config *o)
 		flockfile(stderr);
 		fprintf(stderr, "rdmapush %s: %s failed: %s\n", role,
 			o->ping_server ? "server" : "ping", cause);
-		hint_line(role, cause, stopped(rc) ? NULL :
-			  rp_err_hint_for(rc, rp_trace_held_cause()));
+		hint_line(role, cause, hint_of(rc));
 		funlockfile(stderr);
 		if (o->json && !o->ping_server)
 			(void)!rp_report_json_failure(stdout, "ping", rc, cause,

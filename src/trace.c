@@ -50,6 +50,7 @@ static pid_t hold_stopped;
 static pid_t held_pid;
 static char held[RP_HELD_ERROR_MAX];
 static int held_cause;		/* RP_ERR_WHY's cause, 0 for RP_ERR's */
+static char held_hint[RP_HELD_HINT_MAX];	/* RP_ERR_HINT's, or "" */
 
 void rp_trace_init(enum rp_verbosity v, const char *role)
 {
@@ -61,6 +62,7 @@ void rp_trace_init(enum rp_verbosity v, const char *role)
 	held_pid = 0;
 	held[0] = '\0';
 	held_cause = 0;
+	held_hint[0] = '\0';
 }
 
 void rp_trace_hold_first_error(void)
@@ -94,11 +96,23 @@ int rp_trace_held_cause(void)
 	return r;
 }
 
+const char *rp_trace_held_hint(void)
+{
+	const char *r;
+
+	flockfile(stderr);
+	r = held_pid == getpid() && held[0] && held_hint[0] ? held_hint :
+	    NULL;
+	funlockfile(stderr);
+	return r;
+}
+
 /*
  * Under stderr's lock: true when msg became this process's cause, the
  * first error, or with instead the one it explains better.
  */
-static bool hold(const char *msg, int cause, bool instead)
+static bool hold(const char *msg, int cause, const char *hint,
+		 bool instead)
 {
 	pid_t me;
 
@@ -115,6 +129,7 @@ static bool hold(const char *msg, int cause, bool instead)
 		return false;	/* a later, secondary error: printed */
 	snprintf(held, sizeof(held), "%s", msg);
 	held_cause = cause;
+	snprintf(held_hint, sizeof(held_hint), "%s", hint ? hint : "");
 	return true;
 }
 
@@ -415,7 +430,8 @@ void rp_trace_json_close(void)
  * reads in order; every error line is an "error" event in the JSON
  * trace.
  */
-static void err_emit(int cause, bool instead, const char *fmt, va_list ap)
+static void err_emit(int cause, const char *hint, bool instead,
+		     const char *fmt, va_list ap)
 {
 	char msg[RP_HELD_ERROR_MAX];
 	struct rp_ev_field f[] = { EV_S("message", msg) };
@@ -423,9 +439,11 @@ static void err_emit(int cause, bool instead, const char *fmt, va_list ap)
 
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	flockfile(stderr);
-	kept = hold(msg, cause, instead);
+	kept = hold(msg, cause, hint, instead);
 	if (!kept)
 		fprintf(stderr, "rdmapush %s: error: %s\n", trace_role, msg);
+	if (!kept && hint)
+		fprintf(stderr, "rdmapush %s: hint: %s\n", trace_role, hint);
 	if (rp_trace_any())	/* stderr's lock is recursive */
 		event("error", "error", msg, f, 1, kept && rp_trace_on());
 	funlockfile(stderr);
@@ -436,7 +454,16 @@ void rp_err_emit(const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	err_emit(0, false, fmt, ap);
+	err_emit(0, NULL, false, fmt, ap);
+	va_end(ap);
+}
+
+void rp_err_emit_hint(const char *hint, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	err_emit(0, hint, false, fmt, ap);
 	va_end(ap);
 }
 
@@ -445,7 +472,7 @@ void rp_err_emit_instead(const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	err_emit(0, true, fmt, ap);
+	err_emit(0, NULL, true, fmt, ap);
 	va_end(ap);
 }
 
@@ -454,7 +481,7 @@ void rp_err_emit_why(int cause, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	err_emit(cause, false, fmt, ap);
+	err_emit(cause, NULL, false, fmt, ap);
 	va_end(ap);
 }
 

@@ -344,6 +344,38 @@ static void test_error_instead(void **state)
 	assert_null(rp_trace_held_error());
 }
 
+/*
+ * A hint only the detection site can give (which GID, and why none
+ * fits) is held with its error for main's hint line, so the failure is
+ * one line and one hint; when nothing is held it follows the error line
+ * at once, under the same prefix.
+ */
+static void test_error_hint(void **state)
+{
+	(void)state;
+	rp_trace_init(RP_V_QUIET, "test");
+	rp_trace_hold_first_error();
+	assert_null(rp_trace_held_hint());
+	capture_start();
+	RP_ERR_HINT("connect to the RDMA interface's address",
+		    "no RoCE v2 GID equals 127.0.0.1");
+	RP_ERR_HINT("a later hint", "a later error");
+	assert_string_equal(capture_end(),
+			    "rdmapush test: error: a later error\n"
+			    "rdmapush test: hint: a later hint\n");
+	assert_string_equal(rp_trace_held_error(),
+			    "no RoCE v2 GID equals 127.0.0.1");
+	assert_string_equal(rp_trace_held_hint(),
+			    "connect to the RDMA interface's address");
+	/* An error without a hint of its own leaves the table's. */
+	rp_trace_init(RP_V_QUIET, "test");
+	rp_trace_hold_first_error();
+	RP_ERR("plain");
+	assert_null(rp_trace_held_hint());
+	rp_trace_init(RP_V_QUIET, "test");
+	assert_null(rp_trace_held_hint());
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -358,6 +390,7 @@ int main(void)
 		cmocka_unit_test(test_hints),
 		cmocka_unit_test(test_hints_by_cause),
 		cmocka_unit_test(test_error_instead),
+		cmocka_unit_test(test_error_hint),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
