@@ -21,7 +21,7 @@ static const char help_overview[] =
 	"       rdmapush devices [--for HOST] [--json] [-d DEV]\n"
 	"       rdmapush ping --server | rdmapush ping [OPTION]... HOST\n"
 	"       rdmapush render SENDER.jsonl RECEIVER.jsonl -o FILE.svg\n"
-	"       rdmapush help [send|recv|keygen|devices|ping|render]\n"
+	"       rdmapush help [send|recv|keygen|devices|ping|render|help]\n"
 	"       rdmapush --help | --version\n"
 	"\n"
 	"Push files and directories from one machine to another over RDMA,\n"
