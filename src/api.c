@@ -309,7 +309,7 @@ int rp_push_run(struct rp_push *h)
 	h->run.cfg.sources = h->sources;
 	h->run.cfg.nsources = h->nsources;
 	rp_api_run_start(&h->run, "send");
-	rc = rp_preflight(&h->run.cfg, true);
+	rc = rp_preflight(&h->run.cfg, RP_PREFLIGHT_SEND);
 	if (!rc)
 		rc = rp_session_send(&h->run.cfg, &out);
 	return rp_api_run_end(&h->run, rc, &out);

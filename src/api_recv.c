@@ -62,7 +62,7 @@ int rp_recv_run(struct rp_recv *h)
 	/* A stop that came before running was set: not missed. */
 	if (h->stopping)
 		rp_session_stop = SIGTERM;
-	rc = rp_preflight(&h->run.cfg, false);
+	rc = rp_preflight(&h->run.cfg, RP_PREFLIGHT_RECV);
 	if (!rc)
 		rc = rp_server_run(&h->run.cfg, &out);
 	h->running = 0;

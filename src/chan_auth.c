@@ -39,8 +39,8 @@ static int recv_auth(struct rp_chan *ch, uint8_t want, struct rp_auth *a)
 			      &m, "AUTH (pre-shared key)");
 
 	if (rc == RP_EUNEXPECTED) {
-		RP_ERR("%s did not authenticate: use the same --psk on both "
-		       "sides", ch->peer);
+		RP_ERR_INSTEAD("%s did not authenticate: use the same --psk "
+			       "on both sides", ch->peer);
 		return RP_EAUTH;
 	}
 	if (rc)
@@ -116,7 +116,7 @@ int rp_chan_unkeyed(struct rp_chan *ch, int rc, const char *us)
 {
 	if (rc != RP_EUNEXPECTED || ch->got_type != RP_MSG_AUTH)
 		return rc;
-	RP_ERR("%s offers a pre-shared key, but this %s has no --psk",
-	       ch->peer, us);
+	RP_ERR_INSTEAD("%s offers a pre-shared key, but this %s has no "
+		       "--psk", ch->peer, us);
 	return RP_EAUTH;
 }

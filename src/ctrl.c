@@ -95,8 +95,10 @@ int rp_ctrl_listen(const char *bind_addr, uint16_t port, int *lfd)
 		hints.ai_family = AF_INET6;
 	rc = getaddrinfo(bind_addr, serv, &hints, &res);
 	if (rc) {
-		RP_ERR("cannot listen on %s port %u: cannot resolve %s: %s",
-		       where, port, where, gai_strerror(rc));
+		/* A name that gives no address: not one of this host. */
+		RP_ERR_WHY(EADDRNOTAVAIL, "cannot listen on %s port %u: "
+			   "cannot resolve %s: %s", where, port, where,
+			   gai_strerror(rc));
 		return RP_ELISTEN;
 	}
 	rc = -EADDRNOTAVAIL;	/* should getaddrinfo return an empty list */
@@ -107,8 +109,9 @@ int rp_ctrl_listen(const char *bind_addr, uint16_t port, int *lfd)
 	}
 	freeaddrinfo(res);
 	if (rc) {
-		RP_ERR("cannot listen on %s port %u: %s", where, port,
-		       strerror(-rc));
+		/* In use, privileged, not this host's: each its own hint. */
+		RP_ERR_WHY(-rc, "cannot listen on %s port %u: %s", where,
+			   port, strerror(-rc));
 		return RP_ELISTEN;
 	}
 	RP_EV("ctrl", "listen", "listening on {addr} port {port} (TCP)",

@@ -44,7 +44,10 @@ static int answer_for(const struct rp_config *o, struct rp_devices_for *f)
 /* As main's verdict: the cause, then what to do unless it says so. */
 static void say_failure(int rc, const char *cause)
 {
-	const char *hint = rp_err_hint(rc);
+	const char *hint = rp_trace_held_hint();
+
+	if (!hint)
+		hint = rp_err_hint_for(rc, rp_trace_held_cause());
 
 	flockfile(stderr);
 	fprintf(stderr, "rdmapush devices: error: %s\n", cause);

@@ -105,10 +105,45 @@ static const struct {
 	{ -ENETUNREACH, "check the address and the route to HOST" },
 };
 
+/*
+ * Where the cause changes what to do: one row per cause (the errno value
+ * of the failed call, given by its detection site with RP_ERR_WHY),
+ * ahead of the class's row above, which covers every other cause.
+ */
+static const struct {
+	int rc;
+	int cause;
+	const char *hint;
+} cause_hints[] = {
+	{ RP_ENODEV, ENOSYS, "load Soft-RoCE ('modprobe rdma_rxe'), then "
+	  "'rdma link add rxe0 type rxe netdev eth0'; or use the project's "
+	  "lab (scripts/rdma-lab), which has RDMA" },
+	{ RP_ENODEV, ENOENT, "choose one of the devices listed with -d, or "
+	  "leave -d out" },
+	{ RP_ENODEV, ENETDOWN, "a RoCE port is active once its network "
+	  "interface is up: check 'rdma link' and 'ip link'; or choose "
+	  "another device or port with -d and -i" },
+	{ RP_ELISTEN, EADDRINUSE, "something listens on this port already: "
+	  "stop it, or choose another port with -p PORT" },
+	{ RP_ELISTEN, EACCES, "ports below 1024 need privileges: choose a "
+	  "port of 1024 or above with -p PORT" },
+	{ RP_ELISTEN, EADDRNOTAVAIL, "-b must be an address of this host "
+	  "('ip address' lists them), or leave -b out to listen on all" },
+};
+
 const char *rp_err_hint(int rc)
 {
 	for (size_t i = 0; i < sizeof(hints) / sizeof(hints[0]); i++)
 		if (hints[i].rc == rc)
 			return hints[i].hint;
 	return NULL;
+}
+
+const char *rp_err_hint_for(int rc, int cause)
+{
+	for (size_t i = 0; cause && i < sizeof(cause_hints) /
+	     sizeof(cause_hints[0]); i++)
+		if (cause_hints[i].rc == rc && cause_hints[i].cause == cause)
+			return cause_hints[i].hint;
+	return rp_err_hint(rc);
 }

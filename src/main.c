@@ -43,6 +43,24 @@ static const char *cause_of(int rc, char *buf, size_t len)
 	return held ? held : rp_strerror(rc);
 }
 
+/* What to do: the detection site's own hint, else the one that fits the
+ * class and cause of the error; none when stopped by a signal. */
+static const char *hint_of(int rc)
+{
+	const char *own = rp_trace_held_hint();
+
+	if (stopped(rc))
+		return NULL;
+	return own ? own : rp_err_hint_for(rc, rp_trace_held_cause());
+}
+
+/* The "hint:" line after a failure's, unless its cause says one. */
+static void hint_line(const char *role, const char *cause, const char *hint)
+{
+	if (hint && !strstr(cause, "hint:"))
+		fprintf(stderr, "rdmapush %s: hint: %s\n", role, hint);
+}
+
 /*
  * "rdmapush send: push failed in DATA after 12 chunks: CAUSE", or "push
  * done, but 2 entries failed: CAUSE" (the first one's), and where
@@ -54,7 +72,7 @@ static void verdict(const char *role, bool send, const struct rp_outcome *out,
 {
 	char what[128], where[96], buf[64];
 	const char *cause = cause_of(rc, buf, sizeof(buf));
-	const char *hint = stopped(rc) ? NULL : rp_err_hint(rc);
+	const char *hint = hint_of(rc);
 
 	/* The sender chose the name: only its side can act on that hint. */
 	if (!send && rc == RP_EBADNAME)
@@ -82,8 +100,7 @@ static void verdict(const char *role, bool send, const struct rp_outcome *out,
 	else
 		fprintf(stderr, "rdmapush %s: %s failed%s: %s\n", role, what,
 			where, cause);
-	if (hint && !strstr(cause, "hint:"))
-		fprintf(stderr, "rdmapush %s: hint: %s\n", role, hint);
+	hint_line(role, cause, hint);
 	funlockfile(stderr);
 }
 
@@ -108,7 +125,7 @@ static int run(const struct rp_opts *opts)
 	rp_trace_hold_first_error();
 	rc = o->trace_json ? rp_trace_json_open(o->trace_json) : 0;
 	if (!rc)
-		rc = rp_preflight(o, send);
+		rc = rp_preflight(o, send ? RP_PREFLIGHT_SEND : RP_PREFLIGHT_RECV);
 	if (!rc)
 		rc = send ? rp_session_send(o, &out) : rp_server_run(o, &out);
 	held = rp_trace_held_error();
@@ -127,24 +144,31 @@ static int run(const struct rp_opts *opts)
 	return rp_session_exit_code(rc);
 }
 
-/* rdmapush ping: the server, or the client and its report. */
+/*
+ * rdmapush ping: the server, or the client and its report. A failure is
+ * one line, "rdmapush ping: ping failed: CAUSE" (ping-server: "server
+ * failed"), and a hint that fits, as a push's.
+ */
 static int ping(const struct rp_config *o)
 {
+	const char *role = o->ping_server ? "ping-server" : "ping";
 	struct rp_ping_result res;
 	int rc;
 
 	rp_trace_init(o->trace ? RP_V_TRACE :
-		      o->quiet ? RP_V_QUIET : RP_V_NORMAL,
-		      o->ping_server ? "ping-server" : "ping");
+		      o->quiet ? RP_V_QUIET : RP_V_NORMAL, role);
 	rp_session_signals();
+	/* The first error is the cause: said once, in the verdict. */
+	rp_trace_hold_first_error();
 	rc = o->trace_json ? rp_trace_json_open(o->trace_json) : 0;
+	/* The device check a push makes, before we listen or connect. */
+	if (!rc)
+		rc = rp_preflight(o, RP_PREFLIGHT_PING);
 	if (rc) {
-		/* Nothing began: the open's own error line is the cause. */
+		/* Nothing began: the cause is the held error. */
 	} else if (o->ping_server) {
 		rc = rp_ping_server(o);
 	} else {
-		/* The first error is the cause: said once, in the verdict. */
-		rp_trace_hold_first_error();
 		rc = rp_ping_client(o, &res);
 		if (!rc)
 			rc = rp_ping_report(stdout, &res, o->json);
@@ -153,8 +177,11 @@ static int ping(const struct rp_config *o)
 		char buf[64];
 		const char *cause = cause_of(rc, buf, sizeof(buf));
 
-		fprintf(stderr, "rdmapush ping: %s failed: %s\n",
+		flockfile(stderr);
+		fprintf(stderr, "rdmapush %s: %s failed: %s\n", role,
 			o->ping_server ? "server" : "ping", cause);
+		hint_line(role, cause, hint_of(rc));
+		funlockfile(stderr);
 		if (o->json && !o->ping_server)
 			(void)!rp_report_json_failure(stdout, "ping", rc, cause,
 						      rp_session_exit_code(rc));

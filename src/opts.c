@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-/* Command line: argv -> struct rp_opts, its validation, and the help text. */
+/* Command line: argv -> struct rp_opts and its validation (the help
+ * pages: opts_help.c). */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
@@ -176,8 +177,8 @@ static bool long_is(const struct option *longopts, int val, const char *name,
  * unknown or ambiguous long option) and a long option's text in
  * argv[optind - 1].
  */
-bool rp_opts_text(char *buf, size_t len, char **argv,
-		  const struct option *longopts)
+static bool opt_text(char *buf, size_t len, char **argv,
+		     const struct option *longopts)
 {
 	const char *arg = argv[optind - 1];
 
@@ -191,6 +192,24 @@ bool rp_opts_text(char *buf, size_t len, char **argv,
 	}
 	snprintf(buf, len, "-%c", optopt);
 	return false;
+}
+
+int rp_opts_getopt_error(const char *sub, int c, char **argv,
+			 const struct option *longopts)
+{
+	char text[64];
+	bool known = opt_text(text, sizeof(text), argv, longopts);
+
+	if (c == ':')
+		return rp_opts_usage_error(sub, "option '%s' needs a value",
+					   text);
+	if (known)
+		return rp_opts_usage_error(sub, "option '%s' takes no value",
+					   text);
+	/* optopt 0: a long option getopt_long could not pin down, unknown
+	 * or an abbreviation of more than one. */
+	return rp_opts_usage_error(sub, "unknown%s option '%s'",
+				   optopt ? "" : " or ambiguous", text);
 }
 
 int rp_opts_bad_value(const char *sub, const char *what, const char *arg,
@@ -438,7 +457,6 @@ static int parse_sub(struct rp_opts *o, enum rp_mode mode, int argc,
 	const char *shortopts = mode == RP_MODE_SEND ? send_short : recv_short;
 	const struct option *longopts =
 		mode == RP_MODE_SEND ? send_long : recv_long;
-	char text[64];
 	int rc;
 	int c;
 
@@ -457,18 +475,8 @@ static int parse_sub(struct rp_opts *o, enum rp_mode mode, int argc,
 			o->help_for = mode;
 			return 0;
 		case ':':
-			rp_opts_text(text, sizeof(text), argv, longopts);
-			return rp_opts_usage_error(sub,
-						   "option '%s' needs a value",
-						   text);
 		case '?':
-			if (rp_opts_text(text, sizeof(text), argv, longopts))
-				return rp_opts_usage_error(sub, "option '%s' "
-							   "takes no value",
-							   text);
-			return rp_opts_usage_error(sub, "unknown%s option '%s'",
-						   optopt ? "" :
-						   " or ambiguous", text);
+			return rp_opts_getopt_error(sub, c, argv, longopts);
 		default:
 			rc = rp_opts_set(&o->cfg, sub, c, optarg);
 			if (rc)
@@ -481,7 +489,7 @@ static int parse_sub(struct rp_opts *o, enum rp_mode mode, int argc,
 	return check_combination(&o->cfg, sub);
 }
 
-/* "help", "help send", "--help recv": which text to show. */
+/* "help", "help send", "--help recv", "help --help": which page. */
 static int parse_help(struct rp_opts *o, int argc, char **argv)
 {
 	o->mode = RP_MODE_HELP;
@@ -489,24 +497,15 @@ static int parse_help(struct rp_opts *o, int argc, char **argv)
 	if (argc < 3)
 		return 0;
 	if (argc > 3)
-		return rp_opts_usage_error(NULL, "unexpected argument '%s'",
+		return rp_opts_usage_error("help", "unexpected argument '%s'",
 					   argv[3]);
-	if (!strcmp(argv[2], "send"))
-		o->help_for = RP_MODE_SEND;
-	else if (!strcmp(argv[2], "recv"))
-		o->help_for = RP_MODE_RECV;
-	else if (!strcmp(argv[2], "keygen"))
-		o->help_for = RP_MODE_KEYGEN;
-	else if (!strcmp(argv[2], "devices"))
-		o->help_for = RP_MODE_DEVICES;
-	else if (!strcmp(argv[2], "ping"))
-		o->help_for = RP_MODE_PING;
-	else if (!strcmp(argv[2], "render"))
-		o->help_for = RP_MODE_RENDER;
-	else
-		return rp_opts_usage_error(NULL, "no help for '%s': try send, "
-					   "recv, keygen, devices, ping or "
-					   "render", argv[2]);
+	/* help's own help, as every command has. */
+	if (!strcmp(argv[2], "--help") || !strcmp(argv[2], "-h"))
+		o->help_for = RP_MODE_HELP;
+	else if (!rp_opts_help_page(argv[2], &o->help_for))
+		return rp_opts_usage_error("help", "no help for '%s': try "
+					   "send, recv, keygen, devices, ping, "
+					   "render or help", argv[2]);
 	return 0;
 }
 
@@ -526,7 +525,6 @@ static int parse_devices(struct rp_opts *o, int argc, char **argv)
 		{ "help",	no_argument,	   NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	char text[64];
 	int c, rc;
 
 	o->mode = RP_MODE_DEVICES;
@@ -539,15 +537,9 @@ static int parse_devices(struct rp_opts *o, int argc, char **argv)
 			o->help_for = RP_MODE_DEVICES;
 			return 0;
 		}
-		if (c == ':' || c == '?') {
-			bool known = rp_opts_text(text, sizeof(text), argv,
-						  longopts);
-
-			return rp_opts_usage_error("devices", c == ':' ?
-				"option '%s' needs a value" : known ?
-				"option '%s' takes no value" :
-				"unknown option '%s'", text);
-		}
+		if (c == ':' || c == '?')
+			return rp_opts_getopt_error("devices", c, argv,
+						    longopts);
 		if (c == OPT_FOR) {
 			if (!optarg[0] || rp_opts_host_hint(optarg))
 				return rp_opts_usage_error("devices",
@@ -643,230 +635,4 @@ int rp_opts_parse(struct rp_opts *o, int argc, char **argv)
 	return rp_opts_usage_error(NULL,
 				   "unknown command '%s': use send, recv, "
 				   "keygen, devices, ping or render", cmd);
-}
-
-/* --- help text ----------------------------------------------------------- */
-
-/* Each line at most 68 columns: the text stays inside 80 on a terminal. */
-static const char help_overview[] =
-	"Usage: rdmapush recv [OPTION]...\n"
-	"       rdmapush send [OPTION]... SOURCE... HOST\n"
-	"       rdmapush keygen [--] FILE\n"
-	"       rdmapush devices [--for HOST] [--json] [-d DEV]\n"
-	"       rdmapush ping --server | rdmapush ping [OPTION]... HOST\n"
-	"       rdmapush render SENDER.jsonl RECEIVER.jsonl -o FILE.svg\n"
-	"       rdmapush help [send|recv|keygen|devices|ping|render]\n"
-	"       rdmapush --help | --version\n"
-	"\n"
-	"Push files and directories from one machine to another over RDMA,\n"
-	"with the safety of scp: the data is checked end to end (XXH3-128),\n"
-	"each file appears under its name only once complete, verified and\n"
-	"on disk, and nothing is written outside the receiver's directory.\n"
-	"\n"
-	"Commands:\n"
-	"  recv           receive pushed files into a directory\n"
-	"  send           push files, directories (-r) or standard input\n"
-	"                 to the receiver on HOST, in one session\n"
-	"  keygen FILE    write a new random key for --psk into FILE\n"
-	"  devices        show the RDMA devices, ports and GIDs, and with\n"
-	"                 --for HOST the GID rdmapush would use for HOST\n"
-	"  ping           measure RDMA round-trip latency (--server: answer)\n"
-	"  render         draw two --trace-json files as one SVG picture\n"
-	"  help [CMD]     show this help, or that of a command\n"
-	"\n"
-	"Options:\n"
-	"  -h, --help     show this help and exit\n"
-	"  -V, --version  show the version and exit\n";
-
-static const char help_recv[] =
-	"Usage: rdmapush recv [OPTION]...\n"
-	"\n"
-	"Listen on a TCP port and store what each sender pushes in DIR, each\n"
-	"session in its own process, until SIGINT or SIGTERM (or after one\n"
-	"session with --once). Data lands by RDMA Write in a ring of window\n"
-	"x chunk bytes, is written to a temporary file, and each file gets\n"
-	"its name only once its size and checksum match and it is synced.\n"
-	"Paths are relative to DIR, each component a plain name (not '.'\n"
-	"or '..', no control characters, at most 255 bytes); directories\n"
-	"are created one level at a time and symbolic links are never\n"
-	"followed. A new file gets the sender's permission bits masked by\n"
-	"this process's umask (exactly, with the sender's -k), never an\n"
-	"owner, and no setuid, setgid or sticky bit without --keep-setid.\n"
-	"A failed file is reported and the session goes on.\n"
-	"\n"
-	"Options:\n"
-	"  -p, --port PORT      TCP port to listen on (default 18500)\n"
-	"  -b, --bind ADDR      address to listen on (default: all)\n"
-	"  -o, --dir DIR        store files in DIR (default: the current\n"
-	"                       directory)\n"
-	"  -1, --once           exit after one transfer, with its result\n"
-	"  -f, --force          replace an existing file or symbolic link of\n"
-	"                       the same name (never a directory)\n"
-	"  -m, --max-transfers N  transfers at once, 1..64 (default 4); one\n"
-	"                       more sender is told the receiver is busy\n"
-	"      --max-size SIZE  refuse files larger than SIZE, with an\n"
-	"                       optional K, M or G suffix (default: no limit)\n"
-	"      --no-device-check  start without an active RDMA port (one\n"
-	"                       that comes up later); each transfer then\n"
-	"                       checks for itself\n"
-	"      --max-per-address N  connections from one address, 1..64\n"
-	"                       (default 8), whether in their handshake or\n"
-	"                       transferring; one more is refused as busy\n"
-	"      --keep-setid     keep the setuid, setgid and sticky bits a\n"
-	"                       sender's -k asks for (default: dropped)\n";
-
-static const char help_send[] =
-	"Usage: rdmapush send [OPTION]... SOURCE... HOST\n"
-	"\n"
-	"Push each SOURCE to the receiver listening on HOST (a name or an\n"
-	"address), all in one session over one queue pair (or --qps of\n"
-	"them): a regular file lands under its last component, a directory\n"
-	"(with -r) as a tree under its own name, as scp -r does, and '-'\n"
-	"(standard input, with --as) as NAME. Symbolic links, devices,\n"
-	"FIFOs and sockets in a tree are skipped and counted; a symbolic\n"
-	"link named as a SOURCE is followed. The data moves as RDMA Writes\n"
-	"(or, with --op, RDMA Reads or Sends), a window of chunks in\n"
-	"flight; small files are pipelined. Each file counts once the\n"
-	"receiver has verified its checksum and synced it to disk; a failed\n"
-	"file is reported and the others go on, and the exit status is then\n"
-	"that of the first failure.\n"
-	"\n"
-	"Options:\n"
-	"  -p, --port PORT      the receiver's TCP port (default 18500)\n"
-	"  -r, --recursive      send directories and everything in them\n"
-	"  -k, --preserve       keep each file's mode and modification time\n"
-	"                       (k for keep: -p is the port)\n"
-	"      --as NAME        name on the receiver of the one SOURCE\n"
-	"                       (default: its last component); required for\n"
-	"                       '-'\n"
-	"      --op OP          how the chunks move: write (the default: RDMA\n"
-	"                       Write into the receiver's ring), read (the\n"
-	"                       receiver RDMA-Reads ours) or send (two-sided\n"
-	"                       Send into receives it keeps posted; no rkey\n"
-	"                       is exposed)\n"
-	"      --qps N          stripe the chunks over N RC queue pairs,\n"
-	"                       1..8 (default 1): chunk n goes on QP n mod N\n"
-	"  -c, --chunk SIZE     bytes per RDMA Write, 4K..64M, with an\n"
-	"                       optional K, M or G suffix (default 1M)\n"
-	"  -w, --window N       chunks in flight, 1..64 (default 8); chunk x\n"
-	"                       window, at most 256M, is about the memory\n"
-	"                       each side pins. Every file takes a chunk of\n"
-	"                       its own: for files of 64K or less on average\n"
-	"                       the defaults are 64K x 64\n";
-
-static const char help_keygen[] =
-	"Usage: rdmapush keygen [--] FILE\n"
-	"\n"
-	"Write 32 random bytes into the new file FILE, readable by its owner\n"
-	"only (mode 0600), for use with --psk FILE on both sides. An\n"
-	"existing FILE is never replaced.\n";
-
-static const char help_devices[] =
-	"Usage: rdmapush devices [--for HOST] [OPTION]...\n"
-	"\n"
-	"Show each RDMA device (node GUID, firmware, the main limits of\n"
-	"ibv_query_device), each port (state, link layer, MTU, speed, LID)\n"
-	"and each port's GID table: index, type (IB, RoCE v1, RoCE v2),\n"
-	"address and network interface.\n"
-	"\n"
-	"Options:\n"
-	"      --for HOST       mark the GID a transfer to or from HOST would\n"
-	"                       use, chosen as send and recv choose it, and\n"
-	"                       say why (no packet is sent to HOST)\n"
-	"  -d, --device DEV     only this device\n"
-	"  -i, --ib-port N      with --for: only this port, as for send\n"
-	"  -g, --gid-index N    with --for: this GID index, as for send\n"
-	"  -J, --json           one JSON object on stdout\n"
-	"  -t, --trace          with --for: show each step of the choice\n"
-	"  -h, --help           show this help and exit\n"
-	"\n"
-	"Exit status: 0 listed (and with --for, a GID found); 2 usage;\n"
-	"4 no RDMA device, no device DEV, HOST does not resolve or has no\n"
-	"route, or no GID fits HOST.\n";
-
-static const char help_common[] =
-	"  -d, --device DEV     RDMA device, e.g. mlx5_0 or rxe0 (default:\n"
-	"                       the one with the control connection's\n"
-	"                       address)\n"
-	"  -i, --ib-port N      device port, 1..255 (default: an active one)\n"
-	"  -g, --gid-index N    GID index, 0..255 (default: the RoCE v2 GID\n"
-	"                       of the control connection's address)\n"
-	"  -T, --timeout SEC    give up when the peer makes no progress for\n"
-	"                       SEC seconds, 1..86400 (default 30)\n"
-	"      --psk FILE       authenticate the peer with the pre-shared\n"
-	"                       key in FILE; both sides use the same key\n"
-	"      --threads N      worker threads that read, hash and write the\n"
-	"                       chunks, 1..64 (default: one per core, at\n"
-	"                       most 8)\n"
-	"      --direct         file data bypasses the page cache (O_DIRECT)\n"
-	"                       on this side's disk; where the file system\n"
-	"                       refuses it, a note and buffered I/O\n"
-	"  -t, --trace          explain every step (verbs, control messages,\n"
-	"                       data) on stderr\n"
-	"      --trace-json FILE\n"
-	"                       write every trace event to FILE, one JSON\n"
-	"                       object per line (docs/trace.md); with or\n"
-	"                       without --trace\n"
-	"  -J, --json           print each transfer's result as one JSON\n"
-	"                       object on stdout (combines with --trace)\n"
-	"  -q, --quiet          print errors only (not with --trace)\n"
-	"  -h, --help           show this help and exit\n";
-
-static const char help_example[] =
-	"Example:\n"
-	"  host-b$ rdmapush recv -o /srv/in\n"
-	"  host-a$ rdmapush send big.iso 192.0.2.10\n"
-	"  host-a$ rdmapush send -r -k photos/ notes.txt 192.0.2.10\n"
-	"  host-a$ tar c src | rdmapush send --as src.tar - 192.0.2.10\n";
-
-static const char help_exit[] =
-	"Exit status:\n"
-	"  0  success: every file is verified and on the receiver's disk\n"
-	"     (skipped symbolic links and special files do not count)\n"
-	"  1  internal error\n"
-	"  2  usage or configuration error (command line, key file)\n"
-	"  3  refused by the peer, or a protocol error\n"
-	"  4  peer, network or RDMA failure, or timeout\n"
-	"  5  local I/O error (reading or writing the file)\n"
-	"  6  refused by policy: file exists, bad name, too big or no space\n"
-	"  (when some files fail and the others arrive: the first failure's)\n"
-	"  7  the receiver cannot listen: port in use, not allowed, or an\n"
-	"     address not of this host\n"
-	"  130, 143  stopped by SIGINT or SIGTERM\n";
-
-static const char help_security[] =
-	"Security: without --psk, anyone who can reach the receiver's port\n"
-	"can push files into its directory. RDMA traffic is not encrypted.\n";
-
-void rp_opts_usage(FILE *f, enum rp_mode mode)
-{
-	switch (mode) {
-	case RP_MODE_SEND:
-		fputs(help_send, f);
-		fputs(help_common, f);
-		break;
-	case RP_MODE_RECV:
-		fputs(help_recv, f);
-		fputs(help_common, f);
-		break;
-	case RP_MODE_KEYGEN:
-		fputs(help_keygen, f);
-		break;
-	case RP_MODE_DEVICES:
-		fputs(help_devices, f);
-		break;
-	case RP_MODE_PING:
-		rp_opts_ping_usage(f);
-		return;
-	case RP_MODE_RENDER:
-		rp_opts_render_usage(f);
-		return;
-	default:
-		fputs(help_overview, f);
-		break;
-	}
-	fprintf(f, "\n%s\n%s\n%s", help_example, help_exit, help_security);
-	if (mode != RP_MODE_SEND && mode != RP_MODE_RECV)
-		fputs("\nSee 'rdmapush send --help', 'rdmapush recv --help' "
-		      "and rdmapush(1).\n", f);
 }

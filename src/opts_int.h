@@ -39,9 +39,13 @@ int rp_opts_bad_value(const char *sub, const char *what, const char *arg,
 /* Decimal s in [min, max] into *out: 0, or RP_EUSAGE (silent). */
 int rp_opts_parse_range(const char *s, unsigned long long min,
 			unsigned long long max, unsigned long long *out);
-/* The option getopt_long stopped at, as typed; true if a known long one. */
-bool rp_opts_text(char *buf, size_t len, char **argv,
-		  const struct option *longopts);
+/*
+ * What getopt_long's ':' or '?' (c) means, said as a usage error: a value
+ * missing, a value given to an option that takes none, or an unknown
+ * option ("or ambiguous" for a long one). RP_EUSAGE.
+ */
+int rp_opts_getopt_error(const char *sub, int c, char **argv,
+			 const struct option *longopts);
 /* An option common to the subcommands (port, device, timeout, ...). */
 int rp_opts_set(struct rp_config *o, const char *sub, int c, const char *arg);
 /* Options that name something must not be empty; 0 or RP_EUSAGE. */
@@ -51,10 +55,12 @@ const char *rp_opts_host_hint(const char *h);
 
 /* rdmapush ping (opts_ping.c): argv after "rdmapush"; 0 or RP_EUSAGE. */
 int rp_opts_parse_ping(struct rp_opts *o, int argc, char **argv);
-void rp_opts_ping_usage(FILE *f);
 
 /* rdmapush render (opts_render.c): the whole argv; 0 or RP_EUSAGE. */
 int rp_opts_parse_render(struct rp_opts *o, int argc, char **argv);
-void rp_opts_render_usage(FILE *f);
+
+/* opts_help.c: the mode whose help page NAME is ("send", ..., "help":
+ * RP_MODE_HELP) into *mode; false when there is none. */
+bool rp_opts_help_page(const char *name, enum rp_mode *mode);
 
 #endif

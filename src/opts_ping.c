@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* Command line of rdmapush ping: its options (on top of opts.c's common
- * ones), their checks, and its help text. */
+ * ones) and their checks; its help page is in opts_help.c. */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
@@ -112,7 +112,6 @@ static int check_ping(struct rp_config *o, int n, char **pos)
 
 int rp_opts_parse_ping(struct rp_opts *o, int argc, char **argv)
 {
-	char text[64];
 	int rc;
 	int c;
 
@@ -132,78 +131,12 @@ int rp_opts_parse_ping(struct rp_opts *o, int argc, char **argv)
 			o->help_for = RP_MODE_PING;
 			return 0;
 		}
-		if (c == ':' || c == '?') {
-			bool known = rp_opts_text(text, sizeof(text), argv,
-						  ping_long);
-
-			return rp_opts_usage_error("ping", c == ':' ?
-				"option '%s' needs a value" : known ?
-				"option '%s' takes no value" :
-				"unknown option '%s'", text);
-		}
+		if (c == ':' || c == '?')
+			return rp_opts_getopt_error("ping", c, argv,
+						    ping_long);
 		rc = set_ping_option(&o->cfg, c, optarg);
 		if (rc)
 			return rc;
 	}
 	return check_ping(&o->cfg, argc - optind, argv + optind);
-}
-
-static const char help_ping[] =
-	"Usage: rdmapush ping --server [-p PORT] [-b ADDR] [--once]\n"
-	"                     [--psk FILE]\n"
-	"       rdmapush ping [-n N] [-s SIZE] [--op send|write] [--psk FILE]\n"
-	"                     HOST\n"
-	"\n"
-	"Measure the round-trip latency between two hosts over one RC queue\n"
-	"pair, set up by the same handshake as a push. --op send (default):\n"
-	"the client Sends SIZE bytes into a receive posted ahead, the server\n"
-	"Sends them back. --op write: each side RDMA-Writes SIZE bytes into\n"
-	"the other's buffer and spins on the last byte, as ib_write_lat\n"
-	"does. Both sides busy-poll. The client prints the min, median, p99\n"
-	"and max round trip, and half of each as the one-way estimate that\n"
-	"perftest's ib_*_lat print. The server answers one client at a\n"
-	"time until SIGINT or SIGTERM; a file receiver refuses a ping, and\n"
-	"a ping server a push.\n"
-	"\n"
-	"Options:\n"
-	"      --server         answer pings instead of sending them\n"
-	"  -p, --port PORT      TCP port (default 18501: the receiver's\n"
-	"                       18500 + 1, so both can run on one host)\n"
-	"  -b, --bind ADDR      server: address to listen on (default: all)\n"
-	"  -1, --once           server: exit after one client, with its\n"
-	"                       result\n"
-	"  -n, --iterations N   round trips, 1..1000000 (default 1000)\n"
-	"  -s, --size SIZE      bytes each way, 1..1M (default 2, as\n"
-	"                       perftest)\n"
-	"      --op OP          send (default) or write\n"
-	"  -d, --device DEV     RDMA device (default: the one with the\n"
-	"                       control connection's address)\n"
-	"  -i, --ib-port N      device port, 1..255\n"
-	"  -g, --gid-index N    GID index, 0..255\n"
-	"  -T, --timeout SEC    give up after SEC seconds without a round\n"
-	"                       trip, 1..86400 (default 30)\n"
-	"      --psk FILE       authenticate the peer with the pre-shared\n"
-	"                       key in FILE (rdmapush keygen), as a push\n"
-	"                       does; both sides use the same key\n"
-	"  -t, --trace          explain the handshake and verbs steps\n"
-	"      --trace-json FILE  the same steps as JSON lines in FILE\n"
-	"                       (docs/trace.md)\n"
-	"  -J, --json           one JSON object: op, size, iterations,\n"
-	"                       rtt_us and one_way_us {min,median,p99,max}\n"
-	"  -q, --quiet          print errors only\n"
-	"\n"
-	"Exit status:\n"
-	"  0  every round trip answered (server: stopped by a signal, or\n"
-	"     with --once the one client served)\n"
-	"  2  usage error, or a --psk key file that will not do\n"
-	"  3  refused: HOST is a file receiver (rdmapush recv), not a ping\n"
-	"     server, the peer broke the protocol, or the --psk keys differ\n"
-	"     (or only one side has one)\n"
-	"  4  peer, network or RDMA failure, or timeout\n"
-	"  7  the server cannot listen on its port\n"
-	"  130, 143  stopped by SIGINT or SIGTERM\n";
-
-void rp_opts_ping_usage(FILE *f)
-{
-	fputs(help_ping, f);
 }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-/* Command line of rdmapush render: its two files and -o, and its help
- * text (opts.c stays under 900 lines). */
+/* Command line of rdmapush render: its two files and -o (its help page
+ * is in opts_help.c). */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
@@ -58,30 +58,4 @@ int rp_opts_parse_render(struct rp_opts *o, int argc, char **argv)
 	o->render_send = pos[0];
 	o->render_recv = pos[1];
 	return 0;
-}
-
-static const char help_render[] =
-	"Usage: rdmapush render SENDER.jsonl RECEIVER.jsonl -o FILE.svg\n"
-	"\n"
-	"Merge the sender's and the receiver's --trace-json files of one\n"
-	"session into one standalone SVG sequence diagram (no script, no\n"
-	"network: any browser shows it): two lifelines, each QP's state\n"
-	"(RESET, INIT, RTR, RTS, ERROR) as a coloured band, the objects\n"
-	"created and destroyed, the control messages as arrows with their\n"
-	"QPN, PSN and rkey, and the data phase summarised. The two clocks\n"
-	"are unrelated: rows follow the messages. FILE is replaced whole.\n"
-	"\n"
-	"Options:\n"
-	"  -o, --output FILE    write the SVG to FILE ('-': standard output)\n"
-	"  -h, --help           show this help and exit\n"
-	"\n"
-	"Exit status: 0 written; 2 usage; 3 a trace line that is not JSON,\n"
-	"lacks v or kind, has another schema version, or two traces that\n"
-	"do not pair; 5 a trace unreadable or FILE not writable.\n";
-
-void rp_opts_render_usage(FILE *f)
-{
-	/* Its own exit statuses: none of a push's text applies. */
-	fputs(help_render, f);
-	fputs("\nSee rdmapush(1).\n", f);
 }

@@ -170,6 +170,10 @@ int rp_ping_server(const struct rp_config *o)
 	}
 	RP_INFO("ping server listening on port %u (one client at a time%s)",
 		o->port, o->once ? ", once" : "");
+	/* A client's errors print as they come; with --once, its first
+	 * is the cause main's failure line names. */
+	if (!o->once)
+		rp_trace_hold_stop();
 	for (;;) {
 		rc = next_client(lfd, &fd, peer, sizeof(peer));
 		if (rc)

@@ -8,15 +8,45 @@
 #include "config.h"
 #endif
 
+#include <string.h>
+
+#include "rdmapush/auth.h"
+#include "rdmapush/err.h"
 #include "rdmapush/preflight.h"
 #include "rdmapush/server.h"
 #include "rdmapush/session.h"
 #include "rdmapush/trace.h"
 #include "rdmapush/verbs.h"
 
-int rp_preflight(const struct rp_config *o, bool send)
+/* ping's only local input: its key file, loaded and forgotten. */
+static int ping_check(const struct rp_config *o)
 {
-	int rc = send ? rp_session_send_check(o) : rp_server_check(o);
+	uint8_t key[RP_PSK_LEN];
+	int rc;
+
+	if (!o->psk_file)
+		return 0;
+	rc = rp_auth_load(o->psk_file, key);
+	explicit_bzero(key, sizeof(key));
+	return rc;
+}
+
+static int local_checks(const struct rp_config *o, enum rp_preflight_for who)
+{
+	switch (who) {
+	case RP_PREFLIGHT_SEND:
+		return rp_session_send_check(o);
+	case RP_PREFLIGHT_RECV:
+		return rp_server_check(o);
+	case RP_PREFLIGHT_PING:
+		return ping_check(o);
+	}
+	return RP_EINTERNAL;
+}
+
+int rp_preflight(const struct rp_config *o, enum rp_preflight_for who)
+{
+	int rc = local_checks(o, who);
 
 	if (rc)
 		return rc;

@@ -49,6 +49,8 @@ static bool hold_armed;
 static pid_t hold_stopped;
 static pid_t held_pid;
 static char held[RP_HELD_ERROR_MAX];
+static int held_cause;		/* RP_ERR_WHY's cause, 0 for RP_ERR's */
+static char held_hint[RP_HELD_HINT_MAX];	/* RP_ERR_HINT's, or "" */
 
 void rp_trace_init(enum rp_verbosity v, const char *role)
 {
@@ -59,6 +61,8 @@ void rp_trace_init(enum rp_verbosity v, const char *role)
 	hold_stopped = 0;
 	held_pid = 0;
 	held[0] = '\0';
+	held_cause = 0;
+	held_hint[0] = '\0';
 }
 
 void rp_trace_hold_first_error(void)
@@ -82,8 +86,33 @@ const char *rp_trace_held_error(void)
 	return r;
 }
 
-/* Under stderr's lock: true when msg became this process's cause. */
-static bool hold(const char *msg)
+int rp_trace_held_cause(void)
+{
+	int r;
+
+	flockfile(stderr);
+	r = held_pid == getpid() && held[0] ? held_cause : 0;
+	funlockfile(stderr);
+	return r;
+}
+
+const char *rp_trace_held_hint(void)
+{
+	const char *r;
+
+	flockfile(stderr);
+	r = held_pid == getpid() && held[0] && held_hint[0] ? held_hint :
+	    NULL;
+	funlockfile(stderr);
+	return r;
+}
+
+/*
+ * Under stderr's lock: true when msg became this process's cause, the
+ * first error, or with instead the one it explains better.
+ */
+static bool hold(const char *msg, int cause, const char *hint,
+		 bool instead)
 {
 	pid_t me;
 
@@ -96,9 +125,11 @@ static bool hold(const char *msg)
 		held_pid = me;
 		held[0] = '\0';
 	}
-	if (held[0])
+	if (held[0] && !instead)
 		return false;	/* a later, secondary error: printed */
 	snprintf(held, sizeof(held), "%s", msg);
+	held_cause = cause;
+	snprintf(held_hint, sizeof(held_hint), "%s", hint ? hint : "");
 	return true;
 }
 
@@ -394,27 +425,64 @@ void rp_trace_json_close(void)
 
 /*
  * An error line, or, when main asked for it, the first one held as the
- * cause for its verdict. With --trace a held error still shows inline,
- * tagged "error", so the trace reads in order; every error line is an
- * "error" event in the JSON trace.
+ * cause for its verdict (with why the call failed, for the hint). With
+ * --trace a held error still shows inline, tagged "error", so the trace
+ * reads in order; every error line is an "error" event in the JSON
+ * trace.
  */
-void rp_err_emit(const char *fmt, ...)
+static void err_emit(int cause, const char *hint, bool instead,
+		     const char *fmt, va_list ap)
 {
 	char msg[RP_HELD_ERROR_MAX];
 	struct rp_ev_field f[] = { EV_S("message", msg) };
 	bool kept;
-	va_list ap;
 
-	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
 	flockfile(stderr);
-	kept = hold(msg);
+	kept = hold(msg, cause, hint, instead);
 	if (!kept)
 		fprintf(stderr, "rdmapush %s: error: %s\n", trace_role, msg);
+	if (!kept && hint)
+		fprintf(stderr, "rdmapush %s: hint: %s\n", trace_role, hint);
 	if (rp_trace_any())	/* stderr's lock is recursive */
 		event("error", "error", msg, f, 1, kept && rp_trace_on());
 	funlockfile(stderr);
+}
+
+void rp_err_emit(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	err_emit(0, NULL, false, fmt, ap);
+	va_end(ap);
+}
+
+void rp_err_emit_hint(const char *hint, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	err_emit(0, hint, false, fmt, ap);
+	va_end(ap);
+}
+
+void rp_err_emit_instead(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	err_emit(0, NULL, true, fmt, ap);
+	va_end(ap);
+}
+
+void rp_err_emit_why(int cause, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	err_emit(cause, NULL, false, fmt, ap);
+	va_end(ap);
 }
 
 void rp_info_emit(const char *fmt, ...)

@@ -205,7 +205,9 @@ static void report_not_found(struct ibv_device **list, const char *dev_name)
 		len += (size_t)snprintf(names + len, sizeof(names) - len,
 					"%s%s", i ? ", " : "",
 					ibv_get_device_name(list[i]));
-	RP_ERR("RDMA device \"%s\" not found; devices: %s", dev_name, names);
+	/* ENOENT: others exist, so the hint names -d, not rdma link add. */
+	RP_ERR_WHY(ENOENT, "RDMA device \"%s\" not found; devices: %s",
+		   dev_name, names);
 }
 
 int rp_verbs_devices(const char *dev_name, struct rp_dev_list *out)

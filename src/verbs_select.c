@@ -72,26 +72,26 @@ static int list_devices(struct ibv_device **list, int ndev,
 static void want_from_addr(struct want *w, const struct sockaddr *sa,
 			   socklen_t len);
 static void open_first_match(struct choice *c, struct ibv_device **list,
-			     const struct rp_verbs_cfg *cfg, struct sbuf *log,
-			     int *active);
+			     const struct rp_verbs_cfg *cfg, int *active);
 static bool scan_device(struct ibv_context *ctx, const char *dev,
 			const struct rp_verbs_cfg *cfg, const struct want *w,
-			struct sbuf *log, struct pick *pick, int *active);
+			struct pick *pick, int *active);
 static bool scan_gids(struct ibv_context *ctx, const char *dev,
 		      uint8_t port, const struct ibv_port_attr *pa,
 		      const struct rp_verbs_cfg *cfg, const struct want *w,
-		      struct sbuf *log, struct pick *pick);
+		      struct pick *pick);
 static bool gid_matches(int idx, const struct ibv_gid_entry *e,
 			int want_index, const struct want *w);
 static void adopt_pick(struct rp_verbs *v, const struct pick *pick);
 static void report_no_gid(const struct rp_verbs_cfg *cfg,
-			  const struct want *w, const struct sbuf *log,
-			  int active);
+			  const struct want *w, int active);
 
 /*
  * The device list, with every device and port traced (-d checked) and a
- * log for the error report that may follow. 0 with *list and *log ours
- * to free, or an error (reported) with nothing held.
+ * log for the error report that may follow (rp_verbs_probe's; the GID
+ * choice reports in one line and leaves the detail to the trace). 0
+ * with *list and *log ours to free, or an error (reported) with nothing
+ * held.
  */
 static int open_list(const struct rp_verbs_cfg *cfg, struct ibv_device ***list,
 		     struct sbuf **log)
@@ -143,9 +143,9 @@ static int choose(const struct rp_verbs_cfg *cfg, struct choice *c)
 	want_from_addr(&c->w, cfg->local_addr, cfg->local_addr_len);
 	rp_verbs_trace_gid_wanted(cfg->gid_index,
 				  c->w.valid ? c->w.gid_str : NULL, c->w.addr);
-	open_first_match(c, list, cfg, log, &active);
+	open_first_match(c, list, cfg, &active);
 	if (!c->ctx) {
-		report_no_gid(cfg, &c->w, log, active);
+		report_no_gid(cfg, &c->w, active);
 		rc = active ? RP_ENOGID : RP_ENODEV;
 	}
 	free(log);
@@ -209,8 +209,9 @@ static int list_devices(struct ibv_device **list, int ndev,
 				    cfg->dev_name))
 				break;
 		if (!list[i]) {
-			RP_ERR("RDMA device \"%s\" not found; devices: %s",
-			       cfg->dev_name, log->buf);
+			/* ENOENT: others exist, so the hint names -d. */
+			RP_ERR_WHY(ENOENT, "RDMA device \"%s\" not found; "
+				   "devices: %s", cfg->dev_name, log->buf);
 			return RP_ENODEV;
 		}
 	}
@@ -259,11 +260,10 @@ static void want_from_addr(struct want *w, const struct sockaddr *sa,
 /*
  * Open each candidate device in turn and keep the first with a matching
  * port and GID open in c->ctx (the others are closed again). c->ctx stays
- * NULL when none matches; log then says why, device by device.
+ * NULL when none matches; the trace then says why, device by device.
  */
 static void open_first_match(struct choice *c, struct ibv_device **list,
-			     const struct rp_verbs_cfg *cfg, struct sbuf *log,
-			     int *active)
+			     const struct rp_verbs_cfg *cfg, int *active)
 {
 	int i;
 
@@ -275,16 +275,13 @@ static void open_first_match(struct choice *c, struct ibv_device **list,
 			continue;
 		ctx = ibv_open_device(list[i]);
 		if (!ctx) {
-			sbuf_add(log, "  %s: ibv_open_device: %s\n", name,
-				 strerror(errno));
 			RP_EV("verbs", "device.skip", "{dev}: {call}: "
 			      "{reason}; skipped", EV_S("dev", name),
 			      EV_S("call", "ibv_open_device"),
 			      EV_S("reason", strerror(errno)));
 			continue;
 		}
-		if (scan_device(ctx, name, cfg, &c->w, log, &c->pick,
-				active)) {
+		if (scan_device(ctx, name, cfg, &c->w, &c->pick, active)) {
 			c->ctx = ctx;
 			snprintf(c->dev_name, sizeof(c->dev_name), "%s", name);
 			return;
@@ -312,7 +309,7 @@ void rp_verbs_close_device(struct ibv_context *ctx, const char *name)
  */
 static bool scan_device(struct ibv_context *ctx, const char *dev,
 			const struct rp_verbs_cfg *cfg, const struct want *w,
-			struct sbuf *log, struct pick *pick, int *active)
+			struct pick *pick, int *active)
 {
 	struct ibv_device_attr da;
 	int first = 1;
@@ -322,8 +319,6 @@ static bool scan_device(struct ibv_context *ctx, const char *dev,
 
 	rc = ibv_query_device(ctx, &da);
 	if (rc) {
-		sbuf_add(log, "  %s: ibv_query_device: %s\n", dev,
-			 strerror(rc));
 		RP_EV("verbs", "device.skip", "{dev}: {call}: {reason}; "
 		      "skipped", EV_S("dev", dev),
 		      EV_S("call", "ibv_query_device"),
@@ -333,11 +328,8 @@ static bool scan_device(struct ibv_context *ctx, const char *dev,
 	rp_verbs_trace_device_caps(dev, &da);
 	last = da.phys_port_cnt;
 	if (cfg->ib_port > 0) {
-		if (cfg->ib_port > da.phys_port_cnt) {
-			sbuf_add(log, "  %s: has no port %d (%u port(s))\n",
-				 dev, cfg->ib_port, da.phys_port_cnt);
+		if (cfg->ib_port > da.phys_port_cnt)
 			return false;
-		}
 		first = cfg->ib_port;
 		last = cfg->ib_port;
 	}
@@ -346,15 +338,8 @@ static bool scan_device(struct ibv_context *ctx, const char *dev,
 		struct ibv_port_attr pa;
 
 		rc = ibv_query_port(ctx, (uint8_t)port, &pa);
-		if (rc) {
-			sbuf_add(log, "  %s port %d: ibv_query_port: %s\n",
-				 dev, port, strerror(rc));
+		if (rc)
 			continue;
-		}
-		sbuf_add(log, "  %s port %d: %s, %s, active MTU %d\n", dev,
-			 port, ibv_port_state_str(pa.state),
-			 rp_verbs_link_layer_name(pa.link_layer),
-			 rp_verbs_mtu_bytes(pa.active_mtu));
 		rp_verbs_trace_port(dev, port, &pa);
 		if (pa.state != IBV_PORT_ACTIVE) {
 			RP_EV("verbs", "port.skip", "{dev} port {port}: not "
@@ -363,8 +348,7 @@ static bool scan_device(struct ibv_context *ctx, const char *dev,
 			continue;
 		}
 		(*active)++;
-		if (scan_gids(ctx, dev, (uint8_t)port, &pa, cfg, w, log,
-			      pick)) {
+		if (scan_gids(ctx, dev, (uint8_t)port, &pa, cfg, w, pick)) {
 			pick->max_qp_wr = da.max_qp_wr;
 			pick->max_cqe = da.max_cqe;
 			pick->max_qp_rd_atom = da.max_qp_rd_atom;
@@ -376,18 +360,17 @@ static bool scan_device(struct ibv_context *ctx, const char *dev,
 }
 
 /*
- * Walk one active port's GID table: list every non-empty entry in log and
- * pick the entry we want. Returns true when one was picked.
+ * Walk one active port's GID table: trace each non-empty entry up to the
+ * one we want, and pick it. Returns true when one was picked.
  */
 static bool scan_gids(struct ibv_context *ctx, const char *dev,
 		      uint8_t port, const struct ibv_port_attr *pa,
 		      const struct rp_verbs_cfg *cfg, const struct want *w,
-		      struct sbuf *log, struct pick *pick)
+		      struct pick *pick)
 {
 	bool eth = pa->link_layer == IBV_LINK_LAYER_ETHERNET;
 	int want_index = cfg->gid_index;
 	bool found = false;
-	int shown = 0;
 	int idx;
 
 	/* InfiniBand addresses by LID: GID 0 (or -g) is only reported. */
@@ -401,17 +384,9 @@ static bool scan_gids(struct ibv_context *ctx, const char *dev,
 		int rc;
 
 		rc = ibv_query_gid_ex(ctx, port, (uint32_t)idx, &e, 0);
-		if (rc == ENODATA)
-			continue;	/* empty slot */
-		if (rc) {
-			sbuf_add(log, "    GID[%d]: ibv_query_gid_ex: %s\n",
-				 idx, strerror(rc));
-			continue;
-		}
+		if (rc)
+			continue;	/* an empty slot (ENODATA), or unread */
 		rp_sys_gid_text(e.gid.raw, txt, sizeof(txt));
-		sbuf_add(log, "    GID[%d] %s (%s)\n", idx, txt,
-			 rp_verbs_gid_type_name(e.gid_type));
-		shown++;
 
 		if (found)
 			continue;
@@ -435,12 +410,6 @@ static bool scan_gids(struct ibv_context *ctx, const char *dev,
 		pick->why = cfg->gid_index >= 0 ? RP_PICK_BY_INDEX :
 			    eth ? RP_PICK_BY_ADDR : RP_PICK_IB_DEFAULT;
 	}
-	if (!shown)
-		sbuf_add(log, "    (no GID in its table)\n");
-	if (!found && want_index >= 0)
-		sbuf_add(log, "    (GID index %d is empty or out of range: "
-			 "the table has %d slots)\n", want_index,
-			 pa->gid_tbl_len);
 	return found;
 }
 
@@ -480,28 +449,33 @@ void rp_verbs_report_no_device(int e)
 	else if (e)
 		snprintf(why, sizeof(why), " (ibv_get_device_list: %s)",
 			 strerror(e));
-	/* What to do is main's hint line (rp_err_hint(RP_ENODEV)). */
-	RP_ERR("no RDMA device%s", why);
+	/* What to do is main's hint line (rp_err_hint_for(RP_ENODEV, e)):
+	 * ENOSYS, no RDMA in the kernel, needs more than 'rdma link add'. */
+	RP_ERR_WHY(e, "no RDMA device%s", why);
 }
 
+/*
+ * One line and a hint, as every failure: the ports and GID tables looked
+ * at are in the trace (-t) and in 'rdmapush devices', not in the error.
+ */
 static void report_no_gid(const struct rp_verbs_cfg *cfg,
-			  const struct want *w, const struct sbuf *log,
-			  int active)
+			  const struct want *w, int active)
 {
 	const char *hint;
 
 	if (!active) {
-		RP_ERR("no active port on any RDMA device:\n%s"
-		       "  hint: check `rdma link` / `ibv_devinfo`; pick the "
-		       "device with -d NAME and the port with -i PORT, or "
-		       "create a Soft-RoCE device (rdma link add)",
-		       log->buf);
+		RP_ERR_HINT("check 'rdma link' and 'ibv_devinfo'; choose the "
+			    "device with -d NAME and the port with -i PORT, "
+			    "or create a Soft-RoCE device (rdma link add)",
+			    "no active port on any RDMA device ('rdmapush "
+			    "devices' shows each port)");
 		return;
 	}
 	if (cfg->gid_index >= 0) {
-		RP_ERR("GID index %d not found on any active port:\n%s"
-		       "  hint: choose an index listed above with -g (and "
-		       "the device with -d)", cfg->gid_index, log->buf);
+		RP_ERR_HINT("choose an index that 'rdmapush devices' lists "
+			    "with -g (and the device with -d)",
+			    "GID index %d not found on any active port",
+			    cfg->gid_index);
 		return;
 	}
 	if (w->loopback)
@@ -517,10 +491,9 @@ static void report_no_gid(const struct rp_verbs_cfg *cfg,
 		       "NAME, or add a Soft-RoCE device on the interface "
 		       "that carries this address ('rdma link add rxe0 type "
 		       "rxe netdev IFACE')";
-	RP_ERR("no RoCE v2 GID equals the control connection's local "
-	       "address %s (looked for GID %s); GIDs of every port:\n%s"
-	       "  hint: %s", w->addr, w->valid ? w->gid_str : "-", log->buf,
-	       hint);
+	RP_ERR_HINT(hint, "no RoCE v2 GID equals the control connection's "
+		    "local address %s (looked for GID %s; 'rdmapush devices' "
+		    "lists the GIDs)", w->addr, w->valid ? w->gid_str : "-");
 }
 
 /* One device's ports (or only ib_port) into log; the ACTIVE ones counted. */
@@ -578,8 +551,9 @@ int rp_verbs_probe(const char *dev_name, int ib_port)
 			active += probe_ports(list[i], ib_port, log);
 	if (!active) {
 		/* log is "; rxe0 port 1 is PORT_DOWN; ...": skip "; ". */
-		RP_ERR("no active RDMA port: %s", log->buf[0] ? log->buf + 2 :
-		       "no port found");
+		/* ENETDOWN: devices exist, their ports are not up. */
+		RP_ERR_WHY(ENETDOWN, "no active RDMA port: %s", log->buf[0] ?
+			   log->buf + 2 : "no port found");
 		rc = RP_ENODEV;
 	}
 	free(log);

@@ -62,6 +62,8 @@ expect 2 '--psk dir: not a regular file' send --psk dir README $H
 expect 2 '--psk fifo: not a regular file' send --psk fifo README $H
 expect 2 '--psk key644: permissions 0644 are too open' recv --psk key644 -o .
 expect 2 '--psk /dev/null: not a regular file' recv --psk /dev/null -o .
+expect 2 '--psk dir: not a regular file' ping --psk dir 127.0.0.1 -p 1
+expect 2 '--psk key644: permissions 0644 are too open' ping --psk key644 127.0.0.1 -p 1
 expect 5 'open(nonexist): No such file or directory' recv -o nonexist
 expect 5 'open(README): Not a directory' recv -o README
 }

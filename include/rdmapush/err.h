@@ -76,5 +76,12 @@ int rp_err_exit_code(int rc);
  * RP_ERR_MAP: most errors have none, and some errno values have one.
  */
 const char *rp_err_hint(int rc);
+/*
+ * The same, for rc whose cause is known: the errno value of the call
+ * that failed, as its detection site gave it with RP_ERR_WHY (main
+ * reads it back with rp_trace_held_cause()). A cause with no row of its
+ * own gets rc's general hint; cause 0 is rp_err_hint(rc).
+ */
+const char *rp_err_hint_for(int rc, int cause);
 
 #endif

@@ -6,19 +6,24 @@
 
 #include "rdmapush/export.h"
 
-#include <stdbool.h>
-
 #include "rdmapush/config.h"
 
+/* Whose checks: each side has its own local ones. */
+enum rp_preflight_for {
+	RP_PREFLIGHT_SEND,
+	RP_PREFLIGHT_RECV,
+	RP_PREFLIGHT_PING,	/* client or server */
+};
+
 /*
- * First what needs nothing remote, for a sender (send) or a receiver:
- * rp_session_send_check (usage, sources, key file) or rp_server_check
- * (key file, directory). Then the local RDMA device (-d/-i, or any) has
+ * First what needs nothing remote: for a sender rp_session_send_check
+ * (usage, sources, key file), for a receiver rp_server_check (key file,
+ * directory), for ping the key file. Then the local RDMA device (-d/-i, or any) has
  * an active port, unless a receiver was started with --no-device-check.
  * 0, or the first failure's error: RP_EUSAGE, RP_ECONFIG, RP_ENODEV,
  * -errno (already reported).
  */
-int rp_preflight(const struct rp_config *o, bool send)
+int rp_preflight(const struct rp_config *o, enum rp_preflight_for who)
 	__attribute__((warn_unused_result));
 
 #endif

@@ -40,9 +40,19 @@ void rp_trace_hold_first_error(void);
 void rp_trace_hold_stop(void);
 /* This process's held error, or NULL. */
 const char *rp_trace_held_error(void);
+/* Why the held error's call failed, as RP_ERR_WHY gave it (an errno
+ * value; rp_err_hint_for() picks the hint by it), or 0. */
+int rp_trace_held_cause(void);
+/* The hint RP_ERR_HINT gave with the held error, or NULL. */
+#define RP_HELD_HINT_MAX 512
+const char *rp_trace_held_hint(void);
 
 /* Prefer the macros below: they cost one branch when tracing is off. */
 void rp_err_emit(const char *fmt, ...) RP_PRINTF(1, 2);
+void rp_err_emit_why(int cause, const char *fmt, ...) RP_PRINTF(2, 3);
+void rp_err_emit_instead(const char *fmt, ...) RP_PRINTF(1, 2);
+void rp_err_emit_hint(const char *hint, const char *fmt, ...)
+	RP_PRINTF(2, 3);
 void rp_info_emit(const char *fmt, ...) RP_PRINTF(1, 2);
 
 /*
@@ -148,6 +158,18 @@ void rp_trace_json_close(void);
 
 /* One line on stderr at the place an error is detected. */
 #define RP_ERR(...) rp_err_emit(__VA_ARGS__)
+/* An error line and why its call failed (an errno value: EADDRINUSE,
+ * ENOSYS...), so that main's hint fits the cause (rp_err_hint_for). */
+#define RP_ERR_WHY(cause, ...) rp_err_emit_why(cause, __VA_ARGS__)
+/* An error line and what to do about it, where only the detection site
+ * can say (which GID, which device): held with the error for main's
+ * hint line, or printed at once as "rdmapush ROLE: hint: ...". */
+#define RP_ERR_HINT(hint, ...) rp_err_emit_hint(hint, __VA_ARGS__)
+/* An error that says better what the callee's error just said (a
+ * message out of place that means "no --psk here"): it takes the held
+ * error's place as the cause, so a failure stays one line; printed as
+ * RP_ERR's when nothing is held. */
+#define RP_ERR_INSTEAD(...) rp_err_emit_instead(__VA_ARGS__)
 /* Summary-level information, silenced by -q. */
 #define RP_INFO(...)							\
 	do {								\

@@ -13,7 +13,9 @@
 
 #include <cmocka.h>
 
+#include "capture.h"
 #include "rdmapush/err.h"
+#include "rdmapush/trace.h"
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
@@ -251,6 +253,129 @@ static void test_hints(void **state)
 	}
 }
 
+/*
+ * A hint that fits the cause: where the failed call's errno changes what
+ * to do, rp_err_hint_for() says that and not the class's other advice;
+ * an unknown cause gets the class's general hint. The cause reaches main
+ * with the held error (RP_ERR_WHY, rp_trace_held_cause()).
+ */
+static void test_hints_by_cause(void **state)
+{
+	static const struct {
+		int rc, cause;
+		const char *says, *not;	/* not: NULL when anything goes */
+	} cases[] = {
+		/* A kernel without RDMA: the module, and the lab. */
+		{ RP_ENODEV, ENOSYS, "modprobe rdma_rxe", NULL },
+		{ RP_ENODEV, ENOSYS, "scripts/rdma-lab", NULL },
+		/* -d names none of the devices there: not "create one". */
+		{ RP_ENODEV, ENOENT, "-d", "rdma link add" },
+		{ RP_ENODEV, ENETDOWN, "ip link", "rdma link add" },
+		{ RP_ENODEV, 0, "rdma link add", "modprobe" },
+		{ RP_ENODEV, EIO, "rdma link add", "modprobe" },
+		/* recv -b notanaddr is not told about ports. */
+		{ RP_ELISTEN, EADDRNOTAVAIL, "-b must be an address", "1024" },
+		{ RP_ELISTEN, EADDRNOTAVAIL, "leave -b out", "in use" },
+		{ RP_ELISTEN, EADDRINUSE, "-p PORT", "-b" },
+		{ RP_ELISTEN, EADDRINUSE, "listens on this port", "1024" },
+		{ RP_ELISTEN, EACCES, "below 1024", "-b" },
+		{ RP_ELISTEN, EACCES, "-p PORT", "in use" },
+		{ RP_ELISTEN, 0, "-p PORT", NULL },
+		/* A cause of no other class changes nothing. */
+		{ RP_ETIMEOUT, ENOSYS, "--timeout", NULL },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		const char *h = rp_err_hint_for(cases[i].rc, cases[i].cause);
+
+		assert_non_null(h);
+		if (!strstr(h, cases[i].says) ||
+		    (cases[i].not && strstr(h, cases[i].not)))
+			fail_msg("hint for %s, cause %d: '%s'",
+				 rp_err_name(cases[i].rc), cases[i].cause, h);
+		assert_null(strchr(h, '\n'));
+		assert_true(strlen(h) < 180);
+	}
+	assert_null(rp_err_hint_for(RP_EINTERNAL, ENOSYS));
+	assert_string_equal(rp_err_hint_for(RP_ELISTEN, 0),
+			    rp_err_hint(RP_ELISTEN));
+
+	/* The first error's cause is held with it; later ones are not. */
+	rp_trace_init(RP_V_QUIET, "test");
+	rp_trace_hold_first_error();
+	assert_int_equal(rp_trace_held_cause(), 0);
+	RP_ERR_WHY(EADDRINUSE, "cannot listen on * port 1: in use");
+	RP_ERR_WHY(EACCES, "a later error");
+	assert_string_equal(rp_trace_held_error(),
+			    "cannot listen on * port 1: in use");
+	assert_int_equal(rp_trace_held_cause(), EADDRINUSE);
+	rp_trace_init(RP_V_QUIET, "test");
+	rp_trace_hold_first_error();
+	RP_ERR("no cause given");
+	assert_int_equal(rp_trace_held_cause(), 0);
+	rp_trace_init(RP_V_QUIET, "test");
+	assert_int_equal(rp_trace_held_cause(), 0);
+}
+
+/*
+ * A caller that knows what its callee's error means says it instead:
+ * the receiver of a key-less sender fails in one line, "did not
+ * authenticate", not that and "expected AUTH, got HELLO" too.
+ */
+static void test_error_instead(void **state)
+{
+	(void)state;
+	rp_trace_init(RP_V_QUIET, "test");
+	rp_trace_hold_first_error();
+	RP_ERR_WHY(EPROTO, "expected AUTH from h, got HELLO");
+	capture_start();
+	RP_ERR_INSTEAD("h did not authenticate: use the same --psk");
+	assert_string_equal(capture_end(), "");
+	assert_string_equal(rp_trace_held_error(),
+			    "h did not authenticate: use the same --psk");
+	assert_int_equal(rp_trace_held_cause(), 0);
+	/* Nothing held (main did not ask): printed as any error. */
+	rp_trace_init(RP_V_QUIET, "test");
+	capture_start();
+	RP_ERR_INSTEAD("h did not authenticate");
+	assert_string_equal(capture_end(),
+			    "rdmapush test: error: h did not authenticate\n");
+	assert_null(rp_trace_held_error());
+}
+
+/*
+ * A hint only the detection site can give (which GID, and why none
+ * fits) is held with its error for main's hint line, so the failure is
+ * one line and one hint; when nothing is held it follows the error line
+ * at once, under the same prefix.
+ */
+static void test_error_hint(void **state)
+{
+	(void)state;
+	rp_trace_init(RP_V_QUIET, "test");
+	rp_trace_hold_first_error();
+	assert_null(rp_trace_held_hint());
+	capture_start();
+	RP_ERR_HINT("connect to the RDMA interface's address",
+		    "no RoCE v2 GID equals 127.0.0.1");
+	RP_ERR_HINT("a later hint", "a later error");
+	assert_string_equal(capture_end(),
+			    "rdmapush test: error: a later error\n"
+			    "rdmapush test: hint: a later hint\n");
+	assert_string_equal(rp_trace_held_error(),
+			    "no RoCE v2 GID equals 127.0.0.1");
+	assert_string_equal(rp_trace_held_hint(),
+			    "connect to the RDMA interface's address");
+	/* An error without a hint of its own leaves the table's. */
+	rp_trace_init(RP_V_QUIET, "test");
+	rp_trace_hold_first_error();
+	RP_ERR("plain");
+	assert_null(rp_trace_held_hint());
+	rp_trace_init(RP_V_QUIET, "test");
+	assert_null(rp_trace_held_hint());
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -263,6 +388,9 @@ int main(void)
 		cmocka_unit_test(test_errno),
 		cmocka_unit_test(test_success),
 		cmocka_unit_test(test_hints),
+		cmocka_unit_test(test_hints_by_cause),
+		cmocka_unit_test(test_error_instead),
+		cmocka_unit_test(test_error_hint),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

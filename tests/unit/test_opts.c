@@ -748,6 +748,107 @@ static void test_usage_text(void **state)
 	free(t);
 }
 
+/*
+ * getopt's refusals read the same in every command that uses it (one
+ * rp_opts_getopt_error): send, recv, devices and ping.
+ */
+static void test_getopt_errors(void **state)
+{
+	static const char *const subs[] = { "send", "recv", "devices",
+					    "ping" };
+	char want[160];
+	struct rp_opts o;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(subs) / sizeof(subs[0]); i++) {
+		assert_int_equal(CAPTURE(&o, subs[i], "--bogus"), RP_EUSAGE);
+		snprintf(want, sizeof(want), "rdmapush: unknown or ambiguous "
+			 "option '--bogus'\nTry 'rdmapush %s --help'.\n",
+			 subs[i]);
+		assert_string_equal(captured, want);
+		assert_int_equal(CAPTURE(&o, subs[i], "-x"), RP_EUSAGE);
+		snprintf(want, sizeof(want), "rdmapush: unknown option '-x'"
+			 "\nTry 'rdmapush %s --help'.\n", subs[i]);
+		assert_string_equal(captured, want);
+		assert_int_equal(CAPTURE(&o, subs[i], "--json=1"), RP_EUSAGE);
+		snprintf(want, sizeof(want), "rdmapush: option '--json' takes "
+			 "no value\nTry 'rdmapush %s --help'.\n", subs[i]);
+		assert_string_equal(captured, want);
+		assert_int_equal(CAPTURE(&o, subs[i], "-d"), RP_EUSAGE);
+		snprintf(want, sizeof(want), "rdmapush: option '-d' needs a "
+			 "value\nTry 'rdmapush %s --help'.\n", subs[i]);
+		assert_string_equal(captured, want);
+	}
+}
+
+/* How often needle occurs in hay. */
+static int count_of(const char *hay, const char *needle)
+{
+	int n = 0;
+
+	for (const char *p = strstr(hay, needle); p;
+	     p = strstr(p + 1, needle))
+		n++;
+	return n;
+}
+
+/*
+ * `help CMD` and `CMD --help` show CMD's own page for every command,
+ * `help` included: its synopsis, options, examples and one "Exit
+ * status" section, nothing of a push's unless it is send or recv.
+ */
+static void test_help_pages(void **state)
+{
+	static const struct {
+		const char *name;
+		enum rp_mode mode;
+		const char *own;	/* something only its page says */
+	} cmds[] = {
+		{ "send", RP_MODE_SEND, "--recursive" },
+		{ "recv", RP_MODE_RECV, "--max-transfers" },
+		{ "keygen", RP_MODE_KEYGEN, "  2  usage error, or FILE exists" },
+		{ "devices", RP_MODE_DEVICES, "rdmapush devices --for" },
+		{ "ping", RP_MODE_PING, "rdmapush ping --server\n" },
+		{ "render", RP_MODE_RENDER, "rdmapush render send.jsonl" },
+		{ "help", RP_MODE_HELP, "Usage: rdmapush help [CMD]" },
+	};
+	char usage[64];
+
+	(void)state;
+	HELP(RP_MODE_HELP, "help", "--help");
+	HELP(RP_MODE_HELP, "help", "-h");
+	HELP(RP_MODE_HELP, "--help", "--help");
+	REFUSED("help", "--bogus");
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		bool push = cmds[i].mode == RP_MODE_SEND ||
+			    cmds[i].mode == RP_MODE_RECV;
+		char *t = usage_text(cmds[i].mode);
+
+		HELP(cmds[i].mode, "help", cmds[i].name);
+		if (cmds[i].mode != RP_MODE_HELP)
+			HELP(cmds[i].mode, cmds[i].name, "--help");
+		snprintf(usage, sizeof(usage), "Usage: rdmapush %s",
+			 cmds[i].name);
+		assert_memory_equal(t, usage, strlen(usage));
+		assert_non_null(strstr(t, cmds[i].own));
+		assert_int_equal(count_of(t, "Exit status"), 1);
+		assert_int_equal(count_of(t, "\nExamples:\n"), 1);
+		assert_int_equal(count_of(t, "\nOptions:\n"),
+				 cmds[i].mode != RP_MODE_HELP);
+		assert_non_null(strstr(t, "--help"));
+		/* A push's example and exit table: send's and recv's only. */
+		assert_int_equal(!!strstr(t, "rdmapush send big.iso"), push);
+		assert_int_equal(!!strstr(t, "  6  refused by policy"), push);
+		for (const char *l = t; *l;) {
+			size_t n = strcspn(l, "\n");
+
+			assert_true(n <= 79);
+			l += n + (l[n] != '\0');
+		}
+		free(t);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -770,6 +871,8 @@ int main(void)
 		cmocka_unit_test(test_parse_size),
 		cmocka_unit_test(test_help_version),
 		cmocka_unit_test(test_usage_text),
+		cmocka_unit_test(test_getopt_errors),
+		cmocka_unit_test(test_help_pages),
 	};
 
 	/* GNU argument permutation is part of what is tested. */
