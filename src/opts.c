@@ -71,19 +71,25 @@ static const struct option send_long[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-/* One line saying what is wrong, one saying where help is; RP_EUSAGE. */
+/*
+ * One line saying what is wrong, and a hint saying where help is, with the
+ * prefix every other failure has ("rdmapush send: ..."); RP_EUSAGE.
+ */
 int RP_PRINTF(2, 3) rp_opts_usage_error(const char *sub, const char *fmt, ...)
 {
+	char pre[32];
 	va_list ap;
 
-	fputs("rdmapush: ", stderr);
+	snprintf(pre, sizeof(pre), "rdmapush%s%s:", sub ? " " : "",
+		 sub ? sub : "");
+	flockfile(stderr);
+	fprintf(stderr, "%s ", pre);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
-	if (sub)
-		fprintf(stderr, "\nTry 'rdmapush %s --help'.\n", sub);
-	else
-		fputs("\nTry 'rdmapush --help'.\n", stderr);
+	fprintf(stderr, "\n%s hint: 'rdmapush%s%s --help' shows the usage\n",
+		pre, sub ? " " : "", sub ? sub : "");
+	funlockfile(stderr);
 	return RP_EUSAGE;
 }
 

@@ -53,7 +53,7 @@ for args in "devices extra" "devices --for" "devices --for ''" \
 	    "devices -g 300" "devices --bogus" "devices --json=1"; do
 	eval "\"\$bin\" $args" >/dev/null 2>"$tmp/err"
 	rc=$?
-	if [ $rc = 2 ] && grep -q "Try 'rdmapush devices --help'" "$tmp/err"; then
+	if [ $rc = 2 ] && grep -q "^rdmapush devices: hint: 'rdmapush devices --help'" "$tmp/err"; then
 		ok "'$args': usage error, exit 2"
 	else
 		bad "'$args': status $rc (want 2): $(cat "$tmp/err")"

@@ -47,6 +47,13 @@ failure() {
 	fi
 }
 
+# Usage errors: the line and where help is, as every other failure.
+failure 2 send send README
+failure 2 recv recv --bogus
+failure 2 render render a.jsonl
+failure 2 devices devices -x
+failure 2 ping ping -n 0 127.0.0.1
+
 # A failure that needs no device: --trace-json's open, said once.
 failure 5 ping ping --trace-json /nonexistent/x 127.0.0.1
 grep -q "^rdmapush ping: ping failed: --trace-json /nonexistent/x: open: " \

@@ -104,7 +104,7 @@ if [ "$MODE" = two ]; then
 	for bad in "-n 0" "-n 1000001" "-s 0" "-s 2M" "--op read"; do
 		out=$(ping "$bad" "$RCV_IP" 2>&1)
 		rc=$?
-		if [ $rc = 2 ] && echo "$out" | grep -q "^rdmapush: invalid" &&
+		if [ $rc = 2 ] && echo "$out" | grep -q "^rdmapush ping: invalid" &&
 			! echo "$out" | grep -qi "connect"; then
 			ok "ping $bad: usage error (exit 2) before connecting"
 		else

@@ -473,36 +473,36 @@ static void test_messages(void **state)
 	(void)state;
 	assert_int_equal(CAPTURE(&o, "send", "-p", "0", "f", "h"), RP_EUSAGE);
 	assert_string_equal(captured,
-			    "rdmapush: invalid port '0' (1..65535)\n"
-			    "Try 'rdmapush send --help'.\n");
+			    "rdmapush send: invalid port '0' (1..65535)\n"
+			    "rdmapush send: hint: 'rdmapush send --help' shows the usage\n");
 	assert_int_equal(CAPTURE(&o, "recv", "--bogus"), RP_EUSAGE);
 	assert_string_equal(captured,
-			    "rdmapush: unknown or ambiguous option '--bogus'\n"
-			    "Try 'rdmapush recv --help'.\n");
+			    "rdmapush recv: unknown or ambiguous option '--bogus'\n"
+			    "rdmapush recv: hint: 'rdmapush recv --help' shows the usage\n");
 	assert_int_equal(CAPTURE(&o, "recv", "-tx"), RP_EUSAGE);
 	assert_string_equal(captured,
-			    "rdmapush: unknown option '-x'\n"
-			    "Try 'rdmapush recv --help'.\n");
+			    "rdmapush recv: unknown option '-x'\n"
+			    "rdmapush recv: hint: 'rdmapush recv --help' shows the usage\n");
 	assert_int_equal(CAPTURE(&o, "recv", "--port"), RP_EUSAGE);
 	assert_string_equal(captured,
-			    "rdmapush: option '--port' needs a value\n"
-			    "Try 'rdmapush recv --help'.\n");
+			    "rdmapush recv: option '--port' needs a value\n"
+			    "rdmapush recv: hint: 'rdmapush recv --help' shows the usage\n");
 	assert_int_equal(CAPTURE(&o, "recv", "-1p"), RP_EUSAGE);
 	assert_string_equal(captured,
-			    "rdmapush: option '-p' needs a value\n"
-			    "Try 'rdmapush recv --help'.\n");
+			    "rdmapush recv: option '-p' needs a value\n"
+			    "rdmapush recv: hint: 'rdmapush recv --help' shows the usage\n");
 	assert_int_equal(CAPTURE(&o, "recv", "--psk"), RP_EUSAGE);
 	assert_string_equal(captured,
-			    "rdmapush: option '--psk' needs a value\n"
-			    "Try 'rdmapush recv --help'.\n");
+			    "rdmapush recv: option '--psk' needs a value\n"
+			    "rdmapush recv: hint: 'rdmapush recv --help' shows the usage\n");
 	assert_int_equal(CAPTURE(&o, "recv", "--for=1"), RP_EUSAGE);
 	assert_string_equal(captured,
-			    "rdmapush: option '--for' takes no value\n"
-			    "Try 'rdmapush recv --help'.\n");
+			    "rdmapush recv: option '--for' takes no value\n"
+			    "rdmapush recv: hint: 'rdmapush recv --help' shows the usage\n");
 	assert_int_equal(CAPTURE(&o, "send", "f"), RP_EUSAGE);
 	assert_string_equal(captured,
-			    "rdmapush: missing HOST after 'f'\n"
-			    "Try 'rdmapush send --help'.\n");
+			    "rdmapush send: missing HOST after 'f'\n"
+			    "rdmapush send: hint: 'rdmapush send --help' shows the usage\n");
 	assert_int_equal(CAPTURE(&o, "send", "-c", "1.5M", "f", "h"),
 			 RP_EUSAGE);
 	assert_non_null(strstr(captured, "invalid chunk size '1.5M'"));
@@ -514,12 +514,14 @@ static void test_messages(void **state)
 	assert_string_equal(captured, "rdmapush: unknown command 'push': "
 				      "use send, recv, keygen, devices, ping "
 				      "or render\n"
-				      "Try 'rdmapush --help'.\n");
+				      "rdmapush: hint: 'rdmapush --help' "
+				      "shows the usage\n");
 	assert_int_equal(CAPTURE(&o, NULL), RP_EUSAGE);
 	assert_string_equal(captured,
 			    "rdmapush: missing command: send, recv, keygen, "
 			    "devices, ping, render or help\n"
-			    "Try 'rdmapush --help'.\n");
+			    "rdmapush: hint: 'rdmapush --help' shows the "
+			    "usage\n");
 	/* Success prints nothing. */
 	assert_int_equal(CAPTURE(&o, "send", "f", "h"), 0);
 	assert_string_equal(captured, "");
@@ -562,20 +564,22 @@ static void test_host_hints(void **state)
 			continue;
 		}
 		assert_int_equal(rc, RP_EUSAGE);
-		snprintf(want, sizeof(want), "rdmapush: invalid HOST '%s': ",
+		snprintf(want, sizeof(want), "rdmapush send: invalid HOST '%s': ",
 			 cases[i].host);
 		assert_memory_equal(captured, want, strlen(want));
 		assert_non_null(strstr(captured, cases[i].hint));
-		assert_non_null(strstr(captured, "\nTry 'rdmapush send "
-					"--help'.\n"));
+		assert_non_null(strstr(captured, "\nrdmapush send: hint: "
+					"'rdmapush send --help' shows the "
+					"usage\n"));
 	}
 	/* The whole line for one of them. */
 	assert_int_equal(CAPTURE(&o, "send", "f", "h:/tmp"), RP_EUSAGE);
 	assert_string_equal(captured,
-			    "rdmapush: invalid HOST 'h:/tmp': rdmapush writes "
+			    "rdmapush send: invalid HOST 'h:/tmp': rdmapush writes "
 			    "into the receiver's -o directory; name the file "
 			    "with --as NAME\n"
-			    "Try 'rdmapush send --help'.\n");
+			    "rdmapush send: hint: 'rdmapush send --help' "
+			    "shows the usage\n");
 }
 
 static void test_parse_size(void **state)
@@ -752,6 +756,14 @@ static void test_usage_text(void **state)
  * getopt's refusals read the same in every command that uses it (one
  * rp_opts_getopt_error): send, recv, devices and ping.
  */
+/* A usage error as SUB prints it: the line, then where help is. */
+static void want_usage(char *buf, size_t len, const char *sub,
+		       const char *what)
+{
+	snprintf(buf, len, "rdmapush %s: %s\nrdmapush %s: hint: 'rdmapush %s "
+		 "--help' shows the usage\n", sub, what, sub, sub);
+}
+
 static void test_getopt_errors(void **state)
 {
 	static const char *const subs[] = { "send", "recv", "devices",
@@ -762,21 +774,19 @@ static void test_getopt_errors(void **state)
 	(void)state;
 	for (size_t i = 0; i < sizeof(subs) / sizeof(subs[0]); i++) {
 		assert_int_equal(CAPTURE(&o, subs[i], "--bogus"), RP_EUSAGE);
-		snprintf(want, sizeof(want), "rdmapush: unknown or ambiguous "
-			 "option '--bogus'\nTry 'rdmapush %s --help'.\n",
-			 subs[i]);
+		want_usage(want, sizeof(want), subs[i],
+			   "unknown or ambiguous option '--bogus'");
 		assert_string_equal(captured, want);
 		assert_int_equal(CAPTURE(&o, subs[i], "-x"), RP_EUSAGE);
-		snprintf(want, sizeof(want), "rdmapush: unknown option '-x'"
-			 "\nTry 'rdmapush %s --help'.\n", subs[i]);
+		want_usage(want, sizeof(want), subs[i], "unknown option '-x'");
 		assert_string_equal(captured, want);
 		assert_int_equal(CAPTURE(&o, subs[i], "--json=1"), RP_EUSAGE);
-		snprintf(want, sizeof(want), "rdmapush: option '--json' takes "
-			 "no value\nTry 'rdmapush %s --help'.\n", subs[i]);
+		want_usage(want, sizeof(want), subs[i],
+			   "option '--json' takes no value");
 		assert_string_equal(captured, want);
 		assert_int_equal(CAPTURE(&o, subs[i], "-d"), RP_EUSAGE);
-		snprintf(want, sizeof(want), "rdmapush: option '-d' needs a "
-			 "value\nTry 'rdmapush %s --help'.\n", subs[i]);
+		want_usage(want, sizeof(want), subs[i],
+			   "option '-d' needs a value");
 		assert_string_equal(captured, want);
 	}
 }
