@@ -735,8 +735,8 @@ static int close_session(struct xfer *x, struct recv_state *r)
 		return rc;
 	rp_verbs_dereg_ring(x->v);
 	x->ring = NULL;
-	RP_EV("data", "data.end", "session over: {chunks} chunks landed; ring "
-	      "deregistered", EV_U("chunks", x->done));
+	RP_EV("data", "data.end", "session over: {chunks} chunk{chunks:|s} "
+	      "landed; ring deregistered", EV_U("chunks", x->done));
 	rp_xfer_phase(x, RP_PHASE_ACK);
 	rc = rp_chan_send(&x->ch, RP_MSG_ACK, &ack);
 	return rc ? rc : rp_xfer_flush(x);

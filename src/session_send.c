@@ -595,8 +595,8 @@ static void trace_milestone(const struct send_state *s, uint64_t done,
 		return;
 	/* Credit: the receiver has copied these out of its ring (it
 	 * writes them to disk right after). */
-	RP_EV("data", "data.progress", "{done}/{posted} chunks posted so far "
-	      "taken by the receiver", EV_U("done", done),
+	RP_EV("data", "data.progress", "{done}/{posted} chunk{posted:|s} "
+	      "posted so far taken by the receiver", EV_U("done", done),
 	      EV_U("posted", s->posted));
 	*next_mark = done * 2;
 }
