@@ -63,9 +63,12 @@ static int fill(struct json_object *o, const struct rp_report *r)
 				  json_object_new_int(r->exit_code));
 	}
 	rc |= rp_json_add(o, "bytes", json_object_new_uint64(r->bytes));
-	/* Seconds to the millisecond, bits per second whole. */
+	/* The whole transfer to the millisecond; the data phase, which
+	 * can be shorter than one, to the microsecond, as it is measured;
+	 * bits per second whole. */
 	rc |= rp_json_add(o, "seconds", rp_json_fixed(r->seconds, 3));
-	rc |= rp_json_add(o, "data_seconds", rp_json_fixed(r->data_seconds, 3));
+	rc |= rp_json_add(o, "data_seconds",
+			  rp_json_fixed(r->data_seconds, 6));
 	rc |= rp_json_add(o, "throughput_bps",
 			  json_object_new_int64(llround(throughput_bps(r))));
 	if (r->have_csum)

@@ -721,8 +721,9 @@ static const struct rp_report one_entry = {
 	.gid_index = 1, .chunk = 1048576, .window = 8,
 };
 
-/* Seconds to the millisecond, bits per second and microseconds whole,
- * a "/" as it is: no float noise, no escapes. */
+/* Seconds to the millisecond (the data phase's to the microsecond), bits
+ * per second and microseconds whole, a "/" as it is: no float noise, no
+ * escapes. */
 static void test_json_numbers(void **state)
 {
 	struct rp_ping_result pr = {
@@ -736,16 +737,16 @@ static void test_json_numbers(void **state)
 	PRINTED(line, rp_report_json(f, &r));
 	assert_non_null(strstr(line, "\"name\":\"tree/sub/a.bin\""));
 	assert_non_null(strstr(line, "\"seconds\":0.409,"));
-	assert_non_null(strstr(line, "\"data_seconds\":0.300,"));
+	assert_non_null(strstr(line, "\"data_seconds\":0.299600,"));
 	/* 4194304 B * 8 / 0.40941467500000073 s = 81957081.78 b/s */
 	assert_non_null(strstr(line, "\"throughput_bps\":81957082,"));
 	assert_null(strstr(line, "\\/"));
 	free(line);
 	r.seconds = 0;
-	r.data_seconds = -0.0001;
+	r.data_seconds = -0.0000001;
 	PRINTED(line, rp_report_json(f, &r));
 	assert_non_null(strstr(line, "\"seconds\":0.000,"));
-	assert_non_null(strstr(line, "\"data_seconds\":0.000,"));
+	assert_non_null(strstr(line, "\"data_seconds\":0.000000,"));
 	assert_non_null(strstr(line, "\"throughput_bps\":0,"));
 	free(line);
 	PRINTED(line, rp_report_json_entry(f, "recv", "a/b/c", 1, 0, NULL));
