@@ -391,9 +391,9 @@ static int on_fin(struct xfer *x, struct recv_state *r,
 		  const struct rp_fin *f)
 {
 	if (r->cur.open || f->files != r->next_id) {
-		RP_ERR("FIN from %s after %" PRIu64 " entries; we have %u%s",
-		       x->peer, f->files, r->next_id,
-		       r->cur.open ? " and one unfinished" : "");
+		RP_ERR("FIN from %s after %" PRIu64 " entr%s; we have %u%s",
+		       x->peer, f->files, f->files == 1 ? "y" : "ies",
+		       r->next_id, r->cur.open ? " and one unfinished" : "");
 		return RP_EPROTO;
 	}
 	r->fin_seen = true;

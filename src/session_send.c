@@ -547,8 +547,8 @@ static int on_message(struct xfer *x, struct send_state *s)
 		return 0;	/* a file still syncing: alive */
 	case RP_MSG_ACK:
 		if (s->qlen) {
-			RP_ERR("ACK from %s with %u entries unanswered",
-			       x->peer, s->qlen);
+			RP_ERR("ACK from %s with %u entr%s unanswered",
+			       x->peer, s->qlen, s->qlen == 1 ? "y" : "ies");
 			return RP_EPROTO;
 		}
 		s->acked = true;
