@@ -163,8 +163,8 @@ int rp_fileio_src_open(struct rp_src *s, const char *path)
 	}
 	s->fd = fd;
 	s->size = (uint64_t)st.st_size;
-	RP_EV("file", "file.open", "opened {path} for reading: {size} bytes",
-	      EV_S("path", path), EV_U("size", s->size));
+	RP_EV("file", "file.open", "opened {path} for reading: {size} "
+	      "byte{size:|s}", EV_S("path", path), EV_U("size", s->size));
 	return 0;
 
 err_close:

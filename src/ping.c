@@ -97,14 +97,21 @@ static bool exposed(const struct ping *p)
 	return rp_op_exposes(access_of(p));
 }
 
+/* The plural ending a count asks for: "1 round trip", "2 round trips". */
+static const char *s_if(uint64_t n)
+{
+	return n == 1 ? "" : "s";
+}
+
 /* ---- control messages ---- */
 
 /* A ping's FIN counts round trips (in the push's files field): a "msg"
  * event as the push's, in the ping's words. */
 static void trace_fin_rounds(const char *dir, uint64_t n)
 {
-	RP_EV("ctrl", "msg", "{arrow} FIN: {round_trips} round trips done",
-	      EV_T("arrow", dir), EV_S("dir", dir[0] == '-' ? "out" : "in"),
+	RP_EV("ctrl", "msg", "{arrow} FIN: {round_trips} round "
+	      "trip{round_trips:|s} done", EV_T("arrow", dir),
+	      EV_S("dir", dir[0] == '-' ? "out" : "in"),
 	      EV_S("type", "FIN"), EV_U("round_trips", n));
 }
 
@@ -113,7 +120,8 @@ static void trace_fin_rounds(const char *dir, uint64_t n)
 static void trace_ack_rounds(const char *dir, const struct rp_result *ack)
 {
 	RP_EV("ctrl", "msg", "{arrow} ACK status={status} ({status_name}): "
-	      "{round_trips} round trips answered", EV_T("arrow", dir),
+	      "{round_trips} round trip{round_trips:|s} answered",
+	      EV_T("arrow", dir),
 	      EV_S("dir", dir[0] == '-' ? "out" : "in"), EV_S("type", "ACK"),
 	      EV_U("status", ack->status),
 	      EV_S("status_name", rp_proto_status_name(ack->status)),
@@ -185,9 +193,10 @@ static int take_mr(struct ping *p, struct rp_mr *m, const char *what)
 	*m = u.mr;
 	if (m->qps != 1 || m->chunk != p->size ||
 	    (exposed(p) && !m->rkey)) {
-		RP_ERR("MR from %s does not fit the ping: %u QPs, %u bytes, "
-		       "rkey 0x%x; want 1 QP of %u bytes%s", p->peer, m->qps,
-		       m->chunk, m->rkey, p->size,
+		RP_ERR("MR from %s does not fit the ping: %u QP%s, %u "
+		       "byte%s, rkey 0x%x; want 1 QP of %u byte%s%s", p->peer,
+		       m->qps, s_if(m->qps), m->chunk, s_if(m->chunk),
+		       m->rkey, p->size, s_if(p->size),
 		       exposed(p) ? " and an rkey" : "");
 		return RP_EPROTO;
 	}
@@ -330,9 +339,9 @@ static int wait_recv(struct ping *p, uint32_t i)
 	if (rc)
 		return rc;
 	if (p->got_imm != i || p->got_len != p->size) {
-		RP_ERR("%s sent round trip %" PRIu32 " of %" PRIu32 " bytes; "
+		RP_ERR("%s sent round trip %" PRIu32 " of %" PRIu32 " byte%s; "
 		       "expected %" PRIu32 " of %" PRIu32, p->peer, p->got_imm,
-		       p->got_len, i, p->size);
+		       p->got_len, s_if(p->got_len), i, p->size);
 		return RP_EPROTO;
 	}
 	/* The one just used, again at the back of the queue. */
@@ -467,9 +476,9 @@ static int client_finish(struct ping *p)
 	if (rc)
 		return rc;
 	if (m.res.bytes != p->done) {
-		RP_ERR("%s answered %" PRIu64 " of %" PRIu32 " round trips "
+		RP_ERR("%s answered %" PRIu64 " of %" PRIu32 " round trip%s "
 		       "(status %s)", p->peer, m.res.bytes, p->done,
-		       rp_proto_status_name(m.res.status));
+		       s_if(p->done), rp_proto_status_name(m.res.status));
 		return RP_EPROTO;
 	}
 	return 0;
@@ -584,10 +593,11 @@ static int server_hello(struct ping *p, struct rp_hello *h)
 	if (!way_of(h->op) || h->qps != 1 ||
 	    h->total < 1 || h->total > RP_PING_MAX_ITERS ||
 	    h->chunk > RP_PING_MAX_SIZE) {
-		RP_ERR("%s asks for a ping outside our limits: op %s, %u QPs, "
-		       "%" PRIu64 " round trips of %u bytes (send or write, "
-		       "1 QP, 1..%u of 1..%u)", p->peer,
-		       rp_proto_op_name(h->op), h->qps, h->total, h->chunk,
+		RP_ERR("%s asks for a ping outside our limits: op %s, %u "
+		       "QP%s, %" PRIu64 " round trip%s of %u byte%s (send or "
+		       "write, 1 QP, 1..%u of 1..%u)", p->peer,
+		       rp_proto_op_name(h->op), h->qps, s_if(h->qps),
+		       h->total, s_if(h->total), h->chunk, s_if(h->chunk),
 		       RP_PING_MAX_ITERS, RP_PING_MAX_SIZE);
 		return RP_ELIMIT;
 	}
@@ -644,9 +654,9 @@ int rp_ping_serve_fd(const struct rp_config *o, const uint8_t *psk, int fd,
 	if (!rc)
 		rc = server_run(&p);
 	if (!rc)
-		RP_INFO("answered %" PRIu32 " %s round trips of %" PRIu32
-			" bytes from %s", p.done, rp_proto_op_name(p.op),
-			p.size, peer);
+		RP_INFO("answered %" PRIu32 " %s round trip%s of %" PRIu32
+			" byte%s from %s", p.done, rp_proto_op_name(p.op),
+			s_if(p.done), p.size, s_if(p.size), peer);
 	stop_ctrl(&p, rc);
 	rp_verbs_close(p.v);
 	return rc;

@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <json-c/json.h>
+#include <math.h>
 #include <poll.h>
 #include <sodium.h>
 #include <stdlib.h>
@@ -62,8 +63,16 @@ int rp_ping_stats(double *rtt, size_t n, struct rp_ping_stats *out)
 
 /* ---- report ---- */
 
+/* Whole microseconds, as the JSON output promises (the text keeps two
+ * decimals). */
+static struct json_object *usec(double us)
+{
+	return json_object_new_int64(llround(us));
+}
+
 /* {min, median, p99, max}, each scaled by k (1: round trip; 0.5: the
  * one-way estimate). */
+
 static struct json_object *stats_obj(const struct rp_ping_stats *s, double k)
 {
 	struct json_object *o = json_object_new_object();
@@ -71,10 +80,10 @@ static struct json_object *stats_obj(const struct rp_ping_stats *s, double k)
 
 	if (!o)
 		return NULL;
-	rc |= rp_json_add(o, "min", json_object_new_double(s->min * k));
-	rc |= rp_json_add(o, "median", json_object_new_double(s->median * k));
-	rc |= rp_json_add(o, "p99", json_object_new_double(s->p99 * k));
-	rc |= rp_json_add(o, "max", json_object_new_double(s->max * k));
+	rc |= rp_json_add(o, "min", usec(s->min * k));
+	rc |= rp_json_add(o, "median", usec(s->median * k));
+	rc |= rp_json_add(o, "p99", usec(s->p99 * k));
+	rc |= rp_json_add(o, "max", usec(s->max * k));
 	if (rc) {
 		json_object_put(o);
 		return NULL;
@@ -107,9 +116,9 @@ int rp_ping_report(FILE *f, const struct rp_ping_result *r, bool json)
 
 	if (json)
 		return report_json(f, r);
-	fprintf(f, "rdmapush ping: %s, %u round trips of %u bytes (--op "
-		"%s)\n", r->peer, r->iterations, r->size,
-		rp_proto_op_name(r->op));
+	fprintf(f, "rdmapush ping: %s, %u round trip%s of %u byte%s (--op "
+		"%s)\n", r->peer, r->iterations, r->iterations == 1 ? "" : "s",
+		r->size, r->size == 1 ? "" : "s", rp_proto_op_name(r->op));
 	fprintf(f, "  round trip (us):           min %.2f  median %.2f  "
 		"p99 %.2f  max %.2f\n", s->min, s->median, s->p99, s->max);
 	fprintf(f, "  one way, estimated RTT/2:  min %.2f  median %.2f  "

@@ -174,8 +174,9 @@ int rp_pool_new(struct rp_pool **out, uint32_t threads, size_t scratch)
 	rc = start(p, threads);
 	if (rc)
 		goto err_stop;
-	RP_EV("pool", "pool.start", "{threads} worker threads read, hash and "
-	      "write the chunks; this thread only drives the queue pair",
+	RP_EV("pool", "pool.start", "{threads} worker thread{threads:|s} "
+	      "{threads:reads, hashes and writes|read, hash and write} the "
+	      "chunks; this thread only drives the queue pair",
 	      EV_U("threads", threads));
 	*out = p;
 	return 0;

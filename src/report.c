@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <json-c/json.h>
+#include <math.h>
 #include <string.h>
 
 #include "rdmapush/csum.h"
@@ -36,13 +37,15 @@ static int fill(struct json_object *o, const struct rp_report *r)
 
 	rc |= rp_json_add(o, "type", json_object_new_string("session"));
 	rc |= rp_json_add(o, "role", json_object_new_string(r->role));
-	rc |= rp_json_add(o, "name", json_object_new_string(shown_name(r, name,
-			  sizeof(name))));
+	/* Only a session of one entry has a name (rp_report.name). */
+	if (r->name)
+		rc |= rp_json_add(o, "name", json_object_new_string(
+				  shown_name(r, name, sizeof(name))));
 	rc |= rp_json_add(o, "files", json_object_new_uint64(r->files));
 	rc |= rp_json_add(o, "failed", json_object_new_uint64(r->failed));
 	rc |= rp_json_add(o, "skipped", json_object_new_uint64(r->skipped));
-	rc |= rp_json_add(o, "peer",
-			  json_object_new_string(r->peer ? r->peer : ""));
+	if (r->peer && r->peer[0])
+		rc |= rp_json_add(o, "peer", json_object_new_string(r->peer));
 	rc |= rp_json_add(o, "status",
 			  json_object_new_string(r->rc ? "error" : "ok"));
 	rc |= rp_json_add(o, "phase",
@@ -60,22 +63,35 @@ static int fill(struct json_object *o, const struct rp_report *r)
 				  json_object_new_int(r->exit_code));
 	}
 	rc |= rp_json_add(o, "bytes", json_object_new_uint64(r->bytes));
-	rc |= rp_json_add(o, "seconds", json_object_new_double(r->seconds));
+	/* The whole transfer to the millisecond; the data phase, which
+	 * can be shorter than one, to the microsecond, as it is measured;
+	 * bits per second whole. */
+	rc |= rp_json_add(o, "seconds", rp_json_fixed(r->seconds, 3));
 	rc |= rp_json_add(o, "data_seconds",
-			  json_object_new_double(r->data_seconds));
+			  rp_json_fixed(r->data_seconds, 6));
 	rc |= rp_json_add(o, "throughput_bps",
-			  json_object_new_double(throughput_bps(r)));
+			  json_object_new_int64(llround(throughput_bps(r))));
 	if (r->have_csum)
 		rc |= rp_json_add(o, "xxh3_128",
 			  json_object_new_string(rp_csum_hex(r->csum, hex)));
-	rc |= rp_json_add(o, "chunk", json_object_new_int64(r->chunk));
-	rc |= rp_json_add(o, "window", json_object_new_int64(r->window));
-	rc |= rp_json_add(o, "local_qpn", json_object_new_int64(r->local_qpn));
-	rc |= rp_json_add(o, "remote_qpn",
-			  json_object_new_int64(r->remote_qpn));
-	rc |= rp_json_add(o, "gid",
-			  json_object_new_string(r->gid ? r->gid : ""));
-	rc |= rp_json_add(o, "gid_index", json_object_new_int(r->gid_index));
+	/* What the session had not learnt when it ended is left out, not
+	 * shown as a 0 or "" that could be taken for a value. */
+	if (r->chunk)
+		rc |= rp_json_add(o, "chunk", json_object_new_int64(r->chunk));
+	if (r->window)
+		rc |= rp_json_add(o, "window",
+				  json_object_new_int64(r->window));
+	if (r->local_qpn)
+		rc |= rp_json_add(o, "local_qpn",
+				  json_object_new_int64(r->local_qpn));
+	if (r->remote_qpn)
+		rc |= rp_json_add(o, "remote_qpn",
+				  json_object_new_int64(r->remote_qpn));
+	if (r->gid && r->gid[0]) {
+		rc |= rp_json_add(o, "gid", json_object_new_string(r->gid));
+		rc |= rp_json_add(o, "gid_index",
+				  json_object_new_int(r->gid_index));
+	}
 	return rc ? -ENOMEM : 0;
 }
 

@@ -391,9 +391,9 @@ static int on_fin(struct xfer *x, struct recv_state *r,
 		  const struct rp_fin *f)
 {
 	if (r->cur.open || f->files != r->next_id) {
-		RP_ERR("FIN from %s after %" PRIu64 " entries; we have %u%s",
-		       x->peer, f->files, r->next_id,
-		       r->cur.open ? " and one unfinished" : "");
+		RP_ERR("FIN from %s after %" PRIu64 " entr%s; we have %u%s",
+		       x->peer, f->files, f->files == 1 ? "y" : "ies",
+		       r->next_id, r->cur.open ? " and one unfinished" : "");
 		return RP_EPROTO;
 	}
 	r->fin_seen = true;
@@ -735,8 +735,8 @@ static int close_session(struct xfer *x, struct recv_state *r)
 		return rc;
 	rp_verbs_dereg_ring(x->v);
 	x->ring = NULL;
-	RP_EV("data", "data.end", "session over: {chunks} chunks landed; ring "
-	      "deregistered", EV_U("chunks", x->done));
+	RP_EV("data", "data.end", "session over: {chunks} chunk{chunks:|s} "
+	      "landed; ring deregistered", EV_U("chunks", x->done));
 	rp_xfer_phase(x, RP_PHASE_ACK);
 	rc = rp_chan_send(&x->ch, RP_MSG_ACK, &ack);
 	return rc ? rc : rp_xfer_flush(x);

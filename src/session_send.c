@@ -547,8 +547,8 @@ static int on_message(struct xfer *x, struct send_state *s)
 		return 0;	/* a file still syncing: alive */
 	case RP_MSG_ACK:
 		if (s->qlen) {
-			RP_ERR("ACK from %s with %u entries unanswered",
-			       x->peer, s->qlen);
+			RP_ERR("ACK from %s with %u entr%s unanswered",
+			       x->peer, s->qlen, s->qlen == 1 ? "y" : "ies");
 			return RP_EPROTO;
 		}
 		s->acked = true;
@@ -595,8 +595,8 @@ static void trace_milestone(const struct send_state *s, uint64_t done,
 		return;
 	/* Credit: the receiver has copied these out of its ring (it
 	 * writes them to disk right after). */
-	RP_EV("data", "data.progress", "{done}/{posted} chunks posted so far "
-	      "taken by the receiver", EV_U("done", done),
+	RP_EV("data", "data.progress", "{done}/{posted} chunk{posted:|s} "
+	      "posted so far taken by the receiver", EV_U("done", done),
 	      EV_U("posted", s->posted));
 	*next_mark = done * 2;
 }

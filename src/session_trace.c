@@ -22,9 +22,10 @@ void rp_xfer_trace_data_summary(const struct xfer *x, uint64_t bytes,
 
 	if (!rp_trace_any())
 		return;
-	RP_EV("data", "data.summary", "data phase: {bytes} bytes "
-	      "({bytes_text}) in {chunks} chunks, {files} entries, in {data_seconds} s "
-	      "({rate}); {credits} credits {how}", EV_U("bytes", bytes),
+	RP_EV("data", "data.summary", "data phase: {bytes} byte{bytes:|s} "
+	      "({bytes_text}) in {chunks} chunk{chunks:|s}, {files} "
+	      "entr{files:y|ies}, in {data_seconds} s ({rate}); {credits} "
+	      "credit{credits:|s} {how}", EV_U("bytes", bytes),
 	      EV_T("bytes_text", rp_fmt_bytes(b, sizeof(b), bytes)),
 	      EV_U("chunks", x->done), EV_U("files", files),
 	      EV_D("data_seconds", secs, 6),

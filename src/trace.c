@@ -332,6 +332,49 @@ static int render_one(char *out, size_t len, const struct rp_ev_field *f)
 	}
 }
 
+/* A number field's value is one (a count of one: singular words). */
+static bool is_one(const struct rp_ev_field *f)
+{
+	switch (f->type) {
+	case RP_EVT_UINT:
+	case RP_EVT_HEX:
+	case RP_EVT_OCT:
+		return f->v.u == 1;
+	case RP_EVT_INT:
+		return f->v.i == 1;
+	case RP_EVT_DBL:
+		return f->v.d == 1.0;
+	default:
+		return false;
+	}
+}
+
+/*
+ * "{key:ONE|MANY}" at p (klen: the key's length): the form the field's
+ * count asks for, as *form and *flen; the length of the whole
+ * placeholder, or 0 when it is not one (no "}", or not a number).
+ */
+static size_t plural(const char *p, size_t klen, const struct rp_ev_field *f,
+		     const char **form, size_t *flen)
+{
+	const char *forms = p + 2 + klen;
+	size_t all = strcspn(forms, "{}");
+	size_t one = strcspn(forms, "|}");
+
+	if (forms[all] != '}' || one >= all || f->type == RP_EVT_STR ||
+	    f->type == RP_EVT_TXT || f->type == RP_EVT_PTR ||
+	    f->type == RP_EVT_BOOL)
+		return 0;
+	if (is_one(f)) {
+		*form = forms;
+		*flen = one;
+	} else {
+		*form = forms + one + 1;
+		*flen = all - one - 1;
+	}
+	return klen + 2 + all + 1;
+}
+
 char *rp_trace_render(char *buf, size_t len, const char *tmpl,
 		      const struct rp_ev_field *f, size_t n)
 {
@@ -340,25 +383,35 @@ char *rp_trace_render(char *buf, size_t len, const char *tmpl,
 	buf[0] = '\0';
 	for (const char *p = tmpl; *p && used + 1 < len;) {
 		const struct rp_ev_field *hit = NULL;
-		size_t klen = 0;
+		const char *form = NULL;
+		size_t klen = 0, skip = 0, flen = 0;
 		int w;
 
 		if (*p == '{') {
 			klen = strspn(p + 1, "abcdefghijklmnopqrstuvwxyz"
 				      "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_");
-			if (p[1 + klen] == '}')
+			if (p[1 + klen] == '}' || p[1 + klen] == ':')
 				hit = find(p + 1, klen, f, n);
+			if (hit && p[1 + klen] == '}')
+				skip = klen + 2;
+			else if (hit)
+				skip = plural(p, klen, hit, &form, &flen);
 		}
-		if (!hit) {
+		if (!skip) {
 			buf[used++] = *p++;
 			buf[used] = '\0';
 			continue;
 		}
-		w = render_one(buf + used, len - used, hit);
+		if (form) {
+			w = snprintf(buf + used, len - used, "%.*s", (int)flen,
+				     form);
+		} else {
+			w = render_one(buf + used, len - used, hit);
+		}
 		if (w > 0)
 			used += (size_t)w < len - used ? (size_t)w :
 				len - used - 1;
-		p += klen + 2;
+		p += skip;
 	}
 	return buf;
 }

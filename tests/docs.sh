@@ -13,12 +13,17 @@
 # step", "this round" (a "this round trip" is fine). A cited issue of
 # another project keeps its owner/repo#N or URL form, which is not
 # flagged. Each of these two checks also runs on a copy made to fail.
+# Both manuals pass `mandoc -T lint` with no message at all (mandoc comes
+# from scripts/deps), and no alternating-font line (.BR, .IR, ...) glues
+# two words together, as ".BR \-\-max\-size ). Space is" prints
+# "--max-size).Spaceis": each has a copy made to fail too.
 #
 # usage: tests/docs.sh   (from make check; srcdir and the built
 # ./rdmapush in the current directory)
 
 top=${srcdir:-$(dirname "$0")/..}
 man=$top/man/rdmapush.1
+man3=$top/man/rdmapush.3
 readme=$top/README
 bin=$(pwd)/rdmapush
 [ -f "$man" ] && [ -f "$readme" ] && [ -x "$bin" ] ||
@@ -106,5 +111,71 @@ if [ "$(history_lines "$tmp/bad.md" | wc -l)" = 5 ] && [ -z "$(history_lines "$t
 else
 	echo "docs: FAIL the history check missed a line or flagged prior art:"
 	history_lines "$tmp/bad.md" "$tmp/good.md"; fail=1
+fi
+# The manuals render cleanly: mandoc's linter says nothing (-W style:
+# warnings, errors and style notes alike).
+lint() { mandoc -T lint -W style "$@" 2>&1; }
+if ! command -v mandoc >/dev/null; then
+	echo "docs: FAIL mandoc is not installed (scripts/deps build installs it)"
+	fail=1
+else
+	l=$(lint "$man" "$man3")
+	if [ -z "$l" ]; then
+		echo "docs: ok mandoc -T lint has nothing to say about the manuals"
+	else
+		echo "docs: FAIL mandoc -T lint:"; printf '%s\n' "$l"; fail=1
+	fi
+	sed 's/^\.TH \(.*\) "[^"]*" "rdmapush/.TH \1 "someday" "rdmapush/' \
+		"$man" >"$tmp/date.1"
+	if [ -n "$(lint "$tmp/date.1")" ]; then
+		echo "docs: ok a manual with an unparsable date is caught"
+	else
+		echo "docs: FAIL a manual with an unparsable date went unnoticed"; fail=1
+	fi
+fi
+
+# glued FILE...: the alternating-font lines (.BR, .RB, .IR, .RI, .BI,
+# .IB) with two plain words in a row; troff prints them without the
+# space ("Spaceis"). A one-letter word may take a suffix (".IR N th").
+glued() {
+	awk '/^\.(BR|RB|IR|RI|BI|IB)[ \t]/ {
+		line = $0; sub(/^\.[A-Z][A-Z][ \t]+/, "", line)
+		n = 0; prev = ""
+		while (length(line) > 0) {
+			if (substr(line, 1, 1) == "\"") {
+				line = substr(line, 2); i = index(line, "\"")
+				if (i == 0) { arg = line; line = "" }
+				else { arg = substr(line, 1, i - 1); line = substr(line, i + 1) }
+			} else {
+				i = match(line, /[ \t]/)
+				if (i == 0) { arg = line; line = "" }
+				else { arg = substr(line, 1, i - 1); line = substr(line, i) }
+			}
+			sub(/^[ \t]+/, "", line)
+			n++
+			if (n > 1 && prev ~ /^[A-Za-z][A-Za-z]+$/ &&
+			    arg ~ /^[A-Za-z][A-Za-z]+$/) {
+				printf "%s:%d: %s\n", FILENAME, FNR, $0
+				break
+			}
+			prev = arg
+		}
+	}' "$@"
+}
+g=$(glued "$man" "$man3")
+if [ -z "$g" ]; then
+	echo "docs: ok no font macro runs two words together in the manuals"
+else
+	echo "docs: FAIL words run together (put the text on its own line):"
+	printf '%s\n' "$g"; fail=1
+fi
+printf '%s\n' '.BR \-\-max\-size ). Space is then reserved' >"$tmp/glued.1"
+printf '%s\n' '.IR N th' '.RI . name .rdmapush\- XXXXXX' \
+	'.BR "\-\-op send" .' >"$tmp/apart.1"
+if [ -n "$(glued "$tmp/glued.1")" ] && [ -z "$(glued "$tmp/apart.1")" ]; then
+	echo "docs: ok \".BR \\-\\-max\\-size ). Space is\" is caught, \".IR N th\" is not"
+else
+	echo "docs: FAIL the glued-words check missed a line or flagged a good one"
+	fail=1
 fi
 exit $fail

@@ -61,7 +61,9 @@ void rp_info_emit(const char *fmt, ...) RP_PRINTF(1, 2);
  * text is a template whose "{key}" placeholders are replaced by the
  * field of that key, rendered as its type says; the JSON object's "f"
  * holds every field but the text-only ones, named ones or not. A "{"
- * that names no field stays as it is.
+ * that names no field stays as it is. "{key:ONE|MANY}" is the word a
+ * number field's count asks for: ONE when it is 1, else MANY, so that
+ * "{n} file{n:|s}" reads "1 file" and "2 files".
  *
  *   RP_EV("verbs", "qp.destroy", "{name} destroyed",
  *	   EV_S("name", q->name), EV_U("qp", i), EV_X("qpn", qpn, 0));

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 /* Unit tests of trace's pure parts: byte, rate and ETA text, redraw gate;
  * the held first error main's verdict names; trace events, their text
- * and their --trace-json lines. */
+ * (plurals included) and their --trace-json lines; and what the --json
+ * writers print: numbers rounded, fields as the manual lists them. */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <json-c/json.h>
@@ -19,7 +21,15 @@
 
 #include "capture.h"
 
+#include "rdmapush/devices.h"
+#include "rdmapush/err.h"
+#include "rdmapush/ping.h"
+#include "rdmapush/pool.h"
+#include "rdmapush/proto.h"
+#include "rdmapush/report.h"
+#include "rdmapush/session.h"
 #include "rdmapush/trace.h"
+#include "rdmapush/verbs_devices.h"
 
 static void test_fmt_bytes(void **state)
 {
@@ -523,6 +533,406 @@ static void test_open_failure(void **state)
 	assert_false(rp_trace_any());
 }
 
+/* "{key:ONE|MANY}": the word a count asks for; anything else stays. */
+static void test_render_plural(void **state)
+{
+	struct rp_ev_field one[] = {
+		EV_U("n", 1), EV_I("i", 1), EV_D("d", 1.0, 1),
+		EV_S("s", "x"), EV_X("h", 1, 0),
+	};
+	struct rp_ev_field two[] = {
+		EV_U("n", 2), EV_I("i", -1), EV_D("d", 0.5, 1),
+		EV_S("s", "x"), EV_X("h", 0, 0),
+	};
+	const char *t = "{n} file{n:|s}, {n} entr{n:y|ies}, {i} QP{i:|s}, "
+			"{d} second{d:|s}, {h} {h:is|are}";
+	char b[256];
+
+	(void)state;
+	assert_string_equal(rp_trace_render(b, sizeof(b), t, one, 5),
+			    "1 file, 1 entry, 1 QP, 1.0 second, 0x1 is");
+	assert_string_equal(rp_trace_render(b, sizeof(b), t, two, 5),
+			    "2 files, 2 entries, -1 QPs, 0.5 seconds, 0x0 are");
+	/* Not a count, no such field, no "|" or no "}": as written. */
+	assert_string_equal(rp_trace_render(b, sizeof(b), "{s:a|b} {z:a|b} "
+					    "{n:s} {n:a|b", two, 5),
+			    "{s:a|b} {z:a|b} {n:s} {n:a|b");
+	/* The longest form is cut like any text. */
+	memset(b, 'x', sizeof(b));
+	rp_trace_render(b, 6, "{n} {n:one|many}", two, 5);
+	assert_string_equal(b, "2 man");
+	assert_int_equal(b[6], 'x');
+}
+
+/* Sink: the texts of the events, one per line, into a buffer. */
+static char sunk[1024];
+static void sink_text(void *ctx, const char *area, const char *kind,
+		      const char *text)
+{
+	size_t used = strlen(sunk);
+
+	(void)ctx;
+	(void)area;
+	(void)kind;
+	snprintf(sunk + used, sizeof(sunk) - used, "%s\n", text);
+}
+
+/* The pool's start in words that agree with its count of threads. */
+static void test_pool_words(void **state)
+{
+	struct rp_pool *p;
+
+	(void)state;
+	rp_trace_init(RP_V_NORMAL, "recv");
+	rp_trace_set_sink(sink_text, NULL);
+	sunk[0] = '\0';
+	assert_int_equal(rp_pool_new(&p, 1, 0), 0);
+	rp_pool_free(p);
+	assert_int_equal(rp_pool_new(&p, 2, 0), 0);
+	rp_pool_free(p);
+	rp_trace_set_sink(NULL, NULL);
+	assert_non_null(strstr(sunk, "1 worker thread reads, hashes and "
+			       "writes the chunks; this thread only drives "
+			       "the queue pair\n"));
+	assert_non_null(strstr(sunk, "2 worker threads read, hash and write "
+			       "the chunks; this thread only drives the queue "
+			       "pair\n"));
+}
+
+/* ---- the --json writers: numbers, and fields as the manual lists ---- */
+
+/* What fn printed to a memory stream: one line, parsed; raw in *line. */
+#define PRINTED(line, call)						\
+	do {								\
+		size_t len_ = 0;					\
+		FILE *m_ = open_memstream(&(line), &len_);		\
+		FILE *f = m_;						\
+									\
+		assert_non_null(m_);					\
+		assert_int_equal((call), 0);				\
+		assert_int_equal(fclose(m_), 0);			\
+		assert_true(len_ > 0 && (line)[len_ - 1] == '\n');	\
+		assert_null(memchr((line), '\n', len_ - 1));		\
+	} while (0)
+
+static json_object *parsed(const char *line)
+{
+	json_object *o = json_tokener_parse(line);
+
+	assert_non_null(o);
+	return o;
+}
+
+/* The manual, read whole (srcdir: make check's; else the tree's). */
+static char *manual(void)
+{
+	const char *dir = getenv("srcdir");
+	char path[4096];
+	char *text = malloc(1 << 20);
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "%s/man/rdmapush.1", dir ? dir : ".");
+	f = fopen(path, "r");
+	assert_non_null(f);
+	assert_non_null(text);
+	n = fread(text, 1, (1 << 20) - 1, f);
+	text[n] = '\0';
+	fclose(f);
+	return text;
+}
+
+/* Between the first line that starts with from and the next that starts
+ * with to (a new string). */
+static char *between(const char *text, const char *from, const char *to)
+{
+	const char *a = strstr(text, from), *b;
+
+	assert_non_null(a);
+	b = strstr(a + 1, to);
+	assert_non_null(b);
+	return strndup(a, (size_t)(b - a));
+}
+
+/* key is a word of text: a run of [A-Za-z0-9_] of its own. */
+static bool has_word(const char *text, const char *key)
+{
+	size_t k = strlen(key);
+
+	for (const char *p = strstr(text, key); p; p = strstr(p + 1, key)) {
+		bool before = p > text && (isalnum((unsigned char)p[-1]) ||
+					   p[-1] == '_');
+		bool after = isalnum((unsigned char)p[k]) || p[k] == '_';
+
+		if (!before && !after)
+			return true;
+	}
+	return false;
+}
+
+/* The bold words of the JSON OUTPUT section: its .B, .BR and .RB lines
+ * (the manual sets every field name in bold there). */
+static char *json_section_names(void)
+{
+	char *man = manual();
+	char *sec = between(man, "\n.SH JSON OUTPUT", "\n.SH ");
+	char *out = calloc(1, strlen(sec) + 1);
+	char *save = NULL;
+
+	assert_non_null(out);
+	for (char *l = strtok_r(sec, "\n", &save); l;
+	     l = strtok_r(NULL, "\n", &save)) {
+		if (!strncmp(l, ".B ", 3) || !strncmp(l, ".BR ", 4) ||
+		    !strncmp(l, ".RB ", 4)) {
+			strcat(out, l);
+			strcat(out, "\n");
+		}
+	}
+	free(sec);
+	free(man);
+	return out;
+}
+
+/* o's members are exactly want (NULL-terminated), each a word of doc. */
+static void fields_are(json_object *o, const char *doc, const char *what,
+		       const char *const *want)
+{
+	size_t n = 0;
+
+	for (; want[n]; n++) {
+		if (!json_object_object_get_ex(o, want[n], NULL))
+			fail_msg("%s: no \"%s\" in %s", what, want[n],
+				 json_object_to_json_string(o));
+		if (!has_word(doc, want[n]))
+			fail_msg("%s: \"%s\" is not in the manual", what,
+				 want[n]);
+	}
+	if ((size_t)json_object_object_length(o) != n)
+		fail_msg("%s: %d members, the manual lists %zu: %s", what,
+			 json_object_object_length(o), n,
+			 json_object_to_json_string(o));
+}
+
+static const struct rp_report one_entry = {
+	.role = "send", .name = "tree/sub/a.bin", .peer = "10.0.0.2:18500",
+	.bytes = 4194304, .files = 1, .seconds = 0.40941467500000073,
+	.data_seconds = 0.2996, .have_csum = true, .phase = "DONE",
+	.local_qpn = 0x11, .remote_qpn = 0x12, .gid = "::ffff:10.0.0.1",
+	.gid_index = 1, .chunk = 1048576, .window = 8,
+};
+
+/* Seconds to the millisecond (the data phase's to the microsecond), bits
+ * per second and microseconds whole, a "/" as it is: no float noise, no
+ * escapes. */
+static void test_json_numbers(void **state)
+{
+	struct rp_ping_result pr = {
+		.op = RP_OP_WRITE, .size = 64, .iterations = 1,
+		.rtt = { 2.5004, 3.25, 7.75, 9.4999 }, .peer = "10.0.0.2:18500",
+	};
+	struct rp_report r = one_entry;
+	char *line = NULL;
+
+	(void)state;
+	PRINTED(line, rp_report_json(f, &r));
+	assert_non_null(strstr(line, "\"name\":\"tree/sub/a.bin\""));
+	assert_non_null(strstr(line, "\"seconds\":0.409,"));
+	assert_non_null(strstr(line, "\"data_seconds\":0.299600,"));
+	/* 4194304 B * 8 / 0.40941467500000073 s = 81957081.78 b/s */
+	assert_non_null(strstr(line, "\"throughput_bps\":81957082,"));
+	assert_null(strstr(line, "\\/"));
+	free(line);
+	r.seconds = 0;
+	r.data_seconds = -0.0000001;
+	PRINTED(line, rp_report_json(f, &r));
+	assert_non_null(strstr(line, "\"seconds\":0.000,"));
+	assert_non_null(strstr(line, "\"data_seconds\":0.000000,"));
+	assert_non_null(strstr(line, "\"throughput_bps\":0,"));
+	free(line);
+	PRINTED(line, rp_report_json_entry(f, "recv", "a/b/c", 1, 0, NULL));
+	assert_non_null(strstr(line, "\"path\":\"a/b/c\""));
+	free(line);
+	PRINTED(line, rp_ping_report(f, &pr, true));
+	assert_non_null(strstr(line, "\"rtt_us\":{\"min\":3,\"median\":3,"
+			       "\"p99\":8,\"max\":9}"));
+	assert_non_null(strstr(line, "\"one_way_us\":{\"min\":1,\"median\":2,"
+			       "\"p99\":4,\"max\":5}"));
+	free(line);
+}
+
+/* Every object --json prints has the fields the manual lists, no more:
+ * "name" only with one entry, nothing a failed session never learnt. */
+static void test_json_fields(void **state)
+{
+	static const char *const session_one[] = {
+		"type", "role", "name", "files", "failed", "skipped", "peer",
+		"status", "phase", "bytes", "seconds", "data_seconds",
+		"throughput_bps", "xxh3_128", "chunk", "window", "local_qpn",
+		"remote_qpn", "gid", "gid_index", NULL };
+	static const char *const session_many[] = {
+		"type", "role", "files", "failed", "skipped", "peer",
+		"status", "phase", "bytes", "seconds", "data_seconds",
+		"throughput_bps", "chunk", "window", "local_qpn",
+		"remote_qpn", "gid", "gid_index", NULL };
+	static const char *const session_early[] = {
+		"type", "role", "files", "failed", "skipped", "peer",
+		"status", "phase", "error", "error_code", "exit_code",
+		"bytes", "seconds", "data_seconds", "throughput_bps", NULL };
+	static const char *const entry_ok[] = {
+		"type", "role", "path", "status", "bytes", NULL };
+	static const char *const entry_failed[] = {
+		"type", "role", "path", "status", "bytes", "error",
+		"error_code", NULL };
+	static const char *const entry_skipped[] = {
+		"type", "role", "path", "status", "bytes", "reason", NULL };
+	static const char *const failure[] = {
+		"role", "status", "phase", "error", "error_code",
+		"exit_code", NULL };
+	static const char *const ping[] = {
+		"type", "peer", "op", "size", "iterations", "rtt_us",
+		"one_way_us", NULL };
+	static const char *const stats[] = {
+		"min", "median", "p99", "max", NULL };
+	struct rp_ping_result pr = { .op = RP_OP_SEND, .size = 8,
+				     .iterations = 100, .peer = "h:1" };
+	char *doc = json_section_names();
+	struct rp_report r = one_entry;
+	json_object *o, *m;
+	char *line = NULL;
+
+	(void)state;
+	rp_trace_init(RP_V_NORMAL, "send");
+	PRINTED(line, rp_report_json(f, &r));
+	o = parsed(line);
+	fields_are(o, doc, "a session of one entry", session_one);
+	json_object_put(o);
+	free(line);
+
+	r.name = NULL;
+	r.files = 3;
+	r.have_csum = false;
+	PRINTED(line, rp_report_json(f, &r));
+	o = parsed(line);
+	fields_are(o, doc, "a session of three entries", session_many);
+	json_object_put(o);
+	free(line);
+
+	/* Refused before HELLO: no QP, no GID, no chunk size yet. */
+	r = (struct rp_report){ .role = "send", .peer = "10.0.0.2:18500",
+				.rc = RP_ETIMEOUT, .exit_code = 4,
+				.phase = "CONNECT", .seconds = 2.0 };
+	PRINTED(line, rp_report_json(f, &r));
+	o = parsed(line);
+	fields_are(o, doc, "a session that failed early", session_early);
+	json_object_put(o);
+	free(line);
+
+	PRINTED(line, rp_report_json_entry(f, "send", "a", 3, 0, NULL));
+	o = parsed(line);
+	fields_are(o, doc, "an entry", entry_ok);
+	json_object_put(o);
+	free(line);
+	PRINTED(line, rp_report_json_entry(f, "send", "a", 0, -ENOENT, NULL));
+	o = parsed(line);
+	fields_are(o, doc, "a failed entry", entry_failed);
+	json_object_put(o);
+	free(line);
+	PRINTED(line, rp_report_json_entry(f, "send", "a", 0, 0, "a socket"));
+	o = parsed(line);
+	fields_are(o, doc, "a skipped entry", entry_skipped);
+	json_object_put(o);
+	free(line);
+
+	PRINTED(line, rp_report_json_failure(f, "recv", -EADDRINUSE,
+					     "bind: Address already in use",
+					     7));
+	o = parsed(line);
+	fields_are(o, doc, "a failure before any transfer", failure);
+	json_object_put(o);
+	free(line);
+
+	PRINTED(line, rp_ping_report(f, &pr, true));
+	o = parsed(line);
+	fields_are(o, doc, "a ping", ping);
+	assert_true(json_object_object_get_ex(o, "rtt_us", &m));
+	fields_are(m, doc, "a ping's rtt_us", stats);
+	assert_true(json_object_object_get_ex(o, "one_way_us", &m));
+	fields_are(m, doc, "a ping's one_way_us", stats);
+	json_object_put(o);
+	free(line);
+	free(doc);
+}
+
+/* devices --json: the manual's paragraph on it names every member. */
+static void test_json_devices_fields(void **state)
+{
+	static const char *const top[] = {
+		"type", "devices", "for", "local_address", "chosen", "status",
+		NULL };
+	static const char *const top_failed[] = {
+		"type", "devices", "status", "error", "error_code",
+		"exit_code", NULL };
+	static const char *const dev[] = {
+		"name", "node_guid", "fw_ver", "max_qp", "max_cq", "max_cqe",
+		"max_mr", "max_mr_size", "max_qp_wr", "max_sge",
+		"max_qp_rd_atom", "max_qp_init_rd_atom", "ports", NULL };
+	static const char *const port[] = {
+		"port", "state", "link_layer", "active_mtu", "max_mtu",
+		"active_speed", "active_width", "speed_gbps", "lid",
+		"gid_tbl_len", "gids", NULL };
+	static const char *const gid[] = {
+		"index", "type", "gid", "netdev", "chosen", NULL };
+	static const char *const chosen[] = {
+		"device", "port", "gid_index", "gid", "type", "reason", NULL };
+	struct rp_gid_info g = { .index = 1, .type = RP_GID_ROCE_V2,
+				 .raw = { [10] = 0xff, [11] = 0xff, [12] = 10,
+					  [15] = 1 }, .netdev = "eth0" };
+	struct rp_port_info p = { .num = 1, .state = 4,
+				  .state_name = "PORT_ACTIVE",
+				  .link = RP_LINK_ETHERNET, .active_mtu = 1024,
+				  .max_mtu = 4096, .active_speed = 1,
+				  .active_width = 1, .gid_tbl_len = 256,
+				  .gids = &g, .ngids = 1 };
+	struct rp_dev_info d = { .name = "rxe0", .fw_ver = "0.0.0",
+				 .ports = &p, .nports = 1 };
+	struct rp_dev_list l = { .devs = &d, .ndevs = 1 };
+	struct rp_dev_list none = { 0 };
+	struct rp_devices_for fo = { .host = "10.0.0.2",
+				     .local_addr = "10.0.0.1", .chosen = true,
+				     .choice = { .dev = "rxe0", .port = 1,
+						 .gid_index = 1,
+						 .type = RP_GID_ROCE_V2,
+						 .why = RP_PICK_BY_ADDR } };
+	char *man = manual();
+	char *doc = between(man, "One JSON object instead of the text",
+			    "\n.TP");
+	json_object *o, *m;
+	char *line = NULL;
+
+	(void)state;
+	PRINTED(line, rp_devices_print_json(f, &l, &fo, 0, NULL));
+	o = parsed(line);
+	fields_are(o, doc, "devices --for", top);
+	m = json_object_array_get_idx(json_object_object_get(o, "devices"), 0);
+	fields_are(m, doc, "a device", dev);
+	m = json_object_array_get_idx(json_object_object_get(m, "ports"), 0);
+	fields_are(m, doc, "a port", port);
+	m = json_object_array_get_idx(json_object_object_get(m, "gids"), 0);
+	fields_are(m, doc, "a GID", gid);
+	fields_are(json_object_object_get(o, "chosen"), doc, "the choice",
+		   chosen);
+	json_object_put(o);
+	free(line);
+	PRINTED(line, rp_devices_print_json(f, &none, NULL, RP_ENODEV,
+					    "no RDMA device"));
+	o = parsed(line);
+	fields_are(o, doc, "devices, failed", top_failed);
+	json_object_put(o);
+	free(line);
+	free(doc);
+	free(man);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -542,6 +952,11 @@ int main(void)
 		cmocka_unit_test(test_gate_json_only),
 		cmocka_unit_test(test_write_failure),
 		cmocka_unit_test(test_open_failure),
+		cmocka_unit_test(test_render_plural),
+		cmocka_unit_test(test_pool_words),
+		cmocka_unit_test(test_json_numbers),
+		cmocka_unit_test(test_json_fields),
+		cmocka_unit_test(test_json_devices_fields),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
