@@ -97,12 +97,6 @@ static bool exposed(const struct ping *p)
 	return rp_op_exposes(access_of(p));
 }
 
-/* The plural ending a count asks for: "1 round trip", "2 round trips". */
-static const char *s_if(uint64_t n)
-{
-	return n == 1 ? "" : "s";
-}
-
 /* ---- control messages ---- */
 
 /* A ping's FIN counts round trips (in the push's files field): a "msg"
@@ -195,8 +189,8 @@ static int take_mr(struct ping *p, struct rp_mr *m, const char *what)
 	    (exposed(p) && !m->rkey)) {
 		RP_ERR("MR from %s does not fit the ping: %u QP%s, %u "
 		       "byte%s, rkey 0x%x; want 1 QP of %u byte%s%s", p->peer,
-		       m->qps, s_if(m->qps), m->chunk, s_if(m->chunk),
-		       m->rkey, p->size, s_if(p->size),
+		       m->qps, rp_s(m->qps), m->chunk, rp_s(m->chunk),
+		       m->rkey, p->size, rp_s(p->size),
 		       exposed(p) ? " and an rkey" : "");
 		return RP_EPROTO;
 	}
@@ -341,7 +335,7 @@ static int wait_recv(struct ping *p, uint32_t i)
 	if (p->got_imm != i || p->got_len != p->size) {
 		RP_ERR("%s sent round trip %" PRIu32 " of %" PRIu32 " byte%s; "
 		       "expected %" PRIu32 " of %" PRIu32, p->peer, p->got_imm,
-		       p->got_len, s_if(p->got_len), i, p->size);
+		       p->got_len, rp_s(p->got_len), i, p->size);
 		return RP_EPROTO;
 	}
 	/* The one just used, again at the back of the queue. */
@@ -478,7 +472,7 @@ static int client_finish(struct ping *p)
 	if (m.res.bytes != p->done) {
 		RP_ERR("%s answered %" PRIu64 " of %" PRIu32 " round trip%s "
 		       "(status %s)", p->peer, m.res.bytes, p->done,
-		       s_if(p->done), rp_proto_status_name(m.res.status));
+		       rp_s(p->done), rp_proto_status_name(m.res.status));
 		return RP_EPROTO;
 	}
 	return 0;
@@ -596,8 +590,8 @@ static int server_hello(struct ping *p, struct rp_hello *h)
 		RP_ERR("%s asks for a ping outside our limits: op %s, %u "
 		       "QP%s, %" PRIu64 " round trip%s of %u byte%s (send or "
 		       "write, 1 QP, 1..%u of 1..%u)", p->peer,
-		       rp_proto_op_name(h->op), h->qps, s_if(h->qps),
-		       h->total, s_if(h->total), h->chunk, s_if(h->chunk),
+		       rp_proto_op_name(h->op), h->qps, rp_s(h->qps),
+		       h->total, rp_s(h->total), h->chunk, rp_s(h->chunk),
 		       RP_PING_MAX_ITERS, RP_PING_MAX_SIZE);
 		return RP_ELIMIT;
 	}
@@ -656,7 +650,7 @@ int rp_ping_serve_fd(const struct rp_config *o, const uint8_t *psk, int fd,
 	if (!rc)
 		RP_INFO("answered %" PRIu32 " %s round trip%s of %" PRIu32
 			" byte%s from %s", p.done, rp_proto_op_name(p.op),
-			s_if(p.done), p.size, s_if(p.size), peer);
+			rp_s(p.done), p.size, rp_s(p.size), peer);
 	stop_ctrl(&p, rc);
 	rp_verbs_close(p.v);
 	return rc;

@@ -117,8 +117,8 @@ int rp_ping_report(FILE *f, const struct rp_ping_result *r, bool json)
 	if (json)
 		return report_json(f, r);
 	fprintf(f, "rdmapush ping: %s, %u round trip%s of %u byte%s (--op "
-		"%s)\n", r->peer, r->iterations, r->iterations == 1 ? "" : "s",
-		r->size, r->size == 1 ? "" : "s", rp_proto_op_name(r->op));
+		"%s)\n", r->peer, r->iterations, rp_s(r->iterations),
+		r->size, rp_s(r->size), rp_proto_op_name(r->op));
 	fprintf(f, "  round trip (us):           min %.2f  median %.2f  "
 		"p99 %.2f  max %.2f\n", s->min, s->median, s->p99, s->max);
 	fprintf(f, "  one way, estimated RTT/2:  min %.2f  median %.2f  "

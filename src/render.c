@@ -753,7 +753,7 @@ static int check_hello(const char *path[2], const struct lines l[2],
 	if (qo != qi) {
 		fail("%s sent a HELLO for %" PRId64 " QP%s, %s received one "
 		     "for %" PRId64 " QP%s: not one session", path[snd], qo,
-		     qo == 1 ? "" : "s", path[rcv], qi, qi == 1 ? "" : "s");
+		     rp_s(qo), path[rcv], qi, rp_s(qi));
 		return RP_EPROTO;
 	}
 	diff_fields(out, in, true, diff, sizeof(diff), &n);

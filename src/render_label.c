@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "rdmapush/render.h"
+#include "rdmapush/trace.h"
 #include "render_int.h"
 
 /* --- labels -------------------------------------------------------------- */
@@ -194,7 +195,7 @@ static const char *hello_total(json_object *f, char *buf, size_t len)
 	if (json_object_object_get_ex(f, "ping", &ping) &&
 	    json_object_get_boolean(ping))
 		snprintf(buf, len, "%" PRId64 " round trip%s", n,
-			 n == 1 ? "" : "s");
+			 rp_s(n));
 	else
 		snprintf(buf, len, "total %s",
 			 rp_render_bytes((uint64_t)n, b, sizeof(b)));
@@ -242,12 +243,16 @@ void rp_render_msg_label(const struct rr_ev *e, char *m, char *det, size_t len)
 					 sizeof(c)));
 	} else if (json_object_object_get_ex(f, "round_trips", NULL)) {
 		/* A ping's FIN and ACK count round trips. */
-		snprintf(m, len, "%s  %" PRId64 " round trips%s", t,
-			 rp_render_iv(f, "round_trips"), strcmp(t, "ACK") ? "" :
+		int64_t n = rp_render_iv(f, "round_trips");
+
+		snprintf(m, len, "%s  %" PRId64 " round trip%s%s", t, n,
+			 rp_s((uint64_t)n), strcmp(t, "ACK") ? "" :
 			 " answered");
 	} else if (!strcmp(t, "FIN")) {
-		snprintf(m, len, "FIN  %" PRId64 " files, %s",
-			 rp_render_iv(f, "files"),
+		int64_t n = rp_render_iv(f, "files");
+
+		snprintf(m, len, "FIN  %" PRId64 " file%s, %s", n,
+			 rp_s((uint64_t)n),
 			 rp_render_bytes((uint64_t)rp_render_iv(f, "bytes"), c,
 					 sizeof(c)));
 	} else if (!strcmp(t, "ACK") || !strcmp(t, "ERR") ||

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "rdmapush/render.h"
+#include "rdmapush/trace.h"
 #include "render_int.h"
 
 #define W		1300	/* picture width */
@@ -240,7 +241,7 @@ static void outcome(FILE *f, const struct rr_diagram *d)
 	     "end", buf, 60);
 	if (failed) {
 		snprintf(buf, sizeof(buf), "but a FACK refused %lu file%s",
-			 failed, failed == 1 ? "" : "s");
+			 failed, rp_s(failed));
 		text(f, W - 20, 52, "outerr", "end", buf, 0);
 	}
 }
@@ -540,12 +541,16 @@ static void block_rect(FILE *f, const struct rr_row *r, const char *cls,
 static void side_summary(const struct rr_side *s, const struct rr_ev *e,
 			 bool recv, char *buf, size_t len)
 {
-	snprintf(buf, len, "%s: %" PRId64 " chunks, %" PRId64 " files, "
-		 "%.3f s, %" PRId64 " credits %s", recv ? "receiver" : "sender",
-		 rp_render_iv(e->f, "chunks"), rp_render_iv(e->f, "files"),
+	int64_t chunks = rp_render_iv(e->f, "chunks");
+	int64_t files = rp_render_iv(e->f, "files");
+	int64_t credits = rp_render_iv(e->f, "credits");
+
+	snprintf(buf, len, "%s: %" PRId64 " chunk%s, %" PRId64 " file%s, "
+		 "%.3f s, %" PRId64 " credit%s %s", recv ? "receiver" : "sender",
+		 chunks, rp_s((uint64_t)chunks), files, rp_s((uint64_t)files),
 		 e->f ? json_object_get_double(json_object_object_get(e->f,
 			"data_seconds")) : 0.0,
-		 rp_render_iv(e->f, "credits"), recv ? "sent" : "received");
+		 credits, rp_s((uint64_t)credits), recv ? "sent" : "received");
 	(void)s;
 }
 
@@ -565,8 +570,8 @@ static void totals(FILE *f, double cx, int y, uint64_t bytes,
 {
 	char b[32], rt[64], line[160];
 
-	snprintf(line, sizeof(line), "%s in %" PRIu64 " chunks",
-		 rp_render_bytes(bytes, b, sizeof(b)), chunks);
+	snprintf(line, sizeof(line), "%s in %" PRIu64 " chunk%s",
+		 rp_render_bytes(bytes, b, sizeof(b)), chunks, rp_s(chunks));
 	text(f, cx, y + 44, "ev", "middle", line, 0);
 	rate(bytes, secs, rt, sizeof(rt));
 	snprintf(line, sizeof(line), "%.3f s · %s", secs, rt);
@@ -589,8 +594,8 @@ static void ping_block(FILE *f, const struct rr_diagram *d,
 	n = rp_render_iv(h, "total");
 	block_rect(f, r, "data", "#e3f2fd", "#1565c0");
 	text(f, cx, r->y + 26, "blockhead", "middle", "ROUND TRIPS (RDMA)", 0);
-	snprintf(line, sizeof(line), "%" PRId64 " round trips of %s, --op %s",
-		 n, rp_render_bytes((uint64_t)rp_render_iv(h, "chunk"), size,
+	snprintf(line, sizeof(line), "%" PRId64 " round trip%s of %s, --op %s",
+		 n, rp_s((uint64_t)n), rp_render_bytes((uint64_t)rp_render_iv(h, "chunk"), size,
 				    sizeof(size)),
 		 rp_render_sv(h, "op"));
 	text(f, cx, r->y + 44, "ev", "middle", line, 0);
@@ -665,14 +670,14 @@ static void unsummarised(FILE *f, const struct rr_diagram *d,
 		snprintf(head, sizeof(head), "interrupted after ");
 	if (chunks >= 0)
 		snprintf(line, sizeof(line), "%s%" PRId64 " chunk%s posted",
-			 head, chunks, chunks == 1 ? "" : "s");
+			 head, chunks, rp_s(chunks));
 	else if (said > 0 && (uint64_t)said >= traced)
 		snprintf(line, sizeof(line), "%sat least %" PRId64 " chunks "
 			 "posted", head, said);
 	else
 		snprintf(line, sizeof(line), "%s%s%" PRIu64 " chunk%s posted",
 			 head, traced >= TRACED_WR ? "at least " : "", traced,
-			 traced == 1 ? "" : "s");
+			 rp_s(traced));
 	text(f, cx, r->y + 44, "ev", "middle", line, 0);
 	if (s->progress) {
 		/* data.progress comes at doubling milestones only. */
@@ -796,8 +801,8 @@ static void file_block(FILE *f, const struct rr_diagram *d,
 	block_rect(f, r, "files", "#f3e5f5", "#6a1b9a");
 	snprintf(line, sizeof(line), "FILE/FEND/FACK × %" PRIu64, n);
 	text(f, cx, r->y + 26, "blockhead", "middle", line, 0);
-	snprintf(line, sizeof(line), "%" PRIu64 " files announced · %" PRIu64
-		 " ended (%s)", files, ends,
+	snprintf(line, sizeof(line), "%" PRIu64 " file%s announced · %" PRIu64
+		 " ended (%s)", files, rp_s(files), ends,
 		 rp_render_bytes(bytes, b, sizeof(b)));
 	text(f, cx, r->y + 46, "ev", "middle", line, MSG_CHARS);
 	snprintf(line, sizeof(line), "%" PRIu64 " acknowledged, %" PRIu64

@@ -68,6 +68,12 @@ void rp_info_emit(const char *fmt, ...) RP_PRINTF(1, 2);
  *   RP_EV("verbs", "qp.destroy", "{name} destroyed",
  *	   EV_S("name", q->name), EV_U("qp", i), EV_X("qpn", qpn, 0));
  */
+
+/* The same for a message built in code: "%u QP%s", n, rp_s(n). */
+static inline const char *rp_s(uint64_t n)
+{
+	return n == 1 ? "" : "s";
+}
 enum rp_ev_type {
 	RP_EVT_UINT,	/* text %llu; JSON integer */
 	RP_EVT_INT,	/* text %lld; JSON integer */

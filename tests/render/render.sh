@@ -59,7 +59,7 @@ check "$tmp/push1.svg" lifelines bands:send:0:RESET,INIT,RTR,RTS,ERROR \
 	"objs:send:pd,mr,cq,qp,device" "objs:recv:pd,mr,cq,qp,device" \
 	"text:MR registered: rkey 0x1a2c" "text:LOCAL_WRITE|REMOTE_WRITE" \
 	"text:CQ created, cqe 17" "text:QP0 created: qpn 0x11, RESET" \
-	"text:FIN  1 files, 10.0 MiB" "text:ACK status 0 (OK), 10.0 MiB" \
+	"text:FIN  1 file, 10.0 MiB" "text:ACK status 0 (OK), 10.0 MiB" \
 	"text:ended with ACK: status 0 (OK)" "text:qps 1 · total 10." \
 	datapos:FILE:FEND,FACK,FIN,ACK,band:ERROR
 check "$tmp/push2.svg" lifelines bands:send:1:RESET,INIT,RTR,RTS \
@@ -84,7 +84,7 @@ check "$tmp/many.svg" "text:FILE/FEND/FACK × 1200" \
 check "$tmp/lab-qps2.svg" lifelines bands:send:1:RESET,INIT,RTR,RTS,ERROR \
 	bands:recv:1:RESET,INIT,RTR,RTS,ERROR arrows:HELLO,MR,FILE,FEND,FACK,FIN,ACK \
 	"text:HELLO  qpn 0x11,0x12  psn 0xdbec69,0xae29fe" "text:MR  rkey 0x203  qpn 0x11,0x12" \
-	"text:293.0 KiB in 5 chunks" "text:sender: 5 chunks, 1 files" "text:receiver: 5 chunks" \
+	"text:293.0 KiB in 5 chunks" "text:sender: 5 chunks, 1 file," "text:receiver: 5 chunks" \
 	"objs:send:pd,mr,cq,qp,device" "objs:recv:pd,mr,cq,qp,device" \
 	"text:QP0–1 → ERROR (flushes their work)" "text:ended with ACK: status 0 (ok)" \
 	datapos:FILE:FEND,FIN,FACK,ACK,band:ERROR
