@@ -82,8 +82,7 @@ static const struct {
 	  "raise --timeout on both sides for a slow link or disk" },
 	{ RP_ECTRLCLOSED, "the peer stopped or dropped the connection; "
 	  "its own error says why" },
-	{ RP_EEXIST, "start the receiver with --force to replace it, or "
-	  "name the file with --as NAME" },
+	{ RP_EEXIST, "start the receiver with --force to replace it" },
 	{ RP_EBADNAME, "rename the file; for a single SOURCE, --as NAME "
 	  "gives a plain name on the receiver" },
 	{ RP_EBUSY, "try again later, or raise the receiver's -m" },
@@ -146,4 +145,23 @@ const char *rp_err_hint_for(int rc, int cause)
 		if (cause_hints[i].rc == rc && cause_hints[i].cause == cause)
 			return cause_hints[i].hint;
 	return rp_err_hint(rc);
+}
+
+/* Where --as NAME helps too: it names a push's one SOURCE. */
+static const struct {
+	int rc;
+	const char *hint;
+} hints_one_source[] = {
+	{ RP_EEXIST, "start the receiver with --force to replace it, or "
+	  "name the file with --as NAME" },
+};
+
+const char *rp_err_hint_push(int rc, int cause, int nsources,
+			     bool recursive)
+{
+	for (size_t i = 0; nsources == 1 && !recursive &&
+	     i < sizeof(hints_one_source) / sizeof(hints_one_source[0]); i++)
+		if (hints_one_source[i].rc == rc)
+			return hints_one_source[i].hint;
+	return rp_err_hint_for(rc, cause);
 }

@@ -44,14 +44,17 @@ static const char *cause_of(int rc, char *buf, size_t len)
 }
 
 /* What to do: the detection site's own hint, else the one that fits the
- * class and cause of the error; none when stopped by a signal. */
-static const char *hint_of(int rc)
+ * class and cause of the error, and for a push its SOURCEs (--as names
+ * one); none when stopped by a signal. */
+static const char *hint_of(int rc, bool send, const struct rp_config *o)
 {
 	const char *own = rp_trace_held_hint();
 
 	if (stopped(rc))
 		return NULL;
-	return own ? own : rp_err_hint_for(rc, rp_trace_held_cause());
+	return own ? own : rp_err_hint_push(rc, rp_trace_held_cause(),
+					     send ? o->nsources : 0,
+					     o->recursive);
 }
 
 /* The "hint:" line after a failure's, unless its cause says one. */
@@ -67,12 +70,12 @@ static void hint_line(const char *role, const char *cause, const char *hint)
  * it helps "rdmapush send: hint: ...". A cause that carries its own hint
  * (the GID table report) gets no second one.
  */
-static void verdict(const char *role, bool send, const struct rp_outcome *out,
-		    int rc)
+static void verdict(const char *role, bool send, const struct rp_config *o,
+		    const struct rp_outcome *out, int rc)
 {
 	char what[128], where[96], buf[64];
 	const char *cause = cause_of(rc, buf, sizeof(buf));
-	const char *hint = hint_of(rc);
+	const char *hint = hint_of(rc, send, o);
 
 	/* The sender chose the name: only its side can act on that hint. */
 	if (!send && rc == RP_EBADNAME)
@@ -130,7 +133,7 @@ static int run(const struct rp_opts *opts)
 		rc = send ? rp_session_send(o, &out) : rp_server_run(o, &out);
 	held = rp_trace_held_error();
 	if (rc) {
-		verdict(role, send, &out, rc);
+		verdict(role, send, o, &out, rc);
 		/* A transfer's own JSON object is out already. */
 		if (o->json && out.phase == RP_PHASE_MAX)
 			(void)!rp_report_json_failure(stdout, role, rc,
@@ -180,7 +183,7 @@ static int ping(const struct rp_config *o)
 		flockfile(stderr);
 		fprintf(stderr, "rdmapush %s: %s failed: %s\n", role,
 			o->ping_server ? "server" : "ping", cause);
-		hint_line(role, cause, hint_of(rc));
+		hint_line(role, cause, hint_of(rc, false, o));
 		funlockfile(stderr);
 		if (o->json && !o->ping_server)
 			(void)!rp_report_json_failure(stdout, "ping", rc, cause,

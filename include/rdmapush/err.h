@@ -6,6 +6,8 @@
 
 #include "rdmapush/export.h"
 
+#include <stdbool.h>
+
 /* Process exit codes, documented in rdmapush(1) and README. */
 enum rp_exit {
 	RP_EXIT_OK = 0,
@@ -83,5 +85,12 @@ const char *rp_err_hint(int rc);
  * own gets rc's general hint; cause 0 is rp_err_hint(rc).
  */
 const char *rp_err_hint_for(int rc, int cause);
+/*
+ * The same for a push of nsources SOURCEs, a tree if recursive (0: not
+ * a push, the receiver's side): --as NAME names one SOURCE that is not
+ * a tree, so only such a push is told to use it.
+ */
+const char *rp_err_hint_push(int rc, int cause, int nsources,
+			     bool recursive);
 
 #endif

@@ -376,6 +376,33 @@ static void test_error_hint(void **state)
 	assert_null(rp_trace_held_hint());
 }
 
+/* --as NAME names one SOURCE, not a tree: only such a push is told to
+ * use it when a file exists; the receiver, or a push of several sources
+ * or a tree, is told only of --force. */
+static void test_hint_as_one_source(void **state)
+{
+	const char *h;
+
+	(void)state;
+	h = rp_err_hint_push(RP_EEXIST, 0, 1, false);
+	assert_non_null(strstr(h, "--force"));
+	assert_non_null(strstr(h, "--as NAME"));
+	assert_null(strchr(h, '\n'));
+	assert_true(strlen(h) < 180);
+	/* n == 0: the receiver; 1: a tree; 2, 3: several sources. */
+	for (int n = 0; n <= 3; n++) {
+		h = rp_err_hint_push(RP_EEXIST, 0, n, n == 1);
+		assert_non_null(strstr(h, "--force"));
+		assert_null(strstr(h, "--as"));
+	}
+	/* Another error's hint is the same for any push, by its cause. */
+	assert_string_equal(rp_err_hint_push(RP_ENODEV, 0, 1, false),
+			    rp_err_hint(RP_ENODEV));
+	assert_string_equal(rp_err_hint_push(RP_ELISTEN, EADDRINUSE, 1, false),
+			    rp_err_hint_for(RP_ELISTEN, EADDRINUSE));
+	assert_null(rp_err_hint_push(RP_ECHECKSUM, 0, 1, false));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -391,6 +418,7 @@ int main(void)
 		cmocka_unit_test(test_hints_by_cause),
 		cmocka_unit_test(test_error_instead),
 		cmocka_unit_test(test_error_hint),
+		cmocka_unit_test(test_hint_as_one_source),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
