@@ -392,7 +392,9 @@ void rp_chan_refuse(struct rp_chan *ch, uint8_t type, int rc)
 	ch->batch = false;
 	if (rp_chan_flush(ch))
 		return;
-	snprintf(res.text, sizeof(res.text), "%s", rp_strerror(rc));
+	/* In the words of the place that found it, when it said more. */
+	if (!rp_trace_reason_take(res.text, sizeof(res.text)))
+		snprintf(res.text, sizeof(res.text), "%s", rp_strerror(rc));
 	res.text_len = (uint16_t)strlen(res.text);
 	n = seal(ch, buf, rp_proto_pack_result(buf, sizeof(buf), type, &res));
 	if (n < 0)

@@ -126,7 +126,11 @@ int rp_xfer_send_fack(struct xfer *x, uint32_t id, int err, uint64_t bytes)
 	};
 
 	if (err) {
-		snprintf(res.text, sizeof(res.text), "%s", rp_strerror(err));
+		/* The receiver's own words for it, when it said more (its
+		 * limit and the size, what is in the way), else the error's. */
+		if (!rp_trace_reason_take(res.text, sizeof(res.text)))
+			snprintf(res.text, sizeof(res.text), "%s",
+				 rp_strerror(err));
 		res.text_len = (uint16_t)strlen(res.text);
 	}
 	return rp_chan_send(&x->ch, RP_MSG_FACK, &res);

@@ -27,8 +27,8 @@ int rp_recv_hello(struct xfer *x, struct rp_hello *h)
 	/* rdmapush ping's HELLO (ping.c) has the same layout: refuse it
 	 * before anything is opened, saying what we are (the ERR's text). */
 	if (m.hello.flags & RP_HELLO_PING) {
-		RP_ERR("%s sent a ping (rdmapush ping); this is a file "
-		       "receiver: refusing", x->peer);
+		RP_ERR("%s sent a ping (rdmapush ping): this is an rdmapush "
+		       "file receiver, not a ping server", x->peer);
 		return RP_ENOTPING;
 	}
 	*h = m.hello;

@@ -204,14 +204,16 @@ static int open_file(struct xfer *x, struct recv_state *r)
 {
 	struct recv_file *c = &r->cur;
 	const struct rp_file *f = &c->meta;
+	char shown[RP_PEER_TEXT_MAX];
 	const char *leaf;
 	int rc = check_entry(x, f);
 
 	if (!rc && x->o->max_size && f->size != RP_SIZE_UNKNOWN &&
 	    f->size > x->o->max_size) {
-		RP_ERR("%s offers a file of %" PRIu64 " bytes, above this "
-		       "receiver's --max-size of %" PRIu64 " bytes", x->peer,
-		       f->size, x->o->max_size);
+		RP_ERR("%s: %s offers a file of %" PRIu64 " bytes, above this "
+		       "receiver's --max-size of %" PRIu64 " bytes",
+		       rp_fmt_peer(shown, sizeof(shown), f->path, f->path_len),
+		       x->peer, f->size, x->o->max_size);
 		rc = RP_ELIMIT;
 	}
 	if (!rc)
@@ -273,6 +275,8 @@ static int on_file(struct xfer *x, struct recv_state *r,
 		return RP_EPROTO;
 	}
 	r->next_id++;
+	/* What this entry's FACK tells the sender, if it fails. */
+	rp_trace_reason_start();
 	if (f->kind == RP_FILE_DIR)
 		return make_dir(x, r, f);
 	*c = (struct recv_file){ .open = true, .meta = *f, .parentfd = -1 };
@@ -629,8 +633,13 @@ static int land_chunk(struct xfer *x, struct recv_state *r, uint32_t imm,
 	if (rc)
 		return rc;
 	if (!c->err && x->o->max_size && c->bytes + len > x->o->max_size) {
-		RP_ERR("the stream from %s passes this receiver's --max-size "
-		       "of %" PRIu64 " bytes", x->peer, x->o->max_size);
+		char shown[RP_PEER_TEXT_MAX];
+
+		RP_ERR("%s: the stream from %s passes this receiver's "
+		       "--max-size of %" PRIu64 " bytes at %" PRIu64 " bytes",
+		       rp_fmt_peer(shown, sizeof(shown), c->meta.path,
+				   c->meta.path_len),
+		       x->peer, x->o->max_size, c->bytes + len);
 		c->err = RP_ELIMIT;
 	}
 	submit_chunk(x, r, off, len);
@@ -808,6 +817,8 @@ int rp_session_recv_one(const struct rp_config *o, const uint8_t *psk,
 	x.ch.start = x.start;
 	x.ch.handshake_end = x.start + rp_session_handshake_secs(o);
 	snprintf(x.peer, sizeof(x.peer), "%s", peer);
+	/* The sender hears why we stop in our words, not only a status. */
+	rp_trace_reason_start();
 	rc = run(&x, &r, adm);
 	if (rc)
 		rp_chan_refuse(&x.ch, RP_MSG_ERR, rc);

@@ -495,11 +495,28 @@ static int pump(struct xfer *x, struct send_state *s)
 
 /* ---- what comes back ---- */
 
+/* The receiver's reason for entry path, without the path it begins
+ * with when it names the same entry (ours leads the line already). */
+static const char *reason_for(const char *path, const struct rp_result *r,
+			      size_t *len)
+{
+	size_t n = strlen(path);
+
+	*len = r->text_len;
+	if (n + 2 >= r->text_len || memcmp(r->text, path, n) ||
+	    memcmp(r->text + n, ": ", 2))
+		return r->text;
+	*len -= n + 2;
+	return r->text + n + 2;
+}
+
 static int on_fack(struct xfer *x, struct send_state *s,
 		   const struct rp_result *r)
 {
 	struct pending *p = &s->q[s->qhead];
 	char text[RP_PEER_TEXT_MAX];
+	const char *why;
+	size_t len;
 
 	if (!s->qlen || r->id != p->id) {
 		RP_ERR("FACK from %s for entry %u, which we are not waiting "
@@ -507,9 +524,9 @@ static int on_fack(struct xfer *x, struct send_state *s,
 		return RP_EPROTO;
 	}
 	if (r->status != RP_ST_OK && !p->failed_here) {
+		why = reason_for(p->path, r, &len);
 		RP_ERR("%s: %s refused it: %s", p->path, x->peer,
-		       r->text_len ? rp_fmt_peer(text, sizeof(text), r->text,
-						 r->text_len) :
+		       len ? rp_fmt_peer(text, sizeof(text), why, len) :
 		       rp_proto_status_name(r->status));
 		rp_xfer_entry(x, &s->tally, p->path, 0,
 			   rp_proto_status_to_err(r->status), NULL);

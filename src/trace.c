@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "rdmapush/limits.h"
 #include "rdmapush/trace.h"
 
 /* Process-wide output settings, written once by main() before any work. */
@@ -105,6 +106,31 @@ const char *rp_trace_held_hint(void)
 	    NULL;
 	funlockfile(stderr);
 	return r;
+}
+
+/*
+ * The reason this thread tells its peer (rp_trace_reason_start): the
+ * first error line it reported since it started or last took one, or
+ * the RP_ERR_INSTEAD that took its place. Per thread, not per process:
+ * the in-memory tests run both ends in one.
+ */
+static __thread bool reason_on;
+static __thread char reason[RP_TEXT_MAX + 1];
+
+void rp_trace_reason_start(void)
+{
+	reason_on = true;
+	reason[0] = '\0';
+}
+
+bool rp_trace_reason_take(char *buf, size_t len)
+{
+	bool any = reason_on && reason[0];
+
+	if (any)
+		snprintf(buf, len, "%s", reason);
+	reason[0] = '\0';
+	return any;
 }
 
 /*
@@ -491,6 +517,13 @@ static void err_emit(int cause, const char *hint, bool instead,
 	bool kept;
 
 	vsnprintf(msg, sizeof(msg), fmt, ap);
+	/* The peer hears the first, or what says it better (instead). */
+	if (reason_on && (!reason[0] || instead)) {
+		size_t n = strnlen(msg, sizeof(reason) - 1);
+
+		memcpy(reason, msg, n);	/* cut: the peer gets that much */
+		reason[n] = '\0';
+	}
 	flockfile(stderr);
 	kept = hold(msg, cause, hint, instead);
 	if (!kept)

@@ -47,6 +47,20 @@ int rp_trace_held_cause(void);
 #define RP_HELD_HINT_MAX 512
 const char *rp_trace_held_hint(void);
 
+/*
+ * The receiver's reason for its peer: from rp_trace_reason_start(), the
+ * first error line the calling thread reports (RP_ERR, the words of the
+ * place that found it) is kept, so that the FACK or ERR that follows
+ * carries it to the sender, which otherwise hears only a status code.
+ * rp_trace_reason_take() copies it into buf (cut at len) and forgets
+ * it: true, or false when there is none (nothing started, or no error
+ * since). Kept to RP_TEXT_MAX bytes, what a result's text holds.
+ * Starting again forgets an error not taken. An RP_ERR_INSTEAD takes
+ * the kept one's place, as it takes the held error's.
+ */
+void rp_trace_reason_start(void);
+bool rp_trace_reason_take(char *buf, size_t len);
+
 /* Prefer the macros below: they cost one branch when tracing is off. */
 void rp_err_emit(const char *fmt, ...) RP_PRINTF(1, 2);
 void rp_err_emit_why(int cause, const char *fmt, ...) RP_PRINTF(2, 3);

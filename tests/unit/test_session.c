@@ -41,6 +41,8 @@
 #include <cmocka.h>
 #include <json-c/json.h>
 
+#include "capture.h"
+
 #include "rdmapush/auth.h"
 #include "rdmapush/err.h"
 #include "rdmapush/fabric_mem.h"
@@ -73,7 +75,13 @@ enum tamper {
 	/* --op read, no --psk: the sender's MR reaches the receiver with */
 	TAMPER_SENDER_MR_SHAPE,	/* half the chunk (and a ring to match) */
 	TAMPER_SENDER_MR_RKEY,	/* one bit of its rkey flipped */
+	TAMPER_EVIL_TEXT,	/* the receiver's failed FACK or ERR says
+				 * EVIL_TEXT: escapes, a line of its own */
 };
+
+/* What a hostile receiver may say: a title change, a bell, and a line
+ * that would pass for one of ours if printed raw. */
+#define EVIL_TEXT	"\x1b]0;owned\a\r\nrdmapush send: all done"
 
 /* One case: what to push, how, and what goes wrong. */
 struct scenario {
@@ -292,6 +300,25 @@ static size_t rewrite_path(const struct relay *r, uint8_t *buf, size_t len)
 	return (size_t)n;
 }
 
+/* A failed FACK or an ERR, re-encoded saying EVIL_TEXT (no --psk). */
+static size_t rewrite_text(uint8_t type, uint8_t *buf, size_t len)
+{
+	struct rp_result res;
+	const char *why;
+	int n;
+
+	assert_int_equal(rp_proto_unpack_result(buf + RP_PROTO_HDR_LEN,
+						len - RP_PROTO_HDR_LEN, type,
+						&res, &why), 0);
+	if (res.status == RP_ST_OK)
+		return len;
+	res.text_len = (uint16_t)strlen(EVIL_TEXT);
+	memcpy(res.text, EVIL_TEXT, res.text_len + 1u);
+	n = rp_proto_pack_result(buf, RP_PROTO_MAX_MSG, type, &res);
+	assert_true(n > 0);
+	return (size_t)n;
+}
+
 /* The sender's MR payload p (src/proto.c's layout), made wrong in a way
  * the codec still accepts: the receiver itself must notice. */
 static void evil_sender_mr(enum tamper how, uint8_t *p)
@@ -364,6 +391,10 @@ static int pass_on(struct relay *r, bool to_a, uint32_t n, uint8_t type,
 	case TAMPER_SENDER_MR_RKEY:
 		if (!to_a && type == RP_MSG_MR)
 			evil_sender_mr(r->how, buf + RP_PROTO_HDR_LEN);
+		break;
+	case TAMPER_EVIL_TEXT:
+		if (to_a && (type == RP_MSG_FACK || type == RP_MSG_ERR))
+			len = rewrite_text(type, buf, len);
 		break;
 	case TAMPER_NONE:
 		break;
@@ -828,6 +859,46 @@ static void push_fails(void **state, const struct scenario *sc,
 	assert_nothing(e);
 }
 
+/* The whole line of text that holds marker, into line (asserted). */
+static const char *line_with(const char *text, const char *marker,
+			     char *line, size_t len)
+{
+	const char *m = strstr(text, marker);
+	const char *b, *end;
+
+	if (!m)		/* what was said instead */
+		fprintf(stderr, "no \"%s\" in:\n%s", marker, text);
+	assert_non_null(m);
+	for (b = m; b > text && b[-1] != '\n'; b--)
+		;
+	end = strchr(m, '\n');
+	if (!end)
+		end = m + strlen(m);
+	assert_true((size_t)(end - b) < len);
+	memcpy(line, b, (size_t)(end - b));
+	line[end - b] = '\0';
+	return line;
+}
+
+/* stderr captured (capture.h) around a push: the descriptors the
+ * capture holds are not the session's. */
+static void capture_begin(struct env *e)
+{
+	int before = count_fds();
+
+	capture_start();
+	e->fds_before += count_fds() - before;
+}
+
+static const char *capture_done(struct env *e)
+{
+	int before = count_fds();
+	const char *text = capture_end();
+
+	e->fds_before -= before - count_fds();
+	return text;
+}
+
 /* ---------------------------------------------------------------------
  * Sizes and shapes
  */
@@ -972,22 +1043,41 @@ static void test_psk_wrong(void **s)
 	assert_int_equal(r.admit_calls, 0);
 }
 
+/* A key the receiver lacks: the sender hears why, not only that
+ * authentication failed. */
 static void test_psk_sender_only(void **s)
 {
+	char line[1024];
+	const char *err;
 	struct result r;
 
+	capture_begin(*s);
 	push_fails(s, &(struct scenario){ .size = 10 * KIB, .psk_send = true },
 		   &r);
+	err = capture_done(*s);
 	assert_int_equal(r.recv_rc, RP_EAUTH);
+	assert_int_equal(r.send_rc, RP_EAUTH);
+	assert_int_equal(r.send_exit, RP_EXIT_PROTO);
+	line_with(err, "test-receiver refused or aborted", line, sizeof(line));
+	assert_non_null(strstr(line, "authentication failed"));
+	assert_non_null(strstr(line, "this receiver has no --psk"));
 }
 
+/* No key here, one there: the sender hears that it did not
+ * authenticate, not what the receiver expected to read. */
 static void test_psk_receiver_only(void **s)
 {
+	char line[1024];
+	const char *err;
 	struct result r;
 
+	capture_begin(*s);
 	push_fails(s, &(struct scenario){ .size = 10 * KIB, .psk_recv = true },
 		   &r);
+	err = capture_done(*s);
 	assert_int_equal(r.send_rc, RP_EAUTH);
+	line_with(err, "test-receiver refused or aborted", line, sizeof(line));
+	assert_non_null(strstr(line, "did not authenticate"));
 }
 
 static void test_psk_keygen(void **s)
@@ -1432,16 +1522,59 @@ static void test_dir_fsync_fails_keeps_file(void **s)
 
 static void test_max_size_refused(void **s)
 {
+	char line[1024];
+	const char *err;
 	struct result r;
 
 	/* A failed entry: the session itself completes. */
+	capture_begin(*s);
 	push_fails(s, &(struct scenario){ .size = 2 * MIB + 1,
 					  .max_size = 2 * MIB }, &r);
+	err = capture_done(*s);
 	assert_int_equal(r.recv_rc, RP_ELIMIT);
 	assert_int_equal(r.send_rc, RP_ELIMIT);
+	assert_int_equal(r.send_exit, RP_EXIT_POLICY);
 	assert_int_equal(r.send_out.phase, RP_PHASE_DONE);
 	assert_int_equal(r.recv_out.phase, RP_PHASE_DONE);
 	assert_int_equal(r.send_out.failed, 1);
+	/* The sender hears the receiver's limit and the size it refused. */
+	line_with(err, "test-receiver refused it: ", line, sizeof(line));
+	assert_non_null(strstr(line, "a file of 2097153 bytes"));
+	assert_non_null(strstr(line, "--max-size of 2097152 bytes"));
+}
+
+/* Whatever a receiver says in a FACK or ERR, the sender shows it on
+ * its one line, escaped: no terminal control, no line of its own. */
+static void evil_text(void **s, struct scenario *sc, const char *marker)
+{
+	char line[1024];
+	const char *err;
+	struct result r;
+
+	sc->tamper = TAMPER_EVIL_TEXT;
+	capture_begin(*s);
+	push_fails(s, sc, &r);
+	err = capture_done(*s);
+	line_with(err, marker, line, sizeof(line));
+	assert_non_null(strstr(line, "owned"));
+	assert_non_null(strstr(line, "rdmapush send: all done"));
+	assert_null(strchr(err, '\x1b'));
+	assert_null(strchr(err, '\a'));
+	assert_null(strchr(err, '\r'));
+	assert_null(strstr(err, "\nrdmapush send: all done"));
+}
+
+static void test_peer_text_escaped_fack(void **s)
+{
+	evil_text(s, &(struct scenario){ .size = 2 * MIB + 1,
+					 .max_size = 2 * MIB },
+		  "test-receiver refused it: ");
+}
+
+static void test_peer_text_escaped_err(void **s)
+{
+	evil_text(s, &(struct scenario){ .size = 10 * KIB, .psk_send = true },
+		  "test-receiver refused or aborted");
 }
 
 static void test_max_size_exact(void **s)
@@ -2302,6 +2435,8 @@ int main(void)
 		T(test_dir_fsync_fails_keeps_file),
 		T(test_max_size_refused),
 		T(test_max_size_exact),
+		T(test_peer_text_escaped_fack),
+		T(test_peer_text_escaped_err),
 		T(test_busy_after_handshake),
 		T(test_handshake_deadline),
 		T(test_handshake_deadline_not_reset),
