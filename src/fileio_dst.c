@@ -65,10 +65,12 @@ static int check_existing(const struct rp_dst *d, bool force)
 		RP_ERR("fstatat(%s): %s", d->shown, strerror(e));
 		return -e;
 	}
+	/* Refused as a name is (no --force can help): not "file exists". */
 	if (!S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode)) {
-		RP_ERR("%s: exists and is %s; never replacing it", d->shown,
+		RP_ERR("%s: %s is in the way; it is never replaced by a file, "
+		       "even with --force", d->shown,
 		       rp_fileio_kind(st.st_mode));
-		return RP_EEXIST;
+		return RP_EBADNAME;
 	}
 	if (!force) {
 		RP_ERR("%s: file exists (use --force on the receiver)",
@@ -250,6 +252,12 @@ static int create_file(struct rp_dst *d)
 int rp_fileio_dst_open(struct rp_dst *d, int dirfd, const char *name,
 		       uint64_t size, bool force)
 {
+	return rp_fileio_dst_open_at(d, dirfd, name, NULL, size, force);
+}
+
+int rp_fileio_dst_open_at(struct rp_dst *d, int dirfd, const char *name,
+			  const char *path, uint64_t size, bool force)
+{
 	const char *why = NULL;
 	size_t len;
 	int rc;
@@ -257,7 +265,11 @@ int rp_fileio_dst_open(struct rp_dst *d, int dirfd, const char *name,
 	rp_fileio_dst_init(d);
 	/* Stop at 256 bytes: enough to refuse a long name, never unbounded. */
 	len = strnlen(name, RP_NAME_MAX + 1);
-	rp_fileio_show(d->shown, name, len);
+	/* Named as the user knows it: its path in the target directory. */
+	if (path)
+		rp_fileio_show(d->shown, path, strlen(path));
+	else
+		rp_fileio_show(d->shown, name, len);
 	rc = rp_fileio_check_name(name, len, &why);
 	if (rc) {
 		RP_ERR("refusing file name \"%s\": %s", d->shown, why);
@@ -597,9 +609,9 @@ static int rename_into_place(struct rp_dst *d, bool force)
 			goto renamed;
 		e = errno;
 		if (e == EISDIR) {
-			RP_ERR("%s: a directory appeared at the name; never replacing it",
-			       d->shown);
-			return RP_EEXIST;
+			RP_ERR("%s: a directory appeared in the way; it is "
+			       "never replaced by a file", d->shown);
+			return RP_EBADNAME;
 		}
 		return rename_failed(d, "renameat", d->tmpname, e);
 	}

@@ -180,9 +180,10 @@ static int check_existing_dir(int pfd, const char *leaf, const char *shown)
 		       shown);
 		return -ELOOP;
 	}
-	RP_ERR("%s: exists and is %s, not a directory", shown,
-	       rp_fileio_kind(st.st_mode));
-	return RP_EEXIST;
+	/* Refused as a name is (no --force can help): not "file exists". */
+	RP_ERR("%s: %s is in the way; it is never replaced by a directory, "
+	       "even with --force", shown, rp_fileio_kind(st.st_mode));
+	return RP_EBADNAME;
 }
 
 /* The new directory's mode exactly as asked: mkdir's was cut by umask. */

@@ -221,8 +221,8 @@ static int open_file(struct xfer *x, struct recv_state *r)
 						       f->path, &c->parentfd,
 						       &leaf));
 	if (!rc)
-		rc = rp_fileio_dst_open(&c->dst, c->parentfd, leaf, f->size,
-					x->o->force);
+		rc = rp_fileio_dst_open_at(&c->dst, c->parentfd, leaf,
+					   f->path, f->size, x->o->force);
 	if (!rc)
 		rc = rp_csum_new(&c->csum);
 	if (!rc) {

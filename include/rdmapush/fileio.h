@@ -73,14 +73,14 @@ int rp_fileio_open_parent(int dirfd, const char *path, int *parentfd,
  * parent opened as rp_fileio_open_parent() does, or accept an existing
  * real directory there (*created false; its mode is left alone). An
  * existing symlink is refused (-ELOOP, even to a directory), any other
- * existing entry too (RP_EEXIST). If exact, the NEW directory gets mode &
- * 07777 exactly (fchmod, no umask). Once created, the parent's new entry
- * is fsynced at once if dirty_parent is NULL; otherwise the caller keeps
- * the parent's descriptor in *dirty_parent (-1 to start with) and later
- * calls rp_fileio_dir_sync() on it and closes it. If *dirty_parent
- * already holds the same directory, it is kept (a run of mkdirs in one
- * parent costs one fsync); a different one is fsynced, closed and
- * replaced. 0 or an error, reported.
+ * existing entry too (RP_EBADNAME: never replaced). If exact, the NEW
+ * directory gets mode & 07777 exactly (fchmod, no umask). Once created,
+ * the parent's new entry is fsynced at once if dirty_parent is NULL;
+ * otherwise the caller keeps the parent's descriptor in *dirty_parent (-1
+ * to start with) and later calls rp_fileio_dir_sync() on it and closes
+ * it. If *dirty_parent already holds the same directory, it is kept (a
+ * run of mkdirs in one parent costs one fsync); a different one is
+ * fsynced, closed and replaced. 0 or an error, reported.
  */
 int rp_fileio_mkdir(int dirfd, const char *path, uint32_t mode, bool exact,
 		    bool *created, int *dirty_parent)
@@ -244,18 +244,27 @@ struct rp_dst {
 void rp_fileio_dst_init(struct rp_dst *d);
 
 /*
- * Check name, refuse an existing entry unless force (RP_EEXIST; never
- * replace a directory or follow a symlink), refuse sizes above the free
+ * Check name, refuse an existing file or symlink unless force (RP_EEXIST;
+ * a symlink is replaced, never followed) and anything else there even so
+ * (a directory: RP_EBADNAME, never replaced), refuse sizes above the free
  * space of the directory's file system (RP_ENOSPACE; not checked for
  * RP_SIZE_UNKNOWN, a stream's), then create the temporary file, mode 0600
  * while it is written (a named one is flock()ed while it exists) and
- * reserve its first RP_FILEIO_RESERVE_STEP bytes. 0 or an error (reported); on
- * error nothing is left behind and d is closed. d must not hold an open
- * file. RDMAPUSH_NO_TMPFILE=1 in the environment skips O_TMPFILE, and
- * RDMAPUSH_NO_FALLOCATE=1 reserves nothing (for tests).
+ * reserve its first RP_FILEIO_RESERVE_STEP bytes. 0 or an error
+ * (reported); on error nothing is left behind and d is closed. d must not
+ * hold an open file. RDMAPUSH_NO_TMPFILE=1 in the environment skips
+ * O_TMPFILE, and RDMAPUSH_NO_FALLOCATE=1 reserves nothing (for tests).
  */
 int rp_fileio_dst_open(struct rp_dst *d, int dirfd, const char *name,
 		       uint64_t size, bool force)
+	__attribute__((warn_unused_result));
+/*
+ * The same for an entry of a tree: name in dirfd is path's last
+ * component, and messages name it by path (its path in the target
+ * directory; NULL: by name).
+ */
+int rp_fileio_dst_open_at(struct rp_dst *d, int dirfd, const char *name,
+			  const char *path, uint64_t size, bool force)
 	__attribute__((warn_unused_result));
 /*
  * With dio->on, write d's data with O_DIRECT from now on where offset,

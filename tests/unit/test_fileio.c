@@ -723,9 +723,9 @@ static void test_directory_never_replaced(void **state)
 
 	assert_int_equal(mkdirat(fx->dirfd, "out.bin", 0755), 0);
 	assert_int_equal(rp_fileio_dst_open(&d, fx->dirfd, "out.bin", 3,
-					    false), RP_EEXIST);
+					    false), RP_EBADNAME);
 	assert_int_equal(rp_fileio_dst_open(&d, fx->dirfd, "out.bin", 3,
-					    true), RP_EEXIST);
+					    true), RP_EBADNAME);
 	assert_int_equal(fstatat(fx->dirfd, "out.bin", &st, 0), 0);
 	assert_true(S_ISDIR(st.st_mode));
 	assert_int_equal(count_entries(fx->dirfd, NULL, 0), 1);
@@ -738,7 +738,7 @@ static void test_fifo_never_replaced(void **state)
 
 	assert_int_equal(mkfifoat(fx->dirfd, "out.bin", 0600), 0);
 	assert_int_equal(rp_fileio_dst_open(&d, fx->dirfd, "out.bin", 3,
-					    true), RP_EEXIST);
+					    true), RP_EBADNAME);
 	assert_int_equal(count_entries(fx->dirfd, NULL, 0), 1);
 }
 
@@ -802,7 +802,7 @@ static void test_dir_appears_before_force_commit(void **state)
 
 	receive(fx, &d, "out.bin", text, true);
 	assert_int_equal(mkdirat(fx->dirfd, "out.bin", 0755), 0);
-	assert_int_equal(rp_fileio_dst_commit(&d, true), RP_EEXIST);
+	assert_int_equal(rp_fileio_dst_commit(&d, true), RP_EBADNAME);
 	assert_int_equal(fstatat(fx->dirfd, "out.bin", &st, 0), 0);
 	assert_true(S_ISDIR(st.st_mode));
 	assert_int_equal(count_entries(fx->dirfd, only, sizeof(only)), 1);
@@ -971,7 +971,7 @@ static void test_mkdir_refused(void **state)
 
 	put_file(fx->dirfd, "f", "x");
 	assert_int_equal(rp_fileio_mkdir(fx->dirfd, "f", 0700, true, &created,
-					 &dirty), RP_EEXIST);
+					 &dirty), RP_EBADNAME);
 	assert_false(created);
 	assert_int_equal(mkdirat(fx->dirfd, "real", 0700), 0);
 	assert_int_equal(symlinkat("real", fx->dirfd, "ln"), 0);

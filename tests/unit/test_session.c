@@ -1258,6 +1258,38 @@ static void test_existing_name_refused(void **s)
 	assert_delivered(e, copy, "data.bin");	/* untouched */
 }
 
+/* A file over a directory: refused even with --force, and the sender
+ * is told so, with no word of --force either way. */
+static void test_directory_in_the_way(void **s)
+{
+	struct env *e = *s;
+	char path[160], line[1024];
+	const char *err, *hint;
+	struct result r;
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s/data.bin", e->dst);
+	assert_int_equal(mkdir(path, 0755), 0);
+	capture_begin(*s);
+	push(e, &(struct scenario){ .size = 5000, .force = true }, &r);
+	err = capture_done(*s);
+	assert_int_equal(r.send_rc, RP_EBADNAME);
+	assert_int_equal(r.recv_rc, RP_EBADNAME);
+	assert_int_equal(r.send_out.failed, 1);
+	assert_int_equal(r.send_exit, RP_EXIT_POLICY);
+	line_with(err, "test-receiver refused it: ", line, sizeof(line));
+	/* Its reason, the path it names being ours: said once. */
+	assert_non_null(strstr(line, "data.bin: test-receiver refused it: a "
+				     "directory is in the way"));
+	assert_non_null(strstr(line, "never replaced by a file"));
+	assert_null(strstr(line, "use --force"));
+	/* main's hint line for it: nothing about --force. */
+	hint = rp_err_hint_push(r.send_rc, 0, 1, false);
+	assert_true(!hint || !strstr(hint, "--force"));
+	assert_int_equal(stat(path, &st), 0);
+	assert_true(S_ISDIR(st.st_mode));
+}
+
 static void test_existing_name_forced(void **s)
 {
 	struct env *e = *s;
@@ -2148,6 +2180,77 @@ static void test_missing_source(void **s)
 	assert_int_equal(list_dir(e->dst, (char[300]){ 0 }, 300), 2);
 }
 
+/* A tree pushed --as the name of a file there: the file stays, and the
+ * sender hears that a file is never replaced by a directory. */
+static void test_file_in_the_way_of_tree(void **s)
+{
+	struct env *e = *s;
+	char path[200], line[1024];
+	struct srcs src = { 0 };
+	const char *err;
+	struct result r;
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s/tree", e->src);
+	assert_int_equal(mkdir(path, 0755), 0);
+	snprintf(path, sizeof(path), "%s/tree/a", e->src);
+	make_file(path, 1000, 3);
+	snprintf(path, sizeof(path), "%s/notes.txt", e->dst);
+	make_file(path, 10, 4);
+	srcs_add(&src, e, "tree");
+	capture_begin(*s);
+	push_srcs(e, &(struct scenario){ .recursive = true, .force = true,
+					 .as_name = "notes.txt" }, &src, &r);
+	err = capture_done(*s);
+	assert_int_equal(r.send_rc, RP_EBADNAME);
+	assert_int_equal(r.send_exit, RP_EXIT_POLICY);
+	line_with(err, "test-receiver refused it: ", line, sizeof(line));
+	assert_non_null(strstr(line, "notes.txt: test-receiver refused it: a "
+				     "regular file is in the way"));
+	assert_non_null(strstr(line, "never replaced by a directory"));
+	assert_null(strstr(line, "use --force"));
+	assert_int_equal(stat(path, &st), 0);
+	assert_true(S_ISREG(st.st_mode));
+	assert_int_equal(st.st_size, 10);
+}
+
+/* A refusal deep in a tree names the entry by its path in the target,
+ * on both sides, not by its last component. */
+static void test_refusal_names_whole_path(void **s)
+{
+	struct env *e = *s;
+	char path[200], line[1024];
+	struct srcs src = { 0 };
+	const char *err;
+	struct result r;
+
+	snprintf(path, sizeof(path), "%s/tree", e->src);
+	assert_int_equal(mkdir(path, 0755), 0);
+	snprintf(path, sizeof(path), "%s/tree/sub", e->src);
+	assert_int_equal(mkdir(path, 0755), 0);
+	snprintf(path, sizeof(path), "%s/tree/sub/b.bin", e->src);
+	make_file(path, 1000, 5);
+	snprintf(path, sizeof(path), "%s/tree", e->dst);
+	assert_int_equal(mkdir(path, 0755), 0);
+	snprintf(path, sizeof(path), "%s/tree/sub", e->dst);
+	assert_int_equal(mkdir(path, 0755), 0);
+	snprintf(path, sizeof(path), "%s/tree/sub/b.bin", e->dst);
+	make_file(path, 10, 6);
+	srcs_add(&src, e, "tree");
+	capture_begin(*s);
+	push_srcs(e, &(struct scenario){ .recursive = true }, &src, &r);
+	err = capture_done(*s);
+	assert_int_equal(r.send_rc, RP_EEXIST);
+	assert_int_equal(r.send_out.failed, 1);
+	/* The receiver's own line, and the sender's: there the path its
+	 * reason begins with is the one it sent, so it is said once. */
+	line_with(err, "error: tree/sub/b.bin: file exists", line,
+		  sizeof(line));
+	line_with(err, "test-receiver refused it: ", line, sizeof(line));
+	assert_non_null(strstr(line, "tree/sub/b.bin: test-receiver refused "
+				     "it: file exists"));
+}
+
 /* ---- --qps: chunks completing out of the session's order ---- */
 
 /* RP_FAB_CROSS_QP's hold: long enough for the next chunk to come. */
@@ -2416,6 +2519,9 @@ int main(void)
 		T(test_bad_name_refused_before_connecting),
 		T(test_existing_name_refused),
 		T(test_existing_name_forced),
+		T(test_directory_in_the_way),
+		T(test_file_in_the_way_of_tree),
+		T(test_refusal_names_whole_path),
 		T(test_recv_completion_fails),
 		T(test_send_completion_fails),
 		T(test_send_post_fails),
