@@ -241,12 +241,14 @@ def in_session(label, msgs, want):
 
 def fack_session(label, entries, wants):
     """After MR, entries (one FILE each, ids from 0), each answered by a
-    FACK with the status in wants (in order); then FIN, answered ACK ok:
-    a refused entry does not end the session."""
+    FACK with the status in wants (in order), or (status, words) when its
+    text must hold the receiver's reason in those words; then FIN,
+    answered ACK ok: a refused entry does not end the session."""
     s = open_session(label)
     if not s:
         return
     for i, (e, want) in enumerate(zip(entries, wants)):
+        want, words = want if isinstance(want, tuple) else (want, b"")
         send_quietly(s, e, False)
         a = read_answer(s)
         if not a or a[0] != FACK:
@@ -256,9 +258,9 @@ def fack_session(label, entries, wants):
             return
         f = wire.unpack_fack(a[1])
         got = wire.status_name(f["status"])
-        report(f["id"] == i and got == want,
+        report(f["id"] == i and got == want and words in f["text"],
                f"{label}: {wire.unpack_file(e[12:])['path'][:40]!r}: "
-               f"FACK {want}",
+               f"FACK {want}" + (f", saying {words!r}" if words else ""),
                f"got FACK id {f['id']} status {got} text {f['text']!r}")
     send_quietly(s, fin(len(entries), 0), False)
     a = read_answer(s)
@@ -272,9 +274,14 @@ def fack_session(label, entries, wants):
 # receiver answers its FILE at once. Each is refused by a FACK and the
 # session goes on to the next. "link" is a symlink the test planted in
 # DIR (to a directory outside it); "d" is made, then used to climb out.
+# Where given, the FACK's text holds the receiver's reason, not only the
+# status's name.
 attacks = [
-    (b"../x", "badname"), (b"/tmp/e2e-hostile/abs", "badname"),
-    (b"a/../../b", "badname"), (b"link/x", "badname"), (b"link", "badname"),
+    (b"../x", ("badname", b'("../x"): ".." component')),
+    (b"/tmp/e2e-hostile/abs", ("badname", b"absolute path")),
+    (b"a/../../b", "badname"),
+    (b"link/x", ("badname", b"link/x: openat(link, O_NOFOLLOW")),
+    (b"link", ("badname", b"link: exists and is a symbolic link")),
     (b"a//b", "badname"), (b"a/", "badname"), (b"./a", "badname"),
     (b"a/\x01", "badname"), (b"a\0b", "badname"), (b"x" * 256, "badname"),
     (b"d", "ok"), (b"d/../../e", "badname"), (b"d/../../../e", "badname"),

@@ -2042,6 +2042,46 @@ static void stdin_case(void **s, uint64_t size)
 	assert_int_equal(list_dir(e->dst, (char[300]){ 0 }, 300), 1);
 }
 
+/* A stream has no size up front: the receiver refuses it once it
+ * passes --max-size, and the sender hears where. 60 KiB: all of it fits
+ * in the pipe, so the feeder ends whatever the sender still reads. */
+static void test_stdin_max_size(void **s)
+{
+	struct env *e = *s;
+	struct srcs src = { 0 };
+	char ref[200], line[1024];
+	const char *err;
+	struct feeder f;
+	struct result r;
+	int p[2], saved = dup(0);
+
+	assert_true(saved >= 0);
+	capture_begin(e);	/* first: the feeder closes its end any time */
+	snprintf(ref, sizeof(ref), "%s/ref", e->src);
+	make_file(ref, 60 * KIB, 9);
+	assert_int_equal(pipe(p), 0);
+	assert_int_equal(dup2(p[0], 0), 0);
+	close(p[0]);
+	f = (struct feeder){ .fd = p[1], .file = ref };
+	assert_int_equal(pthread_create(&f.thr, NULL, feed_main, &f), 0);
+	src.argv[0] = (char *)"-";
+	src.n = 1;
+	push_srcs_keep(e, &(struct scenario){ .as_name = "stdin.bin",
+					      .max_size = 10 * KIB },
+		       &src, &r);
+	assert_int_equal(pthread_join(f.thr, NULL), 0);
+	err = capture_done(e);
+	assert_int_equal(dup2(saved, 0), 0);
+	close(saved);
+	assert_released(e);
+	assert_session_done(&r, 1);
+	assert_int_equal(r.send_rc, RP_ELIMIT);
+	line_with(err, "test-receiver refused it: ", line, sizeof(line));
+	assert_non_null(strstr(line, "passes this receiver's --max-size of "
+				     "10240 bytes at 61440 bytes"));
+	assert_nothing(e);
+}
+
 static void test_stdin_odd(void **s)
 {
 	stdin_case(s, 3 * 64 * KIB + 17);
@@ -2552,6 +2592,7 @@ int main(void)
 		T(test_tree_preserve),
 		T(test_tree_preserve_keep_setid),
 		T(test_stdin_odd),
+		T(test_stdin_max_size),
 		T(test_stdin_whole_chunks),
 		T(test_stdin_empty),
 		T(test_enospc_one_file),
