@@ -69,7 +69,7 @@ echo "$rlog" | grep -q 'No space left on device' &&
 # alone failed.
 session() {
 	local label=$1 big=$2 out=$3 rc=$4 f same=1
-	if [ "$rc" = 6 ] && echo "$out" | grep -q "1 entry failed; the first: $big: .* refused it: \\(not enough free space\\|No space left on device\\)"; then
+	if [ "$rc" = 6 ] && echo "$out" | grep -q "1 entry failed; the first: $big: .* refused it: .*\\(not enough free space\\|No space left on device\\)"; then
 		ok "$label: the sender exits 6, names $big and says why"
 	else
 		fail "$label: sender" "exit $rc: $(echo "$out" | grep -v '^ok' | tail -3 | tr '\n' ' ')"
