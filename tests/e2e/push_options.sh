@@ -23,8 +23,10 @@ recv_wait o1 >/dev/null; rrc=$?
 recv_bg o3 "--once -o $DST" >/dev/null
 out=$(send "-g 9 --as o3" /tmp/e2e-src/o1 "$RCV_IP" 2>&1); rc=$?
 recv_wait o3 >/dev/null 2>&1
-[ $rc = 4 ] && echo "$out" | grep -q 'GID\[1\] ::ffff:' &&
-	ok "-g 9 (empty): exit 4, listing the GIDs there are" ||
+[ $rc = 4 ] && [ "$(echo "$out" | wc -l)" = 2 ] &&
+	echo "$out" | grep -q 'GID index 9 not found on any active port' &&
+	echo "$out" | grep -q "hint: .*'rdmapush devices' lists" &&
+	ok "-g 9 (empty): exit 4, one line and a hint that points at 'rdmapush devices'" ||
 	fail "-g 9" "exit $rc: $out"
 
 # A symlink at the target name, pointing outside the directory.
