@@ -121,24 +121,25 @@ const char *rp_fileio_kind(mode_t m)
 	return "not a regular file";
 }
 
-int rp_fileio_src_open(struct rp_src *s, const char *path)
+/*
+ * Open name in at (AT_FDCWD: a path) for reading into s; path names it
+ * in messages and traces. O_NONBLOCK: opening a FIFO for reading would
+ * otherwise wait for a writer before fstat() gets a chance to refuse it.
+ * O_NOFOLLOW: the walk saw a regular file here (a link named on the
+ * command line comes resolved); a link put in its place since is not
+ * followed. What is sent is what fstat() says of the file opened, not
+ * what the walk saw: it may have changed since.
+ */
+static int src_open(struct rp_src *s, int at, const char *name,
+		    const char *path)
 {
 	struct stat st;
 	int flags;
 	int rc;
 	int fd;
 
-	s->fd = -1;
-	s->size = 0;
-	s->align = 0;
-	/*
-	 * O_NONBLOCK: opening a FIFO for reading would otherwise wait for a
-	 * writer before fstat() gets a chance to refuse it. O_NOFOLLOW: the
-	 * walk saw a regular file here (a link named on the command line
-	 * comes resolved); a link put in its place since is not followed.
-	 */
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK |
-		  O_NOFOLLOW);
+	fd = openat(at, name, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK |
+		    O_NOFOLLOW);
 	if (fd < 0) {
 		rc = -errno;
 		RP_ERR("open(%s): %s", path, strerror(-rc));
@@ -163,12 +164,39 @@ int rp_fileio_src_open(struct rp_src *s, const char *path)
 	}
 	s->fd = fd;
 	s->size = (uint64_t)st.st_size;
+	s->mode = st.st_mode & 07777;
+	s->mtime_sec = st.st_mtim.tv_sec;
+	s->mtime_nsec = (uint32_t)st.st_mtim.tv_nsec;
 	RP_EV("file", "file.open", "opened {path} for reading: {size} "
 	      "byte{size:|s}", EV_S("path", path), EV_U("size", s->size));
 	return 0;
 
 err_close:
 	close(fd);
+	return rc;
+}
+
+int rp_fileio_src_open(struct rp_src *s, const char *path)
+{
+	*s = (struct rp_src){ .fd = -1 };
+	return src_open(s, AT_FDCWD, path, path);
+}
+
+int rp_fileio_src_open_at(struct rp_src *s, int dirfd, const char *rel,
+			  const char *path)
+{
+	const char *leaf;
+	int pfd;
+	int rc;
+
+	*s = (struct rp_src){ .fd = -1 };
+	/* Every directory level without following a link, as the
+	 * receiver goes down its own tree. */
+	rc = rp_fileio_open_parent(dirfd, rel, &pfd, &leaf);
+	if (rc)
+		return rc;
+	rc = src_open(s, pfd, leaf, path);
+	close(pfd);
 	return rc;
 }
 

@@ -184,6 +184,7 @@ static int cur_open(struct xfer *x, struct send_state *s,
 		    const struct rp_walk_entry *e)
 {
 	struct cur_src *c = &s->cur;
+	struct rp_walk_entry sent = *e;
 	int rc;
 
 	*c = (struct cur_src){ .src = { .fd = -1 } };
@@ -192,19 +193,23 @@ static int cur_open(struct xfer *x, struct send_state *s,
 		c->src.fd = x->o->stdin_fd;
 		c->size = RP_SIZE_UNKNOWN;
 	} else {
-		rc = rp_fileio_src_open(&c->src, e->src);
+		rc = rp_walk_src_open(s->walk, e, &c->src);
 		if (rc) {
 			rp_xfer_entry(x, &s->tally, e->path, 0, rc, NULL);
 			return 1;
 		}
 		c->size = c->src.size;
+		/* The file we hold is what goes, as it is now. */
+		sent.mode = c->src.mode;
+		sent.mtime_sec = c->src.mtime_sec;
+		sent.mtime_nsec = c->src.mtime_nsec;
 		rp_fileio_src_direct(&c->src, e->src, &x->dio);
 	}
 	rc = rp_csum_new(&c->csum);
 	if (!rc) {
 		c->id = s->next_id;
 		c->p = pending_push(s, e->path, s->next_id);
-		rc = c->p ? send_file_msg(x, s, e, RP_FILE_REG, c->size) :
+		rc = c->p ? send_file_msg(x, s, &sent, RP_FILE_REG, c->size) :
 		     -ENOMEM;
 	}
 	if (rc) {

@@ -1,5 +1,9 @@
 // SPDX-License-Identifier: MIT
 /* The sender's source walker: SOURCE arguments -> ordered entries. */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
 #include <errno.h>
 #include <fcntl.h>
 #include <fts.h>
@@ -27,6 +31,9 @@ struct rp_walk {
 	FTS *fts;
 	char *root;		/* the source, trimmed or resolved */
 	size_t root_len;
+	/* The tree's top directory, held from before its walk: its files
+	 * are opened from here down (rp_walk_src_open), not by path. */
+	int root_fd;
 	const char *top;	/* its name on the receiver */
 	char *real;		/* realpath of the source, when needed */
 	char *dir_src;		/* a directory's src (see dir_entry) */
@@ -96,6 +103,7 @@ int rp_walk_open(struct rp_walk **wp, char *const *sources, int n,
 	w->n = n;
 	w->recursive = recursive;
 	w->as_name = as_name;
+	w->root_fd = -1;
 	*wp = w;
 	return 0;
 }
@@ -109,6 +117,9 @@ static void end_source(struct rp_walk *w)
 		RP_ERR("fts_close(%s): %s", w->root, strerror(e));
 	}
 	w->fts = NULL;
+	if (w->root_fd >= 0)
+		close(w->root_fd);
+	w->root_fd = -1;
 	free(w->root);
 	w->root = NULL;
 	free(w->real);
@@ -269,6 +280,18 @@ static int open_tree(struct rp_walk *w, struct rp_walk_entry *e,
 	char *argv[2] = { w->root, NULL };
 	int err;
 
+	/*
+	 * The top as fts is about to see it (a link given as the source is
+	 * followed, as COMFOLLOW does). O_PATH: reading it is fts's to try
+	 * and report; this only anchors the opens below it.
+	 */
+	w->root_fd = open(w->root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (w->root_fd < 0) {
+		err = errno;
+		if (err == ENOMEM)
+			return nomem("open");
+		return errno_entry(w, e, src, err);
+	}
 	/* Physical: no link inside is followed; COMFOLLOW: the root is. */
 	w->fts = fts_open(argv, FTS_PHYSICAL | FTS_COMFOLLOW | FTS_NOCHDIR,
 			  by_name);
@@ -368,6 +391,9 @@ static int tree_entry(struct rp_walk *w, struct rp_walk_entry *e, FTSENT *p)
 				   p->fts_errno ? p->fts_errno : EIO);
 	default:	/* FTS_F, FTS_SL, FTS_SLNONE, FTS_DEFAULT */
 		fill_stat(e, p->fts_statp);
+		/* Below the top: fts_path is root + '/' + rel. */
+		if (e->kind == RP_WALK_FILE)
+			e->rel = p->fts_path + w->root_len + 1;
 		return 1;
 	}
 }
@@ -417,6 +443,14 @@ int rp_walk_next(struct rp_walk *w, struct rp_walk_entry *e)
 		if (rc)
 			return rc;
 	}
+}
+
+int rp_walk_src_open(const struct rp_walk *w, const struct rp_walk_entry *e,
+		     struct rp_src *s)
+{
+	if (!e->rel)
+		return rp_fileio_src_open(s, e->src);
+	return rp_fileio_src_open_at(s, w->root_fd, e->rel, e->src);
 }
 
 /*

@@ -150,10 +150,26 @@ struct rp_src {
 	int fd;
 	uint64_t size;
 	uint32_t align;		/* O_DIRECT unit (rp_fileio_src_direct), or 0 */
+	/* The opened file's (fstat), which is what is sent: the walk's
+	 * lstat may be out of date. mode is st_mode & 07777. */
+	uint32_t mode;
+	int64_t mtime_sec;
+	uint32_t mtime_nsec;
 };
-/* Open a regular file for reading. 0, -errno, or RP_ENOTREG (reported). */
+/*
+ * Open a regular file for reading; a symlink as its last component is
+ * not followed. 0, -errno, or RP_ENOTREG (reported).
+ */
 int rp_fileio_src_open(struct rp_src *s, const char *path)
 	__attribute__((warn_unused_result));
+/*
+ * The same for rel, a relative path beneath the directory dirfd: every
+ * directory on the way is opened as rp_fileio_open_parent() does, so a
+ * symlink anywhere below dirfd is refused (-ELOOP, reported), never
+ * followed. path names the file in messages (the local path).
+ */
+int rp_fileio_src_open_at(struct rp_src *s, int dirfd, const char *rel,
+			  const char *path) __attribute__((warn_unused_result));
 /*
  * With dio->on, read s's file (a regular file, never standard input) with
  * O_DIRECT from now on, s->align its unit; where the file system refuses

@@ -5,14 +5,17 @@
  * stream of entries, each with the path it gets on the receiver. Trees
  * are walked with fts(3), pre-order, names sorted by strcmp so the order
  * is deterministic; symlinks inside a tree are never followed, a symlink
- * given on the command line is (as scp does). Nothing is opened here and
- * no name is checked against the receiver's rules: the session does both.
+ * given on the command line is (as scp does). No file is opened by the
+ * walk and no name is checked against the receiver's rules: the session
+ * does both, a tree's files with rp_walk_src_open().
  */
 #ifndef RDMAPUSH_WALK_H
 #define RDMAPUSH_WALK_H
 
 #include <stdbool.h>
 #include <stdint.h>
+
+struct rp_src;
 
 enum rp_walk_kind {
 	RP_WALK_FILE,	/* regular file: open e->src */
@@ -34,6 +37,11 @@ struct rp_walk_entry {
 	 * replaced by its realpath), so it can be opened with O_NOFOLLOW.
 	 */
 	const char *src;
+	/*
+	 * FILE inside a tree: src beneath the tree's top directory, which
+	 * the walk holds open (see rp_walk_src_open). NULL otherwise.
+	 */
+	const char *rel;
 	/* Path on the receiver: relative, '/'-separated, at most
 	 * RP_PATH_MAX bytes. NULL for an ERROR about a command-line source
 	 * (missing, a directory without -r, "/") or a path too long. */
@@ -98,6 +106,19 @@ int rp_walk_total(char *const *sources, int n, bool recursive,
  */
 int rp_walk_check(char *const *sources, int n, bool recursive,
 		  const char *as_name) __attribute__((warn_unused_result));
+
+/*
+ * Open FILE entry e, the last rp_walk_next() gave, for reading into s. A
+ * file inside a tree is opened from the tree's top directory down (held
+ * since before the walk listed anything), one level at a time without
+ * following a symlink: a directory swapped for a link since the walk
+ * listed it is refused (-ELOOP, reported), so nothing outside the named
+ * sources is read. A source named on the command line is opened by its
+ * path, as the walk resolved it. s->size, mode and mtime are the opened
+ * file's. 0 or as rp_fileio_src_open().
+ */
+int rp_walk_src_open(const struct rp_walk *w, const struct rp_walk_entry *e,
+		     struct rp_src *s) __attribute__((warn_unused_result));
 
 /* Free the walk; NULL is fine. */
 void rp_walk_close(struct rp_walk *w);

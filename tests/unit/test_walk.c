@@ -21,6 +21,7 @@
 
 #include "capture.h"
 #include "rdmapush/err.h"
+#include "rdmapush/fileio.h"
 #include "rdmapush/limits.h"
 #include "rdmapush/walk.h"
 
@@ -625,6 +626,156 @@ static void test_check_unreadable(void **state)
 	assert_int_equal(chmod(base, 0700), 0);
 }
 
+/* The next entry must be the FILE prefix/rel; into *e. */
+static void next_file(struct rp_walk *w, struct rp_walk_entry *e,
+		      const char *path)
+{
+	assert_int_equal(rp_walk_next(w, e), 1);
+	assert_int_equal(e->kind, RP_WALK_FILE);
+	assert_string_equal(e->path, path);
+}
+
+/* s's whole content (at most 15 bytes), as a string in buf. */
+static const char *src_bytes(struct rp_src *s, char *buf)
+{
+	assert_true(s->size < 16);
+	assert_int_equal(rp_fileio_src_read(s, buf, s->size, 0), 0);
+	buf[s->size] = '\0';
+	return buf;
+}
+
+/*
+ * A directory of the tree swapped for a symlink between the walk and the
+ * open (what a user owning part of the tree can do while it is pushed):
+ * the file behind the link is refused, never opened, so its bytes cannot
+ * be sent. The walk lists swap/sub/f, then sub becomes a link to a
+ * private directory holding a 0600 f.
+ */
+static void test_swapped_dir(void **state)
+{
+	char top[PATH_MAX];
+	char *argv[] = { top };
+	char priv[PATH_MAX];
+	struct rp_walk_entry e;
+	struct rp_src s;
+	struct rp_walk *w;
+	const char *out;
+	char buf[16];
+	int rc;
+
+	(void)state;
+	make_dir("private", 0700);
+	make_file("private/f", 6, 0600);
+	make_dir("swap", 0755);
+	make_dir("swap/sub", 0755);
+	make_file("swap/sub/f", 3, 0644);
+	snprintf(priv, sizeof(priv), "%s", at("private"));
+	snprintf(top, sizeof(top), "%s", at("swap"));
+
+	/* Untouched, the file opens and reads as the walk saw it. */
+	assert_int_equal(rp_walk_open(&w, argv, 1, true, NULL), 0);
+	expect_one(w, "swap", RP_WALK_DIR, "", 0755, 0, NULL);
+	expect_one(w, "swap", RP_WALK_DIR, "/sub", 0755, 0, NULL);
+	next_file(w, &e, "swap/sub/f");
+	assert_string_equal(e.rel, "sub/f");
+	assert_int_equal(rp_walk_src_open(w, &e, &s), 0);
+	assert_string_equal(src_bytes(&s, buf), "012");
+	rp_fileio_src_close(&s);
+	expect_end(w);
+	rp_walk_close(w);
+
+	/* Listed, then swapped: refused at the link, nothing opened. */
+	assert_int_equal(rp_walk_open(&w, argv, 1, true, NULL), 0);
+	expect_one(w, "swap", RP_WALK_DIR, "", 0755, 0, NULL);
+	expect_one(w, "swap", RP_WALK_DIR, "/sub", 0755, 0, NULL);
+	next_file(w, &e, "swap/sub/f");
+	assert_int_equal(rename(at("swap/sub"), at("sub.old")), 0);
+	assert_int_equal(symlink(priv, at("swap/sub")), 0);
+	capture_start();
+	rc = rp_walk_src_open(w, &e, &s);
+	out = capture_end();
+	assert_int_equal(rc, -ELOOP);
+	assert_int_equal(s.fd, -1);
+	assert_non_null(strstr(out, "a symbolic link; not following it"));
+	/* One line. */
+	assert_ptr_equal(strchr(out, '\n'), out + strlen(out) - 1);
+	expect_end(w);
+	rp_walk_close(w);
+
+	/* The top itself swapped after the walk began: the files come from
+	 * the directory the walk started on, not the link's target. */
+	assert_int_equal(unlink(at("swap/sub")), 0);
+	assert_int_equal(rename(at("sub.old"), at("swap/sub")), 0);
+	assert_int_equal(rp_walk_open(&w, argv, 1, true, NULL), 0);
+	expect_one(w, "swap", RP_WALK_DIR, "", 0755, 0, NULL);
+	expect_one(w, "swap", RP_WALK_DIR, "/sub", 0755, 0, NULL);
+	next_file(w, &e, "swap/sub/f");
+	assert_int_equal(rename(at("swap"), at("swap.old")), 0);
+	assert_int_equal(mkdir(at("swap"), 0755), 0);
+	assert_int_equal(symlink(priv, at("swap/sub")), 0);
+	assert_int_equal(rp_walk_src_open(w, &e, &s), 0);
+	assert_string_equal(src_bytes(&s, buf), "012");
+	rp_fileio_src_close(&s);
+	rp_walk_close(w);
+	assert_int_equal(unlink(at("swap/sub")), 0);
+	assert_int_equal(rmdir(at("swap")), 0);
+	assert_int_equal(rename(at("swap.old"), at("swap")), 0);
+}
+
+/*
+ * What is sent of a file is what the opened descriptor says, not the
+ * walk's lstat: a mode, size or mtime changed in between is the new one.
+ */
+static void test_src_is_fstat(void **state)
+{
+	struct timespec times[2] = { { 1000, 5 }, { 1000, 5 } };
+	char top[PATH_MAX], file[PATH_MAX];
+	char *tree_argv[] = { top };
+	char *file_argv[] = { file };
+	char *const *argvs[] = { tree_argv, file_argv };
+	struct rp_walk_entry e;
+	struct rp_src s;
+	struct rp_walk *w;
+	int fd;
+	int i;
+
+	(void)state;
+	/* at()'s buffers are reused: the walk borrows its arguments. */
+	snprintf(top, sizeof(top), "%s", at("swap"));
+	snprintf(file, sizeof(file), "%s", at("swap/sub/f"));
+	for (i = 0; i < 2; i++) {
+		assert_int_equal(chmod(at("swap/sub/f"), 0644), 0);
+		assert_int_equal(truncate(at("swap/sub/f"), 3), 0);
+		assert_int_equal(rp_walk_open(&w, argvs[i], 1, i == 0, NULL),
+				 0);
+		if (i == 0) {
+			expect_one(w, "swap", RP_WALK_DIR, "", 0755, 0, NULL);
+			expect_one(w, "swap", RP_WALK_DIR, "/sub", 0755, 0,
+				   NULL);
+			next_file(w, &e, "swap/sub/f");
+		} else {
+			next_file(w, &e, "f");
+			assert_null(e.rel);
+		}
+		assert_int_equal(e.mode, 0644);
+		assert_int_equal(e.size, 3);
+		assert_int_equal(chmod(at("swap/sub/f"), 0600), 0);
+		fd = open(at("swap/sub/f"), O_WRONLY | O_APPEND);
+		assert_true(fd >= 0);
+		assert_int_equal(write(fd, "xy", 2), 2);
+		assert_int_equal(close(fd), 0);
+		assert_int_equal(utimensat(AT_FDCWD, at("swap/sub/f"), times,
+					   0), 0);
+		assert_int_equal(rp_walk_src_open(w, &e, &s), 0);
+		assert_int_equal(s.mode, 0600);
+		assert_int_equal(s.size, 5);
+		assert_int_equal(s.mtime_sec, 1000);
+		assert_int_equal(s.mtime_nsec, 5);
+		rp_fileio_src_close(&s);
+		rp_walk_close(w);
+	}
+}
+
 static void test_kind_names(void **state)
 {
 	(void)state;
@@ -652,6 +803,8 @@ int main(void)
 		cmocka_unit_test(test_path_too_long),
 		cmocka_unit_test(test_check),
 		cmocka_unit_test(test_check_unreadable),
+		cmocka_unit_test(test_swapped_dir),
+		cmocka_unit_test(test_src_is_fstat),
 		cmocka_unit_test(test_kind_names),
 	};
 
