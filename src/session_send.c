@@ -247,6 +247,12 @@ static int next_entry(struct xfer *x, struct send_state *s)
 	}
 	switch (e.kind) {
 	case RP_WALK_DIR:
+		/* Not followed if swapped for a link since it was listed. */
+		rc = rp_walk_dir_recheck(s->walk, &e);
+		if (rc) {
+			rp_xfer_entry(x, &s->tally, e.path, 0, rc, NULL);
+			return 0;
+		}
 		if (!pending_push(s, e.path, s->next_id))
 			return -ENOMEM;
 		return send_file_msg(x, s, &e, RP_FILE_DIR, 0);

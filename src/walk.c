@@ -34,6 +34,7 @@ struct rp_walk {
 	/* The tree's top directory, held from before its walk: its files
 	 * are opened from here down (rp_walk_src_open), not by path. */
 	int root_fd;
+	FTSENT *cur;		/* the entry rp_walk_next gave last */
 	const char *top;	/* its name on the receiver */
 	char *real;		/* realpath of the source, when needed */
 	char *dir_src;		/* a directory's src (see dir_entry) */
@@ -117,6 +118,7 @@ static void end_source(struct rp_walk *w)
 		RP_ERR("fts_close(%s): %s", w->root, strerror(e));
 	}
 	w->fts = NULL;
+	w->cur = NULL;
 	if (w->root_fd >= 0)
 		close(w->root_fd);
 	w->root_fd = -1;
@@ -352,6 +354,8 @@ static int dir_entry(struct rp_walk *w, struct rp_walk_entry *e, FTSENT *p)
 	src[p->fts_pathlen] = '\0';
 	w->dir_src = src;
 	e->src = src;
+	/* Below the top as for a FILE; the top's is "". */
+	e->rel = src + w->root_len + (p->fts_level > 0);
 	/*
 	 * Read its names now (fts_read keeps them for the walk), so that an
 	 * unreadable directory is one ERROR rather than a DIR, then an ERROR
@@ -372,6 +376,7 @@ static int dir_entry(struct rp_walk *w, struct rp_walk_entry *e, FTSENT *p)
 static int tree_entry(struct rp_walk *w, struct rp_walk_entry *e, FTSENT *p)
 {
 	e->src = p->fts_path;
+	w->cur = p;
 	if (!set_path(w, e, p->fts_path + w->root_len)) {
 		/* Then so is everything inside: one error for them all. */
 		if (p->fts_info == FTS_D)
@@ -451,6 +456,47 @@ int rp_walk_src_open(const struct rp_walk *w, const struct rp_walk_entry *e,
 	if (!e->rel)
 		return rp_fileio_src_open(s, e->src);
 	return rp_fileio_src_open_at(s, w->root_fd, e->rel, e->src);
+}
+
+int rp_walk_dir_recheck(struct rp_walk *w, struct rp_walk_entry *e)
+{
+	const char *leaf;
+	struct stat st;
+	int pfd;
+	int rc;
+
+	if (!*e->rel) {
+		/* The top: the directory held, whatever its name is now. */
+		if (fstat(w->root_fd, &st) == 0)
+			goto done;
+		rc = -errno;
+		RP_ERR("fstat(%s): %s", e->src, strerror(-rc));
+		goto skip;
+	}
+	rc = rp_fileio_open_parent(w->root_fd, e->rel, &pfd, &leaf);
+	if (rc)
+		goto skip;
+	if (fstatat(pfd, leaf, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+		rc = -errno;
+		RP_ERR("fstatat(%s): %s", e->src, strerror(-rc));
+	} else if (!S_ISDIR(st.st_mode)) {
+		rc = S_ISLNK(st.st_mode) ? -ELOOP : -ENOTDIR;
+		RP_ERR("%s: no longer a directory (%s); not following it",
+		       e->src, S_ISLNK(st.st_mode) ? "a symbolic link" :
+		       "something else");
+	}
+	close(pfd);
+	if (rc)
+		goto skip;
+done:
+	e->mode = st.st_mode & 07777;
+	e->mtime_sec = st.st_mtim.tv_sec;
+	e->mtime_nsec = (uint32_t)st.st_mtim.tv_nsec;
+	return 0;
+skip:
+	/* Whatever fts would list in it now is not the tree's. */
+	fts_set(w->fts, w->cur, FTS_SKIP);
+	return rc;
 }
 
 /*

@@ -38,8 +38,9 @@ struct rp_walk_entry {
 	 */
 	const char *src;
 	/*
-	 * FILE inside a tree: src beneath the tree's top directory, which
-	 * the walk holds open (see rp_walk_src_open). NULL otherwise.
+	 * FILE and DIR inside a tree: src beneath the tree's top directory,
+	 * which the walk holds open ("" for the top itself; see
+	 * rp_walk_src_open). NULL otherwise.
 	 */
 	const char *rel;
 	/* Path on the receiver: relative, '/'-separated, at most
@@ -119,6 +120,17 @@ int rp_walk_check(char *const *sources, int n, bool recursive,
  */
 int rp_walk_src_open(const struct rp_walk *w, const struct rp_walk_entry *e,
 		     struct rp_src *s) __attribute__((warn_unused_result));
+
+/*
+ * For DIR entry e, the last rp_walk_next() gave: look at it again from
+ * the tree's top down as rp_walk_src_open() does, and set e's mode and
+ * mtime from what is there now. A directory swapped for a symlink (or
+ * anything else) since the walk listed it is refused (-ELOOP or
+ * -ENOTDIR, reported, one line) and nothing inside it is walked. 0 or
+ * -errno.
+ */
+int rp_walk_dir_recheck(struct rp_walk *w, struct rp_walk_entry *e)
+	__attribute__((warn_unused_result));
 
 /* Free the walk; NULL is fine. */
 void rp_walk_close(struct rp_walk *w);

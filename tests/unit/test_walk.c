@@ -723,6 +723,63 @@ static void test_swapped_dir(void **state)
 }
 
 /*
+ * The same for a directory: one listed under a directory since swapped
+ * for a link is refused when looked at again, and nothing the walk would
+ * find behind the link is listed. A directory's mode and mtime are
+ * taken again too.
+ */
+static void test_swapped_subdir(void **state)
+{
+	char top[PATH_MAX];
+	char *argv[] = { top };
+	char priv[PATH_MAX];
+	struct rp_walk_entry e;
+	struct rp_walk *w;
+	const char *out;
+	int rc;
+
+	(void)state;
+	make_dir("private2", 0700);
+	make_dir("private2/d", 0700);
+	make_file("private2/d/secret", 6, 0600);
+	make_dir("private2/d/x", 0700);
+	make_dir("swap2", 0755);
+	make_dir("swap2/sub", 0755);
+	make_dir("swap2/sub/d", 0755);
+	make_file("swap2/sub/d/g", 3, 0644);
+	snprintf(priv, sizeof(priv), "%s", at("private2"));
+	snprintf(top, sizeof(top), "%s", at("swap2"));
+
+	assert_int_equal(rp_walk_open(&w, argv, 1, true, NULL), 0);
+	assert_int_equal(rp_walk_next(w, &e), 1);
+	assert_int_equal(chmod(top, 0750), 0);
+	/* Not the top's path from before, not a link's: what is held. */
+	assert_string_equal(e.rel, "");
+	assert_int_equal(e.mode, 0755);
+	assert_int_equal(rp_walk_dir_recheck(w, &e), 0);
+	assert_int_equal(e.mode, 0750);
+	/* sub: its names are read; then it becomes a link. */
+	assert_int_equal(rp_walk_next(w, &e), 1);
+	assert_string_equal(e.rel, "sub");
+	assert_int_equal(rp_walk_dir_recheck(w, &e), 0);
+	assert_int_equal(rename(at("swap2/sub"), at("sub2.old")), 0);
+	assert_int_equal(symlink(priv, at("swap2/sub")), 0);
+	assert_int_equal(rp_walk_next(w, &e), 1);
+	assert_int_equal(e.kind, RP_WALK_DIR);
+	assert_string_equal(e.rel, "sub/d");
+	capture_start();
+	rc = rp_walk_dir_recheck(w, &e);
+	out = capture_end();
+	assert_int_equal(rc, -ELOOP);
+	assert_non_null(strstr(out, "a symbolic link; not following it"));
+	assert_ptr_equal(strchr(out, '\n'), out + strlen(out) - 1);
+	/* Not private2/d/secret, not private2/d/x. */
+	expect_end(w);
+	rp_walk_close(w);
+	assert_int_equal(chmod(top, 0755), 0);
+}
+
+/*
  * What is sent of a file is what the opened descriptor says, not the
  * walk's lstat: a mode, size or mtime changed in between is the new one.
  */
@@ -804,6 +861,7 @@ int main(void)
 		cmocka_unit_test(test_check),
 		cmocka_unit_test(test_check_unreadable),
 		cmocka_unit_test(test_swapped_dir),
+		cmocka_unit_test(test_swapped_subdir),
 		cmocka_unit_test(test_src_is_fstat),
 		cmocka_unit_test(test_kind_names),
 	};
