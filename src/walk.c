@@ -465,6 +465,8 @@ int rp_walk_dir_recheck(struct rp_walk *w, struct rp_walk_entry *e)
 	int pfd;
 	int rc;
 
+	if (!e->rel)		/* not in a tree: nothing below to recheck */
+		return 0;
 	if (!*e->rel) {
 		/* The top: the directory held, whatever its name is now. */
 		if (fstat(w->root_fd, &st) == 0)

@@ -18,7 +18,7 @@
 struct rp_src;
 
 enum rp_walk_kind {
-	RP_WALK_FILE,	/* regular file: open e->src */
+	RP_WALK_FILE,	/* regular file: rp_walk_src_open() */
 	RP_WALK_DIR,	/* directory, before anything inside it (pre-order) */
 	RP_WALK_STDIN,	/* the source "-": standard input */
 	RP_WALK_SKIP,	/* not sent (symlink, FIFO, socket, device): e->why */
