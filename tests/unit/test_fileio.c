@@ -1210,6 +1210,55 @@ static void test_src_refused(void **state)
 	rp_fileio_src_close(&s);
 }
 
+/* A source beneath a directory descriptor: no link on the way is
+ * followed, the last component's neither; mode and mtime are fstat's. */
+static void test_src_open_at(void **state)
+{
+	struct timespec times[2] = { { 77, 8 }, { 77, 8 } };
+	struct fixture *fx = *state;
+	struct rp_src s;
+	char buf[4];
+
+	assert_int_equal(mkdirat(fx->dirfd, "sa", 0700), 0);
+	assert_int_equal(mkdirat(fx->dirfd, "sa/sb", 0700), 0);
+	put_file(fx->dirfd, "sa/sb/f", "xyz");
+	assert_int_equal(fchmodat(fx->dirfd, "sa/sb/f", 0640, 0), 0);
+	assert_int_equal(utimensat(fx->dirfd, "sa/sb/f", times, 0), 0);
+	assert_int_equal(rp_fileio_src_open_at(&s, fx->dirfd, "sa/sb/f",
+					       "shown"), 0);
+	assert_int_equal(s.size, 3);
+	assert_int_equal(s.mode, 0640);
+	assert_int_equal(s.mtime_sec, 77);
+	assert_int_equal(s.mtime_nsec, 8);
+	assert_int_equal(rp_fileio_src_read(&s, buf, 3, 0), 0);
+	assert_memory_equal(buf, "xyz", 3);
+	rp_fileio_src_close(&s);
+	/* One level: a plain name in dirfd. */
+	put_file(fx->dirfd, "sf", "ab");
+	assert_int_equal(rp_fileio_src_open_at(&s, fx->dirfd, "sf", "sf"), 0);
+	assert_int_equal(s.size, 2);
+	rp_fileio_src_close(&s);
+	/* A link as a middle or first component, or as the file. */
+	assert_int_equal(symlinkat("sa/sb", fx->dirfd, "sl"), 0);
+	assert_int_equal(symlinkat("sb", fx->dirfd, "sa/sl"), 0);
+	assert_int_equal(symlinkat("f", fx->dirfd, "sa/sb/fl"), 0);
+	assert_int_equal(rp_fileio_src_open_at(&s, fx->dirfd, "sl/f", "x"),
+			 -ELOOP);
+	assert_int_equal(s.fd, -1);
+	assert_int_equal(rp_fileio_src_open_at(&s, fx->dirfd, "sa/sl/f",
+					       "x"), -ELOOP);
+	assert_int_equal(s.fd, -1);
+	assert_int_equal(rp_fileio_src_open_at(&s, fx->dirfd, "sa/sb/fl",
+					       "x"), -ELOOP);
+	assert_int_equal(s.fd, -1);
+	/* Not a directory on the way; a directory as the file. */
+	assert_int_equal(rp_fileio_src_open_at(&s, fx->dirfd, "sf/f", "x"),
+			 -ENOTDIR);
+	assert_int_equal(rp_fileio_src_open_at(&s, fx->dirfd, "sa/sb", "x"),
+			 RP_ENOTREG);
+	assert_int_equal(s.fd, -1);
+}
+
 static void test_dir_open(void **state)
 {
 	struct fixture *fx = *state;
@@ -1622,6 +1671,7 @@ int main(void)
 		BOTH(test_size_unknown),
 		ANON(test_src),
 		ANON(test_src_refused),
+		ANON(test_src_open_at),
 		ANON(test_dir_open),
 		FX(test_dst_direct, disk_fx, "direct"),
 		FX(test_dst_direct, disk_named_fx, "direct-named"),
