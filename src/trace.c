@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 #include <time.h>
 #include <unistd.h>
@@ -479,15 +480,49 @@ void rp_trace_event(const char *area, const char *kind, const char *tmpl,
 	funlockfile(stderr);
 }
 
+/* The trace holds addresses and rkeys: readable by its owner only. A
+ * symbolic link at the path is refused, not followed (it could point at
+ * a file of someone else's); a regular file is emptied only once opened,
+ * so the file emptied is the one written; a device (/dev/null) is used
+ * as it is. */
 int rp_trace_json_open(const char *path)
 {
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND |
-		      O_CLOEXEC, 0644);
+	int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW |
+		      O_CLOEXEC, 0600);
+	struct stat st;
 	int e = errno;
 
 	if (fd < 0) {
-		RP_ERR("--trace-json %s: open: %s", path, strerror(e));
+		if (e == ELOOP)
+			RP_ERR("--trace-json %s: a symbolic link; not "
+			       "followed", path);
+		else
+			RP_ERR("--trace-json %s: open: %s", path,
+			       strerror(e));
 		return -e;
+	}
+	if (fstat(fd, &st)) {
+		e = errno;
+		RP_ERR("--trace-json %s: fstat: %s", path, strerror(e));
+		close(fd);
+		return -e;
+	}
+	if (S_ISREG(st.st_mode)) {
+		const char *call = "ftruncate";
+
+		if (!ftruncate(fd, 0)) {
+			call = "fchmod";
+			if (!(st.st_mode & 077) ||
+			    !fchmod(fd, st.st_mode & 0700))
+				call = NULL;
+		}
+		if (call) {
+			e = errno;
+			RP_ERR("--trace-json %s: %s: %s", path, call,
+			       strerror(e));
+			close(fd);
+			return -e;
+		}
 	}
 	rp_trace_json_close();
 	snprintf(json_path, sizeof(json_path), "%s", path);

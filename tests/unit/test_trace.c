@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -537,6 +538,55 @@ static void test_open_failure(void **state)
 	assert_false(rp_trace_any());
 }
 
+/* The sink holds addresses and rkeys: a new file is 0600 whatever the
+ * umask, an old one is emptied and made its owner's only, and a symbolic
+ * link at the path is refused, its target untouched. */
+static void test_sink_file(void **state)
+{
+	char dir[] = "/tmp/rp-test-sink.XXXXXX", path[64], link[64];
+	struct stat st;
+	mode_t old = umask(0);
+	int fd;
+
+	(void)state;
+	rp_trace_init(RP_V_NORMAL, "recv");
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/t.jsonl", dir);
+	snprintf(link, sizeof(link), "%s/l.jsonl", dir);
+	assert_int_equal(rp_trace_json_open(path), 0);
+	rp_trace_json_close();
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0600);
+
+	fd = open(path, O_WRONLY);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "old\n", 4), 4);
+	close(fd);
+	assert_int_equal(chmod(path, 0644), 0);
+	assert_int_equal(rp_trace_json_open(path), 0);
+	rp_trace_json_close();
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0600);
+	assert_int_equal(st.st_size, 0);
+
+	fd = open(path, O_WRONLY);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "secret\n", 7), 7);
+	close(fd);
+	assert_int_equal(symlink(path, link), 0);
+	capture_start();
+	assert_int_equal(rp_trace_json_open(link), -ELOOP);
+	assert_non_null(strstr(capture_end(), "l.jsonl: a symbolic link; "
+			       "not followed\n"));
+	assert_false(rp_trace_any());
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_size, 7);
+	umask(old);
+	unlink(link);
+	unlink(path);
+	rmdir(dir);
+}
+
 /* "{key:ONE|MANY}": the word a count asks for; anything else stays. */
 static void test_render_plural(void **state)
 {
@@ -972,6 +1022,7 @@ int main(void)
 		cmocka_unit_test(test_fmt_peer),
 		cmocka_unit_test(test_fmt_peer_cut),
 		cmocka_unit_test(test_json_whole_path),
+		cmocka_unit_test(test_sink_file),
 		cmocka_unit_test(test_errors_unheld),
 		cmocka_unit_test(test_hold_first_error),
 		cmocka_unit_test(test_hold_with_trace),
