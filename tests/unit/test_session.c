@@ -1332,6 +1332,29 @@ static void test_send_completion_fails(void **s)
 	completion_fails(s, RP_FAB_SENDER, 5);
 }
 
+/* The sender is handed a completion it never asked for (a Write into
+ * its ring): the protocol is broken, RP_EPROTO, exit 3, one line naming
+ * the completion; the receiver hears it and keeps nothing. */
+static void test_send_stray_completion(void **s)
+{
+	struct env *e = *s;
+	struct result r;
+	const char *err;
+	char line[512];
+
+	capture_begin(e);
+	push_fails(s, &(struct scenario){ .size = 2 * MIB,
+		   .fault_side = RP_FAB_SENDER, .fault = RP_FAB_STRAY_WC,
+		   .fault_nth = 5 }, &r);
+	err = capture_done(e);
+	assert_int_equal(r.send_rc, RP_EPROTO);
+	assert_int_equal(r.send_exit, RP_EXIT_PROTO);
+	assert_int_equal(r.send_out.phase, RP_PHASE_DATA);
+	line_with(err, "unexpected completion RECV_RDMA_WITH_IMM in a "
+		  "session of --op ", line, sizeof(line));
+	assert_non_null(strstr(line, "does not follow the protocol"));
+}
+
 static void test_send_post_fails(void **s)
 {
 	struct result r;
@@ -2564,6 +2587,7 @@ int main(void)
 		T(test_refusal_names_whole_path),
 		T(test_recv_completion_fails),
 		T(test_send_completion_fails),
+		T(test_send_stray_completion),
 		T(test_send_post_fails),
 		T(test_recv_post_fails),
 		T(test_stalled_sender_times_out),
