@@ -52,6 +52,12 @@
 #include "rdmapush/trace.h"
 #include "../../src/session_int.h"
 
+/* Tests (test_signal_mid_data, test_ping's stop) store the stop flag from
+ * a fabric hook on one thread while the sessions read it on others: it
+ * must be atomic, or ThreadSanitizer reports a race. */
+_Static_assert(_Generic(&rp_session_stop, _Atomic int *: 1, default: 0),
+	       "rp_session_stop is not atomic");
+
 #define KIB 1024u
 #define MIB (1024u * 1024u)
 #define NEVER UINT32_MAX	/* relay: never cut */
