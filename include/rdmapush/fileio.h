@@ -191,9 +191,11 @@ int rp_fileio_dir_open(const char *path, int *dirfd)
 int rp_fileio_dir_probe(int dirfd, const char *path)
 	__attribute__((warn_unused_result));
 /*
- * Remove the hidden temporaries of our pattern in dirfd that no live
- * receiver holds (each in use is flock()ed by its receiver): what a
- * crashed receiver left behind. Each removal is reported (RP_INFO).
+ * Remove the hidden temporaries of our pattern in dirfd and the
+ * directories below it that no live receiver holds (each in use is
+ * flock()ed by its receiver): what a crashed receiver left behind. Never
+ * through a symbolic link; 64 levels and 2^18 entries at most (past
+ * them, said once). Each removal is reported (RP_INFO).
  * Returns how many were removed; failures are reported and skipped.
  */
 int rp_fileio_clean_stale(int dirfd);

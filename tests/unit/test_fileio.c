@@ -357,6 +357,63 @@ static void test_clean_stale(void **state)
 	assert_int_equal(rp_fileio_clean_stale(fx->dirfd), 0);
 }
 
+/* Below the target too: a stale temporary two levels down goes, a held
+ * one stays; nothing is removed through a symbolic link (to a directory
+ * outside holding a stale one); past 64 levels the rest is left, and
+ * that is said once. */
+static void test_clean_stale_tree(void **state)
+{
+	struct fixture *fx = *state;
+	char out[] = "/tmp/rp-test-outside-XXXXXX";
+	const char *said;
+	struct stat st;
+	int a, b, o, d, held;
+
+	assert_non_null(mkdtemp(out));
+	o = open(out, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	assert_true(o >= 0);
+	make_tmp(o, ".o.rdmapush-outsd1", false);
+	assert_int_equal(symlinkat(out, fx->dirfd, "link"), 0);
+	assert_int_equal(mkdirat(fx->dirfd, "a", 0700), 0);
+	a = openat(fx->dirfd, "a", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	assert_true(a >= 0);
+	assert_int_equal(mkdirat(a, "b", 0700), 0);
+	b = openat(a, "b", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	assert_true(b >= 0);
+	make_tmp(b, ".x.rdmapush-stale3", false);
+	held = make_tmp(b, ".y.rdmapush-HELD02", true);
+	/* 70 levels down: past the sweep's 64. */
+	d = dup(fx->dirfd);
+	for (int i = 0; i < 70; i++) {
+		int next;
+
+		assert_int_equal(mkdirat(d, "d", 0700), 0);
+		next = openat(d, "d", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		assert_true(next >= 0);
+		close(d);
+		d = next;
+	}
+	make_tmp(d, ".z.rdmapush-deep01", false);
+
+	capture_start();
+	assert_int_equal(rp_fileio_clean_stale(fx->dirfd), 1);
+	said = capture_end();
+	assert_non_null(strstr(said, "removed .x.rdmapush-stale3, a "
+			       "temporary file left by a receiver"));
+	assert_non_null(strstr(said, "no deeper than 64 levels"));
+	assert_int_not_equal(fstatat(b, ".x.rdmapush-stale3", &st, 0), 0);
+	assert_int_equal(fstatat(b, ".y.rdmapush-HELD02", &st, 0), 0);
+	assert_int_equal(fstatat(o, ".o.rdmapush-outsd1", &st, 0), 0);
+	assert_int_equal(fstatat(d, ".z.rdmapush-deep01", &st, 0), 0);
+	close(held);
+	close(d);
+	close(b);
+	close(a);
+	assert_int_equal(unlinkat(o, ".o.rdmapush-outsd1", 0), 0);
+	close(o);
+	assert_int_equal(rmdir(out), 0);
+}
+
 /* The probe proves a directory writable and leaves nothing; a directory
  * where files cannot be made fails it (root too: /proc). */
 static void test_dir_probe(void **state)
@@ -1589,6 +1646,7 @@ int main(void)
 		cmocka_unit_test(test_reserved_pattern),
 		cmocka_unit_test(test_check_path),
 		BOTH(test_clean_stale),
+		BOTH(test_clean_stale_tree),
 		ANON(test_dir_probe),
 		ANON(test_progressive_reservation),
 		ANON(test_sync_steps),
