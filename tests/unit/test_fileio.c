@@ -414,6 +414,48 @@ static void test_clean_stale_tree(void **state)
 	assert_int_equal(rmdir(out), 0);
 }
 
+/* --preserve's deferred directory times: a DIR sent again (a peer can
+ * repeat one without end) updates its times in place, never adds; past
+ * RP_DIR_TIMES_MAX paths the rest are not kept, said once. */
+static void test_dir_times_once(void **state)
+{
+	struct rp_dir_times t = { 0 };
+	char path[32];
+	const char *said;
+
+	(void)state;
+	for (int i = 0; i < 1000; i++) {
+		assert_int_equal(rp_fileio_times_add(&t, "a/b", i, 7), 0);
+		assert_int_equal(rp_fileio_times_add(&t, "a", 5, 0), 0);
+	}
+	assert_int_equal(t.n, 2);
+	assert_string_equal(t.v[0].path, "a/b");
+	assert_int_equal(t.v[0].sec, 999);
+	assert_string_equal(t.v[1].path, "a");
+	/* Many paths: each found again after the hash has grown. */
+	for (int i = 0; t.n < RP_DIR_TIMES_MAX; i++) {
+		snprintf(path, sizeof(path), "d/%d", i);
+		assert_int_equal(rp_fileio_times_add(&t, path, i, 0), 0);
+	}
+	assert_int_equal(rp_fileio_times_add(&t, "d/77", 1, 2), 0);
+	assert_int_equal(t.n, RP_DIR_TIMES_MAX);
+	assert_int_equal(t.v[2 + 77].sec, 1);
+	assert_int_equal(t.v[2 + 77].nsec, 2);
+	capture_start();
+	assert_int_equal(rp_fileio_times_add(&t, "new", 1, 0), 0);
+	assert_int_equal(rp_fileio_times_add(&t, "newer", 1, 0), 0);
+	said = capture_end();
+	assert_int_equal(t.n, RP_DIR_TIMES_MAX);
+	assert_non_null(strstr(said, "the times of the rest are not kept"));
+	assert_null(strstr(strchr(said, '\n') + 1, "not kept"));
+	/* Known ones are still updated. */
+	assert_int_equal(rp_fileio_times_add(&t, "a", 9, 0), 0);
+	assert_int_equal(t.v[1].sec, 9);
+	rp_fileio_times_free(&t);
+	assert_int_equal(t.n, 0);
+	assert_null(t.v);
+}
+
 /* The probe proves a directory writable and leaves nothing; a directory
  * where files cannot be made fails it (root too: /proc). */
 static void test_dir_probe(void **state)
@@ -1647,6 +1689,7 @@ int main(void)
 		cmocka_unit_test(test_check_path),
 		BOTH(test_clean_stale),
 		BOTH(test_clean_stale_tree),
+		cmocka_unit_test(test_dir_times_once),
 		ANON(test_dir_probe),
 		ANON(test_progressive_reservation),
 		ANON(test_sync_steps),
