@@ -309,6 +309,23 @@ static void test_check_path(void **state)
 	expect_bad_path(big, 300, "longer than 255 bytes");
 }
 
+/* A refused path's quote is escaped in the message: a name cannot close
+ * the quoted path and forge what follows it. */
+static void test_refused_path_quoted(void **state)
+{
+	struct fixture *fx = *state;
+	bool created;
+	int dirty = -1;
+
+	capture_start();
+	assert_int_equal(rp_fileio_mkdir(fx->dirfd, "x\" size=1 \"/..", 0755,
+					 false, &created, &dirty),
+			 RP_EBADNAME);
+	assert_string_equal(capture_end(), "rdmapush rdmapush: error: "
+			    "refusing path \"x\\\" size=1 \\\"/..\": "
+			    "\"..\" component\n");
+}
+
 /* A temp file of ours, flock()ed through its own descriptor if held. */
 static int make_tmp(int dirfd, const char *name, bool held)
 {
@@ -1689,6 +1706,7 @@ int main(void)
 		cmocka_unit_test(test_check_path),
 		BOTH(test_clean_stale),
 		BOTH(test_clean_stale_tree),
+		BOTH(test_refused_path_quoted),
 		cmocka_unit_test(test_dir_times_once),
 		ANON(test_dir_probe),
 		ANON(test_progressive_reservation),
