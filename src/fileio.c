@@ -40,7 +40,7 @@ static const char tmp_chars[] = "abcdefghijklmnopqrstuvwxyz"
 				"ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
 
 /* ".<anything>.rdmapush-" and TMP_RAND letters or digits: ours. */
-static bool is_tmp_pattern(const char *name, size_t len)
+bool rp_fileio_is_tmp_name(const char *name, size_t len)
 {
 	size_t i;
 
@@ -78,7 +78,7 @@ static const char *name_problem(const char *name, size_t len)
 	 * Another transfer's temporary file may have that name: a sender
 	 * must not be able to replace it (with --force) or block it.
 	 */
-	if (is_tmp_pattern(name, len))
+	if (rp_fileio_is_tmp_name(name, len))
 		return "reserved: the pattern of rdmapush's hidden temporary "
 		       "files (.NAME.rdmapush-XXXXXX)";
 	return NULL;
@@ -355,59 +355,4 @@ bool rp_fileio_same_entry(int dirfd, int fd, const char *name)
 	return fstat(fd, &a) == 0 &&
 	       fstatat(dirfd, name, &b, AT_SYMLINK_NOFOLLOW) == 0 &&
 	       a.st_ino == b.st_ino && a.st_dev == b.st_dev;
-}
-
-/* Remove name if it is a regular file no receiver holds: 1 if removed. */
-static int remove_if_stale(int dirfd, const char *name)
-{
-	char shown[RP_PEER_TEXT_MAX];
-	struct stat st;
-	int removed = 0;
-	int fd;
-
-	/* O_NOFOLLOW, O_NONBLOCK: never a symlink's target, never a FIFO's
-	 * wait; a file we cannot open is not one we made. */
-	fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
-		    O_NOCTTY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	/* A live receiver holds its lock until the file is renamed; after
-	 * that, the name is gone or no longer this file. */
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
-	    flock(fd, LOCK_EX | LOCK_NB) < 0 || !rp_fileio_same_entry(dirfd, fd, name))
-		goto out;
-	rp_fileio_show(shown, name, strlen(name));
-	if (unlinkat(dirfd, name, 0) < 0) {
-		RP_ERR("unlinkat(%s): %s", shown, strerror(errno));
-		goto out;
-	}
-	RP_INFO("removed %s, a temporary file left by a receiver that "
-		"stopped", shown);
-	removed = 1;
-out:
-	close(fd);
-	return removed;
-}
-
-int rp_fileio_clean_stale(int dirfd)
-{
-	/* Our own descriptor: readdir moves its offset. */
-	int fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	struct dirent *e;
-	DIR *dir;
-	int n = 0;
-
-	dir = fd < 0 ? NULL : fdopendir(fd);
-	if (!dir) {
-		RP_ERR("looking for stale temporary files: %s",
-		       strerror(errno));
-		if (fd >= 0)
-			close(fd);
-		return 0;
-	}
-	while ((e = readdir(dir)))
-		if (is_tmp_pattern(e->d_name, strlen(e->d_name)))
-			n += remove_if_stale(dirfd, e->d_name);
-	closedir(dir);
-	return n;
 }

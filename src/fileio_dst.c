@@ -6,6 +6,7 @@
 #include "config.h"
 #endif
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
@@ -193,6 +194,123 @@ static int create_named(struct rp_dst *d)
 	d->fd = fd;
 	d->anon = false;
 	return 0;
+}
+
+/* Remove name if it is a regular file no receiver holds: 1 if removed. */
+static int remove_if_stale(int dirfd, const char *name)
+{
+	char shown[RP_PEER_TEXT_MAX];
+	struct stat st;
+	int removed = 0;
+	int fd;
+
+	/* O_NOFOLLOW, O_NONBLOCK: never a symlink's target, never a FIFO's
+	 * wait; a file we cannot open is not one we made. */
+	fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
+		    O_NOCTTY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	/* A live receiver holds its lock until the file is renamed; after
+	 * that, the name is gone or no longer this file. */
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
+	    flock(fd, LOCK_EX | LOCK_NB) < 0 ||
+	    !rp_fileio_same_entry(dirfd, fd, name))
+		goto out;
+	rp_fileio_show(shown, name, strlen(name));
+	if (unlinkat(dirfd, name, 0) < 0) {
+		RP_ERR("unlinkat(%s): %s", shown, strerror(errno));
+		goto out;
+	}
+	RP_INFO("removed %s, a temporary file left by a receiver that "
+		"stopped", shown);
+	removed = 1;
+out:
+	close(fd);
+	return removed;
+}
+
+/* The sweep's bounds: start-up must not take as long as the tree is big
+ * (or deep). Past them the rest is left as it is, and that is said. */
+#define STALE_MAX_DEPTH		64
+#define STALE_MAX_ENTRIES	(1u << 18)
+
+struct sweep {
+	unsigned int seen;	/* entries looked at */
+	int removed;
+	bool too_deep;		/* a directory below STALE_MAX_DEPTH */
+	bool too_many;		/* stopped at STALE_MAX_ENTRIES */
+};
+
+/* A subdirectory of the directory dfd is open on, opened never through
+ * a symbolic link: its fd, or -1 (not a directory, or not ours to read:
+ * nothing a receiver of ours wrote). */
+static int open_subdir(int dfd, const struct dirent *e)
+{
+	if (e->d_type != DT_DIR && e->d_type != DT_UNKNOWN)
+		return -1;
+	return openat(dfd, e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+		      O_CLOEXEC);
+}
+
+/* Sweep the directory fd (ours: closed here) and those below it, depth
+ * levels below the target directory. */
+static void sweep_dir(int fd, unsigned int depth, struct sweep *sw)
+{
+	DIR *dir = fdopendir(fd);
+	struct dirent *e;
+	int dfd;
+
+	if (!dir) {
+		RP_ERR("looking for stale temporary files: fdopendir: %s",
+		       strerror(errno));
+		close(fd);
+		return;
+	}
+	dfd = dirfd(dir);
+	while (!sw->too_many && (e = readdir(dir))) {
+		const char *name = e->d_name;
+		int sub;
+
+		if (!strcmp(name, ".") || !strcmp(name, ".."))
+			continue;
+		if (++sw->seen > STALE_MAX_ENTRIES) {
+			sw->too_many = true;
+			break;
+		}
+		if (rp_fileio_is_tmp_name(name, strlen(name))) {
+			sw->removed += remove_if_stale(dfd, name);
+			continue;
+		}
+		sub = open_subdir(dfd, e);
+		if (sub < 0)
+			continue;
+		if (depth + 1 >= STALE_MAX_DEPTH) {
+			sw->too_deep = true;
+			close(sub);
+			continue;
+		}
+		sweep_dir(sub, depth + 1, sw);
+	}
+	closedir(dir);
+}
+
+int rp_fileio_clean_stale(int dirfd)
+{
+	/* Our own descriptor: readdir moves its offset. */
+	int fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	struct sweep sw = { 0 };
+
+	if (fd < 0) {
+		RP_ERR("looking for stale temporary files: openat: %s",
+		       strerror(errno));
+		return 0;
+	}
+	sweep_dir(fd, 0, &sw);
+	if (sw.too_many || sw.too_deep)
+		RP_INFO("looked for stale temporary files no deeper than %u "
+			"levels and in at most %u entries; the rest is left "
+			"as it is", STALE_MAX_DEPTH, STALE_MAX_ENTRIES);
+	return sw.removed;
 }
 
 /* Claim the blocks up to upto (<= the declared size): a full disk fails

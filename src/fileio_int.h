@@ -26,6 +26,9 @@ void rp_fileio_tmpname(char *out, size_t outlen, const char *name);
 /* Create a fresh hidden temp of name in dirfd, its name into tmp: the fd,
  * or -errno (not reported). */
 int rp_fileio_create_tmp(int dirfd, const char *name, char *tmp, size_t len);
+/* Whether name (len bytes) has our hidden temporaries' pattern,
+ * ".<name>.rdmapush-XXXXXX". */
+bool rp_fileio_is_tmp_name(const char *name, size_t len);
 /* Whether fd is the file dirfd holds under name (not a replacement). */
 bool rp_fileio_same_entry(int dirfd, int fd, const char *name);
 /* --direct is off for the rest of the session: the note (once) says

@@ -400,21 +400,85 @@ int rp_fileio_here_go_to(struct rp_dir_here *h, int dirfd, const char *path,
 	return rc;
 }
 
+/* FNV-1a: the slot a path starts looking from. */
+static size_t path_hash(const char *path)
+{
+	uint64_t h = 0xcbf29ce484222325u;
+
+	for (const unsigned char *p = (const unsigned char *)path; *p; p++)
+		h = (h ^ *p) * 0x100000001b3u;
+	return (size_t)h;
+}
+
+/* The slot that holds path, or the free one where it would go. */
+static size_t *times_slot(const struct rp_dir_times *t, const char *path)
+{
+	size_t mask = t->nslot - 1, i = path_hash(path) & mask;
+
+	while (t->slot[i] && strcmp(t->v[t->slot[i] - 1].path, path))
+		i = (i + 1) & mask;
+	return &t->slot[i];
+}
+
+/* Room for one more path: the array and the hash (kept under half
+ * full). 0 or -ENOMEM. */
+static int times_grow(struct rp_dir_times *t)
+{
+	if (t->n == t->cap) {
+		size_t cap = t->cap ? 2 * t->cap : 16;
+		struct rp_dir_time *v = realloc(t->v, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		t->v = v;
+		t->cap = cap;
+	}
+	if (2 * (t->n + 1) > t->nslot) {
+		size_t nslot = t->nslot ? 2 * t->nslot : 64;
+		size_t *old = t->slot;
+
+		t->slot = calloc(nslot, sizeof(*t->slot));
+		if (!t->slot) {
+			t->slot = old;
+			return -ENOMEM;
+		}
+		t->nslot = nslot;
+		free(old);
+		for (size_t k = 0; k < t->n; k++)
+			*times_slot(t, t->v[k].path) = k + 1;
+	}
+	return 0;
+}
+
 int rp_fileio_times_add(struct rp_dir_times *t, const char *path,
 			int64_t sec, uint32_t nsec)
 {
-	struct rp_dir_time *v = realloc(t->v, (t->n + 1) * sizeof(*v));
-	char *copy;
+	size_t *slot = t->nslot ? times_slot(t, path) : NULL;
+	char *copy = NULL;
 
-	if (v)
-		t->v = v;
-	copy = v ? strdup(path) : NULL;
+	/* Sent again: the last word counts, its place (before everything
+	 * inside it) stays. */
+	if (slot && *slot) {
+		t->v[*slot - 1].sec = sec;
+		t->v[*slot - 1].nsec = nsec;
+		return 0;
+	}
+	if (t->n >= RP_DIR_TIMES_MAX) {
+		if (!t->full)
+			RP_INFO("more than %d directories: the times of the "
+				"rest are not kept", RP_DIR_TIMES_MAX);
+		t->full = true;
+		return 0;
+	}
+	if (!times_grow(t))
+		copy = strdup(path);
 	if (!copy) {
 		RP_ERR("remembering a directory's times: %s",
 		       strerror(ENOMEM));
 		return -ENOMEM;
 	}
 	t->v[t->n++] = (struct rp_dir_time){ copy, sec, nsec };
+	*times_slot(t, path) = t->n;
 	return 0;
 }
 
@@ -433,6 +497,6 @@ void rp_fileio_times_free(struct rp_dir_times *t)
 	for (size_t i = 0; i < t->n; i++)
 		free(t->v[i].path);
 	free(t->v);
-	t->v = NULL;
-	t->n = 0;
+	free(t->slot);
+	*t = (struct rp_dir_times){ 0 };
 }

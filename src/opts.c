@@ -40,6 +40,7 @@ static const struct option recv_long[] = {
 	{ "psk",	required_argument, NULL, OPT_PSK },
 	{ "no-device-check", no_argument,  NULL, OPT_NO_DEVICE_CHECK },
 	{ "keep-setid",	no_argument,	   NULL, OPT_KEEP_SETID },
+	{ "preserve-modes", no_argument,   NULL, OPT_PRESERVE_MODES },
 	{ "threads",	required_argument, NULL, OPT_THREADS },
 	{ "direct",	no_argument,	   NULL, OPT_DIRECT },
 	{ "help",	no_argument,	   NULL, 'h' },
@@ -335,6 +336,9 @@ int rp_opts_set(struct rp_config *o, const char *sub, int c,
 		break;
 	case OPT_KEEP_SETID:
 		o->keep_setid = true;
+		break;
+	case OPT_PRESERVE_MODES:
+		o->preserve_modes = true;
 		break;
 	case OPT_THREADS:
 		if (rp_opts_parse_range(arg, 1, RP_MAX_THREADS, &v))

@@ -56,8 +56,9 @@ static const char help_recv[] =
 	"or '..', no control characters, at most 255 bytes); directories\n"
 	"are created one level at a time and symbolic links are never\n"
 	"followed. A new file gets the sender's permission bits masked by\n"
-	"this process's umask (exactly, with the sender's -k), never an\n"
-	"owner, and no setuid, setgid or sticky bit without --keep-setid.\n"
+	"this process's umask (exactly, with the sender's -k and\n"
+	"--preserve-modes), never an owner, and no setuid, setgid or sticky\n"
+	"bit without the sender's -k and --keep-setid.\n"
 	"A failed file is reported and the session goes on.\n"
 	"\n"
 	"Options:\n"
@@ -79,7 +80,11 @@ static const char help_recv[] =
 	"                       (default 8), whether in their handshake or\n"
 	"                       transferring; one more is refused as busy\n"
 	"      --keep-setid     keep the setuid, setgid and sticky bits a\n"
-	"                       sender's -k asks for (default: dropped)\n";
+	"                       sender's -k asks for (default: dropped)\n"
+	"      --preserve-modes  give what a sender's -k sends its exact\n"
+	"                       permission bits (default: masked by the\n"
+	"                       umask, and no world-writable directory\n"
+	"                       without the sticky bit)\n";
 
 static const char help_send[] =
 	"Usage: rdmapush send [OPTION]... SOURCE... HOST\n"

@@ -8,6 +8,7 @@
 #include <inttypes.h>
 #include <json-c/json.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "rdmapush/csum.h"
@@ -30,17 +31,31 @@ static const char *shown_name(const struct rp_report *r, char *buf,
 	return rp_fmt_peer(buf, len, r->name, strlen(r->name));
 }
 
+/* A name or path from the sender as a JSON string: whole, so two long
+ * names never look the same, its controls and invalid bytes escaped as
+ * peer text is, its quotes left to json-c. NULL when out of memory. */
+static struct json_object *peer_string(const char *s)
+{
+	char *shown = rp_peer_text_dup(s, strlen(s));
+	struct json_object *v;
+
+	if (!shown)
+		return NULL;
+	v = json_object_new_string(shown);
+	free(shown);
+	return v;
+}
+
 static int fill(struct json_object *o, const struct rp_report *r)
 {
-	char hex[33], name[RP_PEER_TEXT_MAX];
+	char hex[33];
 	int rc = 0;
 
 	rc |= rp_json_add(o, "type", json_object_new_string("session"));
 	rc |= rp_json_add(o, "role", json_object_new_string(r->role));
 	/* Only a session of one entry has a name (rp_report.name). */
 	if (r->name)
-		rc |= rp_json_add(o, "name", json_object_new_string(
-				  shown_name(r, name, sizeof(name))));
+		rc |= rp_json_add(o, "name", peer_string(r->name));
 	rc |= rp_json_add(o, "files", json_object_new_uint64(r->files));
 	rc |= rp_json_add(o, "failed", json_object_new_uint64(r->failed));
 	rc |= rp_json_add(o, "skipped", json_object_new_uint64(r->skipped));
@@ -108,7 +123,6 @@ int rp_report_json_entry(FILE *f, const char *role, const char *path,
 			 uint64_t bytes, int rc, const char *skipped)
 {
 	struct json_object *o = json_object_new_object();
-	char shown[RP_PEER_TEXT_MAX];
 	int err = 0;
 
 	if (!o)
@@ -116,9 +130,7 @@ int rp_report_json_entry(FILE *f, const char *role, const char *path,
 	err |= rp_json_add(o, "type", json_object_new_string("entry"));
 	err |= rp_json_add(o, "role", json_object_new_string(role));
 	/* On the receiver the path came from the sender: escaped. */
-	err |= rp_json_add(o, "path", json_object_new_string(
-			   rp_fmt_peer(shown, sizeof(shown), path,
-				       strlen(path))));
+	err |= rp_json_add(o, "path", peer_string(path));
 	err |= rp_json_add(o, "status", json_object_new_string(
 			   skipped ? "skipped" : rc ? "error" : "ok"));
 	err |= rp_json_add(o, "bytes", json_object_new_uint64(bytes));

@@ -12,6 +12,7 @@
 #include <poll.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -22,7 +23,9 @@
 #include "rdmapush/trace.h"
 #include "session_int.h"
 
-volatile sig_atomic_t rp_session_stop;
+/* Lock-free, so the signal handler may store it (C11 7.14.1.1). */
+_Static_assert(ATOMIC_INT_LOCK_FREE == 2, "atomic int is not lock-free");
+_Atomic int rp_session_stop;
 
 static void on_stop_signal(int sig)
 {

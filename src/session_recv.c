@@ -149,15 +149,30 @@ static int entry_done(struct xfer *x, struct recv_state *r,
 
 /* ---- one entry ---- */
 
-/* Permission bits for an entry: the source's, masked as scp does. */
-static uint32_t entry_mode(const struct xfer *x, const struct recv_state *r,
-			   uint32_t mode)
+/* The sender's exact permission bits: it asks (-k), and this receiver
+ * allows it (--preserve-modes). Modes are the receiver's choice. */
+static bool exact_modes(const struct xfer *x, const struct recv_state *r)
 {
-	uint32_t keep = x->o->keep_setid ? 07777u : 0777u;
+	return (r->flags & RP_HELLO_PRESERVE) && x->o->preserve_modes;
+}
 
-	if (r->flags & RP_HELLO_PRESERVE)
-		return mode & keep;
-	return mode & keep & ~(uint32_t)r->umask;
+/* Permission bits for an entry: the source's, masked as scp does;
+ * setuid, setgid and sticky only when the sender keeps modes (-k) and
+ * the receiver runs with --keep-setid, as the manual says. */
+static uint32_t entry_mode(const struct xfer *x, const struct recv_state *r,
+			   uint32_t mode, bool dir)
+{
+	bool setid = x->o->keep_setid && (r->flags & RP_HELLO_PRESERVE);
+	uint32_t m = mode & (setid ? 07777u : 0777u);
+
+	if (exact_modes(x, r))
+		return m;
+	m &= ~(uint32_t)r->umask;
+	/* A directory anyone may write to and remove others' files from is
+	 * made only when the receiver allows exact modes. */
+	if (dir && (m & 0002) && !(m & 01000))
+		m &= ~0002u;
+	return m;
 }
 
 /* A path through (or onto) a symbolic link in DIR is refused by policy,
@@ -183,17 +198,21 @@ static int check_entry(struct xfer *x, const struct rp_file *f)
 static int make_dir(struct xfer *x, struct recv_state *r,
 		    const struct rp_file *f)
 {
-	bool exact = r->flags & RP_HELLO_PRESERVE, created = false;
+	bool keep_times = r->flags & RP_HELLO_PRESERVE, created = false;
+	uint32_t mode = entry_mode(x, r, f->mode, true);
 	int dirty = -1;
 	int rc = check_entry(x, f);
 
+	/* mkdir's mode loses the umask's bits (already out of mode unless
+	 * exact) and setuid/setgid: chmod'ed to mode when it holds them. */
 	if (!rc)
-		rc = path_refusal(rp_fileio_mkdir(r->dirfd, f->path,
-						  entry_mode(x, r, f->mode),
-						  exact, &created, &dirty));
+		rc = path_refusal(rp_fileio_mkdir(r->dirfd, f->path, mode,
+						  exact_modes(x, r) ||
+						  (mode & 07000),
+						  &created, &dirty));
 	if (!rc && dirty >= 0)
 		rc = rp_fileio_here_settle(&r->here, dirty, f->path, true);
-	if (!rc && exact)
+	if (!rc && keep_times)
 		rc = rp_fileio_times_add(&r->times, f->path, f->mtime_sec,
 					 f->mtime_nsec);
 	rp_xfer_trace_dir(f, rc ? "refused" : created ? "created" : "exists");
@@ -226,7 +245,7 @@ static int open_file(struct xfer *x, struct recv_state *r)
 	if (!rc)
 		rc = rp_csum_new(&c->csum);
 	if (!rc) {
-		c->dst.mode = entry_mode(x, r, f->mode);
+		c->dst.mode = entry_mode(x, r, f->mode, false);
 		c->dst.set_mtime = r->flags & RP_HELLO_PRESERVE;
 		c->dst.mtime_sec = f->mtime_sec;
 		c->dst.mtime_nsec = f->mtime_nsec;

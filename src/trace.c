@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 #include <time.h>
 #include <unistd.h>
@@ -479,15 +480,49 @@ void rp_trace_event(const char *area, const char *kind, const char *tmpl,
 	funlockfile(stderr);
 }
 
+/* The trace holds addresses and rkeys: readable by its owner only. A
+ * symbolic link at the path is refused, not followed (it could point at
+ * a file of someone else's); a regular file is emptied only once opened,
+ * so the file emptied is the one written; a device (/dev/null) is used
+ * as it is. */
 int rp_trace_json_open(const char *path)
 {
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND |
-		      O_CLOEXEC, 0644);
+	int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW |
+		      O_CLOEXEC, 0600);
+	struct stat st;
 	int e = errno;
 
 	if (fd < 0) {
-		RP_ERR("--trace-json %s: open: %s", path, strerror(e));
+		if (e == ELOOP)
+			RP_ERR("--trace-json %s: a symbolic link; not "
+			       "followed", path);
+		else
+			RP_ERR("--trace-json %s: open: %s", path,
+			       strerror(e));
 		return -e;
+	}
+	if (fstat(fd, &st)) {
+		e = errno;
+		RP_ERR("--trace-json %s: fstat: %s", path, strerror(e));
+		close(fd);
+		return -e;
+	}
+	if (S_ISREG(st.st_mode)) {
+		const char *call = "ftruncate";
+
+		if (!ftruncate(fd, 0)) {
+			call = "fchmod";
+			if (!(st.st_mode & 077) ||
+			    !fchmod(fd, st.st_mode & 0700))
+				call = NULL;
+		}
+		if (call) {
+			e = errno;
+			RP_ERR("--trace-json %s: %s: %s", path, call,
+			       strerror(e));
+			close(fd);
+			return -e;
+		}
 	}
 	rp_trace_json_close();
 	snprintf(json_path, sizeof(json_path), "%s", path);
@@ -626,8 +661,11 @@ static bool unsafe_cp(uint32_t cp)
 	       (cp >= 0x2066 && cp <= 0x2069);
 }
 
-/* One input unit as shown: its text in piece, its input length. */
-static size_t escape_one(const unsigned char *s, size_t n, char piece[16])
+/* One input unit as shown: its text in piece, its input length. A '"'
+ * is escaped unless a JSON writer escapes it (quote false): in a line of
+ * key="value" fields, a raw quote in a name could forge the next field. */
+static size_t escape_one(const unsigned char *s, size_t n, char piece[16],
+			 bool quote)
 {
 	uint32_t cp = s[0];
 	size_t len = s[0] < 0x80 ? 1 : rp_utf8_seq(s, n, &cp);
@@ -640,6 +678,8 @@ static size_t escape_one(const unsigned char *s, size_t n, char piece[16])
 		snprintf(piece, 16, "\\u{%04x}", (unsigned int)cp);
 	else if (cp == '\\')
 		snprintf(piece, 16, "\\\\");
+	else if (cp == '"' && quote)
+		snprintf(piece, 16, "\\\"");
 	else {
 		memcpy(piece, s, len);
 		piece[len] = '\0';
@@ -648,29 +688,30 @@ static size_t escape_one(const unsigned char *s, size_t n, char piece[16])
 }
 
 /* Bytes rp_fmt_peer() would write for all of s, without the NUL. */
-static size_t escaped_len(const unsigned char *p, size_t n)
+static size_t escaped_len(const unsigned char *p, size_t n, bool quote)
 {
 	size_t total = 0;
 	char piece[16];
 
 	for (size_t i = 0; i < n;) {
-		i += escape_one(p + i, n - i, piece);
+		i += escape_one(p + i, n - i, piece, quote);
 		total += strlen(piece);
 	}
 	return total;
 }
 
-char *rp_fmt_peer(char *out, size_t len, const char *s, size_t n)
+static char *fmt_peer(char *out, size_t len, const char *s, size_t n,
+		      bool quote)
 {
 	const unsigned char *p = (const unsigned char *)s;
 	/* When it cannot all fit, stop where "..." still fits. */
-	size_t room = escaped_len(p, n) < len ? len : len - 3;
+	size_t room = escaped_len(p, n, quote) < len ? len : len - 3;
 	size_t used = 0;
 
 	out[0] = '\0';
 	for (size_t i = 0; i < n;) {
 		char piece[16];
-		size_t step = escape_one(p + i, n - i, piece);
+		size_t step = escape_one(p + i, n - i, piece, quote);
 		size_t pl = strlen(piece);
 
 		if (used + pl + 1 > room) {
@@ -682,6 +723,19 @@ char *rp_fmt_peer(char *out, size_t len, const char *s, size_t n)
 		i += step;
 	}
 	return out;
+}
+
+char *rp_fmt_peer(char *out, size_t len, const char *s, size_t n)
+{
+	return fmt_peer(out, len, s, n, true);
+}
+
+char *rp_peer_text_dup(const char *s, size_t n)
+{
+	size_t len = escaped_len((const unsigned char *)s, n, false) + 1;
+	char *out = malloc(len);
+
+	return out ? fmt_peer(out, len, s, n, false) : NULL;
 }
 
 char *rp_fmt_bytes(char *buf, size_t len, uint64_t bytes)

@@ -72,6 +72,7 @@ struct rp_config {
 	bool force;
 	bool no_device_check;	/* --no-device-check: skip the startup probe */
 	bool keep_setid;	/* --keep-setid: setuid/setgid/sticky bits too */
+	bool preserve_modes;	/* --preserve-modes: a -k sender's exact bits */
 	/* send */
 	char **sources;		/* SOURCE...: paths, or "-" (stdin_fd) */
 	int stdin_fd;		/* what "-" reads: 0, or a library caller's fd */

@@ -125,6 +125,11 @@ enum rp_fab_fault {
 	 * effect at once on contexts open now; its nth is a time, see
 	 * below. Stays armed until disarmed or reset. */
 	RP_FAB_CROSS_QP,
+	/* The nth completion (1-based) on that side, if it succeeded, comes
+	 * back as a Write with immediate that landed (RDMA_WITH_IMM), as
+	 * if the peer had written into this side's ring: a protocol
+	 * violation for a sender, which never takes one. */
+	RP_FAB_STRAY_WC,
 };
 
 /*

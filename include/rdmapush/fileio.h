@@ -97,9 +97,13 @@ int rp_fileio_dir_times(int dirfd, const char *path, int64_t sec,
 
 /*
  * Directories whose times wait until their contents are in (--preserve):
- * remembered as they arrive, set innermost first (the reverse order: a
- * directory comes before anything inside it). Zero-initialised is empty.
+ * remembered as they first arrive, set innermost first (the reverse
+ * order: a directory comes before anything inside it). Each path once (a
+ * DIR sent again only updates its times), and at most RP_DIR_TIMES_MAX
+ * of them per session: a peer cannot grow it by repeating itself.
+ * Zero-initialised is empty.
  */
+#define RP_DIR_TIMES_MAX	65536
 struct rp_dir_time {
 	char *path;
 	int64_t sec;
@@ -107,9 +111,13 @@ struct rp_dir_time {
 };
 struct rp_dir_times {
 	struct rp_dir_time *v;
-	size_t n;
+	size_t n, cap;
+	size_t *slot;		/* hash of the paths: 1 + index in v, 0: free */
+	size_t nslot;		/* a power of 2 above 2 * n, or 0 */
+	bool full;		/* RP_DIR_TIMES_MAX reached (said once) */
 };
-/* Remember path's times. 0 or -ENOMEM (reported). */
+/* Remember path's times (once per path; past RP_DIR_TIMES_MAX paths, the
+ * new ones' times are not kept, said once). 0 or -ENOMEM (reported). */
 int rp_fileio_times_add(struct rp_dir_times *t, const char *path,
 			int64_t sec, uint32_t nsec)
 	__attribute__((warn_unused_result));
@@ -207,9 +215,11 @@ int rp_fileio_dir_open(const char *path, int *dirfd)
 int rp_fileio_dir_probe(int dirfd, const char *path)
 	__attribute__((warn_unused_result));
 /*
- * Remove the hidden temporaries of our pattern in dirfd that no live
- * receiver holds (each in use is flock()ed by its receiver): what a
- * crashed receiver left behind. Each removal is reported (RP_INFO).
+ * Remove the hidden temporaries of our pattern in dirfd and the
+ * directories below it that no live receiver holds (each in use is
+ * flock()ed by its receiver): what a crashed receiver left behind. Never
+ * through a symbolic link; 64 levels and 2^18 entries at most (past
+ * them, said once). Each removal is reported (RP_INFO).
  * Returns how many were removed; failures are reported and skipped.
  */
 int rp_fileio_clean_stale(int dirfd);

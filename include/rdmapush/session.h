@@ -149,8 +149,12 @@ int rp_session_handshake_secs(const struct rp_config *o);
  */
 int rp_session_exit_code(int rc);
 
-/* Set by SIGINT/SIGTERM (the signal number); polled by every wait. */
-extern volatile sig_atomic_t rp_session_stop;
+/* Set by SIGINT/SIGTERM (the signal number); polled by every wait, on
+ * any thread. Atomic, not volatile sig_atomic_t: that is safe against a
+ * signal handler on the same thread only, and a store on one thread (a
+ * test's hook, the handler run wherever the kernel chose) read on
+ * another is a data race. Every plain read is an atomic load. */
+extern _Atomic int rp_session_stop;
 /* Install the SIGINT/SIGTERM handlers that set rp_session_stop. */
 void rp_session_signals(void);
 

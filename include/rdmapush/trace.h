@@ -202,11 +202,12 @@ void rp_trace_json_close(void);
 /*
  * Text that came from the peer (ERR text, a file name), made safe to show
  * on a terminal, in a log or in JSON: printable ASCII and valid UTF-8
- * pass; a backslash becomes "\\"; control characters (C0, DEL, C1), bidi
- * controls (U+061C, U+200E-F, U+202A-E, U+2066-9) become "\u{XXXX}";
- * every byte of invalid UTF-8 becomes "\xHH". Reads n bytes of s (NULs
- * included, shown as \u{0000}); out (len >= 4) ends in "..." when it had
- * to be cut, never mid-sequence. Returns out.
+ * pass; a backslash becomes "\\" and a double quote \" (so neither can
+ * forge an escape or a key="value" field); control characters (C0, DEL,
+ * C1), bidi controls (U+061C, U+200E-F, U+202A-E, U+2066-9) become
+ * "\u{XXXX}"; every byte of invalid UTF-8 becomes "\xHH". Reads n bytes
+ * of s (NULs included, shown as \u{0000}); out (len >= 4) ends in "..."
+ * when it had to be cut, never mid-sequence. Returns out.
  */
 /*
  * Length of the valid UTF-8 sequence at s (n bytes left; s[0] >= 0x80)
@@ -217,6 +218,9 @@ void rp_trace_json_close(void);
 size_t rp_utf8_seq(const unsigned char *s, size_t n, uint32_t *cp);
 #define RP_PEER_TEXT_MAX (4 * 255 + 8)	/* room for 255 bytes escaped */
 char *rp_fmt_peer(char *out, size_t len, const char *s, size_t n);
+/* All of s, escaped as rp_fmt_peer() escapes it but for '"', which the
+ * JSON writer it is for escapes; malloc'd, NULL when out of memory. */
+char *rp_peer_text_dup(const char *s, size_t n);
 
 /* "1.50 MiB", "812 B"; returns buf. */
 char *rp_fmt_bytes(char *buf, size_t len, uint64_t bytes);

@@ -4,10 +4,11 @@
 # modes: one two
 # Issue 9's sessions of many entries: a tree of 200+ files pushed with -r
 # arrives as diff -r sees it (its symlink skipped and counted), with modes
-# masked by the receiver's umask, and exact modes and mtimes with -k; one
-# QP set-up per side for the whole session; several files on one command
-# line; 20 MiB from standard input through a pipe; --json gives an entry
-# object per entry and a final session object.
+# masked by the receiver's umask, and exact modes and mtimes with -k (and
+# recv --preserve-modes); one QP set-up per side for the whole session;
+# several files on one command line; 20 MiB from standard input through
+# a pipe; --json gives an entry object per entry and a final session
+# object.
 . "$(dirname "$0")/lib.sh"
 
 # The tree is built on the host, under the worktree: the guests see it
@@ -131,9 +132,10 @@ else
 	fail "--json" "$(echo "$why" | tail -1)"
 fi
 
-# 1 and 2. With -k: exact modes and mtimes; one QP set-up per side.
+# 1 and 2. With -k (and recv --preserve-modes): exact modes and mtimes;
+# one QP set-up per side.
 fresh_dir "$RCV" "$DST/kept" >/dev/null
-start_recv kept "--once -t -o $DST/kept" ||
+start_recv kept "--once -t --preserve-modes -o $DST/kept" ||
 	{ fail "receiver start" "did not listen"; done_testing; }
 snd=$(send "-r -k -t" "'$SRC'" "$RCV_IP" 2>&1)
 src=$?

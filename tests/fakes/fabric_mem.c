@@ -263,6 +263,8 @@ static const char *fault_name(enum rp_fab_fault f)
 		return "SLOW_ACK";
 	case RP_FAB_CROSS_QP:
 		return "CROSS_QP";
+	case RP_FAB_STRAY_WC:
+		return "STRAY_WC";
 	}
 	return "?";
 }
@@ -442,10 +444,15 @@ static void cq_push(struct fab_qp *q, struct fab_cqe c)
 	enum rp_fab_fault what;
 
 	v->ncompl++;
-	if (take_fault(v->side, 1u << RP_FAB_FAIL_COMPLETION, v->ncompl,
-		       &what) && c.status == ST_OK) {
-		c.status = ST_GENERAL;
-		c.injected = true;
+	if (take_fault(v->side, 1u << RP_FAB_FAIL_COMPLETION |
+		       1u << RP_FAB_STRAY_WC, v->ncompl, &what) &&
+	    c.status == ST_OK) {
+		if (what == RP_FAB_STRAY_WC) {
+			c.op = RP_WC_RECV_WRITE_IMM;
+		} else {
+			c.status = ST_GENERAL;
+			c.injected = true;
+		}
 	}
 	cq_push_raw(q, c);
 	if (c.status != ST_OK)

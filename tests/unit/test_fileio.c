@@ -309,6 +309,23 @@ static void test_check_path(void **state)
 	expect_bad_path(big, 300, "longer than 255 bytes");
 }
 
+/* A refused path's quote is escaped in the message: a name cannot close
+ * the quoted path and forge what follows it. */
+static void test_refused_path_quoted(void **state)
+{
+	struct fixture *fx = *state;
+	bool created;
+	int dirty = -1;
+
+	capture_start();
+	assert_int_equal(rp_fileio_mkdir(fx->dirfd, "x\" size=1 \"/..", 0755,
+					 false, &created, &dirty),
+			 RP_EBADNAME);
+	assert_string_equal(capture_end(), "rdmapush rdmapush: error: "
+			    "refusing path \"x\\\" size=1 \\\"/..\": "
+			    "\"..\" component\n");
+}
+
 /* A temp file of ours, flock()ed through its own descriptor if held. */
 static int make_tmp(int dirfd, const char *name, bool held)
 {
@@ -355,6 +372,105 @@ static void test_clean_stale(void **state)
 	/* Once its receiver is gone, the held one is stale too. */
 	assert_int_equal(rp_fileio_clean_stale(fx->dirfd), 1);
 	assert_int_equal(rp_fileio_clean_stale(fx->dirfd), 0);
+}
+
+/* Below the target too: a stale temporary two levels down goes, a held
+ * one stays; nothing is removed through a symbolic link (to a directory
+ * outside holding a stale one); past 64 levels the rest is left, and
+ * that is said once. */
+static void test_clean_stale_tree(void **state)
+{
+	struct fixture *fx = *state;
+	char out[] = "/tmp/rp-test-outside-XXXXXX";
+	const char *said;
+	struct stat st;
+	int a, b, o, d, held;
+
+	assert_non_null(mkdtemp(out));
+	o = open(out, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	assert_true(o >= 0);
+	make_tmp(o, ".o.rdmapush-outsd1", false);
+	assert_int_equal(symlinkat(out, fx->dirfd, "link"), 0);
+	assert_int_equal(mkdirat(fx->dirfd, "a", 0700), 0);
+	a = openat(fx->dirfd, "a", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	assert_true(a >= 0);
+	assert_int_equal(mkdirat(a, "b", 0700), 0);
+	b = openat(a, "b", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	assert_true(b >= 0);
+	make_tmp(b, ".x.rdmapush-stale3", false);
+	held = make_tmp(b, ".y.rdmapush-HELD02", true);
+	/* 70 levels down: past the sweep's 64. */
+	d = dup(fx->dirfd);
+	for (int i = 0; i < 70; i++) {
+		int next;
+
+		assert_int_equal(mkdirat(d, "d", 0700), 0);
+		next = openat(d, "d", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		assert_true(next >= 0);
+		close(d);
+		d = next;
+	}
+	make_tmp(d, ".z.rdmapush-deep01", false);
+
+	capture_start();
+	assert_int_equal(rp_fileio_clean_stale(fx->dirfd), 1);
+	said = capture_end();
+	assert_non_null(strstr(said, "removed .x.rdmapush-stale3, a "
+			       "temporary file left by a receiver"));
+	assert_non_null(strstr(said, "no deeper than 64 levels"));
+	assert_int_not_equal(fstatat(b, ".x.rdmapush-stale3", &st, 0), 0);
+	assert_int_equal(fstatat(b, ".y.rdmapush-HELD02", &st, 0), 0);
+	assert_int_equal(fstatat(o, ".o.rdmapush-outsd1", &st, 0), 0);
+	assert_int_equal(fstatat(d, ".z.rdmapush-deep01", &st, 0), 0);
+	close(held);
+	close(d);
+	close(b);
+	close(a);
+	assert_int_equal(unlinkat(o, ".o.rdmapush-outsd1", 0), 0);
+	close(o);
+	assert_int_equal(rmdir(out), 0);
+}
+
+/* --preserve's deferred directory times: a DIR sent again (a peer can
+ * repeat one without end) updates its times in place, never adds; past
+ * RP_DIR_TIMES_MAX paths the rest are not kept, said once. */
+static void test_dir_times_once(void **state)
+{
+	struct rp_dir_times t = { 0 };
+	char path[32];
+	const char *said;
+
+	(void)state;
+	for (int i = 0; i < 1000; i++) {
+		assert_int_equal(rp_fileio_times_add(&t, "a/b", i, 7), 0);
+		assert_int_equal(rp_fileio_times_add(&t, "a", 5, 0), 0);
+	}
+	assert_int_equal(t.n, 2);
+	assert_string_equal(t.v[0].path, "a/b");
+	assert_int_equal(t.v[0].sec, 999);
+	assert_string_equal(t.v[1].path, "a");
+	/* Many paths: each found again after the hash has grown. */
+	for (int i = 0; t.n < RP_DIR_TIMES_MAX; i++) {
+		snprintf(path, sizeof(path), "d/%d", i);
+		assert_int_equal(rp_fileio_times_add(&t, path, i, 0), 0);
+	}
+	assert_int_equal(rp_fileio_times_add(&t, "d/77", 1, 2), 0);
+	assert_int_equal(t.n, RP_DIR_TIMES_MAX);
+	assert_int_equal(t.v[2 + 77].sec, 1);
+	assert_int_equal(t.v[2 + 77].nsec, 2);
+	capture_start();
+	assert_int_equal(rp_fileio_times_add(&t, "new", 1, 0), 0);
+	assert_int_equal(rp_fileio_times_add(&t, "newer", 1, 0), 0);
+	said = capture_end();
+	assert_int_equal(t.n, RP_DIR_TIMES_MAX);
+	assert_non_null(strstr(said, "the times of the rest are not kept"));
+	assert_null(strstr(strchr(said, '\n') + 1, "not kept"));
+	/* Known ones are still updated. */
+	assert_int_equal(rp_fileio_times_add(&t, "a", 9, 0), 0);
+	assert_int_equal(t.v[1].sec, 9);
+	rp_fileio_times_free(&t);
+	assert_int_equal(t.n, 0);
+	assert_null(t.v);
 }
 
 /* The probe proves a directory writable and leaves nothing; a directory
@@ -1638,6 +1754,9 @@ int main(void)
 		cmocka_unit_test(test_reserved_pattern),
 		cmocka_unit_test(test_check_path),
 		BOTH(test_clean_stale),
+		BOTH(test_clean_stale_tree),
+		BOTH(test_refused_path_quoted),
+		cmocka_unit_test(test_dir_times_once),
 		ANON(test_dir_probe),
 		ANON(test_progressive_reservation),
 		ANON(test_sync_steps),

@@ -324,6 +324,9 @@ static void test_positional(void **state)
 	assert_true(o.cfg.preserve);
 	assert_int_equal(PARSE(&o, "recv", "--keep-setid"), 0);
 	assert_true(o.cfg.keep_setid);
+	assert_false(o.cfg.preserve_modes);
+	assert_int_equal(PARSE(&o, "recv", "--preserve-modes"), 0);
+	assert_true(o.cfg.preserve_modes);
 }
 
 /* Parsing twice in one process must not carry getopt state over. */

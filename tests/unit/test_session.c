@@ -52,6 +52,12 @@
 #include "rdmapush/trace.h"
 #include "../../src/session_int.h"
 
+/* Tests (test_signal_mid_data, test_ping's stop) store the stop flag from
+ * a fabric hook on one thread while the sessions read it on others: it
+ * must be atomic, or ThreadSanitizer reports a race. */
+_Static_assert(_Generic(&rp_session_stop, _Atomic int *: 1, default: 0),
+	       "rp_session_stop is not atomic");
+
 #define KIB 1024u
 #define MIB (1024u * 1024u)
 #define NEVER UINT32_MAX	/* relay: never cut */
@@ -112,6 +118,7 @@ struct scenario {
 	int nsources;
 	bool recursive, preserve;	/* sender's -r, -k */
 	bool keep_setid;	/* receiver's --keep-setid */
+	bool preserve_modes;	/* receiver's --preserve-modes */
 	uint64_t nospc_past;	/* the receiver's pwrite past this: ENOSPC */
 	const char *evil_path;	/* relay: FILE evil_id's path becomes this */
 	uint32_t evil_id;
@@ -690,6 +697,7 @@ static void opts_for(struct rp_config *o, const struct env *e,
 	o->recursive = sc->recursive;
 	o->preserve = send && sc->preserve;
 	o->keep_setid = !send && sc->keep_setid;
+	o->preserve_modes = !send && sc->preserve_modes;
 	o->host = "test-receiver";
 	o->dir = e->dst;
 	o->max_size = sc->max_size;
@@ -1332,6 +1340,29 @@ static void test_send_completion_fails(void **s)
 	completion_fails(s, RP_FAB_SENDER, 5);
 }
 
+/* The sender is handed a completion it never asked for (a Write into
+ * its ring): the protocol is broken, RP_EPROTO, exit 3, one line naming
+ * the completion; the receiver hears it and keeps nothing. */
+static void test_send_stray_completion(void **s)
+{
+	struct env *e = *s;
+	struct result r;
+	const char *err;
+	char line[512];
+
+	capture_begin(e);
+	push_fails(s, &(struct scenario){ .size = 2 * MIB,
+		   .fault_side = RP_FAB_SENDER, .fault = RP_FAB_STRAY_WC,
+		   .fault_nth = 5 }, &r);
+	err = capture_done(e);
+	assert_int_equal(r.send_rc, RP_EPROTO);
+	assert_int_equal(r.send_exit, RP_EXIT_PROTO);
+	assert_int_equal(r.send_out.phase, RP_PHASE_DATA);
+	line_with(err, "unexpected completion RECV_RDMA_WITH_IMM in a "
+		  "session of --op ", line, sizeof(line));
+	assert_non_null(strstr(line, "does not follow the protocol"));
+}
+
 static void test_send_post_fails(void **s)
 {
 	struct result r;
@@ -1805,14 +1836,24 @@ static void test_three_files_one_session(void **s)
 /* How the receiver's modes and times must come out. */
 struct expect {
 	mode_t umask;
-	bool preserve, keep_setid;
+	bool preserve, keep_setid, preserve_modes;
 };
 
-static mode_t want_mode(const struct expect *x, mode_t src)
+/* The sender's bits exactly only when it asks (-k) and the receiver
+ * allows it (--preserve-modes); setid bits only with -k and
+ * --keep-setid; else the umask, and no world-writable directory without
+ * the sticky bit. */
+static mode_t want_mode(const struct expect *x, mode_t src, bool dir)
 {
-	mode_t keep = x->keep_setid ? 07777 : 0777;
+	bool exact = x->preserve && x->preserve_modes;
+	mode_t m = src & (x->preserve && x->keep_setid ? 07777 : 0777);
 
-	return src & keep & (x->preserve ? 07777 : ~x->umask);
+	if (exact)
+		return m;
+	m &= ~x->umask;
+	if (dir && (m & 0002) && !(m & 01000))
+		m &= ~(mode_t)0002;
+	return m;
 }
 
 static void cmp_entry(const struct expect *x, const char *a, const char *b,
@@ -1850,8 +1891,8 @@ static void cmp_entry(const struct expect *x, const char *a, const char *b,
 	}
 	assert_int_equal(lstat(b, &sb), 0);
 	assert_int_equal(sa.st_mode & S_IFMT, sb.st_mode & S_IFMT);
-	assert_int_equal(want_mode(x, sa.st_mode & 07777),
-			 sb.st_mode & 07777);
+	assert_int_equal(want_mode(x, sa.st_mode & 07777,
+				   S_ISDIR(sa.st_mode)), sb.st_mode & 07777);
 	if (S_ISREG(sa.st_mode)) {
 		assert_int_equal(sa.st_size, sb.st_size);
 		assert_true(same_file(a, b));
@@ -1916,6 +1957,11 @@ static void make_tree(const struct env *e, uint32_t chunk)
 	}
 	snprintf(p, sizeof(p), "%s/tree/empty", e->src);
 	mkdir_mode(p, 0700);
+	/* World-writable, without and with the sticky bit. */
+	snprintf(p, sizeof(p), "%s/tree/open", e->src);
+	mkdir_mode(p, 0777);
+	snprintf(p, sizeof(p), "%s/tree/sticky", e->src);
+	mkdir_mode(p, 01777);
 	for (int i = 0; i < 60; i++) {
 		snprintf(p, sizeof(p), "%s/%s/%s%02d", e->src, dirs[i % 4],
 			 i % 3 == 0 ? "with space " : i % 3 == 1 ?
@@ -1940,11 +1986,13 @@ static void make_tree(const struct env *e, uint32_t chunk)
 }
 
 /* Push src/tree with -r under umask um; compare the whole tree. */
-static void tree_case(void **s, mode_t um, bool preserve, bool keep_setid)
+static void tree_case(void **s, mode_t um, bool preserve, bool keep_setid,
+		      bool preserve_modes)
 {
 	struct env *e = *s;
 	struct expect x = { .umask = um, .preserve = preserve,
-			    .keep_setid = keep_setid };
+			    .keep_setid = keep_setid,
+			    .preserve_modes = preserve_modes };
 	struct srcs src = { 0 };
 	char a[200], b[200];
 	struct result r;
@@ -1955,35 +2003,61 @@ static void tree_case(void **s, mode_t um, bool preserve, bool keep_setid)
 	srcs_add(&src, e, "tree");
 	old = umask(um);
 	push_srcs(e, &(struct scenario){ .recursive = true,
-		  .preserve = preserve, .keep_setid = keep_setid }, &src, &r);
+		  .preserve = preserve, .keep_setid = keep_setid,
+		  .preserve_modes = preserve_modes }, &src, &r);
 	umask(old);
 	assert_session_done(&r, 0);
 	snprintf(a, sizeof(a), "%s/tree", e->src);
 	snprintf(b, sizeof(b), "%s/tree", e->dst);
 	cmp_entry(&x, a, b, &n);
-	/* 5 directories and 60 files; nothing else on the receiver. */
-	assert_int_equal(n, 65);
-	assert_int_equal(count_tree(e->dst), 65);
+	/* 7 directories and 60 files; nothing else on the receiver. */
+	assert_int_equal(n, 67);
+	assert_int_equal(count_tree(e->dst), 67);
 }
 
 static void test_tree_umask_022(void **s)
 {
-	tree_case(s, 022, false, false);
+	tree_case(s, 022, false, false, false);
 }
 
 static void test_tree_umask_027(void **s)
 {
-	tree_case(s, 027, false, false);
+	tree_case(s, 027, false, false, false);
+}
+
+/* umask 0: the 0777 directory still loses its world write bit. */
+static void test_tree_umask_0(void **s)
+{
+	tree_case(s, 0, false, false, false);
+}
+
+/* --keep-setid without the sender's -k keeps no setid bit. */
+static void test_tree_keep_setid_without_k(void **s)
+{
+	tree_case(s, 0, false, true, false);
+}
+
+/* -k without --preserve-modes: mtimes kept, modes masked by the umask. */
+static void test_tree_preserve_umask(void **s)
+{
+	tree_case(s, 022, true, false, false);
 }
 
 static void test_tree_preserve(void **s)
 {
-	tree_case(s, 022, true, false);
+	tree_case(s, 022, true, false, true);
 }
 
 static void test_tree_preserve_keep_setid(void **s)
 {
-	tree_case(s, 022, true, true);
+	tree_case(s, 022, true, true, true);
+}
+
+/* -k, --keep-setid, no --preserve-modes, umask 0: the setid and sticky
+ * bits stay, the world write bit of a directory without sticky goes. */
+static void test_tree_keep_setid_umask_0(void **s)
+{
+	tree_case(s, 0, true, true, false);
 }
 
 /* ---- standard input ---- */
@@ -2564,6 +2638,7 @@ int main(void)
 		T(test_refusal_names_whole_path),
 		T(test_recv_completion_fails),
 		T(test_send_completion_fails),
+		T(test_send_stray_completion),
 		T(test_send_post_fails),
 		T(test_recv_post_fails),
 		T(test_stalled_sender_times_out),
@@ -2589,6 +2664,10 @@ int main(void)
 		T(test_three_files_one_session),
 		T(test_tree_umask_022),
 		T(test_tree_umask_027),
+		T(test_tree_umask_0),
+		T(test_tree_keep_setid_without_k),
+		T(test_tree_preserve_umask),
+		T(test_tree_keep_setid_umask_0),
 		T(test_tree_preserve),
 		T(test_tree_preserve_keep_setid),
 		T(test_stdin_odd),

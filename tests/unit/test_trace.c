@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -141,6 +142,10 @@ static void test_fmt_peer(void **state)
 	assert_string_equal(PEER("a\0b"), "a\\u{0000}b");
 	/* The backslash itself, so an escape cannot be forged. */
 	assert_string_equal(PEER("\\x41"), "\\\\x41");
+	/* The quote, so a name cannot close a key="value" field and forge
+	 * the next one in a trace line or a "refusing path" message. */
+	assert_string_equal(PEER("x\" mode=0777 size=1"),
+			    "x\\\" mode=0777 size=1");
 	/* C1 encoded, and C1 as a raw (invalid) byte. */
 	assert_string_equal(PEER("\xc2\x9b" "1m"), "\\u{009b}1m");
 	assert_string_equal(PEER("\x9b" "1m"), "\\x9b1m");
@@ -533,6 +538,55 @@ static void test_open_failure(void **state)
 	assert_false(rp_trace_any());
 }
 
+/* The sink holds addresses and rkeys: a new file is 0600 whatever the
+ * umask, an old one is emptied and made its owner's only, and a symbolic
+ * link at the path is refused, its target untouched. */
+static void test_sink_file(void **state)
+{
+	char dir[] = "/tmp/rp-test-sink.XXXXXX", path[64], link[64];
+	struct stat st;
+	mode_t old = umask(0);
+	int fd;
+
+	(void)state;
+	rp_trace_init(RP_V_NORMAL, "recv");
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/t.jsonl", dir);
+	snprintf(link, sizeof(link), "%s/l.jsonl", dir);
+	assert_int_equal(rp_trace_json_open(path), 0);
+	rp_trace_json_close();
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0600);
+
+	fd = open(path, O_WRONLY);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "old\n", 4), 4);
+	close(fd);
+	assert_int_equal(chmod(path, 0644), 0);
+	assert_int_equal(rp_trace_json_open(path), 0);
+	rp_trace_json_close();
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0600);
+	assert_int_equal(st.st_size, 0);
+
+	fd = open(path, O_WRONLY);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "secret\n", 7), 7);
+	close(fd);
+	assert_int_equal(symlink(path, link), 0);
+	capture_start();
+	assert_int_equal(rp_trace_json_open(link), -ELOOP);
+	assert_non_null(strstr(capture_end(), "l.jsonl: a symbolic link; "
+			       "not followed\n"));
+	assert_false(rp_trace_any());
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_size, 7);
+	umask(old);
+	unlink(link);
+	unlink(path);
+	rmdir(dir);
+}
+
 /* "{key:ONE|MANY}": the word a count asks for; anything else stays. */
 static void test_render_plural(void **state)
 {
@@ -760,6 +814,31 @@ static void test_json_numbers(void **state)
 	free(line);
 }
 
+/* A path from the sender in --json: whole however long (two long names
+ * that differ only at the end stay apart), its quotes escaped by json-c
+ * once, its controls and backslashes as peer text shows them. */
+static void test_json_whole_path(void **state)
+{
+	char path[4097], *line = NULL;
+	const char *got;
+	json_object *o, *v;
+
+	(void)state;
+	memset(path, 'a', sizeof(path) - 1);
+	path[sizeof(path) - 1] = '\0';
+	path[sizeof(path) - 2] = 'z';
+	memcpy(path, "x\" \\\x1b", 5);
+	PRINTED(line, rp_report_json_entry(f, "recv", path, 1, 0, NULL));
+	o = parsed(line);
+	assert_true(json_object_object_get_ex(o, "path", &v));
+	got = json_object_get_string(v);
+	assert_int_equal(strncmp(got, "x\" \\\\\\u{001b}aa", 15), 0);
+	assert_int_equal(strlen(got), 4096 - 5 + 13);
+	assert_int_equal(got[strlen(got) - 1], 'z');
+	json_object_put(o);
+	free(line);
+}
+
 /* Every object --json prints has the fields the manual lists, no more:
  * "name" only with one entry, nothing a failed session never learnt. */
 static void test_json_fields(void **state)
@@ -942,6 +1021,8 @@ int main(void)
 		cmocka_unit_test(test_progress_due),
 		cmocka_unit_test(test_fmt_peer),
 		cmocka_unit_test(test_fmt_peer_cut),
+		cmocka_unit_test(test_json_whole_path),
+		cmocka_unit_test(test_sink_file),
 		cmocka_unit_test(test_errors_unheld),
 		cmocka_unit_test(test_hold_first_error),
 		cmocka_unit_test(test_hold_with_trace),
