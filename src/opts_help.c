@@ -281,12 +281,13 @@ static const char help_ping[] =
 	"\n"
 	"Exit status:\n"
 	"  0  every round trip answered (server: stopped by a signal, or\n"
-	"     with --once the one client served)\n"
+	"     with --once its one ping answered)\n"
 	"  2  usage error, or a --psk key file that will not do\n"
 	"  3  refused: HOST is a file receiver (rdmapush recv), not a ping\n"
 	"     server, the peer broke the protocol, or the --psk keys differ\n"
 	"     (or only one side has one)\n"
 	"  4  peer, network or RDMA failure, or timeout\n"
+	"  6  the server ended the ping at its 60 s cap\n"
 	"  7  the server cannot listen on its port\n"
 	"  130, 143  stopped by SIGINT or SIGTERM\n";
 

@@ -98,12 +98,10 @@ struct psrv {
 	int chan;
 };
 
-static volatile sig_atomic_t child_exited;
-
+/* Nothing to do but be there: the poll it interrupts reaps. */
 static void on_sigchld(int sig)
 {
 	(void)sig;
-	child_exited = 1;
 }
 
 /* SIGCHLD interrupts our poll (no SA_RESTART): a child's place is free
@@ -476,7 +474,6 @@ static int step(struct psrv *sv)
 		else
 			incoming = true;
 	}
-	child_exited = 0;
 	reap(sv);
 	kill_stale(sv);
 	rc = 0;
