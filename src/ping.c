@@ -66,6 +66,9 @@ struct ping {
 	uint32_t got_imm;
 	uint32_t got_len;
 	double deadline;	/* rp_now(): no progress after it */
+	double end;		/* server: the client's whole ping ends by
+				 * then (rp_now()), or 0 */
+	struct rp_ping_serve *serve;	/* server: how, and what came */
 	uint32_t done;		/* round trips completed */
 };
 
@@ -252,6 +255,13 @@ static int keep_going(struct ping *p, const char *what)
 	 * shares our CPU (one guest, the unit tests), it runs now rather
 	 * than after our whole time slice. */
 	sched_yield();
+	if (p->end > 0 && rp_now() > p->end) {
+		RP_ERR("%s is still pinging after %d s, the most a ping "
+		       "server gives one client (round trip %" PRIu32 " of %"
+		       PRIu32 "): ending it", p->peer, p->serve->max_secs,
+		       p->done + 1, p->iters);
+		return RP_ELIMIT;
+	}
 	if (rp_now() > p->deadline) {
 		RP_ERR("timed out after %d s waiting for %s from %s (round "
 		       "trip %" PRIu32 " of %" PRIu32 ")", p->o->timeout, what,
@@ -595,8 +605,18 @@ static int server_hello(struct ping *p, struct rp_hello *h)
 		       RP_PING_MAX_ITERS, RP_PING_MAX_SIZE);
 		return RP_ELIMIT;
 	}
-	/* Past its handshake: --timeout from here. */
+	/* Past its handshake (AUTH and HELLO): it counts as a ping now,
+	 * and takes a slot if the server has one (else RP_EBUSY, said). */
+	p->serve->hello = true;
+	if (p->serve->adm)
+		rc = p->serve->adm->admit(p->serve->adm->ctx, p->peer);
+	if (rc)
+		return rc;
+	/* --timeout from here, and the whole ping within max_secs: a
+	 * client cannot hold its slot for a million slow round trips. */
 	p->ch.handshake_end = 0;
+	if (p->serve->max_secs > 0)
+		p->end = rp_now() + p->serve->max_secs;
 	p->op = h->op;
 	p->way = way_of(h->op);
 	p->size = h->chunk;
@@ -639,11 +659,14 @@ static int server_run(struct ping *p)
 	return stopped(rc);
 }
 
-int rp_ping_serve_fd(const struct rp_config *o, const uint8_t *psk, int fd,
-		     const char *peer)
+int rp_ping_serve_fd(const struct rp_config *o, struct rp_ping_serve *s,
+		     int fd, const char *peer)
 {
-	struct ping p = { .o = o, .peer = peer, .server = true };
-	int rc = open_chan(&p, fd, psk);
+	struct ping p = { .o = o, .peer = peer, .server = true, .serve = s };
+	int rc;
+
+	s->hello = false;
+	rc = open_chan(&p, fd, s->psk);
 
 	if (!rc)
 		rc = server_run(&p);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* rdmapush ping around the round trips: the statistics (pure), the
- * client's report (text or one JSON object) and the server's listening
- * loop (one client at a time). */
+ * client's report (text or one JSON object). The server's listening
+ * loop: ping_server.c. */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
@@ -9,13 +9,9 @@
 #include <errno.h>
 #include <json-c/json.h>
 #include <math.h>
-#include <poll.h>
-#include <sodium.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "rdmapush/auth.h"
-#include "rdmapush/ctrl.h"
 #include "rdmapush/err.h"
 #include "rdmapush/ping.h"
 #include "rdmapush/json.h"
@@ -125,80 +121,4 @@ int rp_ping_report(FILE *f, const struct rp_ping_result *r, bool json)
 		"p99 %.2f  max %.2f\n", s->min / 2, s->median / 2,
 		s->p99 / 2, s->max / 2);
 	return fflush(f) ? -EIO : 0;
-}
-
-/* ---- the server's loop ---- */
-
-/* Until a client is there: 0 with *fd, or RP_EINTERRUPTED at a stop
- * signal; transient accept failures are retried after a pause. */
-static int next_client(int lfd, int *fd, char *peer, size_t len)
-{
-	struct pollfd pfd = { .fd = lfd, .events = POLLIN };
-
-	for (;;) {
-		int rc;
-
-		if (rp_session_stop)
-			return RP_EINTERRUPTED;
-		if (poll(&pfd, 1, 1000) <= 0)
-			continue;	/* a signal, or a second gone */
-		rc = rp_ctrl_accept(lfd, fd, peer, len);
-		if (!rc)
-			return 0;
-		if (rc == -EAGAIN)
-			continue;
-		RP_ERR("accept: %s", strerror(-rc));
-		if (rc != -EMFILE && rc != -ENFILE && rc != -ENOBUFS &&
-		    rc != -ENOMEM)
-			return rc;
-		(void)poll(NULL, 0, 100);
-	}
-}
-
-int rp_ping_server(const struct rp_config *o)
-{
-	uint8_t key[RP_PSK_LEN];
-	char peer[80];
-	int lfd = -1;
-	int fd = -1;
-	int rc = 0;
-
-	rp_session_signals();
-	/* A key file that will not do stops us before we listen. */
-	if (o->psk_file)
-		rc = rp_auth_load(o->psk_file, key);
-	if (rc)
-		return rc;
-	rc = rp_ctrl_listen(o->bind_addr, o->port, &lfd);
-	if (!rc)
-		rc = rp_sys_nonblock(lfd, "listening socket");
-	if (rc) {
-		rp_ctrl_close(&lfd);
-		sodium_memzero(key, sizeof(key));
-		return rc;
-	}
-	RP_INFO("ping server listening on port %u (one client at a time%s)",
-		o->port, o->once ? ", once" : "");
-	/* A client's errors print as they come; with --once, its first
-	 * is the cause main's failure line names. */
-	if (!o->once)
-		rp_trace_hold_stop();
-	for (;;) {
-		rc = next_client(lfd, &fd, peer, sizeof(peer));
-		if (rc)
-			break;
-		RP_EV("ctrl", "accept", "ping client {peer} connected",
-		      EV_S("peer", peer));
-		rc = rp_ping_serve_fd(o, o->psk_file ? key : NULL, fd, peer);
-		if (o->once || rp_session_stop)
-			break;
-	}
-	rp_ctrl_close(&lfd);
-	sodium_memzero(key, sizeof(key));
-	/* A stop signal ends a server of many clients well. */
-	if (rp_session_stop && !o->once) {
-		RP_INFO("stopped by signal %d", (int)rp_session_stop);
-		return 0;
-	}
-	return rc;
 }

@@ -27,6 +27,7 @@
 
 #include "rdmapush/export.h"
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -75,22 +76,48 @@ int rp_ping_client_fd(const struct rp_config *o, int fd, const char *peer,
 		      struct rp_ping_result *res)
 	__attribute__((warn_unused_result));
 
-/*
- * Answer one client on an accepted control connection (fd, owned and
- * closed). psk is the loaded --psk key (RP_PSK_LEN bytes) or NULL: with
- * it the client must prove it first (AUTH, as a push's sender does).
- * 0 or an error (reported, and told to the peer by ERR while it can hear
- * it). A push's HELLO is refused with RP_ENOTPUSH.
- */
-int rp_ping_serve_fd(const struct rp_config *o, const uint8_t *psk, int fd,
-		     const char *peer) __attribute__((warn_unused_result));
+/* The longest a ping server lets one client ping, from its HELLO on. */
+#define RP_PING_MAX_SECS	60
+/* Pings (clients past their handshake) a ping server answers at once:
+ * each busy-polls a core. */
+#define RP_PING_MAX_CLIENTS	4
+
+struct rp_admission;
+
+/* How a ping server answers one client, and what came of it. */
+struct rp_ping_serve {
+	const uint8_t *psk;	/* --psk's key (RP_PSK_LEN bytes) or NULL:
+				 * with it the client must prove it first
+				 * (AUTH, as a push's sender does) */
+	const struct rp_admission *adm;	/* asked for a slot once the
+					 * client is past its HELLO, or NULL */
+	int max_secs;		/* the whole ping ends this long after the
+				 * HELLO (RP_ELIMIT, told), or 0: no cap */
+	bool hello;		/* out: the client passed AUTH and HELLO */
+};
 
 /*
- * The server: listen on o->bind_addr:o->port and answer one client at a
- * time (others wait in the backlog) until SIGINT/SIGTERM, or after one
- * with --once (then its result is the server's). With o->psk_file, the
+ * Answer one client on an accepted control connection (fd, owned and
+ * closed), as s says; s->hello tells whether it was a real ping (past
+ * its handshake). 0 or an error (reported, and told to the peer by ERR
+ * while it can hear it). A push's HELLO is refused with RP_ENOTPUSH;
+ * a client the admission hook refuses, with RP_EBUSY.
+ */
+int rp_ping_serve_fd(const struct rp_config *o, struct rp_ping_serve *s,
+		     int fd, const char *peer)
+	__attribute__((warn_unused_result));
+
+/*
+ * The server: listen on o->bind_addr:o->port and answer each client in
+ * a process of its own, up to RP_PING_MAX_CLIENTS pings at once, with
+ * the receiver's admission caps on connections still in their
+ * handshake (each dropped at its deadline), until SIGINT/SIGTERM.
+ * With --once, until one client has passed its handshake and been
+ * answered: its result is the server's; probes and failed handshakes
+ * are logged (rate-limited) and do not end it. With o->psk_file, the
  * key is loaded first (RP_ECONFIG if it will not do) and every client
- * must prove it.
+ * must prove it. In a forked child this returns 0 once its client is
+ * served (what came of it went to the server), and main exits.
  */
 int rp_ping_server(const struct rp_config *o)
 	__attribute__((warn_unused_result));

@@ -11,7 +11,10 @@
 # with the transport exit status (4) in bounded time, never a hang, and
 # SIGINT stops a client's busy loop (130); --trace shows each side's QP
 # driven RESET -> INIT -> RTR -> RTS and the plain RDMA Writes; --psk
-# with the same key on both ends pings, with different keys is refused.
+# with the same key on both ends pings, with different keys is refused
+# and does not end a --once server; two clients at once are both
+# answered; idle connections ahead delay no one; a port probe does not
+# end a --once server, and the ping that follows is its one.
 . "$(dirname "$0")/lib.sh"
 
 TMP=$(mktemp -d /tmp/e2e-ping.XXXXXX)
@@ -133,6 +136,9 @@ mkdata "$SND" "$TMP/src/f" 1000 >/dev/null
 if server_bg srv-push --once; then
 	out=$(send "" "$TMP/src/f" "$RCV_IP" 2>&1)
 	rc=$?
+	# No ping: --once goes on listening until stopped.
+	await_log "$RCV" srv-push "no ping:" 10 >/dev/null
+	"$LAB" signal "$RCV" srv-push INT >/dev/null 2>&1
 	srv=$(recv_wait srv-push 60 2>&1)
 	if [ $rc = 3 ] && echo "$out" | grep -q "this is an rdmapush ping server, not a file receiver"; then
 		ok "push to a ping server: refused (exit 3): 'this is an rdmapush ping server, not a file receiver'"
@@ -291,15 +297,86 @@ fi
 if server_bg srv-psk-bad --once --psk /tmp/k-ping-bad; then
 	out=$(ping "--psk /tmp/k-ping -n 20" "$RCV_IP" 2>&1)
 	rc=$?
+	# A failed handshake is no ping: logged, and --once goes on.
+	await_log "$RCV" srv-psk-bad "no ping:" 10 >/dev/null
+	logged=$?
+	"$LAB" signal "$RCV" srv-psk-bad INT >/dev/null 2>&1
 	srv=$(recv_wait srv-psk-bad 60 2>&1)
 	src=$?
-	if [ $rc = 3 ] && [ $src = 3 ] &&
+	if [ $rc = 3 ] && [ $logged = 0 ] && [ $src = 130 ] &&
 		echo "$out" | grep -q "does not know our pre-shared key"; then
-		ok "--psk, different keys: refused on both sides (exit 3)"
+		ok "--psk, different keys: the client is refused (exit 3); the --once server logs it, goes on listening, and stops at SIGINT (130)"
 	else
-		fail "--psk, different keys" "client $rc, server $src, want 3 and 3: $(echo "$out" | tail -2)"
+		fail "--psk, different keys" "client $rc (want 3), logged $logged, server $src (want 130): $(echo "$out" | tail -2) / $(echo "$srv" | grep -v '^\[' | tail -2)"
 	fi
 else
 	fail "--psk, different keys" "the ping server did not listen"
+fi
+# 9. Two clients at once are both answered: a second client pings while
+# the first is mid-ping (a server of one client at a time would leave it
+# waiting past its -T 5).
+if server_bg srv-two; then
+	"$LAB" bg "$SND" cli-long -- "exec $RP ping -t -p $PORT -n 1000000 $RCV_IP"
+	if await_log "$SND" cli-long "post SEND_WITH_IMM" 30 >/dev/null; then
+		out=$(ping "-T 5 -n 100" "$RCV_IP" 2>&1)
+		rc=$?
+		"$LAB" signal "$SND" cli-long INT >/dev/null 2>&1
+		"$LAB" wait "$SND" cli-long --timeout 30 >/dev/null 2>&1
+		lrc=$?
+		if [ $rc = 0 ] && [ $lrc = 130 ] &&
+			echo "$out" | grep -q "100 round trips of 2 bytes"; then
+			ok "two clients at once: the second's 100 round trips answered while the first was still pinging (then stopped: 130)"
+		else
+			fail "two clients at once" "second client $rc (want 0), first $lrc (want 130, still running): $(echo "$out" | tail -2)"
+		fi
+	else
+		fail "two clients at once" "the first client never started its round trips"
+		"$LAB" signal "$SND" cli-long KILL >/dev/null 2>&1
+	fi
+	# 10. Idle connections ahead delay no one: three connections that
+	# say nothing, then a ping, answered long before their 5 s
+	# handshake deadlines would have let it through one by one.
+	"$LAB" bg "$SND" idle3 -- "exec python3 $TOP/tests/e2e/idle.py $RCV_IP $PORT 3 30"
+	if await_log "$SND" idle3 "connected 3 of 3" 15 >/dev/null; then
+		start=$SECONDS
+		out=$(ping "-n 10" "$RCV_IP" 2>&1)
+		rc=$?
+		took=$((SECONDS - start))
+		if [ $rc = 0 ] && [ $took -lt 10 ]; then
+			ok "three idle connections ahead: a ping answered in $took s, not after their deadlines (15 s)"
+		else
+			fail "idle connections ahead" "exit $rc after $took s, want 0 within 10 s: $(echo "$out" | tail -2)"
+		fi
+	else
+		fail "idle connections ahead" "idle.py could not connect"
+	fi
+	"$LAB" signal "$SND" idle3 TERM >/dev/null 2>&1
+	"$LAB" wait "$SND" idle3 --timeout 30 >/dev/null 2>&1
+	"$LAB" signal "$RCV" srv-two INT >/dev/null 2>&1
+	recv_wait srv-two 60 >/dev/null 2>&1
+	src=$?
+	[ $src = 0 ] || fail "the server of two clients" "exit $src at SIGINT, want 0"
+else
+	fail "two clients at once" "the ping server did not listen"
+fi
+
+# 11. --once and a port probe (connect and close): no ping, so logged,
+# and the server goes on listening; the ping that follows is its one.
+if server_bg srv-probe --once; then
+	on "$SND" "python3 -c 'import socket; socket.create_connection((\"$RCV_IP\", $PORT), timeout=3).close()'" >/dev/null 2>&1
+	await_log "$RCV" srv-probe "no ping:" 10 >/dev/null
+	out=$(ping "-n 20" "$RCV_IP" 2>&1)
+	rc=$?
+	srv=$(recv_wait srv-probe 60 2>&1)
+	src=$?
+	if [ $rc = 0 ] && [ $src = 0 ] &&
+		echo "$srv" | grep -q "no ping: .*closed the control connection" &&
+		echo "$srv" | grep -q "answered 20 send round trips"; then
+		ok "--once and a port probe: the probe logged as no ping, the ping after it answered, then the server exits 0"
+	else
+		fail "--once and a port probe" "client $rc, server $src, want 0 and 0: $(echo "$out" | tail -2) / $(echo "$srv" | grep -v '^\[' | tail -3)"
+	fi
+else
+	fail "--once and a port probe" "the ping server did not listen"
 fi
 done_testing

@@ -11,7 +11,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <signal.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -20,6 +24,7 @@
 #include "rdmapush/auth.h"
 #include "rdmapush/err.h"
 #include "rdmapush/fabric_mem.h"
+#include "rdmapush/limits.h"
 #include "rdmapush/opts.h"
 #include "rdmapush/ping.h"
 #include "rdmapush/proto.h"
@@ -173,15 +178,20 @@ static void opts(struct rp_config *o, int argc, const char **argv)
 struct server_job {
 	struct rp_config o;
 	const uint8_t *psk;	/* --psk's key, loaded, or NULL */
+	int max_secs;		/* the server's cap on a ping, or 0 */
 	int fd;
 	int rc;
+	bool hello;		/* the client passed its handshake */
 };
 
 static void *server_main(void *arg)
 {
 	struct server_job *j = arg;
 
-	j->rc = rp_ping_serve_fd(&j->o, j->psk, j->fd, "test-client");
+	struct rp_ping_serve s = { .psk = j->psk, .max_secs = j->max_secs };
+
+	j->rc = rp_ping_serve_fd(&j->o, &s, j->fd, "test-client");
+	j->hello = s.hello;
 	return NULL;
 }
 
@@ -193,7 +203,7 @@ static int run_ping(const char *op, const char *iters, const char *size,
 	const char *cargv[] = { "rdmapush", "ping", "--op", op, "-n", iters,
 				"-s", size, "-T", "5", "h" };
 	const char *sargv[] = { "rdmapush", "ping", "--server", "-T", "5" };
-	struct server_job j;
+	struct server_job j = { 0 };
 	struct rp_config co;
 	pthread_t t;
 	int sp[2];
@@ -363,7 +373,7 @@ static void test_ping_server_refuses_push(void **state)
 	const char *sargv[] = { "rdmapush", "send", "-T", "5", path, "h" };
 	const char *pargv[] = { "rdmapush", "ping", "--server", "-T", "5" };
 	struct rp_outcome out;
-	struct server_job j;
+	struct server_job j = { 0 };
 	struct rp_config so;
 	const char *err;
 	pthread_t t;
@@ -420,7 +430,7 @@ static int run_psk(const char *ckey, const char *skey, int *src,
 	const char *sargv[] = { "rdmapush", "ping", "--server", "-T", "5" };
 	uint8_t key[RP_PSK_LEN];
 	struct rp_ping_result res;
-	struct server_job j;
+	struct server_job j = { 0 };
 	struct rp_config co;
 	pthread_t t;
 	int sp[2];
@@ -558,17 +568,27 @@ static void check_old_err(int fd, uint8_t version)
 	assert_non_null(strstr(res.text, "version 6 needed"));
 }
 
-/* A version 5 HELLO to a ping server: told at version 5 what it needs. */
-static void test_old_client(void **state)
+/* A ping's HELLO at version 5, into buf: its length. */
+static int old_hello(uint8_t *buf, size_t cap)
 {
-	const char *sargv[] = { "rdmapush", "ping", "--server", "-T", "5" };
-	uint8_t buf[RP_PROTO_MAX_MSG];
 	struct rp_hello hello = {
 		.qp = { .qpn = 0x11, .psn = 1, .lid = 1, .mtu = 3 },
 		.total = 1, .chunk = 2, .window = 1, .flags = RP_HELLO_PING,
 		.op = RP_OP_SEND, .qps = 1,
 	};
-	struct server_job j;
+	int n = rp_proto_pack_hello(buf, cap, &hello);
+
+	assert_true(n > RP_PROTO_HDR_LEN);
+	buf[4] = 5;
+	return n;
+}
+
+/* A version 5 HELLO to a ping server: told at version 5 what it needs. */
+static void test_old_client(void **state)
+{
+	const char *sargv[] = { "rdmapush", "ping", "--server", "-T", "5" };
+	uint8_t buf[RP_PROTO_MAX_MSG];
+	struct server_job j = { 0 };
 	pthread_t t;
 	int sp[2], n;
 
@@ -576,9 +596,7 @@ static void test_old_client(void **state)
 	rp_fab_reset();
 	opts(&j.o, 5, sargv);
 	j.psk = NULL;
-	n = rp_proto_pack_hello(buf, sizeof(buf), &hello);
-	assert_true(n > RP_PROTO_HDR_LEN);
-	buf[4] = 5;
+	n = old_hello(buf, sizeof(buf));
 	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sp), 0);
 	j.fd = sp[1];
 	capture_start();
@@ -639,6 +657,214 @@ static void test_old_server(void **state)
 	close(sp[1]);
 }
 
+/* ---- the server's loop: a process per client ---- */
+
+/* The server's cap on one client's whole ping: a client of a million
+ * large round trips is ended (RP_ELIMIT, told) after max_secs. */
+static void test_client_cap(void **state)
+{
+	const char *cargv[] = { "rdmapush", "ping", "-n", "1000000", "-s",
+				"64K", "-T", "5", "h" };
+	const char *sargv[] = { "rdmapush", "ping", "--server", "-T", "5" };
+	struct rp_ping_result res;
+	struct server_job j = { 0 };
+	struct rp_config co;
+	pthread_t t;
+	double t0;
+	int sp[2], rc;
+
+	(void)state;
+	rp_fab_reset();
+	opts(&co, 9, cargv);
+	opts(&j.o, 5, sargv);
+	j.max_secs = 1;
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sp), 0);
+	j.fd = sp[1];
+	capture_start();
+	t0 = rp_now();
+	assert_int_equal(pthread_create(&t, NULL, server_main, &j), 0);
+	rc = rp_ping_client_fd(&co, sp[0], "test-server", &res);
+	assert_int_equal(pthread_join(t, NULL), 0);
+	assert_non_null(strstr(capture_end(), "the most a ping server gives "
+			       "one client"));
+	assert_true(rp_now() - t0 < 4);
+	assert_true(j.hello);
+	assert_int_equal(j.rc, RP_ELIMIT);
+	assert_int_equal(rc, RP_ELIMIT);
+}
+
+struct loop_job {
+	struct rp_config o;
+	char port[16];
+	pid_t pid;		/* the test's: a forked child's is not */
+	int rc;
+	bool done;
+};
+
+static void *loop_main(void *arg)
+{
+	struct loop_job *j = arg;
+	sigset_t s;
+
+	/* SIGCHLD wakes the server's wait, not the test's reads. */
+	sigemptyset(&s);
+	sigaddset(&s, SIGCHLD);
+	pthread_sigmask(SIG_UNBLOCK, &s, NULL);
+	j->rc = rp_ping_server(&j->o);
+	if (getpid() != j->pid)
+		_exit(0);	/* a child, its client served */
+	__atomic_store_n(&j->done, true, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+static pthread_t loop_thread;
+
+/* rp_ping_server on a thread, on a port of its own, handshake deadline
+ * 3 s (-T 3). */
+static void loop_start(struct loop_job *j, bool once)
+{
+	static int nth;
+	const char *argv[] = { "rdmapush", "ping", "--server", "-b",
+			       "127.0.0.1", "-p", j->port, "-T", "3",
+			       "--once" };
+	sigset_t s;
+
+	/* Its info lines (refusals, failed handshakes) are checked. */
+	rp_trace_init(RP_V_NORMAL, "test");
+	rp_trace_hold_first_error();	/* as main does */
+	snprintf(j->port, sizeof(j->port), "%d",
+		 20000 + (int)(getpid() % 20000) + nth++);
+	opts(&j->o, once ? 10 : 9, argv);
+	j->pid = getpid();
+	j->done = false;
+	sigemptyset(&s);
+	sigaddset(&s, SIGCHLD);
+	pthread_sigmask(SIG_BLOCK, &s, NULL);
+	assert_int_equal(pthread_create(&loop_thread, NULL, loop_main, j), 0);
+}
+
+/* Stop it as a signal would; its result. */
+static int loop_stop(struct loop_job *j)
+{
+	rp_session_stop = SIGTERM;
+	assert_int_equal(pthread_join(loop_thread, NULL), 0);
+	rp_session_stop = 0;
+	rp_trace_init(getenv("RP_TEST_TRACE") ? RP_V_TRACE : RP_V_QUIET,
+		      "test");
+	return j->rc;
+}
+
+/* A connection to it (retried while it starts), reads bounded by 4 s. */
+static int dial(const struct loop_job *j)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET };
+	struct timeval tv = { .tv_sec = 4 };
+
+	a.sin_port = htons((uint16_t)atoi(j->port));
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	for (int i = 0; i < 200; i++) {
+		int fd = socket(AF_INET, SOCK_STREAM, 0);
+
+		assert_true(fd >= 0);
+		if (!connect(fd, (struct sockaddr *)&a, sizeof(a))) {
+			setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv,
+				   sizeof(tv));
+			return fd;
+		}
+		close(fd);
+		usleep(20000);
+	}
+	fail_msg("the ping server does not listen on %s", j->port);
+	return -1;
+}
+
+/* An idle connection ahead delays nobody: a client behind it is
+ * answered (an old HELLO, told at once) well before its deadline. */
+static void test_loop_idle_ahead(void **state)
+{
+	uint8_t buf[RP_PROTO_MAX_MSG];
+	struct loop_job j;
+	int idle, fd, n;
+	double t0;
+
+	(void)state;
+	capture_start();
+	loop_start(&j, false);
+	idle = dial(&j);
+	t0 = rp_now();
+	fd = dial(&j);
+	n = old_hello(buf, sizeof(buf));
+	assert_int_equal(write(fd, buf, (size_t)n), n);
+	check_old_err(fd, 5);
+	assert_true(rp_now() - t0 < 1.5);
+	close(fd);
+	close(idle);
+	assert_int_equal(loop_stop(&j), 0);
+	capture_end();
+}
+
+/* The receiver's admission caps: the connection over the per-address
+ * cap (8) is refused at once as busy, not left waiting. */
+static void test_loop_per_address(void **state)
+{
+	uint8_t buf[RP_PROTO_MAX_MSG];
+	struct rp_msg_hdr h;
+	struct rp_result res;
+	struct loop_job j;
+	int fd[RP_DEFAULT_PER_ADDR + 1];
+	double t0;
+
+	(void)state;
+	capture_start();
+	loop_start(&j, false);
+	for (int i = 0; i < RP_DEFAULT_PER_ADDR; i++)
+		fd[i] = dial(&j);
+	/* Each of them taken (and its process running) first. */
+	usleep(300000);
+	t0 = rp_now();
+	fd[RP_DEFAULT_PER_ADDR] = dial(&j);
+	assert_true(read_old(fd[RP_DEFAULT_PER_ADDR], buf, sizeof(buf),
+			     &h) > 0);
+	assert_true(rp_now() - t0 < 1.5);
+	assert_int_equal(h.type, RP_MSG_ERR);
+	assert_int_equal(rp_proto_unpack_result(buf + RP_PROTO_HDR_LEN,
+						h.length, RP_MSG_ERR, &res,
+						NULL), 0);
+	assert_int_equal(res.status, RP_ST_BUSY);
+	for (int i = 0; i <= RP_DEFAULT_PER_ADDR; i++)
+		close(fd[i]);
+	assert_int_equal(loop_stop(&j), 0);
+	assert_non_null(strstr(capture_end(), "refusing 127.0.0.1:"));
+}
+
+/* --once: probes (connect and close) and an old client's failed
+ * handshake do not end it; they are logged, at most 5 lines a window. */
+static void test_loop_once_probes(void **state)
+{
+	uint8_t buf[RP_PROTO_MAX_MSG];
+	struct loop_job j;
+	const char *err;
+	int fd, n;
+
+	(void)state;
+	capture_start();
+	loop_start(&j, true);
+	for (int i = 0; i < 7; i++)
+		close(dial(&j));
+	fd = dial(&j);
+	n = old_hello(buf, sizeof(buf));
+	assert_int_equal(write(fd, buf, (size_t)n), n);
+	check_old_err(fd, 5);
+	close(fd);
+	/* Long enough for every child to end and report. */
+	usleep(1500000);
+	assert_false(__atomic_load_n(&j.done, __ATOMIC_ACQUIRE));
+	assert_int_equal(loop_stop(&j), RP_EINTERRUPTED);
+	err = capture_end();
+	assert_int_equal(count(err, "no ping: ") + count(err, "refusing "),
+			 5);
+}
+
 int main(void)
 {
 	int rc;
@@ -658,6 +884,10 @@ int main(void)
 		cmocka_unit_test(test_psk_one_side),
 		cmocka_unit_test(test_old_client),
 		cmocka_unit_test(test_old_server),
+		cmocka_unit_test(test_client_cap),
+		cmocka_unit_test(test_loop_idle_ahead),
+		cmocka_unit_test(test_loop_per_address),
+		cmocka_unit_test(test_loop_once_probes),
 	};
 
 	rp_trace_init(getenv("RP_TEST_TRACE") ? RP_V_TRACE : RP_V_QUIET,

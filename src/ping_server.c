@@ -1,0 +1,580 @@
+// SPDX-License-Identifier: MIT
+/* The ping server's loop: listen, accept, one forked child per client
+ * (so an idle connection delays nobody), the receiver's admission caps
+ * (admit.c) on connections in their handshake, a slot for each client
+ * past its HELLO (RP_PING_MAX_CLIENTS at once), a safety net for
+ * children past their deadlines, and --once, which only a real ping
+ * ends. The ping itself: ping.c. */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <sodium.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "rdmapush/admit.h"
+#include "rdmapush/auth.h"
+#include "rdmapush/ctrl.h"
+#include "rdmapush/err.h"
+#include "rdmapush/ping.h"
+#include "rdmapush/session.h"
+#include "rdmapush/sys.h"
+#include "rdmapush/trace.h"
+
+#define MAX_KIDS	(RP_MAX_PENDING + RP_PING_MAX_CLIENTS)
+/* The safety net: a child this long past its own deadline (it should
+ * have ended itself) is killed. */
+#define KILL_GRACE_S	5.0
+/* How long a child waits for the server to answer its slot request. */
+#define ANSWER_WAIT_MS	5000
+/* The longest wait between two looks at the stop flag and the
+ * children's deadlines. */
+#define TICK_MS		1000
+/* accept() out of descriptors or memory: retry after this long. */
+#define BACKOFF_MS	100
+/* Connections taken per wake-up at most. */
+#define ACCEPT_BURST	16
+/* Failed handshakes and refusals: this many lines per window at most,
+ * then one line counting those not shown. */
+#define LOG_BURST	5
+#define LOG_WINDOW_S	10.0
+
+/* On a child's admission socket (SOCK_SEQPACKET: one message each):
+ * the child asks for a slot once its client is past its HELLO; the
+ * server grants or refuses; the child ends with a report. */
+#define SLOT_ASK	'?'
+#define SLOT_GRANTED	'Y'
+#define SLOT_BUSY	'N'
+#define REPORT		'R'
+
+/* What came of a child's client: its first error held (the cause) with
+ * its hint, for the server to log, or, with --once, to fail with. */
+struct report {
+	char tag;		/* REPORT */
+	bool hello;		/* a real ping: past AUTH and HELLO */
+	int32_t rc;
+	char text[1024];
+	char hint[RP_HELD_HINT_MAX];
+};
+
+/* A client served by a child process. */
+struct kid {
+	pid_t pid;
+	int chan;		/* our end of its admission socket, or -1 */
+	double kill_at;		/* the safety net's time (rp_now()) */
+	bool killed;
+	bool refused;		/* refused a slot: said so already */
+	char peer[80];
+};
+
+struct psrv {
+	const struct rp_config *o;
+	int lfd;
+	uint8_t key[RP_PSK_LEN];
+	const uint8_t *psk;
+	struct rp_admit adm;
+	struct kid kids[MAX_KIDS];
+	int nkids;
+	/* Rate limit of the log of failed handshakes and refusals. */
+	double log_start;
+	int logged;
+	int hidden;
+	/* --once: the client with the slot, and its result once known. */
+	pid_t one;
+	bool one_done;
+	struct report one_rep;
+	/* In a forked child: */
+	bool is_child;
+	int chan;
+};
+
+/* Nothing to do but be there: the poll it interrupts reaps. */
+static void on_sigchld(int sig)
+{
+	(void)sig;
+}
+
+/* SIGCHLD interrupts our poll (no SA_RESTART): a child's place is free
+ * at once, not at the next tick. */
+static void catch_children(bool on)
+{
+	struct sigaction sa = {
+		.sa_handler = on ? on_sigchld : SIG_DFL,
+		.sa_flags = SA_NOCLDSTOP,
+	};
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGCHLD, &sa, NULL);
+}
+
+/* ---- in a child ---- */
+
+/* The admission hook: ask the server for a slot, and wait for it. */
+static int ask_slot(void *ctx, const char *peer)
+{
+	struct psrv *sv = ctx;
+	struct pollfd pfd = { .fd = sv->chan, .events = POLLIN };
+	char c = SLOT_ASK;
+	int rc;
+
+	if (send(sv->chan, &c, 1, MSG_NOSIGNAL) != 1) {
+		rc = -errno;
+		RP_ERR("send(ping slot request): %s", strerror(-rc));
+		return rc;
+	}
+	rc = poll(&pfd, 1, ANSWER_WAIT_MS);
+	if (rc < 0 && errno == EINTR)
+		return RP_EINTERRUPTED;
+	if (rc == 1 && recv(sv->chan, &c, 1, 0) == 1 &&
+	    (c == SLOT_GRANTED || c == SLOT_BUSY))
+		return c == SLOT_BUSY ? RP_EBUSY : 0;
+	RP_ERR("the ping server did not answer the request for a slot for "
+	       "%s", peer);
+	return RP_EINTERNAL;
+}
+
+/* Serve the one client on fd; then tell the server what came of it. */
+static void child(struct psrv *sv, int chan, int fd, const char *peer)
+{
+	struct rp_admission adm = { .admit = ask_slot, .ctx = sv };
+	struct rp_ping_serve s = {
+		.psk = sv->psk, .adm = &adm, .max_secs = RP_PING_MAX_SECS,
+	};
+	struct report r = { .tag = REPORT };
+	const char *held, *hint;
+
+	sv->is_child = true;
+	sv->chan = chan;
+	catch_children(false);
+	rp_ctrl_close(&sv->lfd);
+	for (int i = 0; i < sv->nkids; i++)
+		rp_ctrl_close(&sv->kids[i].chan);
+	sv->nkids = 0;
+	r.rc = rp_ping_serve_fd(sv->o, &s, fd, peer);
+	r.hello = s.hello;
+	/* A process forked by a server holds its own first error (trace.h):
+	 * the server says it, once and rate-limited where it should be. */
+	held = rp_trace_held_error();
+	hint = rp_trace_held_hint();
+	snprintf(r.text, sizeof(r.text), "%s", held ? held : "");
+	snprintf(r.hint, sizeof(r.hint), "%s", hint ? hint : "");
+	/* If the server is gone, nobody is left to tell. */
+	(void)!send(chan, &r, sizeof(r), MSG_NOSIGNAL);
+	rp_ctrl_close(&sv->chan);
+}
+
+/* ---- in the server ---- */
+
+/* A line of the rate-limited kind: whether to print it now. */
+static bool log_ok(struct psrv *sv)
+{
+	double now = rp_now();
+
+	if (now - sv->log_start >= LOG_WINDOW_S) {
+		if (sv->hidden)
+			RP_INFO("%d more failed ping handshake%s or refusal%s "
+				"not shown", sv->hidden, rp_s(sv->hidden),
+				rp_s(sv->hidden));
+		sv->log_start = now;
+		sv->logged = 0;
+		sv->hidden = 0;
+	}
+	if (sv->logged < LOG_BURST) {
+		sv->logged++;
+		return true;
+	}
+	sv->hidden++;
+	return false;
+}
+
+static struct kid *kid_of(struct psrv *sv, pid_t pid)
+{
+	for (int i = 0; i < sv->nkids; i++)
+		if (sv->kids[i].pid == pid)
+			return &sv->kids[i];
+	return NULL;
+}
+
+/* pid has exited and is reaped: its place and its slot are free here
+ * and only here. */
+static void forget(struct psrv *sv, pid_t pid)
+{
+	struct kid *k = kid_of(sv, pid);
+
+	if (!k)
+		return;
+	rp_ctrl_close(&k->chan);
+	(void)rp_admit_release(&sv->adm, pid);
+	if (pid == sv->one && !sv->one_done) {
+		/* Gone without its report (killed): no result to give. */
+		sv->one_done = true;
+		sv->one_rep.rc = RP_EINTERNAL;
+		snprintf(sv->one_rep.text, sizeof(sv->one_rep.text),
+			 "the process serving %s ended without a result",
+			 k->peer);
+	}
+	*k = sv->kids[--sv->nkids];
+}
+
+static void reap(struct psrv *sv)
+{
+	for (;;) {
+		pid_t p = waitpid(-1, NULL, WNOHANG);
+
+		if (p <= 0)
+			break;
+		forget(sv, p);
+	}
+}
+
+/* Stop taking connections: --once has its ping. */
+static void stop_listening(struct psrv *sv)
+{
+	rp_ctrl_close(&sv->lfd);
+}
+
+/* A child's client is past its HELLO: a slot, or a refusal. */
+static void grant(struct psrv *sv, struct kid *k)
+{
+	enum rp_admit_verdict v = rp_admit_promote(&sv->adm, k->pid);
+	char c = v ? SLOT_BUSY : SLOT_GRANTED;
+	char why[160];
+
+	if (v) {
+		k->refused = true;
+		if (log_ok(sv))
+			RP_INFO("refusing %s: %s", k->peer,
+				rp_admit_why(&sv->adm, v, "", why,
+					     sizeof(why)));
+	} else {
+		RP_EV("server", "server.admit", "{peer} passed its "
+		      "handshake: ping {n} of {max}", EV_S("peer", k->peer),
+		      EV_I("n", rp_admit_xfers(&sv->adm)),
+		      EV_I("max", sv->adm.max_xfers));
+		k->kill_at = rp_now() + RP_PING_MAX_SECS + sv->o->timeout +
+			     KILL_GRACE_S;
+		if (sv->o->once) {
+			sv->one = k->pid;
+			stop_listening(sv);
+		}
+	}
+	/* If it is gone, it is reaped soon; nothing to undo. */
+	(void)!send(k->chan, &c, 1, MSG_NOSIGNAL);
+}
+
+/* What came of a child's client. */
+static void take_report(struct psrv *sv, struct kid *k,
+			const struct report *r)
+{
+	if (k->pid == sv->one) {
+		sv->one_rep = *r;
+		sv->one_done = true;
+	} else if (!r->hello) {
+		/* A probe, garbage, a failed AUTH: no ping, and no
+		 * flood of lines either. */
+		if (r->rc && r->text[0] && log_ok(sv))
+			RP_INFO("no ping: %s", r->text);
+		else if (r->rc && log_ok(sv))
+			RP_INFO("no ping from %s: %s", k->peer,
+				rp_strerror(r->rc));
+	} else if (r->rc && !k->refused) {
+		if (r->hint[0])
+			RP_ERR_HINT(r->hint, "%s", r->text[0] ? r->text :
+				    rp_strerror(r->rc));
+		else
+			RP_ERR("%s", r->text[0] ? r->text :
+			       rp_strerror(r->rc));
+	}
+}
+
+/* A message on k's admission socket, or its end. */
+static void hear(struct psrv *sv, struct kid *k)
+{
+	struct report r;
+	ssize_t n = recv(k->chan, &r, sizeof(r), MSG_DONTWAIT);
+
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return;
+	if (n == 1 && r.tag == SLOT_ASK) {
+		grant(sv, k);
+		return;
+	}
+	if (n == (ssize_t)sizeof(r) && r.tag == REPORT) {
+		r.text[sizeof(r.text) - 1] = '\0';
+		r.hint[sizeof(r.hint) - 1] = '\0';
+		take_report(sv, k, &r);
+	}
+	/* Its end, or nothing it should have said: its place is freed
+	 * when it is reaped. */
+	rp_ctrl_close(&k->chan);
+}
+
+/* The safety net: each child ends itself at its deadline; one that has
+ * not, well after it, is killed (and reaped as usual). */
+static void kill_stale(struct psrv *sv)
+{
+	double now = rp_now();
+
+	for (int i = 0; i < sv->nkids; i++) {
+		struct kid *k = &sv->kids[i];
+
+		if (k->killed || now < k->kill_at)
+			continue;
+		RP_INFO("%s: still connected well past its deadline; killing "
+			"its process %d", k->peer, (int)k->pid);
+		kill(k->pid, SIGKILL);
+		k->killed = true;
+	}
+}
+
+/* Over a cap: say so at once, rather than leave the client waiting. */
+static void refuse(struct psrv *sv, int fd, const char *peer,
+		   const char *why)
+{
+	if (log_ok(sv))
+		RP_INFO("refusing %s: %s", peer, why);
+	rp_session_refuse(sv->o, fd, peer, RP_EBUSY);
+}
+
+/* Serve fd in a child. In the child: true (it is done); else false. */
+static bool spawn(struct psrv *sv, int fd, const char *peer,
+		  const char *addr)
+{
+	char why[96];
+	pid_t pid, parent;
+	int sp[2];
+
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp)) {
+		snprintf(why, sizeof(why), "socketpair: %s", strerror(errno));
+		refuse(sv, fd, peer, why);
+		return false;
+	}
+	fflush(stdout);
+	fflush(stderr);
+	parent = getpid();
+	pid = fork();
+	if (pid < 0) {
+		snprintf(why, sizeof(why), "fork: %s", strerror(errno));
+		close(sp[0]);
+		close(sp[1]);
+		refuse(sv, fd, peer, why);
+		return false;
+	}
+	if (pid == 0) {
+		/* A server killed takes its pings with it: its clients see
+		 * the connection close, not a ping answered by an orphan. */
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != parent)
+			_exit(1);
+		close(sp[0]);
+		child(sv, sp[1], fd, peer);
+		return true;
+	}
+	close(sp[1]);
+	rp_ctrl_close(&fd);
+	sv->kids[sv->nkids] = (struct kid){
+		.pid = pid, .chan = sp[0],
+		.kill_at = rp_now() + rp_session_handshake_secs(sv->o) +
+			   KILL_GRACE_S,
+	};
+	snprintf(sv->kids[sv->nkids].peer, sizeof(sv->kids[0].peer), "%s",
+		 peer);
+	sv->nkids++;
+	/* Checked before the fork, and nothing came in since. */
+	(void)rp_admit_add(&sv->adm, pid, addr);
+	return false;
+}
+
+/* One queued connection, if any: *more says whether to look again. 0,
+ * or a fatal accept() failure (reported). */
+static int take(struct psrv *sv, bool *more)
+{
+	char peer[80], addr[RP_ADMIT_ADDR_MAX], why[160];
+	enum rp_admit_verdict v;
+	int fd = -1;
+	int rc = rp_ctrl_accept(sv->lfd, &fd, peer, sizeof(peer));
+
+	*more = false;
+	if (rc == -EAGAIN)
+		return 0;
+	if (rc) {
+		RP_ERR("accept: %s", strerror(-rc));
+		if (rc != -EMFILE && rc != -ENFILE && rc != -ENOBUFS &&
+		    rc != -ENOMEM)
+			return rc;
+		/* Transient: the queue waits meanwhile. */
+		(void)poll(NULL, 0, BACKOFF_MS);
+		return 0;
+	}
+	*more = true;
+	RP_EV("ctrl", "accept", "ping client {peer} connected",
+	      EV_S("peer", peer));
+	rp_admit_addr(peer, addr, sizeof(addr));
+	v = rp_admit_check(&sv->adm, addr);
+	if (!v && sv->nkids >= MAX_KIDS)
+		v = RP_ADMIT_PENDING_FULL;
+	if (v) {
+		refuse(sv, fd, peer,
+		       rp_admit_why(&sv->adm, v, addr, why, sizeof(why)));
+		return 0;
+	}
+	if (spawn(sv, fd, peer, addr))
+		sv->is_child = true;
+	return 0;
+}
+
+/* The listening socket and each child's admission socket; who[i] is
+ * the child of pfd[i], NULL for the listener. */
+static int watch(struct psrv *sv, struct pollfd *pfd, struct kid **who)
+{
+	int n = 0;
+
+	if (sv->lfd >= 0) {
+		pfd[n] = (struct pollfd){ .fd = sv->lfd, .events = POLLIN };
+		who[n++] = NULL;
+	}
+	for (int i = 0; i < sv->nkids; i++) {
+		if (sv->kids[i].chan < 0)
+			continue;
+		pfd[n] = (struct pollfd){ .fd = sv->kids[i].chan,
+					  .events = POLLIN };
+		who[n++] = &sv->kids[i];
+	}
+	return n;
+}
+
+/* One wait, and what it woke us for. 0 or a fatal error (reported). */
+static int step(struct psrv *sv)
+{
+	struct pollfd pfd[1 + MAX_KIDS];
+	struct kid *who[1 + MAX_KIDS];
+	bool incoming = false, more = true;
+	int n = watch(sv, pfd, who);
+	int rc = poll(pfd, (nfds_t)n, TICK_MS);
+
+	if (rc < 0 && errno != EINTR) {
+		rc = -errno;
+		RP_ERR("poll: %s", strerror(-rc));
+		return rc;
+	}
+	for (int i = 0; rc > 0 && i < n; i++) {
+		if (!pfd[i].revents)
+			continue;
+		if (who[i])
+			hear(sv, who[i]);
+		else
+			incoming = true;
+	}
+	reap(sv);
+	kill_stale(sv);
+	rc = 0;
+	for (int i = 0; incoming && more && !rc && !rp_session_stop &&
+	     !sv->is_child && sv->lfd >= 0 && i < ACCEPT_BURST; i++)
+		rc = take(sv, &more);
+	return rc;
+}
+
+/* Until a stop signal, or --once's ping is over; in a child, until its
+ * client is served. */
+static int serve(struct psrv *sv)
+{
+	int rc = 0;
+
+	while (!rc && !rp_session_stop && !sv->is_child &&
+	       !(sv->one_done && !sv->nkids))
+		rc = step(sv);
+	return rc;
+}
+
+/* After the loop, in the server: stop every child on a signal, wait for
+ * them all, and give --once's result. */
+static int finish(struct psrv *sv, int rc)
+{
+	if (rp_session_stop) {
+		reap(sv);
+		if (sv->nkids)
+			RP_INFO("signal %d: stopping %d ping client%s",
+				(int)rp_session_stop, sv->nkids,
+				rp_s(sv->nkids));
+		for (int i = 0; i < sv->nkids; i++)
+			kill(sv->kids[i].pid, SIGTERM);
+	}
+	while (sv->nkids) {
+		pid_t p = waitpid(-1, NULL, 0);
+
+		if (p < 0 && errno == EINTR)
+			continue;
+		if (p < 0)
+			break;
+		forget(sv, p);
+	}
+	if (rc || !sv->o->once)
+		return rc;
+	if (!sv->one_done)
+		return RP_EINTERRUPTED;	/* stopped before any ping */
+	rc = sv->one_rep.rc;
+	/* The child held its cause: ours now, for main's failure line. */
+	if (rc && sv->one_rep.hint[0])
+		RP_ERR_HINT(sv->one_rep.hint, "%s", sv->one_rep.text);
+	else if (rc && sv->one_rep.text[0])
+		RP_ERR("%s", sv->one_rep.text);
+	return rc;
+}
+
+int rp_ping_server(const struct rp_config *o)
+{
+	struct psrv sv = { .o = o, .lfd = -1, .chan = -1 };
+	int rc = 0;
+
+	rp_session_signals();
+	/* A key file that will not do stops us before we listen. */
+	if (o->psk_file)
+		rc = rp_auth_load(o->psk_file, sv.key);
+	if (rc)
+		return rc;
+	if (o->psk_file)
+		sv.psk = sv.key;
+	rc = rp_ctrl_listen(o->bind_addr, o->port, &sv.lfd);
+	if (!rc)
+		rc = rp_sys_nonblock(sv.lfd, "listening socket");
+	if (rc)
+		goto out;
+	/* --once: one ping only, whoever passes its handshake first. */
+	rp_admit_init(&sv.adm, o->once ? 1 : RP_PING_MAX_CLIENTS,
+		      RP_MAX_PENDING, o->max_per_addr);
+	if (o->once)
+		RP_INFO("ping server listening on port %u (once: the first "
+			"client past its handshake)", o->port);
+	else
+		RP_INFO("ping server listening on port %u (up to %d clients "
+			"at once)", o->port, sv.adm.max_xfers);
+	/* Each client's errors are said as they come (each child holds
+	 * its own); with --once, the ping's is the cause main names. */
+	if (!o->once)
+		rp_trace_hold_stop();
+	sv.log_start = rp_now();
+	catch_children(true);
+	rc = serve(&sv);
+	if (sv.is_child)
+		goto out;	/* its client is served; main exits */
+	rc = finish(&sv, rc);
+	catch_children(false);
+	/* A stop signal ends a server of many clients well. */
+	if (rp_session_stop && !o->once) {
+		RP_INFO("stopped by signal %d", (int)rp_session_stop);
+		rc = 0;
+	}
+out:
+	rp_ctrl_close(&sv.lfd);
+	sodium_memzero(sv.key, sizeof(sv.key));
+	return rc;
+}
