@@ -302,6 +302,10 @@ static int reap(struct ping *p)
 			return RP_EINTERNAL;
 		}
 	}
+	/* A peer that ends the ping sends ERR, then tears down its QP: our
+	 * completion may fail first, but its reason is the ERR. */
+	if (n == RP_EWC)
+		return rp_chan_peer_reason(&p->ch, n);
 	return n < 0 ? n : 0;
 }
 
