@@ -76,8 +76,12 @@ static const char help_recv[] =
 	"                       that comes up later); each transfer then\n"
 	"                       checks for itself\n"
 	"      --max-per-address N  connections from one address, 1..64\n"
-	"                       (default 8), whether in their handshake or\n"
-	"                       transferring; one more is refused as busy\n"
+	"                       (default 8, or -m if smaller), whether in\n"
+	"                       their handshake or transferring; one more is\n"
+	"                       refused as busy\n"
+	"      --max-pending-per-prefix N  connections in their handshake\n"
+	"                       from one IPv4 /24 or IPv6 /64, 1..64\n"
+	"                       (default 16); one more is refused as busy\n"
 	"      --keep-setid     keep the setuid, setgid and sticky bits a\n"
 	"                       sender's -k asks for (default: dropped)\n";
 

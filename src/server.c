@@ -28,7 +28,8 @@
 #include "rdmapush/sys.h"
 #include "rdmapush/trace.h"
 
-#define MAX_KIDS	(RP_MAX_PENDING + RP_MAX_XFERS)
+/* As many as admission entries: evicted ones stay until reaped. */
+#define MAX_KIDS	RP_ADMIT_SLOTS
 /* The safety net: a child still in its handshake this long after its
  * own deadline has passed is killed (it should have closed itself). */
 #define KILL_GRACE_S	5.0
@@ -187,7 +188,9 @@ static struct kid *kid_of(struct server *sv, pid_t pid)
 	return NULL;
 }
 
-/* pid has exited and is reaped: its place and its slot are free. */
+/* pid has exited and is reaped: its place and its slot are free. The
+ * one place an admission entry is released: a connection counts against
+ * the caps as long as its process lives. */
 static void forget(struct server *sv, pid_t pid)
 {
 	struct kid *k = kid_of(sv, pid);
@@ -236,12 +239,9 @@ static void answer(struct server *sv, struct kid *k)
 		c = v ? SLOT_BUSY : SLOT_GRANTED;
 		/* If it is gone, it is reaped soon; nothing to undo. */
 		(void)!send(k->chan, &c, 1, MSG_NOSIGNAL);
-	} else if (n == 0) {
-		/* Closed without asking: its connection is over, so it no
-		 * longer counts against the caps, though its process may
-		 * take a while to exit (and be reaped). */
-		(void)rp_admit_release(&sv->adm, k->pid);
 	}
+	/* Else closed without asking: its process is exiting; it counts
+	 * until it is reaped (forget). */
 	rp_ctrl_close(&k->chan);
 }
 
@@ -343,6 +343,12 @@ static int spawn(struct server *sv, int fd, const int sp[2],
 	struct kid *k;
 	pid_t pid;
 
+	if (sv->nkids >= MAX_KIDS) {
+		close(sp[0]);
+		close(sp[1]);
+		refuse(sv, fd, peer, "no place left for another connection");
+		return 0;
+	}
 	fflush(stdout);
 	fflush(stderr);
 	pid = fork();
@@ -359,6 +365,8 @@ static int spawn(struct server *sv, int fd, const int sp[2],
 	}
 	close(sp[1]);
 	rp_ctrl_close(&fd);
+	/* take() made sure there is a place: each kid has an admission
+	 * entry, and the entries are as many as the kids' places. */
 	k = &sv->kids[sv->nkids++];
 	*k = (struct kid){ .pid = pid, .chan = sp[0], .since = since };
 	snprintf(k->peer, sizeof(k->peer), "%s", peer);
@@ -390,6 +398,21 @@ static int take_failed(struct server *sv, const char *call, int rc)
 		RP_ERR("%s: %s", call, strerror(-rc));
 		return rc;
 	}
+}
+
+/* Every connection in its handshake has its place taken by peer's: the
+ * oldest of the largest group is ended (and released once reaped). */
+static void evict(struct server *sv, pid_t pid, const char *peer)
+{
+	struct kid *k = kid_of(sv, pid);
+
+	if (!k)
+		return;
+	RP_INFO("%s: still in its handshake after %.0f s, from the prefix "
+		"with the most such connections; ending it for %s", k->peer,
+		rp_now() - k->since, peer);
+	kill(k->pid, SIGKILL);
+	k->killed = true;
 }
 
 /* A connection: its child's admission socket first, so that running
@@ -425,6 +448,7 @@ static int take(struct server *sv)
 {
 	char peer[80], addr[RP_ADMIT_ADDR_MAX], why[160];
 	enum rp_admit_verdict v;
+	long victim;
 	double now = rp_now();
 	int fd = -1, sp[2] = { -1, -1 };
 	int rc = accept_one(sv, &fd, sp, peer, sizeof(peer));
@@ -437,7 +461,7 @@ static int take(struct server *sv)
 		return 0;
 	}
 	rp_admit_addr(peer, addr, sizeof(addr));
-	v = rp_admit_check(&sv->adm, addr);
+	v = rp_admit_make_room(&sv->adm, addr, &victim);
 	if (v) {
 		close(sp[0]);
 		close(sp[1]);
@@ -445,6 +469,8 @@ static int take(struct server *sv)
 		       rp_admit_why(&sv->adm, v, addr, why, sizeof(why)));
 		return 0;
 	}
+	if (victim >= 0)
+		evict(sv, (pid_t)victim, peer);
 	return spawn(sv, fd, sp, peer, addr, now);
 }
 
@@ -608,6 +634,7 @@ int rp_server_run(const struct rp_config *o, struct rp_outcome *out)
 		goto out_listen;
 	rp_admit_init(&sv.adm, o->max_transfers, RP_MAX_PENDING,
 		      o->max_per_addr);
+	rp_admit_set_prefix_cap(&sv.adm, o->max_pending_per_prefix);
 	RP_INFO("listening on port %u, writing into %s", o->port, o->dir);
 	/* The server's own later errors (fork, accept) are no verdict's
 	 * cause: print them as they happen. Each child holds its own; with
