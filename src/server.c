@@ -37,6 +37,9 @@
 #define BACKOFF_S	0.1
 /* Connections taken per wake-up at most. */
 #define ACCEPT_BURST	16
+/* --once: connections that were no push are said at most once per this
+ * long (with a count of the others). */
+#define IGNORED_LOG_S	10.0
 /* How long a child waits for the server to answer its slot request. */
 #define ANSWER_WAIT_MS	5000
 
@@ -70,6 +73,13 @@ struct server {
 	bool drained;		/* accept() found the queue empty */
 	int once_fd;		/* --once: the connection to serve here */
 	char once_peer[80];
+	/* --once: the session's config, without the report hooks until its
+	 * connection has passed its handshake: what is no push reports
+	 * nothing (no summary, no JSON object). */
+	struct rp_config once_cfg;
+	bool once_pushed;	/* the connection served passed it */
+	double ignored_quiet;	/* no "ignored" line before this */
+	unsigned long ignored_more;	/* ignored since the last line */
 	/* In a forked child: */
 	bool is_child;
 	bool refused;		/* refused a slot; the server said why */
@@ -542,25 +552,95 @@ static int serve_step(struct server *sv)
 	return 0;
 }
 
+/* --once's admission hook: the connection has passed its handshake, so
+ * it is the one push; from here it reports as any transfer does. */
+static int once_admit(void *ctx, const char *peer)
+{
+	struct server *sv = ctx;
+
+	(void)peer;
+	sv->once_pushed = true;
+	sv->once_cfg.hooks = sv->o->hooks;
+	return 0;
+}
+
+/* --once: a connection that was no push (a probe, garbage, a failed
+ * handshake) is said, at most once per IGNORED_LOG_S, and forgotten. */
+static void once_ignored(struct server *sv, int rc)
+{
+	const char *held = rp_trace_held_error();
+	char cause[RP_TEXT_MAX + 1];
+	double now = rp_now();
+
+	snprintf(cause, sizeof(cause), "%s", held ? held : rp_strerror(rc));
+	/* Not the cause of this receiver's verdict: the push's will be. */
+	rp_trace_hold_forget();
+	if (now < sv->ignored_quiet) {
+		sv->ignored_more++;
+		return;
+	}
+	if (sv->ignored_more)
+		RP_INFO("%s: no push, ignored (%s); %lu more ignored since "
+			"the last such line; waiting for a push",
+			sv->once_peer, cause, sv->ignored_more);
+	else
+		RP_INFO("%s: no push, ignored (%s); waiting for a push",
+			sv->once_peer, cause);
+	sv->ignored_more = 0;
+	sv->ignored_quiet = now + IGNORED_LOG_S;
+}
+
+/*
+ * --once: serve the connection taken here, not in a child (no slot to
+ * ask for). True when it was the push (its result in *rc); false when
+ * it did not pass its handshake, and we go on listening.
+ */
+static bool once_serve(struct server *sv, int *rc)
+{
+	struct rp_outcome before;
+	int fd = sv->once_fd;
+
+	if (sv->out)
+		before = *sv->out;
+	sv->once_fd = -1;
+	sv->once_cfg = *sv->o;
+	sv->once_cfg.hooks = NULL;
+	sv->once_pushed = false;
+	/* A session relies on signals interrupting its waits. */
+	restore_signals(sv);
+	*rc = rp_session_recv_one(&sv->once_cfg, sv->psk, sv->dirfd, fd,
+				  sv->once_peer,
+				  &(struct rp_admission){ .admit = once_admit,
+							  .ctx = sv },
+				  sv->out);
+	if (sv->once_pushed)
+		return true;
+	if (sv->out)
+		*sv->out = before;
+	once_ignored(sv, *rc);
+	*rc = 0;
+	block_signals(sv);
+	return false;
+}
+
 static int serve_loop(struct server *sv)
 {
 	int rc = 0;
 
-	while (!rc && !rp_session_stop && !sv->is_child && sv->once_fd < 0)
-		rc = serve_step(sv);
-	return rc;
+	for (;;) {
+		while (!rc && !rp_session_stop && !sv->is_child &&
+		       sv->once_fd < 0)
+			rc = serve_step(sv);
+		if (rc || sv->once_fd < 0 || once_serve(sv, &rc))
+			return rc;
+	}
 }
 
-/* After the loop, in the server: serve --once's connection, or stop. */
+/* After the loop, in the server: --once's push is over, or stop. */
 static int finish(struct server *sv, int rc)
 {
-	if (sv->once_fd >= 0) {
-		/* Here, not in a child: no slot to ask for. */
-		restore_signals(sv);
-		return rp_session_recv_one(sv->o, sv->psk, sv->dirfd,
-					   sv->once_fd, sv->once_peer, NULL,
-					   sv->out);
-	}
+	if (sv->once_pushed)
+		return rc;
 	if (rp_session_stop && sv->o->once)
 		return RP_EINTERRUPTED;	/* stopped before any transfer */
 	if (rp_session_stop) {
