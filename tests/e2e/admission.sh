@@ -38,6 +38,7 @@ push_ok() {
 
 # crowd_case LABEL RECV-OPTS: the crowd, then a push, against a receiver.
 crowd_case() {
+	RLOG=
 	recv_bg crowd "--psk $KEY -o $DST $2" ||
 		{ fail "$1" "receiver did not listen"; return; }
 	"$LAB" bg "$RCV" crowd64 -- "exec $CROWD"
