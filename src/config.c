@@ -18,7 +18,7 @@ void rp_config_defaults(struct rp_config *c)
 	c->gid_index = -1;
 	c->timeout = RP_DEFAULT_TIMEOUT;
 	c->max_transfers = RP_DEFAULT_MAX_XFERS;
-	c->max_per_addr = RP_DEFAULT_PER_ADDR;
+	c->max_pending_per_prefix = RP_DEFAULT_PER_PREFIX;
 	c->dir = ".";
 	c->chunk = RP_DEFAULT_CHUNK;
 	c->window = RP_DEFAULT_WINDOW;

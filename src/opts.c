@@ -29,6 +29,7 @@ static const struct option recv_long[] = {
 	{ "max-transfers", required_argument, NULL, 'm' },
 	{ "max-size",	required_argument, NULL, OPT_MAX_SIZE },
 	{ "max-per-address", required_argument, NULL, OPT_PER_ADDR },
+	{ "max-pending-per-prefix", required_argument, NULL, OPT_PER_PREFIX },
 	{ "device",	required_argument, NULL, 'd' },
 	{ "ib-port",	required_argument, NULL, 'i' },
 	{ "gid-index",	required_argument, NULL, 'g' },
@@ -282,6 +283,12 @@ int rp_opts_set(struct rp_config *o, const char *sub, int c,
 			return rp_opts_bad_value(sub, "connections per address",
 						 arg, "1..64");
 		o->max_per_addr = (int)v;
+		break;
+	case OPT_PER_PREFIX:
+		if (rp_opts_parse_range(arg, 1, RP_MAX_PENDING, &v))
+			return rp_opts_bad_value(sub, "connections per prefix",
+						 arg, "1..64");
+		o->max_pending_per_prefix = (int)v;
 		break;
 	case 'd':
 		o->dev = arg;

@@ -28,7 +28,8 @@
 #include "rdmapush/sys.h"
 #include "rdmapush/trace.h"
 
-#define MAX_KIDS	(RP_MAX_PENDING + RP_MAX_XFERS)
+/* As many as admission entries: evicted ones stay until reaped. */
+#define MAX_KIDS	RP_ADMIT_SLOTS
 /* The safety net: a child still in its handshake this long after its
  * own deadline has passed is killed (it should have closed itself). */
 #define KILL_GRACE_S	5.0
@@ -36,6 +37,9 @@
 #define BACKOFF_S	0.1
 /* Connections taken per wake-up at most. */
 #define ACCEPT_BURST	16
+/* --once: connections that were no push are said at most once per this
+ * long (with a count of the others). */
+#define IGNORED_LOG_S	10.0
 /* How long a child waits for the server to answer its slot request. */
 #define ANSWER_WAIT_MS	5000
 
@@ -69,6 +73,13 @@ struct server {
 	bool drained;		/* accept() found the queue empty */
 	int once_fd;		/* --once: the connection to serve here */
 	char once_peer[80];
+	/* --once: the session's config, without the report hooks until its
+	 * connection has passed its handshake: what is no push reports
+	 * nothing (no summary, no JSON object). */
+	struct rp_config once_cfg;
+	bool once_pushed;	/* the connection served passed it */
+	double ignored_quiet;	/* no "ignored" line before this */
+	unsigned long ignored_more;	/* ignored since the last line */
 	/* In a forked child: */
 	bool is_child;
 	bool refused;		/* refused a slot; the server said why */
@@ -187,7 +198,9 @@ static struct kid *kid_of(struct server *sv, pid_t pid)
 	return NULL;
 }
 
-/* pid has exited and is reaped: its place and its slot are free. */
+/* pid has exited and is reaped: its place and its slot are free. The
+ * one place an admission entry is released: a connection counts against
+ * the caps as long as its process lives. */
 static void forget(struct server *sv, pid_t pid)
 {
 	struct kid *k = kid_of(sv, pid);
@@ -236,12 +249,9 @@ static void answer(struct server *sv, struct kid *k)
 		c = v ? SLOT_BUSY : SLOT_GRANTED;
 		/* If it is gone, it is reaped soon; nothing to undo. */
 		(void)!send(k->chan, &c, 1, MSG_NOSIGNAL);
-	} else if (n == 0) {
-		/* Closed without asking: its connection is over, so it no
-		 * longer counts against the caps, though its process may
-		 * take a while to exit (and be reaped). */
-		(void)rp_admit_release(&sv->adm, k->pid);
 	}
+	/* Else closed without asking: its process is exiting; it counts
+	 * until it is reaped (forget). */
 	rp_ctrl_close(&k->chan);
 }
 
@@ -343,6 +353,12 @@ static int spawn(struct server *sv, int fd, const int sp[2],
 	struct kid *k;
 	pid_t pid;
 
+	if (sv->nkids >= MAX_KIDS) {
+		close(sp[0]);
+		close(sp[1]);
+		refuse(sv, fd, peer, "no place left for another connection");
+		return 0;
+	}
 	fflush(stdout);
 	fflush(stderr);
 	pid = fork();
@@ -359,6 +375,8 @@ static int spawn(struct server *sv, int fd, const int sp[2],
 	}
 	close(sp[1]);
 	rp_ctrl_close(&fd);
+	/* take() made sure there is a place: each kid has an admission
+	 * entry, and the entries are as many as the kids' places. */
 	k = &sv->kids[sv->nkids++];
 	*k = (struct kid){ .pid = pid, .chan = sp[0], .since = since };
 	snprintf(k->peer, sizeof(k->peer), "%s", peer);
@@ -390,6 +408,21 @@ static int take_failed(struct server *sv, const char *call, int rc)
 		RP_ERR("%s: %s", call, strerror(-rc));
 		return rc;
 	}
+}
+
+/* Every connection in its handshake has its place taken by peer's: the
+ * oldest of the largest group is ended (and released once reaped). */
+static void evict(struct server *sv, pid_t pid, const char *peer)
+{
+	struct kid *k = kid_of(sv, pid);
+
+	if (!k)
+		return;
+	RP_INFO("%s: still in its handshake after %.0f s, from the prefix "
+		"with the most such connections; ending it for %s", k->peer,
+		rp_now() - k->since, peer);
+	kill(k->pid, SIGKILL);
+	k->killed = true;
 }
 
 /* A connection: its child's admission socket first, so that running
@@ -425,6 +458,7 @@ static int take(struct server *sv)
 {
 	char peer[80], addr[RP_ADMIT_ADDR_MAX], why[160];
 	enum rp_admit_verdict v;
+	long victim;
 	double now = rp_now();
 	int fd = -1, sp[2] = { -1, -1 };
 	int rc = accept_one(sv, &fd, sp, peer, sizeof(peer));
@@ -437,7 +471,7 @@ static int take(struct server *sv)
 		return 0;
 	}
 	rp_admit_addr(peer, addr, sizeof(addr));
-	v = rp_admit_check(&sv->adm, addr);
+	v = rp_admit_make_room(&sv->adm, addr, &victim);
 	if (v) {
 		close(sp[0]);
 		close(sp[1]);
@@ -445,6 +479,8 @@ static int take(struct server *sv)
 		       rp_admit_why(&sv->adm, v, addr, why, sizeof(why)));
 		return 0;
 	}
+	if (victim >= 0)
+		evict(sv, (pid_t)victim, peer);
 	return spawn(sv, fd, sp, peer, addr, now);
 }
 
@@ -516,25 +552,95 @@ static int serve_step(struct server *sv)
 	return 0;
 }
 
+/* --once's admission hook: the connection has passed its handshake, so
+ * it is the one push; from here it reports as any transfer does. */
+static int once_admit(void *ctx, const char *peer)
+{
+	struct server *sv = ctx;
+
+	(void)peer;
+	sv->once_pushed = true;
+	sv->once_cfg.hooks = sv->o->hooks;
+	return 0;
+}
+
+/* --once: a connection that was no push (a probe, garbage, a failed
+ * handshake) is said, at most once per IGNORED_LOG_S, and forgotten. */
+static void once_ignored(struct server *sv, int rc)
+{
+	const char *held = rp_trace_held_error();
+	char cause[RP_TEXT_MAX + 1];
+	double now = rp_now();
+
+	snprintf(cause, sizeof(cause), "%s", held ? held : rp_strerror(rc));
+	/* Not the cause of this receiver's verdict: the push's will be. */
+	rp_trace_hold_forget();
+	if (now < sv->ignored_quiet) {
+		sv->ignored_more++;
+		return;
+	}
+	if (sv->ignored_more)
+		RP_INFO("%s: no push, ignored (%s); %lu more ignored since "
+			"the last such line; waiting for a push",
+			sv->once_peer, cause, sv->ignored_more);
+	else
+		RP_INFO("%s: no push, ignored (%s); waiting for a push",
+			sv->once_peer, cause);
+	sv->ignored_more = 0;
+	sv->ignored_quiet = now + IGNORED_LOG_S;
+}
+
+/*
+ * --once: serve the connection taken here, not in a child (no slot to
+ * ask for). True when it was the push (its result in *rc); false when
+ * it did not pass its handshake, and we go on listening.
+ */
+static bool once_serve(struct server *sv, int *rc)
+{
+	struct rp_outcome before;
+	int fd = sv->once_fd;
+
+	if (sv->out)
+		before = *sv->out;
+	sv->once_fd = -1;
+	sv->once_cfg = *sv->o;
+	sv->once_cfg.hooks = NULL;
+	sv->once_pushed = false;
+	/* A session relies on signals interrupting its waits. */
+	restore_signals(sv);
+	*rc = rp_session_recv_one(&sv->once_cfg, sv->psk, sv->dirfd, fd,
+				  sv->once_peer,
+				  &(struct rp_admission){ .admit = once_admit,
+							  .ctx = sv },
+				  sv->out);
+	if (sv->once_pushed)
+		return true;
+	if (sv->out)
+		*sv->out = before;
+	once_ignored(sv, *rc);
+	*rc = 0;
+	block_signals(sv);
+	return false;
+}
+
 static int serve_loop(struct server *sv)
 {
 	int rc = 0;
 
-	while (!rc && !rp_session_stop && !sv->is_child && sv->once_fd < 0)
-		rc = serve_step(sv);
-	return rc;
+	for (;;) {
+		while (!rc && !rp_session_stop && !sv->is_child &&
+		       sv->once_fd < 0)
+			rc = serve_step(sv);
+		if (rc || sv->once_fd < 0 || once_serve(sv, &rc))
+			return rc;
+	}
 }
 
-/* After the loop, in the server: serve --once's connection, or stop. */
+/* After the loop, in the server: --once's push is over, or stop. */
 static int finish(struct server *sv, int rc)
 {
-	if (sv->once_fd >= 0) {
-		/* Here, not in a child: no slot to ask for. */
-		restore_signals(sv);
-		return rp_session_recv_one(sv->o, sv->psk, sv->dirfd,
-					   sv->once_fd, sv->once_peer, NULL,
-					   sv->out);
-	}
+	if (sv->once_pushed)
+		return rc;
 	if (rp_session_stop && sv->o->once)
 		return RP_EINTERRUPTED;	/* stopped before any transfer */
 	if (rp_session_stop) {
@@ -608,6 +714,7 @@ int rp_server_run(const struct rp_config *o, struct rp_outcome *out)
 		goto out_listen;
 	rp_admit_init(&sv.adm, o->max_transfers, RP_MAX_PENDING,
 		      o->max_per_addr);
+	rp_admit_set_prefix_cap(&sv.adm, o->max_pending_per_prefix);
 	RP_INFO("listening on port %u, writing into %s", o->port, o->dir);
 	/* The server's own later errors (fork, accept) are no verdict's
 	 * cause: print them as they happen. Each child holds its own; with

@@ -78,6 +78,14 @@ void rp_trace_hold_stop(void)
 	hold_stopped = getpid();
 }
 
+void rp_trace_hold_forget(void)
+{
+	flockfile(stderr);
+	if (held_pid == getpid())
+		held[0] = '\0';
+	funlockfile(stderr);
+}
+
 const char *rp_trace_held_error(void)
 {
 	const char *r;

@@ -68,7 +68,9 @@ struct rp_config {
 	bool once;
 	int max_transfers;	/* -m: concurrent transfers, 1..64 */
 	uint64_t max_size;	/* --max-size bytes, 0 = no limit */
-	int max_per_addr;	/* --max-per-address: connections, 1..64 */
+	int max_per_addr;	/* --max-per-address: connections, 1..64;
+				 * 0: RP_DEFAULT_PER_ADDR, at most -m */
+	int max_pending_per_prefix;	/* --max-pending-per-prefix, 1..64 */
 	bool force;
 	bool no_device_check;	/* --no-device-check: skip the startup probe */
 	bool keep_setid;	/* --keep-setid: setuid/setgid/sticky bits too */

@@ -38,6 +38,9 @@ void rp_trace_hold_first_error(void);
 /* Stop holding in the calling process only (a server once it listens:
  * its later errors are not the cause of a verdict); its children hold. */
 void rp_trace_hold_stop(void);
+/* Forget this process's held error, if any: what it held was no
+ * verdict's cause after all (recv --once's connection that was no push). */
+void rp_trace_hold_forget(void);
 /* This process's held error, or NULL. */
 const char *rp_trace_held_error(void);
 /* Why the held error's call failed, as RP_ERR_WHY gave it (an errno

@@ -457,7 +457,8 @@ static void test_max_per_address(void **state)
 
 	(void)state;
 	assert_int_equal(PARSE(&o, "recv"), 0);
-	assert_int_equal(o.cfg.max_per_addr, RP_DEFAULT_PER_ADDR);
+	/* Unset: the server takes RP_DEFAULT_PER_ADDR, or -m if smaller. */
+	assert_int_equal(o.cfg.max_per_addr, 0);
 	assert_int_equal(PARSE(&o, "recv", "--max-per-address", "1"), 0);
 	assert_int_equal(o.cfg.max_per_addr, 1);
 	assert_int_equal(PARSE(&o, "recv", "--max-per-address=64"), 0);
@@ -466,6 +467,25 @@ static void test_max_per_address(void **state)
 	REFUSED("recv", "--max-per-address", "65");
 	REFUSED("recv", "--max-per-address", "2x");
 	REFUSED("send", "--max-per-address", "2", "f", "h");
+}
+
+/* --max-pending-per-prefix: default, range, receiver only. */
+static void test_max_pending_per_prefix(void **state)
+{
+	struct rp_opts o;
+
+	(void)state;
+	assert_int_equal(PARSE(&o, "recv"), 0);
+	assert_int_equal(o.cfg.max_pending_per_prefix, RP_DEFAULT_PER_PREFIX);
+	assert_int_equal(PARSE(&o, "recv", "--max-pending-per-prefix", "1"),
+			 0);
+	assert_int_equal(o.cfg.max_pending_per_prefix, 1);
+	assert_int_equal(PARSE(&o, "recv", "--max-pending-per-prefix=64"), 0);
+	assert_int_equal(o.cfg.max_pending_per_prefix, RP_MAX_PENDING);
+	REFUSED("recv", "--max-pending-per-prefix", "0");
+	REFUSED("recv", "--max-pending-per-prefix", "65");
+	REFUSED("recv", "--max-pending-per-prefix", "2x");
+	REFUSED("send", "--max-pending-per-prefix", "2", "f", "h");
 }
 
 /* One line saying what is wrong, one pointing at the right help. */
@@ -718,7 +738,7 @@ static void test_usage_text(void **state)
 	static const char *const recv_only[] = {
 		"Usage: rdmapush recv", "--bind ADDR", "--dir DIR", "--once",
 		"--force", "current", "never a directory",
-		"--no-device-check",
+		"--no-device-check", "--max-pending-per-prefix N",
 	};
 	static const char *const send_only[] = {
 		"Usage: rdmapush send", "SOURCE... HOST", "--as NAME",
@@ -879,6 +899,7 @@ int main(void)
 		cmocka_unit_test(test_combinations),
 		cmocka_unit_test(test_refusals),
 		cmocka_unit_test(test_max_per_address),
+		cmocka_unit_test(test_max_pending_per_prefix),
 		cmocka_unit_test(test_messages),
 		cmocka_unit_test(test_host_hints),
 		cmocka_unit_test(test_parse_size),
