@@ -139,6 +139,30 @@ static int alloc_scratch(void **buf, size_t len)
 	return 0;
 }
 
+/* As many workers as fit RP_MAX_SCRATCH of scratch, at least one: the
+ * chunk is the peer's choice, the memory pinned is ours. */
+static uint32_t scratch_bound(uint32_t threads, size_t scratch)
+{
+	uint64_t fit;
+
+	if (!scratch || (uint64_t)threads * scratch <= RP_MAX_SCRATCH)
+		return threads;
+	fit = RP_MAX_SCRATCH / scratch;
+	if (fit < 1)
+		fit = 1;
+	RP_EV("pool", "pool.capped", "{threads} worker thread{threads:|s} "
+	      "instead of {asked}: {asked} chunks of {scratch} bytes would "
+	      "exceed the {max} bytes of scratch a transfer may hold",
+	      EV_U("threads", fit), EV_U("asked", threads),
+	      EV_U("scratch", scratch), EV_U("max", RP_MAX_SCRATCH));
+	return (uint32_t)fit;
+}
+
+uint32_t rp_pool_threads(const struct rp_pool *p)
+{
+	return p->nworkers;
+}
+
 int rp_pool_new(struct rp_pool **out, uint32_t threads, size_t scratch)
 {
 	struct rp_pool *p;
@@ -150,6 +174,7 @@ int rp_pool_new(struct rp_pool **out, uint32_t threads, size_t scratch)
 		       RP_MAX_THREADS);
 		return RP_EINTERNAL;
 	}
+	threads = scratch_bound(threads, scratch);
 	p = calloc(1, sizeof(*p));
 	if (!p)
 		goto err_nomem;

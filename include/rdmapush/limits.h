@@ -24,6 +24,9 @@
 #define RP_MAX_RING		(256ull << 20)	/* chunk * window cap */
 #define RP_MAX_XFERS		64	/* concurrent transfers per receiver */
 #define RP_MAX_THREADS		64	/* --threads: worker threads per transfer */
+/* Worker scratch per transfer: each worker that copies holds one chunk,
+ * whose size the peer chose; past this, fewer workers (rp_pool_new). */
+#define RP_MAX_SCRATCH		(256ull << 20)
 /* --qps: RC QPs a session stripes its chunks over (HELLO, MR). */
 #define RP_QPS_MAX		8
 

@@ -25,9 +25,9 @@ struct rp_job {
 };
 
 /*
- * Start threads workers (1..RP_MAX_THREADS), each with a page-aligned
- * scratch buffer of scratch bytes (0: none; aligned for O_DIRECT
- * writes from it), with SIGINT and SIGTERM blocked: signals
+ * Start threads workers (1..RP_MAX_THREADS; fewer when threads * scratch
+ * would exceed RP_MAX_SCRATCH), each with a page-aligned scratch buffer
+ * of scratch bytes (0: none; aligned for O_DIRECT writes from it), with SIGINT and SIGTERM blocked: signals
  * stay with the caller's thread. 0 or -errno (reported); *out NULL then.
  */
 int rp_pool_new(struct rp_pool **out, uint32_t threads, size_t scratch)
@@ -64,6 +64,10 @@ uint32_t rp_pool_busy(struct rp_pool *p);
  * Let the running jobs end, drop the queued ones (never run), join the
  * threads and free. NULL-safe. Call before freeing what jobs point to.
  */
+/* How many worker threads run: fewer than asked when threads * scratch
+ * would exceed RP_MAX_SCRATCH (limits.h). */
+uint32_t rp_pool_threads(const struct rp_pool *p);
+
 void rp_pool_free(struct rp_pool *p);
 
 #endif

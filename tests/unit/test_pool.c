@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "rdmapush/err.h"
+#include "rdmapush/limits.h"
 #include "rdmapush/pool.h"
 #include "rdmapush/trace.h"
 
@@ -172,6 +173,25 @@ static void test_notify_from_job(void **state)
 	rp_pool_free(p);
 }
 
+/* The peer picks the chunk, so the scratch: no more than RP_MAX_SCRATCH
+ * per transfer, in fewer workers; within it, as many as asked. */
+static void test_scratch_bounded(void **state)
+{
+	struct rp_pool *p;
+
+	(void)state;
+	assert_int_equal(rp_pool_new(&p, 64, 64u << 20), 0);
+	assert_int_equal(rp_pool_threads(p), RP_MAX_SCRATCH / (64u << 20));
+	rp_pool_free(p);
+	assert_int_equal(rp_pool_new(&p, 8, 32u << 20), 0);
+	assert_int_equal(rp_pool_threads(p), 8);
+	rp_pool_free(p);
+	/* Without scratch nothing is pinned: all of them. */
+	assert_int_equal(rp_pool_new(&p, 64, 0), 0);
+	assert_int_equal(rp_pool_threads(p), 64);
+	rp_pool_free(p);
+}
+
 static void test_bad_thread_counts(void **state)
 {
 	struct rp_pool *p = (void *)1;
@@ -191,6 +211,7 @@ int main(void)
 		cmocka_unit_test(test_scratch_per_thread),
 		cmocka_unit_test(test_free_drops_queued),
 		cmocka_unit_test(test_notify_from_job),
+		cmocka_unit_test(test_scratch_bounded),
 		cmocka_unit_test(test_bad_thread_counts),
 	};
 
