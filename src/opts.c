@@ -30,6 +30,7 @@ static const struct option recv_long[] = {
 	{ "max-size",	required_argument, NULL, OPT_MAX_SIZE },
 	{ "max-per-address", required_argument, NULL, OPT_PER_ADDR },
 	{ "max-pending-per-prefix", required_argument, NULL, OPT_PER_PREFIX },
+	{ "min-rate",	required_argument, NULL, OPT_MIN_RATE },
 	{ "device",	required_argument, NULL, 'd' },
 	{ "ib-port",	required_argument, NULL, 'i' },
 	{ "gid-index",	required_argument, NULL, 'g' },
@@ -289,6 +290,13 @@ int rp_opts_set(struct rp_config *o, const char *sub, int c,
 			return rp_opts_bad_value(sub, "connections per prefix",
 						 arg, "1..64");
 		o->max_pending_per_prefix = (int)v;
+		break;
+	case OPT_MIN_RATE:
+		if (rp_opts_parse_size(arg, &size) || size > RP_MAX_MIN_RATE)
+			return rp_opts_bad_value(sub, "minimum rate", arg,
+						 "bytes a second, 0 (none) "
+						 "to 1G, e.g. 64K");
+		o->min_rate = size;
 		break;
 	case 'd':
 		o->dev = arg;

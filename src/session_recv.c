@@ -91,6 +91,10 @@ struct recv_state {
 	struct rp_dir_times times;	/* --preserve: set after FIN */
 	struct rp_tally tally;
 	struct rp_progress prog;
+	/* --min-rate: seconds spent waiting on the sender (check_rate),
+	 * and that and moved() where the span being judged began. */
+	double waited, rate_w0;
+	uint64_t rate_b0;
 };
 
 /* Everything the sender needs before its first chunk, in this order:
@@ -427,9 +431,12 @@ static int on_fin(struct xfer *x, struct recv_state *r,
 static int on_message(struct xfer *x, struct recv_state *r)
 {
 	union rp_msg m;
+	double t = rp_now();
 	int rc = rp_xfer_recv(x, rp_msg_expect(RP_SIDE_SENDER, RP_STAGE_FILES), &m,
 			  "the next entry");
 
+	/* A message we wait for is owed by the sender (--min-rate). */
+	r->waited += rp_now() - t;
 	if (rc)
 		return rc;
 	switch (x->ch.got_type) {
@@ -715,6 +722,45 @@ static bool want_message(const struct recv_state *r)
 	return !r->cur.open ? !r->fin_seen : !r->cur.fend_seen;
 }
 
+/* What the sender has moved, for --min-rate: its data, and each entry
+ * as one page, so that a tree of small files is judged by its entries
+ * as well as its bytes. */
+static uint64_t moved(const struct recv_state *r)
+{
+	return r->tally.landed + (uint64_t)r->next_id * RP_MIN_CHUNK;
+}
+
+/*
+ * A slot held by a sender trickling a chunk per --timeout is ended:
+ * over each span of RP_MIN_RATE_SECS (min_rate_secs) spent waiting for
+ * the sender, it must have moved --min-rate a second. Only the waits
+ * that are the sender's count: for its next message, or for completions
+ * while it held unused credit. Not the time we spent on our own work
+ * (writes, syncs), nor waits with every slot landed and not yet
+ * credited: when this receiver is the bottleneck, the sender is not at
+ * fault. A few additions a wake-up.
+ */
+static int check_rate(struct xfer *x, struct recv_state *r)
+{
+	double span = r->waited - r->rate_w0;
+	double secs = x->o->min_rate_secs > 0 ? x->o->min_rate_secs :
+		      RP_MIN_RATE_SECS;
+	uint64_t bytes = moved(r) - r->rate_b0;
+
+	if (!x->o->min_rate || span < secs)
+		return 0;
+	if ((double)bytes < (double)x->o->min_rate * span) {
+		RP_ERR("%s sent %.1f KiB in the last %.3g s (%.1f KiB/s), "
+		       "below --min-rate %.1f KiB/s: ending the transfer",
+		       x->peer, bytes / 1024.0, span, bytes / 1024.0 / span,
+		       x->o->min_rate / 1024.0);
+		return RP_ELIMIT;
+	}
+	r->rate_w0 = r->waited;
+	r->rate_b0 = moved(r);
+	return 0;
+}
+
 static int session_loop(struct xfer *x, struct recv_state *r)
 {
 	struct rp_wc wc[16];
@@ -724,8 +770,14 @@ static int session_loop(struct xfer *x, struct recv_state *r)
 	x->ch.batch = true;
 	while (!rc && !(r->fin_seen && !r->cur.open &&
 			x->done == r->landed && r->credit_sent == x->done)) {
+		/* The sender may still send: the wait is on it. */
+		bool owed = r->landed < r->credit_sent + x->window;
+		double t = rp_now();
+
 		rc = rp_xfer_next(x, wc, 16, rp_xfer_deadline(x),
 				   want_message(r));
+		if (owed)
+			r->waited += rp_now() - t;
 		if (rc == 0 && want_message(r) && rp_xfer_ctrl_ready(x)) {
 			rc = on_message(x, r);
 		} else if (rc > 0) {
@@ -740,6 +792,8 @@ static int session_loop(struct xfer *x, struct recv_state *r)
 			rc = harvest(x, r);
 		if (!rc)
 			rc = settle(x, r, false);
+		if (!rc)
+			rc = check_rate(x, r);
 		rp_progress_update(&r->prog, r->tally.landed);
 		rp_session_progress(x, r->tally.landed);
 	}

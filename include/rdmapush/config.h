@@ -21,6 +21,8 @@
 #define RP_DEFAULT_TIMEOUT	30	/* seconds */
 #define RP_DEFAULT_MAX_XFERS	4	/* concurrent transfers per receiver */
 #define RP_DEFAULT_MAX_THREADS	8	/* default --threads: cores, up to this */
+/* --min-rate: a floor no honest link falls below, in bytes a second. */
+#define RP_DEFAULT_MIN_RATE	(64u << 10)
 
 /*
  * What the caller (the tool, or a library caller) hears while a session
@@ -68,6 +70,10 @@ struct rp_config {
 	bool once;
 	int max_transfers;	/* -m: concurrent transfers, 1..64 */
 	uint64_t max_size;	/* --max-size bytes, 0 = no limit */
+	uint64_t min_rate;	/* --min-rate bytes a second, 0 = no floor */
+	/* The span --min-rate is judged over, seconds; 0: RP_MIN_RATE_SECS.
+	 * Not an option: tests shorten it. */
+	double min_rate_secs;
 	int max_per_addr;	/* --max-per-address: connections, 1..64;
 				 * 0: RP_DEFAULT_PER_ADDR, at most -m */
 	int max_pending_per_prefix;	/* --max-pending-per-prefix, 1..64 */

@@ -35,5 +35,9 @@
 #define RP_MAX_PENDING		64	/* connections still in their handshake */
 #define RP_DEFAULT_PER_ADDR	8	/* connections from one address, or -m */
 #define RP_DEFAULT_PER_PREFIX	16	/* in their handshake, per /24 or /64 */
+/* After HELLO: a sender that moves less than --min-rate over this many
+ * seconds of the receiver waiting for it loses its slot. */
+#define RP_MIN_RATE_SECS	60
+#define RP_MAX_MIN_RATE		(1ull << 30)	/* --min-rate: bytes a second */
 
 #endif

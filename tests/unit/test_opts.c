@@ -174,6 +174,29 @@ static void test_max_size(void **state)
 	REFUSED("send", "--max-size", "1G", "f", "h");
 }
 
+/* --min-rate: recv only, a size a second up to 1G, 0 = no floor; unset:
+ * 64 KiB/s. */
+static void test_min_rate(void **state)
+{
+	struct rp_opts o;
+
+	(void)state;
+	assert_int_equal(PARSE(&o, "recv"), 0);
+	assert_true(o.cfg.min_rate == 64 << 10);
+	assert_int_equal(PARSE(&o, "recv", "--min-rate", "1M"), 0);
+	assert_true(o.cfg.min_rate == 1 << 20);
+	assert_int_equal(PARSE(&o, "recv", "--min-rate=0"), 0);
+	assert_true(o.cfg.min_rate == 0);
+	assert_int_equal(PARSE(&o, "recv", "--min-rate", "1G"), 0);
+	assert_true(o.cfg.min_rate == 1 << 30);
+	REFUSED("recv", "--min-rate", "1073741825");
+	REFUSED("recv", "--min-rate", "2G");
+	REFUSED("recv", "--min-rate", "-1");
+	REFUSED("recv", "--min-rate", "1Q");
+	REFUSED("recv", "--min-rate", "");
+	REFUSED("send", "--min-rate", "1M", "f", "h");
+}
+
 /* --threads on both sides; 0 means one per core, at most 8. */
 static void test_threads(void **state)
 {
@@ -889,6 +912,7 @@ int main(void)
 		cmocka_unit_test(test_recv_short),
 		cmocka_unit_test(test_recv_long),
 		cmocka_unit_test(test_max_size),
+		cmocka_unit_test(test_min_rate),
 		cmocka_unit_test(test_threads),
 		cmocka_unit_test(test_qps),
 		cmocka_unit_test(test_direct),

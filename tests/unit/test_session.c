@@ -113,6 +113,9 @@ struct scenario {
 	unsigned int sync_ms;	/* each wait for the receiver's disk: this long */
 	bool dir_fsync_fails;	/* the receiver's directory fsync: EIO */
 	uint64_t max_size;	/* the receiver's --max-size */
+	uint64_t min_rate;	/* the receiver's --min-rate */
+	double min_rate_secs;	/* and the span it judges over */
+	unsigned int trickle_ms;	/* the sender sleeps this long a post */
 	bool busy;		/* the receiver's admission hook says busy */
 	char **sources;		/* sender's SOURCE... (else data.bin alone) */
 	int nsources;
@@ -646,6 +649,9 @@ static void on_post(enum rp_fab_side side, uint64_t nth, void *arg)
 	/* A real signal, delivered to the thread that is posting. */
 	if (side == RP_FAB_SENDER && nth == sc->signal_at)
 		raise(SIGINT);
+	/* A slow sender: each of its posts (chunks, credit receives) late. */
+	if (side == RP_FAB_SENDER && sc->trickle_ms)
+		usleep(sc->trickle_ms * 1000u);
 }
 
 /* The admission hook: what the receiver had done when it asked. */
@@ -701,6 +707,8 @@ static void opts_for(struct rp_config *o, const struct env *e,
 	o->host = "test-receiver";
 	o->dir = e->dst;
 	o->max_size = sc->max_size;
+	o->min_rate = sc->min_rate;
+	o->min_rate_secs = sc->min_rate_secs;
 	if (send && sc->psk_send)
 		o->psk_file = sc->wrong_key ? e->key_b : e->key_a;
 }
@@ -753,7 +761,7 @@ static void run(struct env *e, const struct scenario *sc, struct result *res,
 		rp_fab_fault(RP_FAB_SENDER, RP_FAB_SLOW_ACK, sc->send_ack_ms);
 	if (sc->fault)
 		rp_fab_fault(sc->fault_side, sc->fault, sc->fault_nth);
-	if (sc->signal_at)
+	if (sc->signal_at || sc->trickle_ms)
 		rp_fab_set_hook(on_post, (void *)sc);
 	memset(res, 0, sizeof(*res));
 	sync_ms = sc->sync_ms;
@@ -1638,6 +1646,40 @@ static void test_peer_text_escaped_err(void **s)
 {
 	evil_text(s, &(struct scenario){ .size = 10 * KIB, .psk_send = true },
 		  "test-receiver refused or aborted");
+}
+
+/* A sender trickling 4 KiB per 20 ms (200 KiB/s at most) under a
+ * floor of 1 MiB/s, judged over half a second: ended, and it hears
+ * why, with the floor. */
+static void test_min_rate_trickle(void **s)
+{
+	char line[1024];
+	const char *err;
+	struct result r;
+
+	capture_begin(*s);
+	push_fails(s, &(struct scenario){ .size = 1 * MIB, .chunk = 4 * KIB,
+					  .min_rate = 1 * MIB,
+					  .min_rate_secs = 0.5,
+					  .trickle_ms = 20 }, &r);
+	err = capture_done(*s);
+	assert_int_equal(r.recv_rc, RP_ELIMIT);
+	assert_int_equal(r.send_rc, RP_ELIMIT);
+	assert_int_equal(r.send_exit, RP_EXIT_POLICY);
+	assert_int_equal(r.recv_out.phase, RP_PHASE_DATA);
+	line_with(err, "test-receiver refused or aborted", line,
+		  sizeof(line));
+	assert_non_null(strstr(line, "below --min-rate 1024.0 KiB/s"));
+}
+
+/* The same floor, judged every 0.2 s of waiting, with the sender slowed
+ * to 64 KiB per 2 ms (16 MiB/s or so): several spans judged, none
+ * ended. */
+static void test_min_rate_normal(void **s)
+{
+	push_ok(s, &(struct scenario){ .size = 8 * MIB, .min_rate = 1 * MIB,
+				       .min_rate_secs = 0.2,
+				       .trickle_ms = 2 });
 }
 
 static void test_max_size_exact(void **s)
@@ -2656,6 +2698,8 @@ int main(void)
 		T(test_dir_fsync_fails_keeps_file),
 		T(test_max_size_refused),
 		T(test_max_size_exact),
+		T(test_min_rate_trickle),
+		T(test_min_rate_normal),
 		T(test_peer_text_escaped_fack),
 		T(test_peer_text_escaped_err),
 		T(test_busy_after_handshake),
