@@ -1682,6 +1682,15 @@ static void test_min_rate_normal(void **s)
 				       .trickle_ms = 2 });
 }
 
+/* A receiver whose disk takes 200 ms a sync is slower than the floor,
+ * but that time is not the sender's: never ended. */
+static void test_min_rate_slow_disk(void **s)
+{
+	push_ok(s, &(struct scenario){ .size = 256 * KIB, .sync_ms = 200,
+				       .min_rate = 1 * MIB,
+				       .min_rate_secs = 0.2 });
+}
+
 static void test_max_size_exact(void **s)
 {
 	push_ok(s, &(struct scenario){ .size = 2 * MIB, .max_size = 2 * MIB });
@@ -2700,6 +2709,7 @@ int main(void)
 		T(test_max_size_exact),
 		T(test_min_rate_trickle),
 		T(test_min_rate_normal),
+		T(test_min_rate_slow_disk),
 		T(test_peer_text_escaped_fack),
 		T(test_peer_text_escaped_err),
 		T(test_busy_after_handshake),
