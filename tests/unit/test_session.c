@@ -116,6 +116,7 @@ struct scenario {
 	uint64_t min_rate;	/* the receiver's --min-rate */
 	double min_rate_secs;	/* and the span it judges over */
 	unsigned int trickle_ms;	/* the sender sleeps this long a post */
+	unsigned int fend_ms;	/* relay: each FEND this late */
 	bool busy;		/* the receiver's admission hook says busy */
 	char **sources;		/* sender's SOURCE... (else data.bin alone) */
 	int nsources;
@@ -182,6 +183,7 @@ struct relay {
 	enum tamper how;
 	bool psk;		/* AUTH first: 2 messages to b, 1 to a */
 	uint64_t size;		/* what a forged ACK claims */
+	unsigned int fend_ms;	/* each FEND reaches the receiver this late */
 	uint32_t n[2];		/* messages each way: to b, to a */
 	uint8_t saved[RP_PROTO_MAX_MSG];
 	size_t saved_len;
@@ -433,6 +435,8 @@ static int forward(struct relay *r, bool to_a, uint8_t *type)
 	*type = h.type;
 	if (r->cut_at && h.type == r->cut_at)
 		return -1;
+	if (!to_a && h.type == RP_MSG_FEND && r->fend_ms)
+		usleep(r->fend_ms * 1000u);
 	return pass_on(r, to_a, r->n[to_a]++, h.type, buf,
 		       RP_PROTO_HDR_LEN + h.length);
 }
@@ -737,7 +741,7 @@ static void run(struct env *e, const struct scenario *sc, struct result *res,
 	struct relay rl = { .cut_after = sc->cut_after ? sc->cut_after : NEVER,
 			    .cut_at = sc->cut_at, .how = sc->tamper,
 			    .evil_path = sc->evil_path, .evil_id = sc->evil_id, .psk = sc->psk_send,
-			    .size = sc->size };
+			    .size = sc->size, .fend_ms = sc->fend_ms };
 	struct admit_probe probe = { .sc = sc, .res = res };
 	struct rp_admission adm = { .admit = admit_hook, .ctx = &probe };
 	int sp[2], rp[2];
@@ -1680,6 +1684,19 @@ static void test_min_rate_normal(void **s)
 	push_ok(s, &(struct scenario){ .size = 8 * MIB, .min_rate = 1 * MIB,
 				       .min_rate_secs = 0.2,
 				       .trickle_ms = 2 });
+}
+
+/* A sender slow with its FEND: waiting for a message is waiting on it
+ * too, so it is ended as well (once its file, whole, is stored). */
+static void test_min_rate_slow_message(void **s)
+{
+	struct result r;
+
+	push(*s, &(struct scenario){ .size = 64 * KIB, .min_rate = 1 * MIB,
+				     .min_rate_secs = 0.2, .fend_ms = 600 },
+	     &r);
+	assert_int_equal(r.recv_rc, RP_ELIMIT);
+	assert_int_equal(r.send_rc, RP_ELIMIT);
 }
 
 /* A receiver whose disk takes 200 ms a sync is slower than the floor,
@@ -2710,6 +2727,7 @@ int main(void)
 		T(test_min_rate_trickle),
 		T(test_min_rate_normal),
 		T(test_min_rate_slow_disk),
+		T(test_min_rate_slow_message),
 		T(test_peer_text_escaped_fack),
 		T(test_peer_text_escaped_err),
 		T(test_busy_after_handshake),
