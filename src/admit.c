@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "rdmapush/admit.h"
+#include "rdmapush/trace.h"
 
 static int clamp(int v, int lo, int hi)
 {
@@ -271,29 +272,33 @@ const char *rp_admit_why(const struct rp_admit *a, enum rp_admit_verdict v,
 			 const char *addr, char *buf, size_t len)
 {
 	char pfx[RP_ADMIT_ADDR_MAX];
+	int n;
 
 	switch (v) {
 	case RP_ADMIT_OK:
 		snprintf(buf, len, "admitted");
 		break;
 	case RP_ADMIT_PENDING_FULL:
-		snprintf(buf, len, "%d connections still in their handshake "
-			 "(at most %d)", rp_admit_pending(a), a->max_pending);
+		n = rp_admit_pending(a);
+		snprintf(buf, len, "%d connection%s still in their handshake "
+			 "(at most %d)", n, rp_s((uint64_t)n), a->max_pending);
 		break;
 	case RP_ADMIT_ADDR_FULL:
-		snprintf(buf, len, "%d connections from %s "
-			 "(--max-per-address %d)", rp_admit_from(a, addr),
-			 addr, a->max_per_addr);
+		n = rp_admit_from(a, addr);
+		snprintf(buf, len, "%d connection%s from %s "
+			 "(--max-per-address %d)", n, rp_s((uint64_t)n), addr,
+			 a->max_per_addr);
 		break;
 	case RP_ADMIT_PREFIX_FULL:
 		rp_admit_prefix(addr, pfx, sizeof(pfx));
-		snprintf(buf, len, "%d connections from %s still in their "
-			 "handshake (--max-pending-per-prefix %d)",
-			 pending_in(a, pfx), pfx, a->max_per_prefix);
+		n = pending_in(a, pfx);
+		snprintf(buf, len, "%d connection%s from %s still in their "
+			 "handshake (--max-pending-per-prefix %d)", n,
+			 rp_s((uint64_t)n), pfx, a->max_per_prefix);
 		break;
 	case RP_ADMIT_XFERS_FULL:
-		snprintf(buf, len, "%d transfers in progress (-m %d)",
-			 a->xfers, a->max_xfers);
+		snprintf(buf, len, "%d transfer%s in progress (-m %d)",
+			 a->xfers, rp_s((uint64_t)a->xfers), a->max_xfers);
 		break;
 	default:
 		snprintf(buf, len, "not a connection we know");

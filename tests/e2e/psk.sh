@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: MIT
 # modes: two
 # --psk: the right key pushes; a wrong or missing key on either side is
-# refused with exit 3, before the receiver creates a QP, registers memory
-# or opens a file. rdmapush keygen makes a key that pushes; a key file
+# refused (the sender exits 3; a --once receiver listens on), before the
+# receiver creates a QP, registers memory or opens a file. rdmapush keygen makes a key that pushes; a key file
 # others can read, or a short one, is refused with exit 2. A party in
 # the path without the key, relaying a genuine AUTH, cannot forge the MR
 # or the ACK: the sender exits 3 and nothing is committed.
@@ -29,11 +29,16 @@ refused() {	# refused LABEL SEND-OPTS RECV-OPTS EXPECTED-SENDER-TEXT
 	local out rout src rrc
 	recv_bg psk2 "--once -t $3 -o $DST" || { fail "$1" "receiver did not listen"; return; }
 	out=$(send "$2" /tmp/e2e-src/secret "$RCV_IP" 2>&1); src=$?
-	rout=$(recv_wait psk2 2>&1); rrc=$?
-	if [ $src -eq 3 ] && [ $rrc -eq 3 ] && echo "$out" | grep -q "$4"; then
-		ok "$1: both sides exit 3 ('$4')"
+	# --once counts only a push past its handshake: a refused one is
+	# logged, and the receiver listens on until it is stopped.
+	await_log "$RCV" psk2 "no push, ignored" 10 >/dev/null; logged=$?
+	"$LAB" signal "$RCV" psk2 TERM
+	rout=$(recv_wait psk2 30 2>&1); rrc=$?
+	if [ $src -eq 3 ] && [ $logged -eq 0 ] && [ $rrc -eq 143 ] &&
+	   echo "$out" | grep -q "$4"; then
+		ok "$1: the sender exits 3 ('$4'); the --once receiver logs it, listens on, and stops at SIGTERM"
 	else
-		fail "$1" "sender $src, receiver $rrc: $(echo "$out" | grep error)"
+		fail "$1" "sender $src, receiver $rrc (logged: $logged): $(echo "$out" | grep failed)"
 	fi
 	if echo "$rout" | grep -Eq 'QP .*created|MR registered|reg_mr'; then
 		fail "$1: nothing allocated" "receiver created RDMA objects"

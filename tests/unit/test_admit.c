@@ -82,7 +82,7 @@ static void test_xfer_cap(void **state)
 	assert_false(rp_admit_has_slot(&a, 2));
 	assert_string_equal(rp_admit_why(&a, RP_ADMIT_XFERS_FULL, "10.0.0.2",
 					 why, sizeof(why)),
-			    "1 transfers in progress (-m 1)");
+			    "1 transfer in progress (-m 1)");
 	/* The refused one exits; the holder finishes; the next is served. */
 	assert_true(rp_admit_release(&a, 2));
 	assert_true(rp_admit_release(&a, 1));
@@ -134,6 +134,18 @@ static void test_per_address_cap(void **state)
 	assert_string_equal(rp_admit_why(&a, RP_ADMIT_ADDR_FULL, "fd00::1",
 					 why, sizeof(why)),
 			    "2 connections from fd00::1 (--max-per-address 2)");
+	/* One is one connection, and one transfer. */
+	assert_string_equal(rp_admit_why(&a, RP_ADMIT_ADDR_FULL, "fd00::2",
+					 why, sizeof(why)),
+			    "0 connections from fd00::2 (--max-per-address 2)");
+	assert_int_equal(rp_admit_add(&a, 7, "fd00::3"), RP_ADMIT_OK);
+	assert_string_equal(rp_admit_why(&a, RP_ADMIT_ADDR_FULL, "fd00::3",
+					 why, sizeof(why)),
+			    "1 connection from fd00::3 (--max-per-address 2)");
+	assert_string_equal(rp_admit_why(&a, RP_ADMIT_XFERS_FULL, "fd00::3",
+					 why, sizeof(why)),
+			    "1 transfer in progress (-m 4)");
+	assert_true(rp_admit_release(&a, 7));
 	/* A prefix of the address is another address. */
 	assert_int_equal(rp_admit_add(&a, 4, "fd00::"), RP_ADMIT_OK);
 	assert_int_equal(rp_admit_add(&a, 5, "10.0.0.1"), RP_ADMIT_OK);
