@@ -182,25 +182,68 @@ pid_t rp_forks_spawn(struct rp_forks *f, int *fd, const int sp[2],
 	return pid;
 }
 
-int rp_forks_ask(int chan, const char *req, const char *who,
-		 const char *what, const char *peer)
+/* Send request c on chan and wait for the one-byte answer. */
+static int request(int chan, char c, char *answer, const char *req)
 {
 	struct pollfd pfd = { .fd = chan, .events = POLLIN };
-	char c = RP_SLOT_ASK;
 	int rc;
 
 	if (send(chan, &c, 1, MSG_NOSIGNAL) != 1) {
 		rc = -errno;
-		RP_ERR("send(%s request): %s", req, strerror(-rc));
+		if (req)
+			RP_ERR("send(%s request): %s", req, strerror(-rc));
 		return rc;
 	}
 	rc = poll(&pfd, 1, ANSWER_WAIT_MS);
 	if (rc < 0 && errno == EINTR)
 		return RP_EINTERRUPTED;
-	if (rc == 1 && recv(chan, &c, 1, 0) == 1 &&
-	    (c == RP_SLOT_GRANTED || c == RP_SLOT_BUSY))
-		return c == RP_SLOT_BUSY ? RP_EBUSY : 0;
-	RP_ERR("%s did not answer the request for %s for %s", who, what,
-	       peer);
+	if (rc == 1 && recv(chan, answer, 1, 0) == 1 &&
+	    (*answer == RP_SLOT_GRANTED || *answer == RP_SLOT_BUSY))
+		return 0;
 	return RP_EINTERNAL;
+}
+
+int rp_forks_ask(int chan, const char *req, const char *who,
+		 const char *what, const char *peer)
+{
+	char c;
+	int rc = request(chan, RP_SLOT_ASK, &c, req);
+
+	if (!rc)
+		return c == RP_SLOT_BUSY ? RP_EBUSY : 0;
+	if (rc == RP_EINTERNAL)
+		RP_ERR("%s did not answer the request for %s for %s", who,
+		       what, peer);
+	return rc;
+}
+
+bool rp_forks_may_say(int chan)
+{
+	char c;
+
+	return request(chan, RP_SAY_ASK, &c, NULL) || c != RP_SLOT_BUSY;
+}
+
+void rp_quota_init(struct rp_quota *q, void (*say_hidden)(int n))
+{
+	*q = (struct rp_quota){ .start = rp_now(), .say_hidden = say_hidden };
+}
+
+bool rp_quota_ok(struct rp_quota *q)
+{
+	double now = rp_now();
+
+	if (now - q->start >= RP_QUOTA_WINDOW_S) {
+		if (q->hidden)
+			q->say_hidden(q->hidden);
+		q->start = now;
+		q->logged = 0;
+		q->hidden = 0;
+	}
+	if (q->logged < RP_QUOTA_BURST) {
+		q->logged++;
+		return true;
+	}
+	q->hidden++;
+	return false;
 }

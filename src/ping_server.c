@@ -39,10 +39,6 @@
 #define BACKOFF_MS	100
 /* Connections taken per wake-up at most. */
 #define ACCEPT_BURST	16
-/* Failed handshakes and refusals: this many lines per window at most,
- * then one line counting those not shown. */
-#define LOG_BURST	5
-#define LOG_WINDOW_S	10.0
 
 /* On a child's admission socket (SOCK_SEQPACKET: one message each):
  * the child asks for a slot once its client is past its HELLO (forks.h);
@@ -68,9 +64,7 @@ struct psrv {
 	struct rp_kid kids[MAX_KIDS];
 	struct rp_forks forks;	/* of kids */
 	/* Rate limit of the log of failed handshakes and refusals. */
-	double log_start;
-	int logged;
-	int hidden;
+	struct rp_quota quota;
 	/* --once: the client with the slot, and its result once known. */
 	pid_t one;
 	bool one_done;
@@ -139,26 +133,12 @@ static void child(struct psrv *sv, int chan, int fd, const char *peer)
 
 /* ---- in the server ---- */
 
-/* A line of the rate-limited kind: whether to print it now. */
-static bool log_ok(struct psrv *sv)
+/* The line after a window of failed handshakes and refusals not all
+ * shown. */
+static void say_hidden(int n)
 {
-	double now = rp_now();
-
-	if (now - sv->log_start >= LOG_WINDOW_S) {
-		if (sv->hidden)
-			RP_INFO("%d more failed ping handshake%s or refusal%s "
-				"not shown", sv->hidden, rp_s(sv->hidden),
-				rp_s(sv->hidden));
-		sv->log_start = now;
-		sv->logged = 0;
-		sv->hidden = 0;
-	}
-	if (sv->logged < LOG_BURST) {
-		sv->logged++;
-		return true;
-	}
-	sv->hidden++;
-	return false;
+	RP_INFO("%d more failed ping handshake%s or refusal%s not shown", n,
+		rp_s(n), rp_s(n));
 }
 
 /* A child is reaped: --once's one gone without its report (killed) has
@@ -191,7 +171,7 @@ static void grant(struct psrv *sv, struct rp_kid *k)
 
 	if (v) {
 		k->refused = true;
-		if (log_ok(sv))
+		if (rp_quota_ok(&sv->quota))
 			RP_INFO("refusing %s: %s", k->peer,
 				rp_admit_why(&sv->adm, v, "", why,
 					     sizeof(why)));
@@ -221,9 +201,9 @@ static void take_report(struct psrv *sv, struct rp_kid *k,
 	} else if (!r->hello) {
 		/* A probe, garbage, a failed AUTH: no ping, and no
 		 * flood of lines either. */
-		if (r->rc && r->text[0] && log_ok(sv))
+		if (r->rc && r->text[0] && rp_quota_ok(&sv->quota))
 			RP_INFO("no ping: %s", r->text);
-		else if (r->rc && log_ok(sv))
+		else if (r->rc && rp_quota_ok(&sv->quota))
 			RP_INFO("no ping from %s: %s", k->peer,
 				rp_strerror(r->rc));
 	} else if (r->rc && !k->refused) {
@@ -271,7 +251,7 @@ static void say_stale(const struct rp_kid *k, double now)
 static void refuse(struct psrv *sv, int fd, const char *peer,
 		   const char *why)
 {
-	if (log_ok(sv))
+	if (rp_quota_ok(&sv->quota))
 		RP_INFO("refusing %s: %s", peer, why);
 	rp_session_refuse(sv->o, fd, peer, RP_EBUSY);
 }
@@ -447,7 +427,7 @@ int rp_ping_server(const struct rp_config *o)
 		.die_with_server = true, .say_stale = say_stale, .gone = gone,
 		.ctx = &sv,
 	};
-	sv.log_start = rp_now();
+	rp_quota_init(&sv.quota, say_hidden);
 	catch_children(true);
 	rc = serve(&sv);
 	if (sv.is_child)

@@ -60,11 +60,14 @@ struct server {
 	 * nothing (no summary, no JSON object). */
 	struct rp_config once_cfg;
 	bool once_pushed;	/* the connection served passed it */
+	/* The lines of connections that failed before their handshake. */
+	struct rp_quota quota;
 	double ignored_quiet;	/* no "ignored" line before this */
 	unsigned long ignored_more;	/* ignored since the last line */
 	/* In a forked child: */
 	bool is_child;
 	bool refused;		/* refused a slot; the server said why */
+	bool asked;		/* for a slot: past its handshake */
 	int chan;		/* its end of the admission socket */
 	struct rp_outcome *out;
 };
@@ -124,9 +127,11 @@ static void restore_signals(struct server *sv)
 static int ask_slot(void *ctx, const char *peer)
 {
 	struct server *sv = ctx;
-	int rc = rp_forks_ask(sv->chan, "transfer slot", "the server",
-			      "a transfer slot", peer);
+	int rc;
 
+	sv->asked = true;
+	rc = rp_forks_ask(sv->chan, "transfer slot", "the server",
+			  "a transfer slot", peer);
 	if (rc && rc != RP_EBUSY)
 		return rc;
 	rp_ctrl_close(&sv->chan);
@@ -146,6 +151,14 @@ static int child(struct server *sv, int chan, int fd, const char *peer)
 	rp_ctrl_close(&sv->lfd);
 	rc = rp_session_recv_one(sv->o, sv->psk, sv->dirfd, fd, peer, &adm,
 				 sv->out);
+	/* Failed before its handshake (a probe, garbage, a wrong key): said
+	 * only as the server's rate limit allows, so that a crowd of them
+	 * cannot flood the log. Not when stopping: nobody answers then. */
+	if (rc && !sv->asked && rc != RP_EINTERRUPTED && !rp_session_stop &&
+	    !rp_forks_may_say(sv->chan)) {
+		rp_trace_hold_forget();
+		rc = 0;
+	}
 	rp_ctrl_close(&sv->chan);
 	/* Refused as busy: the server said why and the sender was told;
 	 * no failure of this receiver. */
@@ -155,6 +168,13 @@ static int child(struct server *sv, int chan, int fd, const char *peer)
 /* --------------------------------------------------------------------
  * In the server: children and their slots
  */
+
+/* The line after a window of failed connections not all said. */
+static void say_hidden(int n)
+{
+	RP_INFO("%d more connection%s that failed before the handshake not "
+		"shown", n, rp_s(n));
+}
 
 /* A child has passed its handshake (or closed its socket on exiting):
  * grant it a slot or refuse it. One request per child. */
@@ -183,6 +203,10 @@ static void answer(struct server *sv, struct rp_kid *k)
 			k->kill_at = 0;
 		c = v ? RP_SLOT_BUSY : RP_SLOT_GRANTED;
 		/* If it is gone, it is reaped soon; nothing to undo. */
+		(void)!send(k->chan, &c, 1, MSG_NOSIGNAL);
+	} else if (n == 1 && c == RP_SAY_ASK) {
+		/* Failed before its handshake: it says so if we allow. */
+		c = rp_quota_ok(&sv->quota) ? RP_SLOT_GRANTED : RP_SLOT_BUSY;
 		(void)!send(k->chan, &c, 1, MSG_NOSIGNAL);
 	}
 	/* Else closed without asking: its process is exiting; it counts
@@ -570,6 +594,7 @@ int rp_server_run(const struct rp_config *o, struct rp_outcome *out)
 	rp_admit_init(&sv.adm, o->max_transfers, RP_MAX_PENDING,
 		      o->max_per_addr);
 	rp_admit_set_prefix_cap(&sv.adm, o->max_pending_per_prefix);
+	rp_quota_init(&sv.quota, say_hidden);
 	sv.forks = (struct rp_forks){
 		.kids = sv.kids, .max = MAX_KIDS, .adm = &sv.adm,
 		.kill_after = rp_session_handshake_secs(o) + RP_FORKS_GRACE_S,

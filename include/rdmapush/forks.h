@@ -18,6 +18,9 @@
 #define RP_SLOT_ASK	'?'
 #define RP_SLOT_GRANTED	'Y'
 #define RP_SLOT_BUSY	'N'
+/* A child whose connection failed before its handshake asks whether to
+ * say so (the answers: granted, say it; busy, keep quiet). */
+#define RP_SAY_ASK	'L'
 
 /* The safety net: a child this long past its own deadline (it should
  * have ended itself) is killed. */
@@ -88,5 +91,29 @@ pid_t rp_forks_spawn(struct rp_forks *f, int *fd, const int sp[2],
  */
 int rp_forks_ask(int chan, const char *req, const char *who,
 		 const char *what, const char *peer);
+
+/*
+ * In a child whose connection failed before its handshake: whether to
+ * say so, as the server's rate limit says (rp_quota_ok). True also when
+ * the server does not answer: a line too many beats a lost one.
+ */
+bool rp_forks_may_say(int chan);
+
+/* Lines of the unauthenticated (failed handshakes, refusals): at most
+ * RP_QUOTA_BURST per RP_QUOTA_WINDOW_S, then, once the window is over,
+ * one line counting those not shown (say_hidden). */
+#define RP_QUOTA_BURST		5
+#define RP_QUOTA_WINDOW_S	10.0
+
+struct rp_quota {
+	double start;
+	int logged;
+	int hidden;
+	void (*say_hidden)(int n);
+};
+
+void rp_quota_init(struct rp_quota *q, void (*say_hidden)(int n));
+/* A line of the rate-limited kind: whether to print it now. */
+bool rp_quota_ok(struct rp_quota *q);
 
 #endif
