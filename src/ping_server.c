@@ -17,7 +17,6 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -26,17 +25,13 @@
 #include "rdmapush/auth.h"
 #include "rdmapush/ctrl.h"
 #include "rdmapush/err.h"
+#include "rdmapush/forks.h"
 #include "rdmapush/ping.h"
 #include "rdmapush/session.h"
 #include "rdmapush/sys.h"
 #include "rdmapush/trace.h"
 
 #define MAX_KIDS	(RP_MAX_PENDING + RP_PING_MAX_CLIENTS)
-/* The safety net: a child this long past its own deadline (it should
- * have ended itself) is killed. */
-#define KILL_GRACE_S	5.0
-/* How long a child waits for the server to answer its slot request. */
-#define ANSWER_WAIT_MS	5000
 /* The longest wait between two looks at the stop flag and the
  * children's deadlines. */
 #define TICK_MS		1000
@@ -44,17 +39,10 @@
 #define BACKOFF_MS	100
 /* Connections taken per wake-up at most. */
 #define ACCEPT_BURST	16
-/* Failed handshakes and refusals: this many lines per window at most,
- * then one line counting those not shown. */
-#define LOG_BURST	5
-#define LOG_WINDOW_S	10.0
 
 /* On a child's admission socket (SOCK_SEQPACKET: one message each):
- * the child asks for a slot once its client is past its HELLO; the
- * server grants or refuses; the child ends with a report. */
-#define SLOT_ASK	'?'
-#define SLOT_GRANTED	'Y'
-#define SLOT_BUSY	'N'
+ * the child asks for a slot once its client is past its HELLO (forks.h);
+ * the server grants or refuses; the child ends with a report. */
 #define REPORT		'R'
 
 /* What came of a child's client: its first error held (the cause) with
@@ -67,28 +55,16 @@ struct report {
 	char hint[RP_HELD_HINT_MAX];
 };
 
-/* A client served by a child process. */
-struct kid {
-	pid_t pid;
-	int chan;		/* our end of its admission socket, or -1 */
-	double kill_at;		/* the safety net's time (rp_now()) */
-	bool killed;
-	bool refused;		/* refused a slot: said so already */
-	char peer[80];
-};
-
 struct psrv {
 	const struct rp_config *o;
 	int lfd;
 	uint8_t key[RP_PSK_LEN];
 	const uint8_t *psk;
 	struct rp_admit adm;
-	struct kid kids[MAX_KIDS];
-	int nkids;
+	struct rp_kid kids[MAX_KIDS];
+	struct rp_forks forks;	/* of kids */
 	/* Rate limit of the log of failed handshakes and refusals. */
-	double log_start;
-	int logged;
-	int hidden;
+	struct rp_quota quota;
 	/* --once: the client with the slot, and its result once known. */
 	pid_t one;
 	bool one_done;
@@ -123,24 +99,9 @@ static void catch_children(bool on)
 static int ask_slot(void *ctx, const char *peer)
 {
 	struct psrv *sv = ctx;
-	struct pollfd pfd = { .fd = sv->chan, .events = POLLIN };
-	char c = SLOT_ASK;
-	int rc;
 
-	if (send(sv->chan, &c, 1, MSG_NOSIGNAL) != 1) {
-		rc = -errno;
-		RP_ERR("send(ping slot request): %s", strerror(-rc));
-		return rc;
-	}
-	rc = poll(&pfd, 1, ANSWER_WAIT_MS);
-	if (rc < 0 && errno == EINTR)
-		return RP_EINTERRUPTED;
-	if (rc == 1 && recv(sv->chan, &c, 1, 0) == 1 &&
-	    (c == SLOT_GRANTED || c == SLOT_BUSY))
-		return c == SLOT_BUSY ? RP_EBUSY : 0;
-	RP_ERR("the ping server did not answer the request for a slot for "
-	       "%s", peer);
-	return RP_EINTERNAL;
+	return rp_forks_ask(sv->chan, "ping slot", "the ping server",
+			    "a slot", peer);
 }
 
 /* Serve the one client on fd; then tell the server what came of it. */
@@ -157,9 +118,6 @@ static void child(struct psrv *sv, int chan, int fd, const char *peer)
 	sv->chan = chan;
 	catch_children(false);
 	rp_ctrl_close(&sv->lfd);
-	for (int i = 0; i < sv->nkids; i++)
-		rp_ctrl_close(&sv->kids[i].chan);
-	sv->nkids = 0;
 	r.rc = rp_ping_serve_fd(sv->o, &s, fd, peer);
 	r.hello = s.hello;
 	/* A process forked by a server holds its own first error (trace.h):
@@ -175,65 +133,26 @@ static void child(struct psrv *sv, int chan, int fd, const char *peer)
 
 /* ---- in the server ---- */
 
-/* A line of the rate-limited kind: whether to print it now. */
-static bool log_ok(struct psrv *sv)
+/* The line after a window of failed handshakes and refusals not all
+ * shown. */
+static void say_hidden(int n)
 {
-	double now = rp_now();
-
-	if (now - sv->log_start >= LOG_WINDOW_S) {
-		if (sv->hidden)
-			RP_INFO("%d more failed ping handshake%s or refusal%s "
-				"not shown", sv->hidden, rp_s(sv->hidden),
-				rp_s(sv->hidden));
-		sv->log_start = now;
-		sv->logged = 0;
-		sv->hidden = 0;
-	}
-	if (sv->logged < LOG_BURST) {
-		sv->logged++;
-		return true;
-	}
-	sv->hidden++;
-	return false;
+	RP_INFO("%d more failed ping handshake%s or refusal%s not shown", n,
+		rp_s(n), rp_s(n));
 }
 
-static struct kid *kid_of(struct psrv *sv, pid_t pid)
+/* A child is reaped: --once's one gone without its report (killed) has
+ * no result to give. */
+static void gone(void *ctx, struct rp_kid *k)
 {
-	for (int i = 0; i < sv->nkids; i++)
-		if (sv->kids[i].pid == pid)
-			return &sv->kids[i];
-	return NULL;
-}
+	struct psrv *sv = ctx;
 
-/* pid has exited and is reaped: its place and its slot are free here
- * and only here. */
-static void forget(struct psrv *sv, pid_t pid)
-{
-	struct kid *k = kid_of(sv, pid);
-
-	if (!k)
-		return;
-	rp_ctrl_close(&k->chan);
-	(void)rp_admit_release(&sv->adm, pid);
-	if (pid == sv->one && !sv->one_done) {
-		/* Gone without its report (killed): no result to give. */
+	if (k->pid == sv->one && !sv->one_done) {
 		sv->one_done = true;
 		sv->one_rep.rc = RP_EINTERNAL;
 		snprintf(sv->one_rep.text, sizeof(sv->one_rep.text),
 			 "the process serving %s ended without a result",
 			 k->peer);
-	}
-	*k = sv->kids[--sv->nkids];
-}
-
-static void reap(struct psrv *sv)
-{
-	for (;;) {
-		pid_t p = waitpid(-1, NULL, WNOHANG);
-
-		if (p <= 0)
-			break;
-		forget(sv, p);
 	}
 }
 
@@ -244,15 +163,15 @@ static void stop_listening(struct psrv *sv)
 }
 
 /* A child's client is past its HELLO: a slot, or a refusal. */
-static void grant(struct psrv *sv, struct kid *k)
+static void grant(struct psrv *sv, struct rp_kid *k)
 {
 	enum rp_admit_verdict v = rp_admit_promote(&sv->adm, k->pid);
-	char c = v ? SLOT_BUSY : SLOT_GRANTED;
+	char c = v ? RP_SLOT_BUSY : RP_SLOT_GRANTED;
 	char why[160];
 
 	if (v) {
 		k->refused = true;
-		if (log_ok(sv))
+		if (rp_quota_ok(&sv->quota))
 			RP_INFO("refusing %s: %s", k->peer,
 				rp_admit_why(&sv->adm, v, "", why,
 					     sizeof(why)));
@@ -262,7 +181,7 @@ static void grant(struct psrv *sv, struct kid *k)
 		      EV_I("n", rp_admit_xfers(&sv->adm)),
 		      EV_I("max", sv->adm.max_xfers));
 		k->kill_at = rp_now() + RP_PING_MAX_SECS + sv->o->timeout +
-			     KILL_GRACE_S;
+			     RP_FORKS_GRACE_S;
 		if (sv->o->once) {
 			sv->one = k->pid;
 			stop_listening(sv);
@@ -273,7 +192,7 @@ static void grant(struct psrv *sv, struct kid *k)
 }
 
 /* What came of a child's client. */
-static void take_report(struct psrv *sv, struct kid *k,
+static void take_report(struct psrv *sv, struct rp_kid *k,
 			const struct report *r)
 {
 	if (k->pid == sv->one) {
@@ -282,9 +201,9 @@ static void take_report(struct psrv *sv, struct kid *k,
 	} else if (!r->hello) {
 		/* A probe, garbage, a failed AUTH: no ping, and no
 		 * flood of lines either. */
-		if (r->rc && r->text[0] && log_ok(sv))
+		if (r->rc && r->text[0] && rp_quota_ok(&sv->quota))
 			RP_INFO("no ping: %s", r->text);
-		else if (r->rc && log_ok(sv))
+		else if (r->rc && rp_quota_ok(&sv->quota))
 			RP_INFO("no ping from %s: %s", k->peer,
 				rp_strerror(r->rc));
 	} else if (r->rc && !k->refused) {
@@ -298,14 +217,14 @@ static void take_report(struct psrv *sv, struct kid *k,
 }
 
 /* A message on k's admission socket, or its end. */
-static void hear(struct psrv *sv, struct kid *k)
+static void hear(struct psrv *sv, struct rp_kid *k)
 {
 	struct report r;
 	ssize_t n = recv(k->chan, &r, sizeof(r), MSG_DONTWAIT);
 
 	if (n < 0 && (errno == EAGAIN || errno == EINTR))
 		return;
-	if (n == 1 && r.tag == SLOT_ASK) {
+	if (n == 1 && r.tag == RP_SLOT_ASK) {
 		grant(sv, k);
 		return;
 	}
@@ -319,29 +238,20 @@ static void hear(struct psrv *sv, struct kid *k)
 	rp_ctrl_close(&k->chan);
 }
 
-/* The safety net: each child ends itself at its deadline; one that has
- * not, well after it, is killed (and reaped as usual). */
-static void kill_stale(struct psrv *sv)
+/* The safety net's line: each child ends itself at its deadline; one
+ * that has not, well after it, is killed. */
+static void say_stale(const struct rp_kid *k, double now)
 {
-	double now = rp_now();
-
-	for (int i = 0; i < sv->nkids; i++) {
-		struct kid *k = &sv->kids[i];
-
-		if (k->killed || now < k->kill_at)
-			continue;
-		RP_INFO("%s: still connected well past its deadline; killing "
-			"its process %d", k->peer, (int)k->pid);
-		kill(k->pid, SIGKILL);
-		k->killed = true;
-	}
+	(void)now;
+	RP_INFO("%s: still connected well past its deadline; killing its "
+		"process %d", k->peer, (int)k->pid);
 }
 
 /* Over a cap: say so at once, rather than leave the client waiting. */
 static void refuse(struct psrv *sv, int fd, const char *peer,
 		   const char *why)
 {
-	if (log_ok(sv))
+	if (rp_quota_ok(&sv->quota))
 		RP_INFO("refusing %s: %s", peer, why);
 	rp_session_refuse(sv->o, fd, peer, RP_EBUSY);
 }
@@ -351,7 +261,7 @@ static bool spawn(struct psrv *sv, int fd, const char *peer,
 		  const char *addr)
 {
 	char why[96];
-	pid_t pid, parent;
+	pid_t pid;
 	int sp[2];
 
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp)) {
@@ -359,39 +269,14 @@ static bool spawn(struct psrv *sv, int fd, const char *peer,
 		refuse(sv, fd, peer, why);
 		return false;
 	}
-	fflush(stdout);
-	fflush(stderr);
-	parent = getpid();
-	pid = fork();
-	if (pid < 0) {
-		snprintf(why, sizeof(why), "fork: %s", strerror(errno));
-		close(sp[0]);
-		close(sp[1]);
+	pid = rp_forks_spawn(&sv->forks, &fd, sp, peer, addr, rp_now(), why,
+			     sizeof(why));
+	if (pid < 0)
 		refuse(sv, fd, peer, why);
+	if (pid)
 		return false;
-	}
-	if (pid == 0) {
-		/* A server killed takes its pings with it: its clients see
-		 * the connection close, not a ping answered by an orphan. */
-		if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != parent)
-			_exit(1);
-		close(sp[0]);
-		child(sv, sp[1], fd, peer);
-		return true;
-	}
-	close(sp[1]);
-	rp_ctrl_close(&fd);
-	sv->kids[sv->nkids] = (struct kid){
-		.pid = pid, .chan = sp[0],
-		.kill_at = rp_now() + rp_session_handshake_secs(sv->o) +
-			   KILL_GRACE_S,
-	};
-	snprintf(sv->kids[sv->nkids].peer, sizeof(sv->kids[0].peer), "%s",
-		 peer);
-	sv->nkids++;
-	/* Checked before the fork, and nothing came in since. */
-	(void)rp_admit_add(&sv->adm, pid, addr);
-	return false;
+	child(sv, sp[1], fd, peer);
+	return true;
 }
 
 /* One queued connection, if any: *more says whether to look again. 0,
@@ -420,7 +305,7 @@ static int take(struct psrv *sv, bool *more)
 	      EV_S("peer", peer));
 	rp_admit_addr(peer, addr, sizeof(addr));
 	v = rp_admit_check(&sv->adm, addr);
-	if (!v && sv->nkids >= MAX_KIDS)
+	if (!v && sv->forks.n >= MAX_KIDS)
 		v = RP_ADMIT_PENDING_FULL;
 	if (v) {
 		refuse(sv, fd, peer,
@@ -432,33 +317,13 @@ static int take(struct psrv *sv, bool *more)
 	return 0;
 }
 
-/* The listening socket and each child's admission socket; who[i] is
- * the child of pfd[i], NULL for the listener. */
-static int watch(struct psrv *sv, struct pollfd *pfd, struct kid **who)
-{
-	int n = 0;
-
-	if (sv->lfd >= 0) {
-		pfd[n] = (struct pollfd){ .fd = sv->lfd, .events = POLLIN };
-		who[n++] = NULL;
-	}
-	for (int i = 0; i < sv->nkids; i++) {
-		if (sv->kids[i].chan < 0)
-			continue;
-		pfd[n] = (struct pollfd){ .fd = sv->kids[i].chan,
-					  .events = POLLIN };
-		who[n++] = &sv->kids[i];
-	}
-	return n;
-}
-
 /* One wait, and what it woke us for. 0 or a fatal error (reported). */
 static int step(struct psrv *sv)
 {
 	struct pollfd pfd[1 + MAX_KIDS];
-	struct kid *who[1 + MAX_KIDS];
+	struct rp_kid *who[1 + MAX_KIDS];
 	bool incoming = false, more = true;
-	int n = watch(sv, pfd, who);
+	int n = rp_forks_watch(&sv->forks, sv->lfd, pfd, who);
 	int rc = poll(pfd, (nfds_t)n, TICK_MS);
 
 	if (rc < 0 && errno != EINTR) {
@@ -474,8 +339,8 @@ static int step(struct psrv *sv)
 		else
 			incoming = true;
 	}
-	reap(sv);
-	kill_stale(sv);
+	rp_forks_reap(&sv->forks);
+	rp_forks_kill_stale(&sv->forks, rp_now());
 	rc = 0;
 	for (int i = 0; incoming && more && !rc && !rp_session_stop &&
 	     !sv->is_child && sv->lfd >= 0 && i < ACCEPT_BURST; i++)
@@ -490,7 +355,7 @@ static int serve(struct psrv *sv)
 	int rc = 0;
 
 	while (!rc && !rp_session_stop && !sv->is_child &&
-	       !(sv->one_done && !sv->nkids))
+	       !(sv->one_done && !sv->forks.n))
 		rc = step(sv);
 	return rc;
 }
@@ -500,23 +365,14 @@ static int serve(struct psrv *sv)
 static int finish(struct psrv *sv, int rc)
 {
 	if (rp_session_stop) {
-		reap(sv);
-		if (sv->nkids)
+		rp_forks_reap(&sv->forks);
+		if (sv->forks.n)
 			RP_INFO("signal %d: stopping %d ping client%s",
-				(int)rp_session_stop, sv->nkids,
-				rp_s(sv->nkids));
-		for (int i = 0; i < sv->nkids; i++)
-			kill(sv->kids[i].pid, SIGTERM);
+				(int)rp_session_stop, sv->forks.n,
+				rp_s(sv->forks.n));
+		rp_forks_stop(&sv->forks);
 	}
-	while (sv->nkids) {
-		pid_t p = waitpid(-1, NULL, 0);
-
-		if (p < 0 && errno == EINTR)
-			continue;
-		if (p < 0)
-			break;
-		forget(sv, p);
-	}
+	rp_forks_wait(&sv->forks);
 	if (rc || !sv->o->once)
 		return rc;
 	if (!sv->one_done)
@@ -565,7 +421,13 @@ int rp_ping_server(const struct rp_config *o)
 	 * its own); with --once, the ping's is the cause main names. */
 	if (!o->once)
 		rp_trace_hold_stop();
-	sv.log_start = rp_now();
+	sv.forks = (struct rp_forks){
+		.kids = sv.kids, .max = MAX_KIDS, .adm = &sv.adm,
+		.kill_after = rp_session_handshake_secs(o) + RP_FORKS_GRACE_S,
+		.die_with_server = true, .say_stale = say_stale, .gone = gone,
+		.ctx = &sv,
+	};
+	rp_quota_init(&sv.quota, say_hidden);
 	catch_children(true);
 	rc = serve(&sv);
 	if (sv.is_child)

@@ -24,15 +24,13 @@
 #include "rdmapush/ctrl.h"
 #include "rdmapush/err.h"
 #include "rdmapush/fileio.h"
+#include "rdmapush/forks.h"
 #include "rdmapush/server.h"
 #include "rdmapush/sys.h"
 #include "rdmapush/trace.h"
 
 /* As many as admission entries: evicted ones stay until reaped. */
 #define MAX_KIDS	RP_ADMIT_SLOTS
-/* The safety net: a child still in its handshake this long after its
- * own deadline has passed is killed (it should have closed itself). */
-#define KILL_GRACE_S	5.0
 /* accept() out of descriptors or memory: retry after this long. */
 #define BACKOFF_S	0.1
 /* Connections taken per wake-up at most. */
@@ -40,22 +38,6 @@
 /* --once: connections that were no push are said at most once per this
  * long (with a count of the others). */
 #define IGNORED_LOG_S	10.0
-/* How long a child waits for the server to answer its slot request. */
-#define ANSWER_WAIT_MS	5000
-
-/* The admission socket's one request and its two answers. */
-#define SLOT_ASK	'?'
-#define SLOT_GRANTED	'Y'
-#define SLOT_BUSY	'N'
-
-/* A connection served by a child process. */
-struct kid {
-	pid_t pid;
-	int chan;		/* our end of its admission socket, or -1 */
-	double since;		/* accepted at (rp_now()) */
-	bool killed;		/* by the safety net */
-	char peer[80];
-};
 
 struct server {
 	const struct rp_config *o;
@@ -64,8 +46,8 @@ struct server {
 	const uint8_t *psk;
 	uint8_t key[RP_PSK_LEN];
 	struct rp_admit adm;
-	struct kid kids[MAX_KIDS];
-	int nkids;
+	struct rp_kid kids[MAX_KIDS];
+	struct rp_forks forks;	/* of kids */
 	sigset_t old_mask;	/* as we found it: children get it back */
 	sigset_t wait_mask;	/* inside ppoll(): ours unblocked */
 	double backoff_end;	/* accept() starved: not before this; or 0 */
@@ -78,11 +60,14 @@ struct server {
 	 * nothing (no summary, no JSON object). */
 	struct rp_config once_cfg;
 	bool once_pushed;	/* the connection served passed it */
+	/* The lines of connections that failed before their handshake. */
+	struct rp_quota quota;
 	double ignored_quiet;	/* no "ignored" line before this */
 	unsigned long ignored_more;	/* ignored since the last line */
 	/* In a forked child: */
 	bool is_child;
 	bool refused;		/* refused a slot; the server said why */
+	bool asked;		/* for a slot: past its handshake */
 	int chan;		/* its end of the admission socket */
 	struct rp_outcome *out;
 };
@@ -142,27 +127,16 @@ static void restore_signals(struct server *sv)
 static int ask_slot(void *ctx, const char *peer)
 {
 	struct server *sv = ctx;
-	struct pollfd pfd = { .fd = sv->chan, .events = POLLIN };
-	char c = SLOT_ASK;
 	int rc;
 
-	if (send(sv->chan, &c, 1, MSG_NOSIGNAL) != 1) {
-		rc = -errno;
-		RP_ERR("send(transfer slot request): %s", strerror(-rc));
+	sv->asked = true;
+	rc = rp_forks_ask(sv->chan, "transfer slot", "the server",
+			  "a transfer slot", peer);
+	if (rc && rc != RP_EBUSY)
 		return rc;
-	}
-	rc = poll(&pfd, 1, ANSWER_WAIT_MS);
-	if (rc < 0 && errno == EINTR)
-		return RP_EINTERRUPTED;
-	if (rc == 1 && recv(sv->chan, &c, 1, 0) == 1 &&
-	    (c == SLOT_GRANTED || c == SLOT_BUSY)) {
-		rp_ctrl_close(&sv->chan);
-		sv->refused = c == SLOT_BUSY;
-		return sv->refused ? RP_EBUSY : 0;
-	}
-	RP_ERR("the server did not answer the request for a transfer slot "
-	       "for %s", peer);
-	return RP_EINTERNAL;
+	rp_ctrl_close(&sv->chan);
+	sv->refused = rc == RP_EBUSY;
+	return rc;
 }
 
 /* Serve the one connection fd; only what it needs stays open. */
@@ -175,11 +149,16 @@ static int child(struct server *sv, int chan, int fd, const char *peer)
 	sv->chan = chan;
 	restore_signals(sv);
 	rp_ctrl_close(&sv->lfd);
-	for (int i = 0; i < sv->nkids; i++)
-		rp_ctrl_close(&sv->kids[i].chan);
-	sv->nkids = 0;
 	rc = rp_session_recv_one(sv->o, sv->psk, sv->dirfd, fd, peer, &adm,
 				 sv->out);
+	/* Failed before its handshake (a probe, garbage, a wrong key): said
+	 * only as the server's rate limit allows, so that a crowd of them
+	 * cannot flood the log. Not when stopping: nobody answers then. */
+	if (rc && !sv->asked && rc != RP_EINTERRUPTED && !rp_session_stop &&
+	    !rp_forks_may_say(sv->chan)) {
+		rp_trace_hold_forget();
+		rc = 0;
+	}
 	rp_ctrl_close(&sv->chan);
 	/* Refused as busy: the server said why and the sender was told;
 	 * no failure of this receiver. */
@@ -190,43 +169,16 @@ static int child(struct server *sv, int chan, int fd, const char *peer)
  * In the server: children and their slots
  */
 
-static struct kid *kid_of(struct server *sv, pid_t pid)
+/* The line after a window of failed connections not all said. */
+static void say_hidden(int n)
 {
-	for (int i = 0; i < sv->nkids; i++)
-		if (sv->kids[i].pid == pid)
-			return &sv->kids[i];
-	return NULL;
-}
-
-/* pid has exited and is reaped: its place and its slot are free. The
- * one place an admission entry is released: a connection counts against
- * the caps as long as its process lives. */
-static void forget(struct server *sv, pid_t pid)
-{
-	struct kid *k = kid_of(sv, pid);
-
-	if (!k)
-		return;
-	rp_ctrl_close(&k->chan);
-	(void)rp_admit_release(&sv->adm, pid);
-	*k = sv->kids[--sv->nkids];
-}
-
-/* Every child that has exited, without waiting: no zombies linger. */
-static void reap(struct server *sv)
-{
-	for (;;) {
-		pid_t p = waitpid(-1, NULL, WNOHANG);
-
-		if (p <= 0)
-			break;
-		forget(sv, p);
-	}
+	RP_INFO("%d more connection%s that failed before the handshake not "
+		"shown", n, rp_s(n));
 }
 
 /* A child has passed its handshake (or closed its socket on exiting):
  * grant it a slot or refuse it. One request per child. */
-static void answer(struct server *sv, struct kid *k)
+static void answer(struct server *sv, struct rp_kid *k)
 {
 	enum rp_admit_verdict v;
 	char c, why[160];
@@ -234,7 +186,7 @@ static void answer(struct server *sv, struct kid *k)
 
 	if (n < 0 && (errno == EAGAIN || errno == EINTR))
 		return;
-	if (n == 1 && c == SLOT_ASK) {
+	if (n == 1 && c == RP_SLOT_ASK) {
 		v = rp_admit_promote(&sv->adm, k->pid);
 		if (v)
 			RP_INFO("refusing %s: %s", k->peer,
@@ -246,40 +198,29 @@ static void answer(struct server *sv, struct kid *k)
 			      EV_S("peer", k->peer),
 			      EV_I("n", rp_admit_xfers(&sv->adm)),
 			      EV_I("max", sv->adm.max_xfers));
-		c = v ? SLOT_BUSY : SLOT_GRANTED;
+		/* Past its handshake: the safety net lets it be. */
+		if (!v)
+			k->kill_at = 0;
+		c = v ? RP_SLOT_BUSY : RP_SLOT_GRANTED;
 		/* If it is gone, it is reaped soon; nothing to undo. */
+		(void)!send(k->chan, &c, 1, MSG_NOSIGNAL);
+	} else if (n == 1 && c == RP_SAY_ASK) {
+		/* Failed before its handshake: it says so if we allow. */
+		c = rp_quota_ok(&sv->quota) ? RP_SLOT_GRANTED : RP_SLOT_BUSY;
 		(void)!send(k->chan, &c, 1, MSG_NOSIGNAL);
 	}
 	/* Else closed without asking: its process is exiting; it counts
-	 * until it is reaped (forget). */
+	 * until it is reaped (rp_forks_forget). */
 	rp_ctrl_close(&k->chan);
 }
 
-static double kill_time(const struct server *sv, const struct kid *k)
+/* The safety net's line: each child closes itself at its handshake
+ * deadline; one that has not, well after it, is killed. */
+static void say_stale(const struct rp_kid *k, double now)
 {
-	return k->since + rp_session_handshake_secs(sv->o) + KILL_GRACE_S;
-}
-
-static bool handshaking(const struct server *sv, const struct kid *k)
-{
-	return !k->killed && !rp_admit_has_slot(&sv->adm, k->pid);
-}
-
-/* The safety net: each child closes itself at its handshake deadline;
- * one that has not, well after it, is killed (and reaped as usual). */
-static void kill_stale(struct server *sv, double now)
-{
-	for (int i = 0; i < sv->nkids; i++) {
-		struct kid *k = &sv->kids[i];
-
-		if (!handshaking(sv, k) || now < kill_time(sv, k))
-			continue;
-		RP_INFO("%s: still in its handshake %.0f s after connecting; "
-			"killing its process %d", k->peer, now - k->since,
-			(int)k->pid);
-		kill(k->pid, SIGKILL);
-		k->killed = true;
-	}
+	RP_INFO("%s: still in its handshake %.0f s after connecting; "
+		"killing its process %d", k->peer, now - k->since,
+		(int)k->pid);
 }
 
 /* How long ppoll() may sleep: until the next kill or the end of a
@@ -288,13 +229,10 @@ static struct timespec *next_wake(const struct server *sv, double now,
 				  struct timespec *ts)
 {
 	double t = sv->backoff_end;
+	double kill = rp_forks_next_kill(&sv->forks);
 
-	for (int i = 0; i < sv->nkids; i++) {
-		const struct kid *k = &sv->kids[i];
-
-		if (handshaking(sv, k) && (t <= 0 || kill_time(sv, k) < t))
-			t = kill_time(sv, k);
-	}
+	if (kill > 0 && (t <= 0 || kill < t))
+		t = kill;
 	if (t <= 0)
 		return NULL;
 	t = t > now ? t - now : 0;
@@ -307,27 +245,12 @@ static struct timespec *next_wake(const struct server *sv, double now,
  * wait for all of them. */
 static void stop_children(struct server *sv)
 {
-	reap(sv);
-	if (!sv->nkids)
+	rp_forks_reap(&sv->forks);
+	if (!sv->forks.n)
 		return;
 	RP_INFO("signal %d: stopping %d connection(s)", (int)rp_session_stop,
-		sv->nkids);
-	for (int i = 0; i < sv->nkids; i++)
-		kill(sv->kids[i].pid, SIGTERM);
-}
-
-/* Wait for every child to end (their transfers finish or abort). */
-static void wait_children(struct server *sv)
-{
-	while (sv->nkids) {
-		pid_t p = waitpid(-1, NULL, 0);
-
-		if (p < 0 && errno == EINTR)
-			continue;
-		if (p < 0)
-			break;
-		forget(sv, p);
-	}
+		sv->forks.n);
+	rp_forks_stop(&sv->forks);
 }
 
 /* --------------------------------------------------------------------
@@ -350,38 +273,13 @@ static int spawn(struct server *sv, int fd, const int sp[2],
 		 const char *peer, const char *addr, double since)
 {
 	char why[96];
-	struct kid *k;
-	pid_t pid;
+	pid_t pid = rp_forks_spawn(&sv->forks, &fd, sp, peer, addr, since,
+				   why, sizeof(why));
 
-	if (sv->nkids >= MAX_KIDS) {
-		close(sp[0]);
-		close(sp[1]);
-		refuse(sv, fd, peer, "no place left for another connection");
-		return 0;
-	}
-	fflush(stdout);
-	fflush(stderr);
-	pid = fork();
-	if (pid < 0) {
-		snprintf(why, sizeof(why), "fork: %s", strerror(errno));
-		close(sp[0]);
-		close(sp[1]);
+	if (pid < 0)
 		refuse(sv, fd, peer, why);
-		return 0;
-	}
-	if (pid == 0) {
-		close(sp[0]);
+	if (pid == 0)
 		return child(sv, sp[1], fd, peer);
-	}
-	close(sp[1]);
-	rp_ctrl_close(&fd);
-	/* take() made sure there is a place: each kid has an admission
-	 * entry, and the entries are as many as the kids' places. */
-	k = &sv->kids[sv->nkids++];
-	*k = (struct kid){ .pid = pid, .chan = sp[0], .since = since };
-	snprintf(k->peer, sizeof(k->peer), "%s", peer);
-	/* Checked before the fork, and nothing came in since. */
-	(void)rp_admit_add(&sv->adm, pid, addr);
 	return 0;
 }
 
@@ -414,7 +312,7 @@ static int take_failed(struct server *sv, const char *call, int rc)
  * oldest of the largest group is ended (and released once reaped). */
 static void evict(struct server *sv, pid_t pid, const char *peer)
 {
-	struct kid *k = kid_of(sv, pid);
+	struct rp_kid *k = rp_forks_kid_of(&sv->forks, pid);
 
 	if (!k)
 		return;
@@ -496,34 +394,15 @@ static int take_queued(struct server *sv)
 	return rc;
 }
 
-/* The listening socket (unless backing off) and each child's admission
- * socket; who[i] is the child of pfd[i], NULL for the listener. */
-static int watch(struct server *sv, struct pollfd *pfd, struct kid **who)
-{
-	int n = 0;
-
-	if (sv->backoff_end <= 0) {
-		pfd[n] = (struct pollfd){ .fd = sv->lfd, .events = POLLIN };
-		who[n++] = NULL;
-	}
-	for (int i = 0; i < sv->nkids; i++) {
-		if (sv->kids[i].chan < 0)
-			continue;
-		pfd[n] = (struct pollfd){ .fd = sv->kids[i].chan,
-					  .events = POLLIN };
-		who[n++] = &sv->kids[i];
-	}
-	return n;
-}
-
 /* One wait, and what it woke us for. 0 or a fatal error (reported). */
 static int serve_step(struct server *sv)
 {
 	struct pollfd pfd[1 + MAX_KIDS];
-	struct kid *who[1 + MAX_KIDS];
+	struct rp_kid *who[1 + MAX_KIDS];
 	struct timespec ts;
 	bool incoming = false;
-	int n = watch(sv, pfd, who), rc;
+	int n = rp_forks_watch(&sv->forks, sv->backoff_end <= 0 ? sv->lfd :
+			       -1, pfd, who), rc;
 
 	rc = ppoll(pfd, (nfds_t)n, next_wake(sv, rp_now(), &ts),
 		   &sv->wait_mask);
@@ -542,9 +421,9 @@ static int serve_step(struct server *sv)
 	}
 	if (child_exited) {
 		child_exited = 0;
-		reap(sv);
+		rp_forks_reap(&sv->forks);
 	}
-	kill_stale(sv, rp_now());
+	rp_forks_kill_stale(&sv->forks, rp_now());
 	if (sv->backoff_end > 0 && rp_now() >= sv->backoff_end)
 		sv->backoff_end = 0;
 	if (incoming && !rp_session_stop)
@@ -645,11 +524,11 @@ static int finish(struct server *sv, int rc)
 		return RP_EINTERRUPTED;	/* stopped before any transfer */
 	if (rp_session_stop) {
 		stop_children(sv);
-		wait_children(sv);
+		rp_forks_wait(&sv->forks);
 		RP_INFO("stopped by signal %d", (int)rp_session_stop);
 		return 0;
 	}
-	wait_children(sv);
+	rp_forks_wait(&sv->forks);
 	return rc;
 }
 
@@ -715,6 +594,12 @@ int rp_server_run(const struct rp_config *o, struct rp_outcome *out)
 	rp_admit_init(&sv.adm, o->max_transfers, RP_MAX_PENDING,
 		      o->max_per_addr);
 	rp_admit_set_prefix_cap(&sv.adm, o->max_pending_per_prefix);
+	rp_quota_init(&sv.quota, say_hidden);
+	sv.forks = (struct rp_forks){
+		.kids = sv.kids, .max = MAX_KIDS, .adm = &sv.adm,
+		.kill_after = rp_session_handshake_secs(o) + RP_FORKS_GRACE_S,
+		.say_stale = say_stale,
+	};
 	RP_INFO("listening on port %u, writing into %s", o->port, o->dir);
 	/* The server's own later errors (fork, accept) are no verdict's
 	 * cause: print them as they happen. Each child holds its own; with

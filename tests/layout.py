@@ -78,6 +78,8 @@ include/rdmapush/report.h           cli       report
 
 src/server.c                        commands  server
 include/rdmapush/server.h           commands  server
+src/forks.c                         commands  forks
+include/rdmapush/forks.h            commands  forks
 src/ping*.c                         commands  ping
 include/rdmapush/ping.h             commands  ping
 src/devices*.c                      commands  devices

@@ -3,6 +3,8 @@
 # recv --once ends only with a push: connections that connect and close
 # (a port check), send garbage, or fail AUTH leave it listening, and are
 # said on at most one line (rate-limited), with no result reported.
+# Without --once, such connections are said at most 5 times per 10 s,
+# then on one line counting the others.
 # Needs no RDMA device: the receiver starts with --no-device-check and
 # no connection here gets past its handshake. Run by make check with
 # the built ./rdmapush; the lab's tests/e2e/once_probe.sh pushes after.
@@ -94,4 +96,37 @@ for psk in "" "--psk $tmp/key"; do
 	fi
 	port=$((port + 1))
 done
+
+# Without --once: 8 garbage connections, 5 said (two lines each), and
+# after the 10 s window, at the next one, a line counting the other 3.
+"$bin" recv --no-device-check -p "$port" -o "$tmp" --psk "$tmp/key" \
+	>"$tmp/out" 2>"$tmp/err" &
+pid=$!
+i=0
+until grep -q listening "$tmp/err" 2>/dev/null || [ $i -ge 50 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+poke garbage garbage garbage garbage garbage garbage garbage garbage
+sleep 0.5
+n=$(grep -c 'failed in AUTH' "$tmp/err")
+if [ "$n" = 5 ]; then
+	ok "a server says 5 of 8 failed connections at once"
+else
+	bad "a server said $n of 8 failed connections at once:"
+	cat "$tmp/err"
+fi
+sleep 10
+poke garbage
+sleep 0.5
+if grep -q '^rdmapush recv: 3 more connections that failed before the handshake not shown$' "$tmp/err" &&
+	[ "$(grep -c 'failed in AUTH' "$tmp/err")" = 6 ]; then
+	ok "then a line counts the others, and the next is said"
+else
+	bad "no line counting the others:"
+	cat "$tmp/err"
+fi
+kill "$pid" 2>/dev/null
+wait "$pid"
+pid=
 exit $fail
