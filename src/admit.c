@@ -25,8 +25,7 @@ void rp_admit_init(struct rp_admit *a, int max_xfers, int max_pending,
 	a->max_xfers = clamp(max_xfers, 1, RP_MAX_XFERS);
 	a->max_pending = clamp(max_pending, 1, RP_MAX_PENDING);
 	if (max_per_addr <= 0)
-		max_per_addr = a->max_xfers < RP_DEFAULT_PER_ADDR ?
-			       a->max_xfers : RP_DEFAULT_PER_ADDR;
+		max_per_addr = RP_DEFAULT_PER_ADDR;
 	a->max_per_addr = clamp(max_per_addr, 1, RP_MAX_PENDING);
 	a->max_per_prefix = RP_DEFAULT_PER_PREFIX;
 }

@@ -77,7 +77,7 @@ static const char help_recv[] =
 	"                       that comes up later); each transfer then\n"
 	"                       checks for itself\n"
 	"      --max-per-address N  connections from one address, 1..64\n"
-	"                       (default 8, or -m if smaller), whether in\n"
+	"                       (default 8), whether in\n"
 	"                       their handshake or transferring; one more is\n"
 	"                       refused as busy\n"
 	"      --max-pending-per-prefix N  connections in their handshake\n"

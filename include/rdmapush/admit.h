@@ -60,9 +60,10 @@ struct rp_admit {
  * Empty bookkeeping with these caps: transfers at once (-m), connections
  * in their handshake, connections (handshaking or transferring) from one
  * address. Caps are clamped to 1..RP_MAX_XFERS and 1..RP_MAX_PENDING;
- * max_per_addr 0 (or less) is the default: RP_DEFAULT_PER_ADDR, or
- * max_xfers if smaller, so that one address never holds every slot by
- * default. The per-prefix cap starts at RP_DEFAULT_PER_PREFIX.
+ * max_per_addr 0 (or less) is the default, RP_DEFAULT_PER_ADDR: not
+ * bounded by max_xfers, since it also counts a sender's own connections
+ * still in their handshake (two idle ones would lock out its push on a
+ * -m 2 receiver). The per-prefix cap starts at RP_DEFAULT_PER_PREFIX.
  */
 void rp_admit_init(struct rp_admit *a, int max_xfers, int max_pending,
 		   int max_per_addr);

@@ -75,7 +75,7 @@ struct rp_config {
 	 * Not an option: tests shorten it. */
 	double min_rate_secs;
 	int max_per_addr;	/* --max-per-address: connections, 1..64;
-				 * 0: RP_DEFAULT_PER_ADDR, at most -m */
+				 * 0: RP_DEFAULT_PER_ADDR */
 	int max_pending_per_prefix;	/* --max-pending-per-prefix, 1..64 */
 	bool force;
 	bool no_device_check;	/* --no-device-check: skip the startup probe */

@@ -33,7 +33,7 @@
 /* Before AUTH (with --psk) or HELLO: connections hold no transfer slot. */
 #define RP_HANDSHAKE_SECS	5	/* deadline from accept to a valid HELLO */
 #define RP_MAX_PENDING		64	/* connections still in their handshake */
-#define RP_DEFAULT_PER_ADDR	8	/* connections from one address, or -m */
+#define RP_DEFAULT_PER_ADDR	8	/* connections from one address */
 #define RP_DEFAULT_PER_PREFIX	16	/* in their handshake, per /24 or /64 */
 /* After HELLO: a sender that moves less than --min-rate over this many
  * seconds of the receiver waiting for it loses its slot. */

@@ -123,7 +123,7 @@ fi
 recv_wait zomb 30 >/dev/null || fail "receiver exit" "status $?"
 
 # --- Out of descriptors: keep serving ------------------------------------
-"$LAB" bg "$RCV" emfile -- "ulimit -n 32; exec $RP recv -p $PORT --max-per-address 64 -T 60 -o $DST"
+"$LAB" bg "$RCV" emfile -- "ulimit -n 32; exec $RP recv -p $PORT --max-per-address 64 --max-pending-per-prefix 64 -T 60 -o $DST"
 await_listen "$RCV" || { fail "receiver start" "did not listen"; exit 1; }
 "$LAB" bg "$SND" idle48 -- "exec $IDLE 48 8"
 if await_log "$RCV" emfile "Too many open files; new connections wait" 20; then

@@ -207,17 +207,17 @@ static void test_prefix_text(void **state)
 	expect_prefix("?", "?");
 }
 
-/* The defaults: one address holds no more than -m (nor 8); a /24's
- * crowd holds at most RP_DEFAULT_PER_PREFIX handshakes. */
+/* The defaults: one address holds RP_DEFAULT_PER_ADDR connections,
+ * whatever -m; a /24's crowd at most RP_DEFAULT_PER_PREFIX handshakes. */
 static void test_defaults(void **state)
 {
 	struct rp_admit a;
 
 	(void)state;
 	rp_admit_init(&a, 2, RP_MAX_PENDING, 0);
-	assert_int_equal(a.max_per_addr, 2);
+	assert_int_equal(a.max_per_addr, RP_DEFAULT_PER_ADDR);
 	rp_admit_init(&a, 4, RP_MAX_PENDING, 0);
-	assert_int_equal(a.max_per_addr, 4);
+	assert_int_equal(a.max_per_addr, RP_DEFAULT_PER_ADDR);
 	rp_admit_init(&a, 16, RP_MAX_PENDING, 0);
 	assert_int_equal(a.max_per_addr, RP_DEFAULT_PER_ADDR);
 	/* Set by hand, it is taken as it is. */
