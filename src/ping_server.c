@@ -404,13 +404,9 @@ int rp_ping_server(const struct rp_config *o)
 		rc = rp_sys_nonblock(sv.lfd, "listening socket");
 	if (rc)
 		goto out;
-	/* --once: one ping only, whoever passes its handshake first. The
-	 * per-address cap stays the receiver's default even then: with
-	 * one slot, a cap of one would let a probe's idle connection hold
-	 * off a client from the same host. */
+	/* --once: one ping only, whoever passes its handshake first. */
 	rp_admit_init(&sv.adm, o->once ? 1 : RP_PING_MAX_CLIENTS,
-		      RP_MAX_PENDING, o->max_per_addr > 0 ? o->max_per_addr :
-		      RP_DEFAULT_PER_ADDR);
+		      RP_MAX_PENDING, o->max_per_addr);
 	if (o->once)
 		RP_INFO("ping server listening on port %u (once: the first "
 			"client past its handshake)", o->port);
