@@ -28,11 +28,19 @@ void rp_admit_init(struct rp_admit *a, int max_xfers, int max_pending,
 		max_per_addr = RP_DEFAULT_PER_ADDR;
 	a->max_per_addr = clamp(max_per_addr, 1, RP_MAX_PENDING);
 	a->max_per_prefix = RP_DEFAULT_PER_PREFIX;
+	rp_admit_set_addr_xfer_cap(a, 0);
 }
 
 void rp_admit_set_prefix_cap(struct rp_admit *a, int max_per_prefix)
 {
 	a->max_per_prefix = clamp(max_per_prefix, 1, RP_MAX_PENDING);
+}
+
+void rp_admit_set_addr_xfer_cap(struct rp_admit *a, int max_xfers_per_addr)
+{
+	if (max_xfers_per_addr <= 0)
+		max_xfers_per_addr = (a->max_xfers + 1) / 2;
+	a->max_xfers_per_addr = clamp(max_xfers_per_addr, 1, a->max_xfers);
 }
 
 /* The first bits of an address kept, the others cleared. */
@@ -114,6 +122,16 @@ int rp_admit_from(const struct rp_admit *a, const char *addr)
 	for (int i = 0; i < a->n; i++)
 		k += !a->e[i].gone &&
 		     !strncmp(a->e[i].addr, addr, RP_ADMIT_ADDR_MAX - 1);
+	return k;
+}
+
+int rp_admit_xfers_from(const struct rp_admit *a, const char *addr)
+{
+	int k = 0;
+
+	for (int i = 0; i < a->n; i++)
+		k += a->e[i].xfer && !a->e[i].gone &&
+		     !strcmp(a->e[i].addr, addr);
 	return k;
 }
 
@@ -234,6 +252,8 @@ enum rp_admit_verdict rp_admit_promote(struct rp_admit *a, long id)
 		return RP_ADMIT_OK;
 	if (a->xfers >= a->max_xfers)
 		return RP_ADMIT_XFERS_FULL;
+	if (rp_admit_xfers_from(a, e->addr) >= a->max_xfers_per_addr)
+		return RP_ADMIT_ADDR_XFERS_FULL;
 	e->xfer = true;
 	a->xfers++;
 	return RP_ADMIT_OK;
@@ -251,6 +271,13 @@ bool rp_admit_release(struct rp_admit *a, long id)
 		a->gone--;
 	a->e[i] = a->e[--a->n];
 	return true;
+}
+
+const char *rp_admit_addr_of(const struct rp_admit *a, long id)
+{
+	int i = find(a, id);
+
+	return i < 0 ? "" : a->e[i].addr;
 }
 
 bool rp_admit_has_slot(const struct rp_admit *a, long id)
@@ -298,6 +325,13 @@ const char *rp_admit_why(const struct rp_admit *a, enum rp_admit_verdict v,
 	case RP_ADMIT_XFERS_FULL:
 		snprintf(buf, len, "%d transfer%s in progress (-m %d)",
 			 a->xfers, rp_s((uint64_t)a->xfers), a->max_xfers);
+		break;
+	case RP_ADMIT_ADDR_XFERS_FULL:
+		snprintf(buf, len, "%d transfer%s from %s in progress "
+			 "(--max-xfers-per-address %d)",
+			 rp_admit_xfers_from(a, addr), rp_s((uint64_t)
+			 rp_admit_xfers_from(a, addr)), addr,
+			 a->max_xfers_per_addr);
 		break;
 	default:
 		snprintf(buf, len, "not a connection we know");

@@ -30,6 +30,7 @@ static const struct option recv_long[] = {
 	{ "max-size",	required_argument, NULL, OPT_MAX_SIZE },
 	{ "max-per-address", required_argument, NULL, OPT_PER_ADDR },
 	{ "max-pending-per-prefix", required_argument, NULL, OPT_PER_PREFIX },
+	{ "max-xfers-per-address", required_argument, NULL, OPT_XFERS_PER_ADDR },
 	{ "min-rate",	required_argument, NULL, OPT_MIN_RATE },
 	{ "device",	required_argument, NULL, 'd' },
 	{ "ib-port",	required_argument, NULL, 'i' },
@@ -290,6 +291,12 @@ int rp_opts_set(struct rp_config *o, const char *sub, int c,
 			return rp_opts_bad_value(sub, "connections per prefix",
 						 arg, "1..64");
 		o->max_pending_per_prefix = (int)v;
+		break;
+	case OPT_XFERS_PER_ADDR:
+		if (rp_opts_parse_range(arg, 1, RP_MAX_XFERS, &v))
+			return rp_opts_bad_value(sub, "transfers per address",
+						 arg, "1..64");
+		o->max_xfers_per_addr = (int)v;
 		break;
 	case OPT_MIN_RATE:
 		if (rp_opts_parse_size(arg, &size) || size > RP_MAX_MIN_RATE)

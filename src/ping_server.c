@@ -173,8 +173,9 @@ static void grant(struct psrv *sv, struct rp_kid *k)
 		k->refused = true;
 		if (rp_quota_ok(&sv->quota))
 			RP_INFO("refusing %s: %s", k->peer,
-				rp_admit_why(&sv->adm, v, "", why,
-					     sizeof(why)));
+				rp_admit_why(&sv->adm, v,
+					     rp_admit_addr_of(&sv->adm, k->pid),
+					     why, sizeof(why)));
 	} else {
 		RP_EV("server", "server.admit", "{peer} passed its "
 		      "handshake: ping {n} of {max}", EV_S("peer", k->peer),

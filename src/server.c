@@ -190,8 +190,9 @@ static void answer(struct server *sv, struct rp_kid *k)
 		v = rp_admit_promote(&sv->adm, k->pid);
 		if (v)
 			RP_INFO("refusing %s: %s", k->peer,
-				rp_admit_why(&sv->adm, v, "", why,
-					     sizeof(why)));
+				rp_admit_why(&sv->adm, v,
+					     rp_admit_addr_of(&sv->adm, k->pid),
+					     why, sizeof(why)));
 		else
 			RP_EV("server", "server.admit", "{peer} passed its "
 			      "handshake: transfer {n} of {max}",
@@ -594,6 +595,7 @@ int rp_server_run(const struct rp_config *o, struct rp_outcome *out)
 	rp_admit_init(&sv.adm, o->max_transfers, RP_MAX_PENDING,
 		      o->max_per_addr);
 	rp_admit_set_prefix_cap(&sv.adm, o->max_pending_per_prefix);
+	rp_admit_set_addr_xfer_cap(&sv.adm, o->max_xfers_per_addr);
 	rp_quota_init(&sv.quota, say_hidden);
 	sv.forks = (struct rp_forks){
 		.kids = sv.kids, .max = MAX_KIDS, .adm = &sv.adm,

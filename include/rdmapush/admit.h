@@ -31,6 +31,7 @@ enum rp_admit_verdict {
 	RP_ADMIT_ADDR_FULL,	/* too many connections from that address */
 	RP_ADMIT_PREFIX_FULL,	/* too many in their handshake from its prefix */
 	RP_ADMIT_XFERS_FULL,	/* every transfer slot (-m) is taken */
+	RP_ADMIT_ADDR_XFERS_FULL, /* its address holds its share of them */
 	RP_ADMIT_UNKNOWN,	/* no such id: a bug of the caller */
 	RP_ADMIT_MAX
 };
@@ -49,6 +50,7 @@ struct rp_admit {
 	int max_pending;
 	int max_per_addr;
 	int max_per_prefix;		/* in their handshake, per prefix */
+	int max_xfers_per_addr;		/* slots held from one address */
 	int n;				/* entries in use, evicted ones too */
 	int xfers;			/* of them, holding a slot */
 	int gone;			/* of them, evicted */
@@ -70,6 +72,14 @@ void rp_admit_init(struct rp_admit *a, int max_xfers, int max_pending,
 /* Connections in their handshake from one prefix, clamped to
  * 1..RP_MAX_PENDING. */
 void rp_admit_set_prefix_cap(struct rp_admit *a, int max_per_prefix);
+/*
+ * Transfer slots one address may hold at once, clamped to 1..max_xfers;
+ * 0 (or less) is the default, half of max_xfers rounded up: with -m 2
+ * or more, no one address can take every slot and keep the others out.
+ * Counted at promotion only, so a sender's connections still in their
+ * handshake never lock out its own push.
+ */
+void rp_admit_set_addr_xfer_cap(struct rp_admit *a, int max_xfers_per_addr);
 /*
  * The network prefix of an address text, as rp_admit_addr writes it:
  * "10.1.2.0/24" (IPv4, IPv4-mapped IPv6 too), "2001:db8:1:2::/64"
@@ -102,14 +112,16 @@ enum rp_admit_verdict rp_admit_add(struct rp_admit *a, long id,
 				   const char *addr);
 /*
  * id has passed its handshake: give it a transfer slot. OK,
- * RP_ADMIT_XFERS_FULL (it stays handshaking, to be refused), or
- * RP_ADMIT_UNKNOWN. Promoting a slot holder again is OK and changes
+ * RP_ADMIT_XFERS_FULL or RP_ADMIT_ADDR_XFERS_FULL (it stays
+ * handshaking, to be refused), or RP_ADMIT_UNKNOWN. Promoting a slot holder again is OK and changes
  * nothing.
  */
 enum rp_admit_verdict rp_admit_promote(struct rp_admit *a, long id);
 /* id is gone (its child exited and was reaped): its place and slot are
  * free. False if it was not known. */
 bool rp_admit_release(struct rp_admit *a, long id);
+/* id's address, "" if unknown. */
+const char *rp_admit_addr_of(const struct rp_admit *a, long id);
 /* Whether id holds a transfer slot (false if unknown). */
 bool rp_admit_has_slot(const struct rp_admit *a, long id);
 /* Whether id was evicted (false if unknown). */
@@ -119,6 +131,7 @@ bool rp_admit_evicted(const struct rp_admit *a, long id);
 int rp_admit_pending(const struct rp_admit *a);
 int rp_admit_xfers(const struct rp_admit *a);
 int rp_admit_from(const struct rp_admit *a, const char *addr);
+int rp_admit_xfers_from(const struct rp_admit *a, const char *addr);
 int rp_admit_pending_from_prefix(const struct rp_admit *a, const char *addr);
 /*
  * Why v refused a connection from addr, for the receiver's info line:

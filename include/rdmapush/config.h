@@ -77,6 +77,8 @@ struct rp_config {
 	int max_per_addr;	/* --max-per-address: connections, 1..64;
 				 * 0: RP_DEFAULT_PER_ADDR */
 	int max_pending_per_prefix;	/* --max-pending-per-prefix, 1..64 */
+	int max_xfers_per_addr;	/* --max-xfers-per-address, 1..64; 0: half
+				 * of max_transfers, rounded up */
 	bool force;
 	bool no_device_check;	/* --no-device-check: skip the startup probe */
 	bool keep_setid;	/* --keep-setid: setuid/setgid/sticky bits too */

@@ -91,6 +91,46 @@ static void test_xfer_cap(void **state)
 	assert_int_equal(rp_admit_promote(&a, 3), RP_ADMIT_OK);
 }
 
+/* One address holds at most half of -m's slots by default (rounded up),
+ * counted at promotion: its idle connections never keep its push out,
+ * and another address still finds a slot. */
+static void test_addr_slot_share(void **state)
+{
+	struct rp_admit a;
+	char why[128];
+
+	(void)state;
+	rp_admit_init(&a, 4, RP_MAX_PENDING, 0);
+	assert_int_equal(a.max_xfers_per_addr, 2);
+	for (long id = 1; id <= 5; id++)
+		assert_int_equal(rp_admit_add(&a, id, "10.0.0.9"),
+				 RP_ADMIT_OK);
+	assert_int_equal(rp_admit_promote(&a, 1), RP_ADMIT_OK);
+	assert_int_equal(rp_admit_promote(&a, 2), RP_ADMIT_OK);
+	assert_int_equal(rp_admit_promote(&a, 3), RP_ADMIT_ADDR_XFERS_FULL);
+	assert_false(rp_admit_has_slot(&a, 3));
+	assert_int_equal(rp_admit_xfers_from(&a, "10.0.0.9"), 2);
+	assert_string_equal(rp_admit_why(&a, RP_ADMIT_ADDR_XFERS_FULL,
+					 rp_admit_addr_of(&a, 3), why,
+					 sizeof(why)),
+			    "2 transfers from 10.0.0.9 in progress "
+			    "(--max-xfers-per-address 2)");
+	/* Another address still gets one of the free slots. */
+	assert_int_equal(rp_admit_add(&a, 6, "10.0.0.8"), RP_ADMIT_OK);
+	assert_int_equal(rp_admit_promote(&a, 6), RP_ADMIT_OK);
+	/* A slot of its own frees: the address may take one again. */
+	assert_true(rp_admit_release(&a, 1));
+	assert_int_equal(rp_admit_promote(&a, 4), RP_ADMIT_OK);
+	/* Odd -m rounds up; the cap is clamped to -m; -m 1 gives 1. */
+	rp_admit_init(&a, 5, RP_MAX_PENDING, 0);
+	assert_int_equal(a.max_xfers_per_addr, 3);
+	rp_admit_set_addr_xfer_cap(&a, 9);
+	assert_int_equal(a.max_xfers_per_addr, 5);
+	rp_admit_init(&a, 1, RP_MAX_PENDING, 0);
+	assert_int_equal(a.max_xfers_per_addr, 1);
+	assert_string_equal(rp_admit_addr_of(&a, 77), "");
+}
+
 /* Connections in their handshake are capped, whatever their addresses;
  * promotion makes room. */
 static void test_pending_cap(void **state)
@@ -164,6 +204,7 @@ static void test_release(void **state)
 
 	(void)state;
 	rp_admit_init(&a, 2, RP_MAX_PENDING, RP_MAX_PENDING);
+	rp_admit_set_addr_xfer_cap(&a, 2);
 	assert_false(rp_admit_release(&a, 42));
 	assert_int_equal(rp_admit_promote(&a, 42), RP_ADMIT_UNKNOWN);
 	for (long id = 1; id <= 5; id++)
@@ -403,6 +444,7 @@ static void test_full_table(void **state)
 	(void)state;
 	rp_admit_init(&a, 1000, 1000, 1000);
 	rp_admit_set_prefix_cap(&a, 1000);
+	rp_admit_set_addr_xfer_cap(&a, 1000);
 	assert_int_equal(a.max_xfers, RP_MAX_XFERS);
 	assert_int_equal(a.max_pending, RP_MAX_PENDING);
 	assert_int_equal(a.max_per_addr, RP_MAX_PENDING);
@@ -428,6 +470,7 @@ int main(void)
 		cmocka_unit_test(test_addr_text),
 		cmocka_unit_test(test_handshake_holds_no_slot),
 		cmocka_unit_test(test_xfer_cap),
+		cmocka_unit_test(test_addr_slot_share),
 		cmocka_unit_test(test_pending_cap),
 		cmocka_unit_test(test_per_address_cap),
 		cmocka_unit_test(test_release),

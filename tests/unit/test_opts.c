@@ -511,6 +511,22 @@ static void test_max_pending_per_prefix(void **state)
 	REFUSED("send", "--max-pending-per-prefix", "2", "f", "h");
 }
 
+/* --max-xfers-per-address: 0 (half of -m) unless given, 1..64, receiver
+ * only. */
+static void test_max_xfers_per_address(void **state)
+{
+	struct rp_opts o;
+
+	(void)state;
+	assert_int_equal(PARSE(&o, "recv"), 0);
+	assert_int_equal(o.cfg.max_xfers_per_addr, 0);
+	assert_int_equal(PARSE(&o, "recv", "--max-xfers-per-address", "3"), 0);
+	assert_int_equal(o.cfg.max_xfers_per_addr, 3);
+	REFUSED("recv", "--max-xfers-per-address", "0");
+	REFUSED("recv", "--max-xfers-per-address", "65");
+	REFUSED("send", "--max-xfers-per-address", "2", "f", "h");
+}
+
 /* One line saying what is wrong, one pointing at the right help. */
 static void test_messages(void **state)
 {
@@ -924,6 +940,7 @@ int main(void)
 		cmocka_unit_test(test_refusals),
 		cmocka_unit_test(test_max_per_address),
 		cmocka_unit_test(test_max_pending_per_prefix),
+		cmocka_unit_test(test_max_xfers_per_address),
 		cmocka_unit_test(test_messages),
 		cmocka_unit_test(test_host_hints),
 		cmocka_unit_test(test_parse_size),
