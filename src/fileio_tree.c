@@ -116,12 +116,14 @@ static int open_failed(int at, const char *name, const char *path, size_t n,
 	return -e;
 }
 
-int rp_fileio_open_parent(int dirfd, const char *path, int *parentfd,
-			  const char **leaf)
+/* rp_fileio_open_parent from path's first from bytes (whole components,
+ * already open as dirfd); messages name the whole path. */
+static int open_parent_from(int dirfd, const char *path, size_t from,
+			    int *parentfd, const char **leaf)
 {
 	char shown[RP_PEER_TEXT_MAX];
 	char comp[RP_NAME_MAX + 1];
-	const char *c = path;
+	const char *c = path + from;
 	const char *slash;
 	int fd = dirfd;
 	int rc;
@@ -160,6 +162,12 @@ int rp_fileio_open_parent(int dirfd, const char *path, int *parentfd,
 	*parentfd = fd;
 	*leaf = c;
 	return 0;
+}
+
+int rp_fileio_open_parent(int dirfd, const char *path, int *parentfd,
+			  const char **leaf)
+{
+	return open_parent_from(dirfd, path, 0, parentfd, leaf);
 }
 
 /* leaf in pfd exists: fine if a real directory, else refused (reported). */
@@ -240,6 +248,30 @@ static int parent_dirty(int pfd, int *dirty, const char *shown)
 	return rc;
 }
 
+int rp_fileio_mkdir_at(int pfd, const char *leaf, const char *path,
+		       uint32_t mode, bool exact, bool *created)
+{
+	char shown[RP_PEER_TEXT_MAX];
+	int rc = 0;
+
+	*created = false;
+	rp_fileio_show(shown, path, strlen(path));
+	if (mkdirat(pfd, leaf, (mode_t)(mode & 07777)) < 0) {
+		rc = -errno;
+		if (rc == -EEXIST)
+			return check_existing_dir(pfd, leaf, shown);
+		RP_ERR("mkdirat(%s): %s", shown, strerror(-rc));
+		return rc;
+	}
+	*created = true;
+	if (exact)
+		rc = chmod_new_dir(pfd, leaf, mode, shown);
+	if (!rc)
+		RP_EV("file", "file.mkdir", "created directory {path}",
+		      EV_S("path", shown));
+	return rc;
+}
+
 int rp_fileio_mkdir(int dirfd, const char *path, uint32_t mode, bool exact,
 		    bool *created, int *dirty_parent)
 {
@@ -250,27 +282,14 @@ int rp_fileio_mkdir(int dirfd, const char *path, uint32_t mode, bool exact,
 
 	*created = false;
 	rc = rp_fileio_open_parent(dirfd, path, &pfd, &leaf);
-	if (rc)
+	if (!rc)
+		rc = rp_fileio_mkdir_at(pfd, leaf, path, mode, exact, created);
+	if (rc || !*created) {
+		if (pfd >= 0)
+			close(pfd);
 		return rc;
+	}
 	rp_fileio_show(shown, path, strlen(path));
-	if (mkdirat(pfd, leaf, (mode_t)(mode & 07777)) < 0) {
-		rc = -errno;
-		if (rc == -EEXIST)
-			rc = check_existing_dir(pfd, leaf, shown);
-		else
-			RP_ERR("mkdirat(%s): %s", shown, strerror(-rc));
-		close(pfd);
-		return rc;
-	}
-	*created = true;
-	if (exact)
-		rc = chmod_new_dir(pfd, leaf, mode, shown);
-	if (rc) {
-		close(pfd);
-		return rc;
-	}
-	RP_EV("file", "file.mkdir", "created directory {path}",
-	      EV_S("path", shown));
 	return parent_dirty(pfd, dirty_parent, shown);
 }
 
@@ -335,6 +354,20 @@ static bool is_here(const struct rp_dir_here *h, const char *path)
 	       !strncmp(h->path, path, n);
 }
 
+/* Where path goes on below the directory we are in: the length of its
+ * "here/" prefix, or 0 when it is not below it. */
+static size_t below_here(const struct rp_dir_here *h, const char *path)
+{
+	size_t n;
+
+	if (h->fd < 0)
+		return 0;
+	n = strlen(h->path);
+	if (!n || strncmp(h->path, path, n) || path[n] != '/')
+		return 0;
+	return n + 1;
+}
+
 /*
  * Leave the directory we are in: if it got new entries, fsync it first.
  * A failure is kept for the session's end: the entries it concerns are
@@ -389,9 +422,13 @@ int rp_fileio_here_go_to(struct rp_dir_here *h, int dirfd, const char *path,
 	int rc = 0;
 
 	if (!is_here(h, path)) {
+		size_t below = below_here(h, path);
 		int nfd;
 
-		rc = rp_fileio_open_parent(dirfd, path, &nfd, leaf);
+		/* Going down from here costs one open per level, not a walk
+		 * from the top for each new directory. */
+		rc = open_parent_from(below ? h->fd : dirfd, path, below, &nfd,
+				      leaf);
 		if (!rc)
 			rc = rp_fileio_here_settle(h, nfd, path, false);
 	}

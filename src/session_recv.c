@@ -204,18 +204,23 @@ static int make_dir(struct xfer *x, struct recv_state *r,
 {
 	bool keep_times = r->flags & RP_HELLO_PRESERVE, created = false;
 	uint32_t mode = entry_mode(x, r, f->mode, true);
-	int dirty = -1;
+	const char *leaf;
+	int pfd;
 	int rc = check_entry(x, f);
 
-	/* mkdir's mode loses the umask's bits (already out of mode unless
-	 * exact) and setuid/setgid: chmod'ed to mode when it holds them. */
+	/* In the directory entries arrive in (opened once for a run of
+	 * them, not from the top for each), as files are. mkdir's mode
+	 * loses the umask's bits (already out of mode unless exact) and
+	 * setuid/setgid: chmod'ed to mode when it holds them. */
 	if (!rc)
-		rc = path_refusal(rp_fileio_mkdir(r->dirfd, f->path, mode,
-						  exact_modes(x, r) ||
-						  (mode & 07000),
-						  &created, &dirty));
-	if (!rc && dirty >= 0)
-		rc = rp_fileio_here_settle(&r->here, dirty, f->path, true);
+		rc = path_refusal(rp_fileio_here_go_to(&r->here, r->dirfd,
+						       f->path, &pfd, &leaf));
+	if (!rc)
+		rc = path_refusal(rp_fileio_mkdir_at(pfd, leaf, f->path, mode,
+						     exact_modes(x, r) ||
+						     (mode & 07000),
+						     &created));
+	r->here.dirty |= created;
 	if (!rc && keep_times)
 		rc = rp_fileio_times_add(&r->times, f->path, f->mtime_sec,
 					 f->mtime_nsec);

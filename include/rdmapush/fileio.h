@@ -85,6 +85,14 @@ int rp_fileio_open_parent(int dirfd, const char *path, int *parentfd,
 int rp_fileio_mkdir(int dirfd, const char *path, uint32_t mode, bool exact,
 		    bool *created, int *dirty_parent)
 	__attribute__((warn_unused_result));
+/*
+ * rp_fileio_mkdir() in a parent already open: leaf in pfd (borrowed),
+ * path naming it in messages. The parent's new entry (*created) is the
+ * caller's to fsync. 0 or an error, reported.
+ */
+int rp_fileio_mkdir_at(int pfd, const char *leaf, const char *path,
+		       uint32_t mode, bool exact, bool *created)
+	__attribute__((warn_unused_result));
 
 /*
  * Set the mtime of directory path under dirfd (once its contents are

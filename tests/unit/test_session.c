@@ -206,6 +206,12 @@ int __wrap_fsync(int fd);
 int __wrap_fdatasync(int fd);
 ssize_t __real_pwrite(int fd, const void *buf, size_t n, off_t off);
 ssize_t __wrap_pwrite(int fd, const void *buf, size_t n, off_t off);
+int __real_openat(int at, const char *path, int flags, ...);
+int __wrap_openat(int at, const char *path, int flags, ...);
+
+/* The receiver's thread (recv_main) counts the openat calls it makes. */
+static __thread bool in_receiver;
+static unsigned long recv_openats;
 
 static bool is_dir(int fd)
 {
@@ -250,6 +256,22 @@ ssize_t __wrap_pwrite(int fd, const void *buf, size_t n, off_t off)
 		return -1;
 	}
 	return __real_pwrite(fd, buf, n, off);
+}
+
+int __wrap_openat(int at, const char *path, int flags, ...)
+{
+	mode_t mode = 0;
+
+	if (flags & (O_CREAT | O_TMPFILE)) {
+		va_list ap;
+
+		va_start(ap, flags);
+		mode = (mode_t)va_arg(ap, int);
+		va_end(ap);
+	}
+	if (in_receiver)
+		recv_openats++;
+	return __real_openat(at, path, flags, mode);
 }
 
 static int read_full(int fd, uint8_t *p, size_t n)
@@ -495,6 +517,7 @@ static void *recv_main(void *arg)
 {
 	struct recv_job *j = arg;
 
+	in_receiver = true;
 	j->rc = rp_session_recv_one(j->o, j->psk, j->dirfd, j->fd, "test-sender",
 				    j->adm, &j->out);
 	return NULL;
@@ -2111,6 +2134,38 @@ static void test_tree_preserve_umask(void **s)
 	tree_case(s, 022, true, false, false);
 }
 
+/*
+ * Directories arrive in the directory they are made in, opened once for
+ * a run of them and reached from the one above: 12 levels and 40
+ * directories at the bottom cost the receiver one openat a level, not a
+ * walk down from the top for each (about 500).
+ */
+static void test_tree_deep_dirs_open_once(void **s)
+{
+	struct env *e = *s;
+	struct srcs src = { 0 };
+	char p[512];
+	struct result r;
+	int len;
+
+	len = snprintf(p, sizeof(p), "%s/deep", e->src);
+	mkdir_mode(p, 0755);
+	for (int i = 0; i < 11; i++) {
+		len += snprintf(p + len, sizeof(p) - (size_t)len, "/d%d", i);
+		mkdir_mode(p, 0755);
+	}
+	for (int i = 0; i < 40; i++) {
+		snprintf(p + len, sizeof(p) - (size_t)len, "/leaf%02d", i);
+		mkdir_mode(p, 0755);
+	}
+	srcs_add(&src, e, "deep");
+	recv_openats = 0;
+	push_srcs(e, &(struct scenario){ .recursive = true }, &src, &r);
+	assert_session_done(&r, 0);
+	assert_int_equal(count_tree(e->dst), 52);
+	assert_in_range(recv_openats, 1, 30);
+}
+
 static void test_tree_preserve(void **s)
 {
 	tree_case(s, 022, true, false, true);
@@ -2740,6 +2795,7 @@ int main(void)
 		T(test_tree_keep_setid_without_k),
 		T(test_tree_preserve_umask),
 		T(test_tree_keep_setid_umask_0),
+		T(test_tree_deep_dirs_open_once),
 		T(test_tree_preserve),
 		T(test_tree_preserve_keep_setid),
 		T(test_stdin_odd),
