@@ -35,10 +35,6 @@
 #define BACKOFF_S	0.1
 /* Connections taken per wake-up at most. */
 #define ACCEPT_BURST	16
-/* --once: connections that were no push are said at most once per this
- * long (with a count of the others). */
-#define IGNORED_LOG_S	10.0
-
 struct server {
 	const struct rp_config *o;
 	int lfd;
@@ -62,8 +58,6 @@ struct server {
 	bool once_pushed;	/* the connection served passed it */
 	/* The lines of connections that failed before their handshake. */
 	struct rp_quota quota;
-	double ignored_quiet;	/* no "ignored" line before this */
-	unsigned long ignored_more;	/* ignored since the last line */
 	/* In a forked child: */
 	bool is_child;
 	bool refused;		/* refused a slot; the server said why */
@@ -169,11 +163,12 @@ static int child(struct server *sv, int chan, int fd, const char *peer)
  * In the server: children and their slots
  */
 
-/* The line after a window of failed connections not all said. */
+/* The line after a window of refused, evicted or failed connections not
+ * all said. */
 static void say_hidden(int n)
 {
-	RP_INFO("%d more connection%s that failed before the handshake not "
-		"shown", n, rp_s(n));
+	RP_INFO("%d more connection%s refused or failed before the handshake "
+		"not shown", n, rp_s(n));
 }
 
 /* A child has passed its handshake (or closed its socket on exiting):
@@ -263,7 +258,10 @@ static void stop_children(struct server *sv)
 static void refuse(struct server *sv, int fd, const char *peer,
 		   const char *why)
 {
-	RP_INFO("refusing %s: %s", peer, why);
+	/* A crowd is refused by the dozen: said as failures are, at most
+	 * RP_QUOTA_BURST lines a window. */
+	if (rp_quota_ok(&sv->quota))
+		RP_INFO("refusing %s: %s", peer, why);
 	rp_session_refuse(sv->o, fd, peer, RP_EBUSY);
 }
 
@@ -317,9 +315,10 @@ static void evict(struct server *sv, pid_t pid, const char *peer)
 
 	if (!k)
 		return;
-	RP_INFO("%s: still in its handshake after %.0f s, from the prefix "
-		"with the most such connections; ending it for %s", k->peer,
-		rp_now() - k->since, peer);
+	if (rp_quota_ok(&sv->quota))
+		RP_INFO("%s: still in its handshake after %.0f s, from the "
+			"prefix with the most such connections; ending it for "
+			"%s", k->peer, rp_now() - k->since, peer);
 	kill(k->pid, SIGKILL);
 	k->killed = true;
 }
@@ -445,29 +444,19 @@ static int once_admit(void *ctx, const char *peer)
 }
 
 /* --once: a connection that was no push (a probe, garbage, a failed
- * handshake) is said, at most once per IGNORED_LOG_S, and forgotten. */
+ * handshake) is said, rate-limited as any failed connection, and
+ * forgotten. */
 static void once_ignored(struct server *sv, int rc)
 {
 	const char *held = rp_trace_held_error();
 	char cause[RP_TEXT_MAX + 1];
-	double now = rp_now();
 
 	snprintf(cause, sizeof(cause), "%s", held ? held : rp_strerror(rc));
 	/* Not the cause of this receiver's verdict: the push's will be. */
 	rp_trace_hold_forget();
-	if (now < sv->ignored_quiet) {
-		sv->ignored_more++;
-		return;
-	}
-	if (sv->ignored_more)
-		RP_INFO("%s: no push, ignored (%s); %lu more ignored since "
-			"the last such line; waiting for a push",
-			sv->once_peer, cause, sv->ignored_more);
-	else
+	if (rp_quota_ok(&sv->quota))
 		RP_INFO("%s: no push, ignored (%s); waiting for a push",
 			sv->once_peer, cause);
-	sv->ignored_more = 0;
-	sv->ignored_quiet = now + IGNORED_LOG_S;
 }
 
 /*
