@@ -9,6 +9,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +22,7 @@
 
 #include "rdmapush/err.h"
 #include "rdmapush/fileio.h"
+#include "rdmapush/partial.h"
 #include "rdmapush/trace.h"
 #include "fileio_int.h"
 
@@ -229,12 +231,34 @@ out:
 	return removed;
 }
 
+/* Remove name, a kept partial or journal, if older than max_age: 1 if
+ * removed. A partial being resumed has a temporary name by then. */
+static int remove_if_old(int dirfd, const char *name, double max_age)
+{
+	char shown[RP_PEER_TEXT_MAX];
+	struct stat st;
+
+	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+	    !S_ISREG(st.st_mode) ||
+	    !rp_partial_expired(difftime(time(NULL), st.st_ctime), max_age))
+		return 0;
+	rp_fileio_show(shown, name, strlen(name));
+	if (unlinkat(dirfd, name, 0) < 0) {
+		RP_ERR("unlinkat(%s): %s", shown, strerror(errno));
+		return 0;
+	}
+	RP_INFO("removed %s, kept from a stopped push longer than "
+		"--partial-max-age", shown);
+	return 1;
+}
+
 /* The sweep's bounds: start-up must not take as long as the tree is big
  * (or deep). Past them the rest is left as it is, and that is said. */
 #define STALE_MAX_DEPTH		64
 #define STALE_MAX_ENTRIES	(1u << 18)
 
 struct sweep {
+	double max_age;		/* of a kept partial, seconds */
 	unsigned int seen;	/* entries looked at */
 	int removed;
 	bool too_deep;		/* a directory below STALE_MAX_DEPTH */
@@ -281,6 +305,10 @@ static void sweep_dir(int fd, unsigned int depth, struct sweep *sw)
 			sw->removed += remove_if_stale(dfd, name);
 			continue;
 		}
+		if (rp_partial_is_name(name, strlen(name))) {
+			sw->removed += remove_if_old(dfd, name, sw->max_age);
+			continue;
+		}
 		sub = open_subdir(dfd, e);
 		if (sub < 0)
 			continue;
@@ -294,11 +322,11 @@ static void sweep_dir(int fd, unsigned int depth, struct sweep *sw)
 	closedir(dir);
 }
 
-int rp_fileio_clean_stale(int dirfd)
+int rp_fileio_clean_stale(int dirfd, double partial_max_age)
 {
 	/* Our own descriptor: readdir moves its offset. */
 	int fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	struct sweep sw = { 0 };
+	struct sweep sw = { .max_age = partial_max_age };
 
 	if (fd < 0) {
 		RP_ERR("looking for stale temporary files: openat: %s",
@@ -373,8 +401,10 @@ int rp_fileio_dst_open(struct rp_dst *d, int dirfd, const char *name,
 	return rp_fileio_dst_open_at(d, dirfd, name, NULL, size, force);
 }
 
-int rp_fileio_dst_open_at(struct rp_dst *d, int dirfd, const char *name,
-			  const char *path, uint64_t size, bool force)
+/* d for name in dirfd (path: how messages name it, or NULL), with the
+ * defaults; name checked. */
+static int dst_begin(struct rp_dst *d, int dirfd, const char *name,
+		     const char *path, uint64_t size)
 {
 	const char *why = NULL;
 	size_t len;
@@ -399,8 +429,16 @@ int rp_fileio_dst_open_at(struct rp_dst *d, int dirfd, const char *name,
 	d->size = size;
 	/* What every received file got before the caller could choose. */
 	d->mode = 0644;
+	return 0;
+}
 
-	rc = check_existing(d, force);
+int rp_fileio_dst_open_at(struct rp_dst *d, int dirfd, const char *name,
+			  const char *path, uint64_t size, bool force)
+{
+	int rc = dst_begin(d, dirfd, name, path, size);
+
+	if (!rc)
+		rc = check_existing(d, force);
 	if (!rc)
 		rc = check_space(d, size);
 	if (!rc)
@@ -417,6 +455,84 @@ int rp_fileio_dst_open_at(struct rp_dst *d, int dirfd, const char *name,
 	      "bytes reserved)", EV_S("path", d->shown),
 	      EV_S("into", d->anon ? "an O_TMPFILE" : d->tmpname),
 	      EV_U("reserved", d->reserved));
+	return 0;
+
+err_abort:
+	rp_fileio_dst_abort(d);
+	return rc;
+}
+
+/*
+ * The kept partial fd becomes d's temporary file: renamed to a fresh
+ * temporary name (so no other receiver offers it meanwhile) if it is
+ * still the file under the partial's name, locked, its journal gone.
+ */
+static int take_partial(struct rp_dst *d, int fd)
+{
+	char pname[RP_NAME_MAX + 1], tmp[sizeof(d->tmpname)];
+	int rc = rp_partial_name(d->name, false, pname);
+	int e = EEXIST;
+
+	for (int i = 0; !rc && i < RP_FILEIO_TMP_TRIES && e == EEXIST; i++) {
+		rp_fileio_tmpname(tmp, sizeof(tmp), d->name);
+		e = renameat2(d->dirfd, pname, d->dirfd, tmp,
+			      RENAME_NOREPLACE) ? errno : 0;
+		/* No RENAME_NOREPLACE here: the random name is ours. */
+		if (e == EINVAL || e == ENOSYS)
+			e = renameat(d->dirfd, pname, d->dirfd, tmp) ? errno
+								    : 0;
+	}
+	if (!rc && e) {
+		RP_ERR("renameat(partial of %s): %s", d->shown, strerror(e));
+		return -e;
+	}
+	if (!rc && (!rp_fileio_same_entry(d->dirfd, fd, tmp) ||
+		    flock(fd, LOCK_EX | LOCK_NB) < 0)) {
+		RP_ERR("%s: its kept partial changed while we took it",
+		       d->shown);
+		(void)unlinkat(d->dirfd, tmp, 0);
+		return -EAGAIN;
+	}
+	if (rc)
+		return rc;
+	memcpy(d->tmpname, tmp, sizeof(d->tmpname));
+	d->fd = fd;
+	d->anon = false;
+	rp_partial_name(d->name, true, pname);
+	(void)unlinkat(d->dirfd, pname, 0);
+	return 0;
+}
+
+int rp_fileio_dst_adopt(struct rp_dst *d, int dirfd, const char *name,
+			const char *path, uint64_t size, bool force, int fd,
+			uint64_t from)
+{
+	int rc = dst_begin(d, dirfd, name, path, size);
+
+	if (!rc)
+		rc = check_existing(d, force);
+	if (!rc)
+		rc = check_space(d, size - from);
+	if (!rc)
+		rc = take_partial(d, fd);
+	else
+		close(fd);
+	if (!rc && ftruncate(d->fd, (off_t)from) < 0) {
+		rc = -errno;
+		RP_ERR("ftruncate(%s, %" PRIu64 "): %s", d->shown, from,
+		       strerror(-rc));
+	}
+	if (rc)
+		goto err_abort;
+	d->end = d->synced = d->wb_started = d->reserved = from;
+	if (size <= SMALL_FILE || getenv("RDMAPUSH_NO_FALLOCATE"))
+		d->reserved = size;
+	rc = reserve(d, from + RP_FILEIO_RESERVE_STEP);
+	if (rc)
+		goto err_abort;
+	RP_EV("file", "file.adopt", "receiving the rest of {path} from byte "
+	      "{from}, into its kept partial", EV_S("path", d->shown),
+	      EV_U("from", from));
 	return 0;
 
 err_abort:

@@ -574,7 +574,7 @@ int rp_server_run(const struct rp_config *o, struct rp_outcome *out)
 		return rc;
 	if (o->psk_file)
 		sv.psk = sv.key;
-	rp_fileio_clean_stale(sv.dirfd);
+	rp_fileio_clean_stale(sv.dirfd, o->partial_max_age);
 	rc = rp_ctrl_listen(o->bind_addr, o->port, &sv.lfd);
 	if (rc)
 		goto out_dir;

@@ -69,12 +69,14 @@ int rp_partial_find(int dirfd, const char *name, struct rp_journal *j,
 		    int *fd) __attribute__((warn_unused_result));
 
 /*
- * The digests of fd's first n bytes (a multiple of chunk), chunk by
- * chunk, folded into fold (may be NULL) and into out: what the sender's
- * own prefix must fold to. 0 or an error (reported).
+ * fd's first n bytes hashed as a push hashes a file (csum.h): each
+ * chunk's digest (the last may be short) folded into out, and also into
+ * fold (may be NULL). A kept prefix's must be what the sender's own
+ * prefix folds to. what names fd in messages. 0 or an error (reported;
+ * -EIO when the file is shorter than n).
  */
 struct rp_csum;
-int rp_partial_prefix(int fd, uint64_t n, uint32_t chunk,
+int rp_partial_digest(int fd, uint64_t n, uint32_t chunk, const char *what,
 		      struct rp_csum *fold, uint8_t out[RP_CSUM_LEN])
 	__attribute__((warn_unused_result));
 

@@ -361,7 +361,7 @@ static void test_clean_stale(void **state)
 			 0);
 	assert_int_equal(rp_fileio_dst_write(&d, "live\n", 5, 0), 0);
 
-	assert_int_equal(rp_fileio_clean_stale(fx->dirfd), 2);
+	assert_int_equal(rp_fileio_clean_stale(fx->dirfd, 3600), 2);
 	assert_int_equal(count_entries(fx->dirfd, NULL, 0), 4 + !d.anon);
 	assert_int_equal(fstatat(fx->dirfd, ".a.rdmapush-HELD01", &st, 0), 0);
 	assert_int_not_equal(fstatat(fx->dirfd, ".a.rdmapush-stale1", &st, 0),
@@ -371,8 +371,8 @@ static void test_clean_stale(void **state)
 	check_regular(fx->dirfd, "live", "live\n");
 	close(held);
 	/* Once its receiver is gone, the held one is stale too. */
-	assert_int_equal(rp_fileio_clean_stale(fx->dirfd), 1);
-	assert_int_equal(rp_fileio_clean_stale(fx->dirfd), 0);
+	assert_int_equal(rp_fileio_clean_stale(fx->dirfd, 3600), 1);
+	assert_int_equal(rp_fileio_clean_stale(fx->dirfd, 3600), 0);
 }
 
 /* Below the target too: a stale temporary two levels down goes, a held
@@ -414,7 +414,7 @@ static void test_clean_stale_tree(void **state)
 	make_tmp(d, ".z.rdmapush-deep01", false);
 
 	capture_start();
-	assert_int_equal(rp_fileio_clean_stale(fx->dirfd), 1);
+	assert_int_equal(rp_fileio_clean_stale(fx->dirfd, 3600), 1);
 	said = capture_end();
 	assert_non_null(strstr(said, "removed .x.rdmapush-stale3, a "
 			       "temporary file left by a receiver"));
@@ -1785,9 +1785,19 @@ static void test_partial_keep_find(void **state)
 					      26, NULL), RP_EBADNAME);
 	assert_int_equal(rp_partial_find(fx->dirfd, "data.bin", &got, &fd), 1);
 	assert_memory_equal(&got, &j, sizeof(got));
-	assert_int_equal(rp_partial_prefix(fd, got.verified, got.chunk, NULL,
-					   have), 0);
+	assert_int_equal(rp_partial_digest(fd, got.verified, got.chunk,
+					   "partial", NULL, have), 0);
 	assert_memory_equal(have, want, RP_CSUM_LEN);
+	/* A short last chunk counts as a push counts it. */
+	rp_csum_chunk(chunk + 2 * 4096, 100, d);
+	rp_csum_fold(fold, d);
+	rp_csum_final(fold, want);
+	assert_int_equal(pwrite(fd, chunk + 2 * 4096, 100, 2 * 4096), 100);
+	assert_int_equal(rp_partial_digest(fd, 2 * 4096 + 100, 4096, "partial",
+					   NULL, have), 0);
+	assert_memory_equal(have, want, RP_CSUM_LEN);
+	assert_int_equal(rp_partial_digest(fd, 3 * 4096, 4096, "partial",
+					   NULL, have), -EIO);
 	close(fd);
 	rp_csum_free(fold);
 	rp_partial_drop(fx->dirfd, "data.bin");
@@ -1828,6 +1838,15 @@ static void test_partial_damaged(void **state)
 	only[250] = '\0';
 	assert_int_equal(rp_partial_name(only, false, j.path), RP_EBADNAME);
 	assert_true(rp_partial_expired(10, 0));
+	/* The start-up sweep: kept younger than the age, removed at 0. */
+	fd = openat(fx->dirfd, ".x.tmp", O_RDWR | O_CREAT, 0600);
+	assert_int_equal(pwrite(fd, chunk, 8192, 0), 8192);
+	assert_int_equal(rp_partial_keep(fx->dirfd, "x", ".x.tmp", fd, &j), 0);
+	close(fd);
+	assert_int_equal(rp_fileio_clean_stale(fx->dirfd, 3600), 0);
+	assert_int_equal(count_entries(fx->dirfd, only, sizeof(only)), 2);
+	assert_int_equal(rp_fileio_clean_stale(fx->dirfd, 0), 2);
+	assert_int_equal(count_entries(fx->dirfd, only, sizeof(only)), 0);
 	assert_false(rp_partial_expired(10, 60));
 }
 
