@@ -432,8 +432,63 @@ static int dst_begin(struct rp_dst *d, int dirfd, const char *name,
 	return 0;
 }
 
-int rp_fileio_dst_open_at(struct rp_dst *d, int dirfd, const char *name,
-			  const char *path, uint64_t size, bool force)
+/* Whether name in dirfd could be removed: 1 if it is a regular file no
+ * live receiver holds (its lock), and it is gone; else 0. */
+static int remove_unheld(int dirfd, const char *name)
+{
+	int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
+			O_NOCTTY | O_CLOEXEC);
+	struct stat st;
+	int removed = 0;
+
+	if (fd < 0)
+		return errno == ENOENT;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+	    flock(fd, LOCK_EX | LOCK_NB) == 0 &&
+	    rp_fileio_same_entry(dirfd, fd, name))
+		removed = unlinkat(dirfd, name, 0) == 0;
+	close(fd);
+	return removed;
+}
+
+/*
+ * The temporary file under the partial's name from the start (a large
+ * file: even a receiver killed outright then leaves what it wrote, for
+ * a --resume). An older partial no receiver holds is replaced; one that
+ * is held (the same name pushed twice at once), or a name too long,
+ * gets an ordinary temporary file.
+ */
+static int create_kept(struct rp_dst *d)
+{
+	char pname[RP_NAME_MAX + 1], jname[RP_NAME_MAX + 1];
+	const int flags = O_CREAT | O_EXCL | O_RDWR | O_NOFOLLOW | O_CLOEXEC;
+	int fd = -1;
+
+	if (rp_partial_name(d->name, false, pname) ||
+	    rp_partial_name(d->name, true, jname))
+		return create_file(d);
+	for (int i = 0; i < 2 && fd < 0; i++) {
+		fd = openat(d->dirfd, pname, flags, 0600);
+		if (fd < 0 && (errno != EEXIST || !remove_unheld(d->dirfd,
+								 pname)))
+			return create_file(d);
+	}
+	if (fd < 0 || lock_tmp(d->dirfd, fd, pname)) {
+		if (fd >= 0)
+			close(fd);
+		return create_file(d);
+	}
+	/* Its journal describes what is no longer there. */
+	(void)unlinkat(d->dirfd, jname, 0);
+	memcpy(d->tmpname, pname, sizeof(pname));
+	d->fd = fd;
+	d->anon = false;
+	d->kept = true;
+	return 0;
+}
+
+static int open_dst(struct rp_dst *d, int dirfd, const char *name,
+		    const char *path, uint64_t size, bool force, bool kept)
 {
 	int rc = dst_begin(d, dirfd, name, path, size);
 
@@ -442,7 +497,7 @@ int rp_fileio_dst_open_at(struct rp_dst *d, int dirfd, const char *name,
 	if (!rc)
 		rc = check_space(d, size);
 	if (!rc)
-		rc = create_file(d);
+		rc = kept ? create_kept(d) : create_file(d);
 	/* RDMAPUSH_NO_FALLOCATE: as on a file system without it (tests). A
 	 * small file's blocks are claimed by its one write just as well. */
 	if (!rc && (size <= SMALL_FILE || getenv("RDMAPUSH_NO_FALLOCATE")))
@@ -462,44 +517,42 @@ err_abort:
 	return rc;
 }
 
+int rp_fileio_dst_open_at(struct rp_dst *d, int dirfd, const char *name,
+			  const char *path, uint64_t size, bool force)
+{
+	return open_dst(d, dirfd, name, path, size, force, false);
+}
+
+int rp_fileio_dst_open_kept(struct rp_dst *d, int dirfd, const char *name,
+			    const char *path, uint64_t size, bool force)
+{
+	return open_dst(d, dirfd, name, path, size, force, true);
+}
+
 /*
- * The kept partial fd becomes d's temporary file: renamed to a fresh
- * temporary name (so no other receiver offers it meanwhile) if it is
- * still the file under the partial's name, locked, its journal gone.
+ * The kept partial fd becomes d's temporary file, under its own name,
+ * if that is still the file there and no other receiver took it (its
+ * lock). Its journal stays until the next one replaces it.
  */
 static int take_partial(struct rp_dst *d, int fd)
 {
-	char pname[RP_NAME_MAX + 1], tmp[sizeof(d->tmpname)];
+	char pname[RP_NAME_MAX + 1];
 	int rc = rp_partial_name(d->name, false, pname);
-	int e = EEXIST;
 
-	for (int i = 0; !rc && i < RP_FILEIO_TMP_TRIES && e == EEXIST; i++) {
-		rp_fileio_tmpname(tmp, sizeof(tmp), d->name);
-		e = renameat2(d->dirfd, pname, d->dirfd, tmp,
-			      RENAME_NOREPLACE) ? errno : 0;
-		/* No RENAME_NOREPLACE here: the random name is ours. */
-		if (e == EINVAL || e == ENOSYS)
-			e = renameat(d->dirfd, pname, d->dirfd, tmp) ? errno
-								    : 0;
-	}
-	if (!rc && e) {
-		RP_ERR("renameat(partial of %s): %s", d->shown, strerror(e));
-		return -e;
-	}
-	if (!rc && (!rp_fileio_same_entry(d->dirfd, fd, tmp) ||
+	if (!rc && (!rp_fileio_same_entry(d->dirfd, fd, pname) ||
 		    flock(fd, LOCK_EX | LOCK_NB) < 0)) {
 		RP_ERR("%s: its kept partial changed while we took it",
 		       d->shown);
-		(void)unlinkat(d->dirfd, tmp, 0);
-		return -EAGAIN;
+		rc = -EAGAIN;
 	}
-	if (rc)
+	if (rc) {
+		close(fd);
 		return rc;
-	memcpy(d->tmpname, tmp, sizeof(d->tmpname));
+	}
+	memcpy(d->tmpname, pname, sizeof(pname));
 	d->fd = fd;
 	d->anon = false;
-	rp_partial_name(d->name, true, pname);
-	(void)unlinkat(d->dirfd, pname, 0);
+	d->kept = true;
 	return 0;
 }
 
@@ -915,9 +968,19 @@ static int link_anon(struct rp_dst *d, bool force)
 	return rename_failed(d, "linkat", tmp, e);
 }
 
+/* A kept partial's journal, once the file is in place or given up. */
+static void drop_journal(const struct rp_dst *d)
+{
+	char jname[RP_NAME_MAX + 1];
+
+	if (d->kept && !rp_partial_name(d->name, true, jname))
+		(void)unlinkat(d->dirfd, jname, 0);
+}
+
 /* In place: nothing may unlink it any more; close the file. */
 static void committed(struct rp_dst *d)
 {
+	drop_journal(d);
 	d->committed = true;
 	close_direct(d);
 	/* The data is on disk: a late close error changes nothing. */
@@ -993,6 +1056,8 @@ void rp_fileio_dst_abort(struct rp_dst *d)
 		RP_ERR("unlinkat(%s): %s",
 		       rp_fileio_show(shown, d->tmpname, strlen(d->tmpname)),
 		       strerror(errno));
+	if (!d->committed && d->tmpname[0] && d->dirfd >= 0)
+		drop_journal(d);
 	d->tmpname[0] = '\0';
 	close_direct(d);
 	if (d->fd >= 0) {

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -176,6 +177,16 @@ static int name_partial(int dirfd, const char *tmpname, int fd,
 	return -e;
 }
 
+int rp_partial_note(int dirfd, const char *name, const struct rp_journal *j)
+{
+	char jname[RP_NAME_MAX + 1], shown[RP_PEER_TEXT_MAX];
+
+	if (rp_partial_name(name, true, jname))
+		return RP_EBADNAME;
+	rp_fileio_show(shown, j->path, strlen(j->path));
+	return write_journal(dirfd, jname, shown, j);
+}
+
 int rp_partial_keep(int dirfd, const char *name, const char *tmpname, int fd,
 		    const struct rp_journal *j)
 {
@@ -251,6 +262,14 @@ int rp_partial_find(int dirfd, const char *name, struct rp_journal *j,
 	if (!rc) {
 		*fd = openat(dirfd, pname, O_RDWR | O_NOFOLLOW | O_NONBLOCK |
 			     O_CLOEXEC);
+		/* Held by a receiver writing it now: not ours to offer. */
+		if (*fd >= 0 && flock(*fd, LOCK_SH | LOCK_NB) < 0) {
+			close(*fd);
+			*fd = -1;
+			return 0;
+		}
+		if (*fd >= 0)
+			(void)flock(*fd, LOCK_UN);
 		if (*fd >= 0 && (fstat(*fd, &st) < 0 || !S_ISREG(st.st_mode) ||
 				 (uint64_t)st.st_size < j->verified))
 			rc = -EINVAL;

@@ -284,6 +284,18 @@ int rp_recv_keep_partial(int pfd, const char *leaf, struct rp_dst *d,
 			 uint64_t folded, struct rp_csum *csum,
 			 const uint8_t key_id[32]);
 /*
+ * While a large file is written under its partial's name: its journal
+ * now, for the whole chunks both synced and folded into csum (folded
+ * bytes of them). 0 or an error (reported).
+ */
+int rp_recv_note_partial(int pfd, const char *leaf, const struct rp_file *f,
+			 uint32_t chunk, uint64_t synced, uint64_t folded,
+			 struct rp_csum *csum, const uint8_t key_id[32]);
+/* Files this large are written under their partial's name from the
+ * start, with a journal every RP_PARTIAL_NOTE_STEP bytes. */
+#define RP_PARTIAL_NAMED_MIN	(64ull << 20)
+#define RP_PARTIAL_NOTE_STEP	(8ull << 20)
+/*
  * The sender's side of HAVE PARTIAL: whether fd's first bytes, hashed at
  * chunk, fold to want (*same), their digests also folded into fold. 0 or
  * an error (reported).

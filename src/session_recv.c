@@ -46,6 +46,7 @@ struct recv_file {
 	struct rp_dst dst;
 	struct rp_csum *csum;
 	uint64_t folded;	/* bytes written and folded into csum */
+	uint64_t noted;		/* a kept file's journal says this much */
 	/* FILE asked to resume or update it: HAVE is sent, its chunks
 	 * start at FROM. */
 	bool awaiting_from;
@@ -281,7 +282,13 @@ static int create(struct xfer *x, struct recv_state *r, uint64_t from)
 		c->partial_fd = -1;
 		c->csum = c->prefix;
 		c->prefix = NULL;
-		c->bytes = c->folded = from;
+		c->bytes = c->folded = c->noted = from;
+	} else if (f->size != RP_SIZE_UNKNOWN &&
+		   f->size >= RP_PARTIAL_NAMED_MIN && !x->o->no_partials) {
+		rc = rp_fileio_dst_open_kept(&c->dst, c->parentfd, c->leaf,
+					     f->path, f->size, force);
+		if (!rc)
+			rc = rp_csum_new(&c->csum);
 	} else {
 		rc = rp_fileio_dst_open_at(&c->dst, c->parentfd, c->leaf,
 					   f->path, f->size, force);
@@ -696,6 +703,22 @@ static void fold(struct recv_state *r, struct landed *l)
 	}
 }
 
+/* A file written under its partial's name: its journal follows what is
+ * on disk, so that even a receiver killed outright leaves it usable. */
+static void note_partial(struct xfer *x, struct recv_state *r)
+{
+	struct recv_file *c = &r->cur;
+	uint64_t upto = c->dst.synced < c->folded ? c->dst.synced : c->folded;
+
+	if (!c->open || c->err || !c->dst.kept ||
+	    upto < c->noted + RP_PARTIAL_NOTE_STEP)
+		return;
+	if (!rp_recv_note_partial(c->parentfd, c->leaf, &c->meta, x->chunk,
+				  c->dst.synced, c->folded, c->csum,
+				  r->key_id))
+		c->noted = upto;
+}
+
 /* Take what the workers finished: credit, then fold, in order. */
 static int harvest(struct xfer *x, struct recv_state *r)
 {
@@ -712,6 +735,7 @@ static int harvest(struct xfer *x, struct recv_state *r)
 		r->folded++;
 	}
 	advance_credit(x, r);
+	note_partial(x, r);
 	if (r->cur.open)
 		rc = early_fack(x, r);
 	return rc ? rc : give_credit(x, r);

@@ -155,25 +155,47 @@ drop:
 	return 0;
 }
 
+/* The journal of f's first verified bytes (whole chunks), of which
+ * folded were folded into csum: its digest when that is exactly what is
+ * kept, else zeros (the prefix is hashed again from the disk anyway). */
+static void journal_of(struct rp_journal *j, const struct rp_file *f,
+		       uint32_t chunk, uint64_t verified, uint64_t folded,
+		       struct rp_csum *csum, const uint8_t *key_id)
+{
+	*j = (struct rp_journal){
+		.size = f->size, .mtime_sec = f->mtime_sec,
+		.mtime_nsec = f->mtime_nsec, .mode = f->mode, .chunk = chunk,
+		.verified = verified / chunk * chunk,
+	};
+	memcpy(j->path, f->path, f->path_len + 1u);
+	memcpy(j->key_id, key_id, RP_PARTIAL_KEY_LEN);
+	if (j->verified == folded)
+		rp_csum_final(csum, j->digest);
+}
+
+int rp_recv_note_partial(int pfd, const char *leaf, const struct rp_file *f,
+			 uint32_t chunk, uint64_t synced, uint64_t folded,
+			 struct rp_csum *csum,
+			 const uint8_t key_id[RP_PARTIAL_KEY_LEN])
+{
+	struct rp_journal j;
+
+	journal_of(&j, f, chunk, synced < folded ? synced : folded, folded,
+		   csum, key_id);
+	return j.verified ? rp_partial_note(pfd, leaf, &j) : 0;
+}
+
 int rp_recv_keep_partial(int pfd, const char *leaf, struct rp_dst *d,
 			 const struct rp_file *f, uint32_t chunk,
 			 uint64_t folded, struct rp_csum *csum,
 			 const uint8_t key_id[RP_PARTIAL_KEY_LEN])
 {
-	struct rp_journal j = {
-		.size = f->size, .mtime_sec = f->mtime_sec,
-		.mtime_nsec = f->mtime_nsec, .mode = f->mode, .chunk = chunk,
-		.verified = folded / chunk * chunk,
-	};
+	struct rp_journal j;
 	int rc;
 
+	journal_of(&j, f, chunk, folded, folded, csum, key_id);
 	if (!j.verified || d->fd < 0)
 		return 0;
-	memcpy(j.path, f->path, f->path_len + 1u);
-	memcpy(j.key_id, key_id, RP_PARTIAL_KEY_LEN);
-	/* The digest of exactly what is kept, when the fold is there. */
-	if (j.verified == folded)
-		rp_csum_final(csum, j.digest);
 	rc = rp_partial_keep(pfd, leaf, d->tmpname, d->fd, &j);
 	/* Kept under its new name: the abort that follows only closes it. */
 	if (!rc)

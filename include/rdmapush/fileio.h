@@ -244,6 +244,7 @@ struct rp_dst {
 	uint32_t align;
 	struct rp_dio *dio;
 	bool anon;		/* O_TMPFILE: nothing to unlink on abort */
+	bool kept;		/* under the partial's name (partial.h) */
 	bool committed;
 	bool no_sfr;		/* no sync_file_range here: fdatasync */
 	bool fsynced;		/* everything written is on disk */
@@ -303,10 +304,22 @@ int rp_fileio_dst_open_at(struct rp_dst *d, int dirfd, const char *name,
 			  const char *path, uint64_t size, bool force)
 	__attribute__((warn_unused_result));
 /*
- * As rp_fileio_dst_open_at(), but d continues the kept partial fd
+ * As rp_fileio_dst_open_at(), but the temporary file is written under
+ * name's partial's name from the start (partial.h), so that a receiver
+ * killed outright leaves what it wrote (described by the journal the
+ * caller writes as it goes, rp_partial_note()). Committed, the journal
+ * goes; failed, both go. Where the partial's name is held by another
+ * receiver or too long, an ordinary temporary file.
+ */
+int rp_fileio_dst_open_kept(struct rp_dst *d, int dirfd, const char *name,
+			    const char *path, uint64_t size, bool force)
+	__attribute__((warn_unused_result));
+/*
+ * As rp_fileio_dst_open_kept(), but d continues the kept partial fd
  * (rp_partial_find(), owned from here on, closed on failure) from byte
- * from: it takes a temporary name, loses its journal and anything past
- * from, and only size - from more bytes need the space.
+ * from: it stays under its name, locked against any other receiver,
+ * loses anything past from, and only size - from more bytes need the
+ * space.
  */
 int rp_fileio_dst_adopt(struct rp_dst *d, int dirfd, const char *name,
 			const char *path, uint64_t size, bool force, int fd,

@@ -59,10 +59,16 @@ int rp_partial_keep(int dirfd, const char *name, const char *tmpname, int fd,
 		    const struct rp_journal *j)
 	__attribute__((warn_unused_result));
 
+/* Write (or replace) name's journal j in dirfd, durably, while its
+ * partial is being written: what a receiver killed outright leaves.
+ * 0 or an error (reported). */
+int rp_partial_note(int dirfd, const char *name, const struct rp_journal *j)
+	__attribute__((warn_unused_result));
+
 /*
  * name's partial in dirfd, if one is kept: 1 with *j its journal and *fd
  * the partial opened read-write (the caller closes it), 0 when there is
- * none or it is unusable (a torn journal, a partial shorter than the
+ * none, a receiver is writing it now, or it is unusable (a torn journal, a partial shorter than the
  * journal says: both then removed, said once), or an error (reported).
  */
 int rp_partial_find(int dirfd, const char *name, struct rp_journal *j,

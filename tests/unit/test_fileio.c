@@ -1805,6 +1805,52 @@ static void test_partial_keep_find(void **state)
 	assert_int_equal(rp_partial_find(fx->dirfd, "data.bin", &got, &fd), 0);
 }
 
+/* A large file written under its partial's name from the start, with a
+ * journal as it goes: a receiver killed outright (nothing aborted, the
+ * descriptor merely closed) leaves it to be found; while it is being
+ * written it is not offered; committed or aborted, nothing is left. */
+static void test_partial_kept_from_start(void **state)
+{
+	struct fixture *fx = *state;
+	struct rp_journal j = { .path = "big", .size = 4 * 4096,
+				.chunk = 4096, .verified = 2 * 4096 };
+	struct rp_journal got;
+	struct rp_dst dst;
+	char only[300];
+	int fd;
+
+	assert_int_equal(rp_fileio_dst_open_kept(&dst, fx->dirfd, "big", NULL,
+						 4 * 4096, false), 0);
+	assert_true(dst.kept);
+	assert_string_equal(dst.tmpname, ".big.rdmapush-partial");
+	assert_int_equal(rp_fileio_dst_write(&dst, chunk, 3 * 4096, 0), 0);
+	assert_int_equal(rp_partial_note(fx->dirfd, "big", &j), 0);
+	/* Being written (locked): not offered. */
+	assert_int_equal(rp_partial_find(fx->dirfd, "big", &got, &fd), 0);
+	assert_int_equal(count_entries(fx->dirfd, only, sizeof(only)), 2);
+	/* Killed: the process's descriptors close, nothing else. */
+	close(dst.fd);
+	dst.fd = -1;
+	assert_int_equal(rp_partial_find(fx->dirfd, "big", &got, &fd), 1);
+	assert_int_equal(got.verified, 2 * 4096);
+	close(fd);
+	/* The next receive of it replaces it; committed, nothing else. */
+	assert_int_equal(rp_fileio_dst_open_kept(&dst, fx->dirfd, "big", NULL,
+						 4096, false), 0);
+	assert_int_equal(count_entries(fx->dirfd, only, sizeof(only)), 1);
+	assert_int_equal(rp_fileio_dst_write(&dst, chunk, 4096, 0), 0);
+	assert_int_equal(rp_partial_note(fx->dirfd, "big", &j), 0);
+	assert_int_equal(rp_fileio_dst_commit(&dst, false), 0);
+	assert_int_equal(count_entries(fx->dirfd, only, sizeof(only)), 1);
+	assert_string_equal(only, "big");
+	/* Aborted: both gone. */
+	assert_int_equal(rp_fileio_dst_open_kept(&dst, fx->dirfd, "big2", NULL,
+						 4096, false), 0);
+	assert_int_equal(rp_partial_note(fx->dirfd, "big2", &j), 0);
+	rp_fileio_dst_abort(&dst);
+	assert_int_equal(count_entries(fx->dirfd, only, sizeof(only)), 1);
+}
+
 /* A torn journal, or a partial shorter than its journal says, is never
  * believed: both are removed and nothing is found. */
 static void test_partial_damaged(void **state)
@@ -1865,6 +1911,7 @@ int main(void)
 		BOTH(test_clean_stale),
 		BOTH(test_partial_keep_find),
 		ANON(test_partial_damaged),
+		ANON(test_partial_kept_from_start),
 		BOTH(test_clean_stale_tree),
 		BOTH(test_refused_path_quoted),
 		cmocka_unit_test(test_dir_times_once),

@@ -1712,6 +1712,32 @@ static void test_resume_after_signal(void **s)
 	assert_in_range(kept, RESUME_SIZE / 3, RESUME_SIZE - RESUME_CHUNK);
 }
 
+/* A file of 64 MiB or more is written under its partial's name from
+ * the start: stopped, it is kept in place; resumed, only the rest goes. */
+static void test_resume_large(void **s)
+{
+	struct env *e = *s;
+	struct scenario first = { .chunk = MIB, .window = 4, .signal_at = 90 };
+	struct scenario again = { .chunk = MIB, .window = 4, .resume = true };
+	const uint64_t size = 72 * MIB;
+	char file[160];
+	struct result r;
+	uint64_t kept;
+
+	snprintf(file, sizeof(file), "%s/data.bin", e->src);
+	make_file(file, size, 9);
+	run(e, &first, &r, file);
+	assert_released(e);
+	assert_nothing(e);
+	kept = kept_bytes(e);
+	assert_in_range(kept, 16 * MIB, size - MIB);
+	run(e, &again, &r, file);
+	assert_released(e);
+	assert_int_equal(r.send_rc, 0);
+	assert_delivered(e, file, "data.bin");
+	assert_int_equal(r.data_bytes, size - kept);
+}
+
 /* The kept part no longer matches the file (a byte changed, size and
  * mtime as before): the sender sees it from the digest and sends all of
  * it; the file still arrives whole. With --no-partials nothing is kept. */
@@ -3202,6 +3228,7 @@ int main(void)
 		T(test_signal_mid_data),
 		T(test_resume_after_signal),
 		T(test_resume_changed_source),
+		T(test_resume_large),
 		T(test_resume_sweep_sender),
 		T(test_resume_sweep_receiver),
 		T(test_resume_cut_each_message),
