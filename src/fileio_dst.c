@@ -237,14 +237,26 @@ static int remove_if_old(int dirfd, const char *name, double max_age)
 {
 	char shown[RP_PEER_TEXT_MAX];
 	struct stat st;
+	int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
+			O_NOCTTY | O_CLOEXEC);
+	bool tried = false;
+	int e = 0;
 
-	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
-	    !S_ISREG(st.st_mode) ||
-	    !rp_partial_expired(difftime(time(NULL), st.st_ctime), max_age))
+	/* A partial a transfer writes now is locked: never removed. */
+	if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+	    rp_partial_expired(difftime(time(NULL), st.st_ctime), max_age) &&
+	    flock(fd, LOCK_EX | LOCK_NB) == 0 &&
+	    rp_fileio_same_entry(dirfd, fd, name)) {
+		tried = true;
+		e = unlinkat(dirfd, name, 0) < 0 ? errno : 0;
+	}
+	if (fd >= 0)
+		close(fd);
+	if (!tried)
 		return 0;
 	rp_fileio_show(shown, name, strlen(name));
-	if (unlinkat(dirfd, name, 0) < 0) {
-		RP_ERR("unlinkat(%s): %s", shown, strerror(errno));
+	if (e) {
+		RP_ERR("unlinkat(%s): %s", shown, strerror(e));
 		return 0;
 	}
 	RP_INFO("removed %s, kept from a stopped push longer than "

@@ -1847,6 +1847,9 @@ static void test_partial_kept_from_start(void **state)
 	assert_int_equal(rp_fileio_dst_open_kept(&dst, fx->dirfd, "big2", NULL,
 						 4096, false), 0);
 	assert_int_equal(rp_partial_note(fx->dirfd, "big2", &j), 0);
+	/* The age sweep never removes a partial being written (locked). */
+	assert_int_equal(rp_fileio_clean_stale(fx->dirfd, 0), 1);
+	assert_int_equal(count_entries(fx->dirfd, only, sizeof(only)), 2);
 	rp_fileio_dst_abort(&dst);
 	assert_int_equal(count_entries(fx->dirfd, only, sizeof(only)), 1);
 }
