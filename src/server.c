@@ -272,12 +272,18 @@ static void stop_children(struct server *sv)
 
 /* Over a cap, or out of resources: say so at once, rather than leave
  * the sender waiting. */
+/* A refusal or an eviction: a crowd is refused by the dozen, so each is
+ * said as failures are, at most RP_QUOTA_BURST lines a window; with
+ * --trace, every one. */
+static bool may_say(struct server *sv)
+{
+	return rp_trace_on() || rp_quota_ok(&sv->quota);
+}
+
 static void refuse(struct server *sv, int fd, const char *peer,
 		   const char *why)
 {
-	/* A crowd is refused by the dozen: said as failures are, at most
-	 * RP_QUOTA_BURST lines a window. */
-	if (rp_quota_ok(&sv->quota))
+	if (may_say(sv))
 		RP_INFO("refusing %s: %s", peer, why);
 	rp_session_refuse(sv->o, fd, peer, RP_EBUSY);
 }
@@ -332,7 +338,7 @@ static void evict(struct server *sv, pid_t pid, const char *peer)
 
 	if (!k)
 		return;
-	if (rp_quota_ok(&sv->quota))
+	if (may_say(sv))
 		RP_INFO("%s: still in its handshake after %.0f s, from the "
 			"prefix with the most such connections; ending it for "
 			"%s", k->peer, rp_now() - k->since, peer);

@@ -32,9 +32,13 @@ settled() {
 	done
 	[ "$n" = 1 ] && ok "$label: receiver's transfer ended within the deadline" ||
 		fail "$label: transfer ended" "$n receiver processes still running"
-	local left
-	left=$(entries "$RCV" "$DST" | grep -v -x -E "${2:-^$}")
-	[ -z "$left" ] && ok "$label: no partial or temporary file" ||
+	local left kept
+	# What a --resume would continue: a kept partial and its journal,
+	# hidden, at most one of each per file; never a temporary file.
+	kept='^\..*\.rdmapush-(partial|journal)$'
+	left=$(entries "$RCV" "$DST" | grep -v -x -E "${2:-^$}" |
+		grep -v -E "$kept")
+	[ -z "$left" ] && ok "$label: no temporary file, nothing but kept partials" ||
 		fail "$label: nothing left" "found: $left"
 	[ "$(fds)" = "$base_fds" ] && ok "$label: receiver descriptors back to baseline ($base_fds)" ||
 		fail "$label: descriptors" "$(fds) open, baseline $base_fds"
