@@ -18,6 +18,7 @@
 
 #include "rdmapush/err.h"
 #include "rdmapush/fileio.h"
+#include "rdmapush/partial.h"
 #include "rdmapush/sys.h"
 #include "rdmapush/trace.h"
 #include "fileio_int.h"
@@ -81,6 +82,10 @@ static const char *name_problem(const char *name, size_t len)
 	if (rp_fileio_is_tmp_name(name, len))
 		return "reserved: the pattern of rdmapush's hidden temporary "
 		       "files (.NAME.rdmapush-XXXXXX)";
+	if (rp_partial_is_name(name, len))
+		return "reserved: the pattern of rdmapush's kept partial "
+		       "files (.NAME" RP_PARTIAL_SUFFIX ", .NAME"
+		       RP_JOURNAL_SUFFIX ")";
 	return NULL;
 }
 

@@ -102,24 +102,55 @@ void rp_trace_msg_hello(const char *dir, uint8_t type, const void *msg)
 	more_qps(dir, rp_proto_type_name(type), m->more, m->qps);
 }
 
+/* FILE's fields as in version 6: all a FILE without want or update has. */
+#define FILE_V6_FIELDS	9
+#define FILE_V6_TMPL	"{arrow} {type} id={id} {entry} path=\"{path}\" " \
+	"mode={mode} size={size_text}"
+
+/*
+ * Version 7's want and update only when set: a FILE without them traces
+ * exactly as in version 6, in text and in JSON.
+ */
+static void trace_file(const char *dir, uint8_t type, const struct rp_file *m)
+{
+	char path[RP_PEER_TEXT_MAX], size[24], upd[32] = "", hex[33];
+	const struct rp_ev_field f[] = {
+		EV_T("arrow", dir), EV_S("dir", dir_name(dir)),
+		EV_S("type", rp_proto_type_name(type)),
+		EV_U("id", m->id),
+		EV_S("entry", m->kind == RP_FILE_DIR ? "dir" : "file"),
+		EV_S("path", rp_fmt_peer(path, sizeof(path), m->path,
+					 m->path_len)),
+		EV_O("mode", m->mode, 4),
+		EV_T("size_text", size_text(size, sizeof(size), m->size)),
+		EV_I("size", size_value(m->size)),
+		/* FILE_V6_FIELDS so far; the rest only with want or update. */
+		EV_T("resume_text", m->want & RP_WANT_RESUME ? " resume" : ""),
+		EV_B("resume", m->want & RP_WANT_RESUME),
+		EV_T("update_text", upd),
+		EV_S("update", rp_proto_update_name(m->update)),
+		/* Last: only with update checksum. */
+		EV_S("xxh3_128", rp_csum_hex(m->csum, hex)),
+	};
+	size_t n = sizeof(f) / sizeof(f[0]);
+
+	if (!m->want && !m->update) {
+		rp_trace_event("ctrl", "msg", FILE_V6_TMPL, f, FILE_V6_FIELDS);
+		return;
+	}
+	if (m->update)
+		snprintf(upd, sizeof(upd), " update=%s",
+			 rp_proto_update_name(m->update));
+	if (m->update != RP_UPDATE_CHECKSUM)
+		n--;
+	rp_trace_event("ctrl", "msg", FILE_V6_TMPL "{resume_text}{update_text}",
+		       f, n);
+}
+
 void rp_trace_msg_file(const char *dir, uint8_t type, const void *msg)
 {
-	const struct rp_file *m = msg;
-	char path[RP_PEER_TEXT_MAX], size[24];
-
-	if (!rp_trace_any())
-		return;
-	RP_EV("ctrl", "msg", "{arrow} {type} id={id} {entry} path=\"{path}\" "
-	      "mode={mode} size={size_text}", EV_T("arrow", dir),
-	      EV_S("dir", dir_name(dir)),
-	      EV_S("type", rp_proto_type_name(type)),
-	      EV_U("id", m->id),
-	      EV_S("entry", m->kind == RP_FILE_DIR ? "dir" : "file"),
-	      EV_S("path", rp_fmt_peer(path, sizeof(path), m->path,
-				       m->path_len)),
-	      EV_O("mode", m->mode, 4),
-	      EV_T("size_text", size_text(size, sizeof(size), m->size)),
-	      EV_I("size", size_value(m->size)));
+	if (rp_trace_any())
+		trace_file(dir, type, msg);
 }
 
 void rp_trace_msg_fend(const char *dir, uint8_t type, const void *msg)
@@ -135,6 +166,55 @@ void rp_trace_msg_fend(const char *dir, uint8_t type, const void *msg)
 	      EV_S("type", rp_proto_type_name(type)),
 	      EV_U("id", m->id), EV_U("bytes", m->bytes),
 	      EV_S("xxh3_128", rp_csum_hex(m->csum, hex)));
+}
+
+void rp_trace_msg_have(const char *dir, uint8_t type, const void *msg)
+{
+	const struct rp_have *m = msg;
+	char hex[33], b[32], text[80] = "";
+
+	if (!rp_trace_any())
+		return;
+	if (m->verdict == RP_HAVE_PARTIAL)
+		snprintf(text, sizeof(text), " bytes=%" PRIu64 " (%s) "
+			 "xxh3_128=%s", m->bytes,
+			 rp_fmt_bytes(b, sizeof(b), m->bytes),
+			 rp_csum_hex(m->csum, hex));
+	RP_EV("ctrl", "msg", "{arrow} {type} id={id} {verdict}{partial}",
+	      EV_T("arrow", dir), EV_S("dir", dir_name(dir)),
+	      EV_S("type", rp_proto_type_name(type)),
+	      EV_U("id", m->id),
+	      EV_S("verdict", rp_proto_have_name(m->verdict)),
+	      EV_T("partial", text), EV_U("bytes", m->bytes),
+	      EV_S("xxh3_128", rp_csum_hex(m->csum, hex)));
+}
+
+void rp_trace_msg_from(const char *dir, uint8_t type, const void *msg)
+{
+	const struct rp_from *m = msg;
+
+	RP_EV("ctrl", "msg", "{arrow} {type} id={id} offset={offset}",
+	      EV_T("arrow", dir), EV_S("dir", dir_name(dir)),
+	      EV_S("type", rp_proto_type_name(type)),
+	      EV_U("id", m->id), EV_U("offset", m->offset));
+}
+
+/* The new QPs: QP 0 on the line, the others as HELLO's ("msg.qps"). */
+void rp_trace_msg_reconnect(const char *dir, uint8_t type, const void *msg)
+{
+	const struct rp_reconnect *m = msg;
+
+	if (!rp_trace_any())
+		return;
+	RP_EV("ctrl", "msg", "{arrow} {type} attempt={attempt} "
+	      "next_chunk={next_chunk} qpn={qpn} psn={psn} qps={qps}",
+	      EV_T("arrow", dir), EV_S("dir", dir_name(dir)),
+	      EV_S("type", rp_proto_type_name(type)),
+	      EV_U("attempt", m->attempt),
+	      EV_U("next_chunk", m->next_chunk),
+	      EV_X("qpn", m->qp[0].qpn, 6), EV_X("psn", m->qp[0].psn, 6),
+	      EV_U("qps", m->qps));
+	more_qps(dir, rp_proto_type_name(type), m->qp + 1, m->qps);
 }
 
 void rp_trace_msg_mr(const char *dir, uint8_t type, const void *msg)

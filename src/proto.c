@@ -41,7 +41,8 @@
  *	52 u32 window		non-zero
  *	56 qp_more more[qps - 1]	QPs 1..qps-1 (v6)
  *
- * FILE, 30 + path_len bytes:
+ * FILE, 48 + path_len bytes (v7: 18 of them after the path, at +n
+ * from its end):
  *	 0 u32 id
  *	 4 u8  kind		1 regular file, 2 directory
  *	 5 u8  reserved		0
@@ -51,6 +52,11 @@
  *	24 u32 mtime_nsec	< 10^9
  *	28 u16 path_len		1..RP_PATH_MAX
  *	30 u8  path[path_len]	no NUL terminator on the wire
+ *	+0 u8  want		v7: bit 0 resume, other bits 0
+ *	+1 u8  update		v7: enum rp_update, 0..4
+ *	+2 u8  csum[16]		v7: update 4 (checksum): the file's
+ *				digest; otherwise all zero
+ *				(a directory: want and update 0)
  *
  * FEND, 28 bytes:
  *	 0 u32 id
@@ -77,6 +83,27 @@
  *	 0 u32 id
  *	 4 u64 synced_bytes	<= total_bytes
  *	12 u64 total_bytes
+ *
+ * HAVE, 32 bytes (v7):
+ *	 0 u32 id
+ *	 4 u8  verdict		0 none, 1 up to date, 2 partial
+ *	 5 u8  reserved		0
+ *	 6 u16 reserved		0
+ *	 8 u64 bytes		partial: > 0; otherwise 0
+ *	16 u8  csum[16]		partial: the prefix's fold; otherwise 0
+ *
+ * FROM, 16 bytes (v7):
+ *	 0 u32 id
+ *	 4 u32 reserved		0
+ *	 8 u64 offset
+ *
+ * RECONNECT, 16 + 8 * qps bytes (v7):
+ *	 0 u32 attempt		non-zero
+ *	 4 u8  qps		1..RP_QPS_MAX
+ *	 5 u8  reserved		0
+ *	 6 u16 reserved		0
+ *	 8 u64 next_chunk
+ *	16 qp_more qp[qps]	QPs 0..qps-1, exactly
  *
  * With --psk, every message after the AUTH exchange (version 2) ends in a
  * 32-byte tag, counted in the header's length; the session appends and
@@ -107,11 +134,15 @@
 #define HELLO_QPS_SHIFT		16
 #define MR_LEN			(QP_ADDR_LEN + 8 + 4 + 8 + 4 + 4)
 #define FILE_FIXED_LEN		(4 + 1 + 1 + 2 + 8 + 8 + 4 + 2)
+#define FILE_TAIL_LEN		(1 + 1 + RP_CSUM_LEN)	/* after the path, v7 */
 #define FEND_LEN		(4 + 8 + RP_CSUM_LEN)
 #define FIN_LEN			(8 + 8)
 #define RESULT_FIXED_LEN	(2 + 8 + 2)
 #define AUTH_LEN		(1 + RP_AUTH_NONCE_LEN + RP_AUTH_MAC_LEN)
 #define SYNC_LEN		(4 + 8 + 8)
+#define HAVE_LEN		(4 + 1 + 1 + 2 + 8 + RP_CSUM_LEN)
+#define FROM_LEN		(4 + 4 + 8)
+#define RECONNECT_FIXED_LEN	(4 + 1 + 1 + 2 + 8)
 #define MODE_MAX		07777u
 #define NSEC_LIMIT		1000000000u
 
@@ -121,12 +152,15 @@
 #define MTU_MIN			1
 #define MTU_MAX			5
 
-_Static_assert(FILE_FIXED_LEN + RP_PATH_MAX + RP_PROTO_TAG_ROOM <=
-	       RP_PROTO_MAX_PAYLOAD,
+_Static_assert(FILE_FIXED_LEN + RP_PATH_MAX + FILE_TAIL_LEN +
+	       RP_PROTO_TAG_ROOM <= RP_PROTO_MAX_PAYLOAD,
 	       "the longest FILE and its tag must fit in one message");
 _Static_assert(MR_LEN + QP_MORE_LEN * (RP_QPS_MAX - 1) + RP_PROTO_TAG_ROOM <=
 	       RP_PROTO_MAX_PAYLOAD,
 	       "the longest MR and its tag must fit in one message");
+_Static_assert(RECONNECT_FIXED_LEN + QP_MORE_LEN * RP_QPS_MAX +
+	       RP_PROTO_TAG_ROOM <= RP_PROTO_MAX_PAYLOAD,
+	       "the longest RECONNECT and its tag must fit in one message");
 _Static_assert(RP_QPS_MAX >= 1 && RP_QPS_MAX <= UINT8_MAX,
 	       "qps is a byte of HELLO's flags word");
 _Static_assert(4 + RESULT_FIXED_LEN + RP_TEXT_MAX + RP_PROTO_TAG_ROOM <=
@@ -316,6 +350,32 @@ static const char *check_hello(const struct rp_hello *m, unsigned int qps)
 	return check_more(qps, m->more);
 }
 
+static bool all_zero(const uint8_t *p, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (p[i])
+			return false;
+	return true;
+}
+
+/* FILE's fields after the path (version 7). */
+static const char *check_file_tail(const struct rp_file *m)
+{
+	if (m->want & ~RP_WANT_BITS)
+		return "unknown want bits";
+	if (m->update >= RP_UPDATE_MAX)
+		return "unknown update level";
+	/* A directory has no data to resume or compare. */
+	if (m->kind == RP_FILE_DIR && (m->want || m->update))
+		return "directory with want or update";
+	if (m->update != RP_UPDATE_CHECKSUM &&
+	    !all_zero(m->csum, RP_CSUM_LEN))
+		return "checksum without update checksum";
+	return NULL;
+}
+
 static const char *check_file(const struct rp_file *m)
 {
 	if (m->kind != RP_FILE_REG && m->kind != RP_FILE_DIR)
@@ -328,7 +388,7 @@ static const char *check_file(const struct rp_file *m)
 		return "mtime nanoseconds out of range";
 	if (m->path_len == 0 || m->path_len > RP_PATH_MAX)
 		return "path length out of range";
-	return NULL;
+	return check_file_tail(m);
 }
 
 static const char *check_mr(const struct rp_mr *m, unsigned int qps)
@@ -471,7 +531,7 @@ int rp_proto_pack_file(uint8_t *buf, size_t len, const struct rp_file *m)
 
 	if (check_file(m))
 		return RP_EPROTO;
-	plen = FILE_FIXED_LEN + (size_t)m->path_len;
+	plen = FILE_FIXED_LEN + (size_t)m->path_len + FILE_TAIL_LEN;
 	rc = begin(&c, buf, len, RP_MSG_FILE, plen);
 	if (rc)
 		return rc;
@@ -484,6 +544,9 @@ int rp_proto_pack_file(uint8_t *buf, size_t len, const struct rp_file *m)
 	put_u32(&c, m->mtime_nsec);
 	put_u16(&c, m->path_len);
 	put_bytes(&c, m->path, m->path_len);
+	put_u8(&c, m->want);
+	put_u8(&c, m->update);
+	put_bytes(&c, m->csum, RP_CSUM_LEN);
 	return finish(&c, plen);
 }
 
@@ -758,19 +821,30 @@ int rp_proto_unpack_file(const uint8_t *p, size_t len, struct rp_file *m,
 	memset(&t, 0, sizeof(t));
 	if (get_file_fixed(&c, &t))
 		return fail(why, "truncated FILE or reserved byte not zero");
-	/* Before copying: path_len bounds the copy into t.path. */
+	/*
+	 * Before copying: path_len bounds the copy into t.path. The
+	 * fields after the path are still zero here, which passes.
+	 */
 	r = check_file(&t);
 	if (r)
 		return fail(why, r);
-	if (get_bytes(&c, t.path, t.path_len))
+	/* The 18 bytes after the path are not the path's (version 7). */
+	if (c.left < (size_t)t.path_len + FILE_TAIL_LEN ||
+	    get_bytes(&c, t.path, t.path_len))
 		return fail(why, "path longer than payload");
 	/*
 	 * path_len stays the authority: an embedded NUL is kept, not
 	 * silently cut, and rp_fileio_check_path() refuses it.
 	 */
 	t.path[t.path_len] = '\0';
+	if (get_u8(&c, &t.want) || get_u8(&c, &t.update) ||
+	    get_bytes(&c, t.csum, RP_CSUM_LEN))
+		return fail(why, "truncated FILE");
 	if (c.left)
 		return fail(why, "trailing bytes");
+	r = check_file_tail(&t);
+	if (r)
+		return fail(why, r);
 	*m = t;
 	return 0;
 }
@@ -878,3 +952,174 @@ int rp_proto_unpack_sync(const uint8_t *p, size_t len, struct rp_sync *m,
 	return 0;
 }
 
+
+/* ---- version 7: HAVE, FROM, RECONNECT ---- */
+
+static const char *check_have(const struct rp_have *m)
+{
+	if (m->verdict >= RP_HAVE_MAX)
+		return "unknown verdict";
+	if (m->verdict != RP_HAVE_PARTIAL &&
+	    (m->bytes || !all_zero(m->csum, RP_CSUM_LEN)))
+		return "bytes or checksum without a partial";
+	/* A prefix of nothing is no prefix: that is RP_HAVE_NONE. */
+	if (m->verdict == RP_HAVE_PARTIAL && m->bytes == 0)
+		return "partial of zero bytes";
+	return NULL;
+}
+
+int rp_proto_pack_have(uint8_t *buf, size_t len, const struct rp_have *m)
+{
+	struct wcur c;
+	int rc;
+
+	if (check_have(m))
+		return RP_EPROTO;
+	rc = begin(&c, buf, len, RP_MSG_HAVE, HAVE_LEN);
+	if (rc)
+		return rc;
+	put_u32(&c, m->id);
+	put_u8(&c, m->verdict);
+	put_u8(&c, 0);
+	put_u16(&c, 0);
+	put_u64(&c, m->bytes);
+	put_bytes(&c, m->csum, RP_CSUM_LEN);
+	return finish(&c, HAVE_LEN);
+}
+
+int rp_proto_unpack_have(const uint8_t *p, size_t len, struct rp_have *m,
+			 const char **why)
+{
+	struct cur c = { .p = p, .left = len };
+	struct rp_have t;
+	uint16_t reserved16;
+	uint8_t reserved8;
+	const char *r;
+
+	memset(&t, 0, sizeof(t));
+	if (get_u32(&c, &t.id) || get_u8(&c, &t.verdict) ||
+	    get_u8(&c, &reserved8) || get_u16(&c, &reserved16) ||
+	    get_u64(&c, &t.bytes) || get_bytes(&c, t.csum, RP_CSUM_LEN))
+		return fail(why, "truncated HAVE");
+	if (c.left)
+		return fail(why, "trailing bytes");
+	if (reserved8 || reserved16)
+		return fail(why, "reserved bytes not zero");
+	r = check_have(&t);
+	if (r)
+		return fail(why, r);
+	*m = t;
+	return 0;
+}
+
+int rp_proto_pack_from(uint8_t *buf, size_t len, const struct rp_from *m)
+{
+	struct wcur c;
+	int rc;
+
+	rc = begin(&c, buf, len, RP_MSG_FROM, FROM_LEN);
+	if (rc)
+		return rc;
+	put_u32(&c, m->id);
+	put_u32(&c, 0);
+	put_u64(&c, m->offset);
+	return finish(&c, FROM_LEN);
+}
+
+int rp_proto_unpack_from(const uint8_t *p, size_t len, struct rp_from *m,
+			 const char **why)
+{
+	struct cur c = { .p = p, .left = len };
+	struct rp_from t;
+	uint32_t reserved;
+
+	memset(&t, 0, sizeof(t));
+	if (get_u32(&c, &t.id) || get_u32(&c, &reserved) ||
+	    get_u64(&c, &t.offset))
+		return fail(why, "truncated FROM");
+	if (c.left)
+		return fail(why, "trailing bytes");
+	if (reserved)
+		return fail(why, "reserved bytes not zero");
+	*m = t;
+	return 0;
+}
+
+/*
+ * All of the session's QPs are new, so QP 0 comes as a qp_more too: LID,
+ * MTU and GID are the port's, which a link outage does not change.
+ */
+static const char *check_reconnect(const struct rp_reconnect *m)
+{
+	unsigned int i;
+
+	if (m->attempt == 0)
+		return "attempt 0";
+	if (!qps_in_range(m->qps))
+		return "qps out of range";
+	for (i = 0; i < m->qps; i++) {
+		if (m->qp[i].qpn == 0 || m->qp[i].qpn >= QPN_LIMIT)
+			return "qpn out of range";
+		if (m->qp[i].psn >= PSN_LIMIT)
+			return "psn out of range";
+	}
+	return NULL;
+}
+
+int rp_proto_pack_reconnect(uint8_t *buf, size_t len,
+			    const struct rp_reconnect *m)
+{
+	size_t plen = RECONNECT_FIXED_LEN + QP_MORE_LEN * (size_t)m->qps;
+	struct wcur c;
+	unsigned int i;
+	int rc;
+
+	if (check_reconnect(m))
+		return RP_EPROTO;
+	rc = begin(&c, buf, len, RP_MSG_RECONNECT, plen);
+	if (rc)
+		return rc;
+	put_u32(&c, m->attempt);
+	put_u8(&c, m->qps);
+	put_u8(&c, 0);
+	put_u16(&c, 0);
+	put_u64(&c, m->next_chunk);
+	for (i = 0; i < m->qps; i++) {
+		put_u32(&c, m->qp[i].qpn);
+		put_u32(&c, m->qp[i].psn);
+	}
+	return finish(&c, plen);
+}
+
+int rp_proto_unpack_reconnect(const uint8_t *p, size_t len,
+			      struct rp_reconnect *m, const char **why)
+{
+	struct cur c = { .p = p, .left = len };
+	struct rp_reconnect t;
+	uint16_t reserved16;
+	uint8_t reserved8;
+	const char *r;
+	unsigned int i;
+
+	memset(&t, 0, sizeof(t));
+	if (get_u32(&c, &t.attempt) || get_u8(&c, &t.qps) ||
+	    get_u8(&c, &reserved8) || get_u16(&c, &reserved16) ||
+	    get_u64(&c, &t.next_chunk))
+		return fail(why, "truncated RECONNECT");
+	/* qps bounds the copy into t.qp: checked before it. */
+	if (!qps_in_range(t.qps))
+		return fail(why, "qps out of range");
+	for (i = 0; i < t.qps; i++) {
+		if (get_u32(&c, &t.qp[i].qpn) || get_u32(&c, &t.qp[i].psn))
+			return fail(why, "truncated QP list");
+	}
+	if (c.left)
+		return fail(why, "trailing bytes");
+	if (reserved8 || reserved16)
+		return fail(why, "reserved bytes not zero");
+	r = check_reconnect(&t);
+	if (r)
+		return fail(why, r);
+	*m = t;
+	return 0;
+}

@@ -36,6 +36,9 @@ PACK(auth, rp_auth)
 PACK(sync, rp_sync)
 PACK(file, rp_file)
 PACK(fend, rp_fend)
+PACK(have, rp_have)
+PACK(from, rp_from)
+PACK(reconnect, rp_reconnect)
 UNPACK(hello, hello)
 UNPACK(mr, mr)
 UNPACK(fin, fin)
@@ -43,6 +46,9 @@ UNPACK(auth, auth)
 UNPACK(sync, sync)
 UNPACK(file, file)
 UNPACK(fend, fend)
+UNPACK(have, have)
+UNPACK(from, from)
+UNPACK(reconnect, reconnect)
 
 /* ACK, ERR and FACK share one layout; the type tells FACK's id. */
 static int pack_result(uint8_t *buf, size_t len, uint8_t type, const void *m)
@@ -84,6 +90,13 @@ static const struct rp_msg_desc msgs[RP_MSG_TYPE_MAX] = {
 		.from = { [RP_STAGE_FILES] = R, [RP_STAGE_END] = R } },
 	[RP_MSG_FACK] = { ROW("FACK", result, result),
 		.from = { [RP_STAGE_FILES] = R, [RP_STAGE_END] = R } },
+	/* Version 7: a file's resume or update, and a link's comeback. */
+	[RP_MSG_HAVE] = { ROW("HAVE", have, have),
+		.from = { [RP_STAGE_FILES] = R } },
+	[RP_MSG_FROM] = { ROW("FROM", from, from),
+		.from = { [RP_STAGE_FILES] = S } },
+	[RP_MSG_RECONNECT] = { ROW("RECONNECT", reconnect, reconnect),
+		.from = { [RP_STAGE_FILES] = B, [RP_STAGE_END] = B } },
 	[RP_MSG_ACK] = { ROW("ACK", result, result),
 		.from = { [RP_STAGE_END] = R } },
 	/* Either side may stop at any time, saying why. */

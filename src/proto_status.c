@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-/* The control protocol's names: wire status codes and data ops, and the
+/* The control protocol's names: wire status codes, data ops, update
+ * levels and HAVE verdicts, and the
  * mapping between wire status codes and local errors. The message types'
  * names are in their table (proto_msgs.c). */
 #ifdef HAVE_CONFIG_H
@@ -43,6 +44,30 @@ static const char *const op_names[RP_OP_MAX] = {
 const char *rp_proto_op_name(unsigned int op)
 {
 	return op < RP_OP_MAX ? op_names[op] : "?";
+}
+
+static const char *const update_names[RP_UPDATE_MAX] = {
+	[RP_UPDATE_NONE] = "none",
+	[RP_UPDATE_EXISTS] = "exists",
+	[RP_UPDATE_SIZE] = "size",
+	[RP_UPDATE_MTIME] = "mtime",
+	[RP_UPDATE_CHECKSUM] = "checksum",
+};
+
+const char *rp_proto_update_name(unsigned int update)
+{
+	return update < RP_UPDATE_MAX ? update_names[update] : "?";
+}
+
+static const char *const have_names[RP_HAVE_MAX] = {
+	[RP_HAVE_NONE] = "none",
+	[RP_HAVE_UPTODATE] = "up-to-date",
+	[RP_HAVE_PARTIAL] = "partial",
+};
+
+const char *rp_proto_have_name(unsigned int verdict)
+{
+	return verdict < RP_HAVE_MAX ? have_names[verdict] : "?";
 }
 
 const char *rp_proto_status_name(unsigned int status)

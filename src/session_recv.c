@@ -437,8 +437,12 @@ static int on_message(struct xfer *x, struct recv_state *r)
 {
 	union rp_msg m;
 	double t = rp_now();
-	int rc = rp_xfer_recv(x, rp_msg_expect(RP_SIDE_SENDER, RP_STAGE_FILES), &m,
-			  "the next entry");
+	/* We answer no FILE with HAVE and rebuild no QPs: version 7's FROM
+	 * and RECONNECT are refused as out of place. */
+	uint32_t want = rp_msg_expect(RP_SIDE_SENDER, RP_STAGE_FILES) &
+			~(RP_MSG_BIT(RP_MSG_FROM) |
+			  RP_MSG_BIT(RP_MSG_RECONNECT));
+	int rc = rp_xfer_recv(x, want, &m, "the next entry");
 
 	/* A message we wait for is owed by the sender (--min-rate). */
 	r->waited += rp_now() - t;

@@ -562,9 +562,13 @@ static int on_fack(struct xfer *x, struct send_state *s,
 static int on_message(struct xfer *x, struct send_state *s)
 {
 	union rp_msg m;
-	int rc = rp_xfer_recv(x, rp_msg_expect(RP_SIDE_RECEIVER, s->fin_sent ?
-					   RP_STAGE_END : RP_STAGE_FILES), &m,
-			  "the receiver's results");
+	/* Our FILEs ask for no HAVE and we rebuild no QPs: version 7's
+	 * HAVE and RECONNECT are refused as out of place. */
+	uint32_t want = rp_msg_expect(RP_SIDE_RECEIVER, s->fin_sent ?
+				      RP_STAGE_END : RP_STAGE_FILES) &
+			~(RP_MSG_BIT(RP_MSG_HAVE) |
+			  RP_MSG_BIT(RP_MSG_RECONNECT));
+	int rc = rp_xfer_recv(x, want, &m, "the receiver's results");
 
 	if (rc)
 		return rc;

@@ -121,6 +121,7 @@ include/rdmapush/fabric_mem.h       services  verbs
 src/fileio*.c                       services  files
 src/fileio_int.h                    services  files
 include/rdmapush/fileio.h           services  files
+include/rdmapush/partial.h          services  files
 src/walk.c                          services  files
 include/rdmapush/walk.h             services  files
 

@@ -49,8 +49,16 @@
  *    connects to the peer's QP i. Chunk n of the session, and with
  *    --op read its announcement and its Read, go on QP n mod qps, so on
  *    each QP they come in order; credits go on QP 0.
+ * 7: interruptions. FILE ends in three more fields (want, update, csum)
+ *    by which the sender asks, per file, to resume it (RP_WANT_RESUME)
+ *    or to send it only if it changed (enum rp_update); then it sends
+ *    none of that file's chunks until the receiver answered with HAVE
+ *    (what it holds) and it said with FROM where its chunks start.
+ *    RECONNECT, from either side, brings up fresh QPs after a link
+ *    outage while the control connection lives, and says from which
+ *    chunk the data goes on.
  */
-#define RP_PROTO_VERSION	6
+#define RP_PROTO_VERSION	7
 #define RP_PROTO_HDR_LEN	12
 /* Room every message leaves in RP_PROTO_MAX_PAYLOAD for that tag. */
 #define RP_PROTO_TAG_ROOM	32
@@ -68,6 +76,9 @@ enum rp_msg_type {
 	RP_MSG_FILE = 8,	/* sender -> receiver: a file or directory next */
 	RP_MSG_FEND = 9,	/* sender -> receiver: that file's size, checksum */
 	RP_MSG_FACK = 10,	/* receiver -> sender: that file's result */
+	RP_MSG_HAVE = 11,	/* receiver -> sender: what it holds of a file */
+	RP_MSG_FROM = 12,	/* sender -> receiver: where its chunks start */
+	RP_MSG_RECONNECT = 13,	/* either way: fresh QPs after a link outage */
 	RP_MSG_TYPE_MAX
 };
 
@@ -162,12 +173,35 @@ enum rp_file_kind {
 	RP_FILE_DIR = 2,	/* a directory: no data */
 };
 
+/* FILE's want bits (version 7); any other bit set is malformed. */
+#define RP_WANT_RESUME		0x1u	/* keep what the receiver verified */
+#define RP_WANT_BITS		0x1u
+
+/*
+ * FILE's update (version 7): send the file only if the receiver's copy
+ * differs at this level; the values are the wire's, above
+ * RP_UPDATE_CHECKSUM malformed.
+ */
+enum rp_update {
+	RP_UPDATE_NONE = 0,	/* always send it (as version 6 did) */
+	RP_UPDATE_EXISTS = 1,	/* unless the target exists */
+	RP_UPDATE_SIZE = 2,	/* unless it has the same size */
+	RP_UPDATE_MTIME = 3,	/* unless it has the same size and mtime */
+	RP_UPDATE_CHECKSUM = 4,	/* unless its digest is FILE's csum */
+	RP_UPDATE_MAX
+};
+
 /*
  * FILE: what comes next. Entries are numbered 0, 1, 2... in the order
  * sent; a directory comes before anything inside it. The chunks of a
  * regular file follow its FILE in the ring's order; the last one carries
  * RP_IMM_END (it may be short, or empty), so a stream of unknown size
  * needs no size up front. Then its FEND.
+ * Version 7: with want and update 0 (a directory's must be), exactly
+ * that. Otherwise the sender sends none of the file's chunks until the
+ * receiver answered with HAVE; after HAVE RP_HAVE_UPTODATE nothing more
+ * comes for it (no FROM, chunks, FEND or FACK), after the other
+ * verdicts FROM, then the chunks from its offset, then FEND.
  */
 struct rp_file {
 	uint32_t id;
@@ -178,6 +212,61 @@ struct rp_file {
 	uint32_t mtime_nsec;	/* < 10^9 */
 	uint16_t path_len;	/* 1..RP_PATH_MAX */
 	char path[RP_PATH_MAX + 1];	/* NUL-terminated after decode */
+	uint8_t want;		/* RP_WANT_* bits (v7); REG only */
+	uint8_t update;		/* enum rp_update (v7); REG only */
+	/* update RP_UPDATE_CHECKSUM: the whole file's digest (csum.h's
+	 * fold, at the session's chunk); otherwise all zero. */
+	uint8_t csum[RP_CSUM_LEN];
+};
+
+/*
+ * HAVE (version 7), the receiver's answer to a FILE with want or update
+ * set: what it holds of that file. The values are the wire's.
+ */
+enum rp_have_verdict {
+	RP_HAVE_NONE = 0,	/* nothing to keep: send it whole, from 0 */
+	RP_HAVE_UPTODATE = 1,	/* the target matches at FILE's update level:
+				 * the sender sends nothing more for it */
+	RP_HAVE_PARTIAL = 2,	/* a verified prefix of bytes, below */
+	RP_HAVE_MAX
+};
+
+/*
+ * bytes and csum are 0 unless RP_HAVE_PARTIAL; then bytes > 0 (a
+ * multiple of the session's chunk: the session checks that) and csum is
+ * the fold of that prefix's chunk digests (csum.h).
+ */
+struct rp_have {
+	uint32_t id;		/* the FILE's */
+	uint8_t verdict;	/* enum rp_have_verdict */
+	uint64_t bytes;
+	uint8_t csum[RP_CSUM_LEN];
+};
+
+/*
+ * FROM (version 7), the sender's answer to HAVE NONE or PARTIAL: the
+ * file's chunks start at offset, 0 or exactly HAVE's bytes (when its own
+ * prefix folds to HAVE's csum). Its FEND then gives the whole file's
+ * length and digest, the prefix's chunks included.
+ */
+struct rp_from {
+	uint32_t id;
+	uint64_t offset;
+};
+
+/*
+ * RECONNECT (version 7), from either side in the FILES and END stages:
+ * the link went away while the control connection lives. Each side
+ * makes fresh QPs (keeping PD, MRs and ring) and sends their QPNs and
+ * PSNs, in the order of the old ones; next_chunk is the receiver's
+ * first chunk not taken, or the sender's first chunk not credited. The
+ * sender resends from the receiver's next_chunk.
+ */
+struct rp_reconnect {
+	uint32_t attempt;	/* 1, 2, ... within the session */
+	uint8_t qps;		/* 1..RP_QPS_MAX, as the session's */
+	uint64_t next_chunk;
+	struct rp_qp_more qp[RP_QPS_MAX];	/* QPs 0..qps-1 */
 };
 
 /*
@@ -265,6 +354,10 @@ int rp_proto_pack_fend(uint8_t *buf, size_t len, const struct rp_fend *m);
 int rp_proto_pack_result(uint8_t *buf, size_t len, uint8_t type,
 			 const struct rp_result *m);
 int rp_proto_pack_auth(uint8_t *buf, size_t len, const struct rp_auth *m);
+int rp_proto_pack_have(uint8_t *buf, size_t len, const struct rp_have *m);
+int rp_proto_pack_from(uint8_t *buf, size_t len, const struct rp_from *m);
+int rp_proto_pack_reconnect(uint8_t *buf, size_t len,
+			    const struct rp_reconnect *m);
 
 /*
  * An ERR at another protocol version, for a peer that speaks an older
@@ -315,6 +408,20 @@ int rp_proto_unpack_result(const uint8_t *p, size_t len, uint8_t type,
 /* step must be 1..3. */
 int rp_proto_unpack_auth(const uint8_t *p, size_t len, struct rp_auth *m,
 			 const char **why);
+/*
+ * Version 7. FILE (above) also checks want's bits, update's range, and
+ * that csum is zero unless update is RP_UPDATE_CHECKSUM and want and
+ * update are zero for a directory. HAVE: verdict < RP_HAVE_MAX, bytes
+ * and csum zero unless PARTIAL, bytes non-zero if PARTIAL. RECONNECT:
+ * attempt non-zero, qps 1..RP_QPS_MAX and exactly that many QPs, each
+ * QPN non-zero and QPN and PSN < 2^24. Reserved bytes must be zero.
+ */
+int rp_proto_unpack_have(const uint8_t *p, size_t len, struct rp_have *m,
+			 const char **why);
+int rp_proto_unpack_from(const uint8_t *p, size_t len, struct rp_from *m,
+			 const char **why);
+int rp_proto_unpack_reconnect(const uint8_t *p, size_t len,
+			      struct rp_reconnect *m, const char **why);
 
 /*
  * SYNC: after file id's FEND verified, the receiver is writing it to disk
@@ -333,6 +440,10 @@ int rp_proto_unpack_sync(const uint8_t *p, size_t len, struct rp_sync *m,
 
 /* "write", "read", "send"; "?" for unknown. */
 const char *rp_proto_op_name(unsigned int op);
+/* "none", "exists", "size", "mtime", "checksum"; "?" for unknown. */
+const char *rp_proto_update_name(unsigned int update);
+/* "none", "up-to-date", "partial"; "?" for unknown. */
+const char *rp_proto_have_name(unsigned int verdict);
 /* "HELLO", "MR", ...; "?" for unknown. */
 const char *rp_proto_type_name(unsigned int type);
 /* "ok", "file exists", ...; "unknown status" for unknown. */

@@ -24,6 +24,9 @@ union rp_msg {
 	struct rp_file file;
 	struct rp_fend fend;
 	struct rp_result res;	/* ACK, ERR, FACK */
+	struct rp_have have;	/* version 7 */
+	struct rp_from from;
+	struct rp_reconnect reconnect;
 };
 
 /* A set of message types, as a receive wants them. */

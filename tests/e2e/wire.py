@@ -17,13 +17,19 @@ header.length bytes; all integers are big-endian, with no padding:
   MR       qp_addr | u64 addr | u32 rkey | u64 len | u32 chunk | u32 window |
            qp_more * (qps - 1)                                (56 + 8 * (qps - 1))
   FILE     u32 id | u8 kind | u8 reserved | u16 mode | u64 size |
-           s64 mtime_sec | u32 mtime_nsec | u16 path_len | path   (30 + path_len)
+           s64 mtime_sec | u32 mtime_nsec | u16 path_len | path |
+           u8 want | u8 update | u8 csum[16]                    (48 + path_len)
   FEND     u32 id | u64 bytes | u8 csum[16]                                  (28)
   FIN      u64 files | u64 bytes                                             (16)
   ACK/ERR  u16 status | u64 bytes | u16 text_len | text           (12 + text_len)
   FACK     u32 id | then as ACK/ERR                               (16 + text_len)
   AUTH     u8 step | u8 nonce[32] | u8 mac[32]                                (65)
   SYNC     u32 id | u64 synced_bytes | u64 total_bytes                       (20)
+  HAVE     u32 id | u8 verdict | u8 reserved | u16 reserved | u64 bytes |
+           u8 csum[16]                                                       (32)
+  FROM     u32 id | u32 reserved | u64 offset                                (16)
+  RECONNECT u32 attempt | u8 qps | u8 reserved | u16 reserved |
+           u64 next_chunk | qp_more * qps                         (16 + 8 * qps)
 
 Version 3: one session carries many files. HELLO and MR set up the QP and
 the ring once; then per entry FILE (kind 1 regular, 2 directory), a
@@ -59,8 +65,24 @@ qps - 1 of them, and at the end of MR, whose qps is implied by its
 length: 56 + 8k bytes is qps k + 1, k at most QPS_MAX - 1. The sender's
 QP i connects to the receiver's QP i. Chunk n of the session (and with
 OP_READ its announcing Send and its Read) goes on QP n mod qps; credits
-go on QP 0. An older peer's HELLO is answered at its own version with
-"version 6 needed".
+go on QP 0.
+
+Version 7: interruptions. FILE ends, after the path, in want (bit 0
+WANT_RESUME; any other bit is malformed), update (UPDATE_NONE 0,
+UPDATE_EXISTS 1, UPDATE_SIZE 2, UPDATE_MTIME 3, UPDATE_CHECKSUM 4; above
+is malformed) and csum (the whole file's file_csum with UPDATE_CHECKSUM,
+else all zero); a directory's want and update are 0. With want and
+update 0 a file flows as in version 6. Otherwise the sender sends none
+of its chunks before the receiver's HAVE: verdict HAVE_NONE (bytes and
+csum 0), HAVE_UPTODATE (the same: nothing more comes for the file, no
+FEND, no FACK) or HAVE_PARTIAL (a verified prefix of bytes > 0, a
+multiple of the chunk, whose chunk digests fold to csum). After NONE or
+PARTIAL the sender says with FROM where its chunks start (0, or exactly
+HAVE's bytes), and its FEND carries the whole file's length and
+checksum. RECONNECT, either way in the FILES and END stages, follows a
+link outage: attempt (1..), the fresh QPs (qps of them, QP 0 too, each
+a qp_more), and next_chunk (the receiver's first chunk not taken, the
+sender's first not credited). An older peer gets "version 7 needed".
 
 Version 2, with --psk: the key is BLAKE2b-256 of the key file's bytes.
 AUTH: the sender sends step 1 (its nonce Ns), the receiver step 2 (its
@@ -78,7 +100,7 @@ the tag); body is the payload without the tag.
 The encoders check nothing: a test may send any value, in range or not
 (hostile.py sends the out-of-range ones). The decoders check lengths only
 and raise ValueError on a payload of the wrong size (for HELLO, and MR
-since version 6, that is also a qps out of range).
+since version 6, and RECONNECT, that is also a qps out of range).
 """
 import hashlib
 import hmac
@@ -86,7 +108,7 @@ import socket
 import struct
 
 MAGIC = 0x52445055          # "RDPU"
-VERSION = 6
+VERSION = 7
 HDR_LEN = 12
 MAX_PAYLOAD = 4224          # RP_PROTO_MAX_PAYLOAD
 PATH_MAX = 4095             # RP_PATH_MAX
@@ -101,9 +123,11 @@ SIZE_UNKNOWN = (1 << 64) - 1  # RP_SIZE_UNKNOWN: a stream's size
 
 HELLO, MR, FIN, ACK, ERR, AUTH, SYNC = 1, 2, 3, 4, 5, 6, 7
 FILE, FEND, FACK = 8, 9, 10
+HAVE, FROM, RECONNECT = 11, 12, 13     # v7
 TYPE_NAMES = {HELLO: "HELLO", MR: "MR", FIN: "FIN", ACK: "ACK", ERR: "ERR",
               AUTH: "AUTH", SYNC: "SYNC", FILE: "FILE", FEND: "FEND",
-              FACK: "FACK"}
+              FACK: "FACK", HAVE: "HAVE", FROM: "FROM",
+              RECONNECT: "RECONNECT"}
 
 HELLO_PRESERVE = 0x1        # HELLO flag: keep each file's mode and mtime
 HELLO_PING = 0x2            # HELLO flag: a ping (rdmapush ping), no push
@@ -115,6 +139,13 @@ QPS_MAX = 8                 # RP_QPS_MAX
 FILE_REG, FILE_DIR = 1, 2   # FILE kinds
 IMM_END = 0x80000000        # data immediate: a file's last chunk
 IMM_SEQ = 0x7fffffff        # data immediate: the session's chunk number
+WANT_RESUME = 0x1           # FILE want bit (v7)
+WANT_BITS = WANT_RESUME
+# FILE update levels (v7)
+UPDATE_NONE, UPDATE_EXISTS, UPDATE_SIZE, UPDATE_MTIME, UPDATE_CHECKSUM = \
+    0, 1, 2, 3, 4
+# HAVE verdicts (v7)
+HAVE_NONE, HAVE_UPTODATE, HAVE_PARTIAL = 0, 1, 2
 
 # enum rp_status: stable numbers on the wire (ACK, ERR and FACK status).
 STATUS = {0: "ok", 1: "exists", 2: "badname", 3: "nospace", 4: "limit",
@@ -134,6 +165,10 @@ _ID = struct.Struct(">I")               # FACK's id, before the result
 _RESULT_FIXED = struct.Struct(">HQH")   # then the text
 _AUTH_FIXED = struct.Struct(">B")       # then nonce and MAC
 _SYNC = struct.Struct(">IQQ")           # id, synced, total
+_FILE_TAIL = struct.Struct(">BB")       # after the path: want, update; csum
+_HAVE_FIXED = struct.Struct(">IBBHQ")   # then the checksum
+_FROM = struct.Struct(">IIQ")           # id, reserved, offset
+_RECONNECT_FIXED = struct.Struct(">IBBHQ")  # then qps qp_more
 
 QP_ADDR_LEN = _QP.size + GID_LEN                        # 28
 QP_MORE_LEN = _QP_MORE.size                             # 8
@@ -146,6 +181,10 @@ RESULT_FIXED_LEN = _RESULT_FIXED.size                   # 12
 FACK_FIXED_LEN = _ID.size + RESULT_FIXED_LEN            # 16
 AUTH_LEN = _AUTH_FIXED.size + NONCE_LEN + MAC_LEN       # 65
 SYNC_LEN = _SYNC.size                                   # 20
+FILE_TAIL_LEN = _FILE_TAIL.size + CSUM_LEN              # 18, after the path
+HAVE_LEN = _HAVE_FIXED.size + CSUM_LEN                  # 32
+FROM_LEN = _FROM.size                                   # 16
+RECONNECT_FIXED_LEN = _RECONNECT_FIXED.size             # 16
 
 
 # --- encoders ---------------------------------------------------------------
@@ -203,17 +242,22 @@ def mr(qp, addr, rkey, length, chunk, window, more=()):
 
 
 def file_payload(fid, kind, mode, size, mtime_sec, mtime_nsec, path,
-                 path_len=None, reserved=0):
-    """FILE's payload; path_len defaults to len(path)."""
+                 path_len=None, reserved=0, want=0, update=UPDATE_NONE,
+                 csum=bytes(CSUM_LEN)):
+    """FILE's payload; path_len defaults to len(path). want, update and
+    csum (v7) follow the path."""
     n = len(path) if path_len is None else path_len
     return _FILE_FIXED.pack(fid, kind, reserved, mode, size, mtime_sec,
-                            mtime_nsec, n) + path
+                            mtime_nsec, n) + path + \
+        _FILE_TAIL.pack(want, update) + csum
 
 
 def pack_file(fid, kind, path, mode=0o644, size=0, mtime_sec=0,
-              mtime_nsec=0, path_len=None, reserved=0):
+              mtime_nsec=0, path_len=None, reserved=0, want=0,
+              update=UPDATE_NONE, csum=bytes(CSUM_LEN)):
     return msg(FILE, file_payload(fid, kind, mode, size, mtime_sec,
-                                  mtime_nsec, path, path_len, reserved))
+                                  mtime_nsec, path, path_len, reserved,
+                                  want, update, csum))
 
 
 def fend_payload(fid, nbytes, csum):
@@ -258,6 +302,38 @@ def auth(step, nonce, mac):
 
 def sync(fid, synced, total):
     return msg(SYNC, _SYNC.pack(fid, synced, total))
+
+
+def have_payload(fid, verdict, nbytes=0, csum=bytes(CSUM_LEN), reserved=0,
+                 reserved16=0):
+    return _HAVE_FIXED.pack(fid, verdict, reserved, reserved16,
+                            nbytes) + csum
+
+
+def pack_have(fid, verdict, nbytes=0, csum=bytes(CSUM_LEN), **kw):
+    return msg(HAVE, have_payload(fid, verdict, nbytes, csum, **kw))
+
+
+def from_payload(fid, offset, reserved=0):
+    return _FROM.pack(fid, reserved, offset)
+
+
+def pack_from(fid, offset, reserved=0):
+    return msg(FROM, from_payload(fid, offset, reserved))
+
+
+def reconnect_payload(attempt, next_chunk, qps_list, qps=None, reserved=0,
+                      reserved16=0):
+    """RECONNECT's payload; qps_list is the (qpn, psn) of every fresh QP,
+    QP 0 first, and qps defaults to its length (a test may say another)."""
+    qps = len(qps_list) if qps is None else qps
+    return _RECONNECT_FIXED.pack(attempt, qps, reserved, reserved16,
+                                 next_chunk) + qp_more(qps_list)
+
+
+def pack_reconnect(attempt, next_chunk, qps_list, **kw):
+    return msg(RECONNECT, reconnect_payload(attempt, next_chunk, qps_list,
+                                            **kw))
 
 
 def imm(seq, end=False):
@@ -349,14 +425,18 @@ def unpack_mr(p):
 
 
 def unpack_file(p):
-    """FILE payload: dict of its fields; path is path_len bytes."""
+    """FILE payload: dict of its fields; path is path_len bytes, then
+    want, update and csum (v7)."""
     _need(p, FILE_FIXED_LEN, "FILE", exact=False)
     (fid, kind, reserved, mode, size, sec, nsec,
      n) = _FILE_FIXED.unpack_from(p)
-    _need(p, FILE_FIXED_LEN + n, "FILE")
+    _need(p, FILE_FIXED_LEN + n + FILE_TAIL_LEN, "FILE")
+    tail = FILE_FIXED_LEN + n
+    want, update = _FILE_TAIL.unpack_from(p, tail)
     return {"id": fid, "kind": kind, "reserved": reserved, "mode": mode,
             "size": size, "mtime_sec": sec, "mtime_nsec": nsec,
-            "path": p[FILE_FIXED_LEN:]}
+            "path": p[FILE_FIXED_LEN:tail], "want": want, "update": update,
+            "csum": p[tail + _FILE_TAIL.size:]}
 
 
 def unpack_fend(p):
@@ -404,6 +484,34 @@ def unpack_sync(p):
     _need(p, SYNC_LEN, "SYNC")
     fid, synced, total = _SYNC.unpack(p)
     return {"id": fid, "synced": synced, "total": total}
+
+
+def unpack_have(p):
+    """HAVE payload: dict of its fields (values not checked)."""
+    _need(p, HAVE_LEN, "HAVE")
+    fid, verdict, reserved, reserved16, nbytes = _HAVE_FIXED.unpack_from(p)
+    return {"id": fid, "verdict": verdict, "reserved": reserved,
+            "reserved16": reserved16, "bytes": nbytes,
+            "csum": p[_HAVE_FIXED.size:]}
+
+
+def unpack_from(p):
+    _need(p, FROM_LEN, "FROM")
+    fid, reserved, offset = _FROM.unpack(p)
+    return {"id": fid, "reserved": reserved, "offset": offset}
+
+
+def unpack_reconnect(p):
+    """RECONNECT payload: dict of its fields; qps lists the (qpn, psn) of
+    the fresh QPs. The length must be what qps says (1..QPS_MAX)."""
+    _need(p, RECONNECT_FIXED_LEN, "RECONNECT", exact=False)
+    (attempt, qps, reserved, reserved16,
+     next_chunk) = _RECONNECT_FIXED.unpack_from(p)
+    if not 1 <= qps <= QPS_MAX:
+        raise ValueError(f"RECONNECT: qps {qps}, wanted 1..{QPS_MAX}")
+    return {"attempt": attempt, "reserved": reserved,
+            "reserved16": reserved16, "next_chunk": next_chunk,
+            "qps": unpack_more(p[RECONNECT_FIXED_LEN:], qps)}
 
 
 def unpack_imm(v):

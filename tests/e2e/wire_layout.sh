@@ -6,8 +6,9 @@
 # immediate bits and limits from include/rdmapush/proto.h, csum.h and
 # limits.h; every message's length, and every field at its offset, from
 # the layout table in src/proto.c; a round trip of each message; the golden HELLOs
-# and MRs of tests/unit/test_proto.c (version 6, one QP and three), made
-# again by wire.py from the same fields; and the version 4 file checksum
+# and MRs of tests/unit/test_proto.c (one QP and three), its FILEs, HAVE,
+# FROM and RECONNECT (version 7), made again by wire.py from the same
+# fields; and the version 4 file checksum
 # (wire.file_csum) against answers made without it. On the host, no lab:
 # it runs first in tests/e2e/run.
 . "$(dirname "$0")/lib.sh"
@@ -114,6 +115,15 @@ same("HELLO ops (v5)", {"WRITE": wire.OP_WRITE, "READ": wire.OP_READ,
 same("most QPs (v6)", wire.QPS_MAX, define(lim_h, "RP_QPS_MAX"))
 same("data immediate bits", (wire.IMM_END, wire.IMM_SEQ),
      (define(hdr_h, "RP_IMM_END"), define(hdr_h, "RP_IMM_SEQ")))
+same("FILE want bits (v7)", (wire.WANT_RESUME, wire.WANT_BITS),
+     (define(hdr_h, "RP_WANT_RESUME"), define(hdr_h, "RP_WANT_BITS")))
+same("FILE update levels (v7)",
+     {"NONE": wire.UPDATE_NONE, "EXISTS": wire.UPDATE_EXISTS,
+      "SIZE": wire.UPDATE_SIZE, "MTIME": wire.UPDATE_MTIME,
+      "CHECKSUM": wire.UPDATE_CHECKSUM}, enum("RP_UPDATE_"))
+same("HAVE verdicts (v7)",
+     {"NONE": wire.HAVE_NONE, "UPTODATE": wire.HAVE_UPTODATE,
+      "PARTIAL": wire.HAVE_PARTIAL}, enum("RP_HAVE_"))
 
 # src/proto.c's layout table: each block's size line and its rows
 # ("\t28 u64 total\t..."), as {name: (size, [(offset, type, field)])}.
@@ -127,20 +137,23 @@ for line in table.splitlines():
         rows = []
         blocks[m.group(1)] = (int(m.group(2)), rows)
         continue
-    m = re.match(r" \*\t\s*(\d+) (qp_addr|qp_more|u8|u16|u32|u64)"
+    # "+n": a row after the variable field, at n from its end (FILE, v7).
+    m = re.match(r" \*\t\s*(\+?)(\d+) (qp_addr|qp_more|u8|u16|u32|u64)"
                  r"(?:\s+(\w+)(?:\[([^]]+)\])?)?", line)
     if m and blocks:
-        rows.append((int(m.group(1)), m.group(2), m.group(3) or m.group(2),
-                     m.group(4)))
+        rows.append((int(m.group(2)), m.group(3), m.group(4) or m.group(3),
+                     m.group(5), m.group(1) == "+"))
 fack = re.search(r"FACK is the same\s*\n\s*\* after a u32 id \((\d+) \+",
                  table)
 same("message lengths in src/proto.c's layout table",
      {"qp_addr": wire.QP_ADDR_LEN, "qp_more": wire.QP_MORE_LEN,
       "HELLO": wire.HELLO_LEN,
-      "MR": wire.MR_LEN, "FILE": wire.FILE_FIXED_LEN, "FEND": wire.FEND_LEN,
+      "MR": wire.MR_LEN, "FILE": wire.FILE_FIXED_LEN + wire.FILE_TAIL_LEN,
+      "FEND": wire.FEND_LEN,
       "FIN": wire.FIN_LEN, "ACK and ERR": wire.RESULT_FIXED_LEN,
       "FACK": wire.FACK_FIXED_LEN, "AUTH": wire.AUTH_LEN,
-      "SYNC": wire.SYNC_LEN},
+      "SYNC": wire.SYNC_LEN, "HAVE": wire.HAVE_LEN, "FROM": wire.FROM_LEN,
+      "RECONNECT": wire.RECONNECT_FIXED_LEN},
      dict({k: v[0] for k, v in blocks.items()},
           FACK=int(fack.group(1)) if fack else None))
 
@@ -151,21 +164,33 @@ def fields(name, payload, want, base=0):
     """Every row of the table's block name read from payload (a wire.py
     encoding) at its offset + base, against want[field]: the offsets are
     the table's, the bytes wire.py's. Rows must also be contiguous and
-    fill the block's fixed size."""
+    fill the block's fixed size. A variable field is as long as
+    want[field], and the "+n" rows after it (FILE's, v7) are at n from
+    its end; with no such rows it is the rest of the payload."""
     size, rows = blocks.get(name, (None, []))
-    got, end = {}, 0
-    for off, typ, field, count in rows:
-        if off != end:
+    got, end, at, tail = {}, 0, 0, 0
+    for off, typ, field, count, after in rows:
+        if off != (tail if after else end):
             got["offset of " + field] = off
-            want = dict(want, **{"offset of " + field: end})
+            want = dict(want, **{"offset of " + field:
+                                 tail if after else end})
         if count and not count.isdigit():
-            got[field] = payload[base + off:]   # the variable tail
-            break
+            if not any(r[4] for r in rows):
+                got[field] = payload[base + off:]   # the variable tail
+                break
+            at = base + off + len(want[field])
+            got[field] = payload[base + off:at]
+            continue
         n = WIDTH[typ] * (int(count) if count else 1)
-        raw = payload[base + off:base + off + n]
+        start = at + off if after else base + off
+        raw = payload[start:start + n]
         got[field] = raw if count or typ == "qp_addr" else \
             int.from_bytes(raw, "big", signed=field == "mtime_sec")
-        end = off + n
+        if after:
+            tail = off + n
+            end += n
+        else:
+            end = off + n
     report(rows != [] and end == size and got == want,
            f"{name} fields at src/proto.c's offsets",
            f"table size {size}, rows end at {end}; read {got}, want {want}")
@@ -197,10 +222,14 @@ fields("MR", wire.mr_payload(qp, 1 << 47, 0x1234, 8 << 16, 65536, 8, more),
         "chunk": 65536, "window": 8,
         "more": bytes.fromhex("00000101" "00fffffe" "00ffffff" "00000000")})
 fields("FILE", wire.file_payload(0x01020304, wire.FILE_REG, 0o4755,
-                                 wire.SIZE_UNKNOWN, -2, 999999999, b"d/f"),
+                                 wire.SIZE_UNKNOWN, -2, 999999999, b"d/f",
+                                 want=wire.WANT_RESUME,
+                                 update=wire.UPDATE_CHECKSUM, csum=csum),
        {"id": 0x01020304, "kind": wire.FILE_REG, "reserved": 0,
         "mode": 0o4755, "size": wire.SIZE_UNKNOWN, "mtime_sec": -2,
-        "mtime_nsec": 999999999, "path_len": 3, "path": b"d/f"})
+        "mtime_nsec": 999999999, "path_len": 3, "path": b"d/f",
+        "want": wire.WANT_RESUME, "update": wire.UPDATE_CHECKSUM,
+        "csum": csum})
 fields("FEND", wire.fend_payload(9, 1 << 33, csum),
        {"id": 9, "bytes": 1 << 33, "csum": csum})
 fields("FIN", wire.fin_payload(3, 1 << 33), {"files": 3, "bytes": 1 << 33})
@@ -215,6 +244,15 @@ fields("AUTH", wire.auth(2, b"n" * 32, b"m" * 32)[wire.HDR_LEN:],
        {"step": 2, "nonce": b"n" * 32, "mac": b"m" * 32})
 fields("SYNC", wire.sync(5, 1 << 20, 1 << 30)[wire.HDR_LEN:],
        {"id": 5, "synced_bytes": 1 << 20, "total_bytes": 1 << 30})
+fields("HAVE", wire.have_payload(0x01020304, wire.HAVE_PARTIAL, 1 << 33,
+                                 csum),
+       {"id": 0x01020304, "verdict": wire.HAVE_PARTIAL, "reserved": 0,
+        "bytes": 1 << 33, "csum": csum})
+fields("FROM", wire.from_payload(0x01020304, (1 << 64) - 1),
+       {"id": 0x01020304, "reserved": 0, "offset": (1 << 64) - 1})
+fields("RECONNECT", wire.reconnect_payload(3, 1 << 40, more),
+       {"attempt": 3, "qps": 2, "reserved": 0, "next_chunk": 1 << 40,
+        "qp": bytes.fromhex("00000101" "00fffffe" "00ffffff" "00000000")})
 
 
 # Round trips: what the encoders write, the decoders read back.
@@ -259,6 +297,14 @@ def refused(unpack, payload):
 
 hello3 = wire.hello_payload(qp, 1, 65536, 8, more=more)
 mr3 = wire.mr_payload(qp, 0, 0, 8 << 16, 65536, 8, more)
+same("decoders refuse a RECONNECT whose length does not match qps (v7)",
+     [refused(wire.unpack_reconnect, p) for p in
+      (wire.reconnect_payload(1, 0, more)[:-1],
+       wire.reconnect_payload(1, 0, more) + bytes(8),
+       wire.reconnect_payload(1, 0, more, qps=3),
+       wire.reconnect_payload(1, 0, [], qps=0),
+       wire.reconnect_payload(1, 0, more * 4 + more[:1], qps=9))],
+     [True] * 5)
 same("decoders refuse a length that does not match qps (v6)",
      [refused(wire.unpack_hello, p) for p in
       (hello3[:-1], hello3[:-8], hello3 + bytes(8),
@@ -277,9 +323,11 @@ unit_proto = open(top + "/tests/unit/test_proto.c").read()
 
 
 def golden(name):
+    """The bytes of a golden array: its hex numbers and its 'c' chars."""
     m = re.search(r"\b%s\[\] = \{([^}]*)\}" % name, unit_proto)
-    return bytes(int(x, 16) for x in re.findall(r"0x[0-9a-f]{2}",
-                                                  m.group(1))) if m else None
+    return bytes(int(x, 16) if x else ord(c) for x, c in
+                 re.findall(r"0x([0-9a-f]{2})|'(.)'", m.group(1))) \
+        if m else None
 
 
 gq = wire.qp_addr(0xabcdef, 0x123456,
@@ -287,7 +335,19 @@ gq = wire.qp_addr(0xabcdef, 0x123456,
 gh = (gq, 0x100000002, 0x100000, 16, wire.HELLO_PRESERVE, wire.OP_READ)
 mq = wire.qp_addr(0x11, 0xabcd, b"\0" * 16, lid=7, mtu=4)
 gm = (mq, 0x7f0012345000, 0xdeadbeef, 0x80000, 0x10000, 8)
+gcsum = bytes(range(0xc0, 0xd0))
+gfile = (7, wire.FILE_REG, b"d/a.b", 0o644, 4096, -1, 999999999)
 for name, want in (
+        ("golden_file", wire.pack_file(*gfile)),
+        ("golden_file7", wire.pack_file(*gfile, want=wire.WANT_RESUME,
+                                        update=wire.UPDATE_CHECKSUM,
+                                        csum=gcsum)),
+        ("golden_have", wire.pack_have(258, wire.HAVE_PARTIAL, 1 << 32,
+                                       bytes(range(0xd0, 0xe0)))),
+        ("golden_from", wire.pack_from(258, 1 << 32)),
+        ("golden_reconnect", wire.pack_reconnect(
+            2, 0x12345, [(0x21, 0xabcdef), (0xffffff, 0),
+                         (1, 0xffffff)])),
         ("golden_hello", wire.hello(*gh)),
         ("golden_hello3", wire.hello(*gh, more=[(258, 0xffffff),
                                                 (0xffffff, 0)])),
@@ -302,14 +362,24 @@ trip("FILE, regular, longest path",
      wire.FILE, wire.unpack_file,
      {"id": 7, "kind": 1, "reserved": 0, "mode": 0o600,
       "size": wire.SIZE_UNKNOWN, "mtime_sec": -1, "mtime_nsec": 5,
-      "path": long_path})
+      "path": long_path, "want": 0, "update": 0, "csum": bytes(16)})
+trip("FILE, resume and update checksum (v7)",
+     wire.pack_file(7, wire.FILE_REG, b"f", want=wire.WANT_RESUME,
+                    update=wire.UPDATE_CHECKSUM, csum=csum),
+     wire.FILE, wire.unpack_file,
+     {"id": 7, "kind": 1, "reserved": 0, "mode": 0o644, "size": 0,
+      "mtime_sec": 0, "mtime_nsec": 0, "path": b"f",
+      "want": wire.WANT_RESUME, "update": wire.UPDATE_CHECKSUM,
+      "csum": csum})
 same("the longest FILE and its tag fit",
-     wire.FILE_FIXED_LEN + len(long_path) + wire.TAG_LEN <= wire.MAX_PAYLOAD
-     and len(long_path) == wire.PATH_MAX, True)
+     wire.FILE_FIXED_LEN + len(long_path) + wire.FILE_TAIL_LEN +
+     wire.TAG_LEN <= wire.MAX_PAYLOAD and len(long_path) == wire.PATH_MAX,
+     True)
 trip("FILE, directory", wire.pack_file(0, wire.FILE_DIR, b"d", mode=0o755),
      wire.FILE, wire.unpack_file,
      {"id": 0, "kind": 2, "reserved": 0, "mode": 0o755, "size": 0,
-      "mtime_sec": 0, "mtime_nsec": 0, "path": b"d"})
+      "mtime_sec": 0, "mtime_nsec": 0, "path": b"d", "want": 0,
+      "update": 0, "csum": bytes(16)})
 trip("FEND", wire.pack_fend(7, 12345, csum), wire.FEND, wire.unpack_fend,
      {"id": 7, "bytes": 12345, "csum": csum})
 trip("FIN", wire.fin(2, 12345), wire.FIN, wire.unpack_fin,
@@ -325,6 +395,19 @@ trip("AUTH", wire.auth(2, b"n" * 32, b"m" * 32), wire.AUTH, wire.unpack_auth,
      {"step": 2, "nonce": b"n" * 32, "mac": b"m" * 32})
 trip("SYNC", wire.sync(7, 1, 2), wire.SYNC, wire.unpack_sync,
      {"id": 7, "synced": 1, "total": 2})
+trip("HAVE (v7)", wire.pack_have(7, wire.HAVE_PARTIAL, 1 << 20, csum),
+     wire.HAVE, wire.unpack_have,
+     {"id": 7, "verdict": 2, "reserved": 0, "reserved16": 0,
+      "bytes": 1 << 20, "csum": csum})
+trip("FROM (v7)", wire.pack_from(7, 1 << 20), wire.FROM, wire.unpack_from,
+     {"id": 7, "reserved": 0, "offset": 1 << 20})
+for n in (1, wire.QPS_MAX):
+    fresh = [(0x40 + i, 0xfff000 + i) for i in range(n)]
+    trip(f"RECONNECT, {n} QP{'s' if n > 1 else ''} (v7)",
+         wire.pack_reconnect(1, 99, fresh), wire.RECONNECT,
+         wire.unpack_reconnect,
+         {"attempt": 1, "reserved": 0, "reserved16": 0, "next_chunk": 99,
+          "qps": fresh})
 same("data immediates",
      (wire.imm(5), wire.imm(5, end=True), wire.imm(1 << 31),
       wire.unpack_imm(0x80000003)),

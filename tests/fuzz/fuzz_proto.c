@@ -61,6 +61,9 @@ static void check_payload(uint8_t type, const uint8_t *p, size_t len,
 		struct rp_result result;
 		struct rp_auth auth;
 		struct rp_sync sync;
+		struct rp_have have;
+		struct rp_from from;
+		struct rp_reconnect reconnect;
 	} m;
 	uint8_t again[RP_PROTO_MAX_MSG];
 	union rp_msg u;
@@ -102,6 +105,10 @@ static void check_payload(uint8_t type, const uint8_t *p, size_t len,
 		check(m.file.kind == RP_FILE_REG || m.file.kind == RP_FILE_DIR);
 		check(m.file.kind == RP_FILE_REG || m.file.size == 0);
 		check(m.file.mode <= 07777 && m.file.mtime_nsec < 1000000000u);
+		check(!(m.file.want & ~RP_WANT_BITS));
+		check(m.file.update < RP_UPDATE_MAX);
+		check(m.file.kind == RP_FILE_REG ||
+		      (!m.file.want && !m.file.update));
 		n = rp_proto_pack_file(out, sizeof(out), &m.file);
 		break;
 	case RP_MSG_FEND:
@@ -133,6 +140,34 @@ static void check_payload(uint8_t type, const uint8_t *p, size_t len,
 			break;
 		check(m.sync.synced_bytes <= m.sync.total_bytes);
 		n = rp_proto_pack_sync(out, sizeof(out), &m.sync);
+		break;
+	case RP_MSG_HAVE:
+		rc = rp_proto_unpack_have(p, len, &m.have, &why);
+		if (rc)
+			break;
+		check(m.have.verdict < RP_HAVE_MAX);
+		check(m.have.verdict == RP_HAVE_PARTIAL ? m.have.bytes != 0 :
+		      m.have.bytes == 0);
+		n = rp_proto_pack_have(out, sizeof(out), &m.have);
+		break;
+	case RP_MSG_FROM:
+		rc = rp_proto_unpack_from(p, len, &m.from, &why);
+		if (rc)
+			break;
+		n = rp_proto_pack_from(out, sizeof(out), &m.from);
+		break;
+	case RP_MSG_RECONNECT:
+		rc = rp_proto_unpack_reconnect(p, len, &m.reconnect, &why);
+		if (rc)
+			break;
+		check(m.reconnect.attempt != 0);
+		check(m.reconnect.qps >= 1 && m.reconnect.qps <= RP_QPS_MAX);
+		/* All qps QPs are new, QP 0 too: as HELLO's after the first. */
+		check(m.reconnect.qp[0].qpn &&
+		      m.reconnect.qp[0].qpn < (1u << 24) &&
+		      m.reconnect.qp[0].psn < (1u << 24));
+		check_more(m.reconnect.qps, m.reconnect.qp + 1);
+		n = rp_proto_pack_reconnect(out, sizeof(out), &m.reconnect);
 		break;
 	default:
 		abort();

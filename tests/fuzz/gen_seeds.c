@@ -163,6 +163,61 @@ static int result(uint8_t *buf, uint8_t type, uint16_t status,
 	return rp_proto_pack_result(buf, RP_PROTO_MAX_MSG, type, &m);
 }
 
+/* A FILE of version 7: "d/f", asking to resume and/or update. */
+static int file7(uint8_t *buf, uint8_t want, uint8_t update)
+{
+	struct rp_file m;
+
+	memset(&m, 0, sizeof(m));
+	m.id = 1;
+	m.kind = RP_FILE_REG;
+	m.mode = 0644;
+	m.size = 1 << 30;
+	m.path_len = 3;
+	memcpy(m.path, "d/f", 3);
+	m.want = want;
+	m.update = update;
+	if (update == RP_UPDATE_CHECKSUM)
+		memset(m.csum, 0x5c, RP_CSUM_LEN);
+	return rp_proto_pack_file(buf, RP_PROTO_MAX_MSG, &m);
+}
+
+static int have(uint8_t *buf, uint8_t verdict)
+{
+	struct rp_have m;
+
+	memset(&m, 0, sizeof(m));
+	m.id = 1;
+	m.verdict = verdict;
+	if (verdict == RP_HAVE_PARTIAL) {
+		m.bytes = 1 << 20;
+		memset(m.csum, 0x7e, RP_CSUM_LEN);
+	}
+	return rp_proto_pack_have(buf, RP_PROTO_MAX_MSG, &m);
+}
+
+static int from(uint8_t *buf, uint64_t offset)
+{
+	struct rp_from m = { .id = 1, .offset = offset };
+
+	return rp_proto_pack_from(buf, RP_PROTO_MAX_MSG, &m);
+}
+
+/* A RECONNECT with qps fresh QPs: QP 0 is among them. */
+static int reconnect(uint8_t *buf, uint8_t qps)
+{
+	struct rp_reconnect m;
+
+	memset(&m, 0, sizeof(m));
+	m.attempt = 1;
+	m.qps = qps;
+	m.next_chunk = 1000;
+	m.qp[0].qpn = 0x40;
+	m.qp[0].psn = 0x5a5a5a;
+	more(m.qp + 1, qps);
+	return rp_proto_pack_reconnect(buf, RP_PROTO_MAX_MSG, &m);
+}
+
 /* Valid, whole messages. */
 static void valid(void)
 {
@@ -217,6 +272,17 @@ static void valid(void)
 	memset(a.nonce, 0x3c, sizeof(a.nonce));
 	memset(a.mac, 0xa7, sizeof(a.mac));
 	save("auth", buf, rp_proto_pack_auth(buf, sizeof(buf), &a));
+	/* Version 7: FILE's want and update; HAVE, FROM, RECONNECT. */
+	save("file_resume", buf, file7(buf, RP_WANT_RESUME, 0));
+	save("file_update_mtime", buf, file7(buf, 0, RP_UPDATE_MTIME));
+	save("file_resume_checksum", buf,
+	     file7(buf, RP_WANT_RESUME, RP_UPDATE_CHECKSUM));
+	save("have_none", buf, have(buf, RP_HAVE_NONE));
+	save("have_uptodate", buf, have(buf, RP_HAVE_UPTODATE));
+	save("have_partial", buf, have(buf, RP_HAVE_PARTIAL));
+	save("from", buf, from(buf, 1 << 20));
+	save("reconnect", buf, reconnect(buf, 1));
+	save("reconnect_qps8", buf, reconnect(buf, RP_QPS_MAX));
 }
 
 /* Payloads alone, for the decoders run on the raw input. */
@@ -237,6 +303,12 @@ static void raw(void)
 	save("raw_result", buf + HDR, n - HDR);
 	n = result(buf, RP_MSG_FACK, RP_ST_IO, 5);
 	save("raw_fack", buf + HDR, n - HDR);
+	n = have(buf, RP_HAVE_PARTIAL);
+	save("raw_have", buf + HDR, n - HDR);
+	n = from(buf, 0);
+	save("raw_from", buf + HDR, n - HDR);
+	n = reconnect(buf, 3);
+	save("raw_reconnect", buf + HDR, n - HDR);
 }
 
 /* Broken headers and HELLO/MR/ACK: one thing wrong each. */
@@ -346,6 +418,65 @@ static void broken_file(void)
 	save("bad_file_path_long", buf, n);
 	n = file(buf, RP_FILE_REG, 100, 5);
 	save("bad_file_truncated", buf, n - 1);
+	/* Version 7: the 18 bytes after the path (here, 3 bytes of it). */
+	n = file7(buf, RP_WANT_RESUME, 0);
+	buf[HDR + 33] = 2;
+	save("bad_file_want", buf, n);
+	n = file7(buf, 0, RP_UPDATE_MTIME);
+	buf[HDR + 34] = RP_UPDATE_MAX;
+	save("bad_file_update", buf, n);
+	n = file7(buf, RP_WANT_RESUME, 0);
+	buf[HDR + 35] = 1;
+	save("bad_file_csum", buf, n);
+	n = file(buf, RP_FILE_DIR, 0, 5);
+	buf[HDR + 35] = RP_WANT_RESUME;
+	save("bad_file_dir_want", buf, n);
+}
+
+/* Broken HAVE, FROM and RECONNECT (version 7). */
+static void broken_v7(void)
+{
+	uint8_t buf[RP_PROTO_MAX_MSG + 1];
+	int n;
+
+	n = have(buf, RP_HAVE_NONE);
+	buf[HDR + 4] = RP_HAVE_MAX;
+	save("bad_have_verdict", buf, n);
+	n = have(buf, RP_HAVE_NONE);
+	buf[HDR + 6] = 1;
+	save("bad_have_reserved", buf, n);
+	n = have(buf, RP_HAVE_UPTODATE);
+	buf[HDR + 15] = 1;
+	save("bad_have_bytes", buf, n);
+	n = have(buf, RP_HAVE_PARTIAL);
+	put_be(buf + HDR + 8, 8, 0);
+	save("bad_have_partial0", buf, n);
+	n = have(buf, RP_HAVE_PARTIAL);
+	save("bad_have_truncated", buf, n - 1);
+	n = from(buf, 0);
+	buf[HDR + 7] = 1;
+	save("bad_from_reserved", buf, n);
+	n = reconnect(buf, 1);
+	put_be(buf + HDR, 4, 0);
+	save("bad_reconnect_attempt0", buf, n);
+	n = reconnect(buf, 1);
+	buf[HDR + 4] = 0;
+	save("bad_reconnect_qps0", buf, n);
+	n = reconnect(buf, RP_QPS_MAX);
+	buf[HDR + 4] = RP_QPS_MAX + 1;
+	save("bad_reconnect_qps9", buf, n);
+	n = reconnect(buf, 2);
+	buf[HDR + 4] = 3;
+	save("bad_reconnect_qps_len", buf, n);
+	n = reconnect(buf, 2);
+	put_be(buf + HDR + 24, 4, 0);
+	save("bad_reconnect_qpn0", buf, n);
+	n = reconnect(buf, 1);
+	put_be(buf + HDR + 20, 4, 1 << 24);
+	save("bad_reconnect_psn", buf, n);
+	n = reconnect(buf, 1);
+	buf[HDR + 5] = 1;
+	save("bad_reconnect_reserved", buf, n);
 }
 
 int main(int argc, char **argv)
@@ -359,5 +490,6 @@ int main(int argc, char **argv)
 	raw();
 	broken();
 	broken_file();
+	broken_v7();
 	return failed;
 }

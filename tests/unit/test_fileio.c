@@ -26,6 +26,7 @@
 #include "rdmapush/csum.h"
 #include "rdmapush/err.h"
 #include "rdmapush/fileio.h"
+#include "rdmapush/partial.h"
 
 /* Bytes written by the tests: filled in main. */
 static uint8_t pattern[5000];
@@ -1741,6 +1742,95 @@ static void test_src_direct_refused(void **state)
 	rp_fileio_src_close(&s);
 }
 
+/* ---- partials kept for --resume ------------------------------------ */
+
+/* A receive of 3 chunks of 4 KiB, stopped with 2 verified: the partial
+ * and its journal are kept under the reserved names, found again, and
+ * the prefix hashes to what the chunks' digests fold to. */
+static void test_partial_keep_find(void **state)
+{
+	struct fixture *fx = *state;
+	struct rp_journal j = { .path = "sub/data.bin", .size = 3 * 4096,
+				.mtime_sec = 1600000000, .mtime_nsec = 7,
+				.mode = 0640, .chunk = 4096,
+				.verified = 2 * 4096 };
+	struct rp_journal got;
+	uint8_t want[RP_CSUM_LEN], have[RP_CSUM_LEN], d[RP_CSUM_LEN];
+	struct rp_csum *fold;
+	struct rp_dst dst;
+	char only[300];
+	int fd;
+
+	assert_int_equal(rp_csum_new(&fold), 0);
+	for (int i = 0; i < 2; i++) {
+		rp_csum_chunk(chunk + 4096 * i, 4096, d);
+		rp_csum_fold(fold, d);
+	}
+	rp_csum_final(fold, want);
+	memcpy(j.digest, want, RP_CSUM_LEN);
+	memset(j.key_id, 0xab, sizeof(j.key_id));
+	assert_int_equal(rp_fileio_dst_open(&dst, fx->dirfd, "data.bin",
+					    3 * 4096, false), 0);
+	assert_int_equal(rp_fileio_dst_write(&dst, chunk, 2 * 4096, 0), 0);
+	assert_int_equal(rp_partial_keep(fx->dirfd, "data.bin", dst.tmpname,
+					 dst.fd, &j), 0);
+	dst.tmpname[0] = '\0';
+	rp_fileio_dst_abort(&dst);
+	/* Two hidden files, both reserved names; no temp left. */
+	assert_int_equal(count_entries(fx->dirfd, only, sizeof(only)), 2);
+	assert_true(faccessat(fx->dirfd, ".data.bin.rdmapush-partial", F_OK,
+			      AT_SYMLINK_NOFOLLOW) == 0);
+	assert_true(rp_partial_is_name(".data.bin.rdmapush-journal", 26));
+	assert_int_equal(rp_fileio_check_name(".data.bin.rdmapush-partial",
+					      26, NULL), RP_EBADNAME);
+	assert_int_equal(rp_partial_find(fx->dirfd, "data.bin", &got, &fd), 1);
+	assert_memory_equal(&got, &j, sizeof(got));
+	assert_int_equal(rp_partial_prefix(fd, got.verified, got.chunk, NULL,
+					   have), 0);
+	assert_memory_equal(have, want, RP_CSUM_LEN);
+	close(fd);
+	rp_csum_free(fold);
+	rp_partial_drop(fx->dirfd, "data.bin");
+	assert_int_equal(count_entries(fx->dirfd, only, sizeof(only)), 0);
+	assert_int_equal(rp_partial_find(fx->dirfd, "data.bin", &got, &fd), 0);
+}
+
+/* A torn journal, or a partial shorter than its journal says, is never
+ * believed: both are removed and nothing is found. */
+static void test_partial_damaged(void **state)
+{
+	struct fixture *fx = *state;
+	struct rp_journal j = { .path = "x", .size = 8192, .chunk = 4096,
+				.verified = 8192 };
+	struct rp_journal got;
+	char only[300];
+	int fd = openat(fx->dirfd, ".x.tmp", O_RDWR | O_CREAT, 0600);
+
+	assert_true(fd >= 0);
+	assert_int_equal(pwrite(fd, chunk, 4096, 0), 4096);
+	/* Says 8 KiB verified; holds 4 KiB. */
+	assert_int_equal(rp_partial_keep(fx->dirfd, "x", ".x.tmp", fd, &j), 0);
+	close(fd);
+	assert_int_equal(rp_partial_find(fx->dirfd, "x", &got, &fd), 0);
+	assert_int_equal(count_entries(fx->dirfd, only, sizeof(only)), 0);
+	/* A journal with one byte changed. */
+	fd = openat(fx->dirfd, ".x.tmp", O_RDWR | O_CREAT, 0600);
+	assert_int_equal(pwrite(fd, chunk, 8192, 0), 8192);
+	assert_int_equal(rp_partial_keep(fx->dirfd, "x", ".x.tmp", fd, &j), 0);
+	close(fd);
+	fd = openat(fx->dirfd, ".x.rdmapush-journal", O_RDWR);
+	assert_int_equal(pwrite(fd, "\xff", 1, 9), 1);
+	close(fd);
+	assert_int_equal(rp_partial_find(fx->dirfd, "x", &got, &fd), 0);
+	assert_int_equal(count_entries(fx->dirfd, only, sizeof(only)), 0);
+	/* A name too long for its partial keeps none. */
+	memset(only, 'n', 250);
+	only[250] = '\0';
+	assert_int_equal(rp_partial_name(only, false, j.path), RP_EBADNAME);
+	assert_true(rp_partial_expired(10, 0));
+	assert_false(rp_partial_expired(10, 60));
+}
+
 /* Each destination test by name, once per temp-file path where both apply. */
 #define FX(t, fx, tag) { #t "/" tag, t, fx_setup, fx_teardown, &fx }
 #define ANON(t) FX(t, anon_fx, "tmpfile")
@@ -1754,6 +1844,8 @@ int main(void)
 		cmocka_unit_test(test_reserved_pattern),
 		cmocka_unit_test(test_check_path),
 		BOTH(test_clean_stale),
+		BOTH(test_partial_keep_find),
+		ANON(test_partial_damaged),
 		BOTH(test_clean_stale_tree),
 		BOTH(test_refused_path_quoted),
 		cmocka_unit_test(test_dir_times_once),

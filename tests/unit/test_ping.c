@@ -565,7 +565,7 @@ static void check_old_err(int fd, uint8_t version)
 						h.length, RP_MSG_ERR, &res,
 						NULL), 0);
 	assert_int_equal(res.status, RP_ST_VERSION);
-	assert_non_null(strstr(res.text, "version 6 needed"));
+	assert_non_null(strstr(res.text, "version 7 needed"));
 }
 
 /* A ping's HELLO at version 5, into buf: its length. */

@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -18,6 +19,7 @@
 #include "rdmapush/err.h"
 #include "rdmapush/proto.h"
 #include "rdmapush/proto_msgs.h"
+#include "rdmapush/trace.h"
 
 #define HDR	RP_PROTO_HDR_LEN
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
@@ -56,6 +58,10 @@
 #define OFF_F_PATHLEN	28
 #define OFF_F_PATH	30
 #define FILE_FIXED	30
+#define FILE_TAIL	18	/* v7: after the path, at +n from its end */
+#define OFF_FT_WANT	0
+#define OFF_FT_UPDATE	1
+#define OFF_FT_CSUM	2
 #define OFF_FE_BYTES	4
 #define OFF_FE_CSUM	12
 #define FEND_PLEN	28
@@ -66,6 +72,21 @@
 #define OFF_R_TEXT	12
 #define FACK_ID_LEN	4	/* FACK: a u32 id, then the ACK layout */
 #define SYNC_PLEN	20
+#define OFF_HV_VERDICT	4	/* v7: HAVE */
+#define OFF_HV_RSVD	5
+#define OFF_HV_RSVD16	6
+#define OFF_HV_BYTES	8
+#define OFF_HV_CSUM	16
+#define HAVE_PLEN	32
+#define OFF_FR_RSVD	4	/* v7: FROM */
+#define OFF_FR_OFFSET	8
+#define FROM_PLEN	16
+#define OFF_RC_QPS	4	/* v7: RECONNECT */
+#define OFF_RC_RSVD	5
+#define OFF_RC_RSVD16	6
+#define OFF_RC_NEXT	8
+#define OFF_RC_QP	16
+#define RC_FIXED	16
 
 /* Big-endian store of the low 'width' bytes of v, to forge bad fields. */
 static void be_put(uint8_t *p, size_t width, uint64_t v)
@@ -222,6 +243,46 @@ static void sample_result(struct rp_result *m)
 	memcpy(m->text, "volume full", 11);
 }
 
+/* A regular file asking to resume and to compare digests (version 7). */
+static void sample_file7(struct rp_file *m)
+{
+	size_t i;
+
+	sample_file(m, RP_FILE_REG);
+	m->want = RP_WANT_RESUME;
+	m->update = RP_UPDATE_CHECKSUM;
+	for (i = 0; i < RP_CSUM_LEN; i++)
+		m->csum[i] = (uint8_t)(0x30 + i);
+}
+
+/* A partial HAVE (version 7). */
+static void sample_have(struct rp_have *m)
+{
+	size_t i;
+
+	memset(m, 0, sizeof(*m));
+	m->id = 0x01020304;
+	m->verdict = RP_HAVE_PARTIAL;
+	m->bytes = 3ull << 20;
+	for (i = 0; i < RP_CSUM_LEN; i++)
+		m->csum[i] = (uint8_t)(0xe0 + i);
+}
+
+/* A RECONNECT with qps fresh QPs, distinct and in range (version 7). */
+static void sample_reconnect(struct rp_reconnect *m, unsigned int qps)
+{
+	unsigned int i;
+
+	memset(m, 0, sizeof(*m));
+	m->attempt = 1;
+	m->qps = (uint8_t)qps;
+	m->next_chunk = 0x0102030405060708ull;
+	for (i = 0; i < qps; i++) {
+		m->qp[i].qpn = 0x000200 + 0x10101 * i;
+		m->qp[i].psn = 0xffffe0 - 0x20202 * i;
+	}
+}
+
 static void assert_qp_equal(const struct rp_qp_addr *a,
 			    const struct rp_qp_addr *b)
 {
@@ -242,6 +303,9 @@ static void assert_file_equal(const struct rp_file *a, const struct rp_file *b)
 	assert_int_equal(a->mtime_nsec, b->mtime_nsec);
 	assert_int_equal(a->path_len, b->path_len);
 	assert_memory_equal(a->path, b->path, a->path_len);
+	assert_int_equal(a->want, b->want);
+	assert_int_equal(a->update, b->update);
+	assert_memory_equal(a->csum, b->csum, RP_CSUM_LEN);
 }
 
 /* Parse the header of a packed message and check its type and length. */
@@ -508,7 +572,7 @@ static void check_file_roundtrip(const struct rp_file *in)
 	int n;
 
 	n = pack_file(buf, in);
-	assert_int_equal(n, HDR + FILE_FIXED + in->path_len);
+	assert_int_equal(n, HDR + FILE_FIXED + in->path_len + FILE_TAIL);
 	assert_hdr(buf, n, RP_MSG_FILE);
 	memset(&out, 0x5a, sizeof(out));
 	assert_int_equal(unpack_file(buf, n, &out, &why), 0);
@@ -769,7 +833,7 @@ static void test_pack_result_bad_type(void **state)
  */
 static const uint8_t golden_hello[] = {
 	0x52, 0x44, 0x50, 0x55,		/* magic "RDPU" */
-	0x06,				/* version */
+	0x07,				/* version */
 	0x01,				/* type HELLO */
 	0x00, 0x00,			/* reserved */
 	0x00, 0x00, 0x00, 0x30,		/* length 48 */
@@ -788,7 +852,7 @@ static const uint8_t golden_hello[] = {
 
 /* The same HELLO with qps 3: two QPs more, at the edges of the range. */
 static const uint8_t golden_hello3[] = {
-	0x52, 0x44, 0x50, 0x55, 0x06, 0x01, 0x00, 0x00,
+	0x52, 0x44, 0x50, 0x55, 0x07, 0x01, 0x00, 0x00,
 	0x00, 0x00, 0x00, 0x40,		/* length 64 */
 	0x00, 0xab, 0xcd, 0xef,		/* QP 0: qpn */
 	0x00, 0x12, 0x34, 0x56,		/* psn */
@@ -871,7 +935,7 @@ static void test_golden_hello(void **state)
 }
 
 static const uint8_t golden_mr[] = {
-	0x52, 0x44, 0x50, 0x55, 0x06,
+	0x52, 0x44, 0x50, 0x55, 0x07,
 	0x02,				/* type MR */
 	0x00, 0x00,
 	0x00, 0x00, 0x00, 0x38,		/* length 56 */
@@ -891,7 +955,7 @@ static const uint8_t golden_mr[] = {
 
 /* The same MR with qps 3: its length says so. */
 static const uint8_t golden_mr3[] = {
-	0x52, 0x44, 0x50, 0x55, 0x06, 0x02, 0x00, 0x00,
+	0x52, 0x44, 0x50, 0x55, 0x07, 0x02, 0x00, 0x00,
 	0x00, 0x00, 0x00, 0x48,		/* length 72 */
 	0x00, 0x00, 0x00, 0x11, 0x00, 0x00, 0xab, 0xcd,	/* QP 0 */
 	0x00, 0x07, 0x04, 0x00,
@@ -964,10 +1028,10 @@ static void test_golden_mr(void **state)
 }
 
 static const uint8_t golden_file[] = {
-	0x52, 0x44, 0x50, 0x55, 0x06,
+	0x52, 0x44, 0x50, 0x55, 0x07,
 	0x08,				/* type FILE */
 	0x00, 0x00,
-	0x00, 0x00, 0x00, 0x23,		/* length 35 */
+	0x00, 0x00, 0x00, 0x35,		/* length 53 */
 	0x00, 0x00, 0x00, 0x07,		/* id */
 	0x01,				/* kind: regular */
 	0x00,				/* reserved */
@@ -977,6 +1041,26 @@ static const uint8_t golden_file[] = {
 	0x3b, 0x9a, 0xc9, 0xff,		/* mtime_nsec 999999999 */
 	0x00, 0x05,			/* path_len */
 	'd', '/', 'a', '.', 'b',	/* path */
+	0x00,				/* want: none */
+	0x00,				/* update: none */
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,	/* csum: zero */
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+};
+
+/* The same FILE asking to resume, or to be sent only if its digest
+ * differs (version 7). */
+static const uint8_t golden_file7[] = {
+	0x52, 0x44, 0x50, 0x55, 0x07, 0x08, 0x00, 0x00,
+	0x00, 0x00, 0x00, 0x35,		/* length 53 */
+	0x00, 0x00, 0x00, 0x07, 0x01, 0x00, 0x01, 0xa4,
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x10, 0x00,
+	0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+	0x3b, 0x9a, 0xc9, 0xff, 0x00, 0x05,
+	'd', '/', 'a', '.', 'b',
+	0x01,				/* want: resume */
+	0x04,				/* update: checksum */
+	0xc0, 0xc1, 0xc2, 0xc3, 0xc4, 0xc5, 0xc6, 0xc7,	/* csum */
+	0xc8, 0xc9, 0xca, 0xcb, 0xcc, 0xcd, 0xce, 0xcf,
 };
 
 static void test_golden_file(void **state)
@@ -1001,10 +1085,135 @@ static void test_golden_file(void **state)
 				     NULL), 0);
 	assert_file_equal(&out, &m);
 	assert_string_equal(out.path, "d/a.b");
+
+	m.want = RP_WANT_RESUME;
+	m.update = RP_UPDATE_CHECKSUM;
+	for (size_t i = 0; i < RP_CSUM_LEN; i++)
+		m.csum[i] = (uint8_t)(0xc0 + i);
+	assert_int_equal(pack_file(buf, &m), sizeof(golden_file7));
+	assert_memory_equal(buf, golden_file7, sizeof(golden_file7));
+	memset(&out, 0x5a, sizeof(out));
+	assert_int_equal(unpack_file(golden_file7, sizeof(golden_file7), &out,
+				     NULL), 0);
+	assert_file_equal(&out, &m);
+	assert_string_equal(out.path, "d/a.b");
+}
+
+/* Version 7: HAVE, FROM and RECONNECT. */
+static const uint8_t golden_have[] = {
+	0x52, 0x44, 0x50, 0x55, 0x07,
+	0x0b,				/* type HAVE */
+	0x00, 0x00,
+	0x00, 0x00, 0x00, 0x20,		/* length 32 */
+	0x00, 0x00, 0x01, 0x02,		/* id 258 */
+	0x02,				/* verdict: partial */
+	0x00, 0x00, 0x00,		/* reserved */
+	0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00,	/* bytes 4 GiB */
+	0xd0, 0xd1, 0xd2, 0xd3, 0xd4, 0xd5, 0xd6, 0xd7,	/* csum */
+	0xd8, 0xd9, 0xda, 0xdb, 0xdc, 0xdd, 0xde, 0xdf,
+};
+
+static const uint8_t golden_from[] = {
+	0x52, 0x44, 0x50, 0x55, 0x07,
+	0x0c,				/* type FROM */
+	0x00, 0x00,
+	0x00, 0x00, 0x00, 0x10,		/* length 16 */
+	0x00, 0x00, 0x01, 0x02,		/* id 258 */
+	0x00, 0x00, 0x00, 0x00,		/* reserved */
+	0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00,	/* offset 4 GiB */
+};
+
+static const uint8_t golden_reconnect[] = {
+	0x52, 0x44, 0x50, 0x55, 0x07,
+	0x0d,				/* type RECONNECT */
+	0x00, 0x00,
+	0x00, 0x00, 0x00, 0x28,		/* length 40 */
+	0x00, 0x00, 0x00, 0x02,		/* attempt 2 */
+	0x03,				/* qps 3 */
+	0x00, 0x00, 0x00,		/* reserved */
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x23, 0x45,	/* next_chunk */
+	0x00, 0x00, 0x00, 0x21,		/* QP 0: qpn */
+	0x00, 0xab, 0xcd, 0xef,		/* psn */
+	0x00, 0xff, 0xff, 0xff,		/* QP 1: qpn 2^24 - 1 */
+	0x00, 0x00, 0x00, 0x00,		/* psn 0 */
+	0x00, 0x00, 0x00, 0x01,		/* QP 2: qpn 1 */
+	0x00, 0xff, 0xff, 0xff,		/* psn 2^24 - 1 */
+};
+
+static void golden_have_msg(struct rp_have *m)
+{
+	memset(m, 0, sizeof(*m));
+	m->id = 258;
+	m->verdict = RP_HAVE_PARTIAL;
+	m->bytes = 1ull << 32;
+	for (size_t i = 0; i < RP_CSUM_LEN; i++)
+		m->csum[i] = (uint8_t)(0xd0 + i);
+}
+
+static void golden_reconnect_msg(struct rp_reconnect *m)
+{
+	memset(m, 0, sizeof(*m));
+	m->attempt = 2;
+	m->qps = 3;
+	m->next_chunk = 0x12345;
+	m->qp[0].qpn = 0x21;
+	m->qp[0].psn = 0xabcdef;
+	m->qp[1].qpn = 0xffffff;
+	m->qp[1].psn = 0;
+	m->qp[2].qpn = 1;
+	m->qp[2].psn = 0xffffff;
+}
+
+static void test_golden_v7(void **state)
+{
+	uint8_t buf[RP_PROTO_MAX_MSG];
+	struct rp_have h, ho;
+	struct rp_from f = { .id = 258, .offset = 1ull << 32 }, fo;
+	struct rp_reconnect r, ro;
+
+	(void)state;
+	golden_have_msg(&h);
+	assert_int_equal(rp_proto_pack_have(buf, sizeof(buf), &h),
+			 sizeof(golden_have));
+	assert_memory_equal(buf, golden_have, sizeof(golden_have));
+	memset(&ho, 0x5a, sizeof(ho));
+	assert_int_equal(rp_proto_unpack_have(golden_have + HDR,
+					      sizeof(golden_have) - HDR, &ho,
+					      NULL), 0);
+	assert_int_equal(ho.id, 258);
+	assert_int_equal(ho.verdict, RP_HAVE_PARTIAL);
+	assert_true(ho.bytes == 1ull << 32);
+	assert_memory_equal(ho.csum, h.csum, RP_CSUM_LEN);
+
+	assert_int_equal(rp_proto_pack_from(buf, sizeof(buf), &f),
+			 sizeof(golden_from));
+	assert_memory_equal(buf, golden_from, sizeof(golden_from));
+	memset(&fo, 0x5a, sizeof(fo));
+	assert_int_equal(rp_proto_unpack_from(golden_from + HDR,
+					      sizeof(golden_from) - HDR, &fo,
+					      NULL), 0);
+	assert_int_equal(fo.id, 258);
+	assert_true(fo.offset == 1ull << 32);
+
+	golden_reconnect_msg(&r);
+	assert_int_equal(rp_proto_pack_reconnect(buf, sizeof(buf), &r),
+			 sizeof(golden_reconnect));
+	assert_memory_equal(buf, golden_reconnect, sizeof(golden_reconnect));
+	memset(&ro, 0x5a, sizeof(ro));
+	assert_int_equal(rp_proto_unpack_reconnect(golden_reconnect + HDR,
+						   sizeof(golden_reconnect) -
+						   HDR, &ro, NULL), 0);
+	assert_int_equal(ro.attempt, 2);
+	assert_int_equal(ro.qps, 3);
+	assert_true(ro.next_chunk == 0x12345);
+	for (unsigned int i = 0; i < RP_QPS_MAX; i++) {
+		assert_int_equal(ro.qp[i].qpn, i < 3 ? r.qp[i].qpn : 0);
+		assert_int_equal(ro.qp[i].psn, i < 3 ? r.qp[i].psn : 0);
+	}
 }
 
 static const uint8_t golden_err[] = {
-	0x52, 0x44, 0x50, 0x55, 0x06,
+	0x52, 0x44, 0x50, 0x55, 0x07,
 	0x05,				/* type ERR */
 	0x00, 0x00,
 	0x00, 0x00, 0x00, 0x0e,		/* length 14 */
@@ -1015,7 +1224,7 @@ static const uint8_t golden_err[] = {
 };
 
 static const uint8_t golden_fack[] = {
-	0x52, 0x44, 0x50, 0x55, 0x06,
+	0x52, 0x44, 0x50, 0x55, 0x07,
 	0x0a,				/* type FACK */
 	0x00, 0x00,
 	0x00, 0x00, 0x00, 0x12,		/* length 18 */
@@ -1116,7 +1325,7 @@ static void test_layout_offsets(void **state)
 
 	sample_file(&f, RP_FILE_REG);
 	f.mtime_sec = -2;
-	assert_int_equal(pack_file(buf, &f), HDR + FILE_FIXED + 5);
+	assert_int_equal(pack_file(buf, &f), HDR + FILE_FIXED + 5 + FILE_TAIL);
 	assert_int_equal(be_get(p + OFF_F_ID, 4), f.id);
 	assert_int_equal(p[OFF_F_KIND], RP_FILE_REG);
 	assert_int_equal(p[OFF_F_RSVD], 0);
@@ -1224,7 +1433,7 @@ static void test_file_bounds(void **state)
 		/* The decoder, from a valid FILE with one field forged. */
 		sample_file(&f, RP_FILE_REG);
 		n = pack_file(buf, &f);
-		assert_int_equal(n, HDR + FILE_FIXED + 5);
+		assert_int_equal(n, HDR + FILE_FIXED + 5 + FILE_TAIL);
 		be_put(buf + HDR + c->off, c->width, c->val);
 		why = NULL;
 		if (c->why) {
@@ -1280,7 +1489,7 @@ static void test_path_len_bounds(void **state)
 	sample_file(&f, RP_FILE_REG);
 	f.path_len = 1;
 	n = pack_file(buf, &f);
-	assert_int_equal(n, HDR + FILE_FIXED + 1);
+	assert_int_equal(n, HDR + FILE_FIXED + 1 + FILE_TAIL);
 	assert_int_equal(unpack_file(buf, n, &out, &why), 0);
 	assert_string_equal(out.path, "d");
 
@@ -1294,7 +1503,7 @@ static void test_path_len_bounds(void **state)
 	/* RP_PATH_MAX + 1 on the wire: the longest message, relabelled. */
 	longest_path(&f);
 	n = pack_file(buf, &f);
-	assert_int_equal(n, HDR + FILE_FIXED + RP_PATH_MAX);
+	assert_int_equal(n, HDR + FILE_FIXED + RP_PATH_MAX + FILE_TAIL);
 	buf[n] = 'd';
 	be_put(buf + HDR + OFF_F_PATHLEN, 2, RP_PATH_MAX + 1);
 	why = NULL;
@@ -1353,7 +1562,7 @@ static void test_path_embedded_nul(void **state)
 	f.path_len = 3;
 	memcpy(f.path, "a\0b", 3);
 	n = pack_file(buf, &f);
-	assert_int_equal(n, HDR + FILE_FIXED + 3);
+	assert_int_equal(n, HDR + FILE_FIXED + 3 + FILE_TAIL);
 	assert_memory_equal(buf + HDR + OFF_F_PATH, "a\0b", 3);
 	assert_int_equal(unpack_file(buf, n, &out, NULL), 0);
 	/* path_len, not strlen, says how long the path is */
@@ -1979,6 +2188,482 @@ static void test_status_bounds(void **state)
 					      &r), RP_EPROTO);
 }
 
+/* ---- version 7: FILE's tail, HAVE, FROM, RECONNECT --------------------- */
+
+/* Every field at its offset. */
+static void test_layout_v7(void **state)
+{
+	static uint8_t buf[RP_PROTO_MAX_MSG];
+	const uint8_t *p = buf + HDR;
+	const uint8_t *t = p + FILE_FIXED + 5;
+	static struct rp_file f;
+	struct rp_have h;
+	struct rp_from fr = { .id = 0x0a0b0c0d, .offset = UINT64_MAX };
+	struct rp_reconnect r;
+	unsigned int i;
+
+	(void)state;
+	sample_file7(&f);
+	assert_int_equal(pack_file(buf, &f), HDR + FILE_FIXED + 5 + FILE_TAIL);
+	assert_memory_equal(p + OFF_F_PATH, "dir/f", 5);
+	assert_int_equal(t[OFF_FT_WANT], RP_WANT_RESUME);
+	assert_int_equal(t[OFF_FT_UPDATE], RP_UPDATE_CHECKSUM);
+	assert_memory_equal(t + OFF_FT_CSUM, f.csum, RP_CSUM_LEN);
+
+	sample_have(&h);
+	assert_int_equal(rp_proto_pack_have(buf, sizeof(buf), &h),
+			 HDR + HAVE_PLEN);
+	assert_int_equal(be_get(p, 4), h.id);
+	assert_int_equal(p[OFF_HV_VERDICT], RP_HAVE_PARTIAL);
+	assert_int_equal(p[OFF_HV_RSVD], 0);
+	assert_int_equal(be_get(p + OFF_HV_RSVD16, 2), 0);
+	assert_true(be_get(p + OFF_HV_BYTES, 8) == h.bytes);
+	assert_memory_equal(p + OFF_HV_CSUM, h.csum, RP_CSUM_LEN);
+
+	assert_int_equal(rp_proto_pack_from(buf, sizeof(buf), &fr),
+			 HDR + FROM_PLEN);
+	assert_int_equal(be_get(p, 4), fr.id);
+	assert_int_equal(be_get(p + OFF_FR_RSVD, 4), 0);
+	assert_true(be_get(p + OFF_FR_OFFSET, 8) == UINT64_MAX);
+
+	sample_reconnect(&r, RP_QPS_MAX);
+	assert_int_equal(rp_proto_pack_reconnect(buf, sizeof(buf), &r),
+			 HDR + RC_FIXED + RP_QPS_MAX * MORE_LEN);
+	assert_int_equal(be_get(p, 4), r.attempt);
+	assert_int_equal(p[OFF_RC_QPS], RP_QPS_MAX);
+	assert_int_equal(p[OFF_RC_RSVD], 0);
+	assert_int_equal(be_get(p + OFF_RC_RSVD16, 2), 0);
+	assert_true(be_get(p + OFF_RC_NEXT, 8) == r.next_chunk);
+	for (i = 0; i < RP_QPS_MAX; i++) {
+		const uint8_t *q = p + OFF_RC_QP + i * MORE_LEN;
+
+		assert_int_equal(be_get(q + OFF_MORE_QPN, 4), r.qp[i].qpn);
+		assert_int_equal(be_get(q + OFF_MORE_PSN, 4), r.qp[i].psn);
+	}
+}
+
+/* FILE's want, update and csum, on a regular file or a directory. */
+struct file7_case {
+	uint8_t kind;
+	uint8_t want;
+	uint8_t update;
+	uint8_t csum_last;	/* csum[15]; the rest stays zero */
+	const char *why;	/* NULL: accepted */
+};
+
+static const struct file7_case file7_cases[] = {
+	{ RP_FILE_REG, RP_WANT_RESUME, RP_UPDATE_NONE, 0, NULL },
+	{ RP_FILE_REG, 0, RP_UPDATE_EXISTS, 0, NULL },
+	{ RP_FILE_REG, 0, RP_UPDATE_SIZE, 0, NULL },
+	{ RP_FILE_REG, RP_WANT_RESUME, RP_UPDATE_MTIME, 0, NULL },
+	{ RP_FILE_REG, 0, RP_UPDATE_CHECKSUM, 0x55, NULL },
+	/* A digest may be all zero: unlikely, but not malformed. */
+	{ RP_FILE_REG, 0, RP_UPDATE_CHECKSUM, 0, NULL },
+	{ RP_FILE_REG, 0x02, 0, 0, "unknown want bits" },
+	{ RP_FILE_REG, 0x80, 0, 0, "unknown want bits" },
+	{ RP_FILE_REG, 0xff, 0, 0, "unknown want bits" },
+	{ RP_FILE_REG, 0, 5, 0, "unknown update level" },
+	{ RP_FILE_REG, 0, 0xff, 0, "unknown update level" },
+	{ RP_FILE_REG, 0, RP_UPDATE_NONE, 1,
+	  "checksum without update checksum" },
+	{ RP_FILE_REG, RP_WANT_RESUME, 0, 1,
+	  "checksum without update checksum" },
+	{ RP_FILE_REG, 0, RP_UPDATE_EXISTS, 1,
+	  "checksum without update checksum" },
+	{ RP_FILE_REG, 0, RP_UPDATE_SIZE, 0x80,
+	  "checksum without update checksum" },
+	{ RP_FILE_REG, 0, RP_UPDATE_MTIME, 0xff,
+	  "checksum without update checksum" },
+	{ RP_FILE_DIR, RP_WANT_RESUME, 0, 0, "directory with want or update" },
+	{ RP_FILE_DIR, 0, RP_UPDATE_EXISTS, 0,
+	  "directory with want or update" },
+	{ RP_FILE_DIR, 0, RP_UPDATE_CHECKSUM, 1,
+	  "directory with want or update" },
+	{ RP_FILE_DIR, 0, 0, 1, "checksum without update checksum" },
+};
+
+static void test_file_v7_bounds(void **state)
+{
+	static uint8_t buf[RP_PROTO_MAX_MSG];
+	static struct rp_file f, out, before;
+	const struct file7_case *c;
+	const char *why;
+	uint8_t *t;
+	size_t i;
+	int n;
+
+	(void)state;
+	for (i = 0; i < ARRAY_SIZE(file7_cases); i++) {
+		c = &file7_cases[i];
+		/* The decoder, from a valid FILE with the tail forged. */
+		sample_file(&f, c->kind);
+		n = pack_file(buf, &f);
+		assert_int_equal(n, HDR + FILE_FIXED + f.path_len + FILE_TAIL);
+		t = buf + HDR + FILE_FIXED + f.path_len;
+		t[OFF_FT_WANT] = c->want;
+		t[OFF_FT_UPDATE] = c->update;
+		t[OFF_FT_CSUM + RP_CSUM_LEN - 1] = c->csum_last;
+		why = NULL;
+		memset(&out, 0xa5, sizeof(out));
+		before = out;
+		if (c->why) {
+			assert_int_equal(unpack_file(buf, n, &out, &why),
+					 RP_EPROTO);
+			assert_string_equal(why, c->why);
+			assert_memory_equal(&out, &before, sizeof(out));
+		} else {
+			assert_int_equal(unpack_file(buf, n, &out, &why), 0);
+			assert_int_equal(out.want, c->want);
+			assert_int_equal(out.update, c->update);
+			assert_int_equal(out.csum[RP_CSUM_LEN - 1],
+					 c->csum_last);
+		}
+		/* The encoder refuses exactly what the decoder refuses. */
+		f.want = c->want;
+		f.update = c->update;
+		f.csum[RP_CSUM_LEN - 1] = c->csum_last;
+		if (c->why) {
+			assert_int_equal(pack_file(buf, &f), RP_EPROTO);
+		} else {
+			assert_int_equal(pack_file(buf, &f), n);
+			assert_int_equal(unpack_file(buf, n, &out, NULL), 0);
+			assert_file_equal(&out, &f);
+		}
+	}
+	/* A csum byte other than the last counts too. */
+	sample_file(&f, RP_FILE_REG);
+	f.csum[0] = 1;
+	assert_int_equal(pack_file(buf, &f), RP_EPROTO);
+}
+
+/* The tail is not optional: a version 6 FILE is short by 18 bytes. */
+static void test_file_v6_refused(void **state)
+{
+	static uint8_t buf[RP_PROTO_MAX_MSG];
+	static struct rp_file f, out;
+	const char *why = NULL;
+	int n;
+
+	(void)state;
+	sample_file(&f, RP_FILE_REG);
+	n = pack_file(buf, &f);
+	assert_int_equal(unpack_file(buf, n - FILE_TAIL, &out, &why),
+			 RP_EPROTO);
+	assert_string_equal(why, "path longer than payload");
+	why = NULL;
+	assert_int_equal(unpack_file(buf, n - 1, &out, &why), RP_EPROTO);
+	assert_string_equal(why, "path longer than payload");
+}
+
+/* One HAVE, its fields set on the wire and in the struct. */
+struct have_case {
+	uint8_t verdict;
+	uint64_t bytes;
+	uint8_t csum_first;	/* csum[0]; the rest stays zero */
+	const char *why;	/* NULL: accepted */
+};
+
+static const struct have_case have_cases[] = {
+	{ RP_HAVE_NONE, 0, 0, NULL },
+	{ RP_HAVE_UPTODATE, 0, 0, NULL },
+	{ RP_HAVE_PARTIAL, 1, 0, NULL },
+	{ RP_HAVE_PARTIAL, UINT64_MAX, 0xff, NULL },
+	{ RP_HAVE_MAX, 0, 0, "unknown verdict" },
+	{ 0xff, 0, 0, "unknown verdict" },
+	{ RP_HAVE_NONE, 1, 0, "bytes or checksum without a partial" },
+	{ RP_HAVE_NONE, 0, 1, "bytes or checksum without a partial" },
+	{ RP_HAVE_UPTODATE, 1ull << 63, 0,
+	  "bytes or checksum without a partial" },
+	{ RP_HAVE_UPTODATE, 0, 0x80, "bytes or checksum without a partial" },
+	{ RP_HAVE_PARTIAL, 0, 0, "partial of zero bytes" },
+	{ RP_HAVE_PARTIAL, 0, 1, "partial of zero bytes" },
+};
+
+static void test_have_bounds(void **state)
+{
+	uint8_t buf[RP_PROTO_MAX_MSG];
+	const struct have_case *c;
+	struct rp_have h, out, before;
+	const char *why;
+	size_t i;
+	int n, k;
+
+	(void)state;
+	for (i = 0; i < ARRAY_SIZE(have_cases); i++) {
+		c = &have_cases[i];
+		memset(&h, 0, sizeof(h));
+		h.id = 5;
+		n = rp_proto_pack_have(buf, sizeof(buf), &h);
+		assert_int_equal(n, HDR + HAVE_PLEN);
+		buf[HDR + OFF_HV_VERDICT] = c->verdict;
+		be_put(buf + HDR + OFF_HV_BYTES, 8, c->bytes);
+		buf[HDR + OFF_HV_CSUM] = c->csum_first;
+		why = NULL;
+		memset(&out, 0xa5, sizeof(out));
+		before = out;
+		if (c->why) {
+			assert_int_equal(rp_proto_unpack_have(buf + HDR,
+							      HAVE_PLEN, &out,
+							      &why),
+					 RP_EPROTO);
+			assert_string_equal(why, c->why);
+			assert_memory_equal(&out, &before, sizeof(out));
+		} else {
+			assert_int_equal(rp_proto_unpack_have(buf + HDR,
+							      HAVE_PLEN, &out,
+							      &why), 0);
+			assert_int_equal(out.id, 5);
+			assert_int_equal(out.verdict, c->verdict);
+			assert_true(out.bytes == c->bytes);
+			assert_int_equal(out.csum[0], c->csum_first);
+		}
+		h.verdict = c->verdict;
+		h.bytes = c->bytes;
+		h.csum[0] = c->csum_first;
+		assert_int_equal(rp_proto_pack_have(buf, sizeof(buf), &h),
+				 c->why ? RP_EPROTO : n);
+	}
+	/* The reserved bytes, each bit. */
+	for (k = 0; k < 24; k++) {
+		memset(&h, 0, sizeof(h));
+		n = rp_proto_pack_have(buf, sizeof(buf), &h);
+		buf[HDR + OFF_HV_RSVD + k / 8] = (uint8_t)(1u << k % 8);
+		why = NULL;
+		assert_int_equal(rp_proto_unpack_have(buf + HDR, HAVE_PLEN,
+						      &out, &why), RP_EPROTO);
+		assert_string_equal(why, "reserved bytes not zero");
+	}
+}
+
+static void test_from(void **state)
+{
+	uint8_t buf[RP_PROTO_MAX_MSG];
+	struct rp_from f = { .id = UINT32_MAX, .offset = 0 }, out;
+	const char *why;
+	int n, k;
+
+	(void)state;
+	/* Any id and offset: which are right is the session's to say. */
+	n = rp_proto_pack_from(buf, sizeof(buf), &f);
+	assert_int_equal(n, HDR + FROM_PLEN);
+	assert_hdr(buf, n, RP_MSG_FROM);
+	assert_int_equal(rp_proto_unpack_from(buf + HDR, FROM_PLEN, &out,
+					      NULL), 0);
+	assert_int_equal(out.id, UINT32_MAX);
+	assert_true(out.offset == 0);
+	for (k = 0; k < 32; k++) {
+		n = rp_proto_pack_from(buf, sizeof(buf), &f);
+		buf[HDR + OFF_FR_RSVD + k / 8] = (uint8_t)(1u << k % 8);
+		why = NULL;
+		assert_int_equal(rp_proto_unpack_from(buf + HDR, FROM_PLEN,
+						      &out, &why), RP_EPROTO);
+		assert_string_equal(why, "reserved bytes not zero");
+	}
+}
+
+static int unpack_reconnect(const uint8_t *buf, size_t n,
+			    struct rp_reconnect *m, const char **why)
+{
+	return rp_proto_unpack_reconnect(buf + HDR, n - HDR, m, why);
+}
+
+/* Pack r, forge one thing, and see it refused for why. */
+static void assert_reconnect_refused(const uint8_t *buf, size_t n,
+				     const char *want)
+{
+	static struct rp_reconnect out, before;
+	const char *why = NULL;
+
+	memset(&out, 0xa5, sizeof(out));
+	before = out;
+	assert_int_equal(unpack_reconnect(buf, n, &out, &why), RP_EPROTO);
+	assert_string_equal(why, want);
+	assert_memory_equal(&out, &before, sizeof(out));
+}
+
+static void test_reconnect_bounds(void **state)
+{
+	static uint8_t buf[RP_PROTO_MAX_MSG + 64];
+	struct rp_reconnect r, out;
+	unsigned int qps, i;
+	size_t n;
+	int k;
+
+	(void)state;
+	/* Every qps round-trips, with the edges of QPN and PSN. */
+	for (qps = 1; qps <= RP_QPS_MAX; qps++) {
+		sample_reconnect(&r, qps);
+		r.attempt = qps == 1 ? UINT32_MAX : qps;
+		r.qp[qps - 1].qpn = qps % 2 ? 1 : 0xffffff;
+		r.qp[qps - 1].psn = qps % 2 ? 0xffffff : 0;
+		r.next_chunk = qps == 2 ? UINT64_MAX : 0;
+		n = (size_t)rp_proto_pack_reconnect(buf, sizeof(buf), &r);
+		assert_int_equal(n, HDR + RC_FIXED + qps * MORE_LEN);
+		assert_hdr(buf, (int)n, RP_MSG_RECONNECT);
+		memset(&out, 0x5a, sizeof(out));
+		assert_int_equal(unpack_reconnect(buf, n, &out, NULL), 0);
+		assert_int_equal(out.attempt, r.attempt);
+		assert_int_equal(out.qps, qps);
+		assert_true(out.next_chunk == r.next_chunk);
+		for (i = 0; i < RP_QPS_MAX; i++) {
+			assert_int_equal(out.qp[i].qpn,
+					 i < qps ? r.qp[i].qpn : 0);
+			assert_int_equal(out.qp[i].psn,
+					 i < qps ? r.qp[i].psn : 0);
+		}
+	}
+
+	/* attempt 0 */
+	sample_reconnect(&r, 2);
+	n = (size_t)rp_proto_pack_reconnect(buf, sizeof(buf), &r);
+	be_put(buf + HDR, 4, 0);
+	assert_reconnect_refused(buf, n, "attempt 0");
+	r.attempt = 0;
+	assert_int_equal(rp_proto_pack_reconnect(buf, sizeof(buf), &r),
+			 RP_EPROTO);
+
+	/* qps 0, and above RP_QPS_MAX, whatever the length says */
+	sample_reconnect(&r, 1);
+	n = (size_t)rp_proto_pack_reconnect(buf, sizeof(buf), &r);
+	buf[HDR + OFF_RC_QPS] = 0;
+	assert_reconnect_refused(buf, n, "qps out of range");
+	assert_reconnect_refused(buf, HDR + RC_FIXED, "qps out of range");
+	sample_reconnect(&r, RP_QPS_MAX);
+	n = (size_t)rp_proto_pack_reconnect(buf, sizeof(buf), &r);
+	memset(buf + n, 0, MORE_LEN);
+	buf[HDR + OFF_RC_QPS] = RP_QPS_MAX + 1;
+	assert_reconnect_refused(buf, n + MORE_LEN, "qps out of range");
+	buf[HDR + OFF_RC_QPS] = 0xff;
+	assert_reconnect_refused(buf, n, "qps out of range");
+	r.qps = 0;
+	assert_int_equal(rp_proto_pack_reconnect(buf, sizeof(buf), &r),
+			 RP_EPROTO);
+	r.qps = RP_QPS_MAX + 1;
+	assert_int_equal(rp_proto_pack_reconnect(buf, sizeof(buf), &r),
+			 RP_EPROTO);
+
+	/* A length that does not match qps: an entry short, or one more. */
+	sample_reconnect(&r, 3);
+	n = (size_t)rp_proto_pack_reconnect(buf, sizeof(buf), &r);
+	assert_reconnect_refused(buf, n - MORE_LEN, "truncated QP list");
+	assert_reconnect_refused(buf, n - 1, "truncated QP list");
+	memset(buf + n, 0x11, MORE_LEN);
+	assert_reconnect_refused(buf, n + MORE_LEN, "trailing bytes");
+	assert_reconnect_refused(buf, n + 1, "trailing bytes");
+
+	/* QPN 0 and QPN or PSN of 25 bits, on QP 0 and on the last. */
+	for (i = 0; i < 3; i += 2) {
+		uint8_t *q = buf + HDR + OFF_RC_QP + i * MORE_LEN;
+
+		sample_reconnect(&r, 3);
+		n = (size_t)rp_proto_pack_reconnect(buf, sizeof(buf), &r);
+		be_put(q + OFF_MORE_QPN, 4, 0);
+		assert_reconnect_refused(buf, n, "qpn out of range");
+		be_put(q + OFF_MORE_QPN, 4, 1u << 24);
+		assert_reconnect_refused(buf, n, "qpn out of range");
+		be_put(q + OFF_MORE_QPN, 4, UINT32_MAX);
+		assert_reconnect_refused(buf, n, "qpn out of range");
+		be_put(q + OFF_MORE_QPN, 4, 0xffffff);
+		be_put(q + OFF_MORE_PSN, 4, 1u << 24);
+		assert_reconnect_refused(buf, n, "psn out of range");
+		be_put(q + OFF_MORE_PSN, 4, 0xffffff);
+		assert_int_equal(unpack_reconnect(buf, n, &out, NULL), 0);
+
+		r.qp[i].qpn = 0;
+		assert_int_equal(rp_proto_pack_reconnect(buf, sizeof(buf),
+							 &r), RP_EPROTO);
+		r.qp[i].qpn = 1u << 24;
+		assert_int_equal(rp_proto_pack_reconnect(buf, sizeof(buf),
+							 &r), RP_EPROTO);
+		r.qp[i].qpn = 1;
+		r.qp[i].psn = 1u << 24;
+		assert_int_equal(rp_proto_pack_reconnect(buf, sizeof(buf),
+							 &r), RP_EPROTO);
+	}
+	/* The QPs past qps are not read: anything there is not sent. */
+	sample_reconnect(&r, 2);
+	r.qp[2].qpn = 0;
+	r.qp[3].psn = UINT32_MAX;
+	assert_int_equal(rp_proto_pack_reconnect(buf, sizeof(buf), &r),
+			 HDR + RC_FIXED + 2 * MORE_LEN);
+
+	/* The reserved bytes, each bit. */
+	for (k = 0; k < 24; k++) {
+		sample_reconnect(&r, 1);
+		n = (size_t)rp_proto_pack_reconnect(buf, sizeof(buf), &r);
+		buf[HDR + OFF_RC_RSVD + k / 8] = (uint8_t)(1u << k % 8);
+		assert_reconnect_refused(buf, n, "reserved bytes not zero");
+	}
+}
+
+/* The --trace lines of version 7's messages, caught from the sink. */
+static char traced[512];
+
+static void trace_sink(void *ctx, const char *area, const char *kind,
+		       const char *text)
+{
+	(void)ctx;
+	(void)area;
+	(void)kind;
+	snprintf(traced, sizeof(traced), "%s", text);
+}
+
+static const char *trace_of(const char *dir, uint8_t type, const void *m)
+{
+	traced[0] = '\0';
+	rp_trace_set_sink(trace_sink, NULL);
+	rp_msg_trace(dir, type, m);
+	rp_trace_set_sink(NULL, NULL);
+	return traced;
+}
+
+static void test_trace_v7(void **state)
+{
+	static struct rp_file f;
+	struct rp_have h;
+	struct rp_from fr = { .id = 3, .offset = 1 << 20 };
+	struct rp_reconnect r;
+
+	(void)state;
+	/* Without want and update, FILE's line is version 6's, exactly. */
+	sample_file(&f, RP_FILE_REG);
+	f.size = 4096;
+	assert_string_equal(trace_of("->", RP_MSG_FILE, &f),
+			    "-> FILE id=2309737967 file path=\"dir/f\" "
+			    "mode=0644 size=4096");
+	f.want = RP_WANT_RESUME;
+	assert_string_equal(trace_of("<-", RP_MSG_FILE, &f),
+			    "<- FILE id=2309737967 file path=\"dir/f\" "
+			    "mode=0644 size=4096 resume");
+	f.update = RP_UPDATE_MTIME;
+	assert_string_equal(trace_of("->", RP_MSG_FILE, &f),
+			    "-> FILE id=2309737967 file path=\"dir/f\" "
+			    "mode=0644 size=4096 resume update=mtime");
+	f.want = 0;
+	f.update = RP_UPDATE_CHECKSUM;
+	assert_string_equal(trace_of("->", RP_MSG_FILE, &f),
+			    "-> FILE id=2309737967 file path=\"dir/f\" "
+			    "mode=0644 size=4096 update=checksum");
+
+	memset(&h, 0, sizeof(h));
+	h.id = 3;
+	h.verdict = RP_HAVE_UPTODATE;
+	assert_string_equal(trace_of("<-", RP_MSG_HAVE, &h),
+			    "<- HAVE id=3 up-to-date");
+	sample_have(&h);
+	assert_string_equal(trace_of("->", RP_MSG_HAVE, &h),
+			    "-> HAVE id=16909060 partial bytes=3145728 "
+			    "(3.00 MiB) xxh3_128="
+			    "e0e1e2e3e4e5e6e7e8e9eaebecedeeef");
+	assert_string_equal(trace_of("->", RP_MSG_FROM, &fr),
+			    "-> FROM id=3 offset=1048576");
+	sample_reconnect(&r, 1);
+	assert_string_equal(trace_of("<-", RP_MSG_RECONNECT, &r),
+			    "<- RECONNECT attempt=1 next_chunk="
+			    "72623859790382856 qpn=0x000200 psn=0xffffe0 "
+			    "qps=1");
+}
+
 /* ---- truncation, trailing bytes, short buffers ------------------------- */
 
 /* One valid message of every type and shape, from its struct. */
@@ -1991,6 +2676,9 @@ union any_msg {
 	struct rp_result result;
 	struct rp_auth auth;
 	struct rp_sync sync;
+	struct rp_have have;
+	struct rp_from from;
+	struct rp_reconnect reconnect;
 };
 
 struct sample_msg {
@@ -1998,7 +2686,7 @@ struct sample_msg {
 	union any_msg m;
 };
 
-#define NSAMPLES	14
+#define NSAMPLES	21
 
 static void make_samples(struct sample_msg s[NSAMPLES])
 {
@@ -2037,6 +2725,22 @@ static void make_samples(struct sample_msg s[NSAMPLES])
 	s[i].m.sync.id = 9;
 	s[i].m.sync.synced_bytes = 1;
 	s[i++].m.sync.total_bytes = 2;
+	/* Version 7. */
+	s[i].type = RP_MSG_FILE;
+	sample_file7(&s[i++].m.file);
+	s[i].type = RP_MSG_HAVE;
+	s[i++].m.have.id = 1;
+	s[i].type = RP_MSG_HAVE;
+	s[i++].m.have.verdict = RP_HAVE_UPTODATE;
+	s[i].type = RP_MSG_HAVE;
+	sample_have(&s[i++].m.have);
+	s[i].type = RP_MSG_FROM;
+	s[i].m.from.id = 4;
+	s[i++].m.from.offset = 1 << 20;
+	s[i].type = RP_MSG_RECONNECT;
+	sample_reconnect(&s[i++].m.reconnect, 1);
+	s[i].type = RP_MSG_RECONNECT;
+	sample_reconnect(&s[i++].m.reconnect, RP_QPS_MAX);
 	assert_int_equal(i, NSAMPLES);
 }
 
@@ -2057,6 +2761,12 @@ static int pack_any(uint8_t *buf, size_t len, const struct sample_msg *s)
 		return rp_proto_pack_auth(buf, len, &s->m.auth);
 	case RP_MSG_SYNC:
 		return rp_proto_pack_sync(buf, len, &s->m.sync);
+	case RP_MSG_HAVE:
+		return rp_proto_pack_have(buf, len, &s->m.have);
+	case RP_MSG_FROM:
+		return rp_proto_pack_from(buf, len, &s->m.from);
+	case RP_MSG_RECONNECT:
+		return rp_proto_pack_reconnect(buf, len, &s->m.reconnect);
 	default:
 		return rp_proto_pack_result(buf, len, s->type, &s->m.result);
 	}
@@ -2080,6 +2790,12 @@ static int unpack_any(uint8_t type, const uint8_t *p, size_t len,
 		return rp_proto_unpack_auth(p, len, &m->auth, why);
 	case RP_MSG_SYNC:
 		return rp_proto_unpack_sync(p, len, &m->sync, why);
+	case RP_MSG_HAVE:
+		return rp_proto_unpack_have(p, len, &m->have, why);
+	case RP_MSG_FROM:
+		return rp_proto_unpack_from(p, len, &m->from, why);
+	case RP_MSG_RECONNECT:
+		return rp_proto_unpack_reconnect(p, len, &m->reconnect, why);
 	default:
 		return rp_proto_unpack_result(p, len, type, &m->result, why);
 	}
@@ -2211,7 +2927,7 @@ static void test_enobufs(void **state)
 static void valid_hdr(uint8_t *b)
 {
 	static const uint8_t hdr[HDR] = {
-		0x52, 0x44, 0x50, 0x55, 6, RP_MSG_FIN, 0, 0, 0, 0, 0, FIN_PLEN,
+		0x52, 0x44, 0x50, 0x55, 7, RP_MSG_FIN, 0, 0, 0, 0, 0, FIN_PLEN,
 	};
 
 	memcpy(b, hdr, HDR);
@@ -2229,8 +2945,8 @@ static void test_hdr_valid(void **state)
 	memset(&h, 0, sizeof(h));
 	assert_int_equal(rp_proto_parse_hdr(b, HDR, &h, &why), 0);
 	assert_null(why);
-	assert_int_equal(h.version, 6);
-	assert_int_equal(RP_PROTO_VERSION, 6);
+	assert_int_equal(h.version, 7);
+	assert_int_equal(RP_PROTO_VERSION, 7);
 	assert_int_equal(h.type, RP_MSG_FIN);
 	assert_int_equal(h.length, FIN_PLEN);
 	/* A longer buffer is fine: only the first 12 bytes are the header. */
@@ -2281,7 +2997,7 @@ static void test_hdr_bad_magic(void **state)
 
 static void test_hdr_version(void **state)
 {
-	static const uint8_t bad[] = { 0, 1, 2, 3, 4, 5, 7, 0xff };
+	static const uint8_t bad[] = { 0, 1, 2, 3, 4, 5, 6, 8, 0xff };
 	uint8_t b[HDR];
 	struct rp_msg_hdr h;
 	const char *why;
@@ -2309,7 +3025,7 @@ static void test_hdr_version(void **state)
  */
 static void test_err_at_version(void **state)
 {
-	static const uint8_t old[] = { 5, 4, 3, 2, 1 };
+	static const uint8_t old[] = { 6, 5, 4, 3, 2, 1 };
 	uint8_t buf[RP_PROTO_MAX_MSG], want[RP_PROTO_MAX_MSG];
 	struct rp_result r = { .status = RP_ST_VERSION, .text_len = 2 };
 	struct rp_result out;
@@ -2318,7 +3034,7 @@ static void test_err_at_version(void **state)
 	int n;
 
 	(void)state;
-	memcpy(r.text, "v6", 2);
+	memcpy(r.text, "v7", 2);
 	for (i = 0; i < ARRAY_SIZE(old); i++) {
 		n = rp_proto_pack_err_at(buf, sizeof(buf), old[i], &r);
 		assert_int_equal(n, rp_proto_pack_result(want, sizeof(want),
@@ -2459,7 +3175,14 @@ static void test_type_names(void **state)
 	assert_int_equal(RP_MSG_FILE, 8);
 	assert_int_equal(RP_MSG_FEND, 9);
 	assert_int_equal(RP_MSG_FACK, 10);
-	assert_int_equal(RP_MSG_TYPE_MAX, 11);
+	assert_string_equal(rp_proto_type_name(RP_MSG_HAVE), "HAVE");
+	assert_string_equal(rp_proto_type_name(RP_MSG_FROM), "FROM");
+	assert_string_equal(rp_proto_type_name(RP_MSG_RECONNECT),
+			    "RECONNECT");
+	assert_int_equal(RP_MSG_HAVE, 11);
+	assert_int_equal(RP_MSG_FROM, 12);
+	assert_int_equal(RP_MSG_RECONNECT, 13);
+	assert_int_equal(RP_MSG_TYPE_MAX, 14);
 	assert_string_equal(rp_proto_type_name(0), "?");
 	assert_string_equal(rp_proto_type_name(RP_MSG_TYPE_MAX), "?");
 	assert_string_equal(rp_proto_type_name(UINT_MAX), "?");
@@ -2520,14 +3243,23 @@ static void test_msg_table(void **state)
 			 BIT(RP_MSG_ERR));
 	assert_int_equal(rp_msg_expect(RP_SIDE_SENDER, RP_STAGE_FILES),
 			 BIT(RP_MSG_FILE) | BIT(RP_MSG_FEND) |
-			 BIT(RP_MSG_FIN) | BIT(RP_MSG_ERR));
+			 BIT(RP_MSG_FIN) | BIT(RP_MSG_FROM) |
+			 BIT(RP_MSG_RECONNECT) | BIT(RP_MSG_ERR));
 	assert_int_equal(rp_msg_expect(RP_SIDE_RECEIVER, RP_STAGE_FILES),
-			 BIT(RP_MSG_FACK) | BIT(RP_MSG_SYNC) | BIT(RP_MSG_ERR));
-	assert_int_equal(rp_msg_expect(RP_SIDE_SENDER, RP_STAGE_END),
+			 BIT(RP_MSG_FACK) | BIT(RP_MSG_SYNC) |
+			 BIT(RP_MSG_HAVE) | BIT(RP_MSG_RECONNECT) |
 			 BIT(RP_MSG_ERR));
+	assert_int_equal(rp_msg_expect(RP_SIDE_SENDER, RP_STAGE_END),
+			 BIT(RP_MSG_RECONNECT) | BIT(RP_MSG_ERR));
 	assert_int_equal(rp_msg_expect(RP_SIDE_RECEIVER, RP_STAGE_END),
 			 BIT(RP_MSG_ACK) | BIT(RP_MSG_FACK) |
-			 BIT(RP_MSG_SYNC) | BIT(RP_MSG_ERR));
+			 BIT(RP_MSG_SYNC) | BIT(RP_MSG_RECONNECT) |
+			 BIT(RP_MSG_ERR));
+	/* Version 7's messages come in no stage before FILES. */
+	for (int st = RP_STAGE_AUTH; st < RP_STAGE_FILES; st++)
+		assert_int_equal(rp_msg_expect(RP_SIDE_BOTH, st) &
+				 (BIT(RP_MSG_HAVE) | BIT(RP_MSG_FROM) |
+				  BIT(RP_MSG_RECONNECT)), 0);
 	assert_string_equal(rp_msg_set_name(BIT(RP_MSG_HELLO) |
 					    BIT(RP_MSG_ERR), names,
 					    sizeof(names)), "HELLO");
@@ -2537,7 +3269,7 @@ static void test_msg_table(void **state)
 	assert_string_equal(rp_msg_set_name(rp_msg_expect(RP_SIDE_SENDER,
 							  RP_STAGE_FILES),
 					    names, sizeof(names)),
-			    "FIN, FILE or FEND");
+			    "FIN, FILE, FEND, FROM or RECONNECT");
 #undef BIT
 }
 
@@ -2694,6 +3426,7 @@ int main(void)
 		cmocka_unit_test(test_golden_hello),
 		cmocka_unit_test(test_golden_mr),
 		cmocka_unit_test(test_golden_file),
+		cmocka_unit_test(test_golden_v7),
 		cmocka_unit_test(test_golden_result),
 		cmocka_unit_test(test_imm),
 		cmocka_unit_test(test_layout_offsets),
@@ -2713,6 +3446,13 @@ int main(void)
 		cmocka_unit_test(test_mr_qps),
 		cmocka_unit_test(test_more_bounds),
 		cmocka_unit_test(test_status_bounds),
+		cmocka_unit_test(test_layout_v7),
+		cmocka_unit_test(test_file_v7_bounds),
+		cmocka_unit_test(test_file_v6_refused),
+		cmocka_unit_test(test_have_bounds),
+		cmocka_unit_test(test_from),
+		cmocka_unit_test(test_reconnect_bounds),
+		cmocka_unit_test(test_trace_v7),
 		cmocka_unit_test(test_truncation),
 		cmocka_unit_test(test_trailing_byte),
 		cmocka_unit_test(test_hdr_valid),

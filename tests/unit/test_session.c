@@ -48,6 +48,7 @@
 #include "rdmapush/fabric_mem.h"
 #include "rdmapush/config.h"
 #include "rdmapush/proto.h"
+#include "rdmapush/proto_msgs.h"
 #include "rdmapush/session.h"
 #include "rdmapush/trace.h"
 #include "../../src/session_int.h"
@@ -83,6 +84,12 @@ enum tamper {
 	TAMPER_SENDER_MR_RKEY,	/* one bit of its rkey flipped */
 	TAMPER_EVIL_TEXT,	/* the receiver's failed FACK or ERR says
 				 * EVIL_TEXT: escapes, a line of its own */
+	/* Version 7's messages, which neither side asks for yet: */
+	TAMPER_HAVE_AT_FILE,	/* a HAVE to the sender as FILE passes */
+	TAMPER_RECONNECT_AT_FILE,	/* a RECONNECT likewise */
+	TAMPER_RECONNECT_FOR_FACK,	/* a RECONNECT to it for the FACK */
+	TAMPER_FROM_FOR_FEND,	/* a FROM to the receiver for the FEND */
+	TAMPER_RECONNECT_FOR_FEND,	/* a RECONNECT likewise */
 };
 
 /* What a hostile receiver may say: a title change, a bell, and a line
@@ -315,6 +322,23 @@ static int forge_ack(struct relay *r)
 	return write_full(r->a, buf, (size_t)n);
 }
 
+/* In place of a message, a well-formed one of type (untagged: no --psk). */
+static int inject(int to, uint8_t type)
+{
+	uint8_t buf[RP_PROTO_MAX_MSG];
+	struct rp_have have = { .verdict = RP_HAVE_NONE };
+	struct rp_from from = { .offset = 0 };
+	struct rp_reconnect rc = { .attempt = 1, .qps = 1,
+				   .qp = { { .qpn = 0x99, .psn = 1 } } };
+	const void *m = type == RP_MSG_HAVE ? (const void *)&have :
+			type == RP_MSG_FROM ? (const void *)&from :
+			(const void *)&rc;
+	int n = rp_msg_pack(buf, sizeof(buf), type, m);
+
+	assert_true(n > 0);
+	return write_full(to, buf, (size_t)n);
+}
+
 /* FILE evil_id, re-encoded with the hostile path (untagged: no --psk). */
 static size_t rewrite_path(const struct relay *r, uint8_t *buf, size_t len)
 {
@@ -429,6 +453,24 @@ static int pass_on(struct relay *r, bool to_a, uint32_t n, uint8_t type,
 	case TAMPER_EVIL_TEXT:
 		if (to_a && (type == RP_MSG_FACK || type == RP_MSG_ERR))
 			len = rewrite_text(type, buf, len);
+		break;
+	case TAMPER_HAVE_AT_FILE:
+	case TAMPER_RECONNECT_AT_FILE:
+		/* While the sender still sends the file: FILES stage. */
+		if (!to_a && type == RP_MSG_FILE &&
+		    inject(r->a, r->how == TAMPER_HAVE_AT_FILE ?
+			   RP_MSG_HAVE : RP_MSG_RECONNECT))
+			return -1;
+		break;
+	case TAMPER_RECONNECT_FOR_FACK:
+		if (to_a && type == RP_MSG_FACK)
+			return inject(to, RP_MSG_RECONNECT);
+		break;
+	case TAMPER_FROM_FOR_FEND:
+	case TAMPER_RECONNECT_FOR_FEND:
+		if (!to_a && type == RP_MSG_FEND)
+			return inject(to, r->how == TAMPER_FROM_FOR_FEND ?
+				      RP_MSG_FROM : RP_MSG_RECONNECT);
 		break;
 	case TAMPER_NONE:
 		break;
@@ -1221,6 +1263,54 @@ static void test_old_version(void **s)
 	assert_int_equal(r.recv_rc, RP_EVERSION);
 	assert_int_equal(r.send_rc, RP_EVERSION);
 	assert_int_equal(rp_err_exit_code(r.send_rc), RP_EXIT_PROTO);
+}
+
+/*
+ * Version 7's HAVE, FROM and RECONNECT, well-formed but never asked for:
+ * the side that gets one refuses it as out of place and says so.
+ */
+static void unasked(void **s, enum tamper how, bool to_sender)
+{
+	struct env *e = *s;
+	struct result r;
+	const char *err;
+
+	/* 32 chunks through a window of 4: the sender looks at the control
+	 * channel many times before its FEND. */
+	capture_begin(e);
+	push(e, &(struct scenario){ .size = 2 * MIB, .tamper = how }, &r);
+	err = capture_done(e);
+	assert_int_equal(to_sender ? r.send_rc : r.recv_rc, RP_EUNEXPECTED);
+	assert_int_not_equal(to_sender ? r.recv_rc : r.send_rc, 0);
+	assert_non_null(strstr(err, how == TAMPER_HAVE_AT_FILE ? ", got HAVE" :
+			       how == TAMPER_FROM_FOR_FEND ? ", got FROM" :
+			       ", got RECONNECT"));
+}
+
+static void test_unasked_have(void **s)
+{
+	unasked(s, TAMPER_HAVE_AT_FILE, true);
+}
+
+static void test_unasked_reconnect_to_sender(void **s)
+{
+	unasked(s, TAMPER_RECONNECT_AT_FILE, true);
+}
+
+/* After FIN (the last stage), if the FACK comes that late. */
+static void test_unasked_reconnect_at_end(void **s)
+{
+	unasked(s, TAMPER_RECONNECT_FOR_FACK, true);
+}
+
+static void test_unasked_from(void **s)
+{
+	unasked(s, TAMPER_FROM_FOR_FEND, false);
+}
+
+static void test_unasked_reconnect_to_receiver(void **s)
+{
+	unasked(s, TAMPER_RECONNECT_FOR_FEND, false);
 }
 
 static void test_not_a_peer(void **s)
@@ -2752,6 +2842,11 @@ int main(void)
 		T(test_tamper_forge_ack),
 		T(test_forge_ack_without_psk),
 		T(test_old_version),
+		T(test_unasked_have),
+		T(test_unasked_reconnect_to_sender),
+		T(test_unasked_reconnect_at_end),
+		T(test_unasked_from),
+		T(test_unasked_reconnect_to_receiver),
 		T(test_not_a_peer),
 		T(test_bad_name_refused_before_connecting),
 		T(test_existing_name_refused),
