@@ -33,6 +33,7 @@ enum {
 	OPT_QPS,
 	OPT_TRACE_JSON,
 	OPT_FOR,
+	OPT_RETRY_FOR,
 };
 
 /* "rdmapush: <what>" and "Try 'rdmapush SUB --help'."; RP_EUSAGE. */

@@ -34,6 +34,13 @@
  */
 #define SYNC_STEP	(8ull << 20)
 #define SYNC_EVERY	0.25
+/*
+ * With --retry-for, while the control channel is not read (a file's
+ * FEND is in, its chunks are not) and the sender owes chunks, a credit
+ * goes again after this much silence: a link gone fails it, so the
+ * outage is seen on this side too.
+ */
+#define PROBE_SECS	2.0
 
 /* The regular file whose chunks land now. */
 struct recv_file {
@@ -437,11 +444,10 @@ static int on_message(struct xfer *x, struct recv_state *r)
 {
 	union rp_msg m;
 	double t = rp_now();
-	/* We answer no FILE with HAVE and rebuild no QPs: version 7's FROM
-	 * and RECONNECT are refused as out of place. */
+	/* We answer no FILE with HAVE: version 7's FROM is refused as out
+	 * of place, and RECONNECT with --retry-for 0. */
 	uint32_t want = rp_msg_expect(RP_SIDE_SENDER, RP_STAGE_FILES) &
-			~(RP_MSG_BIT(RP_MSG_FROM) |
-			  RP_MSG_BIT(RP_MSG_RECONNECT));
+			~(RP_MSG_BIT(RP_MSG_FROM) | rp_xfer_relink_refused(x));
 	int rc = rp_xfer_recv(x, want, &m, "the next entry");
 
 	/* A message we wait for is owed by the sender (--min-rate). */
@@ -455,6 +461,8 @@ static int on_message(struct xfer *x, struct recv_state *r)
 		return on_fend(x, r, &m.fend);
 	case RP_MSG_FIN:
 		return on_fin(x, r, &m.fin);
+	case RP_MSG_RECONNECT:
+		return rp_xfer_relink_got(x, &m.reconnect);
 	}
 	return RP_EINTERNAL;
 }
@@ -770,6 +778,38 @@ static int check_rate(struct xfer *x, struct recv_state *r)
 	return 0;
 }
 
+/*
+ * The link went away (we saw it, or the sender's RECONNECT says so):
+ * fresh QPs and the receives the op needs from the first chunk not
+ * landed on (what had arrived past it comes again), RECONNECT both ways
+ * (the side that answers connects first), then our credit again: the
+ * last one may have been lost with the old QPs.
+ */
+static int relink(struct xfer *x, struct recv_state *r)
+{
+	bool answer = x->rl.got;
+	int rc = rp_xfer_relink_begin(x);
+
+	if (!rc) {
+		rp_order_restart(&r->order, r->landed);
+		x->ost.recvs = r->landed;
+		r->sends_out = 0;
+		rc = x->ops->recv_arm(x);
+	}
+	if (!rc && answer)
+		rc = rp_xfer_relink_connect(x);
+	if (!rc)
+		rc = rp_xfer_relink_send(x, r->landed);
+	while (!rc && !answer && !x->rl.got)
+		rc = on_message(x, r);
+	if (!rc && !answer)
+		rc = rp_xfer_relink_connect(x);
+	if (rc)
+		return rc;
+	r->credit_sent = UINT64_MAX;	/* none posted on these QPs */
+	return give_credit(x, r);
+}
+
 static int session_loop(struct xfer *x, struct recv_state *r)
 {
 	struct rp_wc wc[16];
@@ -783,10 +823,20 @@ static int session_loop(struct xfer *x, struct recv_state *r)
 		bool owed = r->landed < r->credit_sent + x->window;
 		double t = rp_now();
 
+		/* Not reading the control channel, we would not see a
+		 * RECONNECT: look at the link ourselves now and then. */
+		x->rl.probe = x->o->retry_for > 0 && !want_message(r) &&
+			      owed ? t + PROBE_SECS : 0;
 		rc = rp_xfer_next(x, wc, 16, rp_xfer_deadline(x),
 				   want_message(r));
 		if (owed)
 			r->waited += rp_now() - t;
+		if (rc > 0)
+			x->rl.since = 0;	/* the link works */
+		/* Our credit again: a dead link fails it, and we know. */
+		if (!rc && x->rl.probe && rp_now() >= x->rl.probe &&
+		    !r->sends_out)
+			r->credit_sent = UINT64_MAX;
 		if (rc == 0 && want_message(r) && rp_xfer_ctrl_ready(x)) {
 			rc = on_message(x, r);
 		} else if (rc > 0) {
@@ -796,11 +846,16 @@ static int session_loop(struct xfer *x, struct recv_state *r)
 			for (int i = 0; !rc && i < n; i++)
 				rc = handle_wc(x, r, &wc[i]);
 		}
+		if ((!rc && x->rl.got) || rp_xfer_link_lost(x, rc))
+			rc = relink(x, r);
 		/* Credit once per wake: it is cumulative. */
 		if (!rc)
 			rc = harvest(x, r);
 		if (!rc)
 			rc = settle(x, r, false);
+		/* settle() may have read the sender's RECONNECT. */
+		if (!rc && x->rl.got)
+			rc = relink(x, r);
 		if (!rc)
 			rc = check_rate(x, r);
 		rp_progress_update(&r->prog, r->tally.landed);
