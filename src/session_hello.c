@@ -283,7 +283,8 @@ int rp_xfer_relink_begin(struct xfer *x)
 		return RP_ECTRLCLOSED;
 	}
 	if (!x->rl.since) {
-		x->rl.since = now;
+		x->rl.since = now;	/* a new outage */
+		x->rl.counted = false;
 	} else if (now - x->rl.since > x->o->retry_for) {
 		RP_ERR("the RDMA link to %s is still down after %u attempt%s "
 		       "in %.0f s (--retry-for %d)", x->peer, x->rl.attempt,
@@ -340,9 +341,11 @@ int rp_xfer_relink_connect(struct xfer *x)
 	rc = rp_verbs_connect(x->v, x->remote, x->qps);
 	if (rc)
 		return rc;
-	x->rl.count++;
+	if (!x->rl.counted)
+		x->rl.count++;
+	x->rl.counted = true;
 	RP_EV("session", "relinked", "reconnected: fresh QP{s} up (attempt "
-	      "{attempt}, {count} reconnect{count:|s} so far)",
+	      "{attempt}; {count} outage{count:|s} ridden out so far)",
 	      EV_T("s", x->qps > 1 ? "s" : ""), EV_U("attempt", x->rl.attempt),
 	      EV_U("count", x->rl.count), EV_U("peer_attempt", m->attempt));
 	return 0;

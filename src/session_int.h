@@ -38,7 +38,10 @@ struct rp_tally {
  */
 struct rp_relink {
 	uint32_t attempt;	/* RECONNECTs we sent */
-	uint32_t count;		/* reconnects completed (--json) */
+	/* Outages ridden out (--json "reconnects"): one however many
+	 * attempts it took, the first that connected counting it. */
+	uint32_t count;
+	bool counted;		/* this outage is in count */
 	double since;		/* when the link went; 0 while it works */
 	bool got;		/* the peer's RECONNECT is in peer, not yet
 				 * acted on */
