@@ -41,6 +41,12 @@
  * outage is seen on this side too.
  */
 #define PROBE_SECS	2.0
+/*
+ * Messages the receiver may read past while it looks for the sender's
+ * RECONNECT (FILEs, FENDs and FIN sent ahead of it): at most an entry
+ * per FACK the sender may await and a FEND per ring slot, and FIN.
+ */
+#define HELD_MAX	512u
 
 /* The regular file whose chunks land now. */
 struct recv_file {
@@ -78,8 +84,18 @@ struct landed {
 	_Atomic int state;
 };
 
+/* A message read ahead of its turn (see HELD_MAX). */
+struct held_msg {
+	uint8_t type;
+	union rp_msg m;
+};
+
 struct recv_state {
 	int dirfd;		/* borrowed from the server */
+	/* Read past, looking for a RECONNECT: taken before the channel's,
+	 * in order. */
+	struct held_msg *held;
+	uint32_t held_head, held_len;
 	struct rp_order order;	/* chunks arrived, before they land */
 	struct landed *rec;	/* nrec records: chunk n uses rec[n % nrec] */
 	uint32_t nrec;
@@ -440,21 +456,39 @@ static int on_fin(struct xfer *x, struct recv_state *r,
 }
 
 /* One message from the sender: FILE, FEND, FIN (or its ERR). */
-static int on_message(struct xfer *x, struct recv_state *r)
+static int read_message(struct xfer *x, struct recv_state *r,
+			union rp_msg *m, uint8_t *type)
 {
-	union rp_msg m;
 	double t = rp_now();
 	/* We answer no FILE with HAVE: version 7's FROM is refused as out
 	 * of place, and RECONNECT with --retry-for 0. */
 	uint32_t want = rp_msg_expect(RP_SIDE_SENDER, RP_STAGE_FILES) &
 			~(RP_MSG_BIT(RP_MSG_FROM) | rp_xfer_relink_refused(x));
-	int rc = rp_xfer_recv(x, want, &m, "the next entry");
+	int rc;
 
+	if (r->held_len) {
+		*type = r->held[r->held_head].type;
+		*m = r->held[r->held_head].m;
+		r->held_head = (r->held_head + 1) % HELD_MAX;
+		r->held_len--;
+		return 0;
+	}
+	rc = rp_xfer_recv(x, want, m, "the next entry");
 	/* A message we wait for is owed by the sender (--min-rate). */
 	r->waited += rp_now() - t;
+	*type = x->ch.got_type;
+	return rc;
+}
+
+static int on_message(struct xfer *x, struct recv_state *r)
+{
+	union rp_msg m;
+	uint8_t type;
+	int rc = read_message(x, r, &m, &type);
+
 	if (rc)
 		return rc;
-	switch (x->ch.got_type) {
+	switch (type) {
 	case RP_MSG_FILE:
 		return on_file(x, r, &m.file);
 	case RP_MSG_FEND:
@@ -779,6 +813,40 @@ static int check_rate(struct xfer *x, struct recv_state *r)
 }
 
 /*
+ * The next message is the sender's RECONNECT, or one it sent before
+ * (the rest of this file's, the next files', FIN), kept in its order
+ * for when we can take it: a file's chunks must land before the next
+ * FILE is taken, and they come only once the link is back.
+ */
+static int await_reconnect(struct xfer *x, struct recv_state *r)
+{
+	struct held_msg *h;
+	int rc;
+
+	if (!r->held) {
+		rc = rp_sys_calloc(&r->held, HELD_MAX, sizeof(*r->held),
+				   "messages read ahead");
+		if (rc)
+			return rc;
+	}
+	if (r->held_len == HELD_MAX) {
+		RP_ERR("%s sent more than %u messages ahead of its RECONNECT",
+		       x->peer, HELD_MAX);
+		return RP_EPROTO;
+	}
+	h = &r->held[(r->held_head + r->held_len) % HELD_MAX];
+	rc = rp_xfer_recv(x, rp_msg_expect(RP_SIDE_SENDER, RP_STAGE_FILES) &
+			  ~RP_MSG_BIT(RP_MSG_FROM), &h->m, "a RECONNECT");
+	if (rc)
+		return rc;
+	h->type = x->ch.got_type;
+	if (h->type == RP_MSG_RECONNECT)
+		return rp_xfer_relink_got(x, &h->m.reconnect);
+	r->held_len++;
+	return 0;
+}
+
+/*
  * The link went away (we saw it, or the sender's RECONNECT says so):
  * fresh QPs and the receives the op needs from the first chunk not
  * landed on (what had arrived past it comes again), RECONNECT both ways
@@ -801,7 +869,7 @@ static int relink(struct xfer *x, struct recv_state *r)
 	if (!rc)
 		rc = rp_xfer_relink_send(x, r->landed);
 	while (!rc && !answer && !x->rl.got)
-		rc = on_message(x, r);
+		rc = await_reconnect(x, r);
 	if (!rc && !answer)
 		rc = rp_xfer_relink_connect(x);
 	if (rc)
@@ -856,6 +924,9 @@ static int session_loop(struct xfer *x, struct recv_state *r)
 		/* settle() may have read the sender's RECONNECT. */
 		if (!rc && x->rl.got)
 			rc = relink(x, r);
+		/* What was read past for a RECONNECT, in its turn. */
+		while (!rc && r->held_len && want_message(r))
+			rc = on_message(x, r);
 		if (!rc)
 			rc = check_rate(x, r);
 		rp_progress_update(&r->prog, r->tally.landed);
@@ -933,6 +1004,7 @@ static void release(struct recv_state *r)
 	rp_fileio_times_free(&r->times);
 	rp_order_free(&r->order);
 	free(r->rec);
+	free(r->held);
 }
 
 int rp_session_recv_one(const struct rp_config *o, const uint8_t *psk,

@@ -1608,7 +1608,8 @@ static void link_down(void **s, struct scenario sc)
 
 	char file[160];
 
-	sc.size = 2 * MIB;
+	if (!sc.size)
+		sc.size = 2 * MIB;
 	sc.retry_for = 5;
 	push(e, &sc, &r);
 	assert_int_equal(r.send_rc, 0);
@@ -1660,6 +1661,21 @@ static void test_link_down_receiver_first(void **s)
 	link_down(s, (struct scenario){ .op_write = true, .qps = 3,
 		  .fault_side = RP_FAB_RECEIVER, .fault = RP_FAB_LINK_DOWN,
 		  .fault_nth = 4 * 3 + 10 });
+}
+
+/*
+ * At the file's last chunk: the sender's FEND and FIN are queued ahead
+ * of its RECONNECT, while the receiver, with FEND in, reads nothing more
+ * until the chunks are in: it notices by itself (its credit again after
+ * a silence fails) and reads past them to the RECONNECT, keeping them.
+ */
+static void test_link_down_at_the_end(void **s)
+{
+	/* 4 chunks in a window of 4: posts 5 to 8 after the 4 receives
+	 * for credits, with no credit waited for; the last one fails. */
+	link_down(s, (struct scenario){ .size = 256 * KIB, .op_write = true,
+		  .qps = 1, .fault_side = RP_FAB_SENDER,
+		  .fault = RP_FAB_LINK_DOWN, .fault_nth = 4 + 4 });
 }
 
 /* A peer that dies is not a link to wait for, --retry-for or not: the
@@ -2972,6 +2988,7 @@ int main(void)
 		T(test_link_down_send),
 		T(test_link_down_qps3),
 		T(test_link_down_receiver_first),
+		T(test_link_down_at_the_end),
 		T(test_link_retry_dead_peer),
 		T(test_cut_after_first_auth),
 		T(test_cut_after_auth),
