@@ -158,6 +158,13 @@ bool rp_xfer_ctrl_ready(const struct xfer *x)
 	return !x->pool || poll(&pfd, 1, 0) != 0;
 }
 
+bool rp_xfer_ctrl_now(const struct xfer *x)
+{
+	struct pollfd pfd = { .fd = x->ch.fd, .events = POLLIN };
+
+	return rp_chan_pending(&x->ch) || poll(&pfd, 1, 0) == 1;
+}
+
 static int watch_add(int epfd, int fd, const char *what)
 {
 	struct epoll_event ev = { .events = EPOLLIN, .data.fd = fd };

@@ -191,6 +191,8 @@ int rp_xfer_pool_wait(struct xfer *x, const char *what);
  * something to read (without workers, always: nothing else wakes it).
  */
 bool rp_xfer_ctrl_ready(const struct xfer *x);
+/* The control channel has something to read (or was closed) right now. */
+bool rp_xfer_ctrl_now(const struct xfer *x);
 /*
  * The data phase's wait: completions into wc[0..max), n > 0; or 0 when
  * watch and the control channel has a message to read, or a worker has

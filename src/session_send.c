@@ -694,8 +694,18 @@ static int resend(struct xfer *x, struct send_state *s, uint64_t from)
  */
 static int relink(struct xfer *x, struct send_state *s)
 {
-	bool answer = x->rl.got;
-	int rc = rp_xfer_relink_begin(x);
+	bool answer;
+	int rc = 0;
+
+	/* What the receiver said first goes first: its ERR (or its closing
+	 * the connection) says why better than a lost link, and its
+	 * RECONNECT makes us the side that answers. */
+	while (!rc && !x->rl.got && !s->acked && rp_xfer_ctrl_now(x))
+		rc = on_message(x, s);
+	if (rc || s->acked)
+		return rc;
+	answer = x->rl.got;
+	rc = rp_xfer_relink_begin(x);
 
 	if (!rc)
 		rc = rp_xfer_post_recvs(x, 0);	/* credits come on QP 0 */
