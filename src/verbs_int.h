@@ -80,7 +80,8 @@ struct rp_verbs {
 	 * says that it happened. */
 	bool relink;
 	bool link_down;
-	uint32_t max_send_wr;		/* cfg's, per QP: rp_verbs_relink() */
+	/* cfg's queue depths, per QP, for rp_verbs_relink(). */
+	uint32_t max_send_wr;
 	uint32_t max_recv_wr;
 	bool dp_quiet;			/* "counted, not traced" said */
 	unsigned int cq_unacked;

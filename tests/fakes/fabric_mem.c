@@ -1160,8 +1160,9 @@ static void link_down(struct rp_verbs *v)
 		v->qp[i].peer = NULL;
 	}
 	pthread_mutex_unlock(&fab.lock);
-	RP_EV("verbs", "fabric.link_down", "fabric: the link of QP{s} {first}.. "
-	      "goes down: requests on them now fail as if retried out",
+	RP_EV("verbs", "fabric.link_down", "fabric: the link of QP{s} "
+	      "{first}.. goes down: requests on them now fail as if retried "
+	      "out",
 	      EV_T("s", v->nqp > 1 ? "s" : ""), EV_X("first", v->qp[0].qpn, 0));
 }
 
