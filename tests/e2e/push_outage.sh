@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
+# ops: read send
 # modes: two
 # A link outage rides out within the session (--retry-for, default 60):
 # during a 64 MiB push the sender's guest drops every packet on its wire
@@ -10,6 +11,7 @@
 # receiver's RECONNECT gets through while the sender's packets are still
 # dropped, so the first fresh QPs may fail too); the sender's trace says
 # "link down, reconnecting (attempt n)" and drives QPs RTR -> RTS again.
+# With each data op (write, read, send).
 . "$(dirname "$0")/lib.sh"
 
 DST=/tmp/e2e-outage
