@@ -31,6 +31,7 @@ void rp_chan_init(struct rp_chan *ch, int fd, const char *peer,
 	ch->start = rp_now();
 	ch->handshake_end = 0;
 	ch->peer_failed = false;
+	ch->reason_wait = 0;
 	ch->got_type = 0;
 	ch->trace = NULL;
 	ch->keyed = false;
@@ -355,7 +356,7 @@ int rp_chan_peer_reason(struct rp_chan *ch, int rc)
 	uint32_t want = rp_msg_expect(ch->peer_side, ch->peer_side ==
 				      RP_SIDE_RECEIVER ? RP_STAGE_END :
 				      RP_STAGE_FILES);
-	double end = rp_now() + 1.0;
+	double end = rp_now() + (ch->reason_wait > 0 ? ch->reason_wait : 1.0);
 	union rp_msg m;
 
 	if (ch->fd < 0)

@@ -21,6 +21,7 @@ void rp_config_defaults(struct rp_config *c)
 	c->max_transfers = RP_DEFAULT_MAX_XFERS;
 	c->max_pending_per_prefix = RP_DEFAULT_PER_PREFIX;
 	c->min_rate = RP_DEFAULT_MIN_RATE;
+	c->partial_max_age = RP_DEFAULT_PARTIAL_AGE;
 	c->dir = ".";
 	c->chunk = RP_DEFAULT_CHUNK;
 	c->window = RP_DEFAULT_WINDOW;

@@ -9,6 +9,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +22,7 @@
 
 #include "rdmapush/err.h"
 #include "rdmapush/fileio.h"
+#include "rdmapush/partial.h"
 #include "rdmapush/trace.h"
 #include "fileio_int.h"
 
@@ -229,12 +231,46 @@ out:
 	return removed;
 }
 
+/* Remove name, a kept partial or journal, if older than max_age: 1 if
+ * removed. A partial being resumed has a temporary name by then. */
+static int remove_if_old(int dirfd, const char *name, double max_age)
+{
+	char shown[RP_PEER_TEXT_MAX];
+	struct stat st;
+	int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
+			O_NOCTTY | O_CLOEXEC);
+	bool tried = false;
+	int e = 0;
+
+	/* A partial a transfer writes now is locked: never removed. */
+	if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+	    rp_partial_expired(difftime(time(NULL), st.st_ctime), max_age) &&
+	    flock(fd, LOCK_EX | LOCK_NB) == 0 &&
+	    rp_fileio_same_entry(dirfd, fd, name)) {
+		tried = true;
+		e = unlinkat(dirfd, name, 0) < 0 ? errno : 0;
+	}
+	if (fd >= 0)
+		close(fd);
+	if (!tried)
+		return 0;
+	rp_fileio_show(shown, name, strlen(name));
+	if (e) {
+		RP_ERR("unlinkat(%s): %s", shown, strerror(e));
+		return 0;
+	}
+	RP_INFO("removed %s, kept from a stopped push longer than "
+		"--partial-max-age", shown);
+	return 1;
+}
+
 /* The sweep's bounds: start-up must not take as long as the tree is big
  * (or deep). Past them the rest is left as it is, and that is said. */
 #define STALE_MAX_DEPTH		64
 #define STALE_MAX_ENTRIES	(1u << 18)
 
 struct sweep {
+	double max_age;		/* of a kept partial, seconds */
 	unsigned int seen;	/* entries looked at */
 	int removed;
 	bool too_deep;		/* a directory below STALE_MAX_DEPTH */
@@ -281,6 +317,10 @@ static void sweep_dir(int fd, unsigned int depth, struct sweep *sw)
 			sw->removed += remove_if_stale(dfd, name);
 			continue;
 		}
+		if (rp_partial_is_name(name, strlen(name))) {
+			sw->removed += remove_if_old(dfd, name, sw->max_age);
+			continue;
+		}
 		sub = open_subdir(dfd, e);
 		if (sub < 0)
 			continue;
@@ -294,11 +334,11 @@ static void sweep_dir(int fd, unsigned int depth, struct sweep *sw)
 	closedir(dir);
 }
 
-int rp_fileio_clean_stale(int dirfd)
+int rp_fileio_clean_stale(int dirfd, double partial_max_age)
 {
 	/* Our own descriptor: readdir moves its offset. */
 	int fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	struct sweep sw = { 0 };
+	struct sweep sw = { .max_age = partial_max_age };
 
 	if (fd < 0) {
 		RP_ERR("looking for stale temporary files: openat: %s",
@@ -373,8 +413,10 @@ int rp_fileio_dst_open(struct rp_dst *d, int dirfd, const char *name,
 	return rp_fileio_dst_open_at(d, dirfd, name, NULL, size, force);
 }
 
-int rp_fileio_dst_open_at(struct rp_dst *d, int dirfd, const char *name,
-			  const char *path, uint64_t size, bool force)
+/* d for name in dirfd (path: how messages name it, or NULL), with the
+ * defaults; name checked. */
+static int dst_begin(struct rp_dst *d, int dirfd, const char *name,
+		     const char *path, uint64_t size)
 {
 	const char *why = NULL;
 	size_t len;
@@ -399,12 +441,75 @@ int rp_fileio_dst_open_at(struct rp_dst *d, int dirfd, const char *name,
 	d->size = size;
 	/* What every received file got before the caller could choose. */
 	d->mode = 0644;
+	return 0;
+}
 
-	rc = check_existing(d, force);
+/* Whether name in dirfd could be removed: 1 if it is a regular file no
+ * live receiver holds (its lock), and it is gone; else 0. */
+static int remove_unheld(int dirfd, const char *name)
+{
+	int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
+			O_NOCTTY | O_CLOEXEC);
+	struct stat st;
+	int removed = 0;
+
+	if (fd < 0)
+		return errno == ENOENT;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+	    flock(fd, LOCK_EX | LOCK_NB) == 0 &&
+	    rp_fileio_same_entry(dirfd, fd, name))
+		removed = unlinkat(dirfd, name, 0) == 0;
+	close(fd);
+	return removed;
+}
+
+/*
+ * The temporary file under the partial's name from the start (a large
+ * file: even a receiver killed outright then leaves what it wrote, for
+ * a --resume). An older partial no receiver holds is replaced; one that
+ * is held (the same name pushed twice at once), or a name too long,
+ * gets an ordinary temporary file.
+ */
+static int create_kept(struct rp_dst *d)
+{
+	char pname[RP_NAME_MAX + 1], jname[RP_NAME_MAX + 1];
+	const int flags = O_CREAT | O_EXCL | O_RDWR | O_NOFOLLOW | O_CLOEXEC;
+	int fd = -1;
+
+	if (rp_partial_name(d->name, false, pname) ||
+	    rp_partial_name(d->name, true, jname))
+		return create_file(d);
+	for (int i = 0; i < 2 && fd < 0; i++) {
+		fd = openat(d->dirfd, pname, flags, 0600);
+		if (fd < 0 && (errno != EEXIST || !remove_unheld(d->dirfd,
+								 pname)))
+			return create_file(d);
+	}
+	if (fd < 0 || lock_tmp(d->dirfd, fd, pname)) {
+		if (fd >= 0)
+			close(fd);
+		return create_file(d);
+	}
+	/* Its journal describes what is no longer there. */
+	(void)unlinkat(d->dirfd, jname, 0);
+	memcpy(d->tmpname, pname, sizeof(pname));
+	d->fd = fd;
+	d->anon = false;
+	d->kept = true;
+	return 0;
+}
+
+static int open_dst(struct rp_dst *d, int dirfd, const char *name,
+		    const char *path, uint64_t size, bool force, bool kept)
+{
+	int rc = dst_begin(d, dirfd, name, path, size);
+
+	if (!rc)
+		rc = check_existing(d, force);
 	if (!rc)
 		rc = check_space(d, size);
 	if (!rc)
-		rc = create_file(d);
+		rc = kept ? create_kept(d) : create_file(d);
 	/* RDMAPUSH_NO_FALLOCATE: as on a file system without it (tests). A
 	 * small file's blocks are claimed by its one write just as well. */
 	if (!rc && (size <= SMALL_FILE || getenv("RDMAPUSH_NO_FALLOCATE")))
@@ -417,6 +522,82 @@ int rp_fileio_dst_open_at(struct rp_dst *d, int dirfd, const char *name,
 	      "bytes reserved)", EV_S("path", d->shown),
 	      EV_S("into", d->anon ? "an O_TMPFILE" : d->tmpname),
 	      EV_U("reserved", d->reserved));
+	return 0;
+
+err_abort:
+	rp_fileio_dst_abort(d);
+	return rc;
+}
+
+int rp_fileio_dst_open_at(struct rp_dst *d, int dirfd, const char *name,
+			  const char *path, uint64_t size, bool force)
+{
+	return open_dst(d, dirfd, name, path, size, force, false);
+}
+
+int rp_fileio_dst_open_kept(struct rp_dst *d, int dirfd, const char *name,
+			    const char *path, uint64_t size, bool force)
+{
+	return open_dst(d, dirfd, name, path, size, force, true);
+}
+
+/*
+ * The kept partial fd becomes d's temporary file, under its own name,
+ * if that is still the file there and no other receiver took it (its
+ * lock). Its journal stays until the next one replaces it.
+ */
+static int take_partial(struct rp_dst *d, int fd)
+{
+	char pname[RP_NAME_MAX + 1];
+	int rc = rp_partial_name(d->name, false, pname);
+
+	if (!rc && (!rp_fileio_same_entry(d->dirfd, fd, pname) ||
+		    flock(fd, LOCK_EX | LOCK_NB) < 0)) {
+		RP_ERR("%s: its kept partial changed while we took it",
+		       d->shown);
+		rc = -EAGAIN;
+	}
+	if (rc) {
+		close(fd);
+		return rc;
+	}
+	memcpy(d->tmpname, pname, sizeof(pname));
+	d->fd = fd;
+	d->anon = false;
+	d->kept = true;
+	return 0;
+}
+
+int rp_fileio_dst_adopt(struct rp_dst *d, int dirfd, const char *name,
+			const char *path, uint64_t size, bool force, int fd,
+			uint64_t from)
+{
+	int rc = dst_begin(d, dirfd, name, path, size);
+
+	if (!rc)
+		rc = check_existing(d, force);
+	if (!rc)
+		rc = check_space(d, size - from);
+	if (!rc)
+		rc = take_partial(d, fd);
+	else
+		close(fd);
+	if (!rc && ftruncate(d->fd, (off_t)from) < 0) {
+		rc = -errno;
+		RP_ERR("ftruncate(%s, %" PRIu64 "): %s", d->shown, from,
+		       strerror(-rc));
+	}
+	if (rc)
+		goto err_abort;
+	d->end = d->synced = d->wb_started = d->reserved = from;
+	if (size <= SMALL_FILE || getenv("RDMAPUSH_NO_FALLOCATE"))
+		d->reserved = size;
+	rc = reserve(d, from + RP_FILEIO_RESERVE_STEP);
+	if (rc)
+		goto err_abort;
+	RP_EV("file", "file.adopt", "receiving the rest of {path} from byte "
+	      "{from}, into its kept partial", EV_S("path", d->shown),
+	      EV_U("from", from));
 	return 0;
 
 err_abort:
@@ -799,9 +980,19 @@ static int link_anon(struct rp_dst *d, bool force)
 	return rename_failed(d, "linkat", tmp, e);
 }
 
+/* A kept partial's journal, once the file is in place or given up. */
+static void drop_journal(const struct rp_dst *d)
+{
+	char jname[RP_NAME_MAX + 1];
+
+	if (d->kept && !rp_partial_name(d->name, true, jname))
+		(void)unlinkat(d->dirfd, jname, 0);
+}
+
 /* In place: nothing may unlink it any more; close the file. */
 static void committed(struct rp_dst *d)
 {
+	drop_journal(d);
 	d->committed = true;
 	close_direct(d);
 	/* The data is on disk: a late close error changes nothing. */
@@ -877,6 +1068,8 @@ void rp_fileio_dst_abort(struct rp_dst *d)
 		RP_ERR("unlinkat(%s): %s",
 		       rp_fileio_show(shown, d->tmpname, strlen(d->tmpname)),
 		       strerror(errno));
+	if (!d->committed && d->tmpname[0] && d->dirfd >= 0)
+		drop_journal(d);
 	d->tmpname[0] = '\0';
 	close_direct(d);
 	if (d->fd >= 0) {

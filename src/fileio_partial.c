@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -176,6 +177,16 @@ static int name_partial(int dirfd, const char *tmpname, int fd,
 	return -e;
 }
 
+int rp_partial_note(int dirfd, const char *name, const struct rp_journal *j)
+{
+	char jname[RP_NAME_MAX + 1], shown[RP_PEER_TEXT_MAX];
+
+	if (rp_partial_name(name, true, jname))
+		return RP_EBADNAME;
+	rp_fileio_show(shown, j->path, strlen(j->path));
+	return write_journal(dirfd, jname, shown, j);
+}
+
 int rp_partial_keep(int dirfd, const char *name, const char *tmpname, int fd,
 		    const struct rp_journal *j)
 {
@@ -251,6 +262,14 @@ int rp_partial_find(int dirfd, const char *name, struct rp_journal *j,
 	if (!rc) {
 		*fd = openat(dirfd, pname, O_RDWR | O_NOFOLLOW | O_NONBLOCK |
 			     O_CLOEXEC);
+		/* Held by a receiver writing it now: not ours to offer. */
+		if (*fd >= 0 && flock(*fd, LOCK_SH | LOCK_NB) < 0) {
+			close(*fd);
+			*fd = -1;
+			return 0;
+		}
+		if (*fd >= 0)
+			(void)flock(*fd, LOCK_UN);
 		if (*fd >= 0 && (fstat(*fd, &st) < 0 || !S_ISREG(st.st_mode) ||
 				 (uint64_t)st.st_size < j->verified))
 			rc = -EINVAL;
@@ -269,47 +288,56 @@ int rp_partial_find(int dirfd, const char *name, struct rp_journal *j,
 	return 0;
 }
 
-int rp_partial_prefix(int fd, uint64_t n, uint32_t chunk,
+/* The digest of the chunk at off, this bytes long, read len at a time
+ * (XXH3-128 of its bytes, streamed). */
+static int chunk_digest(int fd, uint64_t off, uint64_t this, uint8_t *buf,
+			size_t len, const char *what, uint8_t d[RP_CSUM_LEN])
+{
+	struct rp_csum *one;
+	int rc = rp_csum_new(&one);
+
+	for (uint64_t at = 0; !rc && at < this; at += len) {
+		size_t want = this - at < len ? (size_t)(this - at) : len;
+		ssize_t got = pread(fd, buf, want, (off_t)(off + at));
+
+		if (got != (ssize_t)want) {
+			rc = got < 0 ? -errno : -EIO;
+			RP_ERR("pread(%s, %zu bytes at %llu): %s", what, want,
+			       (unsigned long long)(off + at),
+			       got < 0 ? strerror(-rc) : "the file is shorter");
+			break;
+		}
+		rp_csum_update(one, buf, want);
+	}
+	if (!rc)
+		rp_csum_final(one, d);
+	rp_csum_free(one);
+	return rc;
+}
+
+int rp_partial_digest(int fd, uint64_t n, uint32_t chunk, const char *what,
 		      struct rp_csum *fold, uint8_t out[RP_CSUM_LEN])
 {
 	size_t len = chunk < PREFIX_READ ? chunk : PREFIX_READ;
-	struct rp_csum *all = NULL, *one = NULL;
+	struct rp_csum *all = NULL;
 	uint8_t *buf = malloc(len), d[RP_CSUM_LEN];
 	int rc = buf ? rp_csum_new(&all) : -ENOMEM;
 
-	if (!rc)
-		rc = rp_csum_new(&one);
 	for (uint64_t off = 0; !rc && off < n; off += chunk) {
-		/* One chunk's digest is XXH3-128 of its bytes: streamed. */
-		rp_csum_free(one);
-		one = NULL;
-		rc = rp_csum_new(&one);
-		for (uint64_t at = 0; !rc && at < chunk; at += len) {
-			ssize_t got = pread(fd, buf, len, (off_t)(off + at));
-
-			if (got != (ssize_t)len) {
-				rc = got < 0 ? -errno : -EIO;
-				RP_ERR("pread(partial, %zu bytes at %llu): %s",
-				       len, (unsigned long long)(off + at),
-				       got < 0 ? strerror(-rc) : "short");
-				break;
-			}
-			rp_csum_update(one, buf, len);
-		}
+		rc = chunk_digest(fd, off, n - off < chunk ? n - off : chunk,
+				  buf, len, what, d);
 		if (rc)
 			break;
-		rp_csum_final(one, d);
 		rp_csum_fold(all, d);
 		if (fold)
 			rp_csum_fold(fold, d);
 	}
 	if (!rc)
 		rp_csum_final(all, out);
-	rp_csum_free(one);
 	rp_csum_free(all);
 	free(buf);
-	if (rc == -ENOMEM)
-		RP_ERR("rehashing a partial: out of memory");
+	if (!buf)
+		RP_ERR("hashing %s: %s", what, strerror(ENOMEM));
 	return rc;
 }
 

@@ -32,6 +32,8 @@ static const struct option recv_long[] = {
 	{ "max-pending-per-prefix", required_argument, NULL, OPT_PER_PREFIX },
 	{ "max-xfers-per-address", required_argument, NULL, OPT_XFERS_PER_ADDR },
 	{ "min-rate",	required_argument, NULL, OPT_MIN_RATE },
+	{ "no-partials", no_argument,	   NULL, OPT_NO_PARTIALS },
+	{ "partial-max-age", required_argument, NULL, OPT_PARTIAL_MAX_AGE },
 	{ "device",	required_argument, NULL, 'd' },
 	{ "ib-port",	required_argument, NULL, 'i' },
 	{ "gid-index",	required_argument, NULL, 'g' },
@@ -73,6 +75,8 @@ static const struct option send_long[] = {
 	{ "qps",	required_argument, NULL, OPT_QPS },
 	{ "direct",	no_argument,	   NULL, OPT_DIRECT },
 	{ "retry-for",	required_argument, NULL, OPT_RETRY_FOR },
+	{ "resume",	no_argument,	   NULL, OPT_RESUME },
+	{ "update",	optional_argument, NULL, OPT_UPDATE },
 	{ "help",	no_argument,	   NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -243,6 +247,48 @@ static int parse_op(struct rp_config *o, const char *sub, const char *arg)
 	return rp_opts_bad_value(sub, "op", arg, "write, read or send");
 }
 
+/* --update[=LEVEL]: mtime when no level is given, and then mtimes are
+ * kept (-k), or no push would ever find its last copy up to date. */
+static int parse_update(struct rp_config *o, const char *sub, const char *arg)
+{
+	for (unsigned int u = RP_UPDATE_EXISTS; u < RP_UPDATE_MAX; u++) {
+		if (!arg ? u == RP_UPDATE_MTIME :
+		    !strcmp(arg, rp_proto_update_name(u))) {
+			o->update = (uint8_t)u;
+			o->preserve |= u == RP_UPDATE_MTIME;
+			return 0;
+		}
+	}
+	return rp_opts_bad_value(sub, "--update level", arg,
+				 "exists, size, mtime or checksum");
+}
+
+/* A duration: seconds, or a number with s, m, h or d; at most 10 years. */
+static int parse_age(const char *arg, double *secs)
+{
+	static const struct { char c; double s; } unit[] = {
+		{ 's', 1 }, { 'm', 60 }, { 'h', 3600 }, { 'd', 86400 },
+	};
+	unsigned long long v;
+	char num[32];
+	size_t n = strlen(arg);
+	double mul = 1;
+
+	if (!n || n >= sizeof(num))
+		return -1;
+	memcpy(num, arg, n + 1);
+	for (size_t i = 0; i < sizeof(unit) / sizeof(unit[0]); i++)
+		if (num[n - 1] == unit[i].c) {
+			mul = unit[i].s;
+			num[n - 1] = '\0';
+		}
+	if (rp_opts_parse_range(num, 0, 3650ull * 86400, &v) ||
+	    v * mul > 3650.0 * 86400)
+		return -1;
+	*secs = (double)v * mul;
+	return 0;
+}
+
 /* The value of the option being parsed; arg is the text after it. */
 /* One flat case per option, in --help's order: longer than our usual
  * function, but a table of setters would hide the ranges it checks. */
@@ -381,6 +427,20 @@ int rp_opts_set(struct rp_config *o, const char *sub, int c,
 		break;
 	case OPT_OP:
 		return parse_op(o, sub, arg);
+	case OPT_RESUME:
+		o->resume = true;
+		break;
+	case OPT_UPDATE:
+		return parse_update(o, sub, arg);
+	case OPT_NO_PARTIALS:
+		o->no_partials = true;
+		break;
+	case OPT_PARTIAL_MAX_AGE:
+		if (parse_age(arg, &o->partial_max_age))
+			return rp_opts_bad_value(sub, "partial age", arg,
+						 "seconds, or a number with "
+						 "s, m, h or d, e.g. 7d");
+		break;
 	case OPT_QPS:
 		if (rp_opts_parse_range(arg, 1, RP_QPS_MAX, &v))
 			return rp_opts_bad_value(sub, "QP count", arg, "1..8");

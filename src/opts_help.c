@@ -95,7 +95,14 @@ static const char help_recv[] =
 	"      --preserve-modes  give what a sender's -k sends its exact\n"
 	"                       permission bits (default: masked by the\n"
 	"                       umask, and no world-writable directory\n"
-	"                       without the sticky bit)\n";
+	"                       without the sticky bit)\n"
+	"      --no-partials    keep nothing of a file whose push stopped\n"
+	"                       (default: its verified part is kept hidden\n"
+	"                       as .NAME.rdmapush-partial, with a journal,\n"
+	"                       for the sender's --resume)\n"
+	"      --partial-max-age AGE  remove kept partials older than AGE,\n"
+	"                       seconds or with s, m, h or d (default 7d),\n"
+	"                       at start-up and while serving\n";
 
 static const char help_send[] =
 	"Usage: rdmapush send [OPTION]... SOURCE... HOST\n"
@@ -118,6 +125,16 @@ static const char help_send[] =
 	"  -r, --recursive      send directories and everything in them\n"
 	"  -k, --preserve       keep each file's mode and modification time\n"
 	"                       (k for keep: -p is the port)\n"
+	"      --resume         continue each file from what the receiver\n"
+	"                       kept of an earlier push that stopped: both\n"
+	"                       sides check the kept part's digest, and\n"
+	"                       only the rest is sent (not with '-')\n"
+	"      --update[=LEVEL]  send a file only if the receiver's copy\n"
+	"                       differs: exists (it has one), size, mtime\n"
+	"                       (the default: size and mtime; implies -k)\n"
+	"                       or checksum (its digest; each file is read\n"
+	"                       here first). A differing copy is replaced,\n"
+	"                       atomically, even without the receiver's -f\n"
 	"      --as NAME        name on the receiver of the one SOURCE\n"
 	"                       (default: its last component); required for\n"
 	"                       '-'\n"

@@ -59,6 +59,8 @@ static int fill(struct json_object *o, const struct rp_report *r)
 	rc |= rp_json_add(o, "files", json_object_new_uint64(r->files));
 	rc |= rp_json_add(o, "failed", json_object_new_uint64(r->failed));
 	rc |= rp_json_add(o, "skipped", json_object_new_uint64(r->skipped));
+	rc |= rp_json_add(o, "up_to_date",
+			  json_object_new_uint64(r->up_to_date));
 	if (r->peer && r->peer[0])
 		rc |= rp_json_add(o, "peer", json_object_new_string(r->peer));
 	rc |= rp_json_add(o, "status",
@@ -78,6 +80,9 @@ static int fill(struct json_object *o, const struct rp_report *r)
 				  json_object_new_int(r->exit_code));
 	}
 	rc |= rp_json_add(o, "bytes", json_object_new_uint64(r->bytes));
+	/* Less than bytes when files were resumed. */
+	rc |= rp_json_add(o, "data_bytes",
+			  json_object_new_uint64(r->data_bytes));
 	/* The whole transfer to the millisecond; the data phase, which
 	 * can be shorter than one, to the microsecond, as it is measured;
 	 * bits per second whole. */
@@ -127,6 +132,7 @@ int rp_report_json_entry(FILE *f, const char *role, const char *path,
 			 uint64_t bytes, int rc, const char *skipped)
 {
 	struct json_object *o = json_object_new_object();
+	bool up_to_date = skipped && !strcmp(skipped, RP_ENTRY_UP_TO_DATE);
 	int err = 0;
 
 	if (!o)
@@ -136,9 +142,10 @@ int rp_report_json_entry(FILE *f, const char *role, const char *path,
 	/* On the receiver the path came from the sender: escaped. */
 	err |= rp_json_add(o, "path", peer_string(path));
 	err |= rp_json_add(o, "status", json_object_new_string(
-			   skipped ? "skipped" : rc ? "error" : "ok"));
+			   up_to_date ? "up-to-date" : skipped ? "skipped" :
+			   rc ? "error" : "ok"));
 	err |= rp_json_add(o, "bytes", json_object_new_uint64(bytes));
-	if (skipped)
+	if (skipped && !up_to_date)
 		err |= rp_json_add(o, "reason",
 				   json_object_new_string(skipped));
 	if (rc && !skipped) {
@@ -174,7 +181,7 @@ void rp_report_summary(FILE *f, const struct rp_report *r)
 	char b[32], t[32], name[RP_PEER_TEXT_MAX];
 	const char *verb = r->role[0] == 's' ? "sent" : "received";
 
-	if (r->name && !r->failed && !r->skipped) {
+	if (r->name && !r->failed && !r->skipped && !r->up_to_date) {
 		fprintf(f, "rdmapush %s: %s %s: %s in %.2f s, %s\n", r->role,
 			verb, shown_name(r, name, sizeof(name)),
 			rp_fmt_bytes(b, sizeof(b), r->bytes), r->seconds,
@@ -182,11 +189,14 @@ void rp_report_summary(FILE *f, const struct rp_report *r)
 		return;
 	}
 	fprintf(f, "rdmapush %s: %s %" PRIu64 " %s, %s in %.2f s, %s; %"
-		PRIu64 " skipped, %" PRIu64 " failed\n", r->role, verb,
+		PRIu64 " skipped, %" PRIu64 " failed", r->role, verb,
 		r->files, r->files == 1 ? "entry" : "entries",
 		rp_fmt_bytes(b, sizeof(b), r->bytes), r->seconds,
 		rp_fmt_rate(t, sizeof(t), r->bytes, r->seconds), r->skipped,
 		r->failed);
+	if (r->up_to_date)
+		fprintf(f, ", %" PRIu64 " up to date", r->up_to_date);
+	fputc('\n', f);
 }
 
 /* The tool's report hooks (rp_report_hooks): ctx is its config. */

@@ -47,6 +47,7 @@ struct server {
 	sigset_t old_mask;	/* as we found it: children get it back */
 	sigset_t wait_mask;	/* inside ppoll(): ours unblocked */
 	double backoff_end;	/* accept() starved: not before this; or 0 */
+	double next_sweep;	/* old partials and stale temporaries */
 	bool starved;		/* said so; cleared once the queue is empty */
 	bool drained;		/* accept() found the queue empty */
 	int once_fd;		/* --once: the connection to serve here */
@@ -229,12 +230,28 @@ static struct timespec *next_wake(const struct server *sv, double now,
 
 	if (kill > 0 && (t <= 0 || kill < t))
 		t = kill;
+	if (sv->next_sweep > 0 && (t <= 0 || sv->next_sweep < t))
+		t = sv->next_sweep;
 	if (t <= 0)
 		return NULL;
 	t = t > now ? t - now : 0;
 	ts->tv_sec = (time_t)t;
 	ts->tv_nsec = (long)((t - (double)ts->tv_sec) * 1e9);
 	return ts;
+}
+
+/* While serving, as at start-up: partials past --partial-max-age go
+ * (those a transfer writes now are locked, and young). Every hour, or
+ * every --partial-max-age if shorter, but not more than once a minute. */
+static void sweep_if_due(struct server *sv)
+{
+	double every = sv->o->partial_max_age;
+
+	if (sv->next_sweep <= 0 || rp_now() < sv->next_sweep)
+		return;
+	rp_fileio_clean_stale(sv->dirfd, sv->o->partial_max_age);
+	every = every < 60 ? 60 : every > 3600 ? 3600 : every;
+	sv->next_sweep = rp_now() + every;
 }
 
 /* Stop: tell each child to abort (it removes its temporary file), and
@@ -426,6 +443,7 @@ static int serve_step(struct server *sv)
 	rp_forks_kill_stale(&sv->forks, rp_now());
 	if (sv->backoff_end > 0 && rp_now() >= sv->backoff_end)
 		sv->backoff_end = 0;
+	sweep_if_due(sv);
 	if (incoming && !rp_session_stop)
 		return take_queued(sv);
 	return 0;
@@ -574,7 +592,8 @@ int rp_server_run(const struct rp_config *o, struct rp_outcome *out)
 		return rc;
 	if (o->psk_file)
 		sv.psk = sv.key;
-	rp_fileio_clean_stale(sv.dirfd);
+	rp_fileio_clean_stale(sv.dirfd, o->partial_max_age);
+	sv.next_sweep = rp_now() + 60;
 	rc = rp_ctrl_listen(o->bind_addr, o->port, &sv.lfd);
 	if (rc)
 		goto out_dir;

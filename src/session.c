@@ -342,7 +342,9 @@ void rp_xfer_entry(struct xfer *x, struct rp_tally *t, const char *path,
 {
 	const struct rp_hooks *h = x->o->hooks;
 
-	if (skipped) {
+	if (skipped && !strcmp(skipped, RP_ENTRY_UP_TO_DATE)) {
+		t->up_to_date++;
+	} else if (skipped) {
 		t->skipped++;
 	} else if (rc) {
 		t->failed++;
@@ -380,6 +382,8 @@ void rp_xfer_report(struct xfer *x, int rc, struct rp_outcome *out)
 	x->rep.files = x->tally.ok;
 	x->rep.failed = x->tally.failed;
 	x->rep.skipped = x->tally.skipped;
+	x->rep.up_to_date = x->tally.up_to_date;
+	x->rep.data_bytes = x->tally.landed;
 	x->rep.rc = rc;
 	x->rep.exit_code = rp_session_exit_code(rc);
 	/* One entry: the summary names it. */

@@ -26,8 +26,11 @@ struct rp_tally {
 	uint64_t ok;		/* entries stored (files and directories) */
 	uint64_t failed;
 	uint64_t skipped;	/* sender: symlinks and special files */
+	uint64_t up_to_date;	/* --update: entries not sent, up to date */
 	uint64_t bytes;		/* in the files stored */
-	uint64_t landed;	/* receiver: data bytes taken off the ring */
+	/* Data bytes moved in this session: the receiver's taken off the
+	 * ring, the sender's posted (a resumed file's rest only). */
+	uint64_t landed;
 	int first_err;		/* the first entry's failure */
 };
 
@@ -314,5 +317,58 @@ void rp_xfer_trace_data_summary(const struct xfer *x, uint64_t bytes,
 			uint64_t files);
 /* A directory entry the receiver handled: "created", "exists", ... */
 void rp_xfer_trace_dir(const struct rp_file *f, const char *result);
+
+/* ---- interrupted and repeated pushes, per file (session_resume.c) ---- */
+
+struct rp_csum;
+struct rp_dst;
+/*
+ * --update: whether the entry f's target, leaf in pfd, matches f at
+ * f->update's level (*up; the checksum level hashes it at chunk), and
+ * whether a regular file is there (*regular: --update replaces only
+ * that). 0 or an error (reported).
+ */
+int rp_recv_up_to_date(int pfd, const char *leaf, const struct rp_file *f,
+		       uint32_t chunk, bool *up, bool *regular);
+/*
+ * --resume: the partial kept of f (leaf in pfd) that this session can
+ * continue. If one is, h becomes HAVE PARTIAL (its whole chunks at
+ * chunk, their digest), *fd the partial (owned) and *prefix its digests
+ * folded (owned); else h is left NONE and a partial that cannot serve is
+ * removed, said once. 0 or an error (reported).
+ */
+int rp_recv_offer_partial(int pfd, const char *leaf, const struct rp_file *f,
+			  uint32_t chunk, const uint8_t key_id[32],
+			  struct rp_have *h, int *fd, struct rp_csum **prefix);
+/*
+ * The session stopped during f, with folded bytes of it written and
+ * folded into csum: keep its whole chunks as leaf's partial in pfd
+ * (d's temporary file; d's abort then only closes it). 0, also when
+ * nothing is worth keeping, or an error (reported).
+ */
+int rp_recv_keep_partial(int pfd, const char *leaf, struct rp_dst *d,
+			 const struct rp_file *f, uint32_t chunk,
+			 uint64_t folded, struct rp_csum *csum,
+			 const uint8_t key_id[32]);
+/*
+ * While a large file is written under its partial's name: its journal
+ * now, for the whole chunks both synced and folded into csum (folded
+ * bytes of them). 0 or an error (reported).
+ */
+int rp_recv_note_partial(int pfd, const char *leaf, const struct rp_file *f,
+			 uint32_t chunk, uint64_t synced, uint64_t folded,
+			 struct rp_csum *csum, const uint8_t key_id[32]);
+/* Files this large are written under their partial's name from the
+ * start, with a journal every RP_PARTIAL_NOTE_STEP bytes. */
+#define RP_PARTIAL_NAMED_MIN	(64ull << 20)
+#define RP_PARTIAL_NOTE_STEP	(8ull << 20)
+/*
+ * The sender's side of HAVE PARTIAL: whether fd's first bytes, hashed at
+ * chunk, fold to want (*same), their digests also folded into fold. 0 or
+ * an error (reported).
+ */
+int rp_send_check_prefix(int fd, const char *path, uint64_t bytes,
+			 uint32_t chunk, const uint8_t want[RP_CSUM_LEN],
+			 struct rp_csum *fold, bool *same);
 
 #endif

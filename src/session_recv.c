@@ -15,9 +15,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "rdmapush/auth.h"
 #include "rdmapush/ctrl.h"
 #include "rdmapush/err.h"
 #include "rdmapush/fileio.h"
+#include "rdmapush/partial.h"
 #include "rdmapush/pool.h"
 #include "rdmapush/session.h"
 #include "rdmapush/sys.h"
@@ -53,8 +55,18 @@ struct recv_file {
 	bool open;
 	struct rp_file meta;
 	int parentfd;		/* borrowed: the directory we are in (go_to) */
+	const char *leaf;	/* its name there (in meta.path) */
 	struct rp_dst dst;
 	struct rp_csum *csum;
+	uint64_t folded;	/* bytes written and folded into csum */
+	uint64_t noted;		/* a kept file's journal says this much */
+	/* FILE asked to resume or update it: HAVE is sent, its chunks
+	 * start at FROM. */
+	bool awaiting_from;
+	bool replace;		/* --update: a differing copy is replaced */
+	uint64_t have;		/* HAVE PARTIAL's bytes, or 0 */
+	int partial_fd;		/* the partial offered, or -1 */
+	struct rp_csum *prefix;	/* its chunks' digests, folded */
 	int err;		/* it failed: its chunks are dropped */
 	bool facked;		/* its failure is told already (early_fack) */
 	uint64_t bytes;		/* landed so far */
@@ -105,6 +117,7 @@ struct recv_state {
 	uint32_t sends_out;	/* credit Sends not yet completed */
 	uint32_t sq_cap;
 	uint32_t flags;		/* HELLO's RP_HELLO_* */
+	uint8_t key_id[32];	/* --psk's id in journals (auth.h), or 0s */
 	mode_t umask;
 	struct recv_file cur;
 	uint32_t next_id;	/* the FILE id we expect next */
@@ -251,12 +264,13 @@ static int make_dir(struct xfer *x, struct recv_state *r,
 	return entry_done(x, r, f, rc, 0);
 }
 
-static int open_file(struct xfer *x, struct recv_state *r)
+/* Where the current file goes: a checked path within --max-size, its
+ * directory open (parentfd) and its name there (leaf). */
+static int locate(struct xfer *x, struct recv_state *r)
 {
 	struct recv_file *c = &r->cur;
 	const struct rp_file *f = &c->meta;
 	char shown[RP_PEER_TEXT_MAX];
-	const char *leaf;
 	int rc = check_entry(x, f);
 
 	if (!rc && x->o->max_size && f->size != RP_SIZE_UNKNOWN &&
@@ -270,12 +284,40 @@ static int open_file(struct xfer *x, struct recv_state *r)
 	if (!rc)
 		rc = path_refusal(rp_fileio_here_go_to(&r->here, r->dirfd,
 						       f->path, &c->parentfd,
-						       &leaf));
-	if (!rc)
-		rc = rp_fileio_dst_open_at(&c->dst, c->parentfd, leaf,
-					   f->path, f->size, x->o->force);
-	if (!rc)
-		rc = rp_csum_new(&c->csum);
+						       &c->leaf));
+	rp_progress_label(&r->prog, f->path);
+	return rc;
+}
+
+/* The current file's temporary file: new, or (from > 0) the partial
+ * offered, whose chunks' digests start its checksum. */
+static int create(struct xfer *x, struct recv_state *r, uint64_t from)
+{
+	struct recv_file *c = &r->cur;
+	const struct rp_file *f = &c->meta;
+	bool force = x->o->force || c->replace;
+	int rc;
+
+	if (from) {
+		rc = rp_fileio_dst_adopt(&c->dst, c->parentfd, c->leaf,
+					 f->path, f->size, force,
+					 c->partial_fd, from);
+		c->partial_fd = -1;
+		c->csum = c->prefix;
+		c->prefix = NULL;
+		c->bytes = c->folded = c->noted = from;
+	} else if (f->size != RP_SIZE_UNKNOWN &&
+		   f->size >= RP_PARTIAL_NAMED_MIN && !x->o->no_partials) {
+		rc = rp_fileio_dst_open_kept(&c->dst, c->parentfd, c->leaf,
+					     f->path, f->size, force);
+		if (!rc)
+			rc = rp_csum_new(&c->csum);
+	} else {
+		rc = rp_fileio_dst_open_at(&c->dst, c->parentfd, c->leaf,
+					   f->path, f->size, force);
+		if (!rc)
+			rc = rp_csum_new(&c->csum);
+	}
 	if (!rc) {
 		c->dst.mode = entry_mode(x, r, f->mode, false);
 		c->dst.set_mtime = r->flags & RP_HELLO_PRESERVE;
@@ -284,13 +326,30 @@ static int open_file(struct xfer *x, struct recv_state *r)
 		c->dst.defer_dir_sync = true;
 		rp_fileio_dst_direct(&c->dst, &x->dio);
 	}
-	rp_progress_label(&r->prog, f->path);
 	return rc;
+}
+
+static int open_file(struct xfer *x, struct recv_state *r)
+{
+	int rc = locate(x, r);
+
+	return rc ? rc : create(x, r, 0);
+}
+
+/* The partial offered and not taken. */
+static void offer_close(struct recv_file *c)
+{
+	if (c->partial_fd >= 0)
+		close(c->partial_fd);
+	c->partial_fd = -1;
+	rp_csum_free(c->prefix);
+	c->prefix = NULL;
 }
 
 static void file_close(struct recv_file *c)
 {
 	rp_fileio_dst_abort(&c->dst);
+	offer_close(c);
 	c->parentfd = -1;	/* borrowed: the directory we are in */
 	rp_csum_free(c->csum);
 	c->csum = NULL;
@@ -312,6 +371,81 @@ static int early_fack(struct xfer *x, struct recv_state *r)
 	return entry_done(x, r, &c->meta, c->err, 0);
 }
 
+/* An entry of the sender's --update the receiver has: no data comes. */
+static int up_to_date(struct xfer *x, struct recv_state *r,
+		      struct rp_have *h)
+{
+	struct recv_file *c = &r->cur;
+
+	h->verdict = RP_HAVE_UPTODATE;
+	c->awaiting_from = false;
+	rp_xfer_entry(x, &r->tally, c->meta.path, 0, 0, RP_ENTRY_UP_TO_DATE);
+	RP_EV("file", "file.uptodate", "{path}: up to date ({level}); "
+	      "nothing sent", EV_S("path", c->meta.path),
+	      EV_S("level", rp_proto_update_name(c->meta.update)));
+	file_close(c);
+	return rp_chan_send(&x->ch, RP_MSG_HAVE, h);
+}
+
+/*
+ * A FILE with --resume or --update: answer HAVE (what we hold of it);
+ * its chunks start at FROM. Refused here, it gets its FACK instead, and
+ * the sender still says FROM and ends it empty, as for any refusal.
+ */
+static int negotiate(struct xfer *x, struct recv_state *r)
+{
+	struct recv_file *c = &r->cur;
+	const struct rp_file *f = &c->meta;
+	struct rp_have h = { .id = f->id, .verdict = RP_HAVE_NONE };
+	bool up = false;
+	int rc = locate(x, r);
+
+	c->awaiting_from = true;
+	if (!rc && f->update)
+		rc = rp_recv_up_to_date(c->parentfd, c->leaf, f, x->chunk, &up,
+					&c->replace);
+	if (!rc && up)
+		return up_to_date(x, r, &h);
+	if (!rc && (f->want & RP_WANT_RESUME) && !x->o->no_partials)
+		rc = rp_recv_offer_partial(c->parentfd, c->leaf, f, x->chunk,
+					   r->key_id, &h, &c->partial_fd,
+					   &c->prefix);
+	if (rc) {
+		c->err = rc;
+		return early_fack(x, r);
+	}
+	c->have = h.bytes;
+	return rp_chan_send(&x->ch, RP_MSG_HAVE, &h);
+}
+
+/* FROM: the chunks of the file negotiated start at offset, 0 or what
+ * HAVE offered. */
+static int on_from(struct xfer *x, struct recv_state *r,
+		   const struct rp_from *m)
+{
+	struct recv_file *c = &r->cur;
+	char shown[RP_PEER_TEXT_MAX];
+
+	if (!c->open || !c->awaiting_from || m->id != c->meta.id ||
+	    (m->offset && m->offset != c->have)) {
+		RP_ERR("FROM %u at %" PRIu64 " from %s out of order", m->id,
+		       m->offset, x->peer);
+		return RP_EPROTO;
+	}
+	c->awaiting_from = false;
+	if (c->err)
+		return 0;
+	if (c->have && !m->offset) {
+		RP_INFO("%s: %s sends it whole; its kept partial is dropped",
+			rp_fmt_peer(shown, sizeof(shown), c->meta.path,
+				    c->meta.path_len), x->peer);
+		offer_close(c);
+		rp_partial_drop(c->parentfd, c->leaf);
+	}
+	c->err = create(x, r, m->offset);
+	return early_fack(x, r);
+}
+
 /* A FILE: a directory is made at once; a regular file becomes current
  * (if it cannot be opened, its chunks are dropped as they land). */
 static int on_file(struct xfer *x, struct recv_state *r,
@@ -330,8 +464,11 @@ static int on_file(struct xfer *x, struct recv_state *r,
 	rp_trace_reason_start();
 	if (f->kind == RP_FILE_DIR)
 		return make_dir(x, r, f);
-	*c = (struct recv_file){ .open = true, .meta = *f, .parentfd = -1 };
+	*c = (struct recv_file){ .open = true, .meta = *f, .parentfd = -1,
+				 .partial_fd = -1 };
 	rp_fileio_dst_init(&c->dst);
+	if (f->want || f->update)
+		return negotiate(x, r);
 	c->err = open_file(x, r);
 	return early_fack(x, r);
 }
@@ -361,7 +498,8 @@ static int sync_and_commit(struct xfer *x, struct recv_file *c)
 		if (rc)
 			return rc;
 	}
-	return rp_fileio_dst_commit(&c->dst, x->o->force);
+	/* --update's differing copy is replaced, as with --force. */
+	return rp_fileio_dst_commit(&c->dst, x->o->force || c->replace);
 }
 
 static int verify(struct xfer *x, struct recv_file *c)
@@ -460,10 +598,9 @@ static int read_message(struct xfer *x, struct recv_state *r,
 			union rp_msg *m, uint8_t *type)
 {
 	double t = rp_now();
-	/* We answer no FILE with HAVE: version 7's FROM is refused as out
-	 * of place, and RECONNECT with --retry-for 0. */
+	/* RECONNECT is refused as out of place with --retry-for 0. */
 	uint32_t want = rp_msg_expect(RP_SIDE_SENDER, RP_STAGE_FILES) &
-			~(RP_MSG_BIT(RP_MSG_FROM) | rp_xfer_relink_refused(x));
+			~rp_xfer_relink_refused(x);
 	int rc;
 
 	if (r->held_len) {
@@ -497,6 +634,8 @@ static int on_message(struct xfer *x, struct recv_state *r)
 		return on_fin(x, r, &m.fin);
 	case RP_MSG_RECONNECT:
 		return rp_xfer_relink_got(x, &m.reconnect);
+	case RP_MSG_FROM:
+		return on_from(x, r, &m.from);
 	}
 	return RP_EINTERNAL;
 }
@@ -598,10 +737,28 @@ static void fold(struct recv_state *r, struct landed *l)
 	if (!l->written || c->err)
 		return;
 	rc = rp_fileio_dst_put_done(&c->dst, &l->put);
-	if (rc)
+	if (rc) {
 		c->err = rc;
-	else
+	} else {
 		rp_csum_fold(c->csum, l->digest);
+		c->folded += l->put.len;
+	}
+}
+
+/* A file written under its partial's name: its journal follows what is
+ * on disk, so that even a receiver killed outright leaves it usable. */
+static void note_partial(struct xfer *x, struct recv_state *r)
+{
+	struct recv_file *c = &r->cur;
+	uint64_t upto = c->dst.synced < c->folded ? c->dst.synced : c->folded;
+
+	if (!c->open || c->err || !c->dst.kept ||
+	    upto < c->noted + RP_PARTIAL_NOTE_STEP)
+		return;
+	if (!rp_recv_note_partial(c->parentfd, c->leaf, &c->meta, x->chunk,
+				  c->dst.synced, c->folded, c->csum,
+				  r->key_id))
+		c->noted = upto;
 }
 
 /* Take what the workers finished: credit, then fold, in order. */
@@ -620,6 +777,7 @@ static int harvest(struct xfer *x, struct recv_state *r)
 		r->folded++;
 	}
 	advance_credit(x, r);
+	note_partial(x, r);
 	if (r->cur.open)
 		rc = early_fack(x, r);
 	return rc ? rc : give_credit(x, r);
@@ -657,7 +815,8 @@ static int settle(struct xfer *x, struct recv_state *r, bool need_file)
 				rc = finish_file(x, r);
 		}
 		else if ((c->open && c->data_done) || (!c->open && need_file &&
-						       !r->fin_seen))
+						       !r->fin_seen) ||
+			 (c->open && c->awaiting_from && need_file))
 			rc = on_message(x, r);
 		else
 			break;
@@ -835,8 +994,8 @@ static int await_reconnect(struct xfer *x, struct recv_state *r)
 		return RP_EPROTO;
 	}
 	h = &r->held[(r->held_head + r->held_len) % HELD_MAX];
-	rc = rp_xfer_recv(x, rp_msg_expect(RP_SIDE_SENDER, RP_STAGE_FILES) &
-			  ~RP_MSG_BIT(RP_MSG_FROM), &h->m, "a RECONNECT");
+	rc = rp_xfer_recv(x, rp_msg_expect(RP_SIDE_SENDER, RP_STAGE_FILES),
+			  &h->m, "a RECONNECT");
 	if (rc)
 		return rc;
 	h->type = x->ch.got_type;
@@ -995,6 +1154,29 @@ static int run(struct xfer *x, struct recv_state *r,
 	return close_session(x, r);
 }
 
+/*
+ * The session stopped mid-file for a cause of its own (the sender gone,
+ * a signal, a deadline), not the file's: keep the chunks of it written
+ * and folded, in order, for a --resume (no worker runs any more).
+ */
+static void keep_partial(struct xfer *x, struct recv_state *r)
+{
+	struct recv_file *c = &r->cur;
+
+	if (!c->open || c->err || c->awaiting_from || x->o->no_partials ||
+	    c->meta.size == RP_SIZE_UNKNOWN || !r->rec)
+		return;
+	while (r->folded < r->landed &&
+	       chunk_state(r, r->folded) == CHUNK_DONE) {
+		fold(r, &r->rec[r->folded % r->nrec]);
+		r->folded++;
+	}
+	if (!c->err)
+		(void)rp_recv_keep_partial(c->parentfd, c->leaf, &c->dst,
+					   &c->meta, x->chunk, c->folded,
+					   c->csum, r->key_id);
+}
+
 static void release(struct recv_state *r)
 {
 	if (r->cur.open)
@@ -1024,15 +1206,20 @@ int rp_session_recv_one(const struct rp_config *o, const uint8_t *psk,
 	rp_chan_init(&x.ch, fd, x.peer, "transfer", RP_SIDE_SENDER, psk,
 		     o->timeout);
 	x.ch.start = x.start;
+	x.ch.reason_wait = o->reason_wait_secs;
 	x.ch.handshake_end = x.start + rp_session_handshake_secs(o);
 	snprintf(x.peer, sizeof(x.peer), "%s", peer);
 	/* The sender hears why we stop in our words, not only a status. */
 	rp_trace_reason_start();
+	if (psk)
+		rp_auth_key_id(psk, r.key_id);
 	rc = run(&x, &r, adm);
 	if (rc)
 		rp_chan_refuse(&x.ch, RP_MSG_ERR, rc);
 	/* No worker may still write into a file or read the ring. */
 	rp_xfer_stop_pool(&x);
+	if (rc)
+		keep_partial(&x, &r);
 	release(&r);
 	if (!rc && r.tally.failed) {
 		rp_xfer_phase(&x, RP_PHASE_DONE);

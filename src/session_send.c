@@ -18,6 +18,7 @@
 #include "rdmapush/ctrl.h"
 #include "rdmapush/err.h"
 #include "rdmapush/fileio.h"
+#include "rdmapush/partial.h"
 #include "rdmapush/pool.h"
 #include "rdmapush/session.h"
 #include "rdmapush/sys.h"
@@ -74,6 +75,8 @@ struct cur_src {
 	uint64_t queued;	/* bytes handed to the workers to read */
 	bool all_queued;	/* its last chunk is queued */
 	struct rp_csum *csum;
+	/* --resume or --update: its FILE asked; no chunk before HAVE. */
+	bool negotiating;
 };
 
 struct send_state {
@@ -117,6 +120,18 @@ static void pending_pop(struct send_state *s)
 	s->qlen--;
 }
 
+/* Forget the entry pushed last (the current file's): no FACK will come
+ * for it. */
+static void pending_drop_last(struct send_state *s)
+{
+	struct pending *p = &s->q[(s->qhead + s->qlen - 1) % MAX_PENDING];
+
+	free(p->path);
+	p->path = NULL;
+	s->qlen--;
+	s->cur.p = NULL;
+}
+
 static void pending_clear(struct send_state *s)
 {
 	while (s->qlen)
@@ -125,19 +140,25 @@ static void pending_clear(struct send_state *s)
 
 /* ---- control messages of the session ---- */
 
+/* FILE for e; for a regular file, with what it asks (want, update and
+ * its digest when update checks it: csum, else NULL). */
 static int send_file_msg(struct xfer *x, struct send_state *s,
 			 const struct rp_walk_entry *e, uint8_t kind,
-			 uint64_t size)
+			 uint64_t size, uint8_t want, uint8_t update,
+			 const uint8_t *csum)
 {
 	struct rp_file f = {
 		.id = s->next_id, .kind = kind, .mode = (uint16_t)e->mode,
 		.size = size, .mtime_sec = e->mtime_sec,
 		.mtime_nsec = e->mtime_nsec,
 		.path_len = (uint16_t)strlen(e->path),
+		.want = want, .update = update,
 	};
 	int rc;
 
 	memcpy(f.path, e->path, f.path_len + 1u);
+	if (csum)
+		memcpy(f.csum, csum, RP_CSUM_LEN);
 	rc = rp_chan_send(&x->ch, RP_MSG_FILE, &f);
 	if (!rc)
 		s->next_id++;
@@ -178,6 +199,37 @@ static void cur_close(struct cur_src *c)
 	c->open = false;
 }
 
+/*
+ * FILE for the current source. With --resume or --update (not for
+ * standard input, read once), it asks, and waits for HAVE; --update's
+ * checksum level hashes the file here first. 1: the file could not be
+ * read for that (reported, counted); go on.
+ */
+static int announce(struct xfer *x, struct send_state *s,
+		    const struct rp_walk_entry *e)
+{
+	struct cur_src *c = &s->cur;
+	uint8_t want = 0, update = 0, sum[RP_CSUM_LEN];
+	int rc;
+
+	if (!c->is_stdin) {
+		want = x->o->resume ? RP_WANT_RESUME : 0;
+		update = x->o->update;
+	}
+	if (update == RP_UPDATE_CHECKSUM) {
+		rc = rp_partial_digest(c->src.fd, c->size, x->chunk, e->src,
+				       NULL, sum);
+		if (rc) {
+			pending_drop_last(s);
+			rp_xfer_entry(x, &s->tally, e->path, 0, rc, NULL);
+			return 1;
+		}
+	}
+	c->negotiating = want || update;
+	return send_file_msg(x, s, e, RP_FILE_REG, c->size, want, update,
+			     update == RP_UPDATE_CHECKSUM ? sum : NULL);
+}
+
 /* Open a regular file or standard input and announce it. A source that
  * cannot be opened fails alone: 1 means "nothing to send, go on". */
 static int cur_open(struct xfer *x, struct send_state *s,
@@ -209,12 +261,11 @@ static int cur_open(struct xfer *x, struct send_state *s,
 	if (!rc) {
 		c->id = s->next_id;
 		c->p = pending_push(s, e->path, s->next_id);
-		rc = c->p ? send_file_msg(x, s, &sent, RP_FILE_REG, c->size) :
-		     -ENOMEM;
+		rc = c->p ? announce(x, s, &sent) : -ENOMEM;
 	}
 	if (rc) {
 		cur_close(c);
-		return rc;
+		return rc > 0 ? 1 : rc;
 	}
 	RP_EV("file", "file.send", "sending {path} ({what})",
 	      EV_S("path", e->src), EV_U("id", c->id),
@@ -255,7 +306,7 @@ static int next_entry(struct xfer *x, struct send_state *s)
 		}
 		if (!pending_push(s, e.path, s->next_id))
 			return -ENOMEM;
-		return send_file_msg(x, s, &e, RP_FILE_DIR, 0);
+		return send_file_msg(x, s, &e, RP_FILE_DIR, 0, 0, 0, NULL);
 	case RP_WALK_FILE:
 	case RP_WALK_STDIN:
 		rc = cur_open(x, s, &e);
@@ -354,7 +405,8 @@ static void queue_reads(struct xfer *x, struct send_state *s)
 {
 	struct cur_src *c = &s->cur;
 
-	while (!c->all_queued && slot_free(x, s, s->queued)) {
+	while (!c->all_queued && !c->negotiating &&
+	       slot_free(x, s, s->queued)) {
 		struct readout *r = &s->rd[s->queued % x->window];
 		bool ended = c->failed || !c->p;
 
@@ -524,6 +576,70 @@ static const char *reason_for(const char *path, const struct rp_result *r,
 	return r->text + n + 2;
 }
 
+/*
+ * HAVE PARTIAL: the receiver holds h->bytes of the file. If our own
+ * first bytes fold to its digest, they start our checksum and only the
+ * rest goes; else all of it, said once. Where we start.
+ */
+static uint64_t resume_at(struct xfer *x, struct cur_src *c,
+			  const struct rp_have *h)
+{
+	struct rp_csum *fold = NULL;
+	bool same = false;
+
+	if (rp_csum_new(&fold) == 0)
+		(void)rp_send_check_prefix(c->src.fd, c->p->path, h->bytes,
+					   x->chunk, h->csum, fold, &same);
+	if (!same) {
+		rp_csum_free(fold);
+		RP_INFO("%s: what %s kept of it differs from this file; "
+			"sending it whole", c->p->path, x->peer);
+		return 0;
+	}
+	rp_csum_free(c->csum);
+	c->csum = fold;
+	RP_EV("file", "file.resume", "{path}: the receiver holds the first "
+	      "{bytes} bytes, verified; sending the rest",
+	      EV_S("path", c->p->path), EV_U("bytes", h->bytes));
+	return h->bytes;
+}
+
+/* FROM: the current file's chunks start at from. */
+static int send_from(struct xfer *x, struct send_state *s, uint64_t from)
+{
+	struct cur_src *c = &s->cur;
+	struct rp_from m = { .id = c->id, .offset = from };
+
+	c->negotiating = false;
+	c->off = c->queued = from;
+	return rp_chan_send(&x->ch, RP_MSG_FROM, &m);
+}
+
+/* What the receiver holds of the file we asked about. */
+static int on_have(struct xfer *x, struct send_state *s,
+		   const struct rp_have *h)
+{
+	struct cur_src *c = &s->cur;
+	bool partial = h->verdict == RP_HAVE_PARTIAL;
+
+	if (!c->open || !c->negotiating || !c->p || h->id != c->id ||
+	    (partial && (!x->o->resume || h->bytes > c->size ||
+			 h->bytes % x->chunk)) ||
+	    (h->verdict == RP_HAVE_UPTODATE && !x->o->update)) {
+		RP_ERR("HAVE %s for entry %u from %s, which we did not ask "
+		       "for", rp_proto_have_name(h->verdict), h->id, x->peer);
+		return RP_EPROTO;
+	}
+	if (h->verdict == RP_HAVE_UPTODATE) {
+		rp_xfer_entry(x, &s->tally, c->p->path, 0, 0,
+			      RP_ENTRY_UP_TO_DATE);
+		pending_drop_last(s);
+		cur_close(c);
+		return 0;
+	}
+	return send_from(x, s, partial ? resume_at(x, c, h) : 0);
+}
+
 static int on_fack(struct xfer *x, struct send_state *s,
 		   const struct rp_result *r)
 {
@@ -557,6 +673,11 @@ static int on_fack(struct xfer *x, struct send_state *s,
 		RP_EV("file", "file.refused", "entry {id} refused: not sending "
 		      "the rest", EV_U("id", r->id));
 		s->cur.p = NULL;
+		/* Refused instead of HAVE: it still ends as any refusal. */
+		if (s->cur.negotiating) {
+			pending_pop(s);
+			return send_from(x, s, 0);
+		}
 	}
 	pending_pop(s);
 	return 0;
@@ -565,11 +686,10 @@ static int on_fack(struct xfer *x, struct send_state *s,
 static int on_message(struct xfer *x, struct send_state *s)
 {
 	union rp_msg m;
-	/* Our FILEs ask for no HAVE: version 7's HAVE is refused as out
-	 * of place, and RECONNECT with --retry-for 0. */
+	/* RECONNECT is refused as out of place with --retry-for 0. */
 	uint32_t want = rp_msg_expect(RP_SIDE_RECEIVER, s->fin_sent ?
 				      RP_STAGE_END : RP_STAGE_FILES) &
-			~(RP_MSG_BIT(RP_MSG_HAVE) | rp_xfer_relink_refused(x));
+			~rp_xfer_relink_refused(x);
 	int rc = rp_xfer_recv(x, want, &m, "the receiver's results");
 
 	if (rc)
@@ -581,6 +701,8 @@ static int on_message(struct xfer *x, struct send_state *s)
 		return 0;	/* a file still syncing: alive */
 	case RP_MSG_RECONNECT:
 		return rp_xfer_relink_got(x, &m.reconnect);
+	case RP_MSG_HAVE:
+		return on_have(x, s, &m.have);
 	case RP_MSG_ACK:
 		if (s->qlen) {
 			RP_ERR("ACK from %s with %u entr%s unanswered",
@@ -787,6 +909,12 @@ static int check_local(const struct rp_config *o, uint8_t psk[RP_PSK_LEN])
 	int rc = rp_walk_check(o->sources, o->nsources, o->recursive,
 			       o->as_name);
 
+	for (int i = 0; !rc && o->resume && i < o->nsources; i++)
+		if (!strcmp(o->sources[i], "-")) {
+			RP_ERR("--resume cannot continue standard input: a "
+			       "stream cannot be read from the middle");
+			rc = RP_EUSAGE;
+		}
 	if (!rc && o->psk_file)
 		rc = rp_auth_load(o->psk_file, psk);
 	return rc;
@@ -882,6 +1010,7 @@ static void init(struct xfer *x, struct send_state *s,
 	};
 	rp_chan_init(&x->ch, -1, x->peer, "transfer", RP_SIDE_RECEIVER, NULL,
 		     o->timeout);
+	x->ch.reason_wait = o->reason_wait_secs;
 	*s = (struct send_state){ .cur = { .src = { .fd = -1 } } };
 	rp_session_signals();
 	rp_xfer_phase(x, RP_PHASE_PREPARE);
@@ -900,6 +1029,7 @@ static int finish(struct xfer *x, struct send_state *s, int rc,
 		rp_xfer_phase(x, RP_PHASE_DONE);
 		rc = s->tally.first_err;
 	}
+	s->tally.landed = s->bytes;
 	x->tally = s->tally;
 	rp_xfer_report(x, rc, out);
 	/* It stops the workers first: none reads the source or the ring

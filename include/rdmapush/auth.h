@@ -24,6 +24,7 @@
 #define RP_PSK_MAX_FILE	65536
 #define RP_SKEY_LEN	32	/* session key */
 #define RP_TAG_LEN	32	/* HMAC-SHA-256 at the end of each payload */
+#define RP_KEY_ID_LEN	32
 
 _Static_assert(RP_TAG_LEN <= RP_PROTO_TAG_ROOM,
 	       "every message leaves room for its tag");
@@ -82,5 +83,9 @@ bool rp_auth_tag_check(const uint8_t skey[RP_SKEY_LEN], enum rp_auth_role dir,
 		       uint64_t seq, const uint8_t hdr[RP_PROTO_HDR_LEN],
 		       const uint8_t *body, size_t len,
 		       const uint8_t tag[RP_TAG_LEN]);
+
+/* The key's id, as kept partials' journals record it: whether a later
+ * push comes with the same key, without writing the key down. */
+void rp_auth_key_id(const uint8_t key[RP_PSK_LEN], uint8_t out[RP_KEY_ID_LEN]);
 
 #endif

@@ -36,6 +36,9 @@ struct rp_chan {
 	/* The peer has already said why it stopped (or is gone): tell it
 	 * nothing more. */
 	bool peer_failed;
+	/* How long rp_chan_peer_reason() waits for the peer's ERR; 0: a
+	 * second. */
+	double reason_wait;
 	uint8_t got_type;	/* type of the last message received */
 	/* Traces each message sent or received; NULL: rp_msg_trace(). */
 	void (*trace)(const char *dir, uint8_t type, const void *m);

@@ -51,6 +51,9 @@ struct rp_hooks {
 	void *ctx;
 };
 
+/* The reason report_entry gets for an entry --update did not send. */
+#define RP_ENTRY_UP_TO_DATE	"up to date"
+
 struct rp_config {
 	/* both sides */
 	uint16_t port;
@@ -80,6 +83,9 @@ struct rp_config {
 	/* The span --min-rate is judged over, seconds; 0: RP_MIN_RATE_SECS.
 	 * Not an option: tests shorten it. */
 	double min_rate_secs;
+	/* How long a side whose RDMA failed waits for the peer's reason,
+	 * seconds; 0: a second. Not an option: tests shorten it. */
+	double reason_wait_secs;
 	int max_per_addr;	/* --max-per-address: connections, 1..64;
 				 * 0: RP_DEFAULT_PER_ADDR */
 	int max_pending_per_prefix;	/* --max-pending-per-prefix, 1..64 */
@@ -89,6 +95,10 @@ struct rp_config {
 	bool no_device_check;	/* --no-device-check: skip the startup probe */
 	bool keep_setid;	/* --keep-setid: setuid/setgid/sticky bits too */
 	bool preserve_modes;	/* --preserve-modes: a -k sender's exact bits */
+	bool no_partials;	/* --no-partials: keep nothing of a stopped
+				 * file */
+	double partial_max_age;	/* --partial-max-age: seconds a partial is
+				 * kept; 0: removed at once */
 	/* send */
 	char **sources;		/* SOURCE...: paths, or "-" (stdin_fd) */
 	int stdin_fd;		/* what "-" reads: 0, or a library caller's fd */
@@ -102,6 +112,8 @@ struct rp_config {
 	bool shape_set;		/* -c or -w given: no automatic shape */
 	uint8_t op;		/* --op: enum rp_data_op, default RP_OP_WRITE */
 	uint32_t qps;		/* --qps: RC QPs to stripe over, 0 = 1 */
+	bool resume;		/* --resume: continue what the receiver kept */
+	uint8_t update;		/* --update: enum rp_update, 0: send all */
 	/* ping (also: port, bind_addr, once, dev, ib_port, gid_index,
 	 * timeout, trace, json, quiet, host) */
 	bool ping_server;	/* --server */

@@ -227,10 +227,12 @@ int rp_fileio_dir_probe(int dirfd, const char *path)
  * directories below it that no live receiver holds (each in use is
  * flock()ed by its receiver): what a crashed receiver left behind. Never
  * through a symbolic link; 64 levels and 2^18 entries at most (past
- * them, said once). Each removal is reported (RP_INFO).
+ * them, said once). Each removal is reported (RP_INFO). Kept partials
+ * and journals (partial.h) go too when older than partial_max_age
+ * seconds (by their last change; 0: whatever their age).
  * Returns how many were removed; failures are reported and skipped.
  */
-int rp_fileio_clean_stale(int dirfd);
+int rp_fileio_clean_stale(int dirfd, double partial_max_age);
 
 struct rp_dst {
 	int dirfd;		/* borrowed */
@@ -242,6 +244,7 @@ struct rp_dst {
 	uint32_t align;
 	struct rp_dio *dio;
 	bool anon;		/* O_TMPFILE: nothing to unlink on abort */
+	bool kept;		/* under the partial's name (partial.h) */
 	bool committed;
 	bool no_sfr;		/* no sync_file_range here: fdatasync */
 	bool fsynced;		/* everything written is on disk */
@@ -300,6 +303,27 @@ int rp_fileio_dst_open(struct rp_dst *d, int dirfd, const char *name,
 int rp_fileio_dst_open_at(struct rp_dst *d, int dirfd, const char *name,
 			  const char *path, uint64_t size, bool force)
 	__attribute__((warn_unused_result));
+/*
+ * As rp_fileio_dst_open_at(), but the temporary file is written under
+ * name's partial's name from the start (partial.h), so that a receiver
+ * killed outright leaves what it wrote (described by the journal the
+ * caller writes as it goes, rp_partial_note()). Committed, the journal
+ * goes; failed, both go. Where the partial's name is held by another
+ * receiver or too long, an ordinary temporary file.
+ */
+int rp_fileio_dst_open_kept(struct rp_dst *d, int dirfd, const char *name,
+			    const char *path, uint64_t size, bool force)
+	__attribute__((warn_unused_result));
+/*
+ * As rp_fileio_dst_open_kept(), but d continues the kept partial fd
+ * (rp_partial_find(), owned from here on, closed on failure) from byte
+ * from: it stays under its name, locked against any other receiver,
+ * loses anything past from, and only size - from more bytes need the
+ * space.
+ */
+int rp_fileio_dst_adopt(struct rp_dst *d, int dirfd, const char *name,
+			const char *path, uint64_t size, bool force, int fd,
+			uint64_t from) __attribute__((warn_unused_result));
 /*
  * With dio->on, write d's data with O_DIRECT from now on where offset,
  * length and buffer are aligned to the file system's unit (every chunk but

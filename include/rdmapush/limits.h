@@ -38,6 +38,8 @@
 /* After HELLO: a sender that moves less than --min-rate over this many
  * seconds of the receiver waiting for it loses its slot. */
 #define RP_MIN_RATE_SECS	60
+/* A stopped file's partial is kept this long (--partial-max-age). */
+#define RP_DEFAULT_PARTIAL_AGE	(7 * 86400.0)
 #define RP_MAX_MIN_RATE		(1ull << 30)	/* --min-rate: bytes a second */
 
 #endif

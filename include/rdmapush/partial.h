@@ -59,22 +59,30 @@ int rp_partial_keep(int dirfd, const char *name, const char *tmpname, int fd,
 		    const struct rp_journal *j)
 	__attribute__((warn_unused_result));
 
+/* Write (or replace) name's journal j in dirfd, durably, while its
+ * partial is being written: what a receiver killed outright leaves.
+ * 0 or an error (reported). */
+int rp_partial_note(int dirfd, const char *name, const struct rp_journal *j)
+	__attribute__((warn_unused_result));
+
 /*
  * name's partial in dirfd, if one is kept: 1 with *j its journal and *fd
  * the partial opened read-write (the caller closes it), 0 when there is
- * none or it is unusable (a torn journal, a partial shorter than the
+ * none, a receiver is writing it now, or it is unusable (a torn journal, a partial shorter than the
  * journal says: both then removed, said once), or an error (reported).
  */
 int rp_partial_find(int dirfd, const char *name, struct rp_journal *j,
 		    int *fd) __attribute__((warn_unused_result));
 
 /*
- * The digests of fd's first n bytes (a multiple of chunk), chunk by
- * chunk, folded into fold (may be NULL) and into out: what the sender's
- * own prefix must fold to. 0 or an error (reported).
+ * fd's first n bytes hashed as a push hashes a file (csum.h): each
+ * chunk's digest (the last may be short) folded into out, and also into
+ * fold (may be NULL). A kept prefix's must be what the sender's own
+ * prefix folds to. what names fd in messages. 0 or an error (reported;
+ * -EIO when the file is shorter than n).
  */
 struct rp_csum;
-int rp_partial_prefix(int fd, uint64_t n, uint32_t chunk,
+int rp_partial_digest(int fd, uint64_t n, uint32_t chunk, const char *what,
 		      struct rp_csum *fold, uint8_t out[RP_CSUM_LEN])
 	__attribute__((warn_unused_result));
 

@@ -52,6 +52,9 @@ struct rp_report {
 	uint64_t files;		/* entries stored */
 	uint64_t failed;	/* entries that failed */
 	uint64_t skipped;	/* entries not sent (symlinks, devices...) */
+	uint64_t up_to_date;	/* --update: entries the receiver had */
+	/* Data bytes moved in this session (a resumed file's rest only). */
+	uint64_t data_bytes;
 	double seconds;		/* the whole session, connecting included */
 	/* The data alone: the sender's first chunk posted to the receiver's
 	 * credit for its last (on the receiver, first chunk landed to last):

@@ -23,6 +23,18 @@ static void capture_start(void)
 	assert_true(dup2(fileno(capture_tmp), STDERR_FILENO) >= 0);
 }
 
+/* What was written so far (children too), without ending the capture. */
+static inline const char *capture_peek(void)
+{
+	ssize_t n;
+
+	fflush(stderr);
+	n = pread(fileno(capture_tmp), capture_text, sizeof(capture_text) - 1,
+		  0);
+	capture_text[n > 0 ? n : 0] = '\0';
+	return capture_text;
+}
+
 /* stderr back; what was written meanwhile (NUL-terminated, cut at 4 KiB). */
 static const char *capture_end(void)
 {

@@ -361,7 +361,7 @@ static void test_clean_stale(void **state)
 			 0);
 	assert_int_equal(rp_fileio_dst_write(&d, "live\n", 5, 0), 0);
 
-	assert_int_equal(rp_fileio_clean_stale(fx->dirfd), 2);
+	assert_int_equal(rp_fileio_clean_stale(fx->dirfd, 3600), 2);
 	assert_int_equal(count_entries(fx->dirfd, NULL, 0), 4 + !d.anon);
 	assert_int_equal(fstatat(fx->dirfd, ".a.rdmapush-HELD01", &st, 0), 0);
 	assert_int_not_equal(fstatat(fx->dirfd, ".a.rdmapush-stale1", &st, 0),
@@ -371,8 +371,8 @@ static void test_clean_stale(void **state)
 	check_regular(fx->dirfd, "live", "live\n");
 	close(held);
 	/* Once its receiver is gone, the held one is stale too. */
-	assert_int_equal(rp_fileio_clean_stale(fx->dirfd), 1);
-	assert_int_equal(rp_fileio_clean_stale(fx->dirfd), 0);
+	assert_int_equal(rp_fileio_clean_stale(fx->dirfd, 3600), 1);
+	assert_int_equal(rp_fileio_clean_stale(fx->dirfd, 3600), 0);
 }
 
 /* Below the target too: a stale temporary two levels down goes, a held
@@ -414,7 +414,7 @@ static void test_clean_stale_tree(void **state)
 	make_tmp(d, ".z.rdmapush-deep01", false);
 
 	capture_start();
-	assert_int_equal(rp_fileio_clean_stale(fx->dirfd), 1);
+	assert_int_equal(rp_fileio_clean_stale(fx->dirfd, 3600), 1);
 	said = capture_end();
 	assert_non_null(strstr(said, "removed .x.rdmapush-stale3, a "
 			       "temporary file left by a receiver"));
@@ -1785,14 +1785,73 @@ static void test_partial_keep_find(void **state)
 					      26, NULL), RP_EBADNAME);
 	assert_int_equal(rp_partial_find(fx->dirfd, "data.bin", &got, &fd), 1);
 	assert_memory_equal(&got, &j, sizeof(got));
-	assert_int_equal(rp_partial_prefix(fd, got.verified, got.chunk, NULL,
-					   have), 0);
+	assert_int_equal(rp_partial_digest(fd, got.verified, got.chunk,
+					   "partial", NULL, have), 0);
 	assert_memory_equal(have, want, RP_CSUM_LEN);
+	/* A short last chunk counts as a push counts it. */
+	rp_csum_chunk(chunk + 2 * 4096, 100, d);
+	rp_csum_fold(fold, d);
+	rp_csum_final(fold, want);
+	assert_int_equal(pwrite(fd, chunk + 2 * 4096, 100, 2 * 4096), 100);
+	assert_int_equal(rp_partial_digest(fd, 2 * 4096 + 100, 4096, "partial",
+					   NULL, have), 0);
+	assert_memory_equal(have, want, RP_CSUM_LEN);
+	assert_int_equal(rp_partial_digest(fd, 3 * 4096, 4096, "partial",
+					   NULL, have), -EIO);
 	close(fd);
 	rp_csum_free(fold);
 	rp_partial_drop(fx->dirfd, "data.bin");
 	assert_int_equal(count_entries(fx->dirfd, only, sizeof(only)), 0);
 	assert_int_equal(rp_partial_find(fx->dirfd, "data.bin", &got, &fd), 0);
+}
+
+/* A large file written under its partial's name from the start, with a
+ * journal as it goes: a receiver killed outright (nothing aborted, the
+ * descriptor merely closed) leaves it to be found; while it is being
+ * written it is not offered; committed or aborted, nothing is left. */
+static void test_partial_kept_from_start(void **state)
+{
+	struct fixture *fx = *state;
+	struct rp_journal j = { .path = "big", .size = 4 * 4096,
+				.chunk = 4096, .verified = 2 * 4096 };
+	struct rp_journal got;
+	struct rp_dst dst;
+	char only[300];
+	int fd;
+
+	assert_int_equal(rp_fileio_dst_open_kept(&dst, fx->dirfd, "big", NULL,
+						 4 * 4096, false), 0);
+	assert_true(dst.kept);
+	assert_string_equal(dst.tmpname, ".big.rdmapush-partial");
+	assert_int_equal(rp_fileio_dst_write(&dst, chunk, 3 * 4096, 0), 0);
+	assert_int_equal(rp_partial_note(fx->dirfd, "big", &j), 0);
+	/* Being written (locked): not offered. */
+	assert_int_equal(rp_partial_find(fx->dirfd, "big", &got, &fd), 0);
+	assert_int_equal(count_entries(fx->dirfd, only, sizeof(only)), 2);
+	/* Killed: the process's descriptors close, nothing else. */
+	close(dst.fd);
+	dst.fd = -1;
+	assert_int_equal(rp_partial_find(fx->dirfd, "big", &got, &fd), 1);
+	assert_int_equal(got.verified, 2 * 4096);
+	close(fd);
+	/* The next receive of it replaces it; committed, nothing else. */
+	assert_int_equal(rp_fileio_dst_open_kept(&dst, fx->dirfd, "big", NULL,
+						 4096, false), 0);
+	assert_int_equal(count_entries(fx->dirfd, only, sizeof(only)), 1);
+	assert_int_equal(rp_fileio_dst_write(&dst, chunk, 4096, 0), 0);
+	assert_int_equal(rp_partial_note(fx->dirfd, "big", &j), 0);
+	assert_int_equal(rp_fileio_dst_commit(&dst, false), 0);
+	assert_int_equal(count_entries(fx->dirfd, only, sizeof(only)), 1);
+	assert_string_equal(only, "big");
+	/* Aborted: both gone. */
+	assert_int_equal(rp_fileio_dst_open_kept(&dst, fx->dirfd, "big2", NULL,
+						 4096, false), 0);
+	assert_int_equal(rp_partial_note(fx->dirfd, "big2", &j), 0);
+	/* The age sweep never removes a partial being written (locked). */
+	assert_int_equal(rp_fileio_clean_stale(fx->dirfd, 0), 1);
+	assert_int_equal(count_entries(fx->dirfd, only, sizeof(only)), 2);
+	rp_fileio_dst_abort(&dst);
+	assert_int_equal(count_entries(fx->dirfd, only, sizeof(only)), 1);
 }
 
 /* A torn journal, or a partial shorter than its journal says, is never
@@ -1828,6 +1887,15 @@ static void test_partial_damaged(void **state)
 	only[250] = '\0';
 	assert_int_equal(rp_partial_name(only, false, j.path), RP_EBADNAME);
 	assert_true(rp_partial_expired(10, 0));
+	/* The start-up sweep: kept younger than the age, removed at 0. */
+	fd = openat(fx->dirfd, ".x.tmp", O_RDWR | O_CREAT, 0600);
+	assert_int_equal(pwrite(fd, chunk, 8192, 0), 8192);
+	assert_int_equal(rp_partial_keep(fx->dirfd, "x", ".x.tmp", fd, &j), 0);
+	close(fd);
+	assert_int_equal(rp_fileio_clean_stale(fx->dirfd, 3600), 0);
+	assert_int_equal(count_entries(fx->dirfd, only, sizeof(only)), 2);
+	assert_int_equal(rp_fileio_clean_stale(fx->dirfd, 0), 2);
+	assert_int_equal(count_entries(fx->dirfd, only, sizeof(only)), 0);
 	assert_false(rp_partial_expired(10, 60));
 }
 
@@ -1846,6 +1914,7 @@ int main(void)
 		BOTH(test_clean_stale),
 		BOTH(test_partial_keep_find),
 		ANON(test_partial_damaged),
+		ANON(test_partial_kept_from_start),
 		BOTH(test_clean_stale_tree),
 		BOTH(test_refused_path_quoted),
 		cmocka_unit_test(test_dir_times_once),

@@ -46,6 +46,7 @@
 #include "rdmapush/auth.h"
 #include "rdmapush/err.h"
 #include "rdmapush/fabric_mem.h"
+#include "rdmapush/partial.h"
 #include "rdmapush/config.h"
 #include "rdmapush/proto.h"
 #include "rdmapush/proto_msgs.h"
@@ -140,6 +141,12 @@ struct scenario {
 	bool op_send;		/* --op send, whatever RP_TEST_OP says */
 	bool op_write;		/* --op write, whatever RP_TEST_OP says */
 	int retry_for;		/* --retry-for on both sides (0: off) */
+	bool resume;		/* sender's --resume */
+	uint8_t update;		/* sender's --update level (0: none) */
+	bool no_partials;	/* receiver's --no-partials */
+	/* Both sides of a killed push wait this long for the other's
+	 * reason (0: a second): shorter in a sweep of hundreds. */
+	double reason_wait;
 };
 
 /*
@@ -168,6 +175,9 @@ struct result {
 	int admit_calls;	/* times the admission hook was asked */
 	int admit_open;		/* fabric contexts open when it was asked */
 	uint32_t send_reconnects, recv_reconnects;	/* their reports' */
+	/* The sender's report: entries up to date, data bytes it moved. */
+	uint64_t up_to_date, data_bytes, files;
+	bool reported;
 };
 
 struct env {
@@ -796,6 +806,10 @@ static void opts_for(struct rp_config *o, const struct env *e,
 	o->max_size = sc->max_size;
 	o->min_rate = sc->min_rate;
 	o->min_rate_secs = sc->min_rate_secs;
+	o->reason_wait_secs = sc->reason_wait;
+	o->resume = send && sc->resume;
+	o->update = send ? sc->update : 0;
+	o->no_partials = !send && sc->no_partials;
 	if (send && sc->psk_send)
 		o->psk_file = sc->wrong_key ? e->key_b : e->key_a;
 }
@@ -815,9 +829,22 @@ static uint64_t stats_opened(void)
 	return st.opened;
 }
 
+/* The sender's report hook: its counts into the result. */
+static void capture_report(void *ctx, const struct rp_report *rep)
+{
+	struct result *res = ctx;
+
+	res->up_to_date = rep->up_to_date;
+	res->data_bytes = rep->data_bytes;
+	res->files = rep->files;
+	res->reported = true;
+	report_hook(NULL, rep);
+}
+
 static void run(struct env *e, const struct scenario *sc, struct result *res,
 		const char *file)
 {
+	struct rp_hooks hooks = { .report = capture_report, .ctx = res };
 	struct rp_config so, ro;
 	uint8_t key[RP_PSK_LEN];
 	struct recv_job job = { .dirfd = e->dirfd };
@@ -832,6 +859,7 @@ static void run(struct env *e, const struct scenario *sc, struct result *res,
 
 	opts_for(&so, e, sc, true, file);
 	opts_for(&ro, e, sc, false, NULL);
+	so.hooks = &hooks;
 	if (sc->keygen)
 		keygen_key_a(e);
 	if (sc->psk_recv) {
@@ -906,11 +934,27 @@ static void assert_delivered(const struct env *e, const char *src,
 	assert_true(same_file(src, path));
 }
 
+/* Nothing but, at most, the partial of data.bin and its journal (kept
+ * for a --resume when the push stopped mid-file). */
 static void assert_nothing(const struct env *e)
 {
-	char only[300];
+	DIR *d = opendir(e->dst);
+	struct dirent *de;
+	int n = 0;
 
-	assert_int_equal(list_dir(e->dst, only, sizeof(only)), 0);
+	assert_non_null(d);
+	while ((de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		if (strcmp(de->d_name, ".data.bin.rdmapush-partial") &&
+		    strcmp(de->d_name, ".data.bin.rdmapush-journal"))
+			fprintf(stderr, "left behind: %s\n", de->d_name);
+		assert_true(rp_partial_is_name(de->d_name,
+					       strlen(de->d_name)));
+		n++;
+	}
+	closedir(d);
+	assert_in_range(n, 0, 2);
 }
 
 /* Where a race decides whether the commit came first: the whole file or
@@ -918,10 +962,13 @@ static void assert_nothing(const struct env *e)
 static void assert_whole_or_nothing(const struct env *e, const char *src,
 				    const char *name)
 {
-	char only[300];
+	char p[512];
 
-	if (list_dir(e->dst, only, sizeof(only)))
+	snprintf(p, sizeof(p), "%s/%s", e->dst, name);
+	if (access(p, F_OK) == 0)
 		assert_delivered(e, src, name);
+	else
+		assert_nothing(e);
 }
 
 /* Push a fresh file of sc->size bytes; returns the result. */
@@ -1301,10 +1348,17 @@ static void unasked(void **s, enum tamper how, bool to_sender)
 	capture_begin(e);
 	push(e, &(struct scenario){ .size = 2 * MIB, .tamper = how }, &r);
 	err = capture_done(e);
-	assert_int_equal(to_sender ? r.send_rc : r.recv_rc, RP_EUNEXPECTED);
-	assert_int_not_equal(to_sender ? r.recv_rc : r.send_rc, 0);
-	assert_non_null(strstr(err, how == TAMPER_HAVE_AT_FILE ? ", got HAVE" :
-			       how == TAMPER_FROM_FOR_FEND ? ", got FROM" :
+	/* HAVE and FROM are the protocol's in FILES, but only in answer. */
+	assert_int_equal(to_sender ? r.send_rc : r.recv_rc,
+			 how == TAMPER_HAVE_AT_FILE ||
+			 how == TAMPER_FROM_FOR_FEND ? RP_EPROTO :
+			 RP_EUNEXPECTED);
+	/* Past the last FACK, the receiver may have ended well already. */
+	if (how != TAMPER_RECONNECT_FOR_FACK)
+		assert_int_not_equal(to_sender ? r.recv_rc : r.send_rc, 0);
+	assert_non_null(strstr(err, how == TAMPER_HAVE_AT_FILE ?
+			       "which we did not ask for" :
+			       how == TAMPER_FROM_FOR_FEND ? "out of order" :
 			       ", got RECONNECT"));
 }
 
@@ -1690,6 +1744,228 @@ static void test_link_retry_dead_peer(void **s)
 		   .cut_after = 2 + OP_MSGS }, &r);
 	assert_int_equal(r.send_out.phase, RP_PHASE_DATA);
 	assert_int_equal(r.types[RP_MSG_RECONNECT], 0);
+}
+
+/* ---------------------------------------------------------------------
+ * Interrupted pushes and --resume
+ */
+
+#define RESUME_SIZE	(1 * MIB)
+#define RESUME_CHUNK	(16 * KIB)
+#define RESUME_WINDOW	4u
+
+/* What the receiver kept of data.bin: its journal's verified bytes, or
+ * 0 when it kept nothing. */
+static uint64_t kept_bytes(const struct env *e)
+{
+	struct rp_journal j;
+	int fd;
+
+	if (rp_partial_find(e->dirfd, "data.bin", &j, &fd) != 1)
+		return 0;
+	close(fd);
+	return j.verified;
+}
+
+/*
+ * After first (which may stop anywhere, or not at all), push file again
+ * with --resume: it arrives byte-identical, nothing else is left, and
+ * exactly what was not kept is sent. Returns what was kept.
+ */
+static uint64_t resume_after(struct env *e, const struct scenario *first,
+			     const char *file)
+{
+	struct scenario again = { .chunk = first->chunk,
+				  .window = first->window, .resume = true };
+	char dst[200];
+	struct result r;
+	uint64_t kept;
+
+	run(e, first, &r, file);
+	assert_released(e);
+	/* The next push is a new process: no fault carried over. */
+	rp_fab_fault(first->fault_side, RP_FAB_NONE, 0);
+	snprintf(dst, sizeof(dst), "%s/data.bin", e->dst);
+	/* Stopped after its commit (a cut before FACK or ACK): there. */
+	if (access(dst, F_OK) == 0) {
+		assert_true(same_file(file, dst));
+		assert_int_equal(unlink(dst), 0);
+	}
+	assert_nothing(e);
+	kept = kept_bytes(e);
+	assert_int_equal(kept % first->chunk, 0);
+	run(e, &again, &r, file);
+	assert_released(e);
+	assert_int_equal(r.send_rc, 0);
+	assert_int_equal(r.recv_rc, 0);
+	assert_delivered(e, file, "data.bin");
+	assert_int_equal(r.data_bytes, RESUME_SIZE - kept);
+	assert_int_equal(unlink(dst), 0);
+	return kept;
+}
+
+static void set_mtime(const char *path, time_t sec, long nsec)
+{
+	struct timespec t[2] = { { sec, nsec }, { sec, nsec } };
+
+	assert_int_equal(utimensat(AT_FDCWD, path, t, AT_SYMLINK_NOFOLLOW), 0);
+}
+
+static void resume_file(const struct env *e, char *file, size_t len)
+{
+	snprintf(file, len, "%s/data.bin", e->src);
+	make_file(file, RESUME_SIZE, 7);
+}
+
+/* A sender stopped at about half: the receiver keeps what it verified
+ * (a whole number of chunks, at least a third), and --resume sends only
+ * the rest. */
+static void test_resume_after_signal(void **s)
+{
+	struct env *e = *s;
+	char file[160];
+	uint64_t kept;
+
+	resume_file(e, file, sizeof(file));
+	kept = resume_after(e, &(struct scenario){ .chunk = RESUME_CHUNK,
+			    .window = RESUME_WINDOW, .signal_at = 70 }, file);
+	assert_in_range(kept, RESUME_SIZE / 3, RESUME_SIZE - RESUME_CHUNK);
+}
+
+/* A file of 64 MiB or more is written under its partial's name from
+ * the start: stopped, it is kept in place; resumed, only the rest goes. */
+static void test_resume_large(void **s)
+{
+	struct env *e = *s;
+	struct scenario first = { .chunk = MIB, .window = 4, .signal_at = 90 };
+	struct scenario again = { .chunk = MIB, .window = 4, .resume = true };
+	const uint64_t size = 72 * MIB;
+	char file[160];
+	struct result r;
+	uint64_t kept;
+
+	snprintf(file, sizeof(file), "%s/data.bin", e->src);
+	make_file(file, size, 9);
+	run(e, &first, &r, file);
+	assert_released(e);
+	assert_nothing(e);
+	kept = kept_bytes(e);
+	assert_in_range(kept, 16 * MIB, size - MIB);
+	run(e, &again, &r, file);
+	assert_released(e);
+	assert_int_equal(r.send_rc, 0);
+	assert_delivered(e, file, "data.bin");
+	assert_int_equal(r.data_bytes, size - kept);
+}
+
+/* The kept part no longer matches the file (a byte changed, size and
+ * mtime as before): the sender sees it from the digest and sends all of
+ * it; the file still arrives whole. With --no-partials nothing is kept. */
+static void test_resume_changed_source(void **s)
+{
+	struct env *e = *s;
+	struct scenario first = { .chunk = RESUME_CHUNK,
+				  .window = RESUME_WINDOW, .signal_at = 70 };
+	struct scenario again = { .chunk = RESUME_CHUNK,
+				  .window = RESUME_WINDOW, .resume = true };
+	char file[160];
+	struct result r;
+	struct stat st;
+	int fd;
+
+	resume_file(e, file, sizeof(file));
+	run(e, &first, &r, file);
+	assert_released(e);
+	assert_true(kept_bytes(e) > 0);
+	assert_int_equal(stat(file, &st), 0);
+	fd = open(file, O_WRONLY);
+	assert_int_equal(pwrite(fd, "X", 1, 100), 1);
+	close(fd);
+	set_mtime(file, st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
+	run(e, &again, &r, file);
+	assert_released(e);
+	assert_int_equal(r.send_rc, 0);
+	assert_delivered(e, file, "data.bin");
+	assert_int_equal(r.data_bytes, RESUME_SIZE);
+	unlink(file);
+	resume_file(e, file, sizeof(file));
+	first.no_partials = true;
+	run(e, &first, &r, file);
+	assert_released(e);
+	assert_int_equal(kept_bytes(e), 0);
+}
+
+/*
+ * Stop either side at points spread over the whole push (a fault that
+ * kills it at its nth post), and the control connection after each
+ * message, then --resume: always byte-identical, nothing but the
+ * partial left between the two, and only what was not kept sent again.
+ * 200 points per side in the main run, 20 in the runs per op and QPs.
+ */
+static void resume_sweep(void **s, enum rp_fab_side side)
+{
+	struct env *e = *s;
+	int points = test_op == RP_OP_WRITE && test_qps == 1 ? 200 : 20;
+	unsigned int seed = 1234 + side;
+	uint64_t resumed = 0;
+	char file[160];
+
+	resume_file(e, file, sizeof(file));
+	for (int i = 0; i < points; i++) {
+		/* Posts on either side: about two per chunk, and the setup. */
+		uint64_t nth = 1 + (uint64_t)rand_r(&seed) %
+			       (2 * RESUME_SIZE / RESUME_CHUNK + 20);
+
+		resumed += resume_after(e, &(struct scenario){
+			.chunk = RESUME_CHUNK, .window = RESUME_WINDOW,
+			.fault_side = side, .fault = RP_FAB_KILL,
+			.fault_nth = nth, .timeout = 2,
+			.reason_wait = 0.01 }, file) > 0;
+	}
+	/* Most points fall mid-data: a resume sent less. */
+	assert_true(resumed > (uint64_t)points / 3);
+}
+
+static void test_resume_sweep_sender(void **s)
+{
+	resume_sweep(s, RP_FAB_SENDER);
+}
+
+static void test_resume_sweep_receiver(void **s)
+{
+	resume_sweep(s, RP_FAB_RECEIVER);
+}
+
+/* The control connection cut after each message of a push, in each
+ * phase: resumed as well. */
+static void test_resume_cut_each_message(void **s)
+{
+	struct env *e = *s;
+	char file[160];
+
+	resume_file(e, file, sizeof(file));
+	for (uint32_t n = 1; n <= 6 + OP_MSGS; n++)
+		(void)resume_after(e, &(struct scenario){
+			.chunk = RESUME_CHUNK, .window = RESUME_WINDOW,
+			.cut_after = n, .timeout = 2 }, file);
+}
+
+/* --resume with standard input is refused before connecting. */
+static void test_resume_stdin_refused(void **s)
+{
+	struct rp_config o;
+
+	(void)s;
+	rp_config_defaults(&o);
+	static char dash[] = "-";
+
+	o.sources = (char *[]){ dash };
+	o.nsources = 1;
+	o.as_name = "x";
+	o.resume = true;
+	assert_int_equal(rp_session_send_check(&o), RP_EUSAGE);
+	o.resume = false;
+	assert_int_equal(rp_session_send_check(&o), 0);
 }
 
 /* ---------------------------------------------------------------------
@@ -2227,13 +2503,6 @@ static int count_tree(const char *dir)
 	return n;
 }
 
-static void set_mtime(const char *path, time_t sec, long nsec)
-{
-	struct timespec t[2] = { { sec, nsec }, { sec, nsec } };
-
-	assert_int_equal(utimensat(AT_FDCWD, path, t, AT_SYMLINK_NOFOLLOW), 0);
-}
-
 static void mkdir_mode(const char *path, mode_t mode)
 {
 	assert_int_equal(mkdir(path, 0700), 0);
@@ -2341,6 +2610,102 @@ static void test_tree_keep_setid_without_k(void **s)
 static void test_tree_preserve_umask(void **s)
 {
 	tree_case(s, 022, true, false, false);
+}
+
+/* ---- --update ---- */
+
+#define UPD_DIRS	10
+#define UPD_FILES	20	/* per directory: 200 in all */
+#define UPD_A		3	/* same size and mtime, other bytes */
+#define UPD_B		77	/* another size */
+#define UPD_C		150	/* same size, other bytes and mtime */
+
+static uint64_t upd_size(int i)
+{
+	return 1000 + 37u * (uint64_t)i + (i == UPD_B ? 1 : 0);
+}
+
+/* src/upd: 200 files in 10 directories, each with its own bytes, size
+ * and mtime; changed: files A, B and C changed as their names say. */
+static void make_upd_tree(const struct env *e, bool changed)
+{
+	char p[512];
+
+	snprintf(p, sizeof(p), "%s/upd", e->src);
+	rm_tree(p);
+	mkdir_mode(p, 0755);
+	for (int d = 0; d < UPD_DIRS; d++) {
+		snprintf(p, sizeof(p), "%s/upd/d%d", e->src, d);
+		mkdir_mode(p, 0755);
+	}
+	for (int i = 0; i < UPD_DIRS * UPD_FILES; i++) {
+		bool other = changed && (i == UPD_A || i == UPD_C);
+
+		snprintf(p, sizeof(p), "%s/upd/d%d/f%03d", e->src,
+			 i / UPD_FILES, i);
+		make_file(p, changed || i != UPD_B ? upd_size(i) :
+			  upd_size(i) - 1, (uint8_t)(i + (other ? 100 : 0)));
+		set_mtime(p, 1600000000 + i,
+			  changed && i == UPD_C ? 999 : 1000);
+	}
+}
+
+/* Each --update level, from the same start (the tree pushed with -k,
+ * then A, B and C changed): the number of files it sends and their
+ * bytes; the others are up to date, and the tree matches after. */
+static void update_case(void **s, uint8_t level, int sent, uint64_t bytes)
+{
+	struct env *e = *s;
+	struct srcs src = { 0 };
+	struct result r;
+	char p[512];
+
+	snprintf(p, sizeof(p), "%s/upd", e->dst);
+	rm_tree(p);
+	make_upd_tree(e, false);
+	srcs_add(&src, e, "upd");
+	push_srcs(e, &(struct scenario){ .recursive = true, .preserve = true },
+		  &src, &r);
+	assert_session_done(&r, 0);
+	make_upd_tree(e, true);
+	push_srcs(e, &(struct scenario){ .recursive = true, .preserve = true,
+		  .update = level }, &src, &r);
+	assert_session_done(&r, 0);
+	assert_int_equal(r.up_to_date, UPD_DIRS * UPD_FILES - sent);
+	assert_int_equal(r.files, 1 + UPD_DIRS + sent);
+	assert_int_equal(r.data_bytes, bytes);
+	if (level == RP_UPDATE_CHECKSUM)
+		assert_int_equal(count_tree(e->dst), 1 + UPD_DIRS +
+				 UPD_DIRS * UPD_FILES);
+	for (int i = 0; i < UPD_DIRS * UPD_FILES; i++) {
+		char name[64];
+
+		snprintf(name, sizeof(name), "upd/d%d/f%03d", i / UPD_FILES, i);
+		if (level == RP_UPDATE_CHECKSUM ||
+		    (i != UPD_A && i != UPD_B && i != UPD_C))
+			assert_arrived(e, name);
+	}
+}
+
+static void test_update_exists(void **s)
+{
+	update_case(s, RP_UPDATE_EXISTS, 0, 0);
+}
+
+static void test_update_size(void **s)
+{
+	update_case(s, RP_UPDATE_SIZE, 1, upd_size(UPD_B));
+}
+
+static void test_update_mtime(void **s)
+{
+	update_case(s, RP_UPDATE_MTIME, 2, upd_size(UPD_B) + upd_size(UPD_C));
+}
+
+static void test_update_checksum(void **s)
+{
+	update_case(s, RP_UPDATE_CHECKSUM, 3, upd_size(UPD_A) +
+		    upd_size(UPD_B) + upd_size(UPD_C));
 }
 
 /*
@@ -2981,6 +3346,13 @@ int main(void)
 		T(test_stalled_sender_times_out),
 		T(test_stalled_receiver_times_out),
 		T(test_signal_mid_data),
+		T(test_resume_after_signal),
+		T(test_resume_changed_source),
+		T(test_resume_large),
+		T(test_resume_sweep_sender),
+		T(test_resume_sweep_receiver),
+		T(test_resume_cut_each_message),
+		T(test_resume_stdin_refused),
 		T(test_receiver_dies_mid_data),
 		T(test_sender_dies_mid_data),
 		T(test_link_down_write),
@@ -3017,6 +3389,10 @@ int main(void)
 		T(test_tree_preserve_umask),
 		T(test_tree_keep_setid_umask_0),
 		T(test_tree_deep_dirs_open_once),
+		T(test_update_exists),
+		T(test_update_size),
+		T(test_update_mtime),
+		T(test_update_checksum),
 		T(test_tree_preserve),
 		T(test_tree_preserve_keep_setid),
 		T(test_stdin_odd),

@@ -844,19 +844,21 @@ static void test_json_whole_path(void **state)
 static void test_json_fields(void **state)
 {
 	static const char *const session_one[] = {
-		"type", "role", "name", "files", "failed", "skipped", "peer",
-		"status", "phase", "bytes", "seconds", "data_seconds",
-		"throughput_bps", "xxh3_128", "chunk", "window", "local_qpn",
-		"remote_qpn", "gid", "gid_index", NULL };
+		"type", "role", "name", "files", "failed", "skipped",
+		"up_to_date", "peer", "status", "phase", "bytes", "data_bytes",
+		"seconds", "data_seconds", "throughput_bps", "xxh3_128",
+		"chunk", "window", "local_qpn", "remote_qpn", "gid",
+		"gid_index", NULL };
 	static const char *const session_many[] = {
-		"type", "role", "files", "failed", "skipped", "peer",
-		"status", "phase", "bytes", "seconds", "data_seconds",
-		"throughput_bps", "chunk", "window", "local_qpn",
-		"remote_qpn", "gid", "gid_index", NULL };
+		"type", "role", "files", "failed", "skipped", "up_to_date",
+		"peer", "status", "phase", "bytes", "data_bytes", "seconds",
+		"data_seconds", "throughput_bps", "chunk", "window",
+		"local_qpn", "remote_qpn", "gid", "gid_index", NULL };
 	static const char *const session_early[] = {
-		"type", "role", "files", "failed", "skipped", "peer",
-		"status", "phase", "error", "error_code", "exit_code",
-		"bytes", "seconds", "data_seconds", "throughput_bps", NULL };
+		"type", "role", "files", "failed", "skipped", "up_to_date",
+		"peer", "status", "phase", "error", "error_code", "exit_code",
+		"bytes", "data_bytes", "seconds", "data_seconds",
+		"throughput_bps", NULL };
 	static const char *const entry_ok[] = {
 		"type", "role", "path", "status", "bytes", NULL };
 	static const char *const entry_failed[] = {
