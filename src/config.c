@@ -17,6 +17,7 @@ void rp_config_defaults(struct rp_config *c)
 	c->ib_port = 0;
 	c->gid_index = -1;
 	c->timeout = RP_DEFAULT_TIMEOUT;
+	c->retry_for = RP_DEFAULT_RETRY_FOR;
 	c->max_transfers = RP_DEFAULT_MAX_XFERS;
 	c->max_pending_per_prefix = RP_DEFAULT_PER_PREFIX;
 	c->min_rate = RP_DEFAULT_MIN_RATE;

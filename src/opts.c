@@ -48,6 +48,7 @@ static const struct option recv_long[] = {
 	{ "preserve-modes", no_argument,   NULL, OPT_PRESERVE_MODES },
 	{ "threads",	required_argument, NULL, OPT_THREADS },
 	{ "direct",	no_argument,	   NULL, OPT_DIRECT },
+	{ "retry-for",	required_argument, NULL, OPT_RETRY_FOR },
 	{ "help",	no_argument,	   NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -73,6 +74,7 @@ static const struct option send_long[] = {
 	{ "op",		required_argument, NULL, OPT_OP },
 	{ "qps",	required_argument, NULL, OPT_QPS },
 	{ "direct",	no_argument,	   NULL, OPT_DIRECT },
+	{ "retry-for",	required_argument, NULL, OPT_RETRY_FOR },
 	{ "resume",	no_argument,	   NULL, OPT_RESUME },
 	{ "update",	optional_argument, NULL, OPT_UPDATE },
 	{ "help",	no_argument,	   NULL, 'h' },
@@ -388,6 +390,12 @@ int rp_opts_set(struct rp_config *o, const char *sub, int c,
 		break;
 	case OPT_PSK:
 		o->psk_file = arg;
+		break;
+	case OPT_RETRY_FOR:
+		if (rp_opts_parse_range(arg, 0, 86400, &v))
+			return rp_opts_bad_value(sub, "--retry-for", arg,
+						 "0..86400 seconds");
+		o->retry_for = (int)v;
 		break;
 	case OPT_NO_DEVICE_CHECK:
 		o->no_device_check = true;

@@ -37,6 +37,7 @@ enum {
 	OPT_PARTIAL_MAX_AGE,
 	OPT_TRACE_JSON,
 	OPT_FOR,
+	OPT_RETRY_FOR,
 };
 
 /* "rdmapush: <what>" and "Try 'rdmapush SUB --help'."; RP_EUSAGE. */

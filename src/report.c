@@ -107,6 +107,10 @@ static int fill(struct json_object *o, const struct rp_report *r)
 	if (r->remote_qpn)
 		rc |= rp_json_add(o, "remote_qpn",
 				  json_object_new_int64(r->remote_qpn));
+	/* Only when the link went down and came back: most never do. */
+	if (r->reconnects)
+		rc |= rp_json_add(o, "reconnects",
+				  json_object_new_int64(r->reconnects));
 	if (r->gid && r->gid[0]) {
 		rc |= rp_json_add(o, "gid", json_object_new_string(r->gid));
 		rc |= rp_json_add(o, "gid_index",

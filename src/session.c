@@ -158,6 +158,13 @@ bool rp_xfer_ctrl_ready(const struct xfer *x)
 	return !x->pool || poll(&pfd, 1, 0) != 0;
 }
 
+bool rp_xfer_ctrl_now(const struct xfer *x)
+{
+	struct pollfd pfd = { .fd = x->ch.fd, .events = POLLIN };
+
+	return rp_chan_pending(&x->ch) || poll(&pfd, 1, 0) == 1;
+}
+
 static int watch_add(int epfd, int fd, const char *what)
 {
 	struct epoll_event ev = { .events = EPOLLIN, .data.fd = fd };
@@ -216,6 +223,7 @@ void rp_xfer_stop_pool(struct xfer *x)
 int rp_xfer_next(struct xfer *x, struct rp_wc *wc, int max, double deadline,
 	      bool watch)
 {
+	double until;
 	int rc;
 
 	/* A signal that landed outside poll() must stop us too. */
@@ -228,10 +236,15 @@ int rp_xfer_next(struct xfer *x, struct rp_wc *wc, int max, double deadline,
 	/* Read ahead already: the fd will not say so. */
 	if (watch && rp_chan_pending(&x->ch))
 		return 0;
-	rc = rp_verbs_next(x->v, wc, max, watch_fd(x, watch), deadline);
+	until = x->rl.probe > 0 && x->rl.probe < deadline ? x->rl.probe :
+		deadline;
+	rc = rp_verbs_next(x->v, wc, max, watch_fd(x, watch), until);
+	if (rc == RP_ETIMEOUT && until < deadline)
+		return 0;	/* the caller's look at the link is due */
 	if (rc == 0 && x->pool)
 		rp_pool_ack(x->pool);
-	if (rc == RP_EWC)
+	/* A link outage is the data loop's to ride out (--retry-for). */
+	if (rc == RP_EWC && !rp_xfer_link_lost(x, rc))
 		rc = rp_chan_peer_reason(&x->ch, rc);
 	if (rc == RP_ETIMEOUT)
 		RP_ERR("no %s from %s for %d s (%" PRIu64
@@ -302,6 +315,7 @@ int rp_xfer_open_verbs(struct xfer *x, bool receiver)
 		return rc;
 	for (uint32_t i = 0; i < x->qps; i++)
 		rp_verbs_local(x->v, i, &x->local[i]);
+	rp_xfer_relink_arm(x);
 	rp_xfer_report_verbs(x);
 	return 0;
 }
@@ -380,6 +394,7 @@ void rp_xfer_report(struct xfer *x, int rc, struct rp_outcome *out)
 		x->rep.data_seconds = x->data_end - x->data_start;
 	x->rep.chunk = x->chunk;
 	x->rep.window = x->window;
+	x->rep.reconnects = x->rl.count;
 	x->rep.phase = rp_phase_name(x->phase);
 	/* A checksum stands for one file, not for a session of several. */
 	if (!x->rep.name)

@@ -8,7 +8,10 @@
 #include "config.h"
 #endif
 
+#include <errno.h>
+#include <poll.h>
 #include <stdint.h>
+#include <sys/socket.h>
 
 #include "rdmapush/err.h"
 #include "rdmapush/limits.h"
@@ -224,4 +227,126 @@ void rp_xfer_put_local(const struct xfer *x, struct rp_qp_addr *qp0,
 			.qpn = x->local[i].qpn, .psn = x->local[i].psn,
 		};
 	*qps = (uint8_t)x->qps;
+}
+
+/* ---- both sides: fresh QPs after a link outage (RECONNECT) ---- */
+
+void rp_xfer_relink_arm(struct xfer *x)
+{
+	rp_verbs_set_relink(x->v, x->o->retry_for > 0);
+}
+
+bool rp_xfer_link_lost(const struct xfer *x, int rc)
+{
+	return rc == RP_EWC && rp_verbs_link_down(x->v);
+}
+
+uint32_t rp_xfer_relink_refused(const struct xfer *x)
+{
+	return x->o->retry_for > 0 ? 0 : RP_MSG_BIT(RP_MSG_RECONNECT);
+}
+
+int rp_xfer_relink_got(struct xfer *x, const struct rp_reconnect *m)
+{
+	if (m->qps != x->qps) {
+		RP_ERR("RECONNECT from %s names %u QPs; the session has %u",
+		       x->peer, m->qps, x->qps);
+		return RP_EPROTO;
+	}
+	x->rl.peer = *m;
+	x->rl.got = true;
+	return 0;
+}
+
+/* The peer closed the control connection (or it broke): a dead peer,
+ * not a link to wait for. Messages it sent first are read as usual. */
+static bool peer_gone(const struct xfer *x)
+{
+	struct pollfd pfd = { .fd = x->ch.fd, .events = POLLIN };
+	ssize_t n;
+	char c;
+
+	if (rp_chan_pending(&x->ch) || poll(&pfd, 1, 0) != 1)
+		return false;
+	n = recv(x->ch.fd, &c, 1, MSG_PEEK | MSG_DONTWAIT);
+	return n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR);
+}
+
+int rp_xfer_relink_begin(struct xfer *x)
+{
+	double now = rp_now();
+	int rc;
+
+	if (peer_gone(x)) {
+		RP_ERR("the RDMA link to %s failed and it closed the control "
+		       "connection", x->peer);
+		return RP_ECTRLCLOSED;
+	}
+	if (!x->rl.since) {
+		x->rl.since = now;	/* a new outage */
+		x->rl.counted = false;
+	} else if (now - x->rl.since > x->o->retry_for) {
+		RP_ERR("the RDMA link to %s is still down after %u attempt%s "
+		       "in %.0f s (--retry-for %d)", x->peer, x->rl.attempt,
+		       x->rl.attempt == 1 ? "" : "s", now - x->rl.since,
+		       x->o->retry_for);
+		return RP_EWC;
+	}
+	x->rl.attempt++;
+	RP_EV("session", "relink", "link down, reconnecting (attempt "
+	      "{attempt})", EV_U("attempt", x->rl.attempt),
+	      EV_S("peer", x->peer));
+	rc = rp_verbs_relink(x->v);
+	if (rc)
+		return rc;
+	for (uint32_t i = 0; i < x->qps; i++)
+		rp_verbs_local(x->v, i, &x->local[i]);
+	return 0;
+}
+
+int rp_xfer_relink_send(struct xfer *x, uint64_t next_chunk)
+{
+	struct rp_reconnect m = {
+		.attempt = x->rl.attempt, .qps = (uint8_t)x->qps,
+		.next_chunk = next_chunk,
+	};
+	int rc;
+
+	for (uint32_t i = 0; i < x->qps; i++)
+		m.qp[i] = (struct rp_qp_more){
+			.qpn = x->local[i].qpn, .psn = x->local[i].psn,
+		};
+	rc = rp_chan_send(&x->ch, RP_MSG_RECONNECT, &m);
+	return rc ? rc : rp_xfer_flush(x);
+}
+
+int rp_xfer_relink_connect(struct xfer *x)
+{
+	const struct rp_reconnect *m = &x->rl.peer;
+	int rc;
+
+	/* LID, MTU and GID are the old QPs': the same ports. */
+	for (uint32_t i = 0; i < x->qps; i++) {
+		x->remote[i].qpn = m->qp[i].qpn;
+		x->remote[i].psn = m->qp[i].psn;
+		for (uint32_t j = 0; j < i; j++) {
+			if (x->remote[j].qpn == x->remote[i].qpn) {
+				RP_ERR("RECONNECT from %s names QP 0x%x twice",
+				       x->peer, x->remote[i].qpn);
+				return RP_EPROTO;
+			}
+		}
+	}
+	x->rl.got = false;
+	rc = rp_verbs_connect(x->v, x->remote, x->qps);
+	if (rc)
+		return rc;
+	if (!x->rl.counted)
+		x->rl.count++;
+	x->rl.counted = true;
+	RP_EV("session", "relinked", "reconnected: fresh QP{s} up (attempt "
+	      "{attempt}; {count} outage{count:|s} ridden out so far)",
+	      EV_T("s", x->qps > 1 ? "s" : ""), EV_U("attempt", x->rl.attempt),
+	      EV_U("count", x->rl.count), EV_U("peer_attempt", m->attempt));
+	return 0;
 }

@@ -34,6 +34,27 @@ struct rp_tally {
 	int first_err;		/* the first entry's failure */
 };
 
+/*
+ * A link outage ridden out (--retry-for), on either side: the QPs went
+ * to ERROR (retry exceeded, port down) while the control connection
+ * lives. Both sides make fresh QPs and swap them in RECONNECT.
+ */
+struct rp_relink {
+	uint32_t attempt;	/* RECONNECTs we sent */
+	/* Outages ridden out (--json "reconnects"): one however many
+	 * attempts it took, the first that connected counting it. */
+	uint32_t count;
+	bool counted;		/* this outage is in count */
+	double since;		/* when the link went; 0 while it works */
+	bool got;		/* the peer's RECONNECT is in peer, not yet
+				 * acted on */
+	struct rp_reconnect peer;
+	/* rp_xfer_next() returns 0 (unreported) at this rp_now() time
+	 * rather than wait to its deadline, for a look at the link; 0:
+	 * never. */
+	double probe;
+};
+
 /* One session, on either side. */
 struct xfer {
 	const struct rp_config *o;
@@ -61,6 +82,7 @@ struct xfer {
 	struct rp_qp_addr local[RP_QPS_MAX];
 	struct rp_qp_addr remote[RP_QPS_MAX];
 	enum rp_phase phase;
+	struct rp_relink rl;
 	uint64_t done;		/* chunks the receiver has taken (credit) */
 	uint64_t credits;	/* credit Sends: posted (recv), got (send) */
 	struct rp_tally tally;
@@ -122,6 +144,9 @@ uint64_t rp_order_next_on(struct rp_order *o, uint32_t qp);
  * another chunk waits in its entry (the peer passed its credit). */
 bool rp_order_put(struct rp_order *o, uint64_t n, uint32_t imm,
 		  uint32_t len);
+/* After a link outage: nothing has arrived, and chunks come again from
+ * next on, chunk n on QP n % qps. */
+void rp_order_restart(struct rp_order *o, uint64_t next);
 /* Chunk n's imm and len, if it has arrived (then it is taken). */
 bool rp_order_take(struct rp_order *o, uint64_t n, uint32_t *imm,
 		   uint32_t *len);
@@ -169,6 +194,8 @@ int rp_xfer_pool_wait(struct xfer *x, const char *what);
  * something to read (without workers, always: nothing else wakes it).
  */
 bool rp_xfer_ctrl_ready(const struct xfer *x);
+/* The control channel has something to read (or was closed) right now. */
+bool rp_xfer_ctrl_now(const struct xfer *x);
 /*
  * The data phase's wait: completions into wc[0..max), n > 0; or 0 when
  * watch and the control channel has a message to read, or a worker has
@@ -243,6 +270,46 @@ void rp_xfer_put_local(const struct xfer *x, struct rp_qp_addr *qp0,
  */
 int rp_send_hello(struct xfer *x);
 int rp_send_take_mr(struct xfer *x);
+
+/*
+ * Link outages (session_hello.c), both sides, within their data loop:
+ *
+ * rp_xfer_relink_arm(): after rp_xfer_open_verbs(), whether a failure
+ * the link causes is ridden out (--retry-for > 0) or reported as ever.
+ *
+ * rp_xfer_link_lost(): rc from rp_xfer_next() is the link going away,
+ * to ride out (not yet reported).
+ *
+ * rp_xfer_relink_refused(): RP_MSG_BIT(RP_MSG_RECONNECT) when this side
+ * does not ride out outages (--retry-for 0): a data loop leaves it out
+ * of what it accepts, so the peer's RECONNECT is refused as out of
+ * place; else 0.
+ *
+ * rp_xfer_relink_got(): the peer's RECONNECT came (m): kept in x->rl
+ * for the data loop to act on (rp_xfer_relink_begin() and on), so that
+ * nothing is torn down in the middle of handling a chunk. 0, or
+ * RP_EPROTO (reported) when it names another number of QPs.
+ *
+ * rp_xfer_relink_begin(): within --retry-for (and only while the peer
+ * is still there), "link down, reconnecting (attempt n)": fresh QPs in
+ * INIT (rp_verbs_relink()), x->local[] theirs. The caller then posts
+ * its receives, and either, answering (x->rl.got), takes the peer's
+ * RECONNECT and connects before sending its own, or sends its own and
+ * waits for the peer's, then connects. 0 or an error (reported).
+ *
+ * rp_xfer_relink_send(): our RECONNECT with next_chunk, sent now.
+ *
+ * rp_xfer_relink_connect(): the peer's RECONNECT (x->rl.peer) taken
+ * as x->remote[] and our fresh QPs driven INIT -> RTR -> RTS against
+ * them; counted. 0 or an error (reported).
+ */
+void rp_xfer_relink_arm(struct xfer *x);
+bool rp_xfer_link_lost(const struct xfer *x, int rc);
+uint32_t rp_xfer_relink_refused(const struct xfer *x);
+int rp_xfer_relink_got(struct xfer *x, const struct rp_reconnect *m);
+int rp_xfer_relink_begin(struct xfer *x);
+int rp_xfer_relink_send(struct xfer *x, uint64_t next_chunk);
+int rp_xfer_relink_connect(struct xfer *x);
 
 /* The "data.summary" event, once the data phase is over: bytes moved,
  * chunks, entries, the data phase's seconds and the credits. */

@@ -64,3 +64,12 @@ bool rp_order_take(struct rp_order *o, uint64_t n, uint32_t *imm,
 	*len = a->len;
 	return true;
 }
+
+void rp_order_restart(struct rp_order *o, uint64_t next)
+{
+	for (uint32_t i = 0; i < o->window; i++)
+		o->a[i].here = false;
+	/* The first chunk at or after next that goes on QP q. */
+	for (uint32_t q = 0; q < o->qps; q++)
+		o->seen[q] = next > q ? (next - q + o->qps - 1) / o->qps : 0;
+}

@@ -36,6 +36,19 @@
  */
 #define SYNC_STEP	(8ull << 20)
 #define SYNC_EVERY	0.25
+/*
+ * With --retry-for, while the control channel is not read (a file's
+ * FEND is in, its chunks are not) and the sender owes chunks, a credit
+ * goes again after this much silence: a link gone fails it, so the
+ * outage is seen on this side too.
+ */
+#define PROBE_SECS	2.0
+/*
+ * Messages the receiver may read past while it looks for the sender's
+ * RECONNECT (FILEs, FENDs and FIN sent ahead of it): at most an entry
+ * per FACK the sender may await and a FEND per ring slot, and FIN.
+ */
+#define HELD_MAX	512u
 
 /* The regular file whose chunks land now. */
 struct recv_file {
@@ -83,8 +96,18 @@ struct landed {
 	_Atomic int state;
 };
 
+/* A message read ahead of its turn (see HELD_MAX). */
+struct held_msg {
+	uint8_t type;
+	union rp_msg m;
+};
+
 struct recv_state {
 	int dirfd;		/* borrowed from the server */
+	/* Read past, looking for a RECONNECT: taken before the channel's,
+	 * in order. */
+	struct held_msg *held;
+	uint32_t held_head, held_len;
 	struct rp_order order;	/* chunks arrived, before they land */
 	struct landed *rec;	/* nrec records: chunk n uses rec[n % nrec] */
 	uint32_t nrec;
@@ -571,27 +594,46 @@ static int on_fin(struct xfer *x, struct recv_state *r,
 }
 
 /* One message from the sender: FILE, FEND, FIN (or its ERR). */
+static int read_message(struct xfer *x, struct recv_state *r,
+			union rp_msg *m, uint8_t *type)
+{
+	double t = rp_now();
+	/* RECONNECT is refused as out of place with --retry-for 0. */
+	uint32_t want = rp_msg_expect(RP_SIDE_SENDER, RP_STAGE_FILES) &
+			~rp_xfer_relink_refused(x);
+	int rc;
+
+	if (r->held_len) {
+		*type = r->held[r->held_head].type;
+		*m = r->held[r->held_head].m;
+		r->held_head = (r->held_head + 1) % HELD_MAX;
+		r->held_len--;
+		return 0;
+	}
+	rc = rp_xfer_recv(x, want, m, "the next entry");
+	/* A message we wait for is owed by the sender (--min-rate). */
+	r->waited += rp_now() - t;
+	*type = x->ch.got_type;
+	return rc;
+}
+
 static int on_message(struct xfer *x, struct recv_state *r)
 {
 	union rp_msg m;
-	double t = rp_now();
-	/* We rebuild no QPs: version 7's RECONNECT is refused as out of
-	 * place. */
-	uint32_t want = rp_msg_expect(RP_SIDE_SENDER, RP_STAGE_FILES) &
-			~RP_MSG_BIT(RP_MSG_RECONNECT);
-	int rc = rp_xfer_recv(x, want, &m, "the next entry");
+	uint8_t type;
+	int rc = read_message(x, r, &m, &type);
 
-	/* A message we wait for is owed by the sender (--min-rate). */
-	r->waited += rp_now() - t;
 	if (rc)
 		return rc;
-	switch (x->ch.got_type) {
+	switch (type) {
 	case RP_MSG_FILE:
 		return on_file(x, r, &m.file);
 	case RP_MSG_FEND:
 		return on_fend(x, r, &m.fend);
 	case RP_MSG_FIN:
 		return on_fin(x, r, &m.fin);
+	case RP_MSG_RECONNECT:
+		return rp_xfer_relink_got(x, &m.reconnect);
 	case RP_MSG_FROM:
 		return on_from(x, r, &m.from);
 	}
@@ -929,6 +971,72 @@ static int check_rate(struct xfer *x, struct recv_state *r)
 	return 0;
 }
 
+/*
+ * The next message is the sender's RECONNECT, or one it sent before
+ * (the rest of this file's, the next files', FIN), kept in its order
+ * for when we can take it: a file's chunks must land before the next
+ * FILE is taken, and they come only once the link is back.
+ */
+static int await_reconnect(struct xfer *x, struct recv_state *r)
+{
+	struct held_msg *h;
+	int rc;
+
+	if (!r->held) {
+		rc = rp_sys_calloc(&r->held, HELD_MAX, sizeof(*r->held),
+				   "messages read ahead");
+		if (rc)
+			return rc;
+	}
+	if (r->held_len == HELD_MAX) {
+		RP_ERR("%s sent more than %u messages ahead of its RECONNECT",
+		       x->peer, HELD_MAX);
+		return RP_EPROTO;
+	}
+	h = &r->held[(r->held_head + r->held_len) % HELD_MAX];
+	rc = rp_xfer_recv(x, rp_msg_expect(RP_SIDE_SENDER, RP_STAGE_FILES),
+			  &h->m, "a RECONNECT");
+	if (rc)
+		return rc;
+	h->type = x->ch.got_type;
+	if (h->type == RP_MSG_RECONNECT)
+		return rp_xfer_relink_got(x, &h->m.reconnect);
+	r->held_len++;
+	return 0;
+}
+
+/*
+ * The link went away (we saw it, or the sender's RECONNECT says so):
+ * fresh QPs and the receives the op needs from the first chunk not
+ * landed on (what had arrived past it comes again), RECONNECT both ways
+ * (the side that answers connects first), then our credit again: the
+ * last one may have been lost with the old QPs.
+ */
+static int relink(struct xfer *x, struct recv_state *r)
+{
+	bool answer = x->rl.got;
+	int rc = rp_xfer_relink_begin(x);
+
+	if (!rc) {
+		rp_order_restart(&r->order, r->landed);
+		x->ost.recvs = r->landed;
+		r->sends_out = 0;
+		rc = x->ops->recv_arm(x);
+	}
+	if (!rc && answer)
+		rc = rp_xfer_relink_connect(x);
+	if (!rc)
+		rc = rp_xfer_relink_send(x, r->landed);
+	while (!rc && !answer && !x->rl.got)
+		rc = await_reconnect(x, r);
+	if (!rc && !answer)
+		rc = rp_xfer_relink_connect(x);
+	if (rc)
+		return rc;
+	r->credit_sent = UINT64_MAX;	/* none posted on these QPs */
+	return give_credit(x, r);
+}
+
 static int session_loop(struct xfer *x, struct recv_state *r)
 {
 	struct rp_wc wc[16];
@@ -942,10 +1050,20 @@ static int session_loop(struct xfer *x, struct recv_state *r)
 		bool owed = r->landed < r->credit_sent + x->window;
 		double t = rp_now();
 
+		/* Not reading the control channel, we would not see a
+		 * RECONNECT: look at the link ourselves now and then. */
+		x->rl.probe = x->o->retry_for > 0 && !want_message(r) &&
+			      owed ? t + PROBE_SECS : 0;
 		rc = rp_xfer_next(x, wc, 16, rp_xfer_deadline(x),
 				   want_message(r));
 		if (owed)
 			r->waited += rp_now() - t;
+		if (rc > 0)
+			x->rl.since = 0;	/* the link works */
+		/* Our credit again: a dead link fails it, and we know. */
+		if (!rc && x->rl.probe && rp_now() >= x->rl.probe &&
+		    !r->sends_out)
+			r->credit_sent = UINT64_MAX;
 		if (rc == 0 && want_message(r) && rp_xfer_ctrl_ready(x)) {
 			rc = on_message(x, r);
 		} else if (rc > 0) {
@@ -955,11 +1073,19 @@ static int session_loop(struct xfer *x, struct recv_state *r)
 			for (int i = 0; !rc && i < n; i++)
 				rc = handle_wc(x, r, &wc[i]);
 		}
+		if ((!rc && x->rl.got) || rp_xfer_link_lost(x, rc))
+			rc = relink(x, r);
 		/* Credit once per wake: it is cumulative. */
 		if (!rc)
 			rc = harvest(x, r);
 		if (!rc)
 			rc = settle(x, r, false);
+		/* settle() may have read the sender's RECONNECT. */
+		if (!rc && x->rl.got)
+			rc = relink(x, r);
+		/* What was read past for a RECONNECT, in its turn. */
+		while (!rc && r->held_len && want_message(r))
+			rc = on_message(x, r);
 		if (!rc)
 			rc = check_rate(x, r);
 		rp_progress_update(&r->prog, r->tally.landed);
@@ -1060,6 +1186,7 @@ static void release(struct recv_state *r)
 	rp_fileio_times_free(&r->times);
 	rp_order_free(&r->order);
 	free(r->rec);
+	free(r->held);
 }
 
 int rp_session_recv_one(const struct rp_config *o, const uint8_t *psk,

@@ -504,6 +504,9 @@ static int post_chunk(struct xfer *x, struct send_state *s,
 	rc = x->ops->send_chunk(x, seq, off, len, last);
 	if (rc)
 		return rc;
+	/* As posted, should the link go and the chunk have to go again. */
+	r->len = len;
+	r->last = last;
 	atomic_store_explicit(&r->state, READ_FREE, memory_order_relaxed);
 	s->posted++;
 	c->off += len;
@@ -683,11 +686,10 @@ static int on_fack(struct xfer *x, struct send_state *s,
 static int on_message(struct xfer *x, struct send_state *s)
 {
 	union rp_msg m;
-	/* We rebuild no QPs: version 7's RECONNECT is refused as out of
-	 * place. */
+	/* RECONNECT is refused as out of place with --retry-for 0. */
 	uint32_t want = rp_msg_expect(RP_SIDE_RECEIVER, s->fin_sent ?
 				      RP_STAGE_END : RP_STAGE_FILES) &
-			~RP_MSG_BIT(RP_MSG_RECONNECT);
+			~rp_xfer_relink_refused(x);
 	int rc = rp_xfer_recv(x, want, &m, "the receiver's results");
 
 	if (rc)
@@ -697,6 +699,8 @@ static int on_message(struct xfer *x, struct send_state *s)
 		return on_fack(x, s, &m.res);
 	case RP_MSG_SYNC:
 		return 0;	/* a file still syncing: alive */
+	case RP_MSG_RECONNECT:
+		return rp_xfer_relink_got(x, &m.reconnect);
 	case RP_MSG_HAVE:
 		return on_have(x, s, &m.have);
 	case RP_MSG_ACK:
@@ -777,6 +781,69 @@ void rp_op_trace_into_slot(const struct xfer *x, const char *how)
 	      EV_S("op", rp_proto_op_name(x->op)));
 }
 
+/*
+ * The chunks the receiver has not taken, from its next_chunk on, go
+ * again from their slots, which keep them until credited: one that
+ * landed before the link went is overwritten with the same bytes.
+ */
+static int resend(struct xfer *x, struct send_state *s, uint64_t from)
+{
+	int rc = 0;
+
+	if (from < x->done || from > s->posted) {
+		RP_ERR("RECONNECT from %s resumes at chunk %" PRIu64 ", not "
+		       "between the %" PRIu64 " credited and the %" PRIu64
+		       " posted", x->peer, from, x->done, s->posted);
+		return RP_EPROTO;
+	}
+	RP_EV("data", "data.resend", "resending chunks {from}..{posted} "
+	      "the receiver has not taken", EV_U("from", from),
+	      EV_U("posted", s->posted));
+	s->written = from;
+	for (uint64_t seq = from; !rc && seq < s->posted; seq++) {
+		const struct readout *r = &s->rd[seq % x->window];
+
+		rc = x->ops->send_chunk(x, seq, xfer_slot_off(x, seq), r->len,
+					r->last);
+	}
+	return rc;
+}
+
+/*
+ * The link went away (we saw it, or the receiver's RECONNECT says so):
+ * fresh QPs, receives for the credits, RECONNECT both ways (the side
+ * that answers connects first), then the chunks not taken go again.
+ */
+static int relink(struct xfer *x, struct send_state *s)
+{
+	bool answer;
+	int rc = 0;
+
+	/* What the receiver said first goes first: its ERR (or its closing
+	 * the connection) says why better than a lost link, and its
+	 * RECONNECT makes us the side that answers. */
+	while (!rc && !x->rl.got && !s->acked && rp_xfer_ctrl_now(x))
+		rc = on_message(x, s);
+	if (rc || s->acked)
+		return rc;
+	answer = x->rl.got;
+	rc = rp_xfer_relink_begin(x);
+
+	if (!rc)
+		rc = rp_xfer_post_recvs(x, 0);	/* credits come on QP 0 */
+	if (!rc && answer)
+		rc = rp_xfer_relink_connect(x);
+	if (!rc)
+		rc = rp_xfer_relink_send(x, x->done);
+	while (!rc && !answer && !x->rl.got && !s->acked)
+		rc = on_message(x, s);
+	if (!rc && !answer && x->rl.got)
+		rc = rp_xfer_relink_connect(x);
+	if (!rc && !s->acked)
+		rc = resend(x, s, x->rl.peer.next_chunk);
+	return rc;
+}
+
 /* Every entry out, every answer in: until the receiver's ACK. */
 static int session_loop(struct xfer *x, struct send_state *s)
 {
@@ -792,10 +859,14 @@ static int session_loop(struct xfer *x, struct send_state *s)
 		if (rc)
 			break;
 		rc = rp_xfer_next(x, wc, 16, rp_xfer_deadline(x), true);
+		if (rc > 0)
+			x->rl.since = 0;	/* the link works */
 		if (rc == 0 && rp_xfer_ctrl_ready(x))
 			rc = on_message(x, s);
 		else if (rc > 0)
 			rc = handle_wcs(x, s, wc, rc);
+		if ((!rc && x->rl.got) || rp_xfer_link_lost(x, rc))
+			rc = relink(x, s);
 		trace_milestone(s, x->done, &mark);
 		rp_progress_update(&s->prog, s->bytes);
 		rp_session_progress(x, s->bytes);

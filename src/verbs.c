@@ -152,6 +152,8 @@ static int alloc_verbs(struct rp_verbs **vp, const struct rp_verbs_cfg *cfg)
 	v->rd_atomic = cfg->rd_atomic ? cfg->rd_atomic : 1;
 	/* rp_verbs_check_open() saw to the upper bound. */
 	v->nqp = cfg->qps ? cfg->qps : 1;
+	v->max_send_wr = cfg->max_send_wr;
+	v->max_recv_wr = cfg->max_recv_wr;
 	snprintf(v->gid_str, sizeof(v->gid_str), "-");
 	*vp = v;
 	return 0;
@@ -309,6 +311,53 @@ static void destroy_cq(struct rp_verbs *v)
  * INIT -> RTR -> RTS against the peer's QP of the same index at
  * rp_verbs_connect(); ERROR and destroyed at close (verbs_qp.c)
  */
+
+/*
+ * After a link outage: the QPs and the CQ (with whatever completions of
+ * the old QPs it still holds) go, fresh ones come, each QP in INIT with
+ * a new QPN and PSN. The device, the PD, the channel and the ring's MR
+ * stay, so the peer's rkey and our ring's contents are still good.
+ */
+int rp_verbs_relink(struct rp_verbs *v)
+{
+	struct rp_verbs_cfg cfg = { 0 };
+	int rc;
+
+	if (!v || !v->pd || !v->chan) {
+		RP_ERR("rp_verbs_relink: no verbs context");
+		return RP_EINTERNAL;
+	}
+	cfg.max_send_wr = v->max_send_wr;
+	cfg.max_recv_wr = v->max_recv_wr;
+	cfg.qps = v->nqp;
+	RP_EV("verbs", "relink", "the link went away: {qps} QP(s) and the CQ "
+	      "torn down and made anew; the PD and the ring's MR stay",
+	      EV_U("qps", v->nqp));
+	rp_verbs_destroy_qps(v);
+	/* Events of the old CQ are acked before it goes. */
+	rc = rp_verbs_drain_cq_events(v);
+	destroy_cq(v);
+	v->wc_failed = false;
+	v->link_down = false;
+	if (!rc)
+		rc = create_cq(v, &cfg);
+	if (!rc)
+		rc = rp_verbs_create_qps(v, &cfg);
+	if (!rc)
+		rc = rp_verbs_qps_to_init(v);
+	return rc;
+}
+
+void rp_verbs_set_relink(struct rp_verbs *v, bool on)
+{
+	if (v)
+		v->relink = on;
+}
+
+bool rp_verbs_link_down(const struct rp_verbs *v)
+{
+	return v && v->link_down && !v->wc_failed;
+}
 
 /* ---------------------------------------------------------------------
  * 9. The ring: one registered buffer, deregistered as soon as it is done

@@ -75,6 +75,14 @@ struct rp_verbs {
 	unsigned int access;		/* RP_ACCESS_* of the ring and the QP */
 	uint32_t rd_atomic;		/* as asked, 0 taken as 1 */
 	bool wc_failed;			/* a failed WC was reported */
+	/* rp_verbs_set_relink(): the caller can bring the QPs up again, so
+	 * what a link outage causes is traced, not reported; link_down
+	 * says that it happened. */
+	bool relink;
+	bool link_down;
+	/* cfg's queue depths, per QP, for rp_verbs_relink(). */
+	uint32_t max_send_wr;
+	uint32_t max_recv_wr;
 	bool dp_quiet;			/* "counted, not traced" said */
 	unsigned int cq_unacked;
 
@@ -105,6 +113,10 @@ void rp_verbs_destroy_qps(struct rp_verbs *v);
 int rp_verbs_qp_index(const struct rp_verbs *v, uint32_t qpn);
 /* RP_ACCESS_* (verbs.h keeps ibverbs out of the session) as IBV_ACCESS_*. */
 unsigned int rp_verbs_ibv_access(unsigned int rp);
+
+/* Take the completion channel's events and ack them (verbs_wait.c). 0,
+ * or RP_EVERBS (reported). */
+int rp_verbs_drain_cq_events(struct rp_verbs *v);
 
 /* --- verbs_select.c ------------------------------------------------- */
 

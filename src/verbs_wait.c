@@ -34,7 +34,6 @@ static int wait_events(struct rp_verbs *v, int watch_fd, double deadline,
 static int drain_async(struct rp_verbs *v);
 static bool async_fatal(const struct rp_verbs *v,
 			const struct ibv_async_event *ev);
-static int drain_cq_events(struct rp_verbs *v);
 
 /*
  * Poll first; only when the CQ is empty arm it and sleep, so a busy
@@ -183,6 +182,20 @@ static void failed_wc(struct rp_verbs *v, const struct ibv_wc *wc)
 	int qp;
 
 	v->wc_errors++;
+	/* A link outage: our requests ran out of retries, the rest was
+	 * flushed. The caller brings fresh QPs up; nothing to report. */
+	if (v->relink && !v->wc_failed &&
+	    (wc->status == IBV_WC_RETRY_EXC_ERR ||
+	     wc->status == IBV_WC_WR_FLUSH_ERR)) {
+		if (!v->link_down)
+			RP_EV("verbs", "wc.link", "completion failed: {status} "
+			      "wr_id={wr_id} qp={qpn}: the link may be down",
+			      EV_S("status", ibv_wc_status_str(wc->status)),
+			      EV_U("wr_id", wc->wr_id),
+			      EV_X("qpn", wc->qp_num, 0));
+		v->link_down = true;
+		return;
+	}
 	/* Report only the first: the flushes that follow it add nothing. */
 	if (!v->wc_failed) {
 		v->wc_failed = true;
@@ -243,7 +256,7 @@ static int wait_events(struct rp_verbs *v, int watch_fd, double deadline,
 			return rc;
 	}
 	if (pfd[0].revents) {
-		rc = drain_cq_events(v);
+		rc = rp_verbs_drain_cq_events(v);
 		if (rc)
 			return rc;
 	}
@@ -277,7 +290,18 @@ static int drain_async(struct rp_verbs *v)
 		}
 		v->async_events++;
 		rp_verbs_async_element(v, &ev, what, sizeof(what));
-		if (async_fatal(v, &ev) && !rc) {
+		if (v->relink && ev.event_type == IBV_EVENT_PORT_ERR &&
+		    ev.element.port_num == v->port) {
+			/* The port went down: a link outage, ours to ride
+			 * out (rp_verbs_set_relink()). */
+			RP_EV("verbs", "async.link", "async event: {event} on "
+			      "{on}: the link is down",
+			      EV_S("event", ibv_event_type_str(ev.event_type)),
+			      EV_S("on", what));
+			v->link_down = true;
+			if (!rc)
+				rc = RP_EWC;
+		} else if (async_fatal(v, &ev) && !rc) {
 			RP_ERR("async event: %s on %s%s",
 			       ibv_event_type_str(ev.event_type), what,
 			       rp_verbs_async_hint(ev.event_type));
@@ -314,7 +338,7 @@ static bool async_fatal(const struct rp_verbs *v,
 	}
 }
 
-static int drain_cq_events(struct rp_verbs *v)
+int rp_verbs_drain_cq_events(struct rp_verbs *v)
 {
 	int rc = 0;
 

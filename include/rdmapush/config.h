@@ -19,6 +19,8 @@
 #define RP_DEFAULT_CHUNK	(1u << 20)
 #define RP_DEFAULT_WINDOW	8
 #define RP_DEFAULT_TIMEOUT	30	/* seconds */
+/* --retry-for: how long a link outage is ridden out, seconds. */
+#define RP_DEFAULT_RETRY_FOR	60
 #define RP_DEFAULT_MAX_XFERS	4	/* concurrent transfers per receiver */
 #define RP_DEFAULT_MAX_THREADS	8	/* default --threads: cores, up to this */
 /* --min-rate: a floor no honest link falls below, in bytes a second. */
@@ -66,6 +68,10 @@ struct rp_config {
 	const char *psk_file;
 	uint32_t threads;	/* --threads, 0 = rp_config_threads()'s default */
 	bool direct;		/* --direct: O_DIRECT file data on this side */
+	/* --retry-for seconds: how long a session with its control
+	 * connection alive keeps bringing up fresh QPs after the RDMA link
+	 * went away; 0: it fails at once, as before. */
+	int retry_for;
 	const struct rp_hooks *hooks;	/* or NULL: nothing told */
 	/* recv */
 	const char *bind_addr;	/* -b, NULL = any */

@@ -77,6 +77,12 @@
  *   - A post on a QP the context does not have is a bug: RP_EINTERNAL,
  *     reported, as from the real backend. So is rp_verbs_connect() with
  *     a number of peer addresses other than our number of QPs.
+ *   - A request to a peer QP that exists but has not connected to us
+ *     yet (still in INIT) waits, parked in post order, and is delivered
+ *     once that QP connects: an RC requester retries until the
+ *     responder reaches RTR. rp_verbs_relink() gives every QP a fresh
+ *     QPN and PSN in INIT, with its receives, completions and parked
+ *     requests dropped.
  *   - rp_verbs_next() keeps the real contract: deadline, watch_fd, signal
  *     (RP_EINTERRUPTED), RP_EWC for a failed completion, no busy polling;
  *     rp_verbs_poll() looks once and returns.
@@ -130,6 +136,13 @@ enum rp_fab_fault {
 	 * if the peer had written into this side's ring: a protocol
 	 * violation for a sender, which never takes one. */
 	RP_FAB_STRAY_WC,
+	/* At the nth post on that side, the link goes down: every QP of
+	 * that endpoint loses its peer QP (both stay alive), and every
+	 * request either side makes on them from then on, that post
+	 * included, fails with "transport retry counter exceeded" (its
+	 * QP goes to ERROR). Receives stay posted. Fresh QPs from
+	 * rp_verbs_relink() on both sides pair and work again. */
+	RP_FAB_LINK_DOWN,
 };
 
 /*
@@ -156,6 +169,8 @@ enum rp_fab_fault {
  *                    peer's requests to it vanish too (never completed);
  *                    receives may still be posted. Both sides wait for
  *                    their deadline or their watch_fd.
+ *   LINK_DOWN        that post returns 0 and completes with "transport
+ *                    retry counter exceeded"; see the enum.
  *   KILL             that post returns 0, but every QP of the endpoint
  *                    is unpaired and in ERROR: it and the receives still
  *                    posted are flushed (its rp_verbs_next() returns

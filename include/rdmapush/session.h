@@ -71,6 +71,7 @@ struct rp_report {
 	int gid_index;
 	uint32_t chunk;
 	uint32_t window;
+	uint32_t reconnects;	/* link outages ridden out (--retry-for) */
 };
 
 /* How far a transfer got, for the caller's one-line verdict. */

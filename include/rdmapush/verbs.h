@@ -92,6 +92,27 @@ uint32_t rp_verbs_qps(const struct rp_verbs *v);
 void rp_verbs_local(const struct rp_verbs *v, uint32_t qp,
 		    struct rp_qp_addr *out);
 
+/*
+ * A link outage to ride out (the caller keeps the control connection
+ * and can exchange new QP addresses): with on, rp_verbs_next() and
+ * rp_verbs_poll() do not report a completion that failed with "transport
+ * retry counter exceeded" or was flushed, nor our port going down; they
+ * trace it and return RP_EWC, and rp_verbs_link_down() says so. Off (the
+ * default): every failure is reported, as ever.
+ */
+void rp_verbs_set_relink(struct rp_verbs *v, bool on);
+/* Since the last rp_verbs_relink(): the link went away (see above), and
+ * no other failure was reported. */
+bool rp_verbs_link_down(const struct rp_verbs *v);
+/*
+ * Tear down every QP and the CQ (dropping the old QPs' completions) and
+ * make them anew, each QP in INIT with a fresh QPN and PSN
+ * (rp_verbs_local()); the PD and the ring's MR stay. Then
+ * rp_verbs_connect() against the peer's new QPs, as after open. 0, or
+ * an error (reported; rp_verbs_close() is still the way out).
+ */
+int rp_verbs_relink(struct rp_verbs *v) __attribute__((warn_unused_result));
+
 /* Text form of the GID in use and its index, for reports. */
 const char *rp_verbs_gid_str(const struct rp_verbs *v);
 int rp_verbs_gid_index(const struct rp_verbs *v);

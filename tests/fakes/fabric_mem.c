@@ -151,6 +151,13 @@ struct fab_qp {
 	struct fab_qp *peer;	/* both connected to each other */
 	uint32_t peer_qpn;
 	bool connected;
+	/* Requests to a QP that has not connected to us yet, in post
+	 * order: an RC requester retries until the responder is in RTR.
+	 * Each holds its send-queue slot; max_send of them. */
+	struct fab_wr *park;
+	uint32_t park_head;
+	uint32_t park_len;
+	bool draining;		/* unpark() is delivering them */
 
 	/* Under ctx->lock. */
 	enum qp_state state;
@@ -204,6 +211,8 @@ struct rp_verbs {
 	double held_due;	/* rp_now() seconds */
 
 	/* The owner's thread only. */
+	bool relink;		/* rp_verbs_set_relink() */
+	bool link_down;
 	uint64_t nposts;
 	uint64_t posted[POST_KIND_MAX];	/* successful, to bound the traces */
 	bool wc_failed;
@@ -265,6 +274,8 @@ static const char *fault_name(enum rp_fab_fault f)
 		return "CROSS_QP";
 	case RP_FAB_STRAY_WC:
 		return "STRAY_WC";
+	case RP_FAB_LINK_DOWN:
+		return "LINK_DOWN";
 	}
 	return "?";
 }
@@ -503,11 +514,8 @@ static struct fab_qp *find_qpn(uint32_t qpn)
 /* Links the endpoint and gives each of its QPs the next free 24-bit
  * QPN, sequentially as rxe allocates them. Linked first, so a QPN given
  * to one of its own QPs counts as in use (0, not yet given, never is). */
-static void registry_add(struct rp_verbs *v)
+static void give_qpns(struct rp_verbs *v)
 {
-	pthread_mutex_lock(&fab.lock);
-	v->next_ep = fab.eps;
-	fab.eps = v;
 	for (uint32_t i = 0; i < v->nqp; i++) {
 		do {
 			v->qp[i].qpn = fab.next_qpn;
@@ -516,6 +524,14 @@ static void registry_add(struct rp_verbs *v)
 				fab.next_qpn = 1;
 		} while (find_qpn(v->qp[i].qpn) != &v->qp[i]);
 	}
+}
+
+static void registry_add(struct rp_verbs *v)
+{
+	pthread_mutex_lock(&fab.lock);
+	v->next_ep = fab.eps;
+	fab.eps = v;
+	give_qpns(v);
 	pthread_mutex_unlock(&fab.lock);
 }
 
@@ -526,6 +542,7 @@ static void qp_unpair(struct fab_qp *q)
 		q->peer->peer = NULL;
 	q->peer = NULL;
 	q->connected = false;
+	q->park_len = 0;	/* their completions never come */
 }
 
 /* Unpair every QP and unlink (fab.lock held). */
@@ -573,7 +590,8 @@ static int alloc_queues(struct rp_verbs *v)
 
 	for (uint32_t i = 0; i < v->nqp; i++) {
 		v->qp[i].rq = calloc(v->max_recv, sizeof(*v->qp[i].rq));
-		ok = ok && v->qp[i].rq;
+		v->qp[i].park = calloc(v->max_send, sizeof(*v->qp[i].park));
+		ok = ok && v->qp[i].rq && v->qp[i].park;
 	}
 	v->cq_cap = (v->max_send + v->max_recv) * v->nqp;
 	v->cq = calloc(v->cq_cap, sizeof(*v->cq));
@@ -623,8 +641,10 @@ static void free_endpoint(struct rp_verbs *v)
 		close(v->efd);
 	free(v->late);
 	free(v->cq);
-	for (uint32_t i = 0; i < v->nqp; i++)
+	for (uint32_t i = 0; i < v->nqp; i++) {
 		free(v->qp[i].rq);
+		free(v->qp[i].park);
+	}
 	pthread_cond_destroy(&v->idle);
 	pthread_mutex_destroy(&v->lock);
 	free(v);
@@ -791,6 +811,75 @@ static bool try_pair(struct fab_qp *q)
 	return true;
 }
 
+static void deliver(struct fab_qp *q, const struct fab_wr *wr);
+
+/*
+ * fab.lock held: whether a request on q must wait for the QP it names
+ * to connect to us (q connected first, the peer's QP is fresh, in
+ * INIT), or behind requests already waiting: as an RC requester
+ * retries until the responder is in RTR, a short wait, not a failure.
+ */
+static bool must_park(struct fab_qp *q)
+{
+	struct fab_qp *p;
+	bool fresh = false;
+
+	if (q->park_len || q->draining)
+		return true;
+	if (q->peer || !q->connected)
+		return false;
+	p = find_qpn(q->peer_qpn);
+	if (!p || p->connected || p->ctx == q->ctx)
+		return false;
+	pthread_mutex_lock(&p->ctx->lock);
+	fresh = p->state == QPS_INIT;
+	pthread_mutex_unlock(&p->ctx->lock);
+	return fresh;
+}
+
+/* Park wr on q if it must wait (must_park); true if it did. */
+static bool park(struct fab_qp *q, const struct fab_wr *wr)
+{
+	bool parked;
+
+	pthread_mutex_lock(&fab.lock);
+	parked = must_park(q) && q->park_len < q->ctx->max_send;
+	if (parked) {
+		q->park[(q->park_head + q->park_len) % q->ctx->max_send] = *wr;
+		q->park_len++;
+	}
+	pthread_mutex_unlock(&fab.lock);
+	return parked;
+}
+
+/*
+ * Our QP q just paired: deliver, in order, what its peer parked for
+ * it. One at a time, with draining set, so that what the peer posts
+ * meanwhile queues behind them.
+ */
+static void unpark(struct fab_qp *q)
+{
+	struct fab_qp *p;
+	struct fab_wr wr;
+
+	for (;;) {
+		pthread_mutex_lock(&fab.lock);
+		p = q->peer;
+		if (!p || !p->park_len) {
+			if (p)
+				p->draining = false;
+			pthread_mutex_unlock(&fab.lock);
+			return;
+		}
+		p->draining = true;
+		wr = p->park[p->park_head];
+		p->park_head = (p->park_head + 1) % p->ctx->max_send;
+		p->park_len--;
+		pthread_mutex_unlock(&fab.lock);
+		deliver(p, &wr);
+	}
+}
+
 /* The endpoint's QPs move together: all in INIT, or none. */
 static int check_init(struct rp_verbs *v)
 {
@@ -836,6 +925,10 @@ int rp_verbs_connect(struct rp_verbs *v, const struct rp_qp_addr *peer,
 		paired[i] = try_pair(&v->qp[i]);
 	}
 	pthread_mutex_unlock(&fab.lock);
+	/* What the peer sent before we were ready gets through now. */
+	for (i = 0; i < n; i++)
+		if (paired[i])
+			unpark(&v->qp[i]);
 	for (i = 0; i < n; i++)
 		RP_EV("verbs", "fabric.connect", "fabric: {name} INIT -> RTS "
 		      "against QP {dest_qpn} (psn {psn}){how}",
@@ -846,6 +939,78 @@ int rp_verbs_connect(struct rp_verbs *v, const struct rp_qp_addr *peer,
 			   "connected" : ": waiting for that QP to connect "
 			   "to us"), EV_U("qp", i), EV_B("paired", paired[i]));
 	return 0;
+}
+
+/*
+ * After a link outage: every QP unpaired, emptied (its receives and
+ * completions, parked requests included, dropped with the old CQ) and
+ * back in INIT with a fresh QPN and PSN. The ring and its rkey stay.
+ */
+int rp_verbs_relink(struct rp_verbs *v)
+{
+	char old[QP_LIST_LEN];
+	char qpns[QP_LIST_LEN];
+	uint64_t cnt;
+
+	if (!v) {
+		RP_ERR("rp_verbs_relink: no verbs context");
+		return RP_EINTERNAL;
+	}
+	qp_list(v, false, old);
+	/* Unpaired first: no peer request can pin us after this. */
+	pthread_mutex_lock(&fab.lock);
+	for (uint32_t i = 0; i < v->nqp; i++) {
+		qp_unpair(&v->qp[i]);
+		v->qp[i].peer_qpn = 0;
+		v->qp[i].park_head = 0;
+		v->qp[i].draining = false;
+	}
+	pthread_mutex_unlock(&fab.lock);
+	pthread_mutex_lock(&v->lock);
+	while (v->busy)
+		pthread_cond_wait(&v->idle, &v->lock);
+	for (uint32_t i = 0; i < v->nqp; i++) {
+		struct fab_qp *q = &v->qp[i];
+
+		q->state = QPS_INIT;
+		q->rq_head = 0;
+		q->rq_len = 0;
+		q->rq_held = 0;
+		q->sq_held = 0;
+		rp_sys_random(&q->psn, sizeof(q->psn));
+		q->psn &= 0xffffff;
+	}
+	v->cq_head = 0;
+	v->cq_len = 0;
+	v->late_head = 0;
+	v->late_len = 0;
+	v->holding = false;
+	pthread_mutex_unlock(&v->lock);
+	/* A stale wake-up would only make the owner look at an empty CQ. */
+	if (read(v->efd, &cnt, sizeof(cnt)) < 0 && errno != EAGAIN)
+		RP_EV("verbs", "fabric.eventfd", "fabric: read(eventfd): "
+		      "{reason}", EV_S("reason", strerror(errno)));
+	pthread_mutex_lock(&fab.lock);
+	give_qpns(v);
+	pthread_mutex_unlock(&fab.lock);
+	v->wc_failed = false;
+	v->link_down = false;
+	RP_EV("verbs", "fabric.relink", "fabric: QP{s} {old} torn down with "
+	      "the CQ; fresh QP{s} {qpns} in INIT, the ring kept",
+	      EV_T("s", v->nqp > 1 ? "s" : ""), EV_S("old", old),
+	      EV_S("qpns", qp_list(v, false, qpns)), EV_U("qps", v->nqp));
+	return 0;
+}
+
+void rp_verbs_set_relink(struct rp_verbs *v, bool on)
+{
+	if (v)
+		v->relink = on;
+}
+
+bool rp_verbs_link_down(const struct rp_verbs *v)
+{
+	return v && v->link_down && !v->wc_failed;
 }
 
 /* ---------------------------------------------------------------------
@@ -976,13 +1141,38 @@ static void kill_endpoint(struct rp_verbs *v)
 	pthread_mutex_unlock(&v->lock);
 }
 
+/*
+ * The wire between us and the peer goes: every QP of ours is unpaired
+ * from its peer, both stay alive. Requests either side makes on these
+ * QPs from now on fail with "transport retry counter exceeded" (and
+ * each such failure puts its QP in ERROR); receives stay posted, as on
+ * a NIC, where only a failing request moves a QP to ERROR. Fresh QPs
+ * (rp_verbs_relink()) pair and work again.
+ */
+static void link_down(struct rp_verbs *v)
+{
+	pthread_mutex_lock(&fab.lock);
+	for (uint32_t i = 0; i < v->nqp; i++) {
+		struct fab_qp *p = v->qp[i].peer;
+
+		if (p)
+			p->peer = NULL;
+		v->qp[i].peer = NULL;
+	}
+	pthread_mutex_unlock(&fab.lock);
+	RP_EV("verbs", "fabric.link_down", "fabric: the link of QP{s} "
+	      "{first}.. goes down: requests on them now fail as if retried "
+	      "out",
+	      EV_T("s", v->nqp > 1 ? "s" : ""), EV_X("first", v->qp[0].qpn, 0));
+}
+
 /* Count the post (1-based, per endpoint over all its QPs) and apply a
  * fault armed for it. RP_EVERBS, reported, for RP_FAB_FAIL_POST. */
 static int post_fault(struct fab_qp *q, enum post_kind kind,
 		      uint64_t wr_id, uint64_t *n)
 {
 	unsigned int mask = 1u << RP_FAB_FAIL_POST | 1u << RP_FAB_STALL |
-			    1u << RP_FAB_KILL;
+			    1u << RP_FAB_KILL | 1u << RP_FAB_LINK_DOWN;
 	struct rp_verbs *v = q->ctx;
 	enum rp_fab_fault what;
 
@@ -1000,6 +1190,9 @@ static int post_fault(struct fab_qp *q, enum post_kind kind,
 		break;
 	case RP_FAB_KILL:
 		kill_endpoint(v);
+		break;
+	case RP_FAB_LINK_DOWN:
+		link_down(v);
 		break;
 	default:
 		break;
@@ -1378,7 +1571,7 @@ static int post_send_wr(struct fab_qp *q, const struct fab_wr *wr)
 	if (rc < 0)
 		return rc;
 	trace_post(q, wr);
-	if (!rc)
+	if (!rc && !park(q, wr))
 		deliver(q, wr);
 	run_hook(q->ctx, n);
 	return 0;
@@ -1592,6 +1785,18 @@ static const char *status_hint(const struct fab_cqe *c)
 static void failed_wc(struct rp_verbs *v, const struct fab_cqe *c)
 {
 	v->wc_errors++;
+	/* A link outage the caller rides out (rp_verbs_set_relink()). */
+	if (v->relink && !v->wc_failed &&
+	    (c->status == ST_RETRY_EXC || c->status == ST_FLUSH)) {
+		if (!v->link_down)
+			RP_EV("verbs", "wc.link", "completion failed: {status} "
+			      "wr_id={wr_id} qp={qpn}: the link may be down",
+			      EV_S("status", status_str(c->status)),
+			      EV_U("wr_id", c->wr_id),
+			      EV_X("qpn", v->qp[c->qp].qpn, 0));
+		v->link_down = true;
+		return;
+	}
 	if (!v->wc_failed) {
 		v->wc_failed = true;
 		RP_ERR("work completion failed: %s (status %d, vendor_err "

@@ -743,6 +743,86 @@ static void test_fault_kill(void **state)
 	close_pair(&p);
 }
 
+/*
+ * A link outage at the sender's 2nd post (3 QPs): that Write and every
+ * later request on the old QPs, either side's, fail with retry
+ * exceeded, which relink mode neither reports nor confuses with other
+ * failures; fresh QPs on both sides then carry a Write again, the ring
+ * and its rkey unchanged. The side that connects first may post at
+ * once: its request waits until the peer's QP connects.
+ */
+static int write8(struct pair *p, uint32_t qp, uint64_t wr_id,
+		  uint32_t imm);
+
+static void test_link_down_relink(void **state)
+{
+	struct rp_qp_addr before[RP_QPS_MAX];
+	struct rp_qp_addr after;
+	struct rp_wc wc[16];
+	struct rp_qp_addr sa[3];
+	struct pair p;
+	int n;
+
+	(void)state;
+	open_pair_qps(&p, 3, 4, RING_LEN, 0, ACC_WRITE);
+	rp_verbs_set_relink(p.s, true);
+	rp_verbs_set_relink(p.r, true);
+	for (uint32_t q = 0; q < 3; q++) {
+		assert_int_equal(rp_verbs_post_recv(p.r, q, q), 0);
+		rp_verbs_local(p.s, q, &before[q]);
+	}
+	connect_pair(&p);
+	rp_fab_fault(RP_FAB_SENDER, RP_FAB_LINK_DOWN, 2);
+	fill(p.sring, 64, 1);
+	assert_int_equal(write8(&p, 0, 1, 1), 0);
+	assert_int_equal(write8(&p, 1, 2, 2), 0);	/* the link goes */
+	/* The good completion polled with it is dropped, as ever. */
+	assert_int_equal(next_in(p.s, wc, 16, 1), RP_EWC);
+	assert_true(rp_verbs_link_down(p.s));
+	/* The receiver learns of it only when it asks for something. */
+	assert_int_equal(next_in(p.r, wc, 16, 1), 1);
+	assert_false(rp_verbs_link_down(p.r));
+	assert_int_equal(rp_verbs_post_send_imm(p.r, 2, 9, 0), 0);
+	assert_int_equal(next_in(p.r, wc, 16, 1), RP_EWC);
+	assert_true(rp_verbs_link_down(p.r));
+
+	assert_int_equal(rp_verbs_relink(p.s), 0);
+	assert_int_equal(rp_verbs_relink(p.r), 0);
+	assert_false(rp_verbs_link_down(p.s));
+	for (uint32_t q = 0; q < 3; q++) {
+		rp_verbs_local(p.s, q, &after);
+		assert_int_not_equal(after.qpn, before[q].qpn);
+		assert_int_equal(rp_verbs_post_recv(p.r, q, 10 + q), 0);
+		rp_verbs_local(p.s, q, &sa[q]);
+	}
+	/* The receiver connects first; the sender, once it has too, posts
+	 * at once; then a credit the receiver posts before the sender has
+	 * connected waits for it. */
+	{
+		struct rp_qp_addr ra[3];
+
+		for (uint32_t q = 0; q < 3; q++)
+			rp_verbs_local(p.r, q, &ra[q]);
+		assert_int_equal(rp_verbs_connect(p.r, sa, 3), 0);
+		assert_int_equal(rp_verbs_post_recv(p.s, 0, 7), 0);
+		assert_int_equal(rp_verbs_post_send_imm(p.r, 0, 20, 5), 0);
+		assert_int_equal(next_in(p.r, wc, 16, 0.05), RP_ETIMEOUT);
+		assert_int_equal(rp_verbs_connect(p.s, ra, 3), 0);
+	}
+	assert_int_equal(next_in(p.s, wc, 16, 1), 1);
+	expect_wc_qp(&wc[0], RP_WC_RECV_SEND_IMM, 7, 0, 5, 0);
+	fill(p.sring, 64, 3);
+	assert_int_equal(write8(&p, 1, 30, 31), 0);
+	assert_int_equal(next_in(p.s, wc, 16, 1), 1);
+	expect_wc_qp(&wc[0], RP_WC_WRITE, 30, 0, 0, 1);
+	n = next_in(p.r, wc, 16, 1);
+	assert_int_equal(n, 2);
+	expect_wc_qp(&wc[0], RP_WC_SEND, 20, 0, 0, 0);
+	expect_wc_qp(&wc[1], RP_WC_RECV_WRITE_IMM, 11, 8, 31, 1);
+	assert_memory_equal(p.rring, p.sring, 8);
+	close_pair(&p);
+}
+
 static void test_peer_closed(void **state)
 {
 	struct rp_fab_stats st;
@@ -1861,6 +1941,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_fault_stall, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_fault_kill, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_link_down_relink, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_peer_closed, setup,
 						teardown),

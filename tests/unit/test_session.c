@@ -138,6 +138,9 @@ struct scenario {
 	bool op_read;		/* --op read, whatever RP_TEST_OP says */
 	bool direct;		/* --direct on both sides */
 	uint32_t qps;		/* --qps (0: RP_TEST_QPS) */
+	bool op_send;		/* --op send, whatever RP_TEST_OP says */
+	bool op_write;		/* --op write, whatever RP_TEST_OP says */
+	int retry_for;		/* --retry-for on both sides (0: off) */
 	bool resume;		/* sender's --resume */
 	uint8_t update;		/* sender's --update level (0: none) */
 	bool no_partials;	/* receiver's --no-partials */
@@ -171,6 +174,7 @@ struct result {
 	int send_exit;		/* the sender's exit status, as main gives it */
 	int admit_calls;	/* times the admission hook was asked */
 	int admit_open;		/* fabric contexts open when it was asked */
+	uint32_t send_reconnects, recv_reconnects;	/* their reports' */
 	/* The sender's report: entries up to date, data bytes it moved. */
 	uint64_t up_to_date, data_bytes, files;
 	bool reported;
@@ -751,6 +755,17 @@ static int admit_hook(void *ctx, const char *peer)
 	return p->sc->busy ? RP_EBUSY : 0;
 }
 
+/* Each side's report's reconnect count, by role (report_hook). */
+static _Atomic uint32_t reconnects_seen[2];
+
+static void report_hook(void *ctx, const struct rp_report *r)
+{
+	(void)ctx;
+	reconnects_seen[!strcmp(r->role, "recv")] = r->reconnects;
+}
+
+static const struct rp_hooks count_hooks = { .report = report_hook };
+
 static void opts_for(struct rp_config *o, const struct env *e,
 		     const struct scenario *sc, bool send, const char *file)
 {
@@ -763,7 +778,10 @@ static void opts_for(struct rp_config *o, const struct env *e,
 	o->window = sc->window ? sc->window : 4;
 	o->threads = sc->threads;
 	o->direct = sc->direct;
-	o->op = sc->op_read ? RP_OP_READ : test_op;
+	o->op = sc->op_read ? RP_OP_READ : sc->op_send ? RP_OP_SEND :
+		sc->op_write ? RP_OP_WRITE : test_op;
+	o->retry_for = sc->retry_for;
+	o->hooks = &count_hooks;
 	o->qps = sc->qps ? sc->qps : test_qps;
 	o->force = sc->force;
 	o->as_name = sc->as_name;
@@ -820,6 +838,7 @@ static void capture_report(void *ctx, const struct rp_report *rep)
 	res->data_bytes = rep->data_bytes;
 	res->files = rep->files;
 	res->reported = true;
+	report_hook(NULL, rep);
 }
 
 static void run(struct env *e, const struct scenario *sc, struct result *res,
@@ -860,6 +879,7 @@ static void run(struct env *e, const struct scenario *sc, struct result *res,
 	if (sc->signal_at || sc->trickle_ms)
 		rp_fab_set_hook(on_post, (void *)sc);
 	memset(res, 0, sizeof(*res));
+	reconnects_seen[0] = reconnects_seen[1] = UINT32_MAX;
 	sync_ms = sc->sync_ms;
 	dir_fsync_fails = sc->dir_fsync_fails;
 	nospc_past = sc->nospc_past;
@@ -877,6 +897,8 @@ static void run(struct env *e, const struct scenario *sc, struct result *res,
 	close(rp[1]);
 	res->recv_rc = job.rc;
 	res->recv_out = job.out;
+	res->send_reconnects = reconnects_seen[0];
+	res->recv_reconnects = reconnects_seen[1];
 	res->msgs = rl.msgs;
 	res->syncs = rl.syncs;
 	memcpy(res->types, rl.types, sizeof(res->types));
@@ -1624,6 +1646,104 @@ static void test_sender_dies_mid_data(void **s)
 		   .fault_side = RP_FAB_SENDER, .fault = RP_FAB_KILL,
 		   .fault_nth = 12, .cut_after = 2 + OP_MSGS }, &r);
 	assert_int_equal(r.recv_out.phase, RP_PHASE_DATA);
+}
+
+/* ---------------------------------------------------------------------
+ * The RDMA link goes down mid-file while the control connection lives
+ * (--retry-for): fresh QPs on both sides, RECONNECT each way, and the
+ * file arrives whole. The fault is placed past the sender's receives for
+ * credits (one window on QP 0), or the receiver's for the data.
+ */
+
+static void link_down(void **s, struct scenario sc)
+{
+	struct env *e = *s;
+	struct result r;
+
+	char file[160];
+
+	if (!sc.size)
+		sc.size = 2 * MIB;
+	sc.retry_for = 5;
+	push(e, &sc, &r);
+	assert_int_equal(r.send_rc, 0);
+	assert_int_equal(r.recv_rc, 0);
+	assert_int_equal(r.send_out.phase, RP_PHASE_DONE);
+	assert_int_equal(r.recv_out.phase, RP_PHASE_DONE);
+	snprintf(file, sizeof(file), "%s/data.bin", e->src);
+	assert_delivered(e, file, "data.bin");
+	assert_int_equal(r.send_reconnects, 1);
+	assert_int_equal(r.recv_reconnects, 1);
+	/* One each way, whichever side saw the link go first. */
+	assert_int_equal(r.types[RP_MSG_RECONNECT], 2);
+	/* Two fabric contexts, as ever: the QPs were made anew, not the
+	 * contexts, rings or control connection. */
+	assert_int_equal(r.opened, 2);
+}
+
+static void test_link_down_write(void **s)
+{
+	link_down(s, (struct scenario){ .op_write = true, .qps = 1,
+		  .fault_side = RP_FAB_SENDER, .fault = RP_FAB_LINK_DOWN,
+		  .fault_nth = 4 + 12 });
+}
+
+static void test_link_down_read(void **s)
+{
+	link_down(s, (struct scenario){ .op_read = true, .qps = 1,
+		  .fault_side = RP_FAB_SENDER, .fault = RP_FAB_LINK_DOWN,
+		  .fault_nth = 4 + 12 });
+}
+
+static void test_link_down_send(void **s)
+{
+	link_down(s, (struct scenario){ .op_send = true, .qps = 1,
+		  .fault_side = RP_FAB_SENDER, .fault = RP_FAB_LINK_DOWN,
+		  .fault_nth = 4 + 12 });
+}
+
+static void test_link_down_qps3(void **s)
+{
+	link_down(s, (struct scenario){ .op_write = true, .qps = 3,
+		  .fault_side = RP_FAB_SENDER, .fault = RP_FAB_LINK_DOWN,
+		  .fault_nth = 4 + 12 });
+}
+
+/* The receiver's credit is what finds the link gone: it asks first. */
+static void test_link_down_receiver_first(void **s)
+{
+	link_down(s, (struct scenario){ .op_write = true, .qps = 3,
+		  .fault_side = RP_FAB_RECEIVER, .fault = RP_FAB_LINK_DOWN,
+		  .fault_nth = 4 * 3 + 10 });
+}
+
+/*
+ * At the file's last chunk: the sender's FEND and FIN are queued ahead
+ * of its RECONNECT, while the receiver, with FEND in, reads nothing more
+ * until the chunks are in: it notices by itself (its credit again after
+ * a silence fails) and reads past them to the RECONNECT, keeping them.
+ */
+static void test_link_down_at_the_end(void **s)
+{
+	/* 4 chunks in a window of 4: posts 5 to 8 after the 4 receives
+	 * for credits, with no credit waited for; the last one fails. */
+	link_down(s, (struct scenario){ .size = 256 * KIB, .op_write = true,
+		  .qps = 1, .fault_side = RP_FAB_SENDER,
+		  .fault = RP_FAB_LINK_DOWN, .fault_nth = 4 + 4 });
+}
+
+/* A peer that dies is not a link to wait for, --retry-for or not: the
+ * receiver's QPs and control connection go together. */
+static void test_link_retry_dead_peer(void **s)
+{
+	struct result r;
+
+	push_fails(s, &(struct scenario){ .size = 2 * MIB, .retry_for = 5,
+		   .fault_side = RP_FAB_RECEIVER, .fault = RP_FAB_KILL,
+		   .fault_nth = RECV_SETUP_POSTS(4) + 8,
+		   .cut_after = 2 + OP_MSGS }, &r);
+	assert_int_equal(r.send_out.phase, RP_PHASE_DATA);
+	assert_int_equal(r.types[RP_MSG_RECONNECT], 0);
 }
 
 /* ---------------------------------------------------------------------
@@ -3235,6 +3355,13 @@ int main(void)
 		T(test_resume_stdin_refused),
 		T(test_receiver_dies_mid_data),
 		T(test_sender_dies_mid_data),
+		T(test_link_down_write),
+		T(test_link_down_read),
+		T(test_link_down_send),
+		T(test_link_down_qps3),
+		T(test_link_down_receiver_first),
+		T(test_link_down_at_the_end),
+		T(test_link_retry_dead_peer),
 		T(test_cut_after_first_auth),
 		T(test_cut_after_auth),
 		T(test_cut_after_hello),
