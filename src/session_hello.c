@@ -296,6 +296,9 @@ int rp_xfer_relink_begin(struct xfer *x)
 	RP_EV("session", "relink", "link down, reconnecting (attempt "
 	      "{attempt})", EV_U("attempt", x->rl.attempt),
 	      EV_S("peer", x->peer));
+	if (x->prog)
+		rp_progress_note(x->prog, "link down, reconnecting (attempt %u)",
+				 x->rl.attempt);
 	rc = rp_verbs_relink(x->v);
 	if (rc)
 		return rc;

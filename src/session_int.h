@@ -83,6 +83,8 @@ struct xfer {
 	struct rp_qp_addr remote[RP_QPS_MAX];
 	enum rp_phase phase;
 	struct rp_relink rl;
+	/* The side's progress line, once its data loop runs (or NULL). */
+	struct rp_progress *prog;
 	uint64_t done;		/* chunks the receiver has taken (credit) */
 	uint64_t credits;	/* credit Sends: posted (recv), got (send) */
 	struct rp_tally tally;

@@ -1043,6 +1043,7 @@ static int session_loop(struct xfer *x, struct recv_state *r)
 	int rc = 0;
 
 	rp_progress_start(&r->prog, x->size);
+	x->prog = &r->prog;
 	x->ch.batch = true;
 	while (!rc && !(r->fin_seen && !r->cur.open &&
 			x->done == r->landed && r->credit_sent == x->done)) {

@@ -852,6 +852,7 @@ static int session_loop(struct xfer *x, struct send_state *s)
 	int rc = 0;
 
 	rp_progress_start(&s->prog, x->size);
+	x->prog = &s->prog;
 	x->ops->trace_path(x);
 	x->ch.batch = true;
 	while (!rc && !s->acked) {

@@ -852,6 +852,22 @@ void rp_progress_update(struct rp_progress *p, uint64_t done)
 	fflush(stderr);
 }
 
+void rp_progress_note(struct rp_progress *p, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!p->enabled)
+		return;
+	fprintf(stderr, "\r%s  ", p->label);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputs("\033[K", stderr);
+	fflush(stderr);
+	p->last_draw = rp_now();
+	p->drawn = true;
+}
+
 void rp_progress_end(struct rp_progress *p)
 {
 	if (!rp_progress_due(p, rp_now(), true))

@@ -246,6 +246,10 @@ void rp_progress_start(struct rp_progress *p, uint64_t total);
 /* The entry now in progress (its path; shown escaped, its end kept). */
 void rp_progress_label(struct rp_progress *p, const char *path);
 void rp_progress_update(struct rp_progress *p, uint64_t done);
+/* Say what holds the transfer up on the progress line, at once, in
+ * place of its rate and ETA (the next update draws them again). */
+void RP_PRINTF(2, 3) rp_progress_note(struct rp_progress *p,
+				      const char *fmt, ...);
 /* Clears the line so a summary or error can follow. */
 void rp_progress_end(struct rp_progress *p);
 /* Pure gate, unit tested: true when a redraw is due at time now. */

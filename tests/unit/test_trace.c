@@ -124,6 +124,28 @@ static void test_progress_due(void **state)
 	assert_true(rp_progress_due(&p, 10.0, true));
 }
 
+/* A note (a link down) replaces the rate at once, on the same line;
+ * nothing when the meter is off. */
+static void test_progress_note(void **state)
+{
+	struct rp_progress p;
+	const char *out;
+
+	(void)state;
+	memset(&p, 0, sizeof(p));
+	capture_start();
+	rp_progress_note(&p, "link down, reconnecting (attempt %u)", 2u);
+	assert_string_equal(capture_end(), "");
+	p.enabled = true;
+	rp_progress_label(&p, "big.iso");
+	capture_start();
+	rp_progress_note(&p, "link down, reconnecting (attempt %u)", 2u);
+	out = capture_end();
+	assert_string_equal(out, "\rbig.iso  link down, reconnecting "
+			    "(attempt 2)\033[K");
+	assert_true(p.drawn);
+}
+
 /* Peer text: what a hostile peer sends must reach the terminal inert. */
 static void test_fmt_peer(void **state)
 {
@@ -1021,6 +1043,7 @@ int main(void)
 		cmocka_unit_test(test_fmt_rate),
 		cmocka_unit_test(test_fmt_eta),
 		cmocka_unit_test(test_progress_due),
+		cmocka_unit_test(test_progress_note),
 		cmocka_unit_test(test_fmt_peer),
 		cmocka_unit_test(test_fmt_peer_cut),
 		cmocka_unit_test(test_json_whole_path),
