@@ -62,14 +62,18 @@ static int free_port(void)
 }
 
 /* Whether something listens on port: our bind to it fails. A connect
- * would be the receiver's one transfer. */
+ * would be the receiver's one transfer. SO_REUSEADDR, as the receiver
+ * sets it: our probe, bound for a moment before the receiver binds,
+ * must not make the receiver's own bind fail (only a listener keeps a
+ * reusable address). */
 static int listening(int port)
 {
 	struct sockaddr_in a = { .sin_family = AF_INET,
 				 .sin_port = htons((uint16_t)port) };
-	int s = socket(AF_INET, SOCK_STREAM, 0), busy;
+	int s = socket(AF_INET, SOCK_STREAM, 0), busy, one = 1;
 
 	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	(void)setsockopt(s, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
 	busy = bind(s, (struct sockaddr *)&a, sizeof(a)) && errno == EADDRINUSE;
 	close(s);
 	return busy;
