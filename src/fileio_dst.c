@@ -198,69 +198,42 @@ static int create_named(struct rp_dst *d)
 	return 0;
 }
 
-/* Remove name if it is a regular file no receiver holds: 1 if removed. */
-static int remove_if_stale(int dirfd, const char *name)
-{
-	char shown[RP_PEER_TEXT_MAX];
-	struct stat st;
-	int removed = 0;
-	int fd;
-
-	/* O_NOFOLLOW, O_NONBLOCK: never a symlink's target, never a FIFO's
-	 * wait; a file we cannot open is not one we made. */
-	fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
-		    O_NOCTTY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	/* A live receiver holds its lock until the file is renamed; after
-	 * that, the name is gone or no longer this file. */
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
-	    flock(fd, LOCK_EX | LOCK_NB) < 0 ||
-	    !rp_fileio_same_entry(dirfd, fd, name))
-		goto out;
-	rp_fileio_show(shown, name, strlen(name));
-	if (unlinkat(dirfd, name, 0) < 0) {
-		RP_ERR("unlinkat(%s): %s", shown, strerror(errno));
-		goto out;
-	}
-	RP_INFO("removed %s, a temporary file left by a receiver that "
-		"stopped", shown);
-	removed = 1;
-out:
-	close(fd);
-	return removed;
-}
-
-/* Remove name, a kept partial or journal, if older than max_age: 1 if
- * removed. A partial being resumed has a temporary name by then. */
-static int remove_if_old(int dirfd, const char *name, double max_age)
+/*
+ * Unlink name in dirfd if it is a regular file no live receiver holds (a
+ * receiver keeps its lock until the file is renamed; after that, the
+ * name is gone or no longer this file) and, for max_age >= 0, older than
+ * that by its last change. said (or NULL: nothing) ends the line that
+ * says so. 1 if removed, 0 if left, -ENOENT if there is no such name.
+ * O_NOFOLLOW, O_NONBLOCK: never a symlink's target, never a FIFO's wait;
+ * a file we cannot open is not one we made.
+ */
+static int unlink_unheld(int dirfd, const char *name, double max_age,
+			 const char *said)
 {
 	char shown[RP_PEER_TEXT_MAX];
 	struct stat st;
 	int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
 			O_NOCTTY | O_CLOEXEC);
-	bool tried = false;
-	int e = 0;
+	int e = -1;
 
-	/* A partial a transfer writes now is locked: never removed. */
-	if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
-	    rp_partial_expired(difftime(time(NULL), st.st_ctime), max_age) &&
+	if (fd < 0)
+		return errno == ENOENT ? -ENOENT : 0;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+	    (max_age < 0 ||
+	     rp_partial_expired(difftime(time(NULL), st.st_ctime), max_age)) &&
 	    flock(fd, LOCK_EX | LOCK_NB) == 0 &&
-	    rp_fileio_same_entry(dirfd, fd, name)) {
-		tried = true;
+	    rp_fileio_same_entry(dirfd, fd, name))
 		e = unlinkat(dirfd, name, 0) < 0 ? errno : 0;
-	}
-	if (fd >= 0)
-		close(fd);
-	if (!tried)
+	close(fd);
+	if (e < 0)
 		return 0;
 	rp_fileio_show(shown, name, strlen(name));
 	if (e) {
 		RP_ERR("unlinkat(%s): %s", shown, strerror(e));
 		return 0;
 	}
-	RP_INFO("removed %s, kept from a stopped push longer than "
-		"--partial-max-age", shown);
+	if (said)
+		RP_INFO("removed %s, %s", shown, said);
 	return 1;
 }
 
@@ -314,11 +287,16 @@ static void sweep_dir(int fd, unsigned int depth, struct sweep *sw)
 			break;
 		}
 		if (rp_fileio_is_tmp_name(name, strlen(name))) {
-			sw->removed += remove_if_stale(dfd, name);
+			sw->removed += unlink_unheld(dfd, name, -1, "a "
+				"temporary file left by a receiver that "
+				"stopped") > 0;
 			continue;
 		}
+		/* A partial a transfer writes now is locked: never removed. */
 		if (rp_partial_is_name(name, strlen(name))) {
-			sw->removed += remove_if_old(dfd, name, sw->max_age);
+			sw->removed += unlink_unheld(dfd, name, sw->max_age,
+				"kept from a stopped push longer than "
+				"--partial-max-age") > 0;
 			continue;
 		}
 		sub = open_subdir(dfd, e);
@@ -444,25 +422,6 @@ static int dst_begin(struct rp_dst *d, int dirfd, const char *name,
 	return 0;
 }
 
-/* Whether name in dirfd could be removed: 1 if it is a regular file no
- * live receiver holds (its lock), and it is gone; else 0. */
-static int remove_unheld(int dirfd, const char *name)
-{
-	int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
-			O_NOCTTY | O_CLOEXEC);
-	struct stat st;
-	int removed = 0;
-
-	if (fd < 0)
-		return errno == ENOENT;
-	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
-	    flock(fd, LOCK_EX | LOCK_NB) == 0 &&
-	    rp_fileio_same_entry(dirfd, fd, name))
-		removed = unlinkat(dirfd, name, 0) == 0;
-	close(fd);
-	return removed;
-}
-
 /*
  * The temporary file under the partial's name from the start (a large
  * file: even a receiver killed outright then leaves what it wrote, for
@@ -481,8 +440,8 @@ static int create_kept(struct rp_dst *d)
 		return create_file(d);
 	for (int i = 0; i < 2 && fd < 0; i++) {
 		fd = openat(d->dirfd, pname, flags, 0600);
-		if (fd < 0 && (errno != EEXIST || !remove_unheld(d->dirfd,
-								 pname)))
+		if (fd < 0 && (errno != EEXIST ||
+			       !unlink_unheld(d->dirfd, pname, -1, NULL)))
 			return create_file(d);
 	}
 	if (fd < 0 || lock_tmp(d->dirfd, fd, pname)) {
