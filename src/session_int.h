@@ -13,10 +13,14 @@
 #include "rdmapush/chan.h"
 #include "rdmapush/ctrl.h"
 #include "rdmapush/fileio.h"
+#include "rdmapush/partial.h"
 #include "rdmapush/config.h"
 #include "rdmapush/proto.h"
 #include "rdmapush/proto_msgs.h"
 #include "rdmapush/session.h"
+
+/* A journal keeps the key's id (auth.h) whole. */
+_Static_assert(RP_PARTIAL_KEY_LEN == RP_KEY_ID_LEN, "key id sizes");
 #include "rdmapush/trace.h"
 #include "rdmapush/verbs.h"
 #include "session_op.h"
@@ -340,7 +344,8 @@ int rp_recv_up_to_date(int pfd, const char *leaf, const struct rp_file *f,
  * removed, said once. 0 or an error (reported).
  */
 int rp_recv_offer_partial(int pfd, const char *leaf, const struct rp_file *f,
-			  uint32_t chunk, const uint8_t key_id[32],
+			  uint32_t chunk,
+			  const uint8_t key_id[RP_PARTIAL_KEY_LEN],
 			  struct rp_have *h, int *fd, struct rp_csum **prefix);
 /*
  * The session stopped during f, with folded bytes of it written and
@@ -351,7 +356,7 @@ int rp_recv_offer_partial(int pfd, const char *leaf, const struct rp_file *f,
 int rp_recv_keep_partial(int pfd, const char *leaf, struct rp_dst *d,
 			 const struct rp_file *f, uint32_t chunk,
 			 uint64_t folded, struct rp_csum *csum,
-			 const uint8_t key_id[32]);
+			 const uint8_t key_id[RP_PARTIAL_KEY_LEN]);
 /*
  * While a large file is written under its partial's name: its journal
  * now, for the whole chunks both synced and folded into csum (folded
@@ -359,7 +364,8 @@ int rp_recv_keep_partial(int pfd, const char *leaf, struct rp_dst *d,
  */
 int rp_recv_note_partial(int pfd, const char *leaf, const struct rp_file *f,
 			 uint32_t chunk, uint64_t synced, uint64_t folded,
-			 struct rp_csum *csum, const uint8_t key_id[32]);
+			 struct rp_csum *csum,
+			 const uint8_t key_id[RP_PARTIAL_KEY_LEN]);
 /* Files this large are written under their partial's name from the
  * start, with a journal every RP_PARTIAL_NOTE_STEP bytes. */
 #define RP_PARTIAL_NAMED_MIN	(64ull << 20)

@@ -117,7 +117,8 @@ struct recv_state {
 	uint32_t sends_out;	/* credit Sends not yet completed */
 	uint32_t sq_cap;
 	uint32_t flags;		/* HELLO's RP_HELLO_* */
-	uint8_t key_id[32];	/* --psk's id in journals (auth.h), or 0s */
+	/* --psk's id in journals (auth.h), or zeros. */
+	uint8_t key_id[RP_PARTIAL_KEY_LEN];
 	mode_t umask;
 	struct recv_file cur;
 	uint32_t next_id;	/* the FILE id we expect next */
