@@ -377,12 +377,15 @@ static int up_to_date(struct xfer *x, struct recv_state *r,
 		      struct rp_have *h)
 {
 	struct recv_file *c = &r->cur;
+	char shown[RP_PEER_TEXT_MAX];
 
 	h->verdict = RP_HAVE_UPTODATE;
 	c->awaiting_from = false;
 	rp_xfer_entry(x, &r->tally, c->meta.path, 0, 0, RP_ENTRY_UP_TO_DATE);
 	RP_EV("file", "file.uptodate", "{path}: up to date ({level}); "
-	      "nothing sent", EV_S("path", c->meta.path),
+	      "nothing sent", EV_S("path", rp_fmt_peer(shown, sizeof(shown),
+						    c->meta.path,
+						    c->meta.path_len)),
 	      EV_S("level", rp_proto_update_name(c->meta.update)));
 	file_close(c);
 	return rp_chan_send(&x->ch, RP_MSG_HAVE, h);

@@ -111,6 +111,7 @@ int rp_recv_offer_partial(int pfd, const char *leaf, const struct rp_file *f,
 			  struct rp_have *h, int *fd, struct rp_csum **prefix)
 {
 	static const uint8_t zero[RP_CSUM_LEN];
+	char shown[RP_PEER_TEXT_MAX];
 	struct rp_journal j;
 	uint64_t n;
 	int rc = rp_partial_find(pfd, leaf, &j, fd);
@@ -131,8 +132,6 @@ int rp_recv_offer_partial(int pfd, const char *leaf, const struct rp_file *f,
 	if (j.chunk == chunk && n == j.verified &&
 	    memcmp(j.digest, zero, RP_CSUM_LEN) &&
 	    memcmp(j.digest, h->csum, RP_CSUM_LEN)) {
-		char shown[RP_PEER_TEXT_MAX];
-
 		RP_INFO("%s: the kept partial does not match its journal; "
 			"starting over", rp_fmt_peer(shown, sizeof(shown),
 						     f->path, f->path_len));
@@ -141,7 +140,9 @@ int rp_recv_offer_partial(int pfd, const char *leaf, const struct rp_file *f,
 	h->verdict = RP_HAVE_PARTIAL;
 	h->bytes = n;
 	RP_EV("file", "file.offer", "{path}: offering {bytes} verified bytes "
-	      "kept from an earlier push", EV_S("path", j.path),
+	      "kept from an earlier push",
+	      EV_S("path", rp_fmt_peer(shown, sizeof(shown), f->path,
+				       f->path_len)),
 	      EV_U("bytes", n));
 	return 0;
 
