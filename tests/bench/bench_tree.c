@@ -1,0 +1,1233 @@
+// SPDX-License-Identifier: MIT
+/*
+ * scripts/bench mem tree: many small files pushed natively, the real
+ * sender (-r) and the real receiver in one process over a socketpair and
+ * the in-memory fabric, against the same bytes copied by tar | tar and
+ * made durable by sync -f, in the same run on the same file system.
+ * Makes the tree, runs both interleaved, checks every result, prints
+ * medians (a table, or one JSON object per run and per median).
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <json-c/json.h>
+#include <limits.h>
+#include <linux/magic.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "rdmapush/config.h"
+#include "rdmapush/err.h"
+#include "rdmapush/fabric_mem.h"
+#include "rdmapush/fileio.h"
+#include "rdmapush/json.h"
+#include "rdmapush/opts.h"
+#include "rdmapush/session.h"
+#include "rdmapush/trace.h"
+
+#define PER_DIR		1000	/* files per subdirectory of the tree */
+#define REL_LEN		48	/* "dDDDD/fFFFFFFF", any uint64_t */
+#define SAMPLE		97	/* every 97th file's bytes are compared */
+#define RUNS_MAX	99
+#define FILES_MAX	10000000ull	/* f%07llu names */
+#define SIZE_MAX_	(64ull << 20)	/* one file in memory at a time */
+/* The pushed tree's name in its target (rdmapush send --as). */
+#define TREE_NAME	"tree"
+/* The ceiling: the same bytes copied and made durable, no checksum. */
+#define TAR_SCRIPT	"tar -C \"$1\" -cf - . | tar -C \"$2\" -xf - && " \
+			"sync -f \"$2\""
+
+static volatile sig_atomic_t stop;
+
+static const char usage[] =
+"usage: bench_tree [options]\n"
+"Push a tree of many small files natively: rdmapush's real sender (-r)\n"
+"and receiver in one process over the in-memory fabric, against the\n"
+"ceiling `tar -C SRC -cf - . | tar -C DST -xf -; sync -f DST` in the\n"
+"same run, into a fresh directory on the same file system. Prints\n"
+"median files/s and MB/s of each, and rdmapush over the ceiling.\n"
+"\n"
+"  -n, --files N       files in the tree (default 100000), at most 1000\n"
+"                      to a subdirectory\n"
+"  -s, --size SIZE     bytes of each file (default 1K, at most 64M)\n"
+"  -r, --runs N        runs of each, interleaved, 1..99 (default 3)\n"
+"  -f, --fs WHICH      tmpfs, disk or both (default both)\n"
+"      --tmpfs DIR     where to make the tmpfs directory (/dev/shm)\n"
+"      --disk DIR      where to make the disk directory (.)\n"
+"      --threads N     rdmapush --threads (default rdmapush's: one per\n"
+"                      online core, at most 8)\n"
+"      --only LIST     rdmapush, ceiling or both (default both)\n"
+"  -t, --timeout S     per-phase timeout of each push (default 120)\n"
+"  -j, --json          one JSON object per run and per median on stdout;\n"
+"                      the table goes to stderr\n"
+"  -k, --keep          keep the source tree and every run's target\n"
+"  -h, --help\n";
+
+/* ---------------------------------------------------------------------
+ * What is measured, and the results
+ */
+
+enum what {
+	W_RP = 0,	/* rdmapush send -r, into recv */
+	W_CEIL,		/* tar | tar; sync -f */
+	W_MAX
+};
+
+static const char *const what_names[W_MAX] = { "rdmapush", "ceiling" };
+
+struct cfg {
+	uint64_t files;
+	uint64_t size;
+	int runs;
+	uint32_t threads;
+	int timeout;
+	unsigned int only;	/* 1u << enum what */
+	bool json;
+	bool keep;
+	bool use_tmpfs;
+	bool use_disk;
+	const char *tmpfs_dir;
+	const char *disk_dir;
+};
+
+/* One run of one side. */
+struct run {
+	int rc;			/* 0, or the error (reported) */
+	double seconds;
+	double cpu;		/* CPU seconds, user + system */
+	long rss_kib;		/* peak RSS of the measuring process */
+};
+
+/* One file system under test: a private directory holding the source. */
+struct tfs {
+	const char *label;	/* "tmpfs", "disk" */
+	char type[24];		/* what statfs(2) says: "tmpfs", "ext4" */
+	char dir[PATH_MAX];	/* made with mkdtemp */
+	char src[PATH_MAX + 8];	/* dir/src: the tree */
+	bool made;
+	bool measured;
+	double make_seconds;	/* making the source, not timed */
+	struct run run[W_MAX][RUNS_MAX];
+	int n;			/* runs done */
+};
+
+/* ---------------------------------------------------------------------
+ * Options
+ */
+
+static int bad(const char *opt, const char *arg, const char *why)
+{
+	fprintf(stderr, "bench_tree: %s %s: %s\n%s", opt, arg, why, usage);
+	return RP_EUSAGE;
+}
+
+static int parse_count(const char *opt, const char *arg, long long min,
+		       long long max, long long *out)
+{
+	char *end;
+	long long v;
+
+	errno = 0;
+	v = strtoll(arg, &end, 10);
+	if (errno || end == arg || *end || v < min || v > max) {
+		char why[80];
+
+		snprintf(why, sizeof(why), "must be an integer in %lld..%lld",
+			 min, max);
+		return bad(opt, arg, why);
+	}
+	*out = v;
+	return 0;
+}
+
+static int parse_only(const char *arg, struct cfg *c)
+{
+	char list[64];
+	char *save = NULL;
+
+	if ((size_t)snprintf(list, sizeof(list), "%s", arg) >= sizeof(list))
+		return bad("--only", arg, "too long");
+	c->only = 0;
+	for (char *t = strtok_r(list, ",", &save); t;
+	     t = strtok_r(NULL, ",", &save)) {
+		int w = 0;
+
+		while (w < W_MAX && strcmp(t, what_names[w]))
+			w++;
+		if (w == W_MAX)
+			return bad("--only", t, "must be rdmapush or ceiling");
+		c->only |= 1u << w;
+	}
+	return c->only ? 0 : bad("--only", arg, "names nothing");
+}
+
+static int parse_one(int opt, const char *arg, struct cfg *c)
+{
+	long long l;
+	int rc = 0;
+
+	switch (opt) {
+	case 'n':
+		rc = parse_count("--files", arg, 1, (long long)FILES_MAX, &l);
+		c->files = (uint64_t)l;
+		break;
+	case 's':
+		if (rp_opts_parse_size(arg, &c->size) || !c->size ||
+		    c->size > SIZE_MAX_)
+			return bad("--size", arg, "not a size in 1..64M");
+		break;
+	case 'r':
+		rc = parse_count("--runs", arg, 1, RUNS_MAX, &l);
+		c->runs = (int)l;
+		break;
+	case 'f':
+		c->use_tmpfs = !strcmp(arg, "tmpfs") || !strcmp(arg, "both");
+		c->use_disk = !strcmp(arg, "disk") || !strcmp(arg, "both");
+		if (!c->use_tmpfs && !c->use_disk)
+			return bad("--fs", arg, "must be tmpfs, disk or both");
+		break;
+	case 'T':
+		c->tmpfs_dir = arg;
+		break;
+	case 'D':
+		c->disk_dir = arg;
+		break;
+	case 'N':
+		rc = parse_count("--threads", arg, 1, RP_MAX_THREADS, &l);
+		c->threads = (uint32_t)l;
+		break;
+	case 'O':
+		return parse_only(arg, c);
+	case 't':
+		rc = parse_count("--timeout", arg, 1, 3600, &l);
+		c->timeout = (int)l;
+		break;
+	case 'j':
+		c->json = true;
+		break;
+	case 'k':
+		c->keep = true;
+		break;
+	default:
+		fputs(usage, stderr);
+		return RP_EUSAGE;
+	}
+	return rc;
+}
+
+/* 0, RP_EUSAGE (reported), or 1 for --help (printed). */
+static int parse_args(int argc, char **argv, struct cfg *c)
+{
+	static const struct option longs[] = {
+		{ "files", required_argument, NULL, 'n' },
+		{ "size", required_argument, NULL, 's' },
+		{ "runs", required_argument, NULL, 'r' },
+		{ "fs", required_argument, NULL, 'f' },
+		{ "tmpfs", required_argument, NULL, 'T' },
+		{ "disk", required_argument, NULL, 'D' },
+		{ "threads", required_argument, NULL, 'N' },
+		{ "only", required_argument, NULL, 'O' },
+		{ "timeout", required_argument, NULL, 't' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "keep", no_argument, NULL, 'k' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	/* No --threads: what a push with no --threads gets. */
+	const struct rp_config none = { 0 };
+
+	*c = (struct cfg){
+		.files = 100000, .size = 1024, .runs = 3,
+		.threads = rp_config_threads(&none), .timeout = 120,
+		.only = (1u << W_MAX) - 1,
+		.use_tmpfs = true, .use_disk = true,
+		.tmpfs_dir = "/dev/shm", .disk_dir = ".",
+	};
+	for (;;) {
+		int opt = getopt_long(argc, argv, "n:s:r:f:t:jkh", longs,
+				      NULL);
+		int rc;
+
+		if (opt == -1)
+			break;
+		if (opt == 'h') {
+			fputs(usage, stdout);
+			return 1;
+		}
+		rc = parse_one(opt, optarg, c);
+		if (rc)
+			return rc;
+	}
+	if (optind < argc)
+		return bad("argument", argv[optind], "unexpected");
+	return 0;
+}
+
+/* ---------------------------------------------------------------------
+ * Trees: made, counted, compared, removed
+ */
+
+/* splitmix64 over (seed, word index): fast, and nothing compresses it. */
+static void fill(uint8_t *p, size_t len, uint64_t seed)
+{
+	uint64_t x = seed * 0x9e3779b97f4a7c15ull;
+
+	for (size_t i = 0; i < len; i += 8) {
+		uint64_t z = (x += 0x9e3779b97f4a7c15ull);
+
+		z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+		z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+		z ^= z >> 31;
+		memcpy(p + i, &z, len - i < 8 ? len - i : 8);
+	}
+}
+
+/* File i's path under a tree's root: dDDDD/fFFFFFFF. */
+static void file_path(char *buf, size_t len, uint64_t i)
+{
+	snprintf(buf, len, "d%04llu/f%07llu",
+		 (unsigned long long)(i / PER_DIR), (unsigned long long)i);
+}
+
+static int write_full(int fd, const uint8_t *p, size_t len)
+{
+	while (len) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : -EIO;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+static int read_full(int fd, uint8_t *p, size_t len)
+{
+	while (len) {
+		ssize_t n = read(fd, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : -EIO;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+static int make_file(int root, uint64_t i, uint8_t *buf, size_t size)
+{
+	char rel[REL_LEN];
+	int fd, rc;
+
+	file_path(rel, sizeof(rel), i);
+	if (i % PER_DIR == 0) {
+		char dir[REL_LEN];
+
+		memcpy(dir, rel, sizeof(dir));
+		*strchr(dir, '/') = '\0';
+		if (mkdirat(root, dir, 0755)) {
+			rc = -errno;
+			RP_ERR("mkdirat(%s): %s", dir, strerror(-rc));
+			return rc;
+		}
+	}
+	fd = openat(root, rel, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		rc = -errno;
+		RP_ERR("openat(%s): %s", rel, strerror(-rc));
+		return rc;
+	}
+	fill(buf, size, i + 1);
+	rc = write_full(fd, buf, size);
+	if (rc)
+		RP_ERR("write(%s): %s", rel, strerror(-rc));
+	if (close(fd) && !rc) {
+		rc = -errno;
+		RP_ERR("close(%s): %s", rel, strerror(-rc));
+	}
+	return rc;
+}
+
+/*
+ * The source tree, made durable with one syncfs so that none of its
+ * writeback overlaps a run. Not timed as a run; its time is printed.
+ */
+static int make_tree(struct tfs *fs, const struct cfg *c)
+{
+	uint8_t *buf = malloc(c->size);
+	double t0 = rp_now();
+	int root = -1;
+	int rc = 0;
+
+	if (!buf) {
+		RP_ERR("malloc(%llu): %s", (unsigned long long)c->size,
+		       strerror(ENOMEM));
+		return -ENOMEM;
+	}
+	if (mkdir(fs->src, 0755)) {
+		rc = -errno;
+		RP_ERR("mkdir(%s): %s", fs->src, strerror(-rc));
+		goto out;
+	}
+	root = open(fs->src, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (root < 0) {
+		rc = -errno;
+		RP_ERR("open(%s): %s", fs->src, strerror(-rc));
+		goto out;
+	}
+	for (uint64_t i = 0; i < c->files && !rc && !stop; i++)
+		rc = make_file(root, i, buf, (size_t)c->size);
+	if (!rc && syncfs(root)) {
+		rc = -errno;
+		RP_ERR("syncfs(%s): %s", fs->src, strerror(-rc));
+	}
+	close(root);
+	fs->make_seconds = rp_now() - t0;
+out:
+	free(buf);
+	return rc;
+}
+
+/* What a tree holds. */
+struct count {
+	uint64_t files;		/* regular files */
+	uint64_t bytes;		/* their sizes */
+	uint64_t other;		/* anything but files and directories */
+};
+
+/*
+ * Count what dir holds (dirfd, owned and closed), recursively; with
+ * remove, remove it all too (post-order). 0 or -errno (reported).
+ */
+static int walk(int dirfd, const char *shown, struct count *n, bool remove)
+{
+	DIR *d = fdopendir(dirfd);
+	struct dirent *e;
+	int rc = 0;
+
+	if (!d) {
+		rc = -errno;
+		RP_ERR("fdopendir(%s): %s", shown, strerror(-rc));
+		close(dirfd);
+		return rc;
+	}
+	while (!rc) {
+		struct stat st;
+
+		errno = 0;
+		e = readdir(d);
+		if (!e) {
+			rc = errno ? -errno : 0;
+			if (rc)
+				RP_ERR("readdir(%s): %s", shown,
+				       strerror(-rc));
+			break;
+		}
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		if (fstatat(dirfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW)) {
+			rc = -errno;
+			RP_ERR("fstatat(%s/%s): %s", shown, e->d_name,
+			       strerror(-rc));
+			break;
+		}
+		if (S_ISDIR(st.st_mode)) {
+			int sub = openat(dirfd, e->d_name, O_RDONLY |
+					 O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+			if (sub < 0) {
+				rc = -errno;
+				RP_ERR("openat(%s/%s): %s", shown, e->d_name,
+				       strerror(-rc));
+				break;
+			}
+			rc = walk(sub, e->d_name, n, remove);
+		} else if (S_ISREG(st.st_mode)) {
+			n->files++;
+			n->bytes += (uint64_t)st.st_size;
+		} else {
+			n->other++;
+		}
+		if (!rc && remove &&
+		    unlinkat(dirfd, e->d_name,
+			     S_ISDIR(st.st_mode) ? AT_REMOVEDIR : 0)) {
+			rc = -errno;
+			RP_ERR("unlinkat(%s/%s): %s", shown, e->d_name,
+			       strerror(-rc));
+		}
+	}
+	closedir(d);
+	return rc;
+}
+
+static int walk_path(const char *path, struct count *n, bool remove)
+{
+	int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+	if (fd < 0) {
+		int rc = -errno;
+
+		RP_ERR("open(%s): %s", path, strerror(-rc));
+		return rc;
+	}
+	return walk(fd, path, n, remove);
+}
+
+/* Read base/rel, size bytes, into buf; it must be exactly that long. */
+static int read_file(const char *base, const char *rel, uint8_t *buf,
+		     size_t size)
+{
+	char path[PATH_MAX * 2];
+	uint8_t extra;
+	int fd, rc;
+
+	snprintf(path, sizeof(path), "%s/%s", base, rel);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		rc = -errno;
+		RP_ERR("open(%s): %s", path, strerror(-rc));
+		return rc;
+	}
+	rc = read_full(fd, buf, size);
+	if (!rc && read(fd, &extra, 1) != 0)
+		rc = -EFBIG;
+	if (rc)
+		RP_ERR("read(%s, %zu bytes): %s", path, size,
+		       rc == -EFBIG ? "longer than that" : strerror(-rc));
+	close(fd);
+	return rc;
+}
+
+/*
+ * The target at root must hold the source's files, count and total
+ * bytes, and every SAMPLE-th file (the last one too) byte for byte as
+ * the source's. 0 or RP_EINTERNAL (reported: what differs).
+ */
+static int check_tree(const char *what, const char *root,
+		      const struct tfs *fs, const struct cfg *c)
+{
+	uint64_t want = c->files * c->size;
+	struct count n = { 0 };
+	uint8_t *a = malloc(c->size);
+	uint8_t *b = malloc(c->size);
+	int rc = walk_path(root, &n, false);
+
+	if (!a || !b) {
+		RP_ERR("malloc(%llu): %s", (unsigned long long)c->size,
+		       strerror(ENOMEM));
+		rc = -ENOMEM;
+	}
+	if (!rc && (n.files != c->files || n.bytes != want || n.other)) {
+		RP_ERR("%s: %s holds %llu files of %llu bytes (and %llu other "
+		       "entries), not %llu of %llu", what, root,
+		       (unsigned long long)n.files,
+		       (unsigned long long)n.bytes,
+		       (unsigned long long)n.other,
+		       (unsigned long long)c->files,
+		       (unsigned long long)want);
+		rc = RP_EINTERNAL;
+	}
+	for (uint64_t i = 0; !rc && i < c->files;
+	     i = i + SAMPLE < c->files || i == c->files - 1 ? i + SAMPLE :
+	     c->files - 1) {
+		char rel[REL_LEN];
+
+		file_path(rel, sizeof(rel), i);
+		rc = read_file(fs->src, rel, a, (size_t)c->size);
+		if (!rc)
+			rc = read_file(root, rel, b, (size_t)c->size);
+		if (!rc && memcmp(a, b, (size_t)c->size)) {
+			RP_ERR("%s: %s/%s differs from the source's", what,
+			       root, rel);
+			rc = RP_EINTERNAL;
+		}
+	}
+	free(a);
+	free(b);
+	return rc ? RP_EINTERNAL : 0;
+}
+
+/* Remove a target (or the source), then sync the file system, so that
+ * none of the removal's work lands in the next run. Not timed. */
+static int remove_tree(const struct tfs *fs, const char *path)
+{
+	struct count n = { 0 };
+	int rc = walk_path(path, &n, true);
+	int fd;
+
+	if (!rc && rmdir(path)) {
+		rc = -errno;
+		RP_ERR("rmdir(%s): %s", path, strerror(-rc));
+	}
+	fd = open(fs->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0 || syncfs(fd)) {
+		int e = errno;
+
+		RP_ERR("%s(%s): %s", fd < 0 ? "open" : "syncfs", fs->dir,
+		       strerror(e));
+		if (!rc)
+			rc = -e;
+	}
+	if (fd >= 0)
+		close(fd);
+	return rc;
+}
+
+/* ---------------------------------------------------------------------
+ * The file systems under test
+ */
+
+static void fs_type(struct tfs *fs, const struct statfs *st)
+{
+	static const struct {
+		long magic;
+		const char *name;
+	} known[] = {
+		{ TMPFS_MAGIC, "tmpfs" }, { EXT4_SUPER_MAGIC, "ext4" },
+		{ XFS_SUPER_MAGIC, "xfs" }, { BTRFS_SUPER_MAGIC, "btrfs" },
+		{ OVERLAYFS_SUPER_MAGIC, "overlay" }, { V9FS_MAGIC, "9p" },
+	};
+
+	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++) {
+		if ((long)st->f_type == known[i].magic) {
+			snprintf(fs->type, sizeof(fs->type), "%s",
+				 known[i].name);
+			return;
+		}
+	}
+	snprintf(fs->type, sizeof(fs->type), "0x%lx", (long)st->f_type);
+}
+
+/* Removes what fs_setup made (unless --keep), reporting and going on.
+ * NULL-safe; a second call does nothing. */
+static void fs_teardown(struct tfs *fs, const struct cfg *c)
+{
+	if (!fs || !fs->made)
+		return;
+	fs->made = false;
+	if (c->keep) {
+		fprintf(stderr, "bench_tree: kept %s\n", fs->dir);
+		return;
+	}
+	if (!access(fs->src, F_OK))
+		(void)remove_tree(fs, fs->src);
+	if (rmdir(fs->dir))
+		RP_ERR("rmdir(%s): %s", fs->dir, strerror(errno));
+}
+
+/* A private directory under base, its file system's type, the source. */
+static int fs_setup(struct tfs *fs, const char *label, const char *base,
+		    const struct cfg *c)
+{
+	struct statfs st;
+	int rc;
+
+	*fs = (struct tfs){ .label = label };
+	if ((size_t)snprintf(fs->dir, sizeof(fs->dir), "%s/rp-tree-XXXXXX",
+			     base) >= sizeof(fs->dir)) {
+		RP_ERR("--%s %s: path too long", label, base);
+		return -ENAMETOOLONG;
+	}
+	if (!mkdtemp(fs->dir)) {
+		rc = -errno;
+		RP_ERR("mkdtemp(%s): %s", fs->dir, strerror(-rc));
+		return rc;
+	}
+	fs->made = true;
+	snprintf(fs->src, sizeof(fs->src), "%s/src", fs->dir);
+	if (statfs(fs->dir, &st)) {
+		rc = -errno;
+		RP_ERR("statfs(%s): %s", fs->dir, strerror(-rc));
+		goto err_teardown;
+	}
+	fs_type(fs, &st);
+	if (!strcmp(fs->type, "tmpfs") != !strcmp(label, "tmpfs"))
+		fprintf(stderr, "bench_tree: warning: the %s directory %s is "
+			"on %s\n", label, fs->dir, fs->type);
+	fprintf(stderr, "bench_tree: %s: %s (%s): making %llu files...\n",
+		label, fs->dir, fs->type, (unsigned long long)c->files);
+	rc = make_tree(fs, c);
+	if (rc)
+		goto err_teardown;
+	fprintf(stderr, "bench_tree: %s: source made and synced in %.1f s "
+		"(not timed)\n", label, fs->make_seconds);
+	return 0;
+
+err_teardown:
+	fs_teardown(fs, c);
+	return rc;
+}
+
+/* ---------------------------------------------------------------------
+ * rdmapush: both sides in a forked child, over a socketpair and the
+ * in-memory fabric, as bench_mem's pushes
+ */
+
+struct side {
+	struct rp_config o;
+	int fd;			/* control socket, closed by the session */
+	int dirfd;		/* receiver: the target */
+	int rc;
+	double end;		/* rp_now() at the session's return */
+};
+
+/* The tool's defaults (no -c or -w: a tree of small files gets the
+ * session's own shape for them), quiet, --threads and --timeout. */
+static void opts_for(struct rp_config *o, const struct cfg *c)
+{
+	rp_config_defaults(o);
+	o->timeout = c->timeout;
+	o->quiet = true;
+	o->max_transfers = 1;
+	o->threads = c->threads;
+}
+
+static void *send_main(void *arg)
+{
+	struct side *s = arg;
+
+	(void)pthread_setname_np(pthread_self(), "bench-send");
+	s->rc = rp_session_send_fd(&s->o, s->fd, s->o.host, NULL);
+	s->end = rp_now();
+	return NULL;
+}
+
+static void *recv_main(void *arg)
+{
+	struct side *s = arg;
+
+	(void)pthread_setname_np(pthread_self(), "bench-recv");
+	s->rc = rp_session_recv_one(&s->o, NULL, s->dirfd, s->fd,
+				    "bench-sender", NULL, NULL);
+	s->end = rp_now();
+	return NULL;
+}
+
+static double rusage_cpu(const struct rusage *ru)
+{
+	return (double)ru->ru_utime.tv_sec + ru->ru_utime.tv_usec / 1e6 +
+	       (double)ru->ru_stime.tv_sec + ru->ru_stime.tv_usec / 1e6;
+}
+
+static double self_cpu(void)
+{
+	struct rusage ru;
+
+	/* Cannot fail for RUSAGE_SELF; 0 keeps differences sane. */
+	if (getrusage(RUSAGE_SELF, &ru))
+		return 0.0;
+	return rusage_cpu(&ru);
+}
+
+static int join(pthread_t t, const char *who)
+{
+	int e = pthread_join(t, NULL);
+
+	if (e)
+		RP_ERR("pthread_join(%s): %s", who, strerror(e));
+	return -e;
+}
+
+/* In the child: send -r src as TREE_NAME into recv -o dst. Timed from
+ * the threads' start to the sender's return (its ACK: all durable). */
+static int push(const struct cfg *c, const struct tfs *fs, const char *dst,
+		struct run *r)
+{
+	char *src[1] = { (char *)fs->src };
+	struct side s, v;
+	pthread_t ts, tv;
+	double t0, cpu;
+	int sp[2], e, rs, rv;
+
+	opts_for(&s.o, c);
+	s.o.sources = src;
+	s.o.nsources = 1;
+	s.o.recursive = true;
+	s.o.as_name = TREE_NAME;
+	s.o.host = "bench-receiver";
+	opts_for(&v.o, c);
+	v.o.dir = dst;
+	v.o.once = true;
+	v.rc = rp_fileio_dir_open(dst, &v.dirfd);
+	if (v.rc)
+		return v.rc;
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sp)) {
+		e = errno;
+		RP_ERR("socketpair(AF_UNIX): %s", strerror(e));
+		close(v.dirfd);
+		return -e;
+	}
+	s.fd = sp[0];
+	v.fd = sp[1];
+	/* Both sides are real: the fabric copies every byte, for the
+	 * receiver hashes and writes what lands (the default; said here,
+	 * which also links the fabric in place of a device's verbs). */
+	rp_fab_reset();
+	cpu = self_cpu();
+	t0 = rp_now();
+	e = pthread_create(&tv, NULL, recv_main, &v);
+	if (e) {
+		RP_ERR("pthread_create(receiver): %s", strerror(e));
+		close(v.fd);
+		close(s.fd);
+		close(v.dirfd);
+		return -e;
+	}
+	e = pthread_create(&ts, NULL, send_main, &s);
+	if (e) {
+		RP_ERR("pthread_create(sender): %s", strerror(e));
+		/* The receiver sees the control connection close and stops. */
+		close(s.fd);
+		(void)join(tv, "receiver");
+		close(v.dirfd);
+		return -e;
+	}
+	rs = join(ts, "sender");
+	rv = join(tv, "receiver");
+	r->seconds = s.end - t0;
+	r->cpu = self_cpu() - cpu;
+	close(v.dirfd);
+	if (rs || rv)
+		return rs ? rs : rv;
+	return s.rc ? s.rc : v.rc;
+}
+
+static int reap(pid_t pid, int *status, struct rusage *ru)
+{
+	while (wait4(pid, status, 0, ru) < 0) {
+		int e = errno;
+
+		if (e != EINTR) {
+			RP_ERR("wait4(%d): %s", (int)pid, strerror(e));
+			return -e;
+		}
+	}
+	return 0;
+}
+
+/* The push in a child of its own, so that its CPU, peak RSS and any
+ * state of the in-memory fabric are its own. */
+static int measure_push(const struct cfg *c, const struct tfs *fs,
+			const char *dst, struct run *r)
+{
+	struct rusage ru;
+	int p[2], status, got;
+	pid_t pid;
+
+	if (pipe2(p, O_CLOEXEC)) {
+		r->rc = -errno;
+		RP_ERR("pipe2: %s", strerror(-r->rc));
+		return r->rc;
+	}
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		r->rc = -errno;
+		RP_ERR("fork: %s", strerror(-r->rc));
+		close(p[0]);
+		close(p[1]);
+		return r->rc;
+	}
+	if (pid == 0) {
+		close(p[0]);
+		r->rc = push(c, fs, dst, r);
+		/* Same binary on both ends of the pipe: the raw struct. */
+		if (write_full(p[1], (const uint8_t *)r, sizeof(*r)))
+			RP_ERR("write(result pipe): %s", strerror(errno));
+		_exit(r->rc ? 1 : 0);
+	}
+	close(p[1]);
+	got = read_full(p[0], (uint8_t *)r, sizeof(*r));
+	close(p[0]);
+	if (reap(pid, &status, &ru))
+		return r->rc = RP_EINTERNAL;
+	r->rss_kib = ru.ru_maxrss;
+	if (got) {
+		RP_ERR("rdmapush: the measuring process died (wait status "
+		       "0x%x)", status);
+		r->rc = RP_EINTERNAL;
+	}
+	return r->rc;
+}
+
+/* ---------------------------------------------------------------------
+ * The ceiling: sh -c TAR_SCRIPT, timed as a whole
+ */
+
+static int measure_ceiling(const struct tfs *fs, const char *dst,
+			   struct run *r)
+{
+	struct rusage ru;
+	double t0;
+	int status;
+	pid_t pid;
+
+	fflush(NULL);
+	t0 = rp_now();
+	pid = fork();
+	if (pid < 0) {
+		r->rc = -errno;
+		RP_ERR("fork: %s", strerror(-r->rc));
+		return r->rc;
+	}
+	if (pid == 0) {
+		execl("/bin/sh", "sh", "-c", TAR_SCRIPT, "sh", fs->src, dst,
+		      (char *)NULL);
+		RP_ERR("execl(/bin/sh): %s", strerror(errno));
+		_exit(127);
+	}
+	if (reap(pid, &status, &ru))
+		return r->rc = RP_EINTERNAL;
+	r->seconds = rp_now() - t0;
+	/* sh's and the tars' it waited for (wait4 counts reaped children). */
+	r->cpu = rusage_cpu(&ru);
+	r->rss_kib = ru.ru_maxrss;
+	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+		RP_ERR("ceiling: sh -c '%s' failed (wait status 0x%x)",
+		       TAR_SCRIPT, status);
+		r->rc = RP_EINTERNAL;
+	}
+	return r->rc;
+}
+
+/* ---------------------------------------------------------------------
+ * The schedule: per file system, runs of each side interleaved
+ */
+
+/* Run i of side w into a fresh directory; checked, then removed. */
+static int one_run(const struct cfg *c, struct tfs *fs, enum what w, int i)
+{
+	char dst[PATH_MAX + 32], root[PATH_MAX + 64];
+	struct run *r = &fs->run[w][i];
+	int rc;
+
+	*r = (struct run){ 0 };
+	snprintf(dst, sizeof(dst), "%s/dst-%s-%d", fs->dir, what_names[w],
+		 i + 1);
+	if (mkdir(dst, 0755)) {
+		r->rc = -errno;
+		RP_ERR("mkdir(%s): %s", dst, strerror(-r->rc));
+		return r->rc;
+	}
+	rc = w == W_RP ? measure_push(c, fs, dst, r) :
+	     measure_ceiling(fs, dst, r);
+	if (!rc) {
+		snprintf(root, sizeof(root), "%s%s", dst,
+			 w == W_RP ? "/" TREE_NAME : "");
+		rc = check_tree(what_names[w], root, fs, c);
+		r->rc = rc;
+	}
+	if (!c->keep && remove_tree(fs, dst) && !rc)
+		rc = r->rc = RP_EINTERNAL;
+	fprintf(stderr, "bench_tree: %s run %d/%d: %s ", fs->label, i + 1,
+		c->runs, what_names[w]);
+	if (rc)
+		fprintf(stderr, "FAILED\n");
+	else
+		fprintf(stderr, "%.2f s, %.0f files/s, %.2f CPU s\n",
+			r->seconds, (double)c->files / r->seconds, r->cpu);
+	return rc;
+}
+
+/* The number of failures. */
+static int run_fs(const struct cfg *c, struct tfs *fs, const char *label,
+		  const char *base)
+{
+	int failed = 0;
+
+	if (fs_setup(fs, label, base, c))
+		return 1;
+	fs->measured = true;
+	for (int i = 0; i < c->runs && !stop; i++) {
+		for (int w = 0; w < W_MAX && !stop; w++)
+			if (c->only & (1u << w))
+				failed += one_run(c, fs, w, i) != 0;
+		fs->n = i + 1;
+	}
+	fs_teardown(fs, c);
+	return failed;
+}
+
+/* ---------------------------------------------------------------------
+ * The report
+ */
+
+/* One row: a run, or the medians of a side's successful runs. */
+struct row {
+	int ok;			/* runs behind it (a run: 1 if it succeeded) */
+	double seconds;
+	double cpu;
+	long rss_kib;
+};
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a;
+	double y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+static double median(double *v, int n)
+{
+	qsort(v, (size_t)n, sizeof(*v), cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2.0;
+}
+
+static struct row median_row(const struct tfs *fs, enum what w)
+{
+	double secs[RUNS_MAX], cpu[RUNS_MAX], rss[RUNS_MAX];
+	struct row m = { 0 };
+
+	for (int i = 0; i < fs->n; i++) {
+		const struct run *r = &fs->run[w][i];
+
+		if (r->rc || r->seconds <= 0)
+			continue;
+		secs[m.ok] = r->seconds;
+		cpu[m.ok] = r->cpu;
+		rss[m.ok] = (double)r->rss_kib;
+		m.ok++;
+	}
+	if (m.ok) {
+		m.seconds = median(secs, m.ok);
+		m.cpu = median(cpu, m.ok);
+		m.rss_kib = (long)median(rss, m.ok);
+	}
+	return m;
+}
+
+static struct row run_row(const struct tfs *fs, enum what w, int i)
+{
+	const struct run *r = &fs->run[w][i];
+	struct row x = { .ok = !r->rc && r->seconds > 0 };
+
+	if (x.ok) {
+		x.seconds = r->seconds;
+		x.cpu = r->cpu;
+		x.rss_kib = r->rss_kib;
+	}
+	return x;
+}
+
+static double files_per_s(const struct cfg *c, const struct row *x)
+{
+	return x->ok ? (double)c->files / x->seconds : 0.0;
+}
+
+static double mb_per_s(const struct cfg *c, const struct row *x)
+{
+	return x->ok ? (double)(c->files * c->size) / x->seconds / 1e6 : 0.0;
+}
+
+static void table_row(FILE *f, const struct cfg *c, enum what w,
+		      const struct row *m, int runs)
+{
+	if (!m->ok) {
+		fprintf(f, "  %-9s %10s %9s %9s %8s %12s %5d/%d\n",
+			what_names[w], "-", "-", "-", "-", "-", 0, runs);
+		return;
+	}
+	fprintf(f, "  %-9s %10.0f %9.2f %9.3f %8.2f %12.1f %5d/%d\n",
+		what_names[w], files_per_s(c, m), mb_per_s(c, m), m->seconds,
+		m->cpu, m->cpu * 1e6 / (double)c->files, m->ok, runs);
+}
+
+static void report_table(FILE *f, const struct cfg *c,
+			 const struct tfs *const *fss, int n)
+{
+	char sz[32];
+	uint64_t dirs = (c->files + PER_DIR - 1) / PER_DIR;
+
+	rp_fmt_bytes(sz, sizeof(sz), c->size);
+	fprintf(f, "%llu files of %s (%llu bytes in all) in %llu "
+		"director%s of at most %d files; %d interleaved run%s of "
+		"each; rdmapush --threads %u\n",
+		(unsigned long long)c->files, sz,
+		(unsigned long long)(c->files * c->size),
+		(unsigned long long)dirs, dirs == 1 ? "y" : "ies", PER_DIR,
+		c->runs, c->runs == 1 ? "" : "s", c->threads);
+	for (int k = 0; k < n; k++) {
+		const struct tfs *fs = fss[k];
+		struct row m[W_MAX];
+
+		fprintf(f, "%s (%s, %s), medians:\n", fs->label, fs->type,
+			fs->dir);
+		fprintf(f, "  %-9s %10s %9s %9s %8s %12s %7s\n", "what",
+			"files/s", "MB/s", "seconds", "CPU s", "CPU us/file",
+			"ok");
+		for (int w = 0; w < W_MAX; w++) {
+			m[w] = median_row(fs, w);
+			if (c->only & (1u << w))
+				table_row(f, c, w, &m[w], fs->n);
+		}
+		if (m[W_RP].ok && m[W_CEIL].ok)
+			fprintf(f, "  rdmapush / ceiling, files/s: %.2f\n",
+				m[W_CEIL].seconds / m[W_RP].seconds);
+	}
+	fputs("rdmapush: the real sender (-r) and receiver in one process "
+	      "over a socketpair and the\nin-memory fabric, timed from "
+	      "their start to the sender's return (its ACK: every file\n"
+	      "durable); CPU: the process's, both sides, every thread "
+	      "(getrusage).\nceiling: sh -c '" TAR_SCRIPT "' sh SRC DST,\n"
+	      "timed from fork to exit; CPU: sh and both tars (wait4).\n"
+	      "Each run into a fresh empty directory on the same file "
+	      "system, checked (files,\nbytes, every 97th file's content), "
+	      "then removed and synced, not timed. Nothing is\ndropped from "
+	      "the page cache: the source is read from memory.\n", f);
+}
+
+static int put(struct json_object *o, const char *k, struct json_object *v)
+{
+	return rp_json_add(o, k, v);
+}
+
+/* One JSON row: run i (0-based) of side w, or (i < 0) its medians. */
+static int json_row(FILE *f, const struct cfg *c, const struct tfs *fs,
+		    enum what w, int i)
+{
+	struct json_object *o = json_object_new_object();
+	struct row x = i < 0 ? median_row(fs, w) : run_row(fs, w, i);
+	struct row ceil = i < 0 ? median_row(fs, W_CEIL) :
+			  run_row(fs, W_CEIL, i);
+	int rc = 0;
+
+	if (!o)
+		return rp_json_print(f, o, -ENOMEM);
+	rc |= put(o, "fs", json_object_new_string(fs->label));
+	rc |= put(o, "fs_type", json_object_new_string(fs->type));
+	rc |= put(o, "what", json_object_new_string(what_names[w]));
+	rc |= put(o, "median", json_object_new_boolean(i < 0));
+	if (i >= 0)
+		rc |= put(o, "run", json_object_new_int(i + 1));
+	else
+		rc |= put(o, "ok_runs", json_object_new_int(x.ok));
+	rc |= put(o, "status", json_object_new_string(x.ok ? "ok" :
+						       "failed"));
+	rc |= put(o, "files", json_object_new_uint64(c->files));
+	rc |= put(o, "size", json_object_new_uint64(c->size));
+	rc |= put(o, "bytes", json_object_new_uint64(c->files * c->size));
+	rc |= put(o, "threads", json_object_new_int64(c->threads));
+	if (x.ok) {
+		rc |= put(o, "seconds", rp_json_fixed(x.seconds, 4));
+		rc |= put(o, "files_per_s",
+			  rp_json_fixed(files_per_s(c, &x), 1));
+		rc |= put(o, "mb_per_s", rp_json_fixed(mb_per_s(c, &x), 3));
+		rc |= put(o, "cpu_s", rp_json_fixed(x.cpu, 3));
+		rc |= put(o, "cpu_us_per_file",
+			  rp_json_fixed(x.cpu * 1e6 / (double)c->files, 2));
+		rc |= put(o, "rss_kib", json_object_new_int64(x.rss_kib));
+	} else {
+		static const char *const none[] = {
+			"seconds", "files_per_s", "mb_per_s", "cpu_s",
+			"cpu_us_per_file", "rss_kib",
+		};
+
+		for (size_t k = 0; k < sizeof(none) / sizeof(none[0]); k++)
+			rc |= json_object_object_add(o, none[k], NULL) ?
+			      -ENOMEM : 0;
+	}
+	if (ceil.ok && (c->only & (1u << W_CEIL)))
+		rc |= put(o, "ceiling_files_per_s",
+			  rp_json_fixed(files_per_s(c, &ceil), 1));
+	else
+		rc |= json_object_object_add(o, "ceiling_files_per_s", NULL) ?
+		      -ENOMEM : 0;
+	if (w == W_RP && x.ok && ceil.ok && (c->only & (1u << W_CEIL)))
+		rc |= put(o, "over_ceiling",
+			  rp_json_fixed(ceil.seconds / x.seconds, 3));
+	return rp_json_print(f, o, rc);
+}
+
+/* Every run of each side, then its medians; 0 or -ENOMEM / -EIO. */
+static int report_json(FILE *f, const struct cfg *c,
+		       const struct tfs *const *fss, int n)
+{
+	int rc = 0;
+
+	for (int k = 0; k < n; k++)
+		for (int w = 0; w < W_MAX; w++) {
+			if (!(c->only & (1u << w)))
+				continue;
+			for (int i = 0; i < fss[k]->n && !rc; i++)
+				rc = json_row(f, c, fss[k], w, i);
+			if (!rc)
+				rc = json_row(f, c, fss[k], w, -1);
+		}
+	return rc;
+}
+
+/* ---------------------------------------------------------------------
+ * main
+ */
+
+static void on_signal(int sig)
+{
+	stop = sig;
+}
+
+static void signals(void)
+{
+	/* No SA_RESTART: stop between runs, clean up, report. */
+	struct sigaction sa = { .sa_handler = on_signal };
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
+int main(int argc, char **argv)
+{
+	static struct tfs tmpfs, disk;
+	const struct tfs *done[2];
+	struct cfg c;
+	int n = 0;
+	int failed = 0;
+	int rc = parse_args(argc, argv, &c);
+
+	if (rc)
+		return rc > 0 ? 0 : RP_EXIT_USAGE;
+	rp_trace_init(RP_V_QUIET, "bench");
+	signals();
+	if (c.use_tmpfs && !stop) {
+		failed += run_fs(&c, &tmpfs, "tmpfs", c.tmpfs_dir);
+		if (tmpfs.measured)
+			done[n++] = &tmpfs;
+	}
+	if (c.use_disk && !stop) {
+		failed += run_fs(&c, &disk, "disk", c.disk_dir);
+		if (disk.measured)
+			done[n++] = &disk;
+	}
+	report_table(c.json ? stderr : stdout, &c, done, n);
+	if (c.json && report_json(stdout, &c, done, n))
+		failed++;
+	if (stop)
+		fprintf(stderr, "bench_tree: interrupted by signal %d\n",
+			(int)stop);
+	if (failed)
+		fprintf(stderr, "bench_tree: %d run(s) failed\n", failed);
+	return failed || stop ? RP_EXIT_INTERNAL : RP_EXIT_OK;
+}
