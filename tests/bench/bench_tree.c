@@ -29,6 +29,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -119,6 +120,7 @@ struct run {
 struct tfs {
 	const char *label;	/* "tmpfs", "disk" */
 	char type[24];		/* what statfs(2) says: "tmpfs", "ext4" */
+	int journal;		/* ext4: 1 with a journal, 0 without, -1 ? */
 	char dir[PATH_MAX];	/* made with mkdtemp */
 	char src[PATH_MAX + 8];	/* dir/src: the tree */
 	bool made;
@@ -620,6 +622,50 @@ static void fs_type(struct tfs *fs, const struct statfs *st)
 	snprintf(fs->type, sizeof(fs->type), "0x%lx", (long)st->f_type);
 }
 
+/*
+ * Whether the ext4 holding dir has a journal: jbd2 lists each journal it
+ * runs as /proc/fs/jbd2/DEV-INODE, DEV the block device's name. Without
+ * one, each fsync writes the inode's block and flushes on its own. 1, 0,
+ * or -1 when it cannot tell.
+ */
+static int ext4_journal(const char *dir)
+{
+	char link[64], target[PATH_MAX];
+	const char *name;
+	struct dirent *e;
+	struct stat st;
+	size_t len;
+	ssize_t n;
+	DIR *d;
+	int found = 0;
+
+	if (stat(dir, &st))
+		return -1;
+	snprintf(link, sizeof(link), "/sys/dev/block/%u:%u",
+		 major(st.st_dev), minor(st.st_dev));
+	n = readlink(link, target, sizeof(target) - 1);
+	if (n <= 0)
+		return -1;
+	target[n] = '\0';
+	name = strrchr(target, '/') ? strrchr(target, '/') + 1 : target;
+	len = strlen(name);
+	d = opendir("/proc/fs/jbd2");
+	if (!d)
+		return -1;
+	while (!found && (e = readdir(d)))
+		found = !strncmp(e->d_name, name, len) && e->d_name[len] == '-';
+	closedir(d);
+	return found;
+}
+
+/* "ext4" or "ext4, no journal": what the table says of fs's type. */
+static const char *fs_kind(const struct tfs *fs, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s%s", fs->type, fs->journal == 0 ?
+		 ", no journal" : "");
+	return buf;
+}
+
 /* Removes what fs_setup made (unless --keep), reporting and going on.
  * NULL-safe; a second call does nothing. */
 static void fs_teardown(struct tfs *fs, const struct cfg *c)
@@ -642,6 +688,7 @@ static int fs_setup(struct tfs *fs, const char *label, const char *base,
 		    const struct cfg *c)
 {
 	struct statfs st;
+	char kind[48];
 	int rc;
 
 	*fs = (struct tfs){ .label = label };
@@ -663,11 +710,13 @@ static int fs_setup(struct tfs *fs, const char *label, const char *base,
 		goto err_teardown;
 	}
 	fs_type(fs, &st);
+	fs->journal = strcmp(fs->type, "ext4") ? -1 : ext4_journal(fs->dir);
 	if (!strcmp(fs->type, "tmpfs") != !strcmp(label, "tmpfs"))
 		fprintf(stderr, "bench_tree: warning: the %s directory %s is "
 			"on %s\n", label, fs->dir, fs->type);
 	fprintf(stderr, "bench_tree: %s: %s (%s): making %llu files...\n",
-		label, fs->dir, fs->type, (unsigned long long)c->files);
+		label, fs->dir, fs_kind(fs, kind, sizeof(kind)),
+		(unsigned long long)c->files);
 	rc = make_tree(fs, c);
 	if (rc)
 		goto err_teardown;
@@ -1072,9 +1121,10 @@ static void report_table(FILE *f, const struct cfg *c,
 	for (int k = 0; k < n; k++) {
 		const struct tfs *fs = fss[k];
 		struct row m[W_MAX];
+		char kind[48];
 
-		fprintf(f, "%s (%s, %s), medians:\n", fs->label, fs->type,
-			fs->dir);
+		fprintf(f, "%s (%s, %s), medians:\n", fs->label,
+			fs_kind(fs, kind, sizeof(kind)), fs->dir);
 		fprintf(f, "  %-9s %10s %9s %9s %8s %12s %7s\n", "what",
 			"files/s", "MB/s", "seconds", "CPU s", "CPU us/file",
 			"ok");
@@ -1118,6 +1168,8 @@ static int json_row(FILE *f, const struct cfg *c, const struct tfs *fs,
 		return rp_json_print(f, o, -ENOMEM);
 	rc |= put(o, "fs", json_object_new_string(fs->label));
 	rc |= put(o, "fs_type", json_object_new_string(fs->type));
+	if (fs->journal >= 0)
+		rc |= put(o, "journal", json_object_new_boolean(fs->journal));
 	rc |= put(o, "what", json_object_new_string(what_names[w]));
 	rc |= put(o, "median", json_object_new_boolean(i < 0));
 	if (i >= 0)
