@@ -74,7 +74,8 @@ static const char usage[] =
 "      --disk DIR      where to make the disk directory (.)\n"
 "      --threads N     rdmapush --threads (default rdmapush's: one per\n"
 "                      online core, at most 8)\n"
-"      --only LIST     rdmapush, ceiling or both (default both)\n"
+"      --only LIST     rdmapush, ceiling (or tar), or both (default\n"
+"                      rdmapush,ceiling)\n"
 "  -t, --timeout S     per-phase timeout of each push (default 120)\n"
 "  -j, --json          one JSON object per run and per median on stdout;\n"
 "                      the table goes to stderr\n"
@@ -173,8 +174,12 @@ static int parse_only(const char *arg, struct cfg *c)
 
 		while (w < W_MAX && strcmp(t, what_names[w]))
 			w++;
+		/* The ceiling is tar's. */
+		if (!strcmp(t, "tar"))
+			w = W_CEIL;
 		if (w == W_MAX)
-			return bad("--only", t, "must be rdmapush or ceiling");
+			return bad("--only", t,
+				   "must be rdmapush, ceiling (or tar)");
 		c->only |= 1u << w;
 	}
 	return c->only ? 0 : bad("--only", arg, "names nothing");
@@ -522,19 +527,28 @@ static int read_file(const char *base, const char *rel, uint8_t *buf,
 	return rc;
 }
 
+/* The file after i to compare: every SAMPLE-th, and the last one. */
+static uint64_t next_sample(uint64_t i, uint64_t files)
+{
+	if (i == files - 1)
+		return files;
+	return i + SAMPLE < files ? i + SAMPLE : files - 1;
+}
+
 /*
- * The target at root must hold the source's files, count and total
- * bytes, and every SAMPLE-th file (the last one too) byte for byte as
- * the source's. 0 or RP_EINTERNAL (reported: what differs).
+ * The target directory dst must hold the source's files and nothing
+ * else (count and total bytes), the tree at root (dst, or a directory
+ * in it), and every SAMPLE-th file byte for byte as the source's. 0 or
+ * RP_EINTERNAL (reported: what differs).
  */
-static int check_tree(const char *what, const char *root,
+static int check_tree(const char *what, const char *dst, const char *root,
 		      const struct tfs *fs, const struct cfg *c)
 {
 	uint64_t want = c->files * c->size;
 	struct count n = { 0 };
 	uint8_t *a = malloc(c->size);
 	uint8_t *b = malloc(c->size);
-	int rc = walk_path(root, &n, false);
+	int rc = walk_path(dst, &n, false);
 
 	if (!a || !b) {
 		RP_ERR("malloc(%llu): %s", (unsigned long long)c->size,
@@ -543,7 +557,7 @@ static int check_tree(const char *what, const char *root,
 	}
 	if (!rc && (n.files != c->files || n.bytes != want || n.other)) {
 		RP_ERR("%s: %s holds %llu files of %llu bytes (and %llu other "
-		       "entries), not %llu of %llu", what, root,
+		       "entries), not %llu of %llu", what, dst,
 		       (unsigned long long)n.files,
 		       (unsigned long long)n.bytes,
 		       (unsigned long long)n.other,
@@ -552,8 +566,7 @@ static int check_tree(const char *what, const char *root,
 		rc = RP_EINTERNAL;
 	}
 	for (uint64_t i = 0; !rc && i < c->files;
-	     i = i + SAMPLE < c->files || i == c->files - 1 ? i + SAMPLE :
-	     c->files - 1) {
+	     i = next_sample(i, c->files)) {
 		char rel[REL_LEN];
 
 		file_path(rel, sizeof(rel), i);
@@ -652,7 +665,7 @@ static int ext4_journal(const char *dir)
 	d = opendir("/proc/fs/jbd2");
 	if (!d)
 		return -1;
-	while (!found && (e = readdir(d)))
+	for (e = readdir(d); e && !found; e = readdir(d))
 		found = !strncmp(e->d_name, name, len) && e->d_name[len] == '-';
 	closedir(d);
 	return found;
@@ -985,7 +998,7 @@ static int one_run(const struct cfg *c, struct tfs *fs, enum what w, int i)
 	if (!rc) {
 		snprintf(root, sizeof(root), "%s%s", dst,
 			 w == W_RP ? "/" TREE_NAME : "");
-		rc = check_tree(what_names[w], root, fs, c);
+		rc = check_tree(what_names[w], dst, root, fs, c);
 		r->rc = rc;
 	}
 	if (!c->keep && remove_tree(fs, dst) && !rc)
