@@ -50,6 +50,9 @@ struct bench_cfg {
 	int warmup;		/* uncounted rounds first, per file system */
 	unsigned int only;	/* mask of 1u << enum bench_side to run */
 	int timeout;		/* seconds per push phase (rp_opts.timeout) */
+	/* A push run more than this many percent over its side's ceiling
+	 * in the same round is invalid (bench_report.c). */
+	int max_over;
 	bool json;
 	bool use_tmpfs;
 	bool use_disk;
