@@ -848,6 +848,7 @@ int rp_fileio_dst_stage(struct rp_dst *d)
 		return RP_EINTERNAL;
 	}
 	rc = apply_attrs(d);
+	d->staged = rc >= 0;
 	return rc < 0 ? rc : 0;
 }
 
@@ -993,8 +994,9 @@ int rp_fileio_dst_commit(struct rp_dst *d, bool force)
 		if (rc)
 			goto err_abort;
 	}
-	/* Mode or mtime set after the sync finished: once more, durably. */
-	rc = apply_attrs(d);
+	/* Mode or mtime set after the sync finished: once more, durably
+	 * (staged: they were set just before the caller's sync). */
+	rc = d->staged ? 0 : apply_attrs(d);
 	if (rc > 0)
 		rc = fsync(d->fd) < 0 ? attr_failed(d, "fsync", errno) : 0;
 	if (rc)

@@ -248,6 +248,7 @@ struct rp_dst {
 	bool committed;
 	bool no_sfr;		/* no sync_file_range here: fdatasync */
 	bool fsynced;		/* everything written is on disk */
+	bool staged;		/* rp_fileio_dst_stage() set its attributes */
 	uint64_t size;		/* declared size, or RP_SIZE_UNKNOWN */
 	uint64_t reserved;	/* bytes from 0 claimed with fallocate */
 	uint64_t end;		/* highest byte written, + 1 */
