@@ -693,14 +693,22 @@ static int on_message(struct xfer *x, struct recv_state *r)
 	return RP_EINTERNAL;
 }
 
-/* Credit is cumulative: when the send queue is full, a later Send
- * carries the newer count. */
-static int give_credit(struct xfer *x, struct recv_state *r)
+/*
+ * Credit is cumulative: when the send queue is full, a later Send
+ * carries the newer count. While the sender's messages wait to be read
+ * it is given in steps of a quarter of the ring (a Send per small file
+ * cost about as much as the file); now, before we wait for anything.
+ */
+static int give_credit(struct xfer *x, struct recv_state *r, bool now)
 {
 	int rc = x->ops->recv_refill ? x->ops->recv_refill(x) : 0;
+	uint32_t step = x->window / 4 ? x->window / 4 : 1;
 
 	if (rc || r->credit_sent == x->done || r->sends_out >= r->sq_cap)
 		return rc;
+	if (!now && r->credit_sent != UINT64_MAX &&
+	    x->done - r->credit_sent < step)
+		return 0;
 	rc = rp_verbs_post_send_imm(x->v, 0, x->done, (uint32_t)x->done);
 	if (rc)
 		return rc;
@@ -839,7 +847,7 @@ static int harvest(struct xfer *x, struct recv_state *r)
 	note_partial(x, r);
 	if (r->cur.open)
 		rc = early_fack(x, r);
-	return rc ? rc : give_credit(x, r);
+	return rc ? rc : give_credit(x, r, false);
 }
 
 /* Every chunk landed so far written and folded: the current file can be
@@ -979,7 +987,7 @@ static int handle_wc(struct xfer *x, struct recv_state *r,
 {
 	if (wc->op == RP_WC_SEND) {
 		r->sends_out--;
-		return give_credit(x, r);
+		return give_credit(x, r, false);
 	}
 	return x->ops->recv_wc(x, r, wc);
 }
@@ -1093,7 +1101,7 @@ static int relink(struct xfer *x, struct recv_state *r)
 	if (rc)
 		return rc;
 	r->credit_sent = UINT64_MAX;	/* none posted on these QPs */
-	return give_credit(x, r);
+	return give_credit(x, r, true);
 }
 
 static int session_loop(struct xfer *x, struct recv_state *r)
@@ -1110,10 +1118,13 @@ static int session_loop(struct xfer *x, struct recv_state *r)
 		bool owed = r->landed < r->credit_sent + x->window;
 		double t;
 
-		/* Nothing to take now: name the files waiting rather than
-		 * keep them (and the sender) waiting on us. */
-		if (r->batch.n && !rp_xfer_ctrl_now(x)) {
+		/* Nothing to take now: what we owe goes before we wait
+		 * (the files waiting named, all the credit given). */
+		if ((r->batch.n || r->credit_sent != x->done) &&
+		    !rp_xfer_ctrl_now(x)) {
 			rc = flush(x, r);
+			if (!rc)
+				rc = give_credit(x, r, true);
 			if (rc)
 				break;
 		}
