@@ -16,7 +16,9 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/statvfs.h>
+#include <linux/magic.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -850,6 +852,18 @@ int rp_fileio_dst_stage(struct rp_dst *d)
 	rc = apply_attrs(d);
 	d->staged = rc >= 0;
 	return rc < 0 ? rc : 0;
+}
+
+bool rp_fileio_in_memory(int fd)
+{
+	struct statfs sf;
+
+	if (getenv("RDMAPUSH_SYNC_TMPFS"))
+		return false;
+	return fstatfs(fd, &sf) == 0 && ((unsigned long)sf.f_type ==
+					 TMPFS_MAGIC ||
+					 (unsigned long)sf.f_type ==
+					 RAMFS_MAGIC);
 }
 
 void rp_fileio_dst_durable(struct rp_dst *d)

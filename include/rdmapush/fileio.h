@@ -419,6 +419,10 @@ void rp_fileio_dst_abort(struct rp_dst *d);
  */
 int rp_fileio_dst_stage(struct rp_dst *d) __attribute__((warn_unused_result));
 void rp_fileio_dst_durable(struct rp_dst *d);
+/* fd is on a file system in memory (tmpfs, ramfs): a sync of it has
+ * nothing to wait for. False when fstatfs fails, and with
+ * RDMAPUSH_SYNC_TMPFS=1 in the environment (tests on a tmpfs /tmp). */
+bool rp_fileio_in_memory(int fd);
 
 /*
  * The directory a session's entries arrive in now, opened once for all of

@@ -2801,8 +2801,11 @@ static void test_batch_one_sync(void **s)
 
 	make_small_files(e, &src, 100, 4 * KIB);
 	/* A slow sync: files arrive while it runs and join the next. */
+	/* Synced even where /tmp is a tmpfs. */
+	setenv("RDMAPUSH_SYNC_TMPFS", "1", 1);
 	push_srcs(e, &(struct scenario){ .recursive = true, .sync_ms = 20 },
 		  &src, &r);
+	unsetenv("RDMAPUSH_SYNC_TMPFS");
 	assert_session_done(&r, 0);
 	for (int i = 0; i < 100; i++) {
 		char name[64];
@@ -2831,8 +2834,11 @@ static void test_batch_sync_fails(void **s)
 	struct result r;
 
 	make_small_files(e, &src, 20, 4 * KIB);
+	/* Synced even where /tmp is a tmpfs. */
+	setenv("RDMAPUSH_SYNC_TMPFS", "1", 1);
 	push_srcs(e, &(struct scenario){ .recursive = true,
 					 .syncfs_fails = true }, &src, &r);
+	unsetenv("RDMAPUSH_SYNC_TMPFS");
 	assert_int_equal(r.send_out.failed, 20);
 	assert_int_not_equal(r.send_rc, 0);
 	assert_int_not_equal(r.recv_rc, 0);
@@ -2852,8 +2858,11 @@ static void test_batch_slow_sync_no_false_timeout(void **s)
 	struct result r;
 
 	make_small_files(e, &src, 10, 64 * KIB);
+	/* Synced even where /tmp is a tmpfs. */
+	setenv("RDMAPUSH_SYNC_TMPFS", "1", 1);
 	push_srcs(e, &(struct scenario){ .recursive = true, .timeout = 1,
 					 .sync_ms = 1300 }, &src, &r);
+	unsetenv("RDMAPUSH_SYNC_TMPFS");
 	assert_session_done(&r, 0);
 	assert_true(r.syncs >= 1);
 	assert_int_equal(count_tree(e->dst), 11);
