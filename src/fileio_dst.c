@@ -839,6 +839,24 @@ int rp_fileio_dst_sync(struct rp_dst *d, uint64_t step, bool *done)
 	return 0;
 }
 
+int rp_fileio_dst_stage(struct rp_dst *d)
+{
+	int rc;
+
+	if (d->fd < 0 || d->committed) {
+		RP_ERR("stage of %s: no open temporary file", d->shown);
+		return RP_EINTERNAL;
+	}
+	rc = apply_attrs(d);
+	return rc < 0 ? rc : 0;
+}
+
+void rp_fileio_dst_durable(struct rp_dst *d)
+{
+	d->synced = d->end;
+	d->fsynced = true;
+}
+
 static int appeared(const struct rp_dst *d)
 {
 	RP_ERR("%s: appeared while receiving; not replacing it", d->shown);

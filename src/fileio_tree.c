@@ -345,8 +345,7 @@ static size_t parent_len(const char *path)
 	return slash ? (size_t)(slash - path) : 0;
 }
 
-/* Whether path's directory is the one we are in. */
-static bool is_here(const struct rp_dir_here *h, const char *path)
+bool rp_fileio_here_is(const struct rp_dir_here *h, const char *path)
 {
 	size_t n = parent_len(path);
 
@@ -394,7 +393,7 @@ void rp_fileio_here_leave(struct rp_dir_here *h)
 int rp_fileio_here_settle(struct rp_dir_here *h, int fd, const char *path,
 			  bool dirty)
 {
-	if (is_here(h, path)) {
+	if (rp_fileio_here_is(h, path)) {
 		close(fd);
 		h->dirty |= dirty;
 		return 0;
@@ -421,7 +420,7 @@ int rp_fileio_here_go_to(struct rp_dir_here *h, int dirfd, const char *path,
 	size_t n = parent_len(path);
 	int rc = 0;
 
-	if (!is_here(h, path)) {
+	if (!rp_fileio_here_is(h, path)) {
 		size_t below = below_here(h, path);
 		int nfd;
 

@@ -5,6 +5,7 @@
 #define RDMAPUSH_SESSION_INT_H
 
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -14,6 +15,7 @@
 #include "rdmapush/ctrl.h"
 #include "rdmapush/fileio.h"
 #include "rdmapush/partial.h"
+#include "rdmapush/pool.h"
 #include "rdmapush/config.h"
 #include "rdmapush/proto.h"
 #include "rdmapush/proto_msgs.h"
@@ -236,6 +238,64 @@ int rp_xfer_recv(struct xfer *x, uint32_t want, union rp_msg *m,
 int rp_xfer_send_mr(struct xfer *x, uint64_t addr, uint32_t rkey);
 /* The receiver's result for entry id: err 0 (ok, bytes) or why not. */
 int rp_xfer_send_fack(struct xfer *x, uint32_t id, int err, uint64_t bytes);
+
+/*
+ * The receiver's group commit (session_batch.c). Files of at most
+ * RP_BATCH_FILE_MAX bytes, verified, wait with their data written but
+ * not synced, up to RP_BATCH_FILES of them and RP_BATCH_BYTES in all;
+ * rp_batch_flush() makes them durable with one syncfs, links each into
+ * place and sends their FACKs, in order. The receiver flushes when the
+ * batch is full, before any other FACK, before leaving the directory
+ * the files are in, and whenever it would otherwise wait for the
+ * sender: a batch costs no latency when the sender is the bound, and
+ * grows while a sync runs when the disk is.
+ */
+#define RP_BATCH_FILE_MAX	(1u << 20)
+#define RP_BATCH_FILES		128u
+#define RP_BATCH_BYTES		(32ull << 20)
+/*
+ * While the receiver waits for the disk (a large file's final sync, a
+ * batch's syncfs) it tells the sender how far it got at most this often
+ * (SYNC), so the sender's --timeout measures silence, not the disk. A
+ * quarter second: a sender with the smallest --timeout (1 s) still
+ * hears one in time even when a step takes half a second.
+ */
+#define RP_SYNC_EVERY		0.25
+
+struct rp_batched {
+	struct rp_dst dst;	/* written, staged (its attributes set) */
+	uint32_t id;
+	char *path;		/* as the sender named it */
+	uint64_t bytes;
+	bool force;		/* may replace what is there */
+};
+
+struct rp_batch {
+	/* First: the syncfs runs as a worker's job (its record). */
+	struct rp_job job;
+	int sync_errno;		/* the job's result */
+	_Atomic bool synced;	/* the job ended */
+	struct rp_batched *e;	/* RP_BATCH_FILES, allocated at first use */
+	uint32_t n;
+	uint64_t bytes;
+};
+
+/* Whether a file of size bytes may wait in b now. */
+bool rp_batch_takes(const struct rp_batch *b, uint64_t size);
+/* Stage d and move it into b (d is left closed): 0 or an error
+ * (reported; d is still the caller's). */
+int rp_batch_add(struct rp_batch *b, struct rp_dst *d, uint32_t id,
+		 const char *path, uint64_t bytes, bool force)
+	__attribute__((warn_unused_result));
+bool rp_batch_full(const struct rp_batch *b);
+/* syncfs, then each file named, counted in t and answered (FACK). 0 or
+ * the first failure to tell the sender; each file's own failure is its
+ * FACK's. The reason held for the entry being answered now survives. */
+int rp_batch_flush(struct xfer *x, struct rp_batch *b, struct rp_tally *t)
+	__attribute__((warn_unused_result));
+/* Drop what waits (the session failed: no FACK told the sender these
+ * files arrived, so none appears), and the batch's memory. */
+void rp_batch_free(struct rp_batch *b);
 
 /*
  * The receiver's handshake (session_hello.c), after --psk's AUTH

@@ -29,13 +29,9 @@
 /*
  * After FEND the receiver syncs what the disk has not yet taken (at most
  * RP_FILEIO_WB_LAG) in steps of SYNC_STEP, and tells the sender how far
- * it got at most every SYNC_EVERY seconds, so the sender's --timeout
- * measures silence, not the disk. A quarter second: a sender with the
- * smallest --timeout (1 s) still hears one in time even when a step
- * takes half a second.
+ * it got at most every RP_SYNC_EVERY seconds.
  */
 #define SYNC_STEP	(8ull << 20)
-#define SYNC_EVERY	0.25
 /*
  * With --retry-for, while the control channel is not read (a file's
  * FEND is in, its chunks are not) and the sender owes chunks, a credit
@@ -121,6 +117,8 @@ struct recv_state {
 	uint8_t key_id[RP_PARTIAL_KEY_LEN];
 	mode_t umask;
 	struct recv_file cur;
+	/* Small files verified, waiting for one sync (session_batch.c). */
+	struct rp_batch batch;
 	uint32_t next_id;	/* the FILE id we expect next */
 	bool fin_seen;
 	/* The directory entries arrive in now (rp_fileio_here_go_to). */
@@ -180,12 +178,50 @@ static int accept_hello(struct xfer *x, struct recv_state *r,
 
 /* ---- results per entry ---- */
 
-/* Count an entry's result, say it in --json, and tell the sender. */
+/* The files waiting for their sync: durable, named in the directory we
+ * are in (so its fsync on leaving covers them), answered. */
+static int flush(struct xfer *x, struct recv_state *r)
+{
+	if (!r->batch.n)
+		return 0;
+	r->here.dirty = true;
+	return rp_batch_flush(x, &r->batch, &r->tally);
+}
+
+/* Count an entry's result, say it in --json, and tell the sender, after
+ * the entries before it. */
 static int entry_done(struct xfer *x, struct recv_state *r,
 		      const struct rp_file *f, int err, uint64_t bytes)
 {
+	int rc = flush(x, r);
+
 	rp_xfer_entry(x, &r->tally, f->path, bytes, err, NULL);
-	return rp_xfer_send_fack(x, f->id, err, bytes);
+	if (!rc)
+		rc = rp_xfer_send_fack(x, f->id, err, bytes);
+	return rc;
+}
+
+/* A path through (or onto) a symbolic link in DIR is refused by policy,
+ * as a bad name is; the reason is reported where it was found. */
+static int path_refusal(int rc)
+{
+	return rc == -ELOOP ? RP_EBADNAME : rc;
+}
+
+/* Into path's directory (opened once for a run of entries in it, not
+ * from the top for each). Leaving the one the waiting files are in names
+ * them first. */
+static int go_to(struct xfer *x, struct recv_state *r, const char *path,
+		 int *fd, const char **leaf)
+{
+	int rc = 0;
+
+	if (!rp_fileio_here_is(&r->here, path))
+		rc = flush(x, r);
+	if (!rc)
+		rc = path_refusal(rp_fileio_here_go_to(&r->here, r->dirfd,
+						       path, fd, leaf));
+	return rc;
 }
 
 /* ---- one entry ---- */
@@ -216,13 +252,6 @@ static uint32_t entry_mode(const struct xfer *x, const struct recv_state *r,
 	return m;
 }
 
-/* A path through (or onto) a symbolic link in DIR is refused by policy,
- * as a bad name is; the reason is reported where it was found. */
-static int path_refusal(int rc)
-{
-	return rc == -ELOOP ? RP_EBADNAME : rc;
-}
-
 static int check_entry(struct xfer *x, const struct rp_file *f)
 {
 	const char *why = NULL;
@@ -245,13 +274,11 @@ static int make_dir(struct xfer *x, struct recv_state *r,
 	int pfd;
 	int rc = check_entry(x, f);
 
-	/* In the directory entries arrive in (opened once for a run of
-	 * them, not from the top for each), as files are. mkdir's mode
+	/* In the directory entries arrive in, as files are. mkdir's mode
 	 * loses the umask's bits (already out of mode unless exact) and
 	 * setuid/setgid: chmod'ed to mode when it holds them. */
 	if (!rc)
-		rc = path_refusal(rp_fileio_here_go_to(&r->here, r->dirfd,
-						       f->path, &pfd, &leaf));
+		rc = go_to(x, r, f->path, &pfd, &leaf);
 	if (!rc)
 		rc = path_refusal(rp_fileio_mkdir_at(pfd, leaf, f->path, mode,
 						     exact_modes(x, r) ||
@@ -283,9 +310,7 @@ static int locate(struct xfer *x, struct recv_state *r)
 		rc = RP_ELIMIT;
 	}
 	if (!rc)
-		rc = path_refusal(rp_fileio_here_go_to(&r->here, r->dirfd,
-						       f->path, &c->parentfd,
-						       &c->leaf));
+		rc = go_to(x, r, f->path, &c->parentfd, &c->leaf);
 	rp_progress_label(&r->prog, f->path);
 	return rc;
 }
@@ -481,7 +506,7 @@ static int on_file(struct xfer *x, struct recv_state *r,
 static int sync_and_commit(struct xfer *x, struct recv_file *c)
 {
 	struct rp_sync s = { .id = c->meta.id, .total_bytes = c->bytes };
-	double next = rp_now() + SYNC_EVERY;
+	double next = rp_now() + RP_SYNC_EVERY;
 	bool done = false;
 	int rc;
 
@@ -496,7 +521,7 @@ static int sync_and_commit(struct xfer *x, struct recv_file *c)
 				rc = rp_xfer_flush(x);
 			if (rc)
 				return rc;
-			next = rp_now() + SYNC_EVERY;
+			next = rp_now() + RP_SYNC_EVERY;
 		}
 		rc = rp_fileio_dst_sync(&c->dst, SYNC_STEP, &done);
 		if (rc)
@@ -532,8 +557,22 @@ static int verify(struct xfer *x, struct recv_file *c)
 	return RP_ECHECKSUM;
 }
 
-/* Data and FEND in: verify, commit, answer. Only a failure of the
- * session (the control channel, a signal) is returned. */
+/* A small verified file waits for the batch's sync; a full batch goes. */
+static int stage(struct xfer *x, struct recv_state *r)
+{
+	struct recv_file *c = &r->cur;
+	int err = rp_batch_add(&r->batch, &c->dst, c->meta.id, c->meta.path,
+			       c->bytes, x->o->force || c->replace);
+
+	file_close(c);
+	if (err)
+		return entry_done(x, r, &c->meta, err, 0);
+	return rp_batch_full(&r->batch) ? flush(x, r) : 0;
+}
+
+/* Data and FEND in: verify, commit (a small file: stage), answer. Only
+ * a failure of the session (the control channel, a signal) is
+ * returned. */
 static int finish_file(struct xfer *x, struct recv_state *r)
 {
 	struct recv_file *c = &r->cur;
@@ -550,6 +589,9 @@ static int finish_file(struct xfer *x, struct recv_state *r)
 	if (!err) {
 		RP_EV("file", "file.verified", "checksum verified; sync, give "
 		      "the file its name", EV_U("id", c->meta.id));
+		if (c->meta.size != RP_SIZE_UNKNOWN && !c->dst.kept &&
+		    rp_batch_takes(&r->batch, c->bytes))
+			return stage(x, r);
 		err = sync_and_commit(x, c);
 	}
 	if (err == RP_EINTERRUPTED || err == RP_ECTRLCLOSED ||
@@ -1053,7 +1095,16 @@ static int session_loop(struct xfer *x, struct recv_state *r)
 			x->done == r->landed && r->credit_sent == x->done)) {
 		/* The sender may still send: the wait is on it. */
 		bool owed = r->landed < r->credit_sent + x->window;
-		double t = rp_now();
+		double t;
+
+		/* Nothing to take now: name the files waiting rather than
+		 * keep them (and the sender) waiting on us. */
+		if (r->batch.n && !rp_xfer_ctrl_now(x)) {
+			rc = flush(x, r);
+			if (rc)
+				break;
+		}
+		t = rp_now();
 
 		/* Not reading the control channel, we would not see a
 		 * RECONNECT: look at the link ourselves now and then. */
@@ -1096,6 +1147,9 @@ static int session_loop(struct xfer *x, struct recv_state *r)
 		rp_progress_update(&r->prog, r->tally.landed);
 		rp_session_progress(x, r->tally.landed);
 	}
+	/* FIN is in: the last files waiting are answered before ACK. */
+	if (!rc)
+		rc = flush(x, r);
 	rp_progress_end(&r->prog);
 	return rc;
 }
@@ -1186,6 +1240,7 @@ static void release(struct recv_state *r)
 {
 	if (r->cur.open)
 		file_close(&r->cur);
+	rp_batch_free(&r->batch);
 	/* Entries already committed stay: sync what we can. */
 	rp_fileio_here_leave(&r->here);
 	rp_fileio_times_free(&r->times);

@@ -132,6 +132,12 @@ void rp_trace_reason_start(void)
 	reason[0] = '\0';
 }
 
+void rp_trace_reason_put(const char *text)
+{
+	reason_on = true;
+	snprintf(reason, sizeof(reason), "%s", text);
+}
+
 bool rp_trace_reason_take(char *buf, size_t len)
 {
 	bool any = reason_on && reason[0];

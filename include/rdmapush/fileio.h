@@ -403,6 +403,19 @@ int rp_fileio_dst_commit(struct rp_dst *d, bool force)
 void rp_fileio_dst_abort(struct rp_dst *d);
 
 /*
+ * Group commit: many small files made durable by one syncfs(2) of the
+ * caller's rather than an fsync each. rp_fileio_dst_stage() gives a
+ * fully written file its size, mode and mtime (as the final sync would)
+ * without syncing it: 0 or -errno (reported). After the caller's sync,
+ * rp_fileio_dst_durable() tells d that it covered it, so that
+ * rp_fileio_dst_commit() only links it into place. A file must be
+ * durable before it gets its name: a crash never leaves a name on
+ * missing data.
+ */
+int rp_fileio_dst_stage(struct rp_dst *d) __attribute__((warn_unused_result));
+void rp_fileio_dst_durable(struct rp_dst *d);
+
+/*
  * The directory a session's entries arrive in now, opened once for all of
  * them and fsynced once when they move on: entries come directory by
  * directory. fd -1 when none; sync_err keeps the first failed fsync for
@@ -417,6 +430,9 @@ struct rp_dir_here {
 };
 /* Leave it: fsync it first if it is dirty. */
 void rp_fileio_here_leave(struct rp_dir_here *h);
+/* Whether path's directory is the one h is in (so going to it leaves
+ * nothing). */
+bool rp_fileio_here_is(const struct rp_dir_here *h, const char *path);
 /* Be in fd (owned from here on), path's directory; dirty: it has a new
  * entry. 0 or -ENOMEM. */
 int rp_fileio_here_settle(struct rp_dir_here *h, int fd, const char *path,

@@ -63,6 +63,9 @@ const char *rp_trace_held_hint(void);
  */
 void rp_trace_reason_start(void);
 bool rp_trace_reason_take(char *buf, size_t len);
+/* Started, holding text as if reported (a reason taken to be told
+ * later, or one reason told for many entries). */
+void rp_trace_reason_put(const char *text);
 
 /* Prefer the macros below: they cost one branch when tracing is off. */
 void rp_err_emit(const char *fmt, ...) RP_PRINTF(1, 2);

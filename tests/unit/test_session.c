@@ -120,6 +120,7 @@ struct scenario {
 	unsigned int send_ack_ms;	/* the sender's ACKs come this late */
 	unsigned int sync_ms;	/* each wait for the receiver's disk: this long */
 	bool dir_fsync_fails;	/* the receiver's directory fsync: EIO */
+	bool syncfs_fails;	/* the receiver's group commit sync: EIO */
 	uint64_t max_size;	/* the receiver's --max-size */
 	uint64_t min_rate;	/* the receiver's --min-rate */
 	double min_rate_secs;	/* and the span it judges over */
@@ -217,6 +218,9 @@ struct relay {
 
 static volatile unsigned int sync_ms;	/* sleep per wait for the disk */
 static volatile bool dir_fsync_fails;
+static volatile bool syncfs_fails;	/* the group commit's sync: EIO */
+/* Calls the receiver made: fsync of regular files, syncfs (a worker's). */
+static _Atomic unsigned long file_fsyncs, syncfs_calls;
 static volatile uint64_t nospc_past;	/* pwrite past this offset: ENOSPC */
 
 int __real_sync_file_range(int fd, off_t off, off_t n, unsigned int flags);
@@ -225,6 +229,8 @@ int __real_fdatasync(int fd);
 int __wrap_sync_file_range(int fd, off_t off, off_t n, unsigned int flags);
 int __wrap_fsync(int fd);
 int __wrap_fdatasync(int fd);
+int __real_syncfs(int fd);
+int __wrap_syncfs(int fd);
 ssize_t __real_pwrite(int fd, const void *buf, size_t n, off_t off);
 ssize_t __wrap_pwrite(int fd, const void *buf, size_t n, off_t off);
 int __real_openat(int at, const char *path, int flags, ...);
@@ -256,9 +262,24 @@ int __wrap_fsync(int fd)
 		errno = EIO;
 		return -1;
 	}
+	if (!is_dir(fd))
+		file_fsyncs++;
 	if (!is_dir(fd) && sync_ms)
 		usleep(sync_ms * 1000);
 	return __real_fsync(fd);
+}
+
+/* The receiver's group commit of small files (session_batch.c). */
+int __wrap_syncfs(int fd)
+{
+	syncfs_calls++;
+	if (sync_ms)
+		usleep(sync_ms * 1000);
+	if (syncfs_fails) {
+		errno = EIO;
+		return -1;
+	}
+	return __real_syncfs(fd);
 }
 
 int __wrap_fdatasync(int fd)
@@ -882,6 +903,8 @@ static void run(struct env *e, const struct scenario *sc, struct result *res,
 	reconnects_seen[0] = reconnects_seen[1] = UINT32_MAX;
 	sync_ms = sc->sync_ms;
 	dir_fsync_fails = sc->dir_fsync_fails;
+	syncfs_fails = sc->syncfs_fails;
+	file_fsyncs = syncfs_calls = 0;
 	nospc_past = sc->nospc_past;
 	job.o = &ro;
 	job.fd = rp[0];
@@ -904,6 +927,7 @@ static void run(struct env *e, const struct scenario *sc, struct result *res,
 	memcpy(res->types, rl.types, sizeof(res->types));
 	sync_ms = 0;
 	dir_fsync_fails = false;
+	syncfs_fails = false;
 	nospc_past = 0;
 	rp_fab_set_hook(NULL, NULL);
 	res->send_exit = rp_session_exit_code(res->send_rc);
@@ -2740,6 +2764,87 @@ static void test_tree_deep_dirs_open_once(void **s)
 	assert_in_range(recv_openats, 1, 30);
 }
 
+/* src/small: n files of about size bytes each, in one directory. */
+static void make_small_files(struct env *e, struct srcs *src, int n,
+			     uint64_t size)
+{
+	char p[256];
+
+	snprintf(p, sizeof(p), "%s/small", e->src);
+	mkdir_mode(p, 0755);
+	for (int i = 0; i < n; i++) {
+		snprintf(p, sizeof(p), "%s/small/f%03d", e->src, i);
+		make_file(p, size + (uint64_t)i, (uint8_t)i);
+	}
+	srcs_add(src, e, "small");
+}
+
+/*
+ * Small files are made durable together: one syncfs for many, none
+ * fsynced alone (that fsync per file, a journal commit each, was what
+ * bounded a tree of small files). Each still arrives whole.
+ */
+static void test_batch_one_sync(void **s)
+{
+	struct env *e = *s;
+	struct srcs src = { 0 };
+	struct result r;
+
+	make_small_files(e, &src, 100, 4 * KIB);
+	/* A slow sync: files arrive while it runs and join the next. */
+	push_srcs(e, &(struct scenario){ .recursive = true, .sync_ms = 20 },
+		  &src, &r);
+	assert_session_done(&r, 0);
+	for (int i = 0; i < 100; i++) {
+		char name[64];
+
+		snprintf(name, sizeof(name), "small/f%03d", i);
+		assert_arrived(e, name);
+	}
+	assert_int_equal(file_fsyncs, 0);
+	assert_in_range(syncfs_calls, 1, 50);
+}
+
+/*
+ * The batch's sync fails: no file of it may get its name (a name is
+ * given only to data on disk), each is reported failed to the sender,
+ * and the push fails.
+ */
+static void test_batch_sync_fails(void **s)
+{
+	struct env *e = *s;
+	struct srcs src = { 0 };
+	struct result r;
+
+	make_small_files(e, &src, 20, 4 * KIB);
+	push_srcs(e, &(struct scenario){ .recursive = true,
+					 .syncfs_fails = true }, &src, &r);
+	assert_int_equal(r.send_out.failed, 20);
+	assert_int_not_equal(r.send_rc, 0);
+	assert_int_not_equal(r.recv_rc, 0);
+	/* The directory only. */
+	assert_int_equal(count_tree(e->dst), 1);
+	assert_true(syncfs_calls >= 1);
+}
+
+/*
+ * A batch's sync that takes longer than the sender's --timeout (1 s)
+ * does not time it out: SYNC keeps telling it the receiver is alive.
+ */
+static void test_batch_slow_sync_no_false_timeout(void **s)
+{
+	struct env *e = *s;
+	struct srcs src = { 0 };
+	struct result r;
+
+	make_small_files(e, &src, 10, 64 * KIB);
+	push_srcs(e, &(struct scenario){ .recursive = true, .timeout = 1,
+					 .sync_ms = 1300 }, &src, &r);
+	assert_session_done(&r, 0);
+	assert_true(r.syncs >= 1);
+	assert_int_equal(count_tree(e->dst), 11);
+}
+
 static void test_tree_preserve(void **s)
 {
 	tree_case(s, 022, true, false, true);
@@ -3389,6 +3494,9 @@ int main(void)
 		T(test_tree_preserve_umask),
 		T(test_tree_keep_setid_umask_0),
 		T(test_tree_deep_dirs_open_once),
+		T(test_batch_one_sync),
+		T(test_batch_sync_fails),
+		T(test_batch_slow_sync_no_false_timeout),
 		T(test_update_exists),
 		T(test_update_size),
 		T(test_update_mtime),

@@ -1,0 +1,191 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The receiver's group commit (session_int.h): small files, verified,
+ * wait here with their data written but not synced; one syncfs(2) then
+ * makes a whole batch durable, each file gets its name, and the batch's
+ * FACKs go out together. An fsync per file costs a journal commit each:
+ * for a tree of small files that, not the network, was the bound.
+ * Guarantees kept: a file is verified before it is staged, durable
+ * before it is named, and named before its FACK; ACK still comes after
+ * the directories' fsync. FACKs stay in the order of the entries.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <errno.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "rdmapush/err.h"
+#include "rdmapush/fileio.h"
+#include "rdmapush/pool.h"
+#include "rdmapush/sys.h"
+#include "rdmapush/trace.h"
+#include "session_int.h"
+
+bool rp_batch_takes(const struct rp_batch *b, uint64_t size)
+{
+	return size <= RP_BATCH_FILE_MAX && b->n < RP_BATCH_FILES &&
+	       b->bytes + size <= RP_BATCH_BYTES;
+}
+
+int rp_batch_add(struct rp_batch *b, struct rp_dst *d, uint32_t id,
+		 const char *path, uint64_t bytes, bool force)
+{
+	struct rp_batched *e;
+	int rc;
+
+	if (!b->e) {
+		rc = rp_sys_calloc(&b->e, RP_BATCH_FILES, sizeof(*b->e),
+				   "files waiting for their sync");
+		if (rc)
+			return rc;
+	}
+	rc = rp_fileio_dst_stage(d);
+	if (rc)
+		return rc;
+	e = &b->e[b->n];
+	*e = (struct rp_batched){ .dst = *d, .id = id, .bytes = bytes,
+				  .force = force, .path = strdup(path) };
+	if (!e->path) {
+		RP_ERR("strdup: %s", strerror(ENOMEM));
+		return -ENOMEM;
+	}
+	/* The file is the batch's now: the caller's close leaves it. */
+	rp_fileio_dst_init(d);
+	b->n++;
+	b->bytes += bytes;
+	return 0;
+}
+
+bool rp_batch_full(const struct rp_batch *b)
+{
+	return b->n == RP_BATCH_FILES || b->bytes >= RP_BATCH_BYTES;
+}
+
+static void entry_free(struct rp_batched *e)
+{
+	rp_fileio_dst_abort(&e->dst);
+	free(e->path);
+	e->path = NULL;
+}
+
+/* One file's turn: its name (unless the sync failed), and its result
+ * counted and told, with its own reason or the sync's. */
+static int commit_one(struct xfer *x, struct rp_tally *t,
+		      struct rp_batched *e, int synced, const char *why)
+{
+	int err = synced;
+
+	rp_trace_reason_start();
+	if (!err) {
+		rp_fileio_dst_durable(&e->dst);
+		err = rp_fileio_dst_commit(&e->dst, e->force);
+	} else {
+		rp_trace_reason_put(why);
+	}
+	rp_xfer_entry(x, t, e->path, e->bytes, err, NULL);
+	err = rp_xfer_send_fack(x, e->id, err, e->bytes);
+	entry_free(e);
+	return err;
+}
+
+/* In a worker: the sync itself, which may take long on a busy disk. */
+static void syncfs_job(struct rp_job *j, void *scratch)
+{
+	struct rp_batch *b = (struct rp_batch *)j;
+
+	(void)scratch;
+	b->sync_errno = syncfs(b->e[0].dst.fd) < 0 ? errno : 0;
+	atomic_store_explicit(&b->synced, true, memory_order_release);
+}
+
+/*
+ * The batch's syncfs, on a worker, while this thread tells the sender
+ * we are alive (SYNC), as for one large file's final sync. 0, the
+ * sync's -errno (reported), or the session's failure.
+ */
+static int sync_all(struct xfer *x, struct rp_batch *b)
+{
+	struct rp_sync s = { .id = b->e[0].id, .total_bytes = b->bytes };
+	double next = rp_now() + RP_SYNC_EVERY;
+	int rc = 0;
+
+	atomic_store_explicit(&b->synced, false, memory_order_relaxed);
+	b->job.run = syncfs_job;
+	rp_pool_submit(x->pool, &b->job);
+	while (!rc && !atomic_load_explicit(&b->synced,
+					    memory_order_acquire)) {
+		if (rp_now() >= next) {
+			rc = rp_chan_send(&x->ch, RP_MSG_SYNC, &s);
+			/* It is news only if it goes now. */
+			if (!rc)
+				rc = rp_xfer_flush(x);
+			next = rp_now() + RP_SYNC_EVERY;
+		}
+		if (!rc)
+			rc = rp_pool_wait(x->pool, next);
+		if (rc == RP_ETIMEOUT ||
+		    (rc == RP_EINTERRUPTED && !rp_session_stop))
+			rc = 0;
+		rp_pool_ack(x->pool);
+	}
+	/* The chunks' jobs that ended meanwhile woke no one: look again. */
+	rp_pool_notify(x->pool);
+	if (rc)
+		return rc;
+	if (b->sync_errno) {
+		char many[48];
+
+		snprintf(many, sizeof(many), "none of the %u files", b->n);
+		RP_ERR("syncfs(file system of %s): %s: %s waiting for it is "
+		       "stored", b->e[0].dst.shown, strerror(b->sync_errno),
+		       b->n == 1 ? "the file" : many);
+		return -b->sync_errno;
+	}
+	return 0;
+}
+
+int rp_batch_flush(struct xfer *x, struct rp_batch *b, struct rp_tally *t)
+{
+	char why[RP_TEXT_MAX + 1] = "";
+	char held[RP_TEXT_MAX + 1];
+	bool had;
+	int rc = 0, synced;
+
+	if (!b->n)
+		return 0;
+	/* The entry being answered now keeps its own reason. */
+	had = rp_trace_reason_take(held, sizeof(held));
+	rp_trace_reason_start();
+	synced = sync_all(x, b);
+	(void)rp_trace_reason_take(why, sizeof(why));
+	RP_EV("file", "file.batch", "{files} file{files:|s} made durable by "
+	      "one syncfs, then named", EV_U("files", b->n),
+	      EV_U("bytes", b->bytes), EV_B("ok", synced == 0));
+	for (uint32_t i = 0; i < b->n; i++) {
+		struct rp_batched *e = &b->e[i];
+		int e_rc = commit_one(x, t, e, synced, why);
+
+		if (!rc)
+			rc = e_rc;
+	}
+	b->n = 0;
+	b->bytes = 0;
+	rp_trace_reason_start();
+	if (had)
+		rp_trace_reason_put(held);
+	return rc;
+}
+
+void rp_batch_free(struct rp_batch *b)
+{
+	for (uint32_t i = 0; b->e && i < b->n; i++)
+		entry_free(&b->e[i]);
+	free(b->e);
+	*b = (struct rp_batch){ 0 };
+}
