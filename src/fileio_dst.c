@@ -16,7 +16,9 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/statvfs.h>
+#include <linux/magic.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -848,7 +850,20 @@ int rp_fileio_dst_stage(struct rp_dst *d)
 		return RP_EINTERNAL;
 	}
 	rc = apply_attrs(d);
+	d->staged = rc >= 0;
 	return rc < 0 ? rc : 0;
+}
+
+bool rp_fileio_in_memory(int fd)
+{
+	struct statfs sf;
+
+	if (getenv("RDMAPUSH_SYNC_TMPFS"))
+		return false;
+	return fstatfs(fd, &sf) == 0 && ((unsigned long)sf.f_type ==
+					 TMPFS_MAGIC ||
+					 (unsigned long)sf.f_type ==
+					 RAMFS_MAGIC);
 }
 
 void rp_fileio_dst_durable(struct rp_dst *d)
@@ -993,8 +1008,9 @@ int rp_fileio_dst_commit(struct rp_dst *d, bool force)
 		if (rc)
 			goto err_abort;
 	}
-	/* Mode or mtime set after the sync finished: once more, durably. */
-	rc = apply_attrs(d);
+	/* Mode or mtime set after the sync finished: once more, durably
+	 * (staged: they were set just before the caller's sync). */
+	rc = d->staged ? 0 : apply_attrs(d);
 	if (rc > 0)
 		rc = fsync(d->fd) < 0 ? attr_failed(d, "fsync", errno) : 0;
 	if (rc)

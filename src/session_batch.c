@@ -154,7 +154,7 @@ int rp_batch_flush(struct xfer *x, struct rp_batch *b, struct rp_tally *t)
 {
 	char why[RP_TEXT_MAX + 1] = "";
 	char held[RP_TEXT_MAX + 1];
-	bool had;
+	bool had, in_memory;
 	int rc = 0, synced;
 
 	if (!b->n)
@@ -162,11 +162,16 @@ int rp_batch_flush(struct xfer *x, struct rp_batch *b, struct rp_tally *t)
 	/* The entry being answered now keeps its own reason. */
 	had = rp_trace_reason_take(held, sizeof(held));
 	rp_trace_reason_start();
-	synced = sync_all(x, b);
+	/* tmpfs keeps nothing past a reboot: a sync there waits for
+	 * nothing, and costs a worker's wake-up a batch. */
+	in_memory = rp_fileio_in_memory(b->e[0].dst.fd);
+	synced = in_memory ? 0 : sync_all(x, b);
 	(void)rp_trace_reason_take(why, sizeof(why));
-	RP_EV("file", "file.batch", "{files} file{files:|s} made durable by "
-	      "one syncfs, then named", EV_U("files", b->n),
-	      EV_U("bytes", b->bytes), EV_B("ok", synced == 0));
+	RP_EV("file", "file.batch", "{files} file{files:|s} {how}, then named",
+	      EV_U("files", b->n), EV_U("bytes", b->bytes),
+	      EV_T("how", in_memory ? "in memory (tmpfs): no sync to wait "
+		   "for" : "made durable by one syncfs"),
+	      EV_B("synced", !in_memory), EV_B("ok", synced == 0));
 	for (uint32_t i = 0; i < b->n; i++) {
 		struct rp_batched *e = &b->e[i];
 		int e_rc = commit_one(x, t, e, synced, why);

@@ -261,6 +261,13 @@ int rp_xfer_send_fack(struct xfer *x, uint32_t id, int err, uint64_t bytes);
  * hears one in time even when a step takes half a second.
  */
 #define RP_SYNC_EVERY		0.25
+/*
+ * A chunk this small is read and hashed (sender) or copied, hashed and
+ * written (receiver) on the session thread: handing it to a worker (a
+ * wake-up, an eventfd write, a poll) costs more than the work, and a
+ * tree of small files is all such chunks.
+ */
+#define RP_INLINE_MAX		(16u << 10)
 
 struct rp_batched {
 	struct rp_dst dst;	/* written, staged (its attributes set) */

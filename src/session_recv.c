@@ -83,7 +83,7 @@ enum { CHUNK_FREE, CHUNK_QUEUED, CHUNK_COPIED, CHUNK_DONE };
 
 struct landed {
 	struct rp_job job;	/* first: the job is its record */
-	struct rp_pool *pool;
+	struct rp_pool *pool;	/* NULL: run inline (RP_INLINE_MAX) */
 	const uint8_t *slot;	/* in the ring */
 	bool copy;		/* the op copies: out of the slot first */
 	bool written;		/* a job ran (not a dropped or empty chunk) */
@@ -107,6 +107,8 @@ struct recv_state {
 	struct rp_order order;	/* chunks arrived, before they land */
 	struct landed *rec;	/* nrec records: chunk n uses rec[n % nrec] */
 	uint32_t nrec;
+	/* The small chunks' copy, written on this thread (O_DIRECT-able). */
+	void *inline_buf;
 	uint64_t landed;	/* chunks landed in the session */
 	uint64_t folded;	/* of those, written and folded into a file */
 	uint64_t credit_sent;	/* cumulative credit last posted */
@@ -160,6 +162,11 @@ static int accept_hello(struct xfer *x, struct recv_state *r,
 	 * into a buffer of its own (chunk_job says why). */
 	if (!rc)
 		rc = rp_xfer_start_pool(x, x->ops->recv_copies ? x->chunk : 0);
+	if (!rc && posix_memalign(&r->inline_buf, 4096, RP_INLINE_MAX)) {
+		RP_ERR("posix_memalign(%u bytes): %s", RP_INLINE_MAX,
+		       strerror(ENOMEM));
+		rc = -ENOMEM;
+	}
 	if (!rc)
 		rc = rp_xfer_open_verbs(x, true);
 	if (!rc)
@@ -686,14 +693,22 @@ static int on_message(struct xfer *x, struct recv_state *r)
 	return RP_EINTERNAL;
 }
 
-/* Credit is cumulative: when the send queue is full, a later Send
- * carries the newer count. */
-static int give_credit(struct xfer *x, struct recv_state *r)
+/*
+ * Credit is cumulative: when the send queue is full, a later Send
+ * carries the newer count. While the sender's messages wait to be read
+ * it is given in steps of a quarter of the ring (a Send per small file
+ * cost about as much as the file); now, before we wait for anything.
+ */
+static int give_credit(struct xfer *x, struct recv_state *r, bool now)
 {
 	int rc = x->ops->recv_refill ? x->ops->recv_refill(x) : 0;
+	uint32_t step = x->window / 4 ? x->window / 4 : 1;
 
 	if (rc || r->credit_sent == x->done || r->sends_out >= r->sq_cap)
 		return rc;
+	if (!now && r->credit_sent != UINT64_MAX &&
+	    x->done - r->credit_sent < step)
+		return 0;
 	rc = rp_verbs_post_send_imm(x->v, 0, x->done, (uint32_t)x->done);
 	if (rc)
 		return rc;
@@ -704,11 +719,11 @@ static int give_credit(struct xfer *x, struct recv_state *r)
 }
 
 /*
- * In a worker. When the op lets the peer write into the slot (--op
- * write), it stays remotely writable: hashing it and then writing it
- * could hash one version and write another. Copy it out once; what is
- * hashed is then exactly what is written, and the slot can be credited
- * before the hash and the disk write. Otherwise (--op read and send)
+ * In a worker, or inline for a small chunk. When the op lets the peer
+ * write into the slot (--op write), it stays remotely writable: hashing
+ * it and then writing it could hash one version and write another.
+ * Copy it out once; what is hashed is then exactly what is written, and
+ * the slot can be credited before the hash and the disk write. Otherwise (--op read and send)
  * nothing remote can write into our ring (only our own Reads, and
  * receives we post once a slot is credited): hash and write straight
  * from the slot, which is credited once written.
@@ -723,7 +738,8 @@ static void chunk_job(struct rp_job *j, void *scratch)
 		p = scratch;
 		atomic_store_explicit(&l->state, CHUNK_COPIED,
 				      memory_order_release);
-		rp_pool_notify(l->pool);
+		if (l->pool)
+			rp_pool_notify(l->pool);
 	}
 	rp_csum_chunk(p, l->put.len, l->digest);
 	rp_fileio_dst_put(&l->put, p);
@@ -754,6 +770,11 @@ static void submit_chunk(struct xfer *x, struct recv_state *r, size_t off,
 	l->slot = x->ring + off;
 	l->copy = x->ops->recv_copies;
 	atomic_store_explicit(&l->state, CHUNK_QUEUED, memory_order_relaxed);
+	if (len <= RP_INLINE_MAX) {
+		l->pool = NULL;
+		chunk_job(&l->job, r->inline_buf);
+		return;
+	}
 	rp_pool_submit(x->pool, &l->job);
 }
 
@@ -826,7 +847,7 @@ static int harvest(struct xfer *x, struct recv_state *r)
 	note_partial(x, r);
 	if (r->cur.open)
 		rc = early_fack(x, r);
-	return rc ? rc : give_credit(x, r);
+	return rc ? rc : give_credit(x, r, false);
 }
 
 /* Every chunk landed so far written and folded: the current file can be
@@ -966,7 +987,7 @@ static int handle_wc(struct xfer *x, struct recv_state *r,
 {
 	if (wc->op == RP_WC_SEND) {
 		r->sends_out--;
-		return give_credit(x, r);
+		return give_credit(x, r, false);
 	}
 	return x->ops->recv_wc(x, r, wc);
 }
@@ -1080,7 +1101,7 @@ static int relink(struct xfer *x, struct recv_state *r)
 	if (rc)
 		return rc;
 	r->credit_sent = UINT64_MAX;	/* none posted on these QPs */
-	return give_credit(x, r);
+	return give_credit(x, r, true);
 }
 
 static int session_loop(struct xfer *x, struct recv_state *r)
@@ -1097,10 +1118,13 @@ static int session_loop(struct xfer *x, struct recv_state *r)
 		bool owed = r->landed < r->credit_sent + x->window;
 		double t;
 
-		/* Nothing to take now: name the files waiting rather than
-		 * keep them (and the sender) waiting on us. */
-		if (r->batch.n && !rp_xfer_ctrl_now(x)) {
+		/* Nothing to take now: what we owe goes before we wait
+		 * (the files waiting named, all the credit given). */
+		if ((r->batch.n || r->credit_sent != x->done) &&
+		    !rp_xfer_ctrl_now(x)) {
 			rc = flush(x, r);
+			if (!rc)
+				rc = give_credit(x, r, true);
 			if (rc)
 				break;
 		}
@@ -1246,6 +1270,7 @@ static void release(struct recv_state *r)
 	rp_fileio_times_free(&r->times);
 	rp_order_free(&r->order);
 	free(r->rec);
+	free(r->inline_buf);
 	free(r->held);
 }
 

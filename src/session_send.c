@@ -350,7 +350,8 @@ static int read_stream(int fd, uint8_t *buf, uint32_t len, uint32_t *got)
 	return 0;
 }
 
-/* In a worker: read a chunk of a regular file into its slot, hash it. */
+/* In a worker (or inline, a small one): read a chunk of a regular file
+ * into its slot, hash it. */
 static void read_job(struct rp_job *j, void *scratch)
 {
 	struct readout *r = (struct readout *)j;
@@ -436,6 +437,10 @@ static void queue_reads(struct xfer *x, struct send_state *s)
 			continue;
 		}
 		r->job.run = read_job;
+		if (r->len <= RP_INLINE_MAX) {
+			read_job(&r->job, NULL);
+			continue;
+		}
 		atomic_store_explicit(&r->state, READ_QUEUED,
 				      memory_order_relaxed);
 		rp_pool_submit(x->pool, &r->job);

@@ -186,6 +186,10 @@ int rp_fileio_src_open(struct rp_src *s, const char *path)
  */
 int rp_fileio_src_open_at(struct rp_src *s, int dirfd, const char *rel,
 			  const char *path) __attribute__((warn_unused_result));
+/* The file name in the directory dirfd (its last component: a symlink
+ * is not followed). 0 or as rp_fileio_src_open(). */
+int rp_fileio_src_open_in(struct rp_src *s, int dirfd, const char *name,
+			  const char *path) __attribute__((warn_unused_result));
 /*
  * With dio->on, read s's file (a regular file, never standard input) with
  * O_DIRECT from now on, s->align its unit; where the file system refuses
@@ -248,6 +252,7 @@ struct rp_dst {
 	bool committed;
 	bool no_sfr;		/* no sync_file_range here: fdatasync */
 	bool fsynced;		/* everything written is on disk */
+	bool staged;		/* rp_fileio_dst_stage() set its attributes */
 	uint64_t size;		/* declared size, or RP_SIZE_UNKNOWN */
 	uint64_t reserved;	/* bytes from 0 claimed with fallocate */
 	uint64_t end;		/* highest byte written, + 1 */
@@ -414,6 +419,10 @@ void rp_fileio_dst_abort(struct rp_dst *d);
  */
 int rp_fileio_dst_stage(struct rp_dst *d) __attribute__((warn_unused_result));
 void rp_fileio_dst_durable(struct rp_dst *d);
+/* fd is on a file system in memory (tmpfs, ramfs): a sync of it has
+ * nothing to wait for. False when fstatfs fails, and with
+ * RDMAPUSH_SYNC_TMPFS=1 in the environment (tests on a tmpfs /tmp). */
+bool rp_fileio_in_memory(int fd);
 
 /*
  * The directory a session's entries arrive in now, opened once for all of

@@ -42,13 +42,17 @@ struct bench_cfg {
 	uint64_t size;		/* file size */
 	uint32_t chunk;
 	uint32_t window;
-	/* Threads of each ceiling (chunk i to thread i % threads), and the
-	 * pushes' rp_opts.threads; the references always run on one. */
+	/* Threads of each ceiling (each takes the next chunk when free, as
+	 * a pool's worker does), and the pushes' rp_opts.threads; the
+	 * references always run on one. */
 	uint32_t threads;
 	int runs;		/* of each measurement (the table: medians) */
 	int warmup;		/* uncounted rounds first, per file system */
 	unsigned int only;	/* mask of 1u << enum bench_side to run */
 	int timeout;		/* seconds per push phase (rp_opts.timeout) */
+	/* A push run more than this many percent over its side's ceiling
+	 * in the same round is invalid (bench_report.c). */
+	int max_over;
 	bool json;
 	bool use_tmpfs;
 	bool use_disk;
@@ -71,18 +75,21 @@ struct bench_run {
 	int rc;			/* 0 or the error (reported by the child) */
 	uint64_t bytes;
 	double seconds;		/* wall */
-	/* Thread CPU seconds of each side, < 0 where there is no such side;
-	 * the references' one thread counts as the sending side, and a
-	 * ceiling's side is all its threads. A push's side is the thread
-	 * that drives it: the session's own threads are not in it. */
+	/* CPU seconds of all the threads of each side, < 0 where there is
+	 * no such side: the references' one thread counts as the sending
+	 * side; a ceiling's side is all its worker threads; a push's side
+	 * is the thread that drives it and every thread it started (the
+	 * session's pool of workers), see __wrap_pthread_create. */
 	double cpu_send;
 	double cpu_recv;
+	int threads_send;	/* threads counted in cpu_send */
+	int threads_recv;
 	/* The process's CPU seconds over the same wall time: every thread,
 	 * a push's worker threads included. */
 	double cpu_total;
 	double sync_seconds;	/* ceiling-recv: its commit alone */
-	/* Context switches of each side's thread: voluntary ones are waits,
-	 * involuntary ones are other load taking the CPU. */
+	/* Context switches of each side's threads: voluntary ones are
+	 * waits, involuntary ones are other load taking the CPU. */
 	long vcsw_send, ivcsw_send;
 	long vcsw_recv, ivcsw_recv;
 	long rss_kib;		/* peak RSS of the child (wait4) */
@@ -108,6 +115,7 @@ struct bench_usage {
 	double cpu;
 	long vcsw;
 	long ivcsw;
+	int threads;		/* whose usage this is: 1, or a sum's */
 };
 /* The calling thread's usage so far; bench_usage_since() the delta. */
 void bench_usage_now(struct bench_usage *u);

@@ -42,9 +42,10 @@ static const char usage[] =
 "                 [--plot PREFIX] [options]\n"
 "Measure rdmapush's host side natively over the in-memory fabric:\n"
 "XXH3-128 and memcpy (one thread), each side's ceiling (its unavoidable\n"
-"work on --threads threads, chunk i to thread i % N), and pushes (both\n"
+"work on --threads threads, each taking the next chunk), and pushes (both\n"
 "sides, send alone, recv alone; rdmapush --threads N) on tmpfs and on\n"
-"disk. Prints medians, and each push over its side's ceiling.\n"
+"disk. Prints medians, each push over its side's ceiling (GB/s and CPU\n"
+"per GiB), and marks a push run that beats its ceiling as invalid.\n"
 "\n"
 "  -s, --size SIZE     file size (default 1G; 256M with --sweep)\n"
 "  -c, --chunk SIZE    chunk (default 1M)\n"
@@ -64,6 +65,9 @@ static const char usage[] =
 "      --tmpfs DIR     where to make the tmpfs directory (/dev/shm)\n"
 "      --disk DIR      where to make the disk directory (.)\n"
 "  -t, --timeout S     per-phase timeout of each push (default 60)\n"
+"      --max-over PCT  a push run more than PCT% over its side's ceiling\n"
+"                      in the same round is invalid (default 5; -100\n"
+"                      marks every push run, to see the marking)\n"
 "  -j, --json          one JSON object per run and per median on stdout\n"
 "                      (with --sweep, of every cell); the table goes to\n"
 "                      stderr\n"
@@ -282,6 +286,10 @@ static int parse_one(int opt, const char *arg, struct args *a)
 		rc = parse_count("--timeout", arg, 1, 3600, &l);
 		c->timeout = (int)l;
 		break;
+	case 'M':
+		rc = parse_count("--max-over", arg, -100, 1000, &l);
+		c->max_over = (int)l;
+		break;
 	case 'f':
 		a->set_fs = true;
 		return parse_fs(arg, c);
@@ -354,6 +362,7 @@ static int parse_args(int argc, char **argv, struct args *a)
 		{ "tmpfs", required_argument, NULL, 'T' },
 		{ "disk", required_argument, NULL, 'D' },
 		{ "timeout", required_argument, NULL, 't' },
+		{ "max-over", required_argument, NULL, 'M' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "sweep", no_argument, NULL, 'S' },
 		{ "sweep-threads", required_argument, NULL, 'X' },
@@ -369,7 +378,7 @@ static int parse_args(int argc, char **argv, struct args *a)
 		.size = 1ull << 30, .chunk = RP_DEFAULT_CHUNK,
 		.window = RP_DEFAULT_WINDOW, .threads = rp_config_threads(&none),
 		.runs = 3, .warmup = 1,
-		.only = (1u << BS_MAX) - 1, .timeout = 60,
+		.only = (1u << BS_MAX) - 1, .timeout = 60, .max_over = 5,
 		.use_tmpfs = true, .use_disk = true,
 		.tmpfs_dir = "/dev/shm", .disk_dir = ".",
 	} };

@@ -26,8 +26,10 @@ struct row {
 	int ok;			/* successful runs behind it */
 	int rc;			/* a single run's error */
 	double seconds;
-	double cpu_send;	/* < 0: no such side */
+	double cpu_send;	/* every thread of the side; < 0: none */
 	double cpu_recv;
+	int threads_send;	/* threads counted in cpu_send */
+	int threads_recv;
 	double cpu_total;	/* every thread of the process */
 	double sync;
 	double rss_mib;
@@ -63,7 +65,8 @@ static void row_of_run(struct row *w, const struct bench_run *r, int run)
 	*w = (struct row){
 		.run = run, .ok = r->rc == 0, .rc = r->rc,
 		.seconds = r->seconds, .cpu_send = r->cpu_send,
-		.cpu_recv = r->cpu_recv, .cpu_total = r->cpu_total,
+		.cpu_recv = r->cpu_recv, .threads_send = r->threads_send,
+		.threads_recv = r->threads_recv, .cpu_total = r->cpu_total,
 		.sync = r->sync_seconds,
 		.rss_mib = (double)r->rss_kib / 1024.0,
 		.csw = { r->vcsw_send, r->ivcsw_send, r->vcsw_recv,
@@ -75,6 +78,7 @@ static void row_of_run(struct row *w, const struct bench_run *r, int run)
 static void row_of_series(struct row *w, const struct bench_series *s)
 {
 	double v[6][BENCH_RUNS_MAX];
+	int threads_send = 0, threads_recv = 0;
 	int n = 0;
 
 	for (int i = 0; i < s->n; i++) {
@@ -90,8 +94,13 @@ static void row_of_series(struct row *w, const struct bench_series *s)
 		v[4][n] = one.rss_mib;
 		v[5][n] = one.cpu_total;
 		n++;
+		/* The same in every run of a series. */
+		threads_send = one.threads_send;
+		threads_recv = one.threads_recv;
 	}
-	*w = (struct row){ .ok = n, .cpu_send = -1.0, .cpu_recv = -1.0 };
+	*w = (struct row){ .ok = n, .cpu_send = -1.0, .cpu_recv = -1.0,
+			   .threads_send = threads_send,
+			   .threads_recv = threads_recv };
 	if (!n)
 		return;
 	w->seconds = median(v[0], n);
@@ -134,24 +143,149 @@ double bench_median_gbps(const struct bench_results *res, int where,
 	return gbps(&v, &r);
 }
 
-/* A push's ceiling: its side's, or for both the slower side's. 0: none. */
+static bool is_push(enum bench_side s)
+{
+	return s == BS_BOTH || s == BS_SEND || s == BS_RECV;
+}
+
+/*
+ * The row of ceiling c that a row of w is held against: for a single
+ * run, the ceiling's run of the same round (the rounds interleave every
+ * measurement, so they ran under the same load); for medians, its
+ * medians. NULL when it was not measured or failed.
+ */
+static const struct row *ceil_row(const struct view *v, int w,
+				  enum bench_side c, const struct row *r,
+				  struct row *buf)
+{
+	const struct bench_series *ser = &v->res->s[w][c];
+
+	if (!r->run)
+		return v->med[w][c].ok ? &v->med[w][c] : NULL;
+	if (r->run > ser->n)
+		return NULL;
+	row_of_run(buf, &ser->run[r->run - 1], r->run);
+	return buf->ok ? buf : NULL;
+}
+
+/* A push (or ceiling) row against the ceiling(s) of its side(s). */
+struct check {
+	/* The ceiling bounding it: its side's; both's is the slower of
+	 * the two (both sides must do their work, each on its threads,
+	 * so neither side's ceiling alone bounds it). 0: none. */
+	double ceil_gbps;
+	enum bench_side ceil_side;
+	double ratio;		/* GB/s over ceil_gbps; 0: none */
+	bool valid;		/* not more than max_over % over it */
+	/* CPU per GiB over the ceiling's of the same side (send, recv),
+	 * and of the push's real sides together over their ceilings';
+	 * < 0: none. */
+	double cpu_side[2];
+	double cpu;
+};
+
+static bool real_side(enum bench_side s, int side)
+{
+	return s == BS_BOTH || s == (side ? BS_RECV : BS_SEND);
+}
+
+static void check_cpu(const struct view *v, int w, enum bench_side s,
+		      const struct row *r, struct check *k)
+{
+	static const enum bench_side ceils[2] = { BS_CEIL_SEND,
+						   BS_CEIL_RECV };
+	double push = 0.0, ceil = 0.0;
+	bool all = true;
+
+	for (int side = 0; side < 2; side++) {
+		struct row buf;
+		const struct row *c = ceil_row(v, w, ceils[side], r, &buf);
+		double mine = side ? r->cpu_recv : r->cpu_send;
+		double theirs = c ? (side ? c->cpu_recv : c->cpu_send) : -1.0;
+
+		k->cpu_side[side] = -1.0;
+		if (!real_side(s, side))
+			continue;
+		if (mine < 0 || theirs <= 0) {
+			all = false;
+			continue;
+		}
+		k->cpu_side[side] = mine / theirs;
+		push += mine;
+		ceil += theirs;
+	}
+	k->cpu = all && ceil > 0 ? push / ceil : -1.0;
+}
+
+static void check_row(const struct view *v, int w, enum bench_side s,
+		      const struct row *r, struct check *k)
+{
+	struct row bs, br;
+	const struct row *cs = ceil_row(v, w, BS_CEIL_SEND, r, &bs);
+	const struct row *cr = ceil_row(v, w, BS_CEIL_RECV, r, &br);
+	double snd = cs ? gbps(v, cs) : 0.0;
+	double rcv = cr ? gbps(v, cr) : 0.0;
+
+	*k = (struct check){ .valid = true, .cpu_side = { -1.0, -1.0 },
+			     .cpu = -1.0 };
+	if (s == BS_CEIL_SEND || s == BS_SEND ||
+	    (s == BS_BOTH && snd > 0 && (snd <= rcv || rcv <= 0))) {
+		k->ceil_gbps = snd;
+		k->ceil_side = BS_CEIL_SEND;
+	} else if (s == BS_CEIL_RECV || s == BS_RECV || s == BS_BOTH) {
+		k->ceil_gbps = rcv;
+		k->ceil_side = BS_CEIL_RECV;
+	}
+	/* both with one ceiling missing is bounded by neither: unchecked. */
+	if (s == BS_BOTH && (snd <= 0 || rcv <= 0))
+		k->ceil_gbps = 0.0;
+	if (!is_push(s) || !r->ok)
+		return;
+	if (k->ceil_gbps > 0) {
+		k->ratio = gbps(v, r) / k->ceil_gbps;
+		k->valid = k->ratio <= 1.0 + v->res->cfg->max_over / 100.0;
+	}
+	check_cpu(v, w, s, r, k);
+}
+
+/* Whether a series' run i (1-based) is valid. */
+static bool run_valid(const struct view *v, int w, enum bench_side s, int i)
+{
+	struct row r;
+	struct check k;
+
+	row_of_run(&r, &v->res->s[w][s].run[i - 1], i);
+	check_row(v, w, s, &r, &k);
+	return k.valid;
+}
+
+/* The medians' verdict: valid only when the medians keep the rule and
+ * so did every run behind them. */
+static void check_medians(const struct view *v, int w, enum bench_side s,
+			  struct check *k)
+{
+	check_row(v, w, s, &v->med[w][s], k);
+	for (int i = 1; i <= v->res->s[w][s].n; i++)
+		k->valid = k->valid && run_valid(v, w, s, i);
+}
+
+/* The check of any row: a run's, or the medians'. */
+static void check_any(const struct view *v, int w, enum bench_side s,
+		      const struct row *r, struct check *k)
+{
+	if (r->run)
+		check_row(v, w, s, r, k);
+	else
+		check_medians(v, w, s, k);
+}
+
+/* The medians' GB/s over their ceiling's (the sweep's cells). */
 static double ceiling(const struct view *v, int where, enum bench_side s)
 {
-	double snd = med_gbps(v, where, BS_CEIL_SEND);
-	double rcv = med_gbps(v, where, BS_CEIL_RECV);
+	struct check k;
 
-	switch (s) {
-	case BS_CEIL_SEND:
-	case BS_SEND:
-		return snd;
-	case BS_CEIL_RECV:
-	case BS_RECV:
-		return rcv;
-	case BS_BOTH:
-		return snd < rcv ? snd : rcv;
-	default:
-		return 0.0;
-	}
+	check_row(v, where, s, &v->med[where][s], &k);
+	return k.ceil_gbps;
 }
 
 /* Cores' worth of CPU the process used over the row's wall time: near
@@ -160,11 +294,6 @@ static double ceiling(const struct view *v, int where, enum bench_side s)
 static double cores_busy(const struct row *w)
 {
 	return w->seconds > 0 ? w->cpu_total / w->seconds : 0.0;
-}
-
-static bool is_push(enum bench_side s)
-{
-	return s == BS_BOTH || s == BS_SEND || s == BS_RECV;
 }
 
 /* Which side of the row is a synthetic peer, or NULL. */
@@ -185,12 +314,16 @@ static const char *includes(enum bench_side s)
 			    "in memory, folded in order, one thread",
 		[BS_MEMCPY] = "memcpy ring to ring in chunk blocks, one thread",
 		[BS_CEIL_SEND] = "open + per chunk pread + XXH3-128 on the "
-				 "threads, chunk i to thread i % threads, "
-				 "+ the fold of the chunks' digests",
-		[BS_CEIL_RECV] = "open (O_TMPFILE, fallocate) + per chunk copy "
-				 "out of the slot + XXH3-128 + pwrite on the "
-				 "threads, chunk i to thread i % threads, + "
-				 "the fold + commit (fsync, link, fsync dir)",
+				 "threads, each taking the next chunk when "
+				 "free, + the fold of the chunks' digests",
+		[BS_CEIL_RECV] = "open as the receiver opens a file of this "
+				 "size (from 64 MiB on under its partial's "
+				 "name, below as an O_TMPFILE; fallocate in "
+				 "steps) + per chunk copy out of the slot + "
+				 "XXH3-128 + pwrite with write-behind on the "
+				 "threads, each taking the next chunk when "
+				 "free, + the fold + commit (fsync, rename or "
+				 "link, fsync dir); no partial's journal",
 		[BS_CEIL_RECV_NOCOPY] = "ceiling-recv without the copy: "
 					"XXH3-128 + pwrite from the slot",
 		[BS_BOTH] = "a whole push, HELLO to ACK, both sides real",
@@ -224,21 +357,29 @@ static void cpu_cell(FILE *f, const struct view *v, double cpu, bool peer)
 	table_cell(f, 10, per, cpu >= 0, peer ? "%.3f*" : "%.3f ");
 }
 
+/* A ratio's cell: "-" without one; "!" marks a run over the rule. */
+static void ratio_cell(FILE *f, int width, double x, bool have, bool bad)
+{
+	table_cell(f, width, x, have, bad ? "%.2f!" : "%.2f ");
+}
+
 static void table_row(FILE *f, const struct view *v, int w,
 		      enum bench_side s)
 {
 	const struct row *r = &v->med[w][s];
 	const struct bench_series *ser = &v->res->s[w][s];
 	const char *peer = synthetic(s);
-	double ceil = ceiling(v, w, s);
+	struct check k;
 
 	fprintf(f, "%-6s %-19s", where_names[w], bench_side_name(s));
 	if (!r->ok) {
 		fprintf(f, "  failed in all %d runs\n", ser->n);
 		return;
 	}
+	check_medians(v, w, s, &k);
 	table_cell(f, 7, gbps(v, r), true, "%.2f");
-	table_cell(f, 9, gbps(v, r) / ceil, is_push(s) && ceil > 0, "%.2f");
+	ratio_cell(f, 9, k.ratio, k.ratio > 0, !k.valid);
+	ratio_cell(f, 9, k.cpu, k.cpu > 0, false);
 	table_cell(f, 8, r->seconds, true, "%.3f");
 	cpu_cell(f, v, r->cpu_send, peer && !strcmp(peer, "send"));
 	cpu_cell(f, v, r->cpu_recv, peer && !strcmp(peer, "recv"));
@@ -247,6 +388,42 @@ static void table_row(FILE *f, const struct view *v, int w,
 	if (r->ok < ser->n)
 		fprintf(f, "  (%d of %d runs failed)", ser->n - r->ok, ser->n);
 	fputc('\n', f);
+}
+
+/* One line per push run over its ceiling, then the count. */
+static void table_invalid(FILE *f, const struct view *v)
+{
+	int bad = 0, runs = 0;
+
+	for (int w = BW_TMPFS; w < BW_MAX; w++) {
+		for (int s = BS_BOTH; s <= BS_RECV; s++) {
+			const struct bench_series *ser = &v->res->s[w][s];
+
+			for (int i = 1; i <= ser->n; i++) {
+				struct row r;
+				struct check k;
+
+				row_of_run(&r, &ser->run[i - 1], i);
+				check_row(v, w, (enum bench_side)s, &r, &k);
+				runs += r.ok;
+				if (k.valid)
+					continue;
+				bad++;
+				fprintf(f, "invalid: %s %s run %d: %.2f GB/s, "
+					"%.2f times %s's %.2f GB/s in that "
+					"round (%.0f%% over)\n",
+					where_names[w],
+					bench_side_name((enum bench_side)s), i,
+					gbps(v, &r), k.ratio,
+					bench_side_name(k.ceil_side),
+					k.ceil_gbps, (k.ratio - 1.0) * 100.0);
+			}
+		}
+	}
+	fprintf(f, "validity: %d of %d push run%s beat their ceiling by more "
+		"than %d%%%s\n", bad, runs, runs == 1 ? "" : "s",
+		v->res->cfg->max_over, bad ? ": those runs and their medians "
+		"(!) are invalid" : "");
 }
 
 /* The machine and its load: at the start of first, at the end of last. */
@@ -280,9 +457,9 @@ static void table_head(FILE *f, const struct view *v)
 		if (res->fs[w])
 			fprintf(f, "%s: %s (%s)\n", where_names[w],
 				res->fs[w]->dir, res->fs[w]->type);
-	fprintf(f, "\n%-6s %-19s %7s %9s %8s %10s %10s %6s %8s\n", "fs",
-		"side", "GB/s", "/ceiling", "seconds", "send CPU", "recv CPU",
-		"cores", "RSS MiB");
+	fprintf(f, "\n%-6s %-19s %7s %9s %9s %8s %10s %10s %6s %8s\n", "fs",
+		"side", "GB/s", "/ceiling", "CPU/ceil", "seconds", "send CPU",
+		"recv CPU", "cores", "RSS MiB");
 }
 
 static void table_notes(FILE *f, const struct view *v)
@@ -290,11 +467,19 @@ static void table_notes(FILE *f, const struct view *v)
 	fprintf(f, "\n"
 		"/ceiling: push GB/s over the ceiling of its side (both: the "
 		"slower side's), on the same\n"
-		"  %u thread%s.\n"
+		"  %u thread%s. A push run more than %d%% over the ceiling's "
+		"run of the same round is\n"
+		"  invalid (listed above), and so are the medians over it "
+		"(marked !).\n"
+		"CPU/ceil: the push's CPU per GiB over its ceiling's, side "
+		"by side (both: its two\n"
+		"  real sides over the two ceilings); a busy machine "
+		"disturbs it far less than GB/s.\n"
 		"ceiling-send: %s, the source warm in the page cache.\n"
-		"ceiling-recv: %s, as a push's receiver does",
+		"ceiling-recv: %s",
 		v->res->cfg->threads, v->res->cfg->threads == 1 ? "" : "s",
-		includes(BS_CEIL_SEND), includes(BS_CEIL_RECV));
+		v->res->cfg->max_over, includes(BS_CEIL_SEND),
+		includes(BS_CEIL_RECV));
 	for (int w = BW_TMPFS; w < BW_MAX; w++)
 		if (v->med[w][BS_CEIL_RECV].ok)
 			fprintf(f, "; commit %.3f s on %s", v->med[w]
@@ -307,13 +492,14 @@ static void table_notes(FILE *f, const struct view *v)
 		"send: synthetic receiver (credit only); recv: synthetic "
 		"sender (one pre-filled slot);\n"
 		"  * marks the synthetic peer's CPU.\n"
-		"CPU: thread CPU seconds per GiB of each side: a ceiling's "
-		"threads together; a push's\n"
-		"  thread that drives the side, not the session's worker "
-		"threads if it has any. The\n"
-		"  fabric's copy (the NIC's DMA in real life) runs in the "
-		"sending thread: it is inside\n"
-		"  the sender's CPU.\n"
+		"CPU: CPU seconds per GiB of all the threads of each side: a "
+		"ceiling's workers and the\n"
+		"  thread that opens and commits; a push's thread that drives "
+		"the side and every\n"
+		"  thread it starts (the session's workers). The fabric's "
+		"copy (the NIC's DMA in\n"
+		"  real life) runs in the sending thread: it is inside the "
+		"sender's CPU.\n"
 		"cores: the process's CPU (every thread) over wall time: ~2 "
 		"when a push's sides ran\n"
 		"  in parallel, up to the threads or the cores for a ceiling; "
@@ -374,6 +560,8 @@ void bench_report_table(FILE *f, const struct bench_results *res)
 			if (res->s[w][s].n)
 				table_row(f, &v, w, (enum bench_side)s);
 	}
+	fputc('\n', f);
+	table_invalid(f, &v);
 	table_notes(f, &v);
 	busy_warning(f, &v);
 	fprintf(f, "wall time of the whole benchmark: %.1f s\n", res->wall);
@@ -432,6 +620,7 @@ static int put_machine(struct json_object *o, const struct view *v)
 	rc |= put(o, "window", json_object_new_int64(c->window));
 	rc |= put(o, "runs", json_object_new_int(c->runs));
 	rc |= put(o, "warmup", json_object_new_int(c->warmup));
+	rc |= put(o, "max_over_pct", json_object_new_int(c->max_over));
 	rc |= put_str(o, "date", res->date);
 	rc |= put_str(o, "cpu", res->cpu);
 	rc |= put(o, "nproc", json_object_new_int64(res->nproc));
@@ -440,20 +629,23 @@ static int put_machine(struct json_object *o, const struct view *v)
 	return rc;
 }
 
-static int put_speeds(struct json_object *o, const struct view *v, int w,
-		      enum bench_side s, const struct row *r)
+/* A row's speed, and a push's against its ceiling: of the same round
+ * for a run, the medians' for the medians. */
+static int put_speeds(struct json_object *o, const struct view *v,
+		      const struct row *r, const struct check *k)
 {
-	double g = gbps(v, r);
-	double ceil = ceiling(v, w, s);
 	double xxh = med_gbps(v, BW_MEM, BS_XXH3);
 	double mcp = med_gbps(v, BW_MEM, BS_MEMCPY);
 	int rc = 0;
 
 	rc |= put(o, "bytes", json_object_new_uint64(v->res->cfg->size));
 	rc |= put_num(o, "seconds", r->seconds, r->ok);
-	rc |= put_num(o, "GBps", g, r->ok);
-	rc |= put_num(o, "ceiling_GBps", ceil, ceil > 0);
-	rc |= put_num(o, "ratio", g / ceil, r->ok && is_push(s) && ceil > 0);
+	rc |= put_num(o, "GBps", gbps(v, r), r->ok);
+	rc |= put_num(o, "ceiling_GBps", k->ceil_gbps, k->ceil_gbps > 0);
+	rc |= put_str(o, "ceiling", k->ceil_gbps > 0 ?
+		      bench_side_name(k->ceil_side) : NULL);
+	rc |= put_num(o, "ratio", k->ratio, k->ratio > 0);
+	rc |= put(o, "valid", json_object_new_boolean(k->valid));
 	rc |= put_num(o, "xxh3_GBps", xxh, xxh > 0);
 	rc |= put_num(o, "memcpy_GBps", mcp, mcp > 0);
 	return rc;
@@ -482,17 +674,44 @@ static int put_csw(struct json_object *o, const struct row *r)
 	return rc;
 }
 
+/*
+ * CPU per GiB of all the threads of each side (null where the row has
+ * no such side: the references, the other side of a ceiling; and for a
+ * failed run), and a push's over its ceilings' (null but for a push's
+ * real sides).
+ */
+static int put_cpu(struct json_object *o, const struct view *v,
+		   enum bench_side s, const struct row *r,
+		   const struct check *k)
+{
+	double gib = (double)v->res->cfg->size / GIB;
+	bool refs = s == BS_XXH3 || s == BS_MEMCPY;
+	bool send = r->ok && !refs && r->cpu_send >= 0;
+	bool recv = r->ok && !refs && r->cpu_recv >= 0;
+	int rc = 0;
+
+	rc |= put_num(o, "send_cpu_s_per_GiB", r->cpu_send / gib, send);
+	rc |= put_num(o, "recv_cpu_s_per_GiB", r->cpu_recv / gib, recv);
+	rc |= send ? put(o, "send_threads",
+			 json_object_new_int(r->threads_send)) :
+		     put_num(o, "send_threads", 0, false);
+	rc |= recv ? put(o, "recv_threads",
+			 json_object_new_int(r->threads_recv)) :
+		     put_num(o, "recv_threads", 0, false);
+	rc |= put_num(o, "send_cpu_vs_ceiling", k->cpu_side[0],
+		      k->cpu_side[0] > 0);
+	rc |= put_num(o, "recv_cpu_vs_ceiling", k->cpu_side[1],
+		      k->cpu_side[1] > 0);
+	rc |= put_num(o, "cpu_vs_ceiling", k->cpu, k->cpu > 0);
+	return rc;
+}
+
 static int put_costs(struct json_object *o, const struct view *v,
 		     enum bench_side s, const struct row *r)
 {
 	double gib = (double)v->res->cfg->size / GIB;
-	bool refs = s == BS_XXH3 || s == BS_MEMCPY;
 	int rc = 0;
 
-	rc |= put_num(o, "cpu_s_per_GiB_send", r->cpu_send / gib,
-		      r->ok && !refs && r->cpu_send >= 0);
-	rc |= put_num(o, "cpu_s_per_GiB_recv", r->cpu_recv / gib,
-		      r->ok && !refs && r->cpu_recv >= 0);
 	rc |= put_num(o, "cpu_s_per_GiB", r->cpu_total / gib, r->ok);
 	rc |= put_num(o, "cores_busy", cores_busy(r), r->ok);
 	rc |= put_num(o, "peak_rss_MiB", r->rss_mib, r->ok);
@@ -525,14 +744,17 @@ static int json_row(FILE *f, const struct view *v, int w, enum bench_side s,
 		    const struct row *r)
 {
 	struct json_object *o = json_object_new_object();
+	struct check k;
 	int rc;
 
 	if (!o)
 		return -ENOMEM;
+	check_any(v, w, s, r, &k);
 	rc = put_str(o, "side", bench_side_name(s));
 	rc |= put_where(o, v, w);
 	rc |= put_status(o, r);
-	rc |= put_speeds(o, v, w, s, r);
+	rc |= put_speeds(o, v, r, &k);
+	rc |= put_cpu(o, v, s, r, &k);
 	rc |= put_costs(o, v, s, r);
 	rc |= put_machine(o, v);
 	if (!rc) {

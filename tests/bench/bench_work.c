@@ -3,7 +3,8 @@
  * The measurements of scripts/bench mem, each run once in a process the
  * driver forked for it: the references (XXH3-128, memcpy, on one
  * thread), each side's ceiling (its unavoidable work alone, on the
- * threads a push's pool has) and the pushes over the in-memory fabric.
+ * threads a push's pool has) and the pushes over the in-memory fabric,
+ * with the CPU of every thread of each side.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -25,6 +26,8 @@
 #include "rdmapush/config.h"
 #include "rdmapush/session.h"
 #include "rdmapush/trace.h"
+/* RP_PARTIAL_NAMED_MIN: where the receiver keeps a partial. */
+#include "../../src/session_int.h"
 
 #include "bench.h"
 
@@ -75,6 +78,7 @@ void bench_usage_now(struct bench_usage *u)
 		memset(&ru, 0, sizeof(ru));
 	u->vcsw = ru.ru_nvcsw;
 	u->ivcsw = ru.ru_nivcsw;
+	u->threads = 1;
 }
 
 void bench_usage_since(struct bench_usage *u)
@@ -87,6 +91,14 @@ void bench_usage_since(struct bench_usage *u)
 	u->ivcsw = now.ivcsw - u->ivcsw;
 }
 
+static void usage_add(struct bench_usage *sum, const struct bench_usage *u)
+{
+	sum->cpu += u->cpu;
+	sum->vcsw += u->vcsw;
+	sum->ivcsw += u->ivcsw;
+	sum->threads += u->threads;
+}
+
 /* Store one side's usage in the run. */
 static void put_usage(struct bench_run *r, const struct bench_usage *u,
 		      bool recv_side)
@@ -95,10 +107,12 @@ static void put_usage(struct bench_run *r, const struct bench_usage *u,
 		r->cpu_recv = u->cpu;
 		r->vcsw_recv = u->vcsw;
 		r->ivcsw_recv = u->ivcsw;
+		r->threads_recv = u->threads;
 	} else {
 		r->cpu_send = u->cpu;
 		r->vcsw_send = u->vcsw;
 		r->ivcsw_send = u->ivcsw;
+		r->threads_send = u->threads;
 	}
 }
 
@@ -127,18 +141,16 @@ static void sw_start(struct stopwatch *sw)
 	bench_usage_now(&sw->use);
 }
 
-/* The calling thread's usage, plus others' (NULL: none), is the side's. */
+/* The side's usage: the calling thread's (a reference's one thread; a
+ * ceiling's open, fold and commit), plus its threads' (NULL: none). */
 static void sw_stop(struct stopwatch *sw, struct bench_run *r,
-		    bool recv_side, const struct bench_usage *others)
+		    bool recv_side, const struct bench_usage *threads)
 {
 	bench_usage_since(&sw->use);
 	r->seconds = rp_now() - sw->wall;
 	r->cpu_total = process_cpu() - sw->cpu_total;
-	if (others) {
-		sw->use.cpu += others->cpu;
-		sw->use.vcsw += others->vcsw;
-		sw->use.ivcsw += others->ivcsw;
-	}
+	if (threads)
+		usage_add(&sw->use, threads);
 	put_usage(r, &sw->use, recv_side);
 }
 
@@ -241,8 +253,13 @@ out_src:
 
 /* ---------------------------------------------------------------------
  * Ceilings: each side's unavoidable work on real files, on c->threads
- * threads, chunk i to thread i % threads, the share a pool of that many
- * workers gets. Wall time is over all of them.
+ * threads that take the chunks as a push's pool of that many workers
+ * does, the next one in order to whichever thread is free (an atomic
+ * counter in place of its FIFO queue), while the calling thread only
+ * waits, as the push's driving thread mostly does. A thread the
+ * machine's other load delays so leaves its chunks to the others, and
+ * the ceiling's wall time is its work over the cores it got, as the
+ * push's is. Wall time is over all of them.
  */
 
 static int join(pthread_t t, const char *who)
@@ -256,10 +273,11 @@ static int join(pthread_t t, const char *who)
 
 struct ceil;
 
-/* One thread of a ceiling; thread 0 is the calling thread. */
+/* One thread of a ceiling: a worker of the push's pool. */
 struct ceil_thread {
 	struct ceil *x;
 	uint32_t id;
+	uint64_t taken;			/* chunks this thread took so far */
 	uint8_t *bounce;		/* ceiling-recv: the copy's target */
 	pthread_t tid;
 	struct bench_usage use;		/* the thread's, in its share */
@@ -278,20 +296,21 @@ struct ceil {
 	struct rp_dst dst;		/* ceiling-recv */
 	pthread_mutex_t dst_lock;
 	bool copy;			/* ceiling-recv: out of the slot */
+	uint64_t next;			/* the next chunk to take */
 	int failed;			/* set by a failing thread: all stop */
 };
 
 /*
- * Thread id's slot for chunk seq. Each thread owns per slots, so no two
- * threads fill one slot at once (in a push the window guarantees that);
- * with one thread this is slot().
+ * Thread t's slot for the chunk it takes now. Each thread owns per
+ * slots and cycles through them, so no two threads fill one slot at
+ * once (in a push the window guarantees that).
  */
-static uint8_t *ceil_slot(const struct ceil *x, uint32_t id, uint64_t seq)
+static uint8_t *ceil_slot(const struct ceil_thread *t)
 {
-	uint64_t k = seq / x->c->threads;
+	const struct ceil *x = t->x;
 
-	return x->ring + ((size_t)id * x->per + (size_t)(k % x->per)) *
-	       x->c->chunk;
+	return x->ring + ((size_t)t->id * x->per +
+			  (size_t)(t->taken % x->per)) * x->c->chunk;
 }
 
 /* The sender's work on chunk seq: pread it into its slot, hash it. */
@@ -299,7 +318,7 @@ static int send_chunk(struct ceil_thread *t, uint64_t seq)
 {
 	struct ceil *x = t->x;
 	uint32_t len = chunk_len(x->c, seq);
-	uint8_t *p = ceil_slot(x, t->id, seq);
+	uint8_t *p = ceil_slot(t);
 	int rc = rp_fileio_src_read(&x->src, p, len, seq * x->c->chunk);
 
 	if (!rc)
@@ -312,15 +331,16 @@ static int send_chunk(struct ceil_thread *t, uint64_t seq)
  * free for the next write), hash, pwrite; with no copy, hash + pwrite
  * from the slot (the receiver before issue 8), so the two rows show what
  * the copy costs. As in a push, only the reservation and the accounting
- * of rp_dst are under a lock; the write itself (rp_fileio_dst_put) runs
- * on the thread (Linux still takes the file's inode lock for each
- * buffered write).
+ * of rp_dst are under a lock (the push's driving thread does them); the
+ * write itself (rp_fileio_dst_put, with its write-behind) runs on the
+ * thread (Linux still takes the file's inode lock for each buffered
+ * write).
  */
 static int recv_chunk(struct ceil_thread *t, uint64_t seq)
 {
 	struct ceil *x = t->x;
 	uint32_t len = chunk_len(x->c, seq);
-	uint8_t *p = ceil_slot(x, t->id, seq);
+	uint8_t *p = ceil_slot(t);
 	struct rp_dst_put w;
 	int rc;
 
@@ -341,25 +361,28 @@ static int recv_chunk(struct ceil_thread *t, uint64_t seq)
 	return rc;
 }
 
-/* Thread t's share: chunks id, id + threads, ... until any fails. */
+/* Thread t's share: the next chunk not taken, until none is left or
+ * any thread fails. */
 static int ceil_share(struct ceil_thread *t)
 {
 	struct ceil *x = t->x;
 	uint64_t n = nchunks(x->c);
 
-	for (uint64_t seq = t->id; seq < n; seq += x->c->threads) {
+	for (;;) {
+		uint64_t seq = __atomic_fetch_add(&x->next, 1,
+						  __ATOMIC_RELAXED);
 		int rc;
 
 		/* Another thread failed and said so: stop quietly. */
-		if (__atomic_load_n(&x->failed, __ATOMIC_RELAXED))
+		if (seq >= n || __atomic_load_n(&x->failed, __ATOMIC_RELAXED))
 			return 0;
 		rc = x->fn(t, seq);
+		t->taken++;
 		if (rc) {
 			__atomic_store_n(&x->failed, 1, __ATOMIC_RELAXED);
 			return rc;
 		}
 	}
-	return 0;
 }
 
 static void *ceil_main(void *arg)
@@ -373,25 +396,18 @@ static void *ceil_main(void *arg)
 	return NULL;
 }
 
-static void usage_add(struct bench_usage *sum, const struct bench_usage *u)
-{
-	sum->cpu += u->cpu;
-	sum->vcsw += u->vcsw;
-	sum->ivcsw += u->ivcsw;
-}
-
 /*
- * Every share: thread 0's in the calling thread (its stopwatch measures
- * it), the others' in threads of their own, whose usage is summed into
- * *others. 0 or the first error (reported).
+ * Every share, each in a thread of its own, whose usage is summed into
+ * *use, while the calling thread waits. 0 or the first error
+ * (reported).
  */
-static int ceil_run(struct ceil *x, struct bench_usage *others)
+static int ceil_run(struct ceil *x, struct bench_usage *use)
 {
 	uint32_t n = x->c->threads;
 	uint32_t started;
 	int rc = 0;
 
-	for (started = 1; started < n; started++) {
+	for (started = 0; started < n; started++) {
 		int e = pthread_create(&x->t[started].tid, NULL, ceil_main,
 				       &x->t[started]);
 
@@ -403,15 +419,12 @@ static int ceil_run(struct ceil *x, struct bench_usage *others)
 			break;
 		}
 	}
-	x->t[0].rc = ceil_share(&x->t[0]);
-	if (!rc)
-		rc = x->t[0].rc;
-	for (uint32_t i = 1; i < started; i++) {
+	for (uint32_t i = 0; i < started; i++) {
 		int e = join(x->t[i].tid, "ceiling thread");
 
 		if (!rc)
 			rc = e ? e : x->t[i].rc;
-		usage_add(others, &x->t[i].use);
+		usage_add(use, &x->t[i].use);
 	}
 	return rc;
 }
@@ -432,8 +445,8 @@ static void ceil_free(struct ceil *x)
 /*
  * A ceiling's buffers, allocated (the ring's pages mapped) before its
  * clock starts: each thread's share of the ring's window slots (at
- * least one), its bounce buffer, a digest per chunk. 0 or -ENOMEM
- * (reported); ceil_free() in either case.
+ * least one), its bounce buffer (the pool worker's scratch), a digest
+ * per chunk. 0 or -ENOMEM (reported); ceil_free() in either case.
  */
 static int ceil_new(struct ceil *x, const struct bench_cfg *c,
 		    int (*fn)(struct ceil_thread *t, uint64_t seq), bool copy)
@@ -479,7 +492,7 @@ static void ceil_fold(const struct ceil *x, struct rp_csum *cs)
 static int ceil_send(const struct bench_cfg *c, const struct bench_fs *fs,
 		     struct bench_run *r)
 {
-	struct bench_usage others = { 0 };
+	struct bench_usage use = { 0 };
 	struct rp_csum *cs = NULL;
 	struct stopwatch sw;
 	struct ceil x;
@@ -492,10 +505,10 @@ static int ceil_send(const struct bench_cfg *c, const struct bench_fs *fs,
 	sw_start(&sw);
 	rc = rp_fileio_src_open(&x.src, fs->src);
 	if (!rc)
-		rc = ceil_run(&x, &others);
+		rc = ceil_run(&x, &use);
 	ceil_fold(&x, cs);
 	rp_fileio_src_close(&x.src);
-	sw_stop(&sw, r, false, &others);
+	sw_stop(&sw, r, false, &use);
 	r->bytes = c->size;
 out:
 	rp_csum_free(cs);
@@ -504,14 +517,33 @@ out:
 }
 
 /*
+ * The receiver's temporary file, opened as a push's receiver opens one
+ * of this size (session_recv.c create()): from RP_PARTIAL_NAMED_MIN on
+ * under its partial's name, below it an O_TMPFILE; either reserves
+ * (fallocate) its first RP_FILEIO_RESERVE_STEP bytes and the rest as
+ * the writes come. The push also writes the partial's journal as it
+ * goes: that is for --resume, not for the bytes (--no-partials drops
+ * it), so the ceiling leaves it out.
+ */
+static int ceil_recv_open(struct ceil *x, const struct bench_cfg *c,
+			  const struct bench_fs *fs)
+{
+	if (c->size >= RP_PARTIAL_NAMED_MIN)
+		return rp_fileio_dst_open_kept(&x->dst, fs->dirfd, BENCH_DST,
+					       NULL, c->size, false);
+	return rp_fileio_dst_open_at(&x->dst, fs->dirfd, BENCH_DST, NULL,
+				     c->size, false);
+}
+
+/*
  * The receiver's, with what a push's receiver does around it: open
- * (O_TMPFILE, fallocate) before, the fold and the commit (fsync, link,
- * fsync of the directory) after. The commit is also timed alone.
+ * before, the fold and the commit (fsync, rename or link, fsync of the
+ * directory) after. The commit is also timed alone.
  */
 static int ceil_recv(const struct bench_cfg *c, const struct bench_fs *fs,
 		     struct bench_run *r, bool copy)
 {
-	struct bench_usage others = { 0 };
+	struct bench_usage use = { 0 };
 	struct rp_csum *cs = NULL;
 	struct stopwatch sw;
 	struct ceil x;
@@ -523,15 +555,15 @@ static int ceil_recv(const struct bench_cfg *c, const struct bench_fs *fs,
 	if (rc)
 		goto out;
 	sw_start(&sw);
-	rc = rp_fileio_dst_open(&x.dst, fs->dirfd, BENCH_DST, c->size, false);
+	rc = ceil_recv_open(&x, c, fs);
 	if (!rc)
-		rc = ceil_run(&x, &others);
+		rc = ceil_run(&x, &use);
 	ceil_fold(&x, cs);
 	t = rp_now();
 	if (!rc)
 		rc = rp_fileio_dst_commit(&x.dst, false);
 	r->sync_seconds = rp_now() - t;
-	sw_stop(&sw, r, true, &others);
+	sw_stop(&sw, r, true, &use);
 	r->bytes = c->size;
 	rp_fileio_dst_abort(&x.dst);
 out:
@@ -539,10 +571,82 @@ out:
 	ceil_free(&x);
 	return rc;
 }
-
 /* ---------------------------------------------------------------------
  * Pushes: two threads over a socketpair and the in-memory fabric
  */
+
+/*
+ * Every thread of each side of a push. The session starts its pool's
+ * workers itself (src/pool.c), so the benchmark links with
+ * -Wl,--wrap=pthread_create (Makefile.am): a thread created by a
+ * thread of a side (the side's job thread, which sets side_of_thread)
+ * belongs to that side too, and its usage, taken in the thread itself
+ * just before its start routine returns, is added to the side's. The
+ * library's threads all return from their start routine (no
+ * pthread_exit, no cancellation), so none is missed.
+ */
+int __real_pthread_create(pthread_t *t, const pthread_attr_t *attr,
+			  void *(*fn)(void *), void *arg);
+int __wrap_pthread_create(pthread_t *t, const pthread_attr_t *attr,
+			  void *(*fn)(void *), void *arg);
+
+/* 0: the sending side, 1: the receiving side, -1: neither. */
+static __thread int side_of_thread = -1;
+
+static struct {
+	pthread_mutex_t lock;
+	struct bench_usage use[2];	/* threads started by each side */
+} side_threads = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+struct side_start {
+	void *(*fn)(void *);
+	void *arg;
+	int side;
+};
+
+static void *side_thread_main(void *arg)
+{
+	struct side_start st = *(struct side_start *)arg;
+	struct bench_usage use;
+	void *ret;
+
+	free(arg);
+	side_of_thread = st.side;
+	bench_usage_now(&use);
+	ret = st.fn(st.arg);
+	bench_usage_since(&use);
+	pthread_mutex_lock(&side_threads.lock);
+	usage_add(&side_threads.use[st.side], &use);
+	pthread_mutex_unlock(&side_threads.lock);
+	return ret;
+}
+
+int __wrap_pthread_create(pthread_t *t, const pthread_attr_t *attr,
+			  void *(*fn)(void *), void *arg)
+{
+	struct side_start *st;
+	int e;
+
+	if (side_of_thread < 0)
+		return __real_pthread_create(t, attr, fn, arg);
+	st = malloc(sizeof(*st));
+	if (!st)
+		return EAGAIN;
+	*st = (struct side_start){ .fn = fn, .arg = arg,
+				   .side = side_of_thread };
+	e = __real_pthread_create(t, attr, side_thread_main, st);
+	if (e)
+		free(st);
+	return e;
+}
+
+/* The usage of the threads side started, all joined by now. */
+static void side_threads_usage(int side, struct bench_usage *out)
+{
+	pthread_mutex_lock(&side_threads.lock);
+	*out = side_threads.use[side];
+	pthread_mutex_unlock(&side_threads.lock);
+}
 
 static void opts_for(struct rp_config *o, const struct bench_cfg *c)
 {
@@ -584,10 +688,13 @@ static void *job_main(void *arg)
 {
 	struct bench_job *j = arg;
 
-	/* For perf and top: which side a thread is (best effort). */
-	(void)pthread_setname_np(pthread_self(), j->fn == real_send ||
-				 j->fn == bench_source ? "bench-send" :
+	bool send = j->fn == real_send || j->fn == bench_source;
+
+	/* For perf and top: which side a thread is (best effort); the
+	 * session's worker threads inherit the name. */
+	(void)pthread_setname_np(pthread_self(), send ? "bench-send" :
 				 "bench-recv");
+	side_of_thread = send ? 0 : 1;
 	bench_usage_now(&j->use);
 	j->rc = j->fn(j);
 	bench_usage_since(&j->use);
@@ -694,8 +801,15 @@ static int push(enum bench_side side, const struct bench_cfg *c,
 	rc = run_pair(&s, &v, &r->seconds);
 	r->cpu_total = process_cpu() - cpu;
 	r->bytes = c->size;
-	put_usage(r, &s.use, false);
-	put_usage(r, &v.use, true);
+	/* Each side: the thread that drives it and the threads it started. */
+	for (int k = 0; k < 2; k++) {
+		struct bench_job *j = k ? &v : &s;
+		struct bench_usage use;
+
+		side_threads_usage(k, &use);
+		usage_add(&use, &j->use);
+		put_usage(r, &use, k == 1);
+	}
 out:
 	free(one);
 	return rc;

@@ -45,20 +45,30 @@ static void *recv_thread(void *arg)
 	return NULL;
 }
 
-/* A free TCP port, by asking the kernel for one. */
+/*
+ * A free TCP port below the kernel's ephemeral range (32768 and up by
+ * default): one the kernel hands out could be taken by another test's
+ * outgoing connection between our check and the receiver's bind. Tried
+ * from a pseudo-random start, since tests run side by side.
+ */
 static int free_port(void)
 {
-	struct sockaddr_in a = { .sin_family = AF_INET };
-	socklen_t len = sizeof(a);
-	int s = socket(AF_INET, SOCK_STREAM, 0), port = -1;
+	int start = 20000 + (int)(getpid() * 7919u % 12000u);
 
-	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	if (s >= 0 && !bind(s, (struct sockaddr *)&a, sizeof(a)) &&
-	    !getsockname(s, (struct sockaddr *)&a, &len))
-		port = ntohs(a.sin_port);
-	if (s >= 0)
+	for (int i = 0; i < 12000; i++) {
+		struct sockaddr_in a = { .sin_family = AF_INET };
+		int port = 20000 + (start - 20000 + i) % 12000;
+		int s = socket(AF_INET, SOCK_STREAM, 0), ok;
+
+		if (s < 0)
+			return -1;
+		a.sin_port = htons((uint16_t)port);
+		ok = !bind(s, (struct sockaddr *)&a, sizeof(a));
 		close(s);
-	return port;
+		if (ok)
+			return port;
+	}
+	return -1;
 }
 
 /* Whether something listens on port: our bind to it fails. A connect

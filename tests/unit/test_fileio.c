@@ -1856,6 +1856,25 @@ static void test_partial_kept_from_start(void **state)
 
 /* A torn journal, or a partial shorter than its journal says, is never
  * believed: both are removed and nothing is found. */
+/* A batch on tmpfs has no sync to wait for; elsewhere it has, and the
+ * tests' override makes tmpfs count as elsewhere. */
+static void test_in_memory(void **state)
+{
+	int shm = open("/dev/shm", O_RDONLY | O_DIRECTORY);
+	int proc = open("/proc", O_RDONLY | O_DIRECTORY);
+
+	(void)state;
+	assert_true(shm >= 0 && proc >= 0);
+	assert_true(rp_fileio_in_memory(shm));
+	assert_false(rp_fileio_in_memory(proc));
+	assert_false(rp_fileio_in_memory(-1));
+	setenv("RDMAPUSH_SYNC_TMPFS", "1", 1);
+	assert_false(rp_fileio_in_memory(shm));
+	unsetenv("RDMAPUSH_SYNC_TMPFS");
+	close(shm);
+	close(proc);
+}
+
 static void test_partial_damaged(void **state)
 {
 	struct fixture *fx = *state;
@@ -1960,6 +1979,7 @@ int main(void)
 		FX(test_dst_direct_tmpfs, shm_fx, "tmpfs"),
 		FX(test_src_direct, disk_fx, "direct"),
 		cmocka_unit_test(test_src_direct_refused),
+		cmocka_unit_test(test_in_memory),
 		cmocka_unit_test(test_csum_vectors),
 		cmocka_unit_test(test_csum_streaming),
 		cmocka_unit_test(test_csum_hex),
