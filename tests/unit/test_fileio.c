@@ -17,6 +17,9 @@
 #include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <linux/capability.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -634,6 +637,61 @@ static void test_commit_empty(void **state)
 	assert_int_equal(rp_fileio_dst_commit(&d, false), 0);
 	check_regular(fx->dirfd, "empty", "");
 	assert_int_equal(count_entries(fx->dirfd, NULL, 0), 1);
+}
+
+/*
+ * Without CAP_DAC_READ_SEARCH, linkat(AT_EMPTY_PATH) is refused before
+ * Linux 6.10: the O_TMPFILE still gets its name, through /proc/self/fd.
+ * In a child that dropped the capability (a no-op where it never had
+ * it), with RDMAPUSH_LINK_PROC=1 too (the /proc path on any kernel),
+ * both without and with --force (a hidden name, then a rename).
+ */
+static void test_commit_without_cap(void **state)
+{
+	struct fixture *fx = *state;
+	pid_t pid = fork();
+	int status;
+
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct __user_cap_header_struct h = {
+			.version = _LINUX_CAPABILITY_VERSION_3,
+		};
+		struct __user_cap_data_struct c[2];
+		struct rp_dst d;
+		int rc;
+
+		if (syscall(SYS_capget, &h, c))
+			_exit(3);
+		c[0].effective &= ~(1u << CAP_DAC_READ_SEARCH);
+		if (syscall(SYS_capset, &h, c))
+			_exit(4);
+		/* No cmocka assert in the child: its failure would run the
+		 * rest of the suite here. */
+		for (int i = 0; i < 4; i++) {
+			const char *name = i < 2 ? "nocap.bin" : "proc.bin";
+			bool force = i % 2;
+
+			if (i == 2)
+				setenv("RDMAPUSH_LINK_PROC", "1", 1);
+			rc = rp_fileio_dst_open(&d, fx->dirfd, name,
+						strlen(text), force);
+			if (!rc)
+				rc = rp_fileio_dst_write(&d, text,
+							 strlen(text), 0);
+			if (!rc)
+				rc = rp_fileio_dst_commit(&d, force);
+			if (rc)
+				_exit(1);
+		}
+		_exit(0);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	check_regular(fx->dirfd, "nocap.bin", text);
+	check_regular(fx->dirfd, "proc.bin", text);
+	assert_int_equal(count_entries(fx->dirfd, NULL, 0), 2);
 }
 
 /* 255-byte names: the hidden temp name must be cut to fit. */
@@ -1943,6 +2001,7 @@ int main(void)
 		ANON(test_write_behind_lag),
 		BOTH(test_commit),
 		BOTH(test_commit_empty),
+		ANON(test_commit_without_cap),
 		BOTH(test_commit_long_name),
 		BOTH(test_abort),
 		ANON(test_init_abort_noop),
