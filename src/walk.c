@@ -34,10 +34,6 @@ struct rp_walk {
 	/* The tree's top directory, held from before its walk: its files
 	 * are opened from here down (rp_walk_src_open), not by path. */
 	int root_fd;
-	/* The directory the tree's files are opened in now: opened once for
-	 * a run of them (they come directory by directory), not from the
-	 * top for each. */
-	struct rp_dir_here here;
 	FTSENT *cur;		/* the entry rp_walk_next gave last */
 	const char *top;	/* its name on the receiver */
 	char *real;		/* realpath of the source, when needed */
@@ -109,7 +105,6 @@ int rp_walk_open(struct rp_walk **wp, char *const *sources, int n,
 	w->recursive = recursive;
 	w->as_name = as_name;
 	w->root_fd = -1;
-	w->here.fd = -1;
 	*wp = w;
 	return 0;
 }
@@ -124,8 +119,6 @@ static void end_source(struct rp_walk *w)
 	}
 	w->fts = NULL;
 	w->cur = NULL;
-	/* Read only: leaving it syncs nothing. */
-	rp_fileio_here_leave(&w->here);
 	if (w->root_fd >= 0)
 		close(w->root_fd);
 	w->root_fd = -1;
@@ -457,20 +450,12 @@ int rp_walk_next(struct rp_walk *w, struct rp_walk_entry *e)
 	}
 }
 
-int rp_walk_src_open(struct rp_walk *w, const struct rp_walk_entry *e,
+int rp_walk_src_open(const struct rp_walk *w, const struct rp_walk_entry *e,
 		     struct rp_src *s)
 {
-	const char *leaf;
-	int pfd, rc;
-
 	if (!e->rel)
 		return rp_fileio_src_open(s, e->src);
-	rc = rp_fileio_here_go_to(&w->here, w->root_fd, e->rel, &pfd, &leaf);
-	if (rc) {
-		*s = (struct rp_src){ .fd = -1 };
-		return rc;
-	}
-	return rp_fileio_src_open_in(s, pfd, leaf, e->src);
+	return rp_fileio_src_open_at(s, w->root_fd, e->rel, e->src);
 }
 
 int rp_walk_dir_recheck(struct rp_walk *w, struct rp_walk_entry *e)

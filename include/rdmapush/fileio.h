@@ -186,10 +186,6 @@ int rp_fileio_src_open(struct rp_src *s, const char *path)
  */
 int rp_fileio_src_open_at(struct rp_src *s, int dirfd, const char *rel,
 			  const char *path) __attribute__((warn_unused_result));
-/* The file name in the directory dirfd (its last component: a symlink
- * is not followed). 0 or as rp_fileio_src_open(). */
-int rp_fileio_src_open_in(struct rp_src *s, int dirfd, const char *name,
-			  const char *path) __attribute__((warn_unused_result));
 /*
  * With dio->on, read s's file (a regular file, never standard input) with
  * O_DIRECT from now on, s->align its unit; where the file system refuses

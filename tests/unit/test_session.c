@@ -239,8 +239,6 @@ int __wrap_openat(int at, const char *path, int flags, ...);
 /* The receiver's thread (recv_main) counts the openat calls it makes. */
 static __thread bool in_receiver;
 static unsigned long recv_openats;
-/* Directories opened anywhere else: the sender's (its walk included). */
-static _Atomic unsigned long other_dir_openats;
 
 static bool is_dir(int fd)
 {
@@ -315,8 +313,6 @@ int __wrap_openat(int at, const char *path, int flags, ...)
 	}
 	if (in_receiver)
 		recv_openats++;
-	else if (flags & O_DIRECTORY)
-		other_dir_openats++;
 	return __real_openat(at, path, flags, mode);
 }
 
@@ -2868,35 +2864,6 @@ static void test_batch_slow_sync_no_false_timeout(void **s)
 	assert_int_equal(count_tree(e->dst), 11);
 }
 
-/*
- * The sender opens a directory once for the run of files in it, not
- * once a file: 60 files in a directory below the top cost one open of
- * it, not 60.
- */
-static void test_tree_send_opens_dir_once(void **s)
-{
-	struct env *e = *s;
-	struct srcs src = { 0 };
-	struct result r;
-
-	char p[256];
-
-	snprintf(p, sizeof(p), "%s/nest", e->src);
-	mkdir_mode(p, 0755);
-	snprintf(p, sizeof(p), "%s/nest/sub", e->src);
-	mkdir_mode(p, 0755);
-	for (int i = 0; i < 60; i++) {
-		snprintf(p, sizeof(p), "%s/nest/sub/f%02d", e->src, i);
-		make_file(p, 1 * KIB, (uint8_t)i);
-	}
-	srcs_add(&src, e, "nest");
-	other_dir_openats = 0;
-	push_srcs(e, &(struct scenario){ .recursive = true }, &src, &r);
-	assert_session_done(&r, 0);
-	assert_int_equal(count_tree(e->dst), 62);
-	assert_in_range(other_dir_openats, 1, 10);
-}
-
 static void test_tree_preserve(void **s)
 {
 	tree_case(s, 022, true, false, true);
@@ -3547,7 +3514,6 @@ int main(void)
 		T(test_tree_keep_setid_umask_0),
 		T(test_tree_deep_dirs_open_once),
 		T(test_batch_one_sync),
-		T(test_tree_send_opens_dir_once),
 		T(test_batch_sync_fails),
 		T(test_batch_slow_sync_no_false_timeout),
 		T(test_update_exists),
