@@ -121,6 +121,20 @@ int rp_xfer_send_mr(struct xfer *x, uint64_t addr, uint32_t rkey)
 	return rp_chan_send(&x->ch, RP_MSG_MR, &mr);
 }
 
+int rp_xfer_sync_due(struct xfer *x, const struct rp_sync *s, double *next)
+{
+	int rc;
+
+	if (rp_now() < *next)
+		return 0;
+	rc = rp_chan_send(&x->ch, RP_MSG_SYNC, s);
+	/* It is news only if it goes now. */
+	if (!rc)
+		rc = rp_xfer_flush(x);
+	*next = rp_now() + RP_SYNC_EVERY;
+	return rc;
+}
+
 int rp_xfer_send_fack(struct xfer *x, uint32_t id, int err, uint64_t bytes)
 {
 	struct rp_result res = {

@@ -120,13 +120,7 @@ static int sync_all(struct xfer *x, struct rp_batch *b)
 	rp_pool_submit(x->pool, &b->job);
 	while (!rc && !atomic_load_explicit(&b->synced,
 					    memory_order_acquire)) {
-		if (rp_now() >= next) {
-			rc = rp_chan_send(&x->ch, RP_MSG_SYNC, &s);
-			/* It is news only if it goes now. */
-			if (!rc)
-				rc = rp_xfer_flush(x);
-			next = rp_now() + RP_SYNC_EVERY;
-		}
+		rc = rp_xfer_sync_due(x, &s, &next);
 		if (!rc)
 			rc = rp_pool_wait(x->pool, next);
 		if (rc == RP_ETIMEOUT ||

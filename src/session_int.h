@@ -261,6 +261,10 @@ int rp_xfer_send_fack(struct xfer *x, uint32_t id, int err, uint64_t bytes);
  * hears one in time even when a step takes half a second.
  */
 #define RP_SYNC_EVERY		0.25
+/* While the receiver waits for its disk: SYNC s, sent now, once *next
+ * (rp_now() seconds) has passed, and *next moved on. 0 or the channel's
+ * failure. */
+int rp_xfer_sync_due(struct xfer *x, const struct rp_sync *s, double *next);
 /*
  * A chunk this small is read and hashed (sender) or copied, hashed and
  * written (receiver) on the session thread: handing it to a worker (a

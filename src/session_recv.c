@@ -520,16 +520,10 @@ static int sync_and_commit(struct xfer *x, struct recv_file *c)
 	while (!done) {
 		if (rp_session_stop)
 			return RP_EINTERRUPTED;
-		if (rp_now() >= next) {
-			s.synced_bytes = c->dst.synced;
-			rc = rp_chan_send(&x->ch, RP_MSG_SYNC, &s);
-			/* It is news only if it goes now. */
-			if (!rc)
-				rc = rp_xfer_flush(x);
-			if (rc)
-				return rc;
-			next = rp_now() + RP_SYNC_EVERY;
-		}
+		s.synced_bytes = c->dst.synced;
+		rc = rp_xfer_sync_due(x, &s, &next);
+		if (rc)
+			return rc;
 		rc = rp_fileio_dst_sync(&c->dst, SYNC_STEP, &done);
 		if (rc)
 			return rc;
