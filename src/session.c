@@ -252,6 +252,8 @@ int rp_xfer_next(struct xfer *x, struct rp_wc *wc, int max, double deadline,
 		return 0;
 	until = x->rl.probe > 0 && x->rl.probe < deadline ? x->rl.probe :
 		deadline;
+	if (x->wake > 0 && x->wake < until)
+		until = x->wake;
 	rc = rp_verbs_next(x->v, wc, max, watch_fd(x, watch), until);
 	if (rc == RP_ETIMEOUT && until < deadline)
 		return 0;	/* the caller's look at the link is due */

@@ -104,68 +104,93 @@ static void syncfs_job(struct rp_job *j, void *scratch)
 	atomic_store_explicit(&b->synced, true, memory_order_release);
 }
 
-/*
- * The batch's syncfs, on a worker, while this thread tells the sender
- * we are alive (SYNC), as for one large file's final sync. 0, the
- * sync's -errno (reported), or the session's failure.
- */
-static int sync_all(struct xfer *x, struct rp_batch *b)
+void rp_batch_start(struct xfer *x, struct rp_batch *b)
 {
-	struct rp_sync s = { .id = b->e[0].id, .total_bytes = b->bytes };
-	double next = rp_now() + RP_SYNC_EVERY;
-	int rc = 0;
-
+	b->busy = true;
+	b->sync_errno = 0;
+	b->next_sync = rp_now() + RP_SYNC_EVERY;
+	/* tmpfs keeps nothing past a reboot: a sync there waits for
+	 * nothing, and costs a worker's wake-up a batch. */
+	b->in_memory = rp_fileio_in_memory(b->e[0].dst.fd);
+	if (b->in_memory) {
+		atomic_store_explicit(&b->synced, true, memory_order_release);
+		return;
+	}
 	atomic_store_explicit(&b->synced, false, memory_order_relaxed);
 	b->job.run = syncfs_job;
 	rp_pool_submit(x->pool, &b->job);
-	while (!rc && !atomic_load_explicit(&b->synced,
-					    memory_order_acquire)) {
-		rc = rp_xfer_sync_due(x, &s, &next);
+}
+
+bool rp_batch_synced(const struct rp_batch *b)
+{
+	return atomic_load_explicit(&b->synced, memory_order_acquire);
+}
+
+int rp_batch_tick(struct xfer *x, struct rp_batch *b)
+{
+	struct rp_sync s = { .id = b->e[0].id, .total_bytes = b->bytes };
+
+	return rp_xfer_sync_due(x, &s, &b->next_sync);
+}
+
+/* Until the batch's syncfs ended, telling the sender we are alive
+ * (SYNC), as for one large file's final sync. 0 or the session's
+ * failure. */
+static int wait_synced(struct xfer *x, struct rp_batch *b)
+{
+	int rc = 0;
+
+	while (!rc && !rp_batch_synced(b)) {
+		rc = rp_batch_tick(x, b);
 		if (!rc)
-			rc = rp_pool_wait(x->pool, next);
+			rc = rp_pool_wait(x->pool, b->next_sync);
 		if (rc == RP_ETIMEOUT ||
 		    (rc == RP_EINTERRUPTED && !rp_session_stop))
 			rc = 0;
 		rp_pool_ack(x->pool);
 	}
 	/* The chunks' jobs that ended meanwhile woke no one: look again. */
-	rp_pool_notify(x->pool);
-	if (rc)
-		return rc;
-	if (b->sync_errno) {
-		char many[48];
-
-		snprintf(many, sizeof(many), "none of the %u files", b->n);
-		RP_ERR("syncfs(file system of %s): %s: %s waiting for it is "
-		       "stored", b->e[0].dst.shown, strerror(b->sync_errno),
-		       b->n == 1 ? "the file" : many);
-		return -b->sync_errno;
-	}
-	return 0;
+	if (!b->in_memory)
+		rp_pool_notify(x->pool);
+	return rc;
 }
 
-int rp_batch_flush(struct xfer *x, struct rp_batch *b, struct rp_tally *t)
+/* The sync's result: 0 or its -errno, reported. */
+static int sync_result(const struct rp_batch *b)
+{
+	char many[48];
+
+	if (!b->sync_errno)
+		return 0;
+	snprintf(many, sizeof(many), "none of the %u files", b->n);
+	RP_ERR("syncfs(file system of %s): %s: %s waiting for it is stored",
+	       b->e[0].dst.shown, strerror(b->sync_errno),
+	       b->n == 1 ? "the file" : many);
+	return -b->sync_errno;
+}
+
+int rp_batch_finish(struct xfer *x, struct rp_batch *b, struct rp_tally *t)
 {
 	char why[RP_TEXT_MAX + 1] = "";
 	char held[RP_TEXT_MAX + 1];
-	bool had, in_memory;
-	int rc = 0, synced;
+	bool had;
+	int rc, synced;
 
-	if (!b->n)
+	if (!b->busy)
 		return 0;
+	rc = wait_synced(x, b);
+	if (rc)
+		return rc;
 	/* The entry being answered now keeps its own reason. */
 	had = rp_trace_reason_take(held, sizeof(held));
 	rp_trace_reason_start();
-	/* tmpfs keeps nothing past a reboot: a sync there waits for
-	 * nothing, and costs a worker's wake-up a batch. */
-	in_memory = rp_fileio_in_memory(b->e[0].dst.fd);
-	synced = in_memory ? 0 : sync_all(x, b);
+	synced = sync_result(b);
 	(void)rp_trace_reason_take(why, sizeof(why));
 	RP_EV("file", "file.batch", "{files} file{files:|s} {how}, then named",
 	      EV_U("files", b->n), EV_U("bytes", b->bytes),
-	      EV_T("how", in_memory ? "in memory (tmpfs): no sync to wait "
-		   "for" : "made durable by one syncfs"),
-	      EV_B("synced", !in_memory), EV_B("ok", synced == 0));
+	      EV_T("how", b->in_memory ? "in memory (tmpfs): no sync to "
+		   "wait for" : "made durable by one syncfs"),
+	      EV_B("synced", !b->in_memory), EV_B("ok", synced == 0));
 	for (uint32_t i = 0; i < b->n; i++) {
 		struct rp_batched *e = &b->e[i];
 		int e_rc = commit_one(x, t, e, synced, why);
@@ -175,10 +200,20 @@ int rp_batch_flush(struct xfer *x, struct rp_batch *b, struct rp_tally *t)
 	}
 	b->n = 0;
 	b->bytes = 0;
+	b->busy = false;
 	rp_trace_reason_start();
 	if (had)
 		rp_trace_reason_put(held);
 	return rc;
+}
+
+int rp_batch_flush(struct xfer *x, struct rp_batch *b, struct rp_tally *t)
+{
+	if (!b->n)
+		return 0;
+	if (!b->busy)
+		rp_batch_start(x, b);
+	return rp_batch_finish(x, b, t);
 }
 
 void rp_batch_free(struct rp_batch *b)

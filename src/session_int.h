@@ -89,6 +89,9 @@ struct xfer {
 	struct rp_qp_addr remote[RP_QPS_MAX];
 	enum rp_phase phase;
 	struct rp_relink rl;
+	/* rp_xfer_next() also returns 0 (unreported) at this rp_now()
+	 * time: a SYNC is then due while a batch syncs; 0: never. */
+	double wake;
 	/* The side's progress line, once its data loop runs (or NULL). */
 	struct rp_progress *prog;
 	uint64_t done;		/* chunks the receiver has taken (credit) */
@@ -243,15 +246,16 @@ int rp_xfer_send_fack(struct xfer *x, uint32_t id, int err, uint64_t bytes);
  * The receiver's group commit (session_batch.c). Files of at most
  * RP_BATCH_FILE_MAX bytes, verified, wait with their data written but
  * not synced, up to RP_BATCH_FILES of them and RP_BATCH_BYTES in all;
- * rp_batch_flush() makes them durable with one syncfs, links each into
- * place and sends their FACKs, in order. The receiver flushes when the
- * batch is full, before any other FACK, before leaving the directory
- * the files are in, and whenever it would otherwise wait for the
- * sender: a batch costs no latency when the sender is the bound, and
- * grows while a sync runs when the disk is.
+ * one syncfs makes a batch durable, then each file is linked into place
+ * and answered (FACK), in order. Two batches take turns: while one's
+ * syncfs runs on a worker, files keep arriving into the other, so the
+ * disk and the network overlap. The receiver sends a batch to its sync
+ * when it is full and whenever it would otherwise wait for the sender,
+ * and has everything waiting named (rp_batch_flush) before any other
+ * FACK and before leaving the directory the files are in.
  */
 #define RP_BATCH_FILE_MAX	(1u << 20)
-#define RP_BATCH_FILES		128u
+#define RP_BATCH_FILES		64u
 #define RP_BATCH_BYTES		(32ull << 20)
 /*
  * While the receiver waits for the disk (a large file's final sync, a
@@ -286,6 +290,9 @@ struct rp_batch {
 	struct rp_job job;
 	int sync_errno;		/* the job's result */
 	_Atomic bool synced;	/* the job ended */
+	bool busy;		/* started, not yet finished */
+	bool in_memory;		/* tmpfs: no sync to wait for */
+	double next_sync;	/* SYNC due to the sender (rp_now()) */
 	struct rp_batched *e;	/* RP_BATCH_FILES, allocated at first use */
 	uint32_t n;
 	uint64_t bytes;
@@ -299,9 +306,23 @@ int rp_batch_add(struct rp_batch *b, struct rp_dst *d, uint32_t id,
 		 const char *path, uint64_t bytes, bool force)
 	__attribute__((warn_unused_result));
 bool rp_batch_full(const struct rp_batch *b);
-/* syncfs, then each file named, counted in t and answered (FACK). 0 or
- * the first failure to tell the sender; each file's own failure is its
- * FACK's. The reason held for the entry being answered now survives. */
+/* b (not empty) starts its syncfs on a worker; b is busy, and takes no
+ * file, until rp_batch_finish(). */
+void rp_batch_start(struct xfer *x, struct rp_batch *b);
+/* b's sync ended: rp_batch_finish() will not wait. */
+bool rp_batch_synced(const struct rp_batch *b);
+/* While b syncs: its SYNC to the sender, when b->next_sync is due. 0 or
+ * the channel's failure. */
+int rp_batch_tick(struct xfer *x, struct rp_batch *b)
+	__attribute__((warn_unused_result));
+/* Wait for a busy b's sync (telling the sender we are alive), then each
+ * file named, counted in t and answered (FACK); b is empty and free
+ * again. 0 (also when b is not busy) or the first failure to tell the
+ * sender; each file's own failure is its FACK's. The reason held for
+ * the entry being answered now survives. */
+int rp_batch_finish(struct xfer *x, struct rp_batch *b, struct rp_tally *t)
+	__attribute__((warn_unused_result));
+/* rp_batch_start() unless busy, then rp_batch_finish(). */
 int rp_batch_flush(struct xfer *x, struct rp_batch *b, struct rp_tally *t)
 	__attribute__((warn_unused_result));
 /* Drop what waits (the session failed: no FACK told the sender these

@@ -119,8 +119,9 @@ struct recv_state {
 	uint8_t key_id[RP_PARTIAL_KEY_LEN];
 	mode_t umask;
 	struct recv_file cur;
-	/* Small files verified, waiting for one sync (session_batch.c). */
-	struct rp_batch batch;
+	/* Small files verified, waiting for one sync (session_batch.c):
+	 * the batch that takes files, and the one before it, syncing. */
+	struct rp_batch batch, syncing;
 	uint32_t next_id;	/* the FILE id we expect next */
 	bool fin_seen;
 	/* The directory entries arrive in now (rp_fileio_here_go_to). */
@@ -185,12 +186,51 @@ static int accept_hello(struct xfer *x, struct recv_state *r,
 
 /* ---- results per entry ---- */
 
-/* The files waiting for their sync: durable, named in the directory we
- * are in (so its fsync on leaving covers them), answered. */
+/* The syncing batch's files, once its sync ended (or now, when wait):
+ * named in the directory we are in (its fsync on leaving covers them),
+ * answered. */
+static int reap(struct xfer *x, struct recv_state *r, bool wait)
+{
+	if (!r->syncing.busy || (!wait && !rp_batch_synced(&r->syncing)))
+		return 0;
+	r->here.dirty = true;
+	return rp_batch_finish(x, &r->syncing, &r->tally);
+}
+
+/* The filling batch starts its sync, after the one before it is done
+ * (FACKs keep the entries' order); new files go to the other. */
+static int sync_behind(struct xfer *x, struct recv_state *r)
+{
+	struct rp_batch b;
+	int rc = reap(x, r, true);
+
+	if (rc || !r->batch.n)
+		return rc;
+	b = r->syncing;
+	r->syncing = r->batch;
+	r->batch = b;
+	rp_batch_start(x, &r->syncing);
+	return 0;
+}
+
+/* The batch syncing behind us: answered once its sync ended; until
+ * then the sender hears we are alive (SYNC). */
+static int behind(struct xfer *x, struct recv_state *r)
+{
+	int rc = reap(x, r, false);
+
+	if (!rc && r->syncing.busy)
+		rc = rp_batch_tick(x, &r->syncing);
+	return rc;
+}
+
+/* Every file waiting for its sync: durable, named, answered, now. */
 static int flush(struct xfer *x, struct recv_state *r)
 {
-	if (!r->batch.n)
-		return 0;
+	int rc = reap(x, r, true);
+
+	if (rc || !r->batch.n)
+		return rc;
 	r->here.dirty = true;
 	return rp_batch_flush(x, &r->batch, &r->tally);
 }
@@ -568,7 +608,7 @@ static int stage(struct xfer *x, struct recv_state *r)
 	file_close(c);
 	if (err)
 		return entry_done(x, r, &c->meta, err, 0);
-	return rp_batch_full(&r->batch) ? flush(x, r) : 0;
+	return rp_batch_full(&r->batch) ? sync_behind(x, r) : 0;
 }
 
 /* Data and FEND in: verify, commit (a small file: stage), answer. Only
@@ -1112,16 +1152,21 @@ static int session_loop(struct xfer *x, struct recv_state *r)
 		bool owed = r->landed < r->credit_sent + x->window;
 		double t;
 
+		rc = behind(x, r);
+		if (rc)
+			break;
 		/* Nothing to take now: what we owe goes before we wait
-		 * (the files waiting named, all the credit given). */
-		if ((r->batch.n || r->credit_sent != x->done) &&
-		    !rp_xfer_ctrl_now(x)) {
-			rc = flush(x, r);
+		 * (the files waiting to their sync, all the credit). */
+		if (((r->batch.n && !r->syncing.busy) ||
+		     r->credit_sent != x->done) && !rp_xfer_ctrl_now(x)) {
+			rc = sync_behind(x, r);
 			if (!rc)
 				rc = give_credit(x, r, true);
 			if (rc)
 				break;
 		}
+		/* The batch syncing behind us owes the sender a SYNC. */
+		x->wake = r->syncing.busy ? r->syncing.next_sync : 0;
 		t = rp_now();
 
 		/* Not reading the control channel, we would not see a
@@ -1165,6 +1210,7 @@ static int session_loop(struct xfer *x, struct recv_state *r)
 		rp_progress_update(&r->prog, r->tally.landed);
 		rp_session_progress(x, r->tally.landed);
 	}
+	x->wake = 0;
 	/* FIN is in: the last files waiting are answered before ACK. */
 	if (!rc)
 		rc = flush(x, r);
@@ -1258,6 +1304,7 @@ static void release(struct recv_state *r)
 {
 	if (r->cur.open)
 		file_close(&r->cur);
+	rp_batch_free(&r->syncing);
 	rp_batch_free(&r->batch);
 	/* Entries already committed stay: sync what we can. */
 	rp_fileio_here_leave(&r->here);

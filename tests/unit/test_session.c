@@ -221,6 +221,9 @@ static volatile bool dir_fsync_fails;
 static volatile bool syncfs_fails;	/* the group commit's sync: EIO */
 /* Calls the receiver made: fsync of regular files, syncfs (a worker's). */
 static _Atomic unsigned long file_fsyncs, syncfs_calls;
+/* A syncfs is in its (slow) wait now; files the receiver opened then. */
+static _Atomic bool syncfs_waiting;
+static _Atomic unsigned long opens_while_syncing;
 static volatile uint64_t nospc_past;	/* pwrite past this offset: ENOSPC */
 
 int __real_sync_file_range(int fd, off_t off, off_t n, unsigned int flags);
@@ -273,8 +276,10 @@ int __wrap_fsync(int fd)
 int __wrap_syncfs(int fd)
 {
 	syncfs_calls++;
+	syncfs_waiting = true;
 	if (sync_ms)
 		usleep(sync_ms * 1000);
+	syncfs_waiting = false;
 	if (syncfs_fails) {
 		errno = EIO;
 		return -1;
@@ -313,6 +318,8 @@ int __wrap_openat(int at, const char *path, int flags, ...)
 	}
 	if (in_receiver)
 		recv_openats++;
+	if (in_receiver && syncfs_waiting)
+		opens_while_syncing++;
 	return __real_openat(at, path, flags, mode);
 }
 
@@ -2819,6 +2826,36 @@ static void test_batch_one_sync(void **s)
 }
 
 /*
+ * While one batch's sync waits for the disk, the next batch's files
+ * keep arriving: the disk and the network overlap. FACKs still come
+ * in order (the sender refuses any other).
+ */
+static void test_batch_sync_overlaps(void **s)
+{
+	struct env *e = *s;
+	struct srcs src = { 0 };
+	struct result r;
+
+	make_small_files(e, &src, 200, 4 * KIB);
+	opens_while_syncing = 0;
+	setenv("RDMAPUSH_SYNC_TMPFS", "1", 1);
+	push_srcs(e, &(struct scenario){ .recursive = true, .sync_ms = 50 },
+		  &src, &r);
+	unsetenv("RDMAPUSH_SYNC_TMPFS");
+	assert_session_done(&r, 0);
+	assert_int_equal(r.send_out.failed, 0);
+	/* The directory and its files, each checked whole. */
+	assert_int_equal(count_tree(e->dst), 201);
+	for (int i = 0; i < 200; i += 37) {
+		char name[64];
+
+		snprintf(name, sizeof(name), "small/f%03d", i);
+		assert_arrived(e, name);
+	}
+	assert_true(opens_while_syncing >= 1);
+}
+
+/*
  * The batch's sync fails: no file of it may get its name (a name is
  * given only to data on disk), each is reported failed to the sender,
  * and the push fails.
@@ -3514,6 +3551,7 @@ int main(void)
 		T(test_tree_keep_setid_umask_0),
 		T(test_tree_deep_dirs_open_once),
 		T(test_batch_one_sync),
+		T(test_batch_sync_overlaps),
 		T(test_batch_sync_fails),
 		T(test_batch_slow_sync_no_false_timeout),
 		T(test_update_exists),
