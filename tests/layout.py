@@ -124,6 +124,8 @@ include/rdmapush/fileio.h           services  files
 include/rdmapush/partial.h          services  files
 src/walk.c                          services  files
 include/rdmapush/walk.h             services  files
+src/hostlist.c                      services  hostlist
+include/rdmapush/hostlist.h         services  hostlist
 
 src/trace.c                         base      trace
 include/rdmapush/trace.h            base      trace
