@@ -8,7 +8,8 @@
 # - a push of 500 files over the in-memory fabric (bench_tree) takes
 #   one fcntl(2) a file (opening a source takes no dup(2) and no
 #   F_GETFL) and no flock(2) or fchmod(2) (the receiver makes its
-#   O_TMPFILE with the file's mode, and locks one only for --force).
+#   O_TMPFILE with the file's mode, and locks one only for --force),
+#   and FILE and FEND go to the control socket 8 files to a write.
 # Skipped (77) without strace or where it cannot trace.
 set -eu
 N=500
@@ -52,8 +53,13 @@ calls() {
 fcntl=$(calls fcntl)
 flock=$(calls flock)
 fchmod=$(calls fchmod)
-echo "tree_syscalls: $N files: fcntl $fcntl, flock $flock, fchmod $fchmod"
+sendto=$(calls sendto)
+echo "tree_syscalls: $N files: fcntl $fcntl, flock $flock, fchmod $fchmod," \
+	"sendto $sendto"
 # A few for the sessions' sockets and descriptors, besides the files'.
 [ "$fcntl" -le $((N + N / 10)) ] || fail "fcntl: $fcntl calls for $N files"
 [ "$flock" -le $((N / 10)) ] || fail "flock: $flock calls for $N files"
 [ "$fchmod" -le $((N / 10)) ] || fail "fchmod: $fchmod calls for $N files"
+# Both sides' messages: the sender's (it made one write a file) and the
+# receiver's, its FACKs in batches: some 260 for 500 files, 565 before.
+[ "$sendto" -le $((N * 2 / 3)) ] || fail "sendto: $sendto calls for $N files"
