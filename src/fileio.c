@@ -139,7 +139,6 @@ static int src_open(struct rp_src *s, int at, const char *name,
 		    const char *path)
 {
 	struct stat st;
-	int flags;
 	int rc;
 	int fd;
 
@@ -161,8 +160,9 @@ static int src_open(struct rp_src *s, int at, const char *name,
 		rc = RP_ENOTREG;
 		goto err_close;
 	}
-	flags = fcntl(fd, F_GETFL);
-	if (flags < 0 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) < 0) {
+	/* Of the flags F_SETFL sets, the open above gave only O_NONBLOCK:
+	 * no F_GETFL needed to clear it alone. */
+	if (fcntl(fd, F_SETFL, 0) < 0) {
 		rc = -errno;
 		RP_ERR("fcntl(%s, F_SETFL): %s", path, strerror(-rc));
 		goto err_close;
@@ -197,11 +197,12 @@ int rp_fileio_src_open_at(struct rp_src *s, int dirfd, const char *rel,
 	*s = (struct rp_src){ .fd = -1 };
 	/* Every directory level without following a link, as the
 	 * receiver goes down its own tree. */
-	rc = rp_fileio_open_parent(dirfd, rel, &pfd, &leaf);
+	rc = rp_fileio_parent_of(dirfd, rel, &pfd, &leaf);
 	if (rc)
 		return rc;
 	rc = src_open(s, pfd, leaf, path);
-	close(pfd);
+	if (pfd != dirfd)
+		close(pfd);
 	return rc;
 }
 

@@ -133,12 +133,13 @@ static bool proc_fd_usable(int fd)
 	return usable;
 }
 
-/* An anonymous temp file: 1 if made, 0 if unsupported here, or -errno. */
-static int create_anon(struct rp_dst *d)
+/* An anonymous temp file made with mode: 1 if made, 0 if unsupported
+ * here, or -errno. */
+static int create_anon(struct rp_dst *d, mode_t mode)
 {
 	int fd;
 
-	fd = openat(d->dirfd, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
+	fd = openat(d->dirfd, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, mode);
 	if (fd < 0) {
 		int e = errno;
 
@@ -364,25 +365,22 @@ static int reserve(struct rp_dst *d, uint64_t upto)
 }
 
 /*
- * The temporary file, created 0600 (the umask may only take bits away):
- * what is being written may be a secret, and nobody else reads a file
- * before it is complete. The final mode comes at the end (apply_attrs).
+ * The temporary file. A named one is created 0600 (the umask may only
+ * take bits away): what is being written may be a secret, and nobody
+ * else reads a file before it is complete. An O_TMPFILE has no name to
+ * be opened by, so it gets its final mode at once (mode: 0600 when the
+ * caller did not say) unless that has a setuid, setgid or sticky bit,
+ * which only apply_attrs() sets, at the end, as it does any mode the
+ * umask cut.
  */
-static int create_file(struct rp_dst *d)
+static int create_file(struct rp_dst *d, uint32_t mode)
 {
 	int rc = 0;
 
 	if (!getenv("RDMAPUSH_NO_TMPFILE"))
-		rc = create_anon(d);
+		rc = create_anon(d, (mode & 07000) ? 0600 : mode & 0777);
 	if (rc < 0)
 		return rc;
-	/* The lock also covers the hidden name a --force commit links. */
-	if (rc == 1 && flock(d->fd, LOCK_EX | LOCK_NB) < 0) {
-		rc = -errno;
-		RP_ERR("flock(temporary file for %s): %s", d->shown,
-		       strerror(-rc));
-		return rc;
-	}
 	if (rc == 0)
 		return create_named(d);
 	return 0;
@@ -440,17 +438,17 @@ static int create_kept(struct rp_dst *d)
 
 	if (rp_partial_name(d->name, false, pname) ||
 	    rp_partial_name(d->name, true, jname))
-		return create_file(d);
+		return create_file(d, 0600);
 	for (int i = 0; i < 2 && fd < 0; i++) {
 		fd = openat(d->dirfd, pname, flags, 0600);
 		if (fd < 0 && (errno != EEXIST ||
 			       !unlink_unheld(d->dirfd, pname, -1, NULL)))
-			return create_file(d);
+			return create_file(d, 0600);
 	}
 	if (fd < 0 || lock_tmp(d->dirfd, fd, pname)) {
 		if (fd >= 0)
 			close(fd);
-		return create_file(d);
+		return create_file(d, 0600);
 	}
 	/* Its journal describes what is no longer there. */
 	(void)unlinkat(d->dirfd, jname, 0);
@@ -461,8 +459,10 @@ static int create_kept(struct rp_dst *d)
 	return 0;
 }
 
+/* kept: under the partial's name; else an O_TMPFILE made with mode. */
 static int open_dst(struct rp_dst *d, int dirfd, const char *name,
-		    const char *path, uint64_t size, bool force, bool kept)
+		    const char *path, uint64_t size, bool force, bool kept,
+		    uint32_t mode)
 {
 	int rc = dst_begin(d, dirfd, name, path, size);
 
@@ -471,7 +471,7 @@ static int open_dst(struct rp_dst *d, int dirfd, const char *name,
 	if (!rc)
 		rc = check_space(d, size);
 	if (!rc)
-		rc = kept ? create_kept(d) : create_file(d);
+		rc = kept ? create_kept(d) : create_file(d, mode);
 	/* RDMAPUSH_NO_FALLOCATE: as on a file system without it (tests). A
 	 * small file's blocks are claimed by its one write just as well. */
 	if (!rc && (size <= SMALL_FILE || getenv("RDMAPUSH_NO_FALLOCATE")))
@@ -494,13 +494,20 @@ err_abort:
 int rp_fileio_dst_open_at(struct rp_dst *d, int dirfd, const char *name,
 			  const char *path, uint64_t size, bool force)
 {
-	return open_dst(d, dirfd, name, path, size, force, false);
+	return open_dst(d, dirfd, name, path, size, force, false, 0600);
+}
+
+int rp_fileio_dst_open_as(struct rp_dst *d, int dirfd, const char *name,
+			  const char *path, uint64_t size, bool force,
+			  uint32_t mode)
+{
+	return open_dst(d, dirfd, name, path, size, force, false, mode);
 }
 
 int rp_fileio_dst_open_kept(struct rp_dst *d, int dirfd, const char *name,
 			    const char *path, uint64_t size, bool force)
 {
-	return open_dst(d, dirfd, name, path, size, force, true);
+	return open_dst(d, dirfd, name, path, size, force, true, 0600);
 }
 
 /*
@@ -985,7 +992,17 @@ static int link_anon(struct rp_dst *d, bool force)
 			return appeared(d);
 		return rename_failed(d, "linkat", proc, e);
 	}
-	/* To replace, link under a hidden name, then rename over. */
+	/*
+	 * To replace, link under a hidden name, then rename over. Locked
+	 * first, so that rp_fileio_clean_stale() leaves that name alone
+	 * (only then is there a name to see: no lock before).
+	 */
+	if (flock(d->fd, LOCK_EX | LOCK_NB) < 0) {
+		e = errno;
+		RP_ERR("flock(temporary file for %s): %s", d->shown,
+		       strerror(e));
+		return -e;
+	}
 	for (i = 0; i < RP_FILEIO_TMP_TRIES; i++) {
 		rp_fileio_tmpname(tmp, sizeof(tmp), d->name);
 		if (link_fd(d->fd, d->dirfd, tmp) == 0) {

@@ -12,6 +12,11 @@
 #include "rdmapush/fileio.h"
 #include "rdmapush/trace.h"
 
+/* rp_fileio_open_parent(), but a path of one component gets dirfd
+ * itself in *parentfd: the caller closes it only if it is not dirfd. */
+int rp_fileio_parent_of(int dirfd, const char *path, int *parentfd,
+			const char **leaf) __attribute__((warn_unused_result));
+
 /* Attempts at a fresh random temporary name before giving up. */
 #define RP_FILEIO_TMP_TRIES	64
 

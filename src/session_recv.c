@@ -386,8 +386,9 @@ static int create(struct xfer *x, struct recv_state *r, uint64_t from)
 		if (!rc)
 			rc = rp_csum_new(&c->csum);
 	} else {
-		rc = rp_fileio_dst_open_at(&c->dst, c->parentfd, c->leaf,
-					   f->path, f->size, force);
+		rc = rp_fileio_dst_open_as(&c->dst, c->parentfd, c->leaf,
+					   f->path, f->size, force,
+					   entry_mode(x, r, f->mode, false));
 		if (!rc)
 			rc = rp_csum_new(&c->csum);
 	}

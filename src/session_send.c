@@ -33,6 +33,15 @@
  */
 #define MAX_PENDING	128u
 
+/*
+ * Files whose FILE and FEND share one write to the control socket. One
+ * write each was a TCP segment, a virtio kick and a wake-up of the
+ * receiver per small file; eight keep the receiver fed as well (it has
+ * the chunks of many more in its ring). Whatever is queued goes before
+ * any wait (rp_xfer_next), so nothing waits for them.
+ */
+#define FEND_BATCH	8u
+
 struct pending {
 	uint32_t id;
 	bool failed_here;	/* we already reported it (a read error) */
@@ -89,6 +98,7 @@ struct send_state {
 	struct pending q[MAX_PENDING];
 	uint32_t qhead, qlen;
 	uint32_t next_id;	/* FILEs sent so far */
+	uint32_t unflushed;	/* FENDs queued since post_chunk last flushed */
 	uint64_t bytes;		/* data bytes posted */
 	struct rp_tally tally;
 	bool walk_done, fin_sent, acked;
@@ -523,10 +533,15 @@ static int post_chunk(struct xfer *x, struct send_state *s,
 		c->p->size = c->off;
 	if (!rc)
 		rc = send_fend(x, c);
-	/* The receiver needs this FILE before it can take the chunks
-	 * posted: one write for both, now, rather than at our next wait. */
-	if (!rc)
+	/*
+	 * The receiver needs this FILE before it can take the chunks
+	 * posted: one write for both, now rather than at our next wait,
+	 * or for a file of one chunk (small), for FEND_BATCH of them.
+	 */
+	if (!rc && (++s->unflushed >= FEND_BATCH || c->off > x->chunk)) {
+		s->unflushed = 0;
 		rc = rp_xfer_flush(x);
+	}
 	cur_close(c);
 	return rc;
 }

@@ -217,6 +217,7 @@ int rp_verbs_devices(const char *dev_name, struct rp_dev_list *out)
 	int rc = 0;
 
 	memset(out, 0, sizeof(*out));
+	rp_verbs_load_providers();
 	errno = 0;
 	list = ibv_get_device_list(&ndev);
 	if (!list || !ndev) {

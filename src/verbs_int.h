@@ -137,6 +137,15 @@ void rp_verbs_report_no_device(int e);
  * it); a failure is traced, never fatal. */
 void rp_verbs_close_device(struct ibv_context *ctx, const char *name);
 
+/* --- verbs_provider.c ----------------------------------------------- */
+
+/*
+ * Before ibv_get_device_list(): load the providers the devices in sysfs
+ * seem to need, so that libibverbs does not load every one it knows.
+ * Once per process; silent; a guess that fails changes nothing.
+ */
+void rp_verbs_load_providers(void);
+
 /* --- verbs_devices.c: `rdmapush devices` (rp_verbs_devices) ---------- */
 
 /* enum ibv_gid_type as enum rp_gid_type (rdmapush/verbs_devices.h). */

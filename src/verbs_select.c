@@ -99,6 +99,7 @@ static int open_list(const struct rp_verbs_cfg *cfg, struct ibv_device ***list,
 	int ndev = 0;
 	int rc;
 
+	rp_verbs_load_providers();
 	errno = 0;
 	*list = ibv_get_device_list(&ndev);
 	if (!*list || !ndev) {
@@ -377,7 +378,10 @@ static bool scan_gids(struct ibv_context *ctx, const char *dev,
 	if (!eth && want_index < 0)
 		want_index = 0;
 
-	for (idx = 0; idx < pa->gid_tbl_len; idx++) {
+	/* Up to the match, not past it: rxe has 1024 slots a port, and
+	 * a query of each (a system call, most of them for an empty slot)
+	 * took tens of milliseconds of each side's set-up in the lab. */
+	for (idx = 0; idx < pa->gid_tbl_len && !found; idx++) {
 		struct ibv_gid_entry e;
 		char txt[INET6_ADDRSTRLEN];
 		bool match;
@@ -387,9 +391,6 @@ static bool scan_gids(struct ibv_context *ctx, const char *dev,
 		if (rc)
 			continue;	/* an empty slot (ENODATA), or unread */
 		rp_sys_gid_text(e.gid.raw, txt, sizeof(txt));
-
-		if (found)
-			continue;
 		match = gid_matches(idx, &e, want_index, w);
 		RP_EV("verbs", "gid.entry", "  {dev} port {port} GID[{index}] "
 		      "{gid} ({type}){mark}", EV_S("dev", dev),

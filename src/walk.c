@@ -22,6 +22,8 @@
 
 struct rp_walk {
 	bool quiet;		/* rp_walk_total: the real walk reports */
+	/* rp_walk_check: a tree's top only, its entries named, not stat'ed */
+	bool names_only;
 	char *const *sources;	/* borrowed */
 	int n;
 	int next;		/* index of the next source to start */
@@ -360,8 +362,11 @@ static int dir_entry(struct rp_walk *w, struct rp_walk_entry *e, FTSENT *p)
 	 * Read its names now (fts_read keeps them for the walk), so that an
 	 * unreadable directory is one ERROR rather than a DIR, then an ERROR
 	 * after it. fts_children sets errno to 0 for an empty directory.
+	 * A check looks no further than the top: no need to stat what is
+	 * in it (an lstat(2) per file, the walk's dearest part).
 	 */
-	if (fts_children(w->fts, 0) || !errno) {
+	if (fts_children(w->fts, w->names_only ? FTS_NAMEONLY : 0) ||
+	    !errno) {
 		fill_stat(e, p->fts_statp);
 		return 1;
 	}
@@ -538,6 +543,7 @@ int rp_walk_check(char *const *sources, int n, bool recursive,
 		return rc;
 	/* Quietly: when one source can go, the real walk reports the rest. */
 	w->quiet = true;
+	w->names_only = true;
 	while ((rc = top_entry(w, &e)) > 0 && !sendable(e.kind))
 		;
 	if (rc == 0) {

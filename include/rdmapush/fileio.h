@@ -305,6 +305,15 @@ int rp_fileio_dst_open_at(struct rp_dst *d, int dirfd, const char *name,
 			  const char *path, uint64_t size, bool force)
 	__attribute__((warn_unused_result));
 /*
+ * rp_fileio_dst_open_at(), the file made with mode, the caller's d->mode
+ * to come, when it can be (an O_TMPFILE, no setuid, setgid or sticky
+ * bit; the umask still applies): then the commit has no mode to change.
+ * A named temporary file is made 0600 whatever mode is.
+ */
+int rp_fileio_dst_open_as(struct rp_dst *d, int dirfd, const char *name,
+			  const char *path, uint64_t size, bool force,
+			  uint32_t mode) __attribute__((warn_unused_result));
+/*
  * As rp_fileio_dst_open_at(), but the temporary file is written under
  * name's partial's name from the start (partial.h), so that a receiver
  * killed outright leaves what it wrote (described by the journal the

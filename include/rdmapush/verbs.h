@@ -249,6 +249,16 @@ int rp_verbs_poll(struct rp_verbs *v, struct rp_wc *wc, int max)
 int rp_verbs_check_open(struct rp_verbs **out, const struct rp_verbs_cfg *cfg)
 	__attribute__((warn_unused_result));
 
+/*
+ * For the libibverbs backend: the provider library a device probably
+ * needs, guessed from the name of the device (driver false: "rxe0" ->
+ * "rxe") or of its kernel driver (driver true: "mlx5_core" -> "mlx5"),
+ * into out (len bytes). false when there is no guess: empty, too long,
+ * or a character other than a letter, a digit or '_'.
+ */
+bool rp_verbs_provider_guess(const char *name, bool driver, char *out,
+			     size_t len);
+
 /* For backends, at the top of rp_verbs_connect(): v and peer given, one
  * peer address per QP of ours (rp_verbs_qps()); else RP_EINTERNAL,
  * reported. */

@@ -18,6 +18,7 @@
 #include "rdmapush/devices.h"
 #include "rdmapush/err.h"
 #include "rdmapush/trace.h"
+#include "rdmapush/verbs.h"
 
 /* rxe0: one Ethernet port, two RoCE v2 GIDs and a RoCE v1 one. */
 static struct rp_gid_info eth_gids[] = {
@@ -375,6 +376,39 @@ static void test_local_addr(void **state)
 	assert_non_null(strstr(err, "cannot resolve nosuch.invalid"));
 }
 
+/* The provider a device probably needs, by its name or its kernel
+ * driver's: what is tried before libibverbs loads every provider. */
+static void test_provider_guess(void **state)
+{
+	char out[16];
+
+	(void)state;
+	assert_true(rp_verbs_provider_guess("rxe0", false, out, sizeof(out)));
+	assert_string_equal(out, "rxe");
+	assert_true(rp_verbs_provider_guess("siw12", false, out, sizeof(out)));
+	assert_string_equal(out, "siw");
+	assert_true(rp_verbs_provider_guess("mlx5_0", false, out, sizeof(out)));
+	assert_string_equal(out, "mlx5");
+	assert_true(rp_verbs_provider_guess("bnxt_re1", false, out,
+					    sizeof(out)));
+	assert_string_equal(out, "bnxt_re");
+	assert_true(rp_verbs_provider_guess("mlx5_core", true, out,
+					    sizeof(out)));
+	assert_string_equal(out, "mlx5");
+	assert_true(rp_verbs_provider_guess("efa", true, out, sizeof(out)));
+	assert_string_equal(out, "efa");
+	/* A driver's digits are its name's ("cxgb4"), not an instance's. */
+	assert_true(rp_verbs_provider_guess("cxgb4", true, out, sizeof(out)));
+	assert_string_equal(out, "cxgb4");
+	/* Nothing to load: no name left, or one that is not a plain word. */
+	assert_false(rp_verbs_provider_guess("0", false, out, sizeof(out)));
+	assert_false(rp_verbs_provider_guess("", true, out, sizeof(out)));
+	assert_false(rp_verbs_provider_guess("../x0", false, out, sizeof(out)));
+	assert_false(rp_verbs_provider_guess("rx*0", false, out, sizeof(out)));
+	assert_false(rp_verbs_provider_guess("averyveryverylongname0", false,
+					     out, sizeof(out)));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -387,6 +421,7 @@ int main(void)
 		cmocka_unit_test(test_json),
 		cmocka_unit_test(test_json_error),
 		cmocka_unit_test(test_local_addr),
+		cmocka_unit_test(test_provider_guess),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
