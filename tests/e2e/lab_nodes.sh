@@ -50,6 +50,13 @@ for n in A B C; do
 		ok "node $n: $want on eth0, egress capped at $rate"
 	fi
 done
+# Each node knows the others by name (lab-a .. lab-d in /etc/hosts).
+out=$(on A "getent hosts lab-c" 2>&1)
+if grep -q "^10.77.0.3 .*lab-c" <<<"$out"; then
+	ok "node A finds node C by name (lab-c)"
+else
+	fail "lab-c by name" "getent hosts lab-c on A: $out"
+fi
 # A fourth node is not part of this lab, and rdma-lab says so.
 if out=$("$LAB" ip D 2>&1) || ! grep -q "no node D" <<<"$out"; then
 	fail "node D refused" "rdma-lab ip D: $out"
