@@ -14,6 +14,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "bench_common.h"
+
 /* Name of the received file in the directory under test. */
 #define BENCH_DST	"dst.bin"
 
@@ -105,8 +107,6 @@ int bench_measure(enum bench_side side, const struct bench_cfg *c,
 		  const struct bench_fs *fs, struct bench_run *r)
 	__attribute__((warn_unused_result));
 
-/* Deterministic, incompressible bytes (splitmix64 of seed and offset). */
-void bench_fill(void *buf, size_t len, uint64_t seed);
 /* Thread CPU seconds (CLOCK_THREAD_CPUTIME_ID). */
 double bench_thread_cpu(void);
 
