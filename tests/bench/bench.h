@@ -56,10 +56,7 @@ struct bench_cfg {
 	 * in the same round is invalid (bench_report.c). */
 	int max_over;
 	bool json;
-	bool use_tmpfs;
-	bool use_disk;
-	const char *tmpfs_dir;	/* where the tmpfs directory is made */
-	const char *disk_dir;	/* where the disk directory is made */
+	struct bench_fsopts fsopts;	/* --fs, --tmpfs, --disk */
 };
 
 /* One file system under test: a private directory holding the source. */

@@ -104,13 +104,25 @@ int bench_parse_list(const char *opt, const char *arg, size_t max,
 	return n ? 0 : bench_bad(opt, arg, "names nothing");
 }
 
-int bench_parse_fs(const char *arg, bool *tmpfs, bool *disk)
+int bench_parse_fsopts(int opt, const char *arg, struct bench_fsopts *w)
 {
-	*tmpfs = !strcmp(arg, "tmpfs") || !strcmp(arg, "both");
-	*disk = !strcmp(arg, "disk") || !strcmp(arg, "both");
-	if (!*tmpfs && !*disk)
-		return bench_bad("--fs", arg, "must be tmpfs, disk or both");
-	return 0;
+	switch (opt) {
+	case 'f':
+		w->use_tmpfs = !strcmp(arg, "tmpfs") || !strcmp(arg, "both");
+		w->use_disk = !strcmp(arg, "disk") || !strcmp(arg, "both");
+		if (!w->use_tmpfs && !w->use_disk)
+			return bench_bad("--fs", arg,
+					 "must be tmpfs, disk or both");
+		return 0;
+	case 'T':
+		w->tmpfs_dir = arg;
+		return 0;
+	case 'D':
+		w->disk_dir = arg;
+		return 0;
+	default:
+		return 1;
+	}
 }
 
 /* splitmix64 over (seed, word index): fast, and nothing compresses it. */

@@ -54,9 +54,23 @@ int bench_parse_list(const char *opt, const char *arg, size_t max,
 		     int (*item)(const char *t, void *ctx), void *ctx)
 	__attribute__((warn_unused_result));
 
-/* --fs WHICH: tmpfs, disk or both into *tmpfs and *disk; 0 or
- * RP_EUSAGE (reported). */
-int bench_parse_fs(const char *arg, bool *tmpfs, bool *disk)
+/* Where to measure: --fs, --tmpfs and --disk. */
+struct bench_fsopts {
+	bool use_tmpfs;
+	bool use_disk;
+	const char *tmpfs_dir;	/* where the tmpfs directory is made */
+	const char *disk_dir;	/* where the disk directory is made */
+};
+
+/* Both file systems, in /dev/shm and in the current directory. */
+#define BENCH_FSOPTS_DEFAULT						\
+	{ .use_tmpfs = true, .use_disk = true, .tmpfs_dir = "/dev/shm",	\
+	  .disk_dir = "." }
+
+/* Take opt into *w if it is --fs (opt 'f', WHICH: tmpfs, disk or both),
+ * --tmpfs DIR ('T') or --disk DIR ('D'): 0, RP_EUSAGE (reported), or 1
+ * when opt is another option. */
+int bench_parse_fsopts(int opt, const char *arg, struct bench_fsopts *w)
 	__attribute__((warn_unused_result));
 
 /* Deterministic, incompressible bytes (splitmix64 of seed and offset). */

@@ -230,8 +230,14 @@ static int parse_one(int opt, const char *arg, void *ctx)
 	struct args *a = ctx;
 	struct bench_cfg *c = &a->c;
 	long long l;
-	int rc = 0;
+	int rc;
 
+	if (opt == 'f')
+		a->set_fs = true;
+	rc = bench_parse_fsopts(opt, arg, &c->fsopts);
+	if (rc <= 0)
+		return rc;
+	rc = 0;
 	switch (opt) {
 	case 'r':
 		rc = bench_parse_count("--runs", arg, 1, BENCH_RUNS_MAX, &l);
@@ -252,15 +258,6 @@ static int parse_one(int opt, const char *arg, void *ctx)
 	case 'M':
 		rc = bench_parse_count("--max-over", arg, -100, 1000, &l);
 		c->max_over = (int)l;
-		break;
-	case 'f':
-		a->set_fs = true;
-		return bench_parse_fs(arg, &c->use_tmpfs, &c->use_disk);
-	case 'T':
-		c->tmpfs_dir = arg;
-		break;
-	case 'D':
-		c->disk_dir = arg;
 		break;
 	case 'j':
 		c->json = true;
@@ -295,7 +292,7 @@ static int sweep_args(struct args *a)
 	if (!a->set_size)
 		a->c.size = 256ull << 20;
 	if (!a->set_fs)
-		a->c.use_disk = false;
+		a->c.fsopts.use_disk = false;
 	if (!a->set_only)
 		a->c.only = 1u << BS_CEIL_SEND | 1u << BS_CEIL_RECV |
 			    1u << BS_SEND | 1u << BS_RECV;
@@ -344,8 +341,7 @@ static int parse_args(int argc, char **argv, struct args *a)
 		.window = RP_DEFAULT_WINDOW, .threads = rp_config_threads(&none),
 		.runs = 3, .warmup = 1,
 		.only = (1u << BS_MAX) - 1, .timeout = 60, .max_over = 5,
-		.use_tmpfs = true, .use_disk = true,
-		.tmpfs_dir = "/dev/shm", .disk_dir = ".",
+		.fsopts = BENCH_FSOPTS_DEFAULT,
 	} };
 	rc = bench_getopt(argc, argv, "s:c:w:r:f:t:jh", longs, parse_one, a);
 	if (rc)
@@ -626,11 +622,12 @@ static int run_all(struct bench_results *const *cell, int n)
 
 	for (int i = 0; i < n && !bench_stop; i++)
 		failed += run_block(cell[i], BW_MEM, BS_XXH3, BS_MEMCPY, NULL);
-	if (c->use_tmpfs && !bench_stop)
+	if (c->fsopts.use_tmpfs && !bench_stop)
 		failed += run_fs(cell, n, BW_TMPFS, &tmpfs, "tmpfs",
-				 c->tmpfs_dir);
-	if (c->use_disk && !bench_stop)
-		failed += run_fs(cell, n, BW_DISK, &disk, "disk", c->disk_dir);
+				 c->fsopts.tmpfs_dir);
+	if (c->fsopts.use_disk && !bench_stop)
+		failed += run_fs(cell, n, BW_DISK, &disk, "disk",
+				 c->fsopts.disk_dir);
 	for (int i = 0; i < n; i++)
 		if (getloadavg(cell[i]->load_end, 3) < 0)
 			memset(cell[i]->load_end, 0,

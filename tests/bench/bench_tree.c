@@ -101,10 +101,7 @@ struct cfg {
 	unsigned int only;	/* 1u << enum what */
 	bool json;
 	bool keep;
-	bool use_tmpfs;
-	bool use_disk;
-	const char *tmpfs_dir;
-	const char *disk_dir;
+	struct bench_fsopts fsopts;	/* --fs, --tmpfs, --disk */
 };
 
 /* One run of one side. */
@@ -155,8 +152,11 @@ static int parse_one(int opt, const char *arg, void *ctx)
 {
 	struct cfg *c = ctx;
 	long long l;
-	int rc = 0;
+	int rc = bench_parse_fsopts(opt, arg, &c->fsopts);
 
+	if (rc <= 0)
+		return rc;
+	rc = 0;
 	switch (opt) {
 	case 'n':
 		rc = bench_parse_count("--files", arg, 1, (long long)FILES_MAX,
@@ -171,14 +171,6 @@ static int parse_one(int opt, const char *arg, void *ctx)
 	case 'r':
 		rc = bench_parse_count("--runs", arg, 1, RUNS_MAX, &l);
 		c->runs = (int)l;
-		break;
-	case 'f':
-		return bench_parse_fs(arg, &c->use_tmpfs, &c->use_disk);
-	case 'T':
-		c->tmpfs_dir = arg;
-		break;
-	case 'D':
-		c->disk_dir = arg;
 		break;
 	case 'N':
 		rc = bench_parse_count("--threads", arg, 1, RP_MAX_THREADS, &l);
@@ -229,8 +221,7 @@ static int parse_args(int argc, char **argv, struct cfg *c)
 		.files = 100000, .size = 1024, .runs = 3,
 		.threads = rp_config_threads(&none), .timeout = 120,
 		.only = (1u << W_MAX) - 1,
-		.use_tmpfs = true, .use_disk = true,
-		.tmpfs_dir = "/dev/shm", .disk_dir = ".",
+		.fsopts = BENCH_FSOPTS_DEFAULT,
 	};
 	return bench_getopt(argc, argv, "n:s:r:f:t:jkh", longs, parse_one, c);
 }
@@ -1102,13 +1093,13 @@ int main(int argc, char **argv)
 		return rc > 0 ? 0 : RP_EXIT_USAGE;
 	rp_trace_init(RP_V_QUIET, "bench");
 	bench_signals();
-	if (c.use_tmpfs && !bench_stop) {
-		failed += run_fs(&c, &tmpfs, "tmpfs", c.tmpfs_dir);
+	if (c.fsopts.use_tmpfs && !bench_stop) {
+		failed += run_fs(&c, &tmpfs, "tmpfs", c.fsopts.tmpfs_dir);
 		if (tmpfs.measured)
 			done[n++] = &tmpfs;
 	}
-	if (c.use_disk && !bench_stop) {
-		failed += run_fs(&c, &disk, "disk", c.disk_dir);
+	if (c.fsopts.use_disk && !bench_stop) {
+		failed += run_fs(&c, &disk, "disk", c.fsopts.disk_dir);
 		if (disk.measured)
 			done[n++] = &disk;
 	}
