@@ -14,6 +14,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "bench_common.h"
+
 /* Name of the received file in the directory under test. */
 #define BENCH_DST	"dst.bin"
 
@@ -54,10 +56,7 @@ struct bench_cfg {
 	 * in the same round is invalid (bench_report.c). */
 	int max_over;
 	bool json;
-	bool use_tmpfs;
-	bool use_disk;
-	const char *tmpfs_dir;	/* where the tmpfs directory is made */
-	const char *disk_dir;	/* where the disk directory is made */
+	struct bench_fsopts fsopts;	/* --fs, --tmpfs, --disk */
 };
 
 /* One file system under test: a private directory holding the source. */
@@ -105,8 +104,6 @@ int bench_measure(enum bench_side side, const struct bench_cfg *c,
 		  const struct bench_fs *fs, struct bench_run *r)
 	__attribute__((warn_unused_result));
 
-/* Deterministic, incompressible bytes (splitmix64 of seed and offset). */
-void bench_fill(void *buf, size_t len, uint64_t seed);
 /* Thread CPU seconds (CLOCK_THREAD_CPUTIME_ID). */
 double bench_thread_cpu(void);
 

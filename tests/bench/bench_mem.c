@@ -14,15 +14,10 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
-#include <linux/magic.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
-#include <sys/statfs.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -33,8 +28,6 @@
 #include "rdmapush/trace.h"
 
 #include "bench.h"
-
-static volatile sig_atomic_t stop;
 
 static const char usage[] =
 "usage: bench_mem [options]\n"
@@ -105,100 +98,68 @@ struct args {
 	bool set_size, set_fs, set_only, set_threads, set_chunk;
 };
 
-static int bad(const char *opt, const char *arg, const char *why)
-{
-	fprintf(stderr, "bench_mem: %s %s: %s\n%s", opt, arg, why, usage);
-	return RP_EUSAGE;
-}
-
-static int parse_count(const char *opt, const char *arg, long min, long max,
-		       long *out)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(arg, &end, 10);
-	if (errno || end == arg || *end || v < min || v > max) {
-		char why[64];
-
-		snprintf(why, sizeof(why), "must be an integer in %ld..%ld",
-			 min, max);
-		return bad(opt, arg, why);
-	}
-	*out = v;
-	return 0;
-}
-
 static int parse_bytes(const char *opt, const char *arg, uint64_t min,
 		       uint64_t max, uint64_t *out)
 {
 	if (rp_opts_parse_size(arg, out) || *out < min || *out > max)
-		return bad(opt, arg, "not a size in range (e.g. 64M, 1G)");
+		return bench_bad(opt, arg,
+				 "not a size in range (e.g. 64M, 1G)");
 	return 0;
 }
 
-static int parse_fs(const char *arg, struct bench_cfg *c)
+/* One name of --only. */
+static int only_item(const char *t, void *ctx)
 {
-	c->use_tmpfs = !strcmp(arg, "tmpfs") || !strcmp(arg, "both");
-	c->use_disk = !strcmp(arg, "disk") || !strcmp(arg, "both");
-	if (!c->use_tmpfs && !c->use_disk)
-		return bad("--fs", arg, "must be tmpfs, disk or both");
+	struct bench_cfg *c = ctx;
+	int s = 0;
+
+	while (s < BS_MAX && strcmp(t, bench_side_name(s)))
+		s++;
+	if (s == BS_MAX)
+		return bench_bad("--only", t, "not a measurement's name");
+	c->only |= 1u << s;
 	return 0;
 }
 
-static int parse_only(const char *arg, struct bench_cfg *c)
+/* A --sweep-* list being parsed. */
+struct list {
+	const char *opt;
+	const char *arg;
+	bool sizes;		/* chunk sizes, else thread counts */
+	uint32_t *out;
+	int *n;
+};
+
+/* One entry of a --sweep-* list. */
+static int list_item(const char *t, void *ctx)
 {
-	char list[128];
-	char *save = NULL;
+	struct list *x = ctx;
+	uint64_t u;
+	long long l;
+	int rc;
 
-	if ((size_t)snprintf(list, sizeof(list), "%s", arg) >= sizeof(list))
-		return bad("--only", arg, "too long");
-	c->only = 0;
-	for (char *t = strtok_r(list, ",", &save); t;
-	     t = strtok_r(NULL, ",", &save)) {
-		int s = 0;
-
-		while (s < BS_MAX && strcmp(t, bench_side_name(s)))
-			s++;
-		if (s == BS_MAX)
-			return bad("--only", t, "not a measurement's name");
-		c->only |= 1u << s;
+	if (*x->n == SWEEP_MAX)
+		return bench_bad(x->opt, x->arg, "more than 8 entries");
+	if (x->sizes) {
+		rc = parse_bytes(x->opt, t, RP_MIN_CHUNK, RP_MAX_CHUNK, &u);
+		x->out[*x->n] = (uint32_t)u;
+	} else {
+		rc = bench_parse_count(x->opt, t, 1, RP_MAX_THREADS, &l);
+		x->out[*x->n] = (uint32_t)l;
 	}
-	return c->only ? 0 : bad("--only", arg, "names nothing");
+	if (!rc)
+		(*x->n)++;
+	return rc;
 }
 
 /* A --sweep-* list: comma-separated thread counts or sizes. */
 static int parse_list(const char *opt, const char *arg, bool sizes,
 		      uint32_t *out, int *n)
 {
-	char list[128];
-	char *save = NULL;
+	struct list x = { opt, arg, sizes, out, n };
 
-	if ((size_t)snprintf(list, sizeof(list), "%s", arg) >= sizeof(list))
-		return bad(opt, arg, "too long");
 	*n = 0;
-	for (char *t = strtok_r(list, ",", &save); t;
-	     t = strtok_r(NULL, ",", &save)) {
-		uint64_t u;
-		long l;
-		int rc;
-
-		if (*n == SWEEP_MAX)
-			return bad(opt, arg, "more than 8 entries");
-		if (sizes) {
-			rc = parse_bytes(opt, t, RP_MIN_CHUNK, RP_MAX_CHUNK,
-					 &u);
-			out[*n] = (uint32_t)u;
-		} else {
-			rc = parse_count(opt, t, 1, RP_MAX_THREADS, &l);
-			out[*n] = (uint32_t)l;
-		}
-		if (rc)
-			return rc;
-		(*n)++;
-	}
-	return *n ? 0 : bad(opt, arg, "names nothing");
+	return bench_parse_list(opt, arg, 128, list_item, &x);
 }
 
 /* The shape must be one the real receiver agrees to unchanged. */
@@ -208,13 +169,13 @@ static int check_shape(const struct bench_cfg *c)
 
 	snprintf(arg, sizeof(arg), "%u x %u", c->chunk, c->window);
 	if ((uint64_t)c->chunk * c->window > RP_MAX_RING)
-		return bad("--chunk x --window", arg,
-			   "over the 256 MiB ring cap");
+		return bench_bad("--chunk x --window", arg,
+				 "over the 256 MiB ring cap");
 	snprintf(arg, sizeof(arg), "%llu", (unsigned long long)c->size);
 	if (c->size < c->chunk)
-		return bad("--size", arg, "must be at least one chunk");
+		return bench_bad("--size", arg, "must be at least one chunk");
 	if (c->size / c->chunk >= UINT32_MAX)
-		return bad("--size", arg, "too many chunks for --chunk");
+		return bench_bad("--size", arg, "too many chunks for --chunk");
 	return 0;
 }
 
@@ -222,7 +183,7 @@ static int parse_shape(int opt, const char *arg, struct args *a)
 {
 	struct bench_cfg *c = &a->c;
 	uint64_t u;
-	long l;
+	long long l;
 	int rc = 0;
 
 	switch (opt) {
@@ -237,11 +198,11 @@ static int parse_shape(int opt, const char *arg, struct args *a)
 		a->set_chunk = true;
 		break;
 	case 'w':
-		rc = parse_count("--window", arg, 1, RP_MAX_WINDOW, &l);
+		rc = bench_parse_count("--window", arg, 1, RP_MAX_WINDOW, &l);
 		c->window = (uint32_t)l;
 		break;
 	case 'N':
-		rc = parse_count("--threads", arg, 1, RP_MAX_THREADS, &l);
+		rc = bench_parse_count("--threads", arg, 1, RP_MAX_THREADS, &l);
 		c->threads = (uint32_t)l;
 		a->set_threads = true;
 		break;
@@ -264,40 +225,39 @@ static int parse_shape(int opt, const char *arg, struct args *a)
 	return rc;
 }
 
-static int parse_one(int opt, const char *arg, struct args *a)
+static int parse_one(int opt, const char *arg, void *ctx)
 {
+	struct args *a = ctx;
 	struct bench_cfg *c = &a->c;
-	long l;
-	int rc = 0;
+	long long l;
+	int rc;
 
+	if (opt == 'f')
+		a->set_fs = true;
+	rc = bench_parse_fsopts(opt, arg, &c->fsopts);
+	if (rc <= 0)
+		return rc;
+	rc = 0;
 	switch (opt) {
 	case 'r':
-		rc = parse_count("--runs", arg, 1, BENCH_RUNS_MAX, &l);
+		rc = bench_parse_count("--runs", arg, 1, BENCH_RUNS_MAX, &l);
 		c->runs = (int)l;
 		break;
 	case 'W':
-		rc = parse_count("--warmup", arg, 0, 9, &l);
+		rc = bench_parse_count("--warmup", arg, 0, 9, &l);
 		c->warmup = (int)l;
 		break;
 	case 'O':
 		a->set_only = true;
-		return parse_only(arg, c);
+		c->only = 0;
+		return bench_parse_list("--only", arg, 128, only_item, c);
 	case 't':
-		rc = parse_count("--timeout", arg, 1, 3600, &l);
+		rc = bench_parse_count("--timeout", arg, 1, 3600, &l);
 		c->timeout = (int)l;
 		break;
 	case 'M':
-		rc = parse_count("--max-over", arg, -100, 1000, &l);
+		rc = bench_parse_count("--max-over", arg, -100, 1000, &l);
 		c->max_over = (int)l;
-		break;
-	case 'f':
-		a->set_fs = true;
-		return parse_fs(arg, c);
-	case 'T':
-		c->tmpfs_dir = arg;
-		break;
-	case 'D':
-		c->disk_dir = arg;
 		break;
 	case 'j':
 		c->json = true;
@@ -317,9 +277,10 @@ static int sweep_args(struct args *a)
 					   4u << 20 };
 
 	if (a->set_threads || a->set_chunk)
-		return bad("--sweep", a->set_threads ? "--threads" : "--chunk",
-			   "the sweep's cells set these: use --sweep-threads "
-			   "and --sweep-chunks");
+		return bench_bad("--sweep",
+				 a->set_threads ? "--threads" : "--chunk",
+				 "the sweep's cells set these: use "
+				 "--sweep-threads and --sweep-chunks");
 	if (!a->nthreads) {
 		memcpy(a->threads, threads, sizeof(threads));
 		a->nthreads = sizeof(threads) / sizeof(threads[0]);
@@ -331,7 +292,7 @@ static int sweep_args(struct args *a)
 	if (!a->set_size)
 		a->c.size = 256ull << 20;
 	if (!a->set_fs)
-		a->c.use_disk = false;
+		a->c.fsopts.use_disk = false;
 	if (!a->set_only)
 		a->c.only = 1u << BS_CEIL_SEND | 1u << BS_CEIL_RECV |
 			    1u << BS_SEND | 1u << BS_RECV;
@@ -373,79 +334,27 @@ static int parse_args(int argc, char **argv, struct args *a)
 	};
 	/* No --threads: what a push with no --threads gets. */
 	const struct rp_config none = { 0 };
+	int rc;
 
 	*a = (struct args){ .c = {
 		.size = 1ull << 30, .chunk = RP_DEFAULT_CHUNK,
 		.window = RP_DEFAULT_WINDOW, .threads = rp_config_threads(&none),
 		.runs = 3, .warmup = 1,
 		.only = (1u << BS_MAX) - 1, .timeout = 60, .max_over = 5,
-		.use_tmpfs = true, .use_disk = true,
-		.tmpfs_dir = "/dev/shm", .disk_dir = ".",
+		.fsopts = BENCH_FSOPTS_DEFAULT,
 	} };
-	for (;;) {
-		int opt = getopt_long(argc, argv, "s:c:w:r:f:t:jh", longs,
-				      NULL);
-		int rc;
-
-		if (opt == -1)
-			break;
-		if (opt == 'h') {
-			fputs(usage, stdout);
-			return 1;
-		}
-		rc = parse_one(opt, optarg, a);
-		if (rc)
-			return rc;
-	}
-	if (optind < argc)
-		return bad("argument", argv[optind], "unexpected");
+	rc = bench_getopt(argc, argv, "s:c:w:r:f:t:jh", longs, parse_one, a);
+	if (rc)
+		return rc;
 	if (!a->sweep && (a->plot || a->nthreads || a->nchunks))
-		return bad(a->plot ? "--plot" : "--sweep-*", "",
-			   "only with --sweep");
+		return bench_bad(a->plot ? "--plot" : "--sweep-*", "",
+				 "only with --sweep");
 	return a->sweep ? sweep_args(a) : check_shape(&a->c);
 }
 
 /* ---------------------------------------------------------------------
  * The directories under test
  */
-
-static void fs_type(struct bench_fs *fs, const struct statfs *st)
-{
-	static const struct {
-		long magic;
-		const char *name;
-	} known[] = {
-		{ TMPFS_MAGIC, "tmpfs" }, { EXT4_SUPER_MAGIC, "ext4" },
-		{ XFS_SUPER_MAGIC, "xfs" }, { BTRFS_SUPER_MAGIC, "btrfs" },
-		{ OVERLAYFS_SUPER_MAGIC, "overlay" }, { V9FS_MAGIC, "9p" },
-	};
-
-	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++) {
-		if ((long)st->f_type == known[i].magic) {
-			snprintf(fs->type, sizeof(fs->type), "%s",
-				 known[i].name);
-			return;
-		}
-	}
-	snprintf(fs->type, sizeof(fs->type), "0x%lx", (long)st->f_type);
-}
-
-static int write_full(int fd, const void *buf, size_t len)
-{
-	const char *p = buf;
-
-	while (len) {
-		ssize_t n = write(fd, p, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return n < 0 ? -errno : -EIO;
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
 
 /* Write the source and fsync it, so its writeback never overlaps a run. */
 static int fill_source(int fd, const struct bench_cfg *c, uint8_t *buf)
@@ -456,7 +365,7 @@ static int fill_source(int fd, const struct bench_cfg *c, uint8_t *buf)
 		int rc;
 
 		bench_fill(buf, len, off / c->chunk + 100);
-		rc = write_full(fd, buf, len);
+		rc = bench_write_full(fd, buf, len);
 		if (rc) {
 			RP_ERR("write(source, %zu bytes at %llu): %s", len,
 			       (unsigned long long)off, strerror(-rc));
@@ -526,29 +435,17 @@ static void fs_teardown(struct bench_fs *fs)
 static int fs_setup(struct bench_fs *fs, const char *label, const char *base,
 		    const struct bench_cfg *c)
 {
-	struct statfs st;
 	int rc;
 
 	*fs = (struct bench_fs){ .label = label, .dirfd = -1 };
-	if ((size_t)snprintf(fs->dir, sizeof(fs->dir), "%s/rp-bench-XXXXXX",
-			     base) >= sizeof(fs->dir)) {
-		RP_ERR("--%s %s: path too long", label, base);
-		return -ENAMETOOLONG;
-	}
-	if (!mkdtemp(fs->dir)) {
-		rc = -errno;
-		RP_ERR("mkdtemp(%s): %s", fs->dir, strerror(-rc));
+	rc = bench_mkdtemp(fs->dir, sizeof(fs->dir), base, "rp-bench", label);
+	if (rc)
 		return rc;
-	}
 	fs->made = true;
 	snprintf(fs->src, sizeof(fs->src), "%s/src.bin", fs->dir);
-	if (statfs(fs->dir, &st)) {
-		rc = -errno;
-		RP_ERR("statfs(%s): %s", fs->dir, strerror(-rc));
-		goto err_teardown;
-	}
-	fs_type(fs, &st);
-	rc = rp_fileio_dir_open(fs->dir, &fs->dirfd);
+	rc = bench_fs_type(fs->dir, fs->type, sizeof(fs->type));
+	if (!rc)
+		rc = rp_fileio_dir_open(fs->dir, &fs->dirfd);
 	if (!rc)
 		rc = make_source(fs, c);
 	if (rc)
@@ -560,98 +457,36 @@ err_teardown:
 	return rc;
 }
 
-/* Say so when a directory is not on the kind of file system named. */
-static void check_kind(const struct bench_fs *fs)
-{
-	bool tmpfs = !strcmp(fs->type, "tmpfs");
-
-	if (tmpfs != !strcmp(fs->label, "tmpfs"))
-		fprintf(stderr, "bench_mem: warning: the %s directory %s is "
-			"on %s\n", fs->label, fs->dir, fs->type);
-}
-
 /* ---------------------------------------------------------------------
  * One measurement in a forked child
  */
 
-static int read_full(int fd, void *buf, size_t len)
+/* What the child measures. */
+struct job {
+	enum bench_side side;
+	const struct bench_cfg *c;
+	const struct bench_fs *fs;
+};
+
+static int child(void *arg, void *res)
 {
-	char *p = buf;
+	const struct job *j = arg;
+	struct bench_run *r = res;
 
-	while (len) {
-		ssize_t n = read(fd, p, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -1;
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
-static void child(enum bench_side side, const struct bench_cfg *c,
-		  const struct bench_fs *fs, int wfd)
-{
-	struct bench_run r = { .cpu_send = -1.0, .cpu_recv = -1.0 };
-
-	r.rc = bench_measure(side, c, fs, &r);
-	/* Same binary on both ends of the pipe: the raw struct is fine. */
-	if (write_full(wfd, &r, sizeof(r)))
-		RP_ERR("write(result pipe): %s", strerror(errno));
-	_exit(r.rc ? 1 : 0);
-}
-
-static int reap(pid_t pid, struct rusage *ru, int *status)
-{
-	while (wait4(pid, status, 0, ru) < 0) {
-		int e = errno;
-
-		if (e != EINTR) {
-			RP_ERR("wait4(%d): %s", (int)pid, strerror(e));
-			return -e;
-		}
-	}
-	return 0;
+	*r = (struct bench_run){ .cpu_send = -1.0, .cpu_recv = -1.0 };
+	r->rc = bench_measure(j->side, j->c, j->fs, r);
+	return r->rc;
 }
 
 static int measure(enum bench_side side, const struct bench_cfg *c,
 		   const struct bench_fs *fs, struct bench_run *r)
 {
-	struct rusage ru;
-	int p[2], status, got;
-	pid_t pid;
+	struct job j = { .side = side, .c = c, .fs = fs };
+	int rc = bench_fork(bench_side_name(side), child, &j, r, sizeof(*r),
+			    &r->rss_kib);
 
-	if (pipe2(p, O_CLOEXEC)) {
-		r->rc = -errno;
-		RP_ERR("pipe2: %s", strerror(-r->rc));
-		return r->rc;
-	}
-	fflush(NULL);
-	pid = fork();
-	if (pid < 0) {
-		r->rc = -errno;
-		RP_ERR("fork: %s", strerror(-r->rc));
-		close(p[0]);
-		close(p[1]);
-		return r->rc;
-	}
-	if (pid == 0) {
-		close(p[0]);
-		child(side, c, fs, p[1]);
-	}
-	close(p[1]);
-	got = read_full(p[0], r, sizeof(*r));
-	close(p[0]);
-	if (reap(pid, &ru, &status))
-		return r->rc = RP_EINTERNAL;
-	r->rss_kib = ru.ru_maxrss;
-	if (got) {
-		RP_ERR("%s: the measuring process died (wait status 0x%x)",
-		       bench_side_name(side), status);
-		r->rc = RP_EINTERNAL;
-	}
+	if (rc)
+		r->rc = rc;
 	return r->rc;
 }
 
@@ -702,7 +537,7 @@ static int run_round(struct bench_results *res, int w, int i,
 		fprintf(stderr, "warm-up GB/s:");
 	else
 		fprintf(stderr, "run %d/%d GB/s:", i, c->runs);
-	for (int s = (int)first; s <= (int)last && !stop; s++)
+	for (int s = (int)first; s <= (int)last && !bench_stop; s++)
 		if (c->only & (1u << s))
 			failed += measure_into(res, w, (enum bench_side)s, fs,
 					       i < 1) != 0;
@@ -720,7 +555,7 @@ static int run_block(struct bench_results *res, int w, enum bench_side first,
 
 	if (!(c->only & mask))
 		return 0;
-	for (int i = 1 - c->warmup; i <= c->runs && !stop; i++)
+	for (int i = 1 - c->warmup; i <= c->runs && !bench_stop; i++)
 		failed += run_round(res, w, i, first, last, fs);
 	return failed;
 }
@@ -742,8 +577,8 @@ static int run_fs(struct bench_results *const *cell, int n, int w,
 		return 0;
 	if (fs_setup(fs, label, base, cell[0]->cfg))
 		return 1;
-	check_kind(fs);
-	for (int i = 0; i < n && !stop; i++) {
+	bench_check_kind(fs->label, fs->dir, fs->type);
+	for (int i = 0; i < n && !bench_stop; i++) {
 		cell[i]->fs[w] = fs;
 		failed += run_block(cell[i], w, BS_CEIL_SEND, BS_RECV, fs);
 	}
@@ -777,21 +612,6 @@ static void machine_info(struct bench_results *res)
 	strftime(res->date, sizeof(res->date), "%Y-%m-%d %H:%M UTC", &tm);
 }
 
-static void on_signal(int sig)
-{
-	stop = sig;
-}
-
-static void signals(void)
-{
-	/* No SA_RESTART: stop between measurements, clean up, report. */
-	struct sigaction sa = { .sa_handler = on_signal };
-
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-}
-
 /* n cells (one for a single invocation): the references of each, then
  * each file system's measurements of each; the number of failures. */
 static int run_all(struct bench_results *const *cell, int n)
@@ -800,13 +620,14 @@ static int run_all(struct bench_results *const *cell, int n)
 	const struct bench_cfg *c = cell[0]->cfg;
 	int failed = 0;
 
-	for (int i = 0; i < n && !stop; i++)
+	for (int i = 0; i < n && !bench_stop; i++)
 		failed += run_block(cell[i], BW_MEM, BS_XXH3, BS_MEMCPY, NULL);
-	if (c->use_tmpfs && !stop)
+	if (c->fsopts.use_tmpfs && !bench_stop)
 		failed += run_fs(cell, n, BW_TMPFS, &tmpfs, "tmpfs",
-				 c->tmpfs_dir);
-	if (c->use_disk && !stop)
-		failed += run_fs(cell, n, BW_DISK, &disk, "disk", c->disk_dir);
+				 c->fsopts.tmpfs_dir);
+	if (c->fsopts.use_disk && !bench_stop)
+		failed += run_fs(cell, n, BW_DISK, &disk, "disk",
+				 c->fsopts.disk_dir);
 	for (int i = 0; i < n; i++)
 		if (getloadavg(cell[i]->load_end, 3) < 0)
 			memset(cell[i]->load_end, 0,
@@ -910,19 +731,15 @@ int main(int argc, char **argv)
 {
 	static struct args a;
 	double t0 = rp_now();
-	int rc = parse_args(argc, argv, &a);
 	int failed;
+	int rc;
 
+	bench_init("bench_mem", usage);
+	rc = parse_args(argc, argv, &a);
 	if (rc)
 		return rc > 0 ? 0 : RP_EXIT_USAGE;
 	rp_trace_init(RP_V_QUIET, "bench");
-	signals();
+	bench_signals();
 	failed = a.sweep ? run_sweep(&a, t0) : run_one(&a.c, t0);
-	if (stop)
-		fprintf(stderr, "bench_mem: interrupted by signal %d\n",
-			(int)stop);
-	if (failed)
-		fprintf(stderr, "bench_mem: %d measurement(s) failed\n",
-			failed);
-	return failed || stop ? RP_EXIT_INTERNAL : RP_EXIT_OK;
+	return bench_exit(failed, "measurement(s)");
 }

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "rdmapush/err.h"
+#include "rdmapush/json.h"
 #include "rdmapush/trace.h"
 
 #include "bench.h"
@@ -45,20 +46,6 @@ struct view {
 static const char *const where_names[BW_MAX] = {
 	[BW_MEM] = "mem", [BW_TMPFS] = "tmpfs", [BW_DISK] = "disk",
 };
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a;
-	double y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-	qsort(v, (size_t)n, sizeof(*v), cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2.0;
-}
 
 static void row_of_run(struct row *w, const struct bench_run *r, int run)
 {
@@ -103,12 +90,12 @@ static void row_of_series(struct row *w, const struct bench_series *s)
 			   .threads_recv = threads_recv };
 	if (!n)
 		return;
-	w->seconds = median(v[0], n);
-	w->cpu_send = median(v[1], n);
-	w->cpu_recv = median(v[2], n);
-	w->sync = median(v[3], n);
-	w->rss_mib = median(v[4], n);
-	w->cpu_total = median(v[5], n);
+	w->seconds = bench_median(v[0], n);
+	w->cpu_send = bench_median(v[1], n);
+	w->cpu_recv = bench_median(v[2], n);
+	w->sync = bench_median(v[3], n);
+	w->rss_mib = bench_median(v[4], n);
+	w->cpu_total = bench_median(v[5], n);
 }
 
 static void view_init(struct view *v, const struct bench_results *res)
@@ -573,13 +560,7 @@ void bench_report_table(FILE *f, const struct bench_results *res)
 
 static int put(struct json_object *o, const char *k, struct json_object *x)
 {
-	if (!x)
-		return -ENOMEM;
-	if (json_object_object_add(o, k, x)) {
-		json_object_put(x);
-		return -ENOMEM;
-	}
-	return 0;
+	return rp_json_add(o, k, x);
 }
 
 /* A number, or null when there is none. */

@@ -17,9 +17,7 @@
 #include <getopt.h>
 #include <json-c/json.h>
 #include <limits.h>
-#include <linux/magic.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -28,7 +26,6 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/statfs.h>
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -43,6 +40,8 @@
 #include "rdmapush/session.h"
 #include "rdmapush/trace.h"
 
+#include "bench_common.h"
+
 #define PER_DIR		1000	/* files per subdirectory of the tree */
 #define REL_LEN		48	/* "dDDDD/fFFFFFFF", any uint64_t */
 #define SAMPLE		97	/* every 97th file's bytes are compared */
@@ -54,8 +53,6 @@
 /* The ceiling: the same bytes copied and made durable, no checksum. */
 #define TAR_SCRIPT	"tar -C \"$1\" -cf - . | tar -C \"$2\" -xf - && " \
 			"sync -f \"$2\""
-
-static volatile sig_atomic_t stop;
 
 static const char usage[] =
 "usage: bench_tree [options]\n"
@@ -104,10 +101,7 @@ struct cfg {
 	unsigned int only;	/* 1u << enum what */
 	bool json;
 	bool keep;
-	bool use_tmpfs;
-	bool use_disk;
-	const char *tmpfs_dir;
-	const char *disk_dir;
+	struct bench_fsopts fsopts;	/* --fs, --tmpfs, --disk */
 };
 
 /* One run of one side. */
@@ -136,95 +130,57 @@ struct tfs {
  * Options
  */
 
-static int bad(const char *opt, const char *arg, const char *why)
+/* One name of --only. */
+static int only_item(const char *t, void *ctx)
 {
-	fprintf(stderr, "bench_tree: %s %s: %s\n%s", opt, arg, why, usage);
-	return RP_EUSAGE;
-}
+	struct cfg *c = ctx;
+	int w = 0;
 
-static int parse_count(const char *opt, const char *arg, long long min,
-		       long long max, long long *out)
-{
-	char *end;
-	long long v;
-
-	errno = 0;
-	v = strtoll(arg, &end, 10);
-	if (errno || end == arg || *end || v < min || v > max) {
-		char why[80];
-
-		snprintf(why, sizeof(why), "must be an integer in %lld..%lld",
-			 min, max);
-		return bad(opt, arg, why);
-	}
-	*out = v;
+	while (w < W_MAX && strcmp(t, what_names[w]))
+		w++;
+	/* The ceiling is tar's. */
+	if (!strcmp(t, "tar"))
+		w = W_CEIL;
+	if (w == W_MAX)
+		return bench_bad("--only", t,
+				 "must be rdmapush, ceiling (or tar)");
+	c->only |= 1u << w;
 	return 0;
 }
 
-static int parse_only(const char *arg, struct cfg *c)
+static int parse_one(int opt, const char *arg, void *ctx)
 {
-	char list[64];
-	char *save = NULL;
-
-	if ((size_t)snprintf(list, sizeof(list), "%s", arg) >= sizeof(list))
-		return bad("--only", arg, "too long");
-	c->only = 0;
-	for (char *t = strtok_r(list, ",", &save); t;
-	     t = strtok_r(NULL, ",", &save)) {
-		int w = 0;
-
-		while (w < W_MAX && strcmp(t, what_names[w]))
-			w++;
-		/* The ceiling is tar's. */
-		if (!strcmp(t, "tar"))
-			w = W_CEIL;
-		if (w == W_MAX)
-			return bad("--only", t,
-				   "must be rdmapush, ceiling (or tar)");
-		c->only |= 1u << w;
-	}
-	return c->only ? 0 : bad("--only", arg, "names nothing");
-}
-
-static int parse_one(int opt, const char *arg, struct cfg *c)
-{
+	struct cfg *c = ctx;
 	long long l;
-	int rc = 0;
+	int rc = bench_parse_fsopts(opt, arg, &c->fsopts);
 
+	if (rc <= 0)
+		return rc;
+	rc = 0;
 	switch (opt) {
 	case 'n':
-		rc = parse_count("--files", arg, 1, (long long)FILES_MAX, &l);
+		rc = bench_parse_count("--files", arg, 1, (long long)FILES_MAX,
+				       &l);
 		c->files = (uint64_t)l;
 		break;
 	case 's':
 		if (rp_opts_parse_size(arg, &c->size) || !c->size ||
 		    c->size > SIZE_MAX_)
-			return bad("--size", arg, "not a size in 1..64M");
+			return bench_bad("--size", arg, "not a size in 1..64M");
 		break;
 	case 'r':
-		rc = parse_count("--runs", arg, 1, RUNS_MAX, &l);
+		rc = bench_parse_count("--runs", arg, 1, RUNS_MAX, &l);
 		c->runs = (int)l;
 		break;
-	case 'f':
-		c->use_tmpfs = !strcmp(arg, "tmpfs") || !strcmp(arg, "both");
-		c->use_disk = !strcmp(arg, "disk") || !strcmp(arg, "both");
-		if (!c->use_tmpfs && !c->use_disk)
-			return bad("--fs", arg, "must be tmpfs, disk or both");
-		break;
-	case 'T':
-		c->tmpfs_dir = arg;
-		break;
-	case 'D':
-		c->disk_dir = arg;
-		break;
 	case 'N':
-		rc = parse_count("--threads", arg, 1, RP_MAX_THREADS, &l);
+		rc = bench_parse_count("--threads", arg, 1, RP_MAX_THREADS, &l);
 		c->threads = (uint32_t)l;
 		break;
 	case 'O':
-		return parse_only(arg, c);
+		c->only = 0;
+		return bench_parse_list("--only", arg, 64, only_item, c);
 	case 't':
-		rc = parse_count("--timeout", arg, 1, 3600, &l);
+		rc = bench_parse_count("--timeout", arg, 1, 3600, &l);
 		c->timeout = (int)l;
 		break;
 	case 'j':
@@ -265,83 +221,20 @@ static int parse_args(int argc, char **argv, struct cfg *c)
 		.files = 100000, .size = 1024, .runs = 3,
 		.threads = rp_config_threads(&none), .timeout = 120,
 		.only = (1u << W_MAX) - 1,
-		.use_tmpfs = true, .use_disk = true,
-		.tmpfs_dir = "/dev/shm", .disk_dir = ".",
+		.fsopts = BENCH_FSOPTS_DEFAULT,
 	};
-	for (;;) {
-		int opt = getopt_long(argc, argv, "n:s:r:f:t:jkh", longs,
-				      NULL);
-		int rc;
-
-		if (opt == -1)
-			break;
-		if (opt == 'h') {
-			fputs(usage, stdout);
-			return 1;
-		}
-		rc = parse_one(opt, optarg, c);
-		if (rc)
-			return rc;
-	}
-	if (optind < argc)
-		return bad("argument", argv[optind], "unexpected");
-	return 0;
+	return bench_getopt(argc, argv, "n:s:r:f:t:jkh", longs, parse_one, c);
 }
 
 /* ---------------------------------------------------------------------
  * Trees: made, counted, compared, removed
  */
 
-/* splitmix64 over (seed, word index): fast, and nothing compresses it. */
-static void fill(uint8_t *p, size_t len, uint64_t seed)
-{
-	uint64_t x = seed * 0x9e3779b97f4a7c15ull;
-
-	for (size_t i = 0; i < len; i += 8) {
-		uint64_t z = (x += 0x9e3779b97f4a7c15ull);
-
-		z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-		z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-		z ^= z >> 31;
-		memcpy(p + i, &z, len - i < 8 ? len - i : 8);
-	}
-}
-
 /* File i's path under a tree's root: dDDDD/fFFFFFFF. */
 static void file_path(char *buf, size_t len, uint64_t i)
 {
 	snprintf(buf, len, "d%04llu/f%07llu",
 		 (unsigned long long)(i / PER_DIR), (unsigned long long)i);
-}
-
-static int write_full(int fd, const uint8_t *p, size_t len)
-{
-	while (len) {
-		ssize_t n = write(fd, p, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return n < 0 ? -errno : -EIO;
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
-static int read_full(int fd, uint8_t *p, size_t len)
-{
-	while (len) {
-		ssize_t n = read(fd, p, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return n < 0 ? -errno : -EIO;
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
 }
 
 static int make_file(int root, uint64_t i, uint8_t *buf, size_t size)
@@ -367,8 +260,8 @@ static int make_file(int root, uint64_t i, uint8_t *buf, size_t size)
 		RP_ERR("openat(%s): %s", rel, strerror(-rc));
 		return rc;
 	}
-	fill(buf, size, i + 1);
-	rc = write_full(fd, buf, size);
+	bench_fill(buf, size, i + 1);
+	rc = bench_write_full(fd, buf, size);
 	if (rc)
 		RP_ERR("write(%s): %s", rel, strerror(-rc));
 	if (close(fd) && !rc) {
@@ -405,7 +298,7 @@ static int make_tree(struct tfs *fs, const struct cfg *c)
 		RP_ERR("open(%s): %s", fs->src, strerror(-rc));
 		goto out;
 	}
-	for (uint64_t i = 0; i < c->files && !rc && !stop; i++)
+	for (uint64_t i = 0; i < c->files && !rc && !bench_stop; i++)
 		rc = make_file(root, i, buf, (size_t)c->size);
 	if (!rc && syncfs(root)) {
 		rc = -errno;
@@ -518,7 +411,7 @@ static int read_file(const char *base, const char *rel, uint8_t *buf,
 		RP_ERR("open(%s): %s", path, strerror(-rc));
 		return rc;
 	}
-	rc = read_full(fd, buf, size);
+	rc = bench_read_full(fd, buf, size);
 	if (!rc && read(fd, &extra, 1) != 0)
 		rc = -EFBIG;
 	if (rc)
@@ -615,27 +508,6 @@ static int remove_tree(const struct tfs *fs, const char *path)
  * The file systems under test
  */
 
-static void fs_type(struct tfs *fs, const struct statfs *st)
-{
-	static const struct {
-		long magic;
-		const char *name;
-	} known[] = {
-		{ TMPFS_MAGIC, "tmpfs" }, { EXT4_SUPER_MAGIC, "ext4" },
-		{ XFS_SUPER_MAGIC, "xfs" }, { BTRFS_SUPER_MAGIC, "btrfs" },
-		{ OVERLAYFS_SUPER_MAGIC, "overlay" }, { V9FS_MAGIC, "9p" },
-	};
-
-	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++) {
-		if ((long)st->f_type == known[i].magic) {
-			snprintf(fs->type, sizeof(fs->type), "%s",
-				 known[i].name);
-			return;
-		}
-	}
-	snprintf(fs->type, sizeof(fs->type), "0x%lx", (long)st->f_type);
-}
-
 /*
  * Whether the ext4 holding dir has a journal: jbd2 lists each journal it
  * runs as /proc/fs/jbd2/DEV-INODE, DEV the block device's name. Without
@@ -716,33 +588,20 @@ static void fs_teardown(struct tfs *fs, const struct cfg *c)
 static int fs_setup(struct tfs *fs, const char *label, const char *base,
 		    const struct cfg *c)
 {
-	struct statfs st;
 	char kind[48];
 	int rc;
 
 	*fs = (struct tfs){ .label = label };
-	if ((size_t)snprintf(fs->dir, sizeof(fs->dir), "%s/rp-tree-XXXXXX",
-			     base) >= sizeof(fs->dir)) {
-		RP_ERR("--%s %s: path too long", label, base);
-		return -ENAMETOOLONG;
-	}
-	if (!mkdtemp(fs->dir)) {
-		rc = -errno;
-		RP_ERR("mkdtemp(%s): %s", fs->dir, strerror(-rc));
+	rc = bench_mkdtemp(fs->dir, sizeof(fs->dir), base, "rp-tree", label);
+	if (rc)
 		return rc;
-	}
 	fs->made = true;
 	snprintf(fs->src, sizeof(fs->src), "%s/src", fs->dir);
-	if (statfs(fs->dir, &st)) {
-		rc = -errno;
-		RP_ERR("statfs(%s): %s", fs->dir, strerror(-rc));
+	rc = bench_fs_type(fs->dir, fs->type, sizeof(fs->type));
+	if (rc)
 		goto err_teardown;
-	}
-	fs_type(fs, &st);
 	fs->journal = strcmp(fs->type, "ext4") ? -1 : ext4_journal(fs->dir);
-	if (!strcmp(fs->type, "tmpfs") != !strcmp(label, "tmpfs"))
-		fprintf(stderr, "bench_tree: warning: the %s directory %s is "
-			"on %s\n", label, fs->dir, fs->type);
+	bench_check_kind(label, fs->dir, fs->type);
 	fprintf(stderr, "bench_tree: %s: %s (%s): making %llu files...\n",
 		label, fs->dir, fs_kind(fs, kind, sizeof(kind)),
 		(unsigned long long)c->files);
@@ -819,15 +678,6 @@ static double self_cpu(void)
 	return rusage_cpu(&ru);
 }
 
-static int join(pthread_t t, const char *who)
-{
-	int e = pthread_join(t, NULL);
-
-	if (e)
-		RP_ERR("pthread_join(%s): %s", who, strerror(e));
-	return -e;
-}
-
 /* In the child: send -r src as TREE_NAME into recv -o dst. Timed from
  * the threads' start to the sender's return (its ACK: all durable). */
 static int push(const struct cfg *c, const struct tfs *fs, const char *dst,
@@ -878,12 +728,12 @@ static int push(const struct cfg *c, const struct tfs *fs, const char *dst,
 		RP_ERR("pthread_create(sender): %s", strerror(e));
 		/* The receiver sees the control connection close and stops. */
 		close(s.fd);
-		(void)join(tv, "receiver");
+		(void)bench_join(tv, "receiver");
 		close(v.dirfd);
 		return -e;
 	}
-	rs = join(ts, "sender");
-	rv = join(tv, "receiver");
+	rs = bench_join(ts, "sender");
+	rv = bench_join(tv, "receiver");
 	r->seconds = s.end - t0;
 	r->cpu = self_cpu() - cpu;
 	close(v.dirfd);
@@ -892,17 +742,20 @@ static int push(const struct cfg *c, const struct tfs *fs, const char *dst,
 	return s.rc ? s.rc : v.rc;
 }
 
-static int reap(pid_t pid, int *status, struct rusage *ru)
-{
-	while (wait4(pid, status, 0, ru) < 0) {
-		int e = errno;
+/* What the child pushes. */
+struct job {
+	const struct cfg *c;
+	const struct tfs *fs;
+	const char *dst;
+};
 
-		if (e != EINTR) {
-			RP_ERR("wait4(%d): %s", (int)pid, strerror(e));
-			return -e;
-		}
-	}
-	return 0;
+static int push_child(void *arg, void *res)
+{
+	const struct job *j = arg;
+	struct run *r = res;
+
+	r->rc = push(j->c, j->fs, j->dst, r);
+	return r->rc;
 }
 
 /* The push in a child of its own, so that its CPU, peak RSS and any
@@ -910,43 +763,12 @@ static int reap(pid_t pid, int *status, struct rusage *ru)
 static int measure_push(const struct cfg *c, const struct tfs *fs,
 			const char *dst, struct run *r)
 {
-	struct rusage ru;
-	int p[2], status, got;
-	pid_t pid;
+	struct job j = { .c = c, .fs = fs, .dst = dst };
+	int rc = bench_fork(what_names[W_RP], push_child, &j, r, sizeof(*r),
+			    &r->rss_kib);
 
-	if (pipe2(p, O_CLOEXEC)) {
-		r->rc = -errno;
-		RP_ERR("pipe2: %s", strerror(-r->rc));
-		return r->rc;
-	}
-	fflush(NULL);
-	pid = fork();
-	if (pid < 0) {
-		r->rc = -errno;
-		RP_ERR("fork: %s", strerror(-r->rc));
-		close(p[0]);
-		close(p[1]);
-		return r->rc;
-	}
-	if (pid == 0) {
-		close(p[0]);
-		r->rc = push(c, fs, dst, r);
-		/* Same binary on both ends of the pipe: the raw struct. */
-		if (write_full(p[1], (const uint8_t *)r, sizeof(*r)))
-			RP_ERR("write(result pipe): %s", strerror(errno));
-		_exit(r->rc ? 1 : 0);
-	}
-	close(p[1]);
-	got = read_full(p[0], (uint8_t *)r, sizeof(*r));
-	close(p[0]);
-	if (reap(pid, &status, &ru))
-		return r->rc = RP_EINTERNAL;
-	r->rss_kib = ru.ru_maxrss;
-	if (got) {
-		RP_ERR("rdmapush: the measuring process died (wait status "
-		       "0x%x)", status);
-		r->rc = RP_EINTERNAL;
-	}
+	if (rc)
+		r->rc = rc;
 	return r->rc;
 }
 
@@ -976,7 +798,7 @@ static int measure_ceiling(const struct tfs *fs, const char *dst,
 		RP_ERR("execl(/bin/sh): %s", strerror(errno));
 		_exit(127);
 	}
-	if (reap(pid, &status, &ru))
+	if (bench_reap(pid, &status, &ru))
 		return r->rc = RP_EINTERNAL;
 	r->seconds = rp_now() - t0;
 	/* sh's and the tars' it waited for (wait4 counts reaped children). */
@@ -1041,8 +863,8 @@ static int run_fs(const struct cfg *c, struct tfs *fs, const char *label,
 	if (fs_setup(fs, label, base, c))
 		return 1;
 	fs->measured = true;
-	for (int i = 0; i < c->runs && !stop; i++) {
-		for (int w = 0; w < W_MAX && !stop; w++)
+	for (int i = 0; i < c->runs && !bench_stop; i++) {
+		for (int w = 0; w < W_MAX && !bench_stop; w++)
 			if (c->only & (1u << w))
 				failed += one_run(c, fs, w, i) != 0;
 		fs->n = i + 1;
@@ -1063,20 +885,6 @@ struct row {
 	long rss_kib;
 };
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a;
-	double y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-	qsort(v, (size_t)n, sizeof(*v), cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2.0;
-}
-
 static struct row median_row(const struct tfs *fs, enum what w)
 {
 	double secs[RUNS_MAX], cpu[RUNS_MAX], rss[RUNS_MAX];
@@ -1093,9 +901,9 @@ static struct row median_row(const struct tfs *fs, enum what w)
 		m.ok++;
 	}
 	if (m.ok) {
-		m.seconds = median(secs, m.ok);
-		m.cpu = median(cpu, m.ok);
-		m.rss_kib = (long)median(rss, m.ok);
+		m.seconds = bench_median(secs, m.ok);
+		m.cpu = bench_median(cpu, m.ok);
+		m.rss_kib = (long)bench_median(rss, m.ok);
 	}
 	return m;
 }
@@ -1270,21 +1078,6 @@ static int report_json(FILE *f, const struct cfg *c,
  * main
  */
 
-static void on_signal(int sig)
-{
-	stop = sig;
-}
-
-static void signals(void)
-{
-	/* No SA_RESTART: stop between runs, clean up, report. */
-	struct sigaction sa = { .sa_handler = on_signal };
-
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-}
-
 int main(int argc, char **argv)
 {
 	static struct tfs tmpfs, disk;
@@ -1292,29 +1085,26 @@ int main(int argc, char **argv)
 	struct cfg c;
 	int n = 0;
 	int failed = 0;
-	int rc = parse_args(argc, argv, &c);
+	int rc;
 
+	bench_init("bench_tree", usage);
+	rc = parse_args(argc, argv, &c);
 	if (rc)
 		return rc > 0 ? 0 : RP_EXIT_USAGE;
 	rp_trace_init(RP_V_QUIET, "bench");
-	signals();
-	if (c.use_tmpfs && !stop) {
-		failed += run_fs(&c, &tmpfs, "tmpfs", c.tmpfs_dir);
+	bench_signals();
+	if (c.fsopts.use_tmpfs && !bench_stop) {
+		failed += run_fs(&c, &tmpfs, "tmpfs", c.fsopts.tmpfs_dir);
 		if (tmpfs.measured)
 			done[n++] = &tmpfs;
 	}
-	if (c.use_disk && !stop) {
-		failed += run_fs(&c, &disk, "disk", c.disk_dir);
+	if (c.fsopts.use_disk && !bench_stop) {
+		failed += run_fs(&c, &disk, "disk", c.fsopts.disk_dir);
 		if (disk.measured)
 			done[n++] = &disk;
 	}
 	report_table(c.json ? stderr : stdout, &c, done, n);
 	if (c.json && report_json(stdout, &c, done, n))
 		failed++;
-	if (stop)
-		fprintf(stderr, "bench_tree: interrupted by signal %d\n",
-			(int)stop);
-	if (failed)
-		fprintf(stderr, "bench_tree: %d run(s) failed\n", failed);
-	return failed || stop ? RP_EXIT_INTERNAL : RP_EXIT_OK;
+	return bench_exit(failed, "run(s)");
 }

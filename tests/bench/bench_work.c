@@ -42,22 +42,6 @@ const char *bench_side_name(enum bench_side s)
 	return (unsigned int)s < BS_MAX ? names[s] : "?";
 }
 
-/* splitmix64 over (seed, word index): fast, and nothing compresses it. */
-void bench_fill(void *buf, size_t len, uint64_t seed)
-{
-	uint8_t *p = buf;
-	uint64_t x = seed * 0x9e3779b97f4a7c15ull;
-
-	for (size_t i = 0; i < len; i += 8) {
-		uint64_t z = (x += 0x9e3779b97f4a7c15ull);
-
-		z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-		z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-		z ^= z >> 31;
-		memcpy(p + i, &z, len - i < 8 ? len - i : 8);
-	}
-}
-
 double bench_thread_cpu(void)
 {
 	struct timespec ts;
@@ -262,15 +246,6 @@ out_src:
  * push's is. Wall time is over all of them.
  */
 
-static int join(pthread_t t, const char *who)
-{
-	int e = pthread_join(t, NULL);
-
-	if (e)
-		RP_ERR("pthread_join(%s): %s", who, strerror(e));
-	return -e;
-}
-
 struct ceil;
 
 /* One thread of a ceiling: a worker of the push's pool. */
@@ -420,7 +395,7 @@ static int ceil_run(struct ceil *x, struct bench_usage *use)
 		}
 	}
 	for (uint32_t i = 0; i < started; i++) {
-		int e = join(x->t[i].tid, "ceiling thread");
+		int e = bench_join(x->t[i].tid, "ceiling thread");
 
 		if (!rc)
 			rc = e ? e : x->t[i].rc;
@@ -720,11 +695,11 @@ static int run_pair(struct bench_job *s, struct bench_job *v, double *secs)
 		RP_ERR("pthread_create(sender): %s", strerror(e));
 		/* The receiver sees the control connection close and stops. */
 		close(s->fd);
-		join(tv, "receiver");
+		bench_join(tv, "receiver");
 		return -e;
 	}
-	rs = join(ts, "sender");
-	rv = join(tv, "receiver");
+	rs = bench_join(ts, "sender");
+	rv = bench_join(tv, "receiver");
 	*secs = rp_now() - t0;
 	if (rs || rv)
 		return rs ? rs : rv;
