@@ -207,15 +207,6 @@ int rp_batch_finish(struct xfer *x, struct rp_batch *b, struct rp_tally *t)
 	return rc;
 }
 
-int rp_batch_flush(struct xfer *x, struct rp_batch *b, struct rp_tally *t)
-{
-	if (!b->n)
-		return 0;
-	if (!b->busy)
-		rp_batch_start(x, b);
-	return rp_batch_finish(x, b, t);
-}
-
 void rp_batch_free(struct rp_batch *b)
 {
 	for (uint32_t i = 0; b->e && i < b->n; i++)

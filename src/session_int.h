@@ -251,8 +251,8 @@ int rp_xfer_send_fack(struct xfer *x, uint32_t id, int err, uint64_t bytes);
  * syncfs runs on a worker, files keep arriving into the other, so the
  * disk and the network overlap. The receiver sends a batch to its sync
  * when it is full and whenever it would otherwise wait for the sender,
- * and has everything waiting named (rp_batch_flush) before any other
- * FACK and before leaving the directory the files are in.
+ * and has everything waiting named before any other FACK and before
+ * leaving the directory the files are in.
  */
 #define RP_BATCH_FILE_MAX	(1u << 20)
 #define RP_BATCH_FILES		64u
@@ -321,9 +321,6 @@ int rp_batch_tick(struct xfer *x, struct rp_batch *b)
  * sender; each file's own failure is its FACK's. The reason held for
  * the entry being answered now survives. */
 int rp_batch_finish(struct xfer *x, struct rp_batch *b, struct rp_tally *t)
-	__attribute__((warn_unused_result));
-/* rp_batch_start() unless busy, then rp_batch_finish(). */
-int rp_batch_flush(struct xfer *x, struct rp_batch *b, struct rp_tally *t)
 	__attribute__((warn_unused_result));
 /* Drop what waits (the session failed: no FACK told the sender these
  * files arrived, so none appears), and the batch's memory. */

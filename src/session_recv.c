@@ -227,12 +227,9 @@ static int behind(struct xfer *x, struct recv_state *r)
 /* Every file waiting for its sync: durable, named, answered, now. */
 static int flush(struct xfer *x, struct recv_state *r)
 {
-	int rc = reap(x, r, true);
+	int rc = sync_behind(x, r);
 
-	if (rc || !r->batch.n)
-		return rc;
-	r->here.dirty = true;
-	return rp_batch_flush(x, &r->batch, &r->tally);
+	return rc ? rc : reap(x, r, true);
 }
 
 /* Count an entry's result, say it in --json, and tell the sender, after
