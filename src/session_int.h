@@ -358,6 +358,23 @@ int rp_xfer_take_remote(struct xfer *x, const struct rp_qp_addr *qp0,
 void rp_xfer_put_local(const struct xfer *x, struct rp_qp_addr *qp0,
 		    struct rp_qp_more *more, uint8_t *qps);
 /*
+ * Where a send session's entries come from: the command line's sources,
+ * walked (session_send.c), or, on a relay hop, what its upstream lands.
+ * next, open and recheck behave as rp_walk_next(), rp_walk_src_open()
+ * and rp_walk_dir_recheck() (walk.h) on ctx; close releases ctx and
+ * runs once, at the session's end, whatever happened before.
+ */
+struct rp_walk_entry;
+struct rp_entry_src {
+	int (*next)(void *ctx, struct rp_walk_entry *e);
+	int (*open)(void *ctx, const struct rp_walk_entry *e,
+		    struct rp_src *src);
+	int (*recheck)(void *ctx, struct rp_walk_entry *e);
+	void (*close)(void *ctx);
+	void *ctx;
+};
+
+/*
  * The sender's handshake (session_hello.c), after --psk's AUTH: HELLO
  * with x's shape, op and QP; the receiver's MR, whose shape may be
  * smaller, never larger (x takes it, and its ring's address and rkey

@@ -89,7 +89,7 @@ struct cur_src {
 };
 
 struct send_state {
-	struct rp_walk *walk;
+	struct rp_entry_src src;	/* where the entries come from */
 	uint64_t posted;	/* writes posted, in the whole session */
 	uint64_t queued;	/* chunks queued to be read (>= posted) */
 	struct readout *rd;	/* window records, one per ring slot */
@@ -255,7 +255,7 @@ static int cur_open(struct xfer *x, struct send_state *s,
 		c->src.fd = x->o->stdin_fd;
 		c->size = RP_SIZE_UNKNOWN;
 	} else {
-		rc = rp_walk_src_open(s->walk, e, &c->src);
+		rc = s->src.open(s->src.ctx, e, &c->src);
 		if (rc) {
 			rp_xfer_entry(x, &s->tally, e->path, 0, rc, NULL);
 			return 1;
@@ -294,7 +294,7 @@ static int next_entry(struct xfer *x, struct send_state *s)
 {
 	struct rp_walk_entry e;
 	const char *why = NULL;
-	int rc = rp_walk_next(s->walk, &e);
+	int rc = s->src.next(s->src.ctx, &e);
 
 	if (rc <= 0) {
 		s->walk_done = rc == 0;
@@ -309,7 +309,7 @@ static int next_entry(struct xfer *x, struct send_state *s)
 	switch (e.kind) {
 	case RP_WALK_DIR:
 		/* Not followed if swapped for a link since it was listed. */
-		rc = rp_walk_dir_recheck(s->walk, &e);
+		rc = s->src.recheck(s->src.ctx, &e);
 		if (rc) {
 			rp_xfer_entry(x, &s->tally, e.path, 0, rc, NULL);
 			return 0;
@@ -950,6 +950,42 @@ int rp_session_send_check(const struct rp_config *o)
 	return rc;
 }
 
+/* ---- the command line's sources, walked ---- */
+
+static int walk_next(void *w, struct rp_walk_entry *e)
+{
+	return rp_walk_next(w, e);
+}
+
+static int walk_open(void *w, const struct rp_walk_entry *e,
+		     struct rp_src *src)
+{
+	return rp_walk_src_open(w, e, src);
+}
+
+static int walk_recheck(void *w, struct rp_walk_entry *e)
+{
+	return rp_walk_dir_recheck(w, e);
+}
+
+static void walk_close(void *w)
+{
+	rp_walk_close(w);
+}
+
+static int walk_src(const struct rp_config *o, struct rp_entry_src *src)
+{
+	struct rp_walk *w = NULL;
+	int rc = rp_walk_open(&w, o->sources, o->nsources, o->recursive,
+			      o->as_name);
+
+	if (!rc)
+		*src = (struct rp_entry_src){ .next = walk_next,
+			.open = walk_open, .recheck = walk_recheck,
+			.close = walk_close, .ctx = w };
+	return rc;
+}
+
 static int prepare(struct xfer *x, struct send_state *s)
 {
 	uint64_t files;
@@ -961,8 +997,7 @@ static int prepare(struct xfer *x, struct send_state *s)
 		return rc;
 	if (x->o->psk_file)
 		x->ch.psk = s->psk;
-	rc = rp_walk_open(&s->walk, x->o->sources, x->o->nsources,
-			  x->o->recursive, x->o->as_name);
+	rc = walk_src(x->o, &s->src);
 	if (rc)
 		return rc;
 	/* Sizes as they are now, for the ring's shape and the progress. */
@@ -1060,7 +1095,8 @@ static int finish(struct xfer *x, struct send_state *s, int rc,
 		cur_close(&s->cur);
 	free(s->rd);
 	pending_clear(s);
-	rp_walk_close(s->walk);
+	if (s->src.close)
+		s->src.close(s->src.ctx);
 	return rc;
 }
 
