@@ -14,6 +14,7 @@
 #include "rdmapush/chan.h"
 #include "rdmapush/ctrl.h"
 #include "rdmapush/fileio.h"
+#include "rdmapush/limits.h"
 #include "rdmapush/partial.h"
 #include "rdmapush/pool.h"
 #include "rdmapush/config.h"
@@ -373,6 +374,61 @@ struct rp_entry_src {
 	void (*close)(void *ctx);
 	void *ctx;
 };
+
+/*
+ * A relay hop's feed (session_feed.c): the entries its upstream session
+ * lands, in order, for the session that forwards them downstream on
+ * another thread, which reads each file's copy as far as it is written.
+ * At most cap entries wait; memory is cap entries of about 4 KiB.
+ */
+#define RP_FEED_NONE	UINT64_MAX	/* an entry not fed (see put) */
+
+struct rp_feed_entry {
+	uint8_t kind;		/* RP_FILE_REG or RP_FILE_DIR */
+	char path[RP_PATH_MAX + 1];	/* as the upstream named it */
+	uint32_t mode;
+	int64_t mtime_sec;
+	uint32_t mtime_nsec;
+	uint64_t size;		/* RP_FILE_REG: its size */
+	int fd;			/* RP_FILE_REG: this hop's copy, readable */
+	uint64_t ready;		/* bytes of it written, from 0, in order */
+	bool done;		/* ended: err, or whole and verified */
+	int err;		/* this hop could not keep it (reported) */
+	uint8_t csum[RP_CSUM_LEN];	/* done, !err: the origin's digest */
+};
+
+struct rp_feed;
+/* A put waiting for room gives up once *stop is non-zero (a signal). */
+int rp_feed_new(struct rp_feed **f, uint32_t cap, _Atomic int *stop)
+	__attribute__((warn_unused_result));
+/* Frees what waits too; NULL is fine. Once both sides are done. */
+void rp_feed_free(struct rp_feed *f);
+
+/* The upstream side. put takes e->fd (closes it when not fed) and
+ * waits while cap entries wait; *seq names the entry to progress and
+ * end, or is RP_FEED_NONE once the downstream left (nothing more is
+ * fed; the upstream goes on for its own copy). 0, or RP_EINTERRUPTED
+ * (*stop while it waited). */
+int rp_feed_put(struct rp_feed *f, struct rp_feed_entry *e, uint64_t *seq)
+	__attribute__((warn_unused_result));
+void rp_feed_progress(struct rp_feed *f, uint64_t seq, uint64_t ready);
+void rp_feed_end(struct rp_feed *f, uint64_t seq, int err,
+		 const uint8_t csum[RP_CSUM_LEN]);
+/* No entry comes after those put. */
+void rp_feed_close(struct rp_feed *f);
+
+/* The downstream side. The fd to watch (readable: something changed;
+ * rp_feed_ack() before looking again). head copies the first entry
+ * (1), or says none is left (0) or none is there yet (-EAGAIN).
+ * claim_fd gives the caller the first entry's fd (-1 if none), take
+ * drops the first entry, leave says no more is taken (put stops
+ * feeding, and what waits is released). */
+int rp_feed_fd(const struct rp_feed *f);
+void rp_feed_ack(struct rp_feed *f);
+int rp_feed_head(struct rp_feed *f, struct rp_feed_entry *copy);
+int rp_feed_claim_fd(struct rp_feed *f);
+void rp_feed_take(struct rp_feed *f);
+void rp_feed_leave(struct rp_feed *f);
 
 /*
  * The sender's handshake (session_hello.c), after --psk's AUTH: HELLO
