@@ -207,6 +207,8 @@ int rp_xfer_start_pool(struct xfer *x, size_t scratch)
 	rc = watch_add(x->epfd, x->ch.fd, "control socket");
 	if (!rc)
 		rc = watch_add(x->epfd, rp_pool_fd(x->pool), "workers' eventfd");
+	if (!rc && x->feed)
+		rc = watch_add(x->epfd, rp_feed_fd(x->feed), "relay feed");
 	return rc;
 }
 

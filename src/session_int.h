@@ -95,6 +95,9 @@ struct xfer {
 	double wake;
 	/* The side's progress line, once its data loop runs (or NULL). */
 	struct rp_progress *prog;
+	/* A relay hop's downstream: its entries' feed, whose eventfd its
+	 * waits watch too (or NULL). */
+	struct rp_feed *feed;
 	uint64_t done;		/* chunks the receiver has taken (credit) */
 	uint64_t credits;	/* credit Sends: posted (recv), got (send) */
 	struct rp_tally tally;
@@ -429,6 +432,15 @@ int rp_feed_head(struct rp_feed *f, struct rp_feed_entry *copy);
 int rp_feed_claim_fd(struct rp_feed *f);
 void rp_feed_take(struct rp_feed *f);
 void rp_feed_leave(struct rp_feed *f);
+
+/*
+ * A relay hop's downstream session (session_send.c): a push of what the
+ * feed brings, to o->host, o->port, with o's shape taken as is (each
+ * file's digest is the origin's, which depends on the chunk size). It
+ * leaves the feed (rp_feed_leave) when it ends, however it ends.
+ */
+int rp_session_send_feed(const struct rp_config *o, struct rp_feed *feed,
+			 struct rp_outcome *out);
 
 /*
  * The sender's handshake (session_hello.c), after --psk's AUTH: HELLO

@@ -86,10 +86,21 @@ struct cur_src {
 	struct rp_csum *csum;
 	/* --resume or --update: its FILE asked; no chunk before HAVE. */
 	bool negotiating;
+	bool fed;		/* a relay's: read as far as the feed says */
+};
+
+/* A relay hop's upstream, as a source: the feed's first entry is the
+ * one being sent (held) until the next is asked for. */
+struct feed_src {
+	struct rp_feed *f;
+	bool holding;
+	struct rp_feed_entry now;	/* the first entry, as last looked */
 };
 
 struct send_state {
 	struct rp_entry_src src;	/* where the entries come from */
+	struct feed_src *fed;	/* src's, on a relay hop; else NULL */
+	bool starved;		/* the feed has no entry yet: wait */
 	uint64_t posted;	/* writes posted, in the whole session */
 	uint64_t queued;	/* chunks queued to be read (>= posted) */
 	struct readout *rd;	/* window records, one per ring slot */
@@ -175,7 +186,8 @@ static int send_file_msg(struct xfer *x, struct send_state *s,
 	return rc;
 }
 
-static int send_fend(struct xfer *x, struct cur_src *c)
+/* origin: a relayed file's digest, as the origin sent it, or NULL. */
+static int send_fend(struct xfer *x, struct cur_src *c, const uint8_t *origin)
 {
 	struct rp_fend f = { .id = c->id, .bytes = c->off };
 
@@ -183,6 +195,9 @@ static int send_fend(struct xfer *x, struct cur_src *c)
 	if (c->failed || !c->p)
 		f.bytes = RP_FEND_ABORTED;
 	rp_csum_final(c->csum, f.csum);
+	/* Relayed: the origin's digest, checked end to end downstream. */
+	if (origin)
+		memcpy(f.csum, origin, RP_CSUM_LEN);
 	memcpy(x->rep.csum, f.csum, RP_CSUM_LEN);
 	x->rep.have_csum = true;
 	return rp_chan_send(&x->ch, RP_MSG_FEND, &f);
@@ -261,6 +276,7 @@ static int cur_open(struct xfer *x, struct send_state *s,
 			return 1;
 		}
 		c->size = c->src.size;
+		c->fed = s->fed != NULL;
 		/* The file we hold is what goes, as it is now. */
 		sent.mode = c->src.mode;
 		sent.mtime_sec = c->src.mtime_sec;
@@ -296,6 +312,10 @@ static int next_entry(struct xfer *x, struct send_state *s)
 	const char *why = NULL;
 	int rc = s->src.next(s->src.ctx, &e);
 
+	if (rc == -EAGAIN) {
+		s->starved = true;	/* a relay's upstream is behind */
+		return 0;
+	}
 	if (rc <= 0) {
 		s->walk_done = rc == 0;
 		return rc;
@@ -409,6 +429,29 @@ static void read_stdin(struct xfer *x, struct cur_src *c, struct readout *r)
 }
 
 /*
+ * A relayed file's next chunk is written on this hop (its last one once
+ * the file is whole and verified here). Our copy failing here fails it
+ * downstream too.
+ */
+static bool fed_ready(struct xfer *x, struct send_state *s,
+		      struct cur_src *c)
+{
+	const struct rp_feed_entry *e = &s->fed->now;
+	uint64_t left = c->size - c->queued;
+	uint64_t want = left < x->chunk ? left : x->chunk;
+
+	if (e->done && e->err) {
+		c->failed = true;
+		c->p->failed_here = true;
+		rp_xfer_entry(x, &s->tally, c->p->path, 0, e->err, NULL);
+		return true;
+	}
+	if (c->queued + want > e->ready)
+		return false;
+	return want < left || e->done;
+}
+
+/*
  * Queue the current source's next chunks, as far as free slots allow.
  * Once it failed or was refused, one empty last chunk ends it.
  */
@@ -424,6 +467,9 @@ static void queue_reads(struct xfer *x, struct send_state *s)
 		/* A stream is read one chunk at a time, in order. */
 		if (c->is_stdin && !ended && s->queued > s->posted)
 			break;
+		if (c->fed && !ended && !fed_ready(x, s, c))
+			break;
+		ended = c->failed || !c->p;
 		*r = (struct readout){
 			.fd = c->src.fd, .align = c->src.align,
 			.off = c->queued,
@@ -532,7 +578,7 @@ static int post_chunk(struct xfer *x, struct send_state *s,
 	if (c->p)
 		c->p->size = c->off;
 	if (!rc)
-		rc = send_fend(x, c);
+		rc = send_fend(x, c, c->fed ? s->fed->now.csum : NULL);
 	/*
 	 * The receiver needs this FILE before it can take the chunks
 	 * posted: one write for both, now rather than at our next wait,
@@ -557,12 +603,25 @@ static int post_chunks(struct xfer *x, struct send_state *s)
 	return rc;
 }
 
+/* A relay's feed changed (or may have): look at the entry we send. */
+static void feed_look(struct send_state *s)
+{
+	struct feed_src *fs = s->fed;
+
+	rp_feed_ack(fs->f);
+	if (fs->holding && rp_feed_head(fs->f, &fs->now) != 1)
+		fs->holding = false;	/* cannot be: it is ours */
+	s->starved = false;
+}
+
 /* Send what the credit and the pending cap allow; FIN at the end. */
 static int pump(struct xfer *x, struct send_state *s)
 {
 	int rc = 0;
 
-	while (!rc && !s->fin_sent && !rp_session_stop) {
+	if (s->fed)
+		feed_look(s);
+	while (!rc && !s->fin_sent && !rp_session_stop && !s->starved) {
 		if (s->cur.open) {
 			queue_reads(x, s);
 			rc = post_chunks(x, s);
@@ -986,6 +1045,69 @@ static int walk_src(const struct rp_config *o, struct rp_entry_src *src)
 	return rc;
 }
 
+/* ---- a relay hop's upstream, fed ---- */
+
+static int feed_next(void *ctx, struct rp_walk_entry *e)
+{
+	struct feed_src *fs = ctx;
+	const struct rp_feed_entry *n = &fs->now;
+	int rc;
+
+	if (fs->holding)
+		rp_feed_take(fs->f);	/* the file sent before */
+	fs->holding = false;
+	rc = rp_feed_head(fs->f, &fs->now);
+	if (rc <= 0)
+		return rc;
+	*e = (struct rp_walk_entry){
+		.kind = n->kind == RP_FILE_DIR ? RP_WALK_DIR : RP_WALK_FILE,
+		.src = n->path, .path = n->path, .mode = n->mode,
+		.size = n->size, .mtime_sec = n->mtime_sec,
+		.mtime_nsec = n->mtime_nsec,
+	};
+	if (n->kind == RP_FILE_DIR) {
+		rp_feed_take(fs->f);
+	} else if (n->done && n->err) {
+		/* Not kept here, so not sent on (reported upstream). */
+		e->kind = RP_WALK_ERROR;
+		e->err = n->err;
+		e->why = "not stored on this relay";
+		rp_feed_take(fs->f);
+	} else {
+		fs->holding = true;
+	}
+	return 1;
+}
+
+static int feed_open(void *ctx, const struct rp_walk_entry *e,
+		     struct rp_src *src)
+{
+	struct feed_src *fs = ctx;
+
+	*src = (struct rp_src){ .fd = rp_feed_claim_fd(fs->f),
+		.size = e->size, .mode = e->mode, .mtime_sec = e->mtime_sec,
+		.mtime_nsec = e->mtime_nsec };
+	if (src->fd >= 0)
+		return 0;
+	RP_ERR("relay: no copy of %s to forward", e->path);
+	return RP_EINTERNAL;
+}
+
+static int feed_recheck(void *ctx, struct rp_walk_entry *e)
+{
+	(void)ctx;
+	(void)e;
+	return 0;	/* made by this hop's upstream session */
+}
+
+static void feed_close(void *ctx)
+{
+	struct feed_src *fs = ctx;
+
+	rp_feed_leave(fs->f);
+	free(fs);
+}
+
 static int prepare(struct xfer *x, struct send_state *s)
 {
 	uint64_t files;
@@ -1110,6 +1232,40 @@ int rp_session_send(const struct rp_config *o, struct rp_outcome *out)
 	snprintf(x.peer, sizeof(x.peer), "%s:%u", o->host, o->port);
 	rc = prepare(&x, &s);
 	if (!rc) {
+		rp_xfer_phase(&x, RP_PHASE_CONNECT);
+		rc = rp_ctrl_connect(o->host, o->port, rp_xfer_deadline(&x),
+				     &x.ch.fd);
+	}
+	if (!rc)
+		rc = run(&x, &s);
+	return finish(&x, &s, rc, out);
+}
+
+int rp_session_send_feed(const struct rp_config *o, struct rp_feed *feed,
+			 struct rp_outcome *out)
+{
+	struct xfer x;
+	struct send_state s;
+	int rc;
+
+	init(&x, &s, o);
+	snprintf(x.peer, sizeof(x.peer), "%s:%u", o->host, o->port);
+	x.feed = feed;
+	x.size = RP_SIZE_UNKNOWN;
+	rc = rp_op_set(&x, o->op);
+	if (!rc && o->psk_file)
+		rc = rp_auth_load(o->psk_file, s.psk);
+	if (!rc && o->psk_file)
+		x.ch.psk = s.psk;
+	if (!rc)
+		rc = rp_sys_calloc(&s.fed, 1, sizeof(*s.fed), "relay source");
+	if (rc) {
+		rp_feed_leave(feed);
+	} else {
+		s.fed->f = feed;
+		s.src = (struct rp_entry_src){ .next = feed_next,
+			.open = feed_open, .recheck = feed_recheck,
+			.close = feed_close, .ctx = s.fed };
 		rp_xfer_phase(&x, RP_PHASE_CONNECT);
 		rc = rp_ctrl_connect(o->host, o->port, rp_xfer_deadline(&x),
 				     &x.ch.fd);
