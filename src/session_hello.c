@@ -88,6 +88,15 @@ int rp_xfer_post_recvs(struct xfer *x, uint32_t qp)
 	return rc;
 }
 
+int rp_xfer_post_credit_recvs(struct xfer *x)
+{
+	int rc = 0;
+
+	for (uint32_t i = 0; !rc && i < rp_xfer_credit_sends(x); i++)
+		rc = rp_verbs_post_recv(x->v, 0, i);
+	return rc;
+}
+
 int rp_op_arm_zero_recvs(struct xfer *x)
 {
 	int rc = 0;

@@ -351,6 +351,19 @@ int rp_recv_sender_mr(struct xfer *x);
  */
 int rp_xfer_post_recvs(struct xfer *x, uint32_t qp);
 /*
+ * Credit Sends the receiver may have posted and not seen complete: a
+ * window's worth, as chunks land, and one more, the credit it gives again
+ * at once when the link comes back (or to look at the link). The sender
+ * keeps as many receives posted on QP 0 (rp_xfer_post_credit_recvs), so
+ * that none finds its receive queue empty (RNR) while the sender is busy
+ * posting rather than polling.
+ */
+static inline uint32_t rp_xfer_credit_sends(const struct xfer *x)
+{
+	return x->window + 1;
+}
+int rp_xfer_post_credit_recvs(struct xfer *x);
+/*
  * HELLO's or MR's QPs (qp0 and more[], qps of them) as x->remote[], each
  * with qp0's LID, MTU and GID. RP_EPROTO (reported) when qps is not
  * x->qps or two QPNs are the same.

@@ -152,7 +152,7 @@ static int accept_hello(struct xfer *x, struct recv_state *r,
 		rc = rp_xfer_take_remote(x, &h->qp, h->more, h->qps, "HELLO");
 	if (!rc)
 		rc = rp_recv_agree_shape(x, h);
-	r->sq_cap = x->window + 1;
+	r->sq_cap = rp_xfer_credit_sends(x);
 	r->nrec = 2 * x->window;
 	if (!rc)
 		rc = rp_sys_calloc(&r->rec, r->nrec, sizeof(*r->rec),

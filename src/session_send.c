@@ -909,7 +909,7 @@ static int relink(struct xfer *x, struct send_state *s)
 	rc = rp_xfer_relink_begin(x);
 
 	if (!rc)
-		rc = rp_xfer_post_recvs(x, 0);	/* credits come on QP 0 */
+		rc = rp_xfer_post_credit_recvs(x);
 	if (!rc && answer)
 		rc = rp_xfer_relink_connect(x);
 	if (!rc)
@@ -1151,7 +1151,7 @@ static int handshake(struct xfer *x, struct send_state *s)
 	rc = rp_verbs_reg_ring(x->v, (size_t)x->chunk * x->window,
 			       (void **)&x->ring, &rkey);
 	if (!rc)
-		rc = rp_xfer_post_recvs(x, 0);	/* credits come on QP 0 */
+		rc = rp_xfer_post_credit_recvs(x);
 	if (!rc)
 		rc = rp_verbs_connect(x->v, x->remote, x->qps);
 	if (!rc && rp_op_exposes(x->ops->send_access))
