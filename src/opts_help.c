@@ -17,6 +17,7 @@
 static const char help_overview[] =
 	"Usage: rdmapush recv [OPTION]...\n"
 	"       rdmapush send [OPTION]... SOURCE... HOST\n"
+	"       rdmapush send [OPTION]... --hosts FILE SOURCE...\n"
 	"       rdmapush keygen [--] FILE\n"
 	"       rdmapush devices [--for HOST] [--json] [-d DEV]\n"
 	"       rdmapush ping --server | rdmapush ping [OPTION]... HOST\n"
@@ -102,10 +103,13 @@ static const char help_recv[] =
 	"                       for the sender's --resume)\n"
 	"      --partial-max-age AGE  remove kept partials older than AGE,\n"
 	"                       seconds or with s, m, h or d (default 7d),\n"
-	"                       at start-up and while serving\n";
+	"                       at start-up and while serving\n"
+	"      --relay          forward a sender's chain to the next host\n"
+	"                       (default: a chain is refused)\n";
 
 static const char help_send[] =
 	"Usage: rdmapush send [OPTION]... SOURCE... HOST\n"
+	"       rdmapush send [OPTION]... --hosts FILE SOURCE...\n"
 	"\n"
 	"Push each SOURCE to the receiver listening on HOST (a name or an\n"
 	"address), all in one session over one queue pair (or --qps of\n"
@@ -119,9 +123,16 @@ static const char help_send[] =
 	"receiver has verified its checksum and synced it to disk; a failed\n"
 	"file is reported and the others go on, and the exit status is then\n"
 	"that of the first failure.\n"
+	"HOST may be a host list, as Slurm writes it: node[01-03], a,b,c,\n"
+	"a:18600,b (a host without :PORT takes --port). With more than one\n"
+	"host the push is a chain: the first host is told the others, and\n"
+	"each one but the last must run 'rdmapush recv --relay' to pass\n"
+	"it on.\n"
 	"\n"
 	"Options:\n"
 	"  -p, --port PORT      the receiver's TCP port (default 18500)\n"
+	"      --hosts FILE     the hosts, one host or host list a line ('#'\n"
+	"                       comments); then every argument is a SOURCE\n"
 	"  -r, --recursive      send directories and everything in them\n"
 	"  -k, --preserve       keep each file's mode and modification time\n"
 	"                       (k for keep: -p is the port)\n"

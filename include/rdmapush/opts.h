@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "rdmapush/config.h"
+#include "rdmapush/hostlist.h"
 #include "rdmapush/proto.h"
 
 enum rp_mode {
@@ -32,6 +33,10 @@ struct rp_opts {
 	const char *render_send;	/* SENDER.jsonl */
 	const char *render_recv;	/* RECEIVER.jsonl */
 	const char *render_out;		/* -o FILE.svg, "-": stdout */
+	/* send: HOST or --hosts FILE expanded; cfg.hosts points into it
+	 * (rp_opts_free() releases it). */
+	const char *hosts_file;	/* --hosts FILE */
+	struct rp_hostlist hosts;
 	struct rp_config cfg;	/* what the library reads */
 };
 
@@ -41,6 +46,10 @@ struct rp_opts {
  */
 int rp_opts_parse(struct rp_opts *o, int argc, char **argv)
 	__attribute__((warn_unused_result));
+
+/* Release what rp_opts_parse() allocated (the host list); safe to call
+ * more than once, and on a struct rp_opts whose parse failed. */
+void rp_opts_free(struct rp_opts *o);
 
 /* Usage text for mode (NONE: the overview). */
 void rp_opts_usage(FILE *f, enum rp_mode mode);
