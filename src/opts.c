@@ -605,6 +605,18 @@ static int take_hosts(struct rp_opts *o, const char *sub)
 	rc = rp_hostlist_default_port(&o->hosts, o->cfg.port);
 	if (rc)
 		return rc;
+	/* The first host hears the others in one CHAIN: refused here,
+	 * before anything connects, when they do not fit in it. */
+	if (o->hosts.n > 1 &&
+	    rp_proto_chain_fit(o->hosts.host + 1, o->hosts.n - 1) <
+	    o->hosts.n - 1)
+		return rp_opts_usage_error(sub, "too many hosts for one "
+					   "chain: %zu; at most %zu",
+					   o->hosts.n,
+					   rp_proto_chain_fit(o->hosts.host +
+							      1,
+							      o->hosts.n - 1) +
+					   1);
 	o->cfg.hosts = o->hosts.host;
 	o->cfg.nhosts = (uint32_t)o->hosts.n;
 	o->cfg.host = o->hosts.host[0].name;

@@ -685,6 +685,10 @@ static void test_host_lists(void **state)
 	struct rp_opts o;
 
 	(void)state;
+	/* The most one CHAIN carries, at 8 bytes a hop. */
+	assert_int_equal(CAPTURE(&o, "send", "f", "n[0001-0524]"), 0);
+	assert_int_equal(o.cfg.nhosts, 524);
+	rp_opts_free(&o);
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		assert_int_equal(CAPTURE(&o, "send", "-p", "7000", "f", "g",
 					 cases[i].arg), 0);
@@ -695,6 +699,7 @@ static void test_host_lists(void **state)
 		assert_int_equal(o.cfg.nsources, 2);
 		assert_string_equal(o.cfg.sources[1], "g");
 		rp_opts_free(&o);
+		assert_null(o.cfg.hosts);
 		assert_null(o.cfg.hosts);
 		assert_int_equal(o.cfg.nhosts, 0);
 	}
@@ -718,6 +723,12 @@ static void test_host_list_refusals(void **state)
 		{ "a,,b", NULL },
 		{ "a:0", NULL },
 		{ "a:65536", NULL },
+		/* 8 bytes a hop in CHAIN: (4224 - 32 - 2) / 8 after the
+		 * first host. */
+		{ "n[0001-1000]", "rdmapush send: too many hosts for one "
+				  "chain: 1000; at most 524\n"
+				  "rdmapush send: hint: 'rdmapush send "
+				  "--help' shows the usage\n" },
 	};
 	struct rp_opts o;
 
@@ -727,10 +738,11 @@ static void test_host_list_refusals(void **state)
 				 RP_EUSAGE);
 		if (cases[i].line)
 			assert_string_equal(captured, cases[i].line);
-		/* One line, no more. */
+		/* One line, no more (and a hint for a usage error). */
 		assert_non_null(strstr(captured, "rdmapush send: "));
-		assert_ptr_equal(strchr(captured, '\n'),
-				 captured + strlen(captured) - 1);
+		if (!strstr(captured, "hint: "))
+			assert_ptr_equal(strchr(captured, '\n'),
+					 captured + strlen(captured) - 1);
 		rp_opts_free(&o);
 	}
 }
