@@ -562,7 +562,6 @@ static int add_host_arg(struct rp_opts *o, const char *sub, const char *h)
 	if (hint)
 		return rp_opts_usage_error(sub, "invalid HOST '%s': %s", h,
 					   hint);
-	rp_trace_init(RP_V_NORMAL, sub);	/* the list's errors: "send:" */
 	if (colon && strchr(colon + 1, ':') && !strpbrk(h, "[],")) {
 		if (strlen(h) > RP_HOST_NAME_MAX)
 			return rp_opts_usage_error(sub, "invalid HOST: longer "
@@ -594,10 +593,10 @@ static int check_hosts_file_sources(const char *sub, int n, char **pos)
 /* The hosts in o->hosts, with --port for those without a port. */
 static int take_hosts(struct rp_opts *o, const char *sub)
 {
+	size_t most;
 	int rc;
 
 	if (o->hosts_file) {
-		rp_trace_init(RP_V_NORMAL, sub);
 		rc = rp_hostlist_read_file(&o->hosts, o->hosts_file);
 		if (rc)
 			return rc;
@@ -607,16 +606,11 @@ static int take_hosts(struct rp_opts *o, const char *sub)
 		return rc;
 	/* The first host hears the others in one CHAIN: refused here,
 	 * before anything connects, when they do not fit in it. */
-	if (o->hosts.n > 1 &&
-	    rp_proto_chain_fit(o->hosts.host + 1, o->hosts.n - 1) <
-	    o->hosts.n - 1)
+	most = 1 + rp_proto_chain_fit(o->hosts.host + 1, o->hosts.n - 1);
+	if (most < o->hosts.n)
 		return rp_opts_usage_error(sub, "too many hosts for one "
 					   "chain: %zu; at most %zu",
-					   o->hosts.n,
-					   rp_proto_chain_fit(o->hosts.host +
-							      1,
-							      o->hosts.n - 1) +
-					   1);
+					   o->hosts.n, most);
 	o->cfg.hosts = o->hosts.host;
 	o->cfg.nhosts = (uint32_t)o->hosts.n;
 	o->cfg.host = o->hosts.host[0].name;
@@ -644,6 +638,10 @@ static int check_positional(struct rp_opts *o, const char *sub, int n,
 	if (n == 1 && !o->hosts_file)
 		return rp_opts_usage_error(sub, "missing HOST after '%s'",
 					   pos[0]);
+	/* hostlist.c says what is wrong with a host or a hosts file as
+	 * an error line: with this command's prefix, as ours have ("send:"
+	 * until main sets the trace up for the run). */
+	rp_trace_init(RP_V_NORMAL, sub);
 	for (int i = 0; i < nsrc; i++)
 		if (!pos[i][0])
 			return rp_opts_usage_error(sub, "empty SOURCE");

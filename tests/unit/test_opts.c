@@ -18,11 +18,47 @@
 
 #define MAX_ARGS 40
 
+/*
+ * The host lists parses allocated and no test released with
+ * opts_free(): released when the group ends, so that LeakSanitizer
+ * (scripts/sanitize) finds none left over.
+ */
+#define OWED_MAX 1024
+static struct rp_hostlist owed[OWED_MAX];
+static size_t nowed;
+
+static void owe(const struct rp_opts *o)
+{
+	if (!o->hosts.host)
+		return;
+	assert_true(nowed < OWED_MAX);
+	owed[nowed++] = o->hosts;
+}
+
+/* rp_opts_free(o), and o's list no longer owed. */
+static void opts_free(struct rp_opts *o)
+{
+	for (size_t i = 0; i < nowed; i++)
+		if (o->hosts.host && owed[i].host == o->hosts.host)
+			rp_hostlist_init(&owed[i]);
+	rp_opts_free(o);
+}
+
+static int free_owed(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < nowed; i++)
+		rp_hostlist_free(&owed[i]);
+	nowed = 0;
+	return 0;
+}
+
 /* argv as main gets it: mutable pointers, "rdmapush" first, NULL last. */
 static int parse_args(struct rp_opts *o, const char *const *args)
 {
 	static char *argv[MAX_ARGS + 1];
 	int argc = 0;
+	int rc;
 
 	while (args[argc]) {
 		assert_true(argc < MAX_ARGS);
@@ -30,7 +66,9 @@ static int parse_args(struct rp_opts *o, const char *const *args)
 		argc++;
 	}
 	argv[argc] = NULL;
-	return rp_opts_parse(o, argc, argv);
+	rc = rp_opts_parse(o, argc, argv);
+	owe(o);
+	return rc;
 }
 
 #define PARSE(o, ...) \
@@ -630,7 +668,7 @@ static void test_host_hints(void **state)
 			assert_ptr_equal(o.cfg.hosts, o.hosts.host);
 			assert_int_equal(o.cfg.nsources, 1);
 			assert_string_equal(captured, "");
-			rp_opts_free(&o);
+			opts_free(&o);
 			continue;
 		}
 		assert_int_equal(rc, RP_EUSAGE);
@@ -641,7 +679,7 @@ static void test_host_hints(void **state)
 		assert_non_null(strstr(captured, "\nrdmapush send: hint: "
 					"'rdmapush send --help' shows the "
 					"usage\n"));
-		rp_opts_free(&o);
+		opts_free(&o);
 	}
 	/* The whole line for one of them. */
 	assert_int_equal(CAPTURE(&o, "send", "f", "h:/tmp"), RP_EUSAGE);
@@ -651,7 +689,7 @@ static void test_host_hints(void **state)
 			    "with --as NAME\n"
 			    "rdmapush send: hint: 'rdmapush send --help' "
 			    "shows the usage\n");
-	rp_opts_free(&o);
+	opts_free(&o);
 }
 
 /* The names and ports of o's hosts, "a:1 b:2", for one comparison. */
@@ -688,7 +726,7 @@ static void test_host_lists(void **state)
 	/* The most one CHAIN carries, at 8 bytes a hop. */
 	assert_int_equal(CAPTURE(&o, "send", "f", "n[0001-0524]"), 0);
 	assert_int_equal(o.cfg.nhosts, 524);
-	rp_opts_free(&o);
+	opts_free(&o);
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		assert_int_equal(CAPTURE(&o, "send", "-p", "7000", "f", "g",
 					 cases[i].arg), 0);
@@ -698,7 +736,7 @@ static void test_host_lists(void **state)
 		assert_int_equal(o.cfg.port, o.cfg.hosts[0].port);
 		assert_int_equal(o.cfg.nsources, 2);
 		assert_string_equal(o.cfg.sources[1], "g");
-		rp_opts_free(&o);
+		opts_free(&o);
 		assert_null(o.cfg.hosts);
 		assert_null(o.cfg.hosts);
 		assert_int_equal(o.cfg.nhosts, 0);
@@ -743,7 +781,7 @@ static void test_host_list_refusals(void **state)
 		if (!strstr(captured, "hint: "))
 			assert_ptr_equal(strchr(captured, '\n'),
 					 captured + strlen(captured) - 1);
-		rp_opts_free(&o);
+		opts_free(&o);
 	}
 }
 
@@ -792,13 +830,13 @@ static void test_hosts_file(void **state)
 	assert_int_equal(o.cfg.nsources, 2);
 	assert_string_equal(o.cfg.host, "n1");
 	assert_int_equal(o.cfg.port, 7000);
-	rp_opts_free(&o);
+	opts_free(&o);
 
 	/* One SOURCE is enough; "-" is one. */
 	assert_int_equal(CAPTURE(&o, "send", "--hosts", hosts, "--as", "x",
 				 "-"), 0);
 	assert_int_equal(o.cfg.nsources, 1);
-	rp_opts_free(&o);
+	opts_free(&o);
 
 	/* A host list written too: no local path, refused as ambiguous. */
 	assert_int_equal(CAPTURE(&o, "send", "--hosts", hosts, src,
@@ -809,31 +847,31 @@ static void test_hosts_file(void **state)
 			    "the hosts in FILE only\n"
 			    "rdmapush send: hint: 'rdmapush send --help' "
 			    "shows the usage\n");
-	rp_opts_free(&o);
+	opts_free(&o);
 
 	assert_int_equal(CAPTURE(&o, "send", "--hosts", empty, src),
 			 RP_EUSAGE);
 	snprintf(want, sizeof(want), "rdmapush send: error: hosts file "
 		 "\"%s\": no host in it\n", empty);
 	assert_string_equal(captured, want);
-	rp_opts_free(&o);
+	opts_free(&o);
 
 	assert_int_equal(CAPTURE(&o, "send", "-p", "7000", "--hosts", dup,
 				 src), RP_EUSAGE);
 	assert_non_null(strstr(captured, "a:7000 is in the list twice"));
 	assert_ptr_equal(strchr(captured, '\n'),
 			 captured + strlen(captured) - 1);
-	rp_opts_free(&o);
+	opts_free(&o);
 
 	assert_int_equal(CAPTURE(&o, "send", "--hosts", hosts, "--hosts",
 				 hosts, src), RP_EUSAGE);
 	assert_non_null(strstr(captured, "--hosts given twice\n"));
-	rp_opts_free(&o);
+	opts_free(&o);
 	assert_int_equal(CAPTURE(&o, "send", "--hosts", "", src), RP_EUSAGE);
-	rp_opts_free(&o);
+	opts_free(&o);
 	assert_int_equal(CAPTURE(&o, "send", "--hosts", hosts), RP_EUSAGE);
 	assert_non_null(strstr(captured, "missing SOURCE\n"));
-	rp_opts_free(&o);
+	opts_free(&o);
 	/* Not a receiver's option, and --relay not a sender's. */
 	REFUSED("recv", "--hosts", hosts);
 	REFUSED("send", "--relay", src, "h");
@@ -1169,5 +1207,5 @@ int main(void)
 
 	/* GNU argument permutation is part of what is tested. */
 	unsetenv("POSIXLY_CORRECT");
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return cmocka_run_group_tests(tests, NULL, free_owed);
 }
