@@ -640,8 +640,8 @@ static int check_positional(struct rp_opts *o, const char *sub, int n,
 					   pos[0]);
 	/* hostlist.c says what is wrong with a host or a hosts file as
 	 * an error line: with this command's prefix, as ours have ("send:"
-	 * until main sets the trace up for the run). */
-	rp_trace_init(RP_V_NORMAL, sub);
+	 * until main sets the trace up for the run; errors only). */
+	rp_trace_init(RP_V_QUIET, sub);
 	for (int i = 0; i < nsrc; i++)
 		if (!pos[i][0])
 			return rp_opts_usage_error(sub, "empty SOURCE");

@@ -42,7 +42,10 @@ struct rp_opts {
 
 /*
  * Fill o from argv. Returns 0, or RP_EUSAGE after printing one line
- * "rdmapush: <what is wrong>" and a hint to stderr.
+ * "rdmapush: <what is wrong>" and a hint to stderr. A send sets the
+ * trace (rp_trace_init(), errors only) to its role first, for the
+ * error lines of its host list; the caller sets it up for the run.
+ * Release o with rp_opts_free() whatever it returned.
  */
 int rp_opts_parse(struct rp_opts *o, int argc, char **argv)
 	__attribute__((warn_unused_result));
