@@ -192,7 +192,7 @@ int rp_send_hello(struct xfer *x)
 	};
 	struct rp_chain_msg c = {
 		.n = (uint16_t)(chain ? x->o->nhosts - 1 : 0),
-		.hop = x->o->hosts + 1,
+		.hop = chain ? x->o->hosts + 1 : NULL,
 	};
 	int rc;
 
