@@ -205,35 +205,45 @@ static int keygen(const struct rp_opts *o)
 	return rp_err_exit_code(rc);
 }
 
-int main(int argc, char **argv)
+static int dispatch(const struct rp_opts *o)
 {
-	struct rp_opts o;
-	int rc = rp_opts_parse(&o, argc, argv);
-
-	if (rc)
-		return RP_EXIT_USAGE;
-	switch (o.mode) {
+	switch (o->mode) {
 	case RP_MODE_HELP:
-		rp_opts_usage(stdout, o.help_for);
+		rp_opts_usage(stdout, o->help_for);
 		return RP_EXIT_OK;
 	case RP_MODE_VERSION:
 		printf("%s %s\n", PACKAGE_NAME, PACKAGE_VERSION);
 		return RP_EXIT_OK;
 	case RP_MODE_SEND:
 	case RP_MODE_RECV:
-		return run(&o);
+		return run(o);
 	case RP_MODE_KEYGEN:
-		return keygen(&o);
+		return keygen(o);
 	case RP_MODE_DEVICES:
-		return rp_devices_run(&o.cfg, o.devices_for);
+		return rp_devices_run(&o->cfg, o->devices_for);
 	case RP_MODE_PING:
-		return ping(&o.cfg);
+		return ping(&o->cfg);
 	case RP_MODE_RENDER:
 		/* Each error is said where it is found, naming the file. */
-		return rp_err_exit_code(rp_render(o.render_send, o.render_recv,
-						  o.render_out));
+		return rp_err_exit_code(rp_render(o->render_send,
+						  o->render_recv,
+						  o->render_out));
 	default:
 		rp_opts_usage(stderr, RP_MODE_NONE);
 		return RP_EXIT_USAGE;
 	}
+}
+
+int main(int argc, char **argv)
+{
+	struct rp_opts o;
+	int rc = rp_opts_parse(&o, argc, argv);
+
+	if (rc) {
+		rp_opts_free(&o);
+		return RP_EXIT_USAGE;
+	}
+	rc = dispatch(&o);
+	rp_opts_free(&o);
+	return rc;
 }

@@ -11,6 +11,7 @@
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "rdmapush/csum.h"
 #include "rdmapush/msg_trace.h"
@@ -88,7 +89,7 @@ void rp_trace_msg_hello(const char *dir, uint8_t type, const void *msg)
 	if (!rp_trace_any())
 		return;
 	RP_EV("ctrl", "msg", QP_TMPL " total={total_text} chunk={chunk} "
-	      "window={window} op={op}{preserve_text}{ping_text}",
+	      "window={window} op={op}{preserve_text}{ping_text}{chain_text}",
 	      QP_FIELDS(dir, rp_proto_type_name(type), &m->qp, g),
 	      EV_T("total_text", size_text(total, sizeof(total), m->total)),
 	      EV_I("total", size_value(m->total)), EV_U("chunk", m->chunk),
@@ -98,6 +99,9 @@ void rp_trace_msg_hello(const char *dir, uint8_t type, const void *msg)
 	      EV_B("preserve", m->flags & RP_HELLO_PRESERVE),
 	      EV_T("ping_text", m->flags & RP_HELLO_PING ? " ping" : ""),
 	      EV_B("ping", m->flags & RP_HELLO_PING),
+	      /* Text only: a HELLO of one host traces as it always did,
+	       * in JSON too; its CHAIN says the rest. */
+	      EV_T("chain_text", m->flags & RP_HELLO_CHAIN ? " chain" : ""),
 	      EV_U("qps", m->qps));
 	more_qps(dir, rp_proto_type_name(type), m->more, m->qps);
 }
@@ -300,4 +304,22 @@ void rp_trace_msg_auth(const char *dir, uint8_t type, const void *msg)
 		RP_EV("ctrl", "msg", "<- {type} step {step}",
 		      EV_S("dir", "in"), EV_S("type", rp_proto_type_name(type)),
 		      EV_U("step", a->step));
+}
+
+/* How many hops and the next one (the receiver's downstream), escaped:
+ * a name came from the peer. */
+void rp_trace_msg_chain(const char *dir, uint8_t type, const void *msg)
+{
+	const struct rp_chain_msg *m = msg;
+	const struct rp_host *next = m->hop ? &m->hop[0] : &m->first;
+	char name[RP_PEER_TEXT_MAX];
+
+	if (!rp_trace_any())
+		return;
+	RP_EV("ctrl", "msg", "{arrow} {type} hops={hops} next={next}:{port}",
+	      EV_T("arrow", dir), EV_S("dir", dir_name(dir)),
+	      EV_S("type", rp_proto_type_name(type)), EV_U("hops", m->n),
+	      EV_S("next", rp_fmt_peer(name, sizeof(name), next->name,
+				       strlen(next->name))),
+	      EV_U("port", next->port));
 }

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "rdmapush/err.h"
@@ -49,6 +50,7 @@ static const struct option recv_long[] = {
 	{ "threads",	required_argument, NULL, OPT_THREADS },
 	{ "direct",	no_argument,	   NULL, OPT_DIRECT },
 	{ "retry-for",	required_argument, NULL, OPT_RETRY_FOR },
+	{ "relay",	no_argument,	   NULL, OPT_RELAY },
 	{ "help",	no_argument,	   NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -77,6 +79,7 @@ static const struct option send_long[] = {
 	{ "retry-for",	required_argument, NULL, OPT_RETRY_FOR },
 	{ "resume",	no_argument,	   NULL, OPT_RESUME },
 	{ "update",	optional_argument, NULL, OPT_UPDATE },
+	{ "hosts",	required_argument, NULL, OPT_HOSTS },
 	{ "help",	no_argument,	   NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -172,7 +175,15 @@ static void set_defaults(struct rp_opts *o)
 	memset(o, 0, sizeof(*o));
 	o->mode = RP_MODE_NONE;
 	o->help_for = RP_MODE_NONE;
+	rp_hostlist_init(&o->hosts);
 	rp_config_defaults(&o->cfg);
+}
+
+void rp_opts_free(struct rp_opts *o)
+{
+	rp_hostlist_free(&o->hosts);
+	o->cfg.hosts = NULL;
+	o->cfg.nhosts = 0;
 }
 
 /* Whether the long option text name (n bytes, maybe abbreviated) is val's. */
@@ -435,6 +446,9 @@ int rp_opts_set(struct rp_config *o, const char *sub, int c,
 	case OPT_NO_PARTIALS:
 		o->no_partials = true;
 		break;
+	case OPT_RELAY:
+		o->relay = true;
+		break;
 	case OPT_PARTIAL_MAX_AGE:
 		if (parse_age(arg, &o->partial_max_age))
 			return rp_opts_bad_value(sub, "partial age", arg,
@@ -518,10 +532,97 @@ const char *rp_opts_host_hint(const char *h)
 	       "file with --as NAME";
 }
 
+/*
+ * HOST written for scp (host:path, host:): refused with what to write
+ * instead, before the host list would call it a bad port. A port after
+ * one colon (host:7000, a:7000,b) is the host list's own syntax.
+ */
+static const char *scp_hint(const char *h)
+{
+	const char *colon = strchr(h, ':');
+
+	if (h[0] == '[' || !colon || strchr(colon + 1, ':') ||
+	    (colon[1] >= '0' && colon[1] <= '9'))
+		return NULL;
+	return rp_opts_host_hint(h);
+}
+
+/*
+ * HOST: one host, as ever, or a host list (hostlist.h): "node[01-03]",
+ * "a,b,c", "a:18600,b". An IPv6 address written bare ("fe80::1", as
+ * HOST always could be) has colons the list would read as a port: it
+ * is taken whole, as "[ADDR]" would be.
+ */
+static int add_host_arg(struct rp_opts *o, const char *sub, const char *h)
+{
+	char v6[RP_HOST_NAME_MAX + 3];
+	const char *hint = scp_hint(h);
+	const char *colon = strchr(h, ':');
+
+	if (hint)
+		return rp_opts_usage_error(sub, "invalid HOST '%s': %s", h,
+					   hint);
+	if (colon && strchr(colon + 1, ':') && !strpbrk(h, "[],")) {
+		if (strlen(h) > RP_HOST_NAME_MAX)
+			return rp_opts_usage_error(sub, "invalid HOST: longer "
+						   "than %d bytes",
+						   RP_HOST_NAME_MAX);
+		snprintf(v6, sizeof(v6), "[%s]", h);
+		return rp_hostlist_add(&o->hosts, v6);
+	}
+	return rp_hostlist_add(&o->hosts, h);
+}
+
+/*
+ * With --hosts FILE every argument is a SOURCE: one that is no local
+ * path is most likely a HOST written as well, which would otherwise be
+ * read as a missing file.
+ */
+static int check_hosts_file_sources(const char *sub, int n, char **pos)
+{
+	struct stat st;
+	const char *last = pos[n - 1];
+
+	if (!strcmp(last, "-") || !lstat(last, &st) || errno != ENOENT)
+		return 0;
+	return rp_opts_usage_error(sub, "no such SOURCE '%s': with --hosts "
+				   "FILE every argument is a SOURCE; name "
+				   "the hosts in FILE only", last);
+}
+
+/* The hosts in o->hosts, with --port for those without a port. */
+static int take_hosts(struct rp_opts *o, const char *sub)
+{
+	size_t most;
+	int rc;
+
+	if (o->hosts_file) {
+		rc = rp_hostlist_read_file(&o->hosts, o->hosts_file);
+		if (rc)
+			return rc;
+	}
+	rc = rp_hostlist_default_port(&o->hosts, o->cfg.port);
+	if (rc)
+		return rc;
+	/* The first host hears the others in one CHAIN: refused here,
+	 * before anything connects, when they do not fit in it. */
+	most = 1 + rp_proto_chain_fit(o->hosts.host + 1, o->hosts.n - 1);
+	if (most < o->hosts.n)
+		return rp_opts_usage_error(sub, "too many hosts for one "
+					   "chain: %zu; at most %zu",
+					   o->hosts.n, most);
+	o->cfg.hosts = o->hosts.host;
+	o->cfg.nhosts = (uint32_t)o->hosts.n;
+	o->cfg.host = o->hosts.host[0].name;
+	o->cfg.port = o->hosts.host[0].port;
+	return 0;
+}
+
 static int check_positional(struct rp_opts *o, const char *sub, int n,
 			    char **pos)
 {
-	const char *hint;
+	int nsrc = o->hosts_file ? n : n - 1;
+	int rc;
 
 	if (o->mode == RP_MODE_RECV) {
 		if (n > 0)
@@ -531,22 +632,32 @@ static int check_positional(struct rp_opts *o, const char *sub, int n,
 		return 0;
 	}
 	if (n == 0)
-		return rp_opts_usage_error(sub, "missing SOURCE and HOST");
-	if (n == 1)
+		return rp_opts_usage_error(sub, o->hosts_file ?
+					   "missing SOURCE" :
+					   "missing SOURCE and HOST");
+	if (n == 1 && !o->hosts_file)
 		return rp_opts_usage_error(sub, "missing HOST after '%s'",
 					   pos[0]);
-	for (int i = 0; i < n - 1; i++)
+	/* hostlist.c says what is wrong with a host or a hosts file as
+	 * an error line: with this command's prefix, as ours have ("send:"
+	 * until main sets the trace up for the run; errors only). */
+	rp_trace_init(RP_V_QUIET, sub);
+	for (int i = 0; i < nsrc; i++)
 		if (!pos[i][0])
 			return rp_opts_usage_error(sub, "empty SOURCE");
-	if (!pos[n - 1][0])
+	if (o->hosts_file) {
+		rc = check_hosts_file_sources(sub, n, pos);
+	} else if (!pos[n - 1][0]) {
 		return rp_opts_usage_error(sub, "empty HOST");
-	hint = rp_opts_host_hint(pos[n - 1]);
-	if (hint)
-		return rp_opts_usage_error(sub, "invalid HOST '%s': %s",
-					   pos[n - 1], hint);
+	} else {
+		rc = add_host_arg(o, sub, pos[n - 1]);
+	}
+	if (!rc)
+		rc = take_hosts(o, sub);
+	if (rc)
+		return rc;
 	o->cfg.sources = pos;
-	o->cfg.nsources = n - 1;
-	o->cfg.host = pos[n - 1];
+	o->cfg.nsources = nsrc;
 	return 0;
 }
 
@@ -577,6 +688,16 @@ static int parse_sub(struct rp_opts *o, enum rp_mode mode, int argc,
 		case ':':
 		case '?':
 			return rp_opts_getopt_error(sub, c, argv, longopts);
+		case OPT_HOSTS:
+			/* Read once the port is known: it may be a pipe. */
+			if (o->hosts_file)
+				return rp_opts_usage_error(sub, "--hosts "
+							   "given twice");
+			if (!optarg[0])
+				return rp_opts_usage_error(sub, "empty file "
+							   "name for --hosts");
+			o->hosts_file = optarg;
+			break;
 		default:
 			rc = rp_opts_set(&o->cfg, sub, c, optarg);
 			if (rc)

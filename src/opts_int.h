@@ -38,6 +38,8 @@ enum {
 	OPT_TRACE_JSON,
 	OPT_FOR,
 	OPT_RETRY_FOR,
+	OPT_HOSTS,
+	OPT_RELAY,
 };
 
 /* "rdmapush: <what>" and "Try 'rdmapush SUB --help'."; RP_EUSAGE. */

@@ -105,6 +105,18 @@
  *	 8 u64 next_chunk
  *	16 qp_more qp[qps]	QPs 0..qps-1, exactly
  *
+ * CHAIN, 2 + the hops' bytes (sender -> receiver, right after a HELLO
+ * with flag CHAIN), within RP_PROTO_MAX_PAYLOAD less the tag's room:
+ *	 0 u16 count		1..: the hosts after the receiver, in order
+ *	 2 chain_hop hop[count]	exactly
+ *
+ * chain_hop, 3 + name_len bytes:
+ *	 0 u16 port		non-zero
+ *	 2 u8  name_len		1..RP_HOST_NAME_MAX
+ *	 3 u8  name[name_len]	letters, digits, '-', '.', '_'; or an IPv6
+ *				address (it has a ':'), "%zone" allowed;
+ *				no brackets, no NUL terminator
+ *
  * With --psk, every message after the AUTH exchange (version 2) ends in a
  * 32-byte tag, counted in the header's length; the session appends and
  * checks it (src/session.c, src/auth.c) and these decoders never see it.
@@ -116,6 +128,7 @@
 #include "config.h"
 #endif
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <string.h>
@@ -143,6 +156,10 @@
 #define HAVE_LEN		(4 + 1 + 1 + 2 + 8 + RP_CSUM_LEN)
 #define FROM_LEN		(4 + 4 + 8)
 #define RECONNECT_FIXED_LEN	(4 + 1 + 1 + 2 + 8)
+#define CHAIN_FIXED_LEN		2
+#define CHAIN_HOP_FIXED_LEN	(2 + 1)
+/* A CHAIN's payload at most: one message with its tag. */
+#define CHAIN_MAX_LEN		(RP_PROTO_MAX_PAYLOAD - RP_PROTO_TAG_ROOM)
 #define MODE_MAX		07777u
 #define NSEC_LIMIT		1000000000u
 
@@ -1122,4 +1139,191 @@ int rp_proto_unpack_reconnect(const uint8_t *p, size_t len,
 		return fail(why, r);
 	*m = t;
 	return 0;
+}
+
+/* ---- CHAIN ---- */
+
+static bool chain_namechar(unsigned char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	       (c >= '0' && c <= '9') || c == '-' || c == '.' || c == '_';
+}
+
+/*
+ * A hop's name (n bytes, no NUL needed): a host name, or an IPv6
+ * address with an optional zone; *ipv6 says which. NULL, or why not.
+ */
+static const char *check_hop_name(const char *name, size_t n, bool *ipv6)
+{
+	char addr[RP_HOST_NAME_MAX + 1];
+	struct in6_addr a;
+	const char *colon = memchr(name, ':', n);
+	const char *zone;
+	size_t alen;
+
+	if (!n || n > RP_HOST_NAME_MAX)
+		return "hop name length out of range";
+	*ipv6 = colon != NULL;
+	if (!colon) {
+		for (size_t i = 0; i < n; i++)
+			if (!chain_namechar((unsigned char)name[i]))
+				return "hop name has a character a host "
+				       "name cannot";
+		return NULL;
+	}
+	zone = memchr(name, '%', n);
+	alen = zone ? (size_t)(zone - name) : n;
+	/* inet_pton() would stop at a NUL and pass what follows it. */
+	for (size_t i = 0; i < alen; i++)
+		if (!strchr("0123456789abcdefABCDEF:.", name[i]) || !name[i])
+			return "hop address has a character an IPv6 address "
+			       "cannot";
+	if (zone) {
+		if (zone + 1 == name + n)
+			return "hop address has an empty zone";
+		for (const char *z = zone + 1; z < name + n; z++)
+			if (!chain_namechar((unsigned char)*z))
+				return "hop address zone has a character a "
+				       "name cannot";
+	}
+	memcpy(addr, name, alen);
+	addr[alen] = '\0';
+	if (inet_pton(AF_INET6, addr, &a) != 1)
+		return "hop name has a ':' but is no IPv6 address";
+	return NULL;
+}
+
+static int get_hop(struct cur *c, struct rp_host *h, const char **why);
+
+/* One hop's bytes on the wire, or 0 when it cannot go there. */
+static size_t hop_len(const struct rp_host *h)
+{
+	size_t n = strnlen(h->name, sizeof(h->name));
+	bool ipv6;
+
+	if (!h->port || n == sizeof(h->name) ||
+	    check_hop_name(h->name, n, &ipv6))
+		return 0;
+	return CHAIN_HOP_FIXED_LEN + n;
+}
+
+size_t rp_proto_chain_fit(const struct rp_host *hop, size_t n)
+{
+	size_t plen = CHAIN_FIXED_LEN;
+	size_t i;
+
+	for (i = 0; i < n && i < UINT16_MAX; i++) {
+		size_t h = hop_len(&hop[i]);
+
+		if (!h || plen + h > CHAIN_MAX_LEN)
+			break;
+		plen += h;
+	}
+	return i;
+}
+
+/* A decoded CHAIN's payload, checked again: count n, and its hops. */
+static int check_raw_chain(const struct rp_chain_msg *m)
+{
+	struct cur c = { .p = m->raw, .left = m->raw_len };
+	uint16_t n;
+
+	if (m->raw_len > CHAIN_MAX_LEN || get_u16(&c, &n) || n != m->n)
+		return RP_EPROTO;
+	for (uint16_t i = 0; i < n; i++)
+		if (get_hop(&c, NULL, NULL))
+			return RP_EPROTO;
+	return c.left ? RP_EPROTO : 0;
+}
+
+int rp_proto_pack_chain(uint8_t *buf, size_t len,
+			const struct rp_chain_msg *m)
+{
+	size_t plen = CHAIN_FIXED_LEN;
+	struct wcur c;
+	int rc;
+
+	/* A decoded one (hop NULL) goes again as it came. */
+	if (m->n && !m->hop) {
+		if (check_raw_chain(m))
+			return RP_EPROTO;
+		rc = begin(&c, buf, len, RP_MSG_CHAIN, m->raw_len);
+		if (rc)
+			return rc;
+		put_bytes(&c, m->raw, m->raw_len);
+		return finish(&c, m->raw_len);
+	}
+	if (!m->n || !m->hop || rp_proto_chain_fit(m->hop, m->n) != m->n)
+		return RP_EPROTO;
+	for (size_t i = 0; i < m->n; i++)
+		plen += hop_len(&m->hop[i]);
+	rc = begin(&c, buf, len, RP_MSG_CHAIN, plen);
+	if (rc)
+		return rc;
+	put_u16(&c, m->n);
+	for (size_t i = 0; i < m->n; i++) {
+		size_t n = strlen(m->hop[i].name);
+
+		put_u16(&c, m->hop[i].port);
+		put_u8(&c, (uint8_t)n);
+		put_bytes(&c, m->hop[i].name, n);
+	}
+	return finish(&c, plen);
+}
+
+/* The hop at c into h (when not NULL), checked. */
+static int get_hop(struct cur *c, struct rp_host *h, const char **why)
+{
+	struct rp_host t = { .port = 0 };
+	uint8_t n;
+	const char *r;
+
+	if (get_u16(c, &t.port) || get_u8(c, &n))
+		return fail(why, "truncated hop");
+	if (!t.port)
+		return fail(why, "hop port 0");
+	if (get_bytes(c, t.name, n))
+		return fail(why, "hop name longer than payload");
+	r = check_hop_name(t.name, n, &t.ipv6);
+	if (r)
+		return fail(why, r);
+	t.name[n] = '\0';
+	if (h)
+		*h = t;
+	return 0;
+}
+
+int rp_proto_unpack_chain(const uint8_t *p, size_t len,
+			  struct rp_chain_msg *m, const char **why)
+{
+	struct cur c = { .p = p, .left = len };
+	struct rp_host first;
+	uint16_t n;
+
+	if (len > CHAIN_MAX_LEN)
+		return fail(why, "CHAIN longer than one message and its tag");
+	if (get_u16(&c, &n))
+		return fail(why, "truncated CHAIN");
+	if (!n)
+		return fail(why, "CHAIN with no hop");
+	for (uint16_t i = 0; i < n; i++)
+		if (get_hop(&c, i ? NULL : &first, why))
+			return RP_EPROTO;
+	if (c.left)
+		return fail(why, "trailing bytes");
+	m->n = n;
+	m->hop = NULL;
+	m->first = first;
+	m->raw_len = (uint16_t)len;
+	memcpy(m->raw, p, len);
+	return 0;
+}
+
+void rp_proto_chain_hops(const struct rp_chain_msg *m, struct rp_host *out)
+{
+	struct cur c = { .p = m->raw + CHAIN_FIXED_LEN,
+			 .left = m->raw_len - CHAIN_FIXED_LEN };
+
+	for (uint16_t i = 0; i < m->n; i++)
+		(void)get_hop(&c, &out[i], NULL);
 }

@@ -39,6 +39,7 @@ PACK(fend, rp_fend)
 PACK(have, rp_have)
 PACK(from, rp_from)
 PACK(reconnect, rp_reconnect)
+PACK(chain, rp_chain_msg)
 UNPACK(hello, hello)
 UNPACK(mr, mr)
 UNPACK(fin, fin)
@@ -49,6 +50,7 @@ UNPACK(fend, fend)
 UNPACK(have, have)
 UNPACK(from, from)
 UNPACK(reconnect, reconnect)
+UNPACK(chain, chain)
 
 /* ACK, ERR and FACK share one layout; the type tells FACK's id. */
 static int pack_result(uint8_t *buf, size_t len, uint8_t type, const void *m)
@@ -97,6 +99,10 @@ static const struct rp_msg_desc msgs[RP_MSG_TYPE_MAX] = {
 		.from = { [RP_STAGE_FILES] = S } },
 	[RP_MSG_RECONNECT] = { ROW("RECONNECT", reconnect, reconnect),
 		.from = { [RP_STAGE_FILES] = B, [RP_STAGE_END] = B } },
+	/* A chain push: right after its HELLO, which says so (the
+	 * receiver asks for it alone then, and never otherwise). */
+	[RP_MSG_CHAIN] = { ROW("CHAIN", chain, chain),
+		.from = { [RP_STAGE_HELLO] = S }, .announced = true },
 	[RP_MSG_ACK] = { ROW("ACK", result, result),
 		.from = { [RP_STAGE_END] = R } },
 	/* Either side may stop at any time, saying why. */
@@ -126,8 +132,8 @@ uint32_t rp_msg_expect(enum rp_msg_side side, enum rp_msg_stage stage)
 	uint32_t set = 0;
 
 	for (unsigned int t = 0; t < RP_MSG_TYPE_MAX; t++)
-		if (msgs[t].name && stage < RP_STAGE_MAX &&
-		    (msgs[t].from[stage] & side))
+		if (msgs[t].name && !msgs[t].announced &&
+		    stage < RP_STAGE_MAX && (msgs[t].from[stage] & side))
 			set |= RP_MSG_BIT(t);
 	return set;
 }

@@ -14,6 +14,7 @@
 #include <sys/socket.h>
 #include <stdatomic.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "rdmapush/ctrl.h"
@@ -429,5 +430,8 @@ void rp_xfer_release(struct xfer *x)
 	x->ring = NULL;
 	rp_csum_free(x->csum);
 	x->csum = NULL;
+	free(x->chain.hop);
+	x->chain.hop = NULL;
+	x->chain.n = 0;
 	rp_chan_close(&x->ch);
 }

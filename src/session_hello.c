@@ -15,8 +15,38 @@
 
 #include "rdmapush/err.h"
 #include "rdmapush/limits.h"
+#include "rdmapush/sys.h"
 #include "rdmapush/trace.h"
 #include "session_int.h"
+
+/*
+ * A chain push: the CHAIN that must come right after its HELLO (any
+ * other message is out of place), into x->chain. Then, before anything
+ * is opened or admitted: a receiver without --relay refuses it (a
+ * policy, as --max-size is: the sender exits with that status), one
+ * with it starts passing it on.
+ */
+static int recv_chain(struct xfer *x)
+{
+	union rp_msg m;
+	int rc = rp_xfer_recv(x, RP_MSG_BIT(RP_MSG_CHAIN) |
+			      RP_MSG_BIT(RP_MSG_ERR), &m, "CHAIN");
+
+	if (rc)
+		return rc;
+	rc = rp_sys_calloc(&x->chain.hop, m.chain.n, sizeof(*x->chain.hop),
+			   "chain hops");
+	if (rc)
+		return rc;
+	rp_proto_chain_hops(&m.chain, x->chain.hop);
+	x->chain.n = m.chain.n;
+	if (!x->o->relay) {
+		RP_ERR("this receiver does not relay a chain (start it with "
+		       "rdmapush recv --relay)");
+		return RP_ELIMIT;
+	}
+	return rp_relay_start(x);
+}
 
 int rp_recv_hello(struct xfer *x, struct rp_hello *h)
 {
@@ -35,7 +65,7 @@ int rp_recv_hello(struct xfer *x, struct rp_hello *h)
 		return RP_ENOTPING;
 	}
 	*h = m.hello;
-	return 0;
+	return h->flags & RP_HELLO_CHAIN ? recv_chain(x) : 0;
 }
 
 static uint32_t min_u32(uint32_t a, uint32_t b)
@@ -156,18 +186,30 @@ int rp_recv_sender_mr(struct xfer *x)
 
 /* ---- the sender's side ---- */
 
+/* More than one host: the first (our peer) hears the others in a
+ * CHAIN right after the HELLO, which says one follows. */
 int rp_send_hello(struct xfer *x)
 {
+	bool chain = x->o->nhosts > 1;
 	struct rp_hello h = {
 		.total = x->size,
 		.chunk = x->chunk,
 		.window = x->window,
-		.flags = x->o->preserve ? RP_HELLO_PRESERVE : 0,
+		.flags = (x->o->preserve ? RP_HELLO_PRESERVE : 0) |
+			 (chain ? RP_HELLO_CHAIN : 0),
 		.op = x->op,
 	};
+	struct rp_chain_msg c = {
+		.n = (uint16_t)(chain ? x->o->nhosts - 1 : 0),
+		.hop = chain ? x->o->hosts + 1 : NULL,
+	};
+	int rc;
 
 	rp_xfer_put_local(x, &h.qp, h.more, &h.qps);
-	return rp_chan_send(&x->ch, RP_MSG_HELLO, &h);
+	rc = rp_chan_send(&x->ch, RP_MSG_HELLO, &h);
+	if (!rc && chain)
+		rc = rp_chan_send(&x->ch, RP_MSG_CHAIN, &c);
+	return rc;
 }
 
 /* The receiver may shrink chunk and window, never grow them. Its ring's

@@ -109,6 +109,12 @@ struct xfer {
 	/* The data phase, for rp_report.data_seconds: first chunk posted
 	 * or landed, and the last credit (sender) or landing (receiver). */
 	double data_start, data_end;
+	/* A receiver's chain push: the hosts after it, in order, from the
+	 * sender's CHAIN (n 0: none); freed by rp_xfer_release(). */
+	struct rp_chain {
+		struct rp_host *hop;
+		uint32_t n;
+	} chain;
 };
 
 /* Where chunk n of the session sits in either side's ring: slot
@@ -463,6 +469,16 @@ int rp_session_send_feed(const struct rp_config *o, struct rp_feed *feed,
  */
 int rp_send_hello(struct xfer *x);
 int rp_send_take_mr(struct xfer *x);
+
+/*
+ * A chain push (session_relay.c). rp_xfer_relays(): this receiver's
+ * session names hosts after it (x->chain), for it to pass the push on
+ * to. rp_relay_start(): on a receiver started with --relay, once the
+ * chain is in x->chain, before anything is opened: start passing it
+ * on. 0, or an error (reported, and what the sender hears).
+ */
+bool rp_xfer_relays(const struct xfer *x);
+int rp_relay_start(struct xfer *x);
 
 /*
  * Link outages (session_hello.c), both sides, within their data loop:

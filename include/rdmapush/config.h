@@ -15,6 +15,8 @@
 
 #include "rdmapush/limits.h"
 
+struct rp_host;
+
 #define RP_DEFAULT_PORT		18500
 #define RP_DEFAULT_CHUNK	(1u << 20)
 #define RP_DEFAULT_WINDOW	8
@@ -99,6 +101,7 @@ struct rp_config {
 				 * file */
 	double partial_max_age;	/* --partial-max-age: seconds a partial is
 				 * kept; 0: removed at once */
+	bool relay;		/* --relay: may forward a sender's chain */
 	/* send */
 	char **sources;		/* SOURCE...: paths, or "-" (stdin_fd) */
 	int stdin_fd;		/* what "-" reads: 0, or a library caller's fd */
@@ -106,6 +109,12 @@ struct rp_config {
 	bool recursive;		/* -r */
 	bool preserve;		/* -k: the receiver keeps mode and mtime */
 	const char *host;
+	/* The hosts in the order the data flows, each with its port (one
+	 * without: --port's); host and port above are hosts[0]'s. NULL
+	 * with nhosts 0: host and port alone (a library caller). More
+	 * than one: a chain, sender -> hosts[0] -> hosts[1] -> ... */
+	const struct rp_host *hosts;
+	uint32_t nhosts;
 	const char *as_name;	/* --as, NULL = basename of the source */
 	uint32_t chunk;
 	uint32_t window;

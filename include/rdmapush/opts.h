@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "rdmapush/config.h"
+#include "rdmapush/hostlist.h"
 #include "rdmapush/proto.h"
 
 enum rp_mode {
@@ -32,15 +33,26 @@ struct rp_opts {
 	const char *render_send;	/* SENDER.jsonl */
 	const char *render_recv;	/* RECEIVER.jsonl */
 	const char *render_out;		/* -o FILE.svg, "-": stdout */
+	/* send: HOST or --hosts FILE expanded; cfg.hosts points into it
+	 * (rp_opts_free() releases it). */
+	const char *hosts_file;	/* --hosts FILE */
+	struct rp_hostlist hosts;
 	struct rp_config cfg;	/* what the library reads */
 };
 
 /*
  * Fill o from argv. Returns 0, or RP_EUSAGE after printing one line
- * "rdmapush: <what is wrong>" and a hint to stderr.
+ * "rdmapush: <what is wrong>" and a hint to stderr. A send sets the
+ * trace (rp_trace_init(), errors only) to its role first, for the
+ * error lines of its host list; the caller sets it up for the run.
+ * Release o with rp_opts_free() whatever it returned.
  */
 int rp_opts_parse(struct rp_opts *o, int argc, char **argv)
 	__attribute__((warn_unused_result));
+
+/* Release what rp_opts_parse() allocated (the host list); safe to call
+ * more than once, and on a struct rp_opts whose parse failed. */
+void rp_opts_free(struct rp_opts *o);
 
 /* Usage text for mode (NONE: the overview). */
 void rp_opts_usage(FILE *f, enum rp_mode mode);

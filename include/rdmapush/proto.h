@@ -23,6 +23,7 @@
 #include <stdint.h>
 
 #include "rdmapush/csum.h"	/* RP_CSUM_LEN: XXH3-128, canonical form */
+#include "rdmapush/hostlist.h"	/* struct rp_host: CHAIN's hops */
 #include "rdmapush/limits.h"
 
 #define RP_PROTO_MAGIC		0x52445055u	/* "RDPU" */
@@ -79,6 +80,7 @@ enum rp_msg_type {
 	RP_MSG_HAVE = 11,	/* receiver -> sender: what it holds of a file */
 	RP_MSG_FROM = 12,	/* sender -> receiver: where its chunks start */
 	RP_MSG_RECONNECT = 13,	/* either way: fresh QPs after a link outage */
+	RP_MSG_CHAIN = 14,	/* sender -> receiver: the hops after it */
 	RP_MSG_TYPE_MAX
 };
 
@@ -126,9 +128,17 @@ struct rp_qp_addr {
  * is the number of round trips, chunk the message size, window 1, op
  * RP_OP_SEND or RP_OP_WRITE, qps 1 (see ping.h).
  */
+/*
+ * RP_HELLO_CHAIN marks a chain push: a CHAIN follows the HELLO at once,
+ * naming the hosts the receiver is to pass the push on to. Like PING it
+ * needs no new version: a version 7 receiver that predates it refuses
+ * the bit as an unknown flag before reading anything more, so it never
+ * takes a chain's first hop for the whole push.
+ */
 #define RP_HELLO_PRESERVE	0x1u	/* keep each file's mode and mtime */
 #define RP_HELLO_PING		0x2u	/* a ping, not a push (ping.h) */
-#define RP_HELLO_FLAGS		0x3u	/* PRESERVE | PING */
+#define RP_HELLO_CHAIN		0x4u	/* a chain push: CHAIN follows */
+#define RP_HELLO_FLAGS		0x7u	/* PRESERVE | PING | CHAIN */
 
 /* How the chunks move (HELLO's op, version 5); the values are the wire's. */
 enum rp_data_op {
@@ -290,6 +300,27 @@ struct rp_fin {
 };
 
 /*
+ * CHAIN, right after a HELLO with RP_HELLO_CHAIN and only then: the
+ * hosts after the receiver, in the order the push flows, each with its
+ * port (never 0). A name is 1..RP_HOST_NAME_MAX bytes of a host name
+ * (letters, digits, '-', '.', '_') or an IPv6 address (inet_pton(3)'s,
+ * with an optional "%zone" of name characters), never bracketed. The
+ * whole must fit in one message with its tag: rp_proto_chain_fit()
+ * says how many hops do.
+ * Encoding reads hop[0..n), or with hop NULL (a decoded CHAIN) writes
+ * raw again; decoding keeps the checked payload in raw
+ * (rp_proto_chain_hops() reads the hops out) and the first hop in
+ * first, with hop NULL.
+ */
+struct rp_chain_msg {
+	uint16_t n;			/* hops, 1.. */
+	const struct rp_host *hop;	/* encode: the n hops, not owned */
+	struct rp_host first;		/* decode: hop 0 */
+	uint16_t raw_len;		/* decode: the payload */
+	uint8_t raw[RP_PROTO_MAX_PAYLOAD];
+};
+
+/*
  * ACK, ERR and FACK share this shape. ACK with status RP_ST_OK means the
  * session ended well: every file its FACKs accepted is on disk. ERR ends
  * the session. FACK (id set) is one entry's result; a failed entry does
@@ -358,6 +389,8 @@ int rp_proto_pack_have(uint8_t *buf, size_t len, const struct rp_have *m);
 int rp_proto_pack_from(uint8_t *buf, size_t len, const struct rp_from *m);
 int rp_proto_pack_reconnect(uint8_t *buf, size_t len,
 			    const struct rp_reconnect *m);
+int rp_proto_pack_chain(uint8_t *buf, size_t len,
+			const struct rp_chain_msg *m);
 
 /*
  * An ERR at another protocol version, for a peer that speaks an older
@@ -422,6 +455,21 @@ int rp_proto_unpack_from(const uint8_t *p, size_t len, struct rp_from *m,
 			 const char **why);
 int rp_proto_unpack_reconnect(const uint8_t *p, size_t len,
 			      struct rp_reconnect *m, const char **why);
+/*
+ * CHAIN: count non-zero and exactly that many hops, each with a port
+ * non-zero and a name as struct rp_chain_msg says, and the whole within
+ * one message with its tag.
+ */
+int rp_proto_unpack_chain(const uint8_t *p, size_t len,
+			  struct rp_chain_msg *m, const char **why);
+/* The n hops of a decoded CHAIN into out[0..m->n), ipv6 set for an
+ * address. Cannot fail: the decoder checked them. */
+void rp_proto_chain_hops(const struct rp_chain_msg *m, struct rp_host *out);
+/*
+ * How many of hop[0..n), from the first, fit in one CHAIN with its tag
+ * (n when all do): a sender refuses a longer chain before it connects.
+ */
+size_t rp_proto_chain_fit(const struct rp_host *hop, size_t n);
 
 /*
  * SYNC: after file id's FEND verified, the receiver is writing it to disk

@@ -9,6 +9,7 @@
 #ifndef RDMAPUSH_PROTO_MSGS_H
 #define RDMAPUSH_PROTO_MSGS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -27,6 +28,7 @@ union rp_msg {
 	struct rp_have have;	/* version 7 */
 	struct rp_from from;
 	struct rp_reconnect reconnect;
+	struct rp_chain_msg chain;	/* chain push */
 };
 
 /* A set of message types, as a receive wants them. */
@@ -61,11 +63,16 @@ struct rp_msg_desc {
 	void (*trace)(const char *dir, uint8_t type, const void *m);
 	/* Per stage: the sides (enum rp_msg_side) that may send it then. */
 	uint8_t from[RP_STAGE_MAX];
+	/* Only right after a message that announces it (CHAIN after a
+	 * HELLO with RP_HELLO_CHAIN): never in rp_msg_expect()'s sets,
+	 * the receiver asks for it by its bit. */
+	bool announced;
 };
 
 /* The row of type, or NULL for a type the protocol does not have. */
 const struct rp_msg_desc *rp_msg_desc(unsigned int type);
-/* The types side may send in stage (ERR in every stage). */
+/* The types side may send in stage (ERR in every stage), but those
+ * sent only when announced. */
 uint32_t rp_msg_expect(enum rp_msg_side side, enum rp_msg_stage stage);
 /*
  * Encode m (the struct of type) into buf: the number of bytes (> 0), or

@@ -30,6 +30,9 @@ header.length bytes; all integers are big-endian, with no padding:
   FROM     u32 id | u32 reserved | u64 offset                                (16)
   RECONNECT u32 attempt | u8 qps | u8 reserved | u16 reserved |
            u64 next_chunk | qp_more * qps                         (16 + 8 * qps)
+  CHAIN    u16 count | hop * count             (2 + the hops, at most
+           MAX_PAYLOAD - TAG_LEN)
+  hop      u16 port | u8 name_len | name                    (3 + name_len)
 
 Version 3: one session carries many files. HELLO and MR set up the QP and
 the ring once; then per entry FILE (kind 1 regular, 2 directory), a
@@ -84,6 +87,13 @@ link outage: attempt (1..), the fresh QPs (qps of them, QP 0 too, each
 a qp_more), and next_chunk (the receiver's first chunk not taken, the
 sender's first not credited). An older peer gets "version 7 needed".
 
+A chain push, within version 7: HELLO flag bit 2 (HELLO_CHAIN; a peer
+without it refuses the bit) says a CHAIN comes right after the HELLO,
+and only then: the hosts after the receiver, in order, count >= 1, each
+a hop with a port (non-zero) and a name of 1..HOST_NAME_MAX bytes,
+letters, digits, '-', '.' and '_', or an IPv6 address (with a ':'; an
+optional "%zone" of name characters), no brackets.
+
 Version 2, with --psk: the key is BLAKE2b-256 of the key file's bytes.
 AUTH: the sender sends step 1 (its nonce Ns), the receiver step 2 (its
 nonce Nr, HMAC-SHA-256(key, "R" | Ns | Nr)), the sender step 3
@@ -124,14 +134,17 @@ SIZE_UNKNOWN = (1 << 64) - 1  # RP_SIZE_UNKNOWN: a stream's size
 HELLO, MR, FIN, ACK, ERR, AUTH, SYNC = 1, 2, 3, 4, 5, 6, 7
 FILE, FEND, FACK = 8, 9, 10
 HAVE, FROM, RECONNECT = 11, 12, 13     # v7
+CHAIN = 14                  # a chain push, after a HELLO_CHAIN HELLO
 TYPE_NAMES = {HELLO: "HELLO", MR: "MR", FIN: "FIN", ACK: "ACK", ERR: "ERR",
               AUTH: "AUTH", SYNC: "SYNC", FILE: "FILE", FEND: "FEND",
               FACK: "FACK", HAVE: "HAVE", FROM: "FROM",
-              RECONNECT: "RECONNECT"}
+              RECONNECT: "RECONNECT", CHAIN: "CHAIN"}
 
 HELLO_PRESERVE = 0x1        # HELLO flag: keep each file's mode and mtime
 HELLO_PING = 0x2            # HELLO flag: a ping (rdmapush ping), no push
-HELLO_FLAGS = HELLO_PRESERVE | HELLO_PING
+HELLO_CHAIN = 0x4           # HELLO flag: a chain push, CHAIN follows
+HELLO_FLAGS = HELLO_PRESERVE | HELLO_PING | HELLO_CHAIN
+HOST_NAME_MAX = 255         # RP_HOST_NAME_MAX: a CHAIN hop's name
 OP_WRITE, OP_READ, OP_SEND = 0, 1, 2   # HELLO op (flags bits 8..15, v5)
 OP_SHIFT = 8
 QPS_SHIFT = 16              # HELLO qps (flags bits 16..23, v6)
@@ -169,6 +182,8 @@ _FILE_TAIL = struct.Struct(">BB")       # after the path: want, update; csum
 _HAVE_FIXED = struct.Struct(">IBBHQ")   # then the checksum
 _FROM = struct.Struct(">IIQ")           # id, reserved, offset
 _RECONNECT_FIXED = struct.Struct(">IBBHQ")  # then qps qp_more
+_CHAIN_FIXED = struct.Struct(">H")      # count, then the hops
+_CHAIN_HOP = struct.Struct(">HB")       # port, name_len; then the name
 
 QP_ADDR_LEN = _QP.size + GID_LEN                        # 28
 QP_MORE_LEN = _QP_MORE.size                             # 8
@@ -185,6 +200,8 @@ FILE_TAIL_LEN = _FILE_TAIL.size + CSUM_LEN              # 18, after the path
 HAVE_LEN = _HAVE_FIXED.size + CSUM_LEN                  # 32
 FROM_LEN = _FROM.size                                   # 16
 RECONNECT_FIXED_LEN = _RECONNECT_FIXED.size             # 16
+CHAIN_FIXED_LEN = _CHAIN_FIXED.size                     # 2
+CHAIN_HOP_FIXED_LEN = _CHAIN_HOP.size                   # 3
 
 
 # --- encoders ---------------------------------------------------------------
@@ -334,6 +351,21 @@ def reconnect_payload(attempt, next_chunk, qps_list, qps=None, reserved=0,
 def pack_reconnect(attempt, next_chunk, qps_list, **kw):
     return msg(RECONNECT, reconnect_payload(attempt, next_chunk, qps_list,
                                             **kw))
+
+
+def chain_payload(hops, count=None):
+    """CHAIN's payload; hops are (name, port), name str or bytes; count
+    defaults to their number (a test may say another)."""
+    count = len(hops) if count is None else count
+    out = _CHAIN_FIXED.pack(count)
+    for name, port in hops:
+        name = name.encode() if isinstance(name, str) else name
+        out += _CHAIN_HOP.pack(port, len(name)) + name
+    return out
+
+
+def pack_chain(hops, **kw):
+    return msg(CHAIN, chain_payload(hops, **kw))
 
 
 def imm(seq, end=False):
@@ -512,6 +544,27 @@ def unpack_reconnect(p):
     return {"attempt": attempt, "reserved": reserved,
             "reserved16": reserved16, "next_chunk": next_chunk,
             "qps": unpack_more(p[RECONNECT_FIXED_LEN:], qps)}
+
+
+def unpack_chain(p):
+    """CHAIN payload: the (name bytes, port) of each hop. Lengths only:
+    count must be what follows, and the whole at most MAX_PAYLOAD less
+    the tag's room."""
+    _need(p, CHAIN_FIXED_LEN, "CHAIN", exact=False)
+    if len(p) > MAX_PAYLOAD - TAG_LEN:
+        raise ValueError(f"CHAIN: {len(p)} bytes, over one message")
+    (count,) = _CHAIN_FIXED.unpack_from(p)
+    at, hops = CHAIN_FIXED_LEN, []
+    for _ in range(count):
+        _need(p[at:], CHAIN_HOP_FIXED_LEN, "CHAIN hop", exact=False)
+        port, n = _CHAIN_HOP.unpack_from(p, at)
+        at += CHAIN_HOP_FIXED_LEN
+        _need(p[at:], n, "CHAIN hop name", exact=False)
+        hops.append((p[at:at + n], port))
+        at += n
+    if at != len(p):
+        raise ValueError(f"CHAIN: {len(p) - at} trailing bytes")
+    return hops
 
 
 def unpack_imm(v):

@@ -7,8 +7,8 @@
 # limits.h; every message's length, and every field at its offset, from
 # the layout table in src/proto.c; a round trip of each message; the golden HELLOs
 # and MRs of tests/unit/test_proto.c (one QP and three), its FILEs, HAVE,
-# FROM and RECONNECT (version 7), made again by wire.py from the same
-# fields; and the version 4 file checksum
+# FROM and RECONNECT (version 7) and CHAIN (a chain push), made again by
+# wire.py from the same fields; and the version 4 file checksum
 # (wire.file_csum) against answers made without it. On the host, no lab:
 # it runs first in tests/e2e/run.
 . "$(dirname "$0")/lib.sh"
@@ -106,9 +106,12 @@ same("status codes", {v.upper(): k for k, v in wire.STATUS.items()},
 same("file kinds", {"REG": wire.FILE_REG, "DIR": wire.FILE_DIR},
      enum("RP_FILE_"))
 same("HELLO flags", (wire.HELLO_PRESERVE, wire.HELLO_PING,
-                     wire.HELLO_FLAGS),
+                     wire.HELLO_CHAIN, wire.HELLO_FLAGS),
      (define(hdr_h, "RP_HELLO_PRESERVE"), define(hdr_h, "RP_HELLO_PING"),
-      define(hdr_h, "RP_HELLO_FLAGS")))
+      define(hdr_h, "RP_HELLO_CHAIN"), define(hdr_h, "RP_HELLO_FLAGS")))
+same("a CHAIN hop's longest name", wire.HOST_NAME_MAX,
+     define(open(top + "/include/rdmapush/hostlist.h").read(),
+            "RP_HOST_NAME_MAX"))
 same("HELLO ops (v5)", {"WRITE": wire.OP_WRITE, "READ": wire.OP_READ,
                         "SEND": wire.OP_SEND},
      enum("RP_OP_"))
@@ -130,7 +133,7 @@ same("HAVE verdicts (v7)",
 table = proto_c[:proto_c.index("*/", proto_c.index("Wire layouts"))]
 blocks = {}
 for line in table.splitlines():
-    m = re.match(r" \* (qp_addr|qp_more|[A-Z][A-Za-z ]*?)"
+    m = re.match(r" \* (qp_addr|qp_more|chain_hop|[A-Z][A-Za-z ]*?)"
                  r"(?: \(struct rp_result\))?, (\d+)(?: \+ [^,:]*?)? bytes",
                  line)
     if m:
@@ -153,7 +156,8 @@ same("message lengths in src/proto.c's layout table",
       "FIN": wire.FIN_LEN, "ACK and ERR": wire.RESULT_FIXED_LEN,
       "FACK": wire.FACK_FIXED_LEN, "AUTH": wire.AUTH_LEN,
       "SYNC": wire.SYNC_LEN, "HAVE": wire.HAVE_LEN, "FROM": wire.FROM_LEN,
-      "RECONNECT": wire.RECONNECT_FIXED_LEN},
+      "RECONNECT": wire.RECONNECT_FIXED_LEN,
+      "CHAIN": wire.CHAIN_FIXED_LEN, "chain_hop": wire.CHAIN_HOP_FIXED_LEN},
      dict({k: v[0] for k, v in blocks.items()},
           FACK=int(fack.group(1)) if fack else None))
 
@@ -253,6 +257,9 @@ fields("FROM", wire.from_payload(0x01020304, (1 << 64) - 1),
 fields("RECONNECT", wire.reconnect_payload(3, 1 << 40, more),
        {"attempt": 3, "qps": 2, "reserved": 0, "next_chunk": 1 << 40,
         "qp": bytes.fromhex("00000101" "00fffffe" "00ffffff" "00000000")})
+fields("CHAIN", wire.chain_payload([("n1", 7)]), {"count": 1})
+fields("chain_hop", wire.chain_payload([("node02", 0xfffe)])[2:],
+       {"port": 0xfffe, "name_len": 6, "name": b"node02"})
 
 
 # Round trips: what the encoders write, the decoders read back.
@@ -345,6 +352,8 @@ for name, want in (
         ("golden_have", wire.pack_have(258, wire.HAVE_PARTIAL, 1 << 32,
                                        bytes(range(0xd0, 0xe0)))),
         ("golden_from", wire.pack_from(258, 1 << 32)),
+        ("golden_chain", wire.pack_chain([("node02", 18488),
+                                          ("fe80::1%eth0", 1)])),
         ("golden_reconnect", wire.pack_reconnect(
             2, 0x12345, [(0x21, 0xabcdef), (0xffffff, 0),
                          (1, 0xffffff)])),
@@ -408,6 +417,19 @@ for n in (1, wire.QPS_MAX):
          wire.unpack_reconnect,
          {"attempt": 1, "reserved": 0, "reserved16": 0, "next_chunk": 99,
           "qps": fresh})
+hops = [(b"node02", 18500), (b"fe80::1%eth0", 1), (b"n" * 255, 65535)]
+trip("CHAIN (chain push)", wire.pack_chain(hops), wire.CHAIN,
+     wire.unpack_chain, hops)
+most = [(b"a" * 250 + b"%05d" % i, 9) for i in range(16)]
+trip("CHAIN, as long as one message and its tag allow",
+     wire.pack_chain(most + [(b"b" * 59, 9)]), wire.CHAIN, wire.unpack_chain,
+     most + [(b"b" * 59, 9)])
+same("decoders refuse a CHAIN whose count or length is wrong",
+     [refused(wire.unpack_chain, p) for p in
+      (wire.chain_payload(hops)[:-1], wire.chain_payload(hops) + b"\0",
+       wire.chain_payload(hops, count=2), wire.chain_payload(hops, count=4),
+       wire.chain_payload(most + [(b"b" * 60, 9)]), b"\0")],
+     [True] * 6)
 same("data immediates",
      (wire.imm(5), wire.imm(5, end=True), wire.imm(1 << 31),
       wire.unpack_imm(0x80000003)),

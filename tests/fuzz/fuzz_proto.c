@@ -64,7 +64,10 @@ static void check_payload(uint8_t type, const uint8_t *p, size_t len,
 		struct rp_have have;
 		struct rp_from from;
 		struct rp_reconnect reconnect;
+		struct rp_chain_msg chain;
 	} m;
+	static struct rp_host hops[RP_PROTO_MAX_PAYLOAD / 4];
+	struct rp_chain_msg chain;
 	uint8_t again[RP_PROTO_MAX_MSG];
 	union rp_msg u;
 	struct rp_msg_hdr h;
@@ -168,6 +171,22 @@ static void check_payload(uint8_t type, const uint8_t *p, size_t len,
 		      m.reconnect.qp[0].psn < (1u << 24));
 		check_more(m.reconnect.qps, m.reconnect.qp + 1);
 		n = rp_proto_pack_reconnect(out, sizeof(out), &m.reconnect);
+		break;
+	case RP_MSG_CHAIN:
+		rc = rp_proto_unpack_chain(p, len, &m.chain, &why);
+		if (rc)
+			break;
+		check(m.chain.n >= 1 && !m.chain.hop);
+		check(m.chain.n <= sizeof(hops) / sizeof(hops[0]));
+		rp_proto_chain_hops(&m.chain, hops);
+		for (size_t i = 0; i < m.chain.n; i++)
+			check(hops[i].port && hops[i].name[0] &&
+			      strlen(hops[i].name) <= RP_HOST_NAME_MAX);
+		check(!strcmp(hops[0].name, m.chain.first.name) &&
+		      hops[0].port == m.chain.first.port);
+		/* From the hops read out, the same bytes. */
+		chain = (struct rp_chain_msg){ .n = m.chain.n, .hop = hops };
+		n = rp_proto_pack_chain(out, sizeof(out), &chain);
 		break;
 	default:
 		abort();

@@ -218,6 +218,23 @@ static int reconnect(uint8_t *buf, uint8_t qps)
 	return rp_proto_pack_reconnect(buf, RP_PROTO_MAX_MSG, &m);
 }
 
+/* A CHAIN of n hops (n <= 3): a name, an IPv6 address with a zone, the
+ * longest name. */
+static int chain(uint8_t *buf, uint16_t n)
+{
+	static struct rp_host hop[3];
+	struct rp_chain_msg m = { .n = n, .hop = hop };
+
+	memset(hop, 0, sizeof(hop));
+	snprintf(hop[0].name, sizeof(hop[0].name), "node02");
+	hop[0].port = 18500;
+	snprintf(hop[1].name, sizeof(hop[1].name), "fe80::1%%eth0");
+	hop[1].port = 1;
+	memset(hop[2].name, 'n', RP_HOST_NAME_MAX);
+	hop[2].port = 65535;
+	return rp_proto_pack_chain(buf, RP_PROTO_MAX_MSG, &m);
+}
+
 /* Valid, whole messages. */
 static void valid(void)
 {
@@ -283,6 +300,10 @@ static void valid(void)
 	save("from", buf, from(buf, 1 << 20));
 	save("reconnect", buf, reconnect(buf, 1));
 	save("reconnect_qps8", buf, reconnect(buf, RP_QPS_MAX));
+	/* Chain push: HELLO's flag, then CHAIN. */
+	save("hello_chain", buf, hello(buf, RP_HELLO_CHAIN));
+	save("chain", buf, chain(buf, 1));
+	save("chain3", buf, chain(buf, 3));
 }
 
 /* Payloads alone, for the decoders run on the raw input. */
@@ -309,6 +330,8 @@ static void raw(void)
 	save("raw_from", buf + HDR, n - HDR);
 	n = reconnect(buf, 3);
 	save("raw_reconnect", buf + HDR, n - HDR);
+	n = chain(buf, 3);
+	save("raw_chain", buf + HDR, n - HDR);
 }
 
 /* Broken headers and HELLO/MR/ACK: one thing wrong each. */
@@ -479,6 +502,46 @@ static void broken_v7(void)
 	save("bad_reconnect_reserved", buf, n);
 }
 
+/* Broken CHAINs: one thing wrong each. Hop 0 is "node02" at +2. */
+static void broken_chain(void)
+{
+	uint8_t buf[RP_PROTO_MAX_MSG + 1];
+	int n;
+
+	n = hello(buf, 0);
+	put_be(buf + HDR + 44, 4, 1 << 16 | 0x8);	/* after CHAIN's 0x4 */
+	save("bad_hello_flag8", buf, n);
+	n = chain(buf, 1);
+	put_be(buf + HDR, 2, 0);
+	save("bad_chain_count0", buf, n);
+	n = chain(buf, 1);
+	put_be(buf + HDR, 2, 2);
+	save("bad_chain_count_more", buf, n);
+	n = chain(buf, 2);
+	put_be(buf + HDR, 2, 1);
+	save("bad_chain_count_less", buf, n);
+	n = chain(buf, 1);
+	put_be(buf + HDR + 2, 2, 0);
+	save("bad_chain_port0", buf, n);
+	n = chain(buf, 1);
+	buf[HDR + 4] = 0;
+	save("bad_chain_name_len0", buf, n);
+	n = chain(buf, 1);
+	buf[HDR + 4] = 7;
+	save("bad_chain_name_len_over", buf, n);
+	n = chain(buf, 1);
+	buf[HDR + 6] = ' ';
+	save("bad_chain_name_char", buf, n);
+	n = chain(buf, 1);
+	buf[HDR + 6] = ':';
+	save("bad_chain_name_colon", buf, n);
+	n = chain(buf, 2);
+	buf[n - 1] = '%';
+	save("bad_chain_zone_char", buf, n);
+	n = chain(buf, 1);
+	save("bad_chain_truncated", buf, n - 1);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 2) {
@@ -491,5 +554,6 @@ int main(int argc, char **argv)
 	broken();
 	broken_file();
 	broken_v7();
+	broken_chain();
 	return failed;
 }

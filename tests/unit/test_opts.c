@@ -18,11 +18,47 @@
 
 #define MAX_ARGS 40
 
+/*
+ * The host lists parses allocated and no test released with
+ * opts_free(): released when the group ends, so that LeakSanitizer
+ * (scripts/sanitize) finds none left over.
+ */
+#define OWED_MAX 1024
+static struct rp_hostlist owed[OWED_MAX];
+static size_t nowed;
+
+static void owe(const struct rp_opts *o)
+{
+	if (!o->hosts.host)
+		return;
+	assert_true(nowed < OWED_MAX);
+	owed[nowed++] = o->hosts;
+}
+
+/* rp_opts_free(o), and o's list no longer owed. */
+static void opts_free(struct rp_opts *o)
+{
+	for (size_t i = 0; i < nowed; i++)
+		if (o->hosts.host && owed[i].host == o->hosts.host)
+			rp_hostlist_init(&owed[i]);
+	rp_opts_free(o);
+}
+
+static int free_owed(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < nowed; i++)
+		rp_hostlist_free(&owed[i]);
+	nowed = 0;
+	return 0;
+}
+
 /* argv as main gets it: mutable pointers, "rdmapush" first, NULL last. */
 static int parse_args(struct rp_opts *o, const char *const *args)
 {
 	static char *argv[MAX_ARGS + 1];
 	int argc = 0;
+	int rc;
 
 	while (args[argc]) {
 		assert_true(argc < MAX_ARGS);
@@ -30,7 +66,9 @@ static int parse_args(struct rp_opts *o, const char *const *args)
 		argc++;
 	}
 	argv[argc] = NULL;
-	return rp_opts_parse(o, argc, argv);
+	rc = rp_opts_parse(o, argc, argv);
+	owe(o);
+	return rc;
 }
 
 #define PARSE(o, ...) \
@@ -590,27 +628,30 @@ static void test_messages(void **state)
 }
 
 /*
- * HOST as written for ssh, a URL or scp: refused at parse time with what
- * to write instead; names and addresses (IPv6 included) pass.
+ * HOST as written for scp: refused at parse time with what to write
+ * instead; names, addresses (IPv6 included, bare or in brackets) and
+ * host:port (the host list's syntax) pass.
  */
 static void test_host_hints(void **state)
 {
 	static const struct {
 		const char *host;
-		const char *hint;	/* NULL: accepted */
+		const char *hint;	/* NULL: accepted as name:port */
+		const char *name;
+		uint16_t port;
 	} cases[] = {
-		{ "h:22", "use -p PORT for the port" },
-		{ "192.0.2.10:18500", "use -p PORT for the port" },
-		{ "[fe80::1]", "write an IPv6 address without brackets" },
-		{ "[::1]:18500", "write an IPv6 address without brackets" },
-		{ "h:/srv/in", "name the file with --as NAME" },
-		{ "h:in/x", "name the file with --as NAME" },
-		{ "h:", "name the file with --as NAME" },
-		{ "h", NULL },
-		{ "192.0.2.10", NULL },
-		{ "fe80::1", NULL },
-		{ "::1", NULL },
-		{ "2001:db8::10", NULL },
+		{ "h:/srv/in", "name the file with --as NAME", NULL, 0 },
+		{ "h:in/x", "name the file with --as NAME", NULL, 0 },
+		{ "h:", "name the file with --as NAME", NULL, 0 },
+		{ "h", NULL, "h", 18500 },
+		{ "h:22", NULL, "h", 22 },
+		{ "192.0.2.10", NULL, "192.0.2.10", 18500 },
+		{ "192.0.2.10:18600", NULL, "192.0.2.10", 18600 },
+		{ "fe80::1", NULL, "fe80::1", 18500 },
+		{ "::1", NULL, "::1", 18500 },
+		{ "2001:db8::10", NULL, "2001:db8::10", 18500 },
+		{ "[fe80::1]", NULL, "fe80::1", 18500 },
+		{ "[::1]:18600", NULL, "::1", 18600 },
 	};
 	struct rp_opts o;
 	char want[256];
@@ -621,8 +662,13 @@ static void test_host_hints(void **state)
 
 		if (!cases[i].hint) {
 			assert_int_equal(rc, 0);
-			assert_string_equal(o.cfg.host, cases[i].host);
+			assert_string_equal(o.cfg.host, cases[i].name);
+			assert_int_equal(o.cfg.port, cases[i].port);
+			assert_int_equal(o.cfg.nhosts, 1);
+			assert_ptr_equal(o.cfg.hosts, o.hosts.host);
+			assert_int_equal(o.cfg.nsources, 1);
 			assert_string_equal(captured, "");
+			opts_free(&o);
 			continue;
 		}
 		assert_int_equal(rc, RP_EUSAGE);
@@ -633,6 +679,7 @@ static void test_host_hints(void **state)
 		assert_non_null(strstr(captured, "\nrdmapush send: hint: "
 					"'rdmapush send --help' shows the "
 					"usage\n"));
+		opts_free(&o);
 	}
 	/* The whole line for one of them. */
 	assert_int_equal(CAPTURE(&o, "send", "f", "h:/tmp"), RP_EUSAGE);
@@ -642,6 +689,210 @@ static void test_host_hints(void **state)
 			    "with --as NAME\n"
 			    "rdmapush send: hint: 'rdmapush send --help' "
 			    "shows the usage\n");
+	opts_free(&o);
+}
+
+/* The names and ports of o's hosts, "a:1 b:2", for one comparison. */
+static const char *hosts_text(const struct rp_opts *o)
+{
+	static char buf[1024];
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (uint32_t i = 0; i < o->cfg.nhosts && n < sizeof(buf); i++)
+		n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%s%s:%u",
+				      i ? " " : "", o->cfg.hosts[i].name,
+				      o->cfg.hosts[i].port);
+	return buf;
+}
+
+/* HOST as a host list: the chain in order, --port for bare hosts, and
+ * host and port filled from the first. */
+static void test_host_lists(void **state)
+{
+	static const struct {
+		const char *arg;
+		const char *want;
+	} cases[] = {
+		{ "node[01-03]", "node01:7000 node02:7000 node03:7000" },
+		{ "a,b,c", "a:7000 b:7000 c:7000" },
+		{ "a:18600,b", "a:18600 b:7000" },
+		{ "r[1-2]n[1-2]", "r1n1:7000 r1n2:7000 r2n1:7000 r2n2:7000" },
+		{ "[fe80::1]:9,h", "fe80::1:9 h:7000" },
+	};
+	struct rp_opts o;
+
+	(void)state;
+	/* The most one CHAIN carries, at 8 bytes a hop. */
+	assert_int_equal(CAPTURE(&o, "send", "f", "n[0001-0524]"), 0);
+	assert_int_equal(o.cfg.nhosts, 524);
+	opts_free(&o);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		assert_int_equal(CAPTURE(&o, "send", "-p", "7000", "f", "g",
+					 cases[i].arg), 0);
+		assert_string_equal(captured, "");
+		assert_string_equal(hosts_text(&o), cases[i].want);
+		assert_string_equal(o.cfg.host, o.cfg.hosts[0].name);
+		assert_int_equal(o.cfg.port, o.cfg.hosts[0].port);
+		assert_int_equal(o.cfg.nsources, 2);
+		assert_string_equal(o.cfg.sources[1], "g");
+		opts_free(&o);
+		assert_null(o.cfg.hosts);
+		assert_null(o.cfg.hosts);
+		assert_int_equal(o.cfg.nhosts, 0);
+	}
+}
+
+/* Each refusal of a host list: one line naming the item, RP_EUSAGE. */
+static void test_host_list_refusals(void **state)
+{
+	static const struct {
+		const char *arg;
+		const char *line;
+	} cases[] = {
+		{ "a,b,a", "rdmapush send: error: host list \"a\": a is in "
+			   "the list twice (hosts 1 and 3)\n" },
+		{ "a:18500,a", "rdmapush send: error: host list: a:18500 is in "
+			       "the list twice (hosts 1 and 2; 18500 is the "
+			       "default port)\n" },
+		{ "n[3-1]", NULL },
+		{ "bad!host", "rdmapush send: error: host list \"bad!host\": "
+			      "'!' is not allowed in a host name\n" },
+		{ "a,,b", NULL },
+		{ "a:0", NULL },
+		{ "a:65536", NULL },
+		/* 8 bytes a hop in CHAIN: (4224 - 32 - 2) / 8 after the
+		 * first host. */
+		{ "n[0001-1000]", "rdmapush send: too many hosts for one "
+				  "chain: 1000; at most 524\n"
+				  "rdmapush send: hint: 'rdmapush send "
+				  "--help' shows the usage\n" },
+	};
+	struct rp_opts o;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		assert_int_equal(CAPTURE(&o, "send", "f", cases[i].arg),
+				 RP_EUSAGE);
+		if (cases[i].line)
+			assert_string_equal(captured, cases[i].line);
+		/* One line, no more (and a hint for a usage error). */
+		assert_non_null(strstr(captured, "rdmapush send: "));
+		if (!strstr(captured, "hint: "))
+			assert_ptr_equal(strchr(captured, '\n'),
+					 captured + strlen(captured) - 1);
+		opts_free(&o);
+	}
+}
+
+/* A file in a fresh temporary directory, with text; its path. */
+static const char *temp_file(char *dir, size_t len, const char *name,
+			     const char *text)
+{
+	static char path[512];
+	FILE *f;
+
+	if (!dir[0]) {
+		snprintf(dir, len, "/tmp/test_opts.XXXXXX");
+		assert_non_null(mkdtemp(dir));
+	}
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	assert_int_equal(fclose(f), 0);
+	return path;
+}
+
+/* --hosts FILE: hosts from the file, every argument a SOURCE; its
+ * refusals each one line and RP_EUSAGE. */
+static void test_hosts_file(void **state)
+{
+	char dir[64] = "";
+	char hosts[512], empty[512], src[512], dup[512], want[1024];
+	struct rp_opts o;
+
+	(void)state;
+	snprintf(src, sizeof(src), "%s", temp_file(dir, sizeof(dir), "src",
+						   "data"));
+	snprintf(hosts, sizeof(hosts), "%s",
+		 temp_file(dir, sizeof(dir), "hosts",
+			   "# the job's nodes\nn[1-2]\n\n  c:7001 \r\n"));
+	snprintf(empty, sizeof(empty), "%s",
+		 temp_file(dir, sizeof(dir), "empty", "# nothing\n\n"));
+	snprintf(dup, sizeof(dup), "%s",
+		 temp_file(dir, sizeof(dir), "dup", "a\nb\na:7000\n"));
+
+	assert_int_equal(CAPTURE(&o, "send", "--hosts", hosts, "-p", "7000",
+				 src, src), 0);
+	assert_string_equal(captured, "");
+	assert_string_equal(hosts_text(&o), "n1:7000 n2:7000 c:7001");
+	assert_int_equal(o.cfg.nsources, 2);
+	assert_string_equal(o.cfg.host, "n1");
+	assert_int_equal(o.cfg.port, 7000);
+	opts_free(&o);
+
+	/* One SOURCE is enough; "-" is one. */
+	assert_int_equal(CAPTURE(&o, "send", "--hosts", hosts, "--as", "x",
+				 "-"), 0);
+	assert_int_equal(o.cfg.nsources, 1);
+	opts_free(&o);
+
+	/* A host list written too: no local path, refused as ambiguous. */
+	assert_int_equal(CAPTURE(&o, "send", "--hosts", hosts, src,
+				 "node[1-2]"), RP_EUSAGE);
+	assert_string_equal(captured,
+			    "rdmapush send: no such SOURCE 'node[1-2]': with "
+			    "--hosts FILE every argument is a SOURCE; name "
+			    "the hosts in FILE only\n"
+			    "rdmapush send: hint: 'rdmapush send --help' "
+			    "shows the usage\n");
+	opts_free(&o);
+
+	assert_int_equal(CAPTURE(&o, "send", "--hosts", empty, src),
+			 RP_EUSAGE);
+	snprintf(want, sizeof(want), "rdmapush send: error: hosts file "
+		 "\"%s\": no host in it\n", empty);
+	assert_string_equal(captured, want);
+	opts_free(&o);
+
+	assert_int_equal(CAPTURE(&o, "send", "-p", "7000", "--hosts", dup,
+				 src), RP_EUSAGE);
+	assert_non_null(strstr(captured, "a:7000 is in the list twice"));
+	assert_ptr_equal(strchr(captured, '\n'),
+			 captured + strlen(captured) - 1);
+	opts_free(&o);
+
+	assert_int_equal(CAPTURE(&o, "send", "--hosts", hosts, "--hosts",
+				 hosts, src), RP_EUSAGE);
+	assert_non_null(strstr(captured, "--hosts given twice\n"));
+	opts_free(&o);
+	assert_int_equal(CAPTURE(&o, "send", "--hosts", "", src), RP_EUSAGE);
+	opts_free(&o);
+	assert_int_equal(CAPTURE(&o, "send", "--hosts", hosts), RP_EUSAGE);
+	assert_non_null(strstr(captured, "missing SOURCE\n"));
+	opts_free(&o);
+	/* Not a receiver's option, and --relay not a sender's. */
+	REFUSED("recv", "--hosts", hosts);
+	REFUSED("send", "--relay", src, "h");
+
+	unlink(src);
+	unlink(hosts);
+	unlink(empty);
+	unlink(dup);
+	assert_int_equal(rmdir(dir), 0);
+}
+
+/* recv --relay: off by default. */
+static void test_recv_relay(void **state)
+{
+	struct rp_opts o;
+
+	(void)state;
+	assert_int_equal(PARSE(&o, "recv"), 0);
+	assert_false(o.cfg.relay);
+	assert_int_equal(PARSE(&o, "recv", "--relay"), 0);
+	assert_true(o.cfg.relay);
 }
 
 static void test_parse_size(void **state)
@@ -943,6 +1194,10 @@ int main(void)
 		cmocka_unit_test(test_max_xfers_per_address),
 		cmocka_unit_test(test_messages),
 		cmocka_unit_test(test_host_hints),
+		cmocka_unit_test(test_host_lists),
+		cmocka_unit_test(test_host_list_refusals),
+		cmocka_unit_test(test_hosts_file),
+		cmocka_unit_test(test_recv_relay),
 		cmocka_unit_test(test_parse_size),
 		cmocka_unit_test(test_help_version),
 		cmocka_unit_test(test_usage_text),
@@ -952,5 +1207,5 @@ int main(void)
 
 	/* GNU argument permutation is part of what is tested. */
 	unsetenv("POSIXLY_CORRECT");
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return cmocka_run_group_tests(tests, NULL, free_owed);
 }

@@ -473,7 +473,7 @@ static void test_qps_roundtrip(void **state)
 /*
  * What one more set bit in the flags word of a one-QP HELLO (qps 1, bit
  * 16) means on the wire: bit 0 RP_HELLO_PRESERVE, bit 1 RP_HELLO_PING,
- * bits 2..7 flags
+ * bit 2 RP_HELLO_CHAIN, bits 3..7 flags
  * that do not exist, bits 8 and 9 the ops read (1) and send (2), bits
  * 10..15 an op that does not exist; bit 16 is qps 1 already, bits 17
  * and 18 make it 3 and 5 with no QP list after the fixed part, bits
@@ -481,7 +481,7 @@ static void test_qps_roundtrip(void **state)
  */
 static const char *hello_bit_refusal(unsigned int bit)
 {
-	if (bit <= 1 || bit == 8 || bit == 9 || bit == QPS_SHIFT)
+	if (bit <= 2 || bit == 8 || bit == 9 || bit == QPS_SHIFT)
 		return NULL;
 	if (bit < 8 || bit > 23)
 		return "unknown flags";
@@ -501,7 +501,9 @@ static void test_hello_flags(void **state)
 	int n;
 
 	(void)state;
-	assert_int_equal(RP_HELLO_FLAGS, RP_HELLO_PRESERVE | RP_HELLO_PING);
+	assert_int_equal(RP_HELLO_FLAGS, RP_HELLO_PRESERVE | RP_HELLO_PING |
+			 RP_HELLO_CHAIN);
+	assert_int_equal(RP_HELLO_CHAIN, 0x4);
 	for (bit = 0; bit < 32; bit++) {
 		sample_hello(&h);
 		n = pack_hello(buf, &h);
@@ -529,7 +531,7 @@ static void test_hello_flags(void **state)
 	}
 	/* The encoder refuses what the decoder would. */
 	sample_hello(&h);
-	h.flags = 0x4;
+	h.flags = 0x8;
 	assert_int_equal(pack_hello(buf, &h), RP_EPROTO);
 	sample_hello(&h);
 	h.op = RP_OP_MAX;
@@ -1210,6 +1212,231 @@ static void test_golden_v7(void **state)
 		assert_int_equal(ro.qp[i].qpn, i < 3 ? r.qp[i].qpn : 0);
 		assert_int_equal(ro.qp[i].psn, i < 3 ? r.qp[i].psn : 0);
 	}
+}
+
+/* Chain push: CHAIN, the hops after the receiver. */
+static const uint8_t golden_chain[] = {
+	0x52, 0x44, 0x50, 0x55, 0x07,
+	0x0e,				/* type CHAIN */
+	0x00, 0x00,
+	0x00, 0x00, 0x00, 0x1a,		/* length 26 */
+	0x00, 0x02,			/* count 2 */
+	0x48, 0x38,			/* hop 0: port 18488 */
+	0x06,				/* name_len 6 */
+	'n', 'o', 'd', 'e', '0', '2',
+	0x00, 0x01,			/* hop 1: port 1 */
+	0x0c,				/* name_len 12 */
+	'f', 'e', '8', '0', ':', ':', '1', '%', 'e', 't', 'h', '0',
+};
+
+static void test_golden_chain(void **state)
+{
+	uint8_t buf[RP_PROTO_MAX_MSG];
+	struct rp_host hop[2], out[2];
+	struct rp_chain_msg m = { .n = 2, .hop = hop };
+	static struct rp_chain_msg o;
+
+	(void)state;
+	memset(hop, 0, sizeof(hop));
+	snprintf(hop[0].name, sizeof(hop[0].name), "node02");
+	hop[0].port = 18488;
+	snprintf(hop[1].name, sizeof(hop[1].name), "fe80::1%%eth0");
+	hop[1].port = 1;
+	hop[1].ipv6 = true;
+	assert_int_equal(rp_proto_pack_chain(buf, sizeof(buf), &m),
+			 sizeof(golden_chain));
+	assert_memory_equal(buf, golden_chain, sizeof(golden_chain));
+	memset(&o, 0x5a, sizeof(o));
+	assert_int_equal(rp_proto_unpack_chain(golden_chain + HDR,
+					       sizeof(golden_chain) - HDR, &o,
+					       NULL), 0);
+	assert_int_equal(o.n, 2);
+	assert_null(o.hop);
+	assert_string_equal(o.first.name, "node02");
+	assert_int_equal(o.first.port, 18488);
+	assert_false(o.first.ipv6);
+	memset(out, 0x5a, sizeof(out));
+	rp_proto_chain_hops(&o, out);
+	assert_string_equal(out[0].name, "node02");
+	assert_int_equal(out[0].port, 18488);
+	assert_false(out[0].ipv6);
+	assert_string_equal(out[1].name, "fe80::1%eth0");
+	assert_int_equal(out[1].port, 1);
+	assert_true(out[1].ipv6);
+	/* Decoded, it encodes again as it came; not with a count that
+	 * disagrees with its bytes. */
+	memset(buf, 0, sizeof(buf));
+	assert_int_equal(rp_proto_pack_chain(buf, sizeof(buf), &o),
+			 sizeof(golden_chain));
+	assert_memory_equal(buf, golden_chain, sizeof(golden_chain));
+	o.n = 1;
+	assert_int_equal(rp_proto_pack_chain(buf, sizeof(buf), &o),
+			 RP_EPROTO);
+}
+
+/* A CHAIN payload of one hop: port, then name as given. */
+static size_t chain1(uint8_t *p, uint16_t port, const char *name, size_t n)
+{
+	be_put(p, 2, 1);
+	be_put(p + 2, 2, port);
+	p[4] = (uint8_t)n;
+	memcpy(p + 5, name, n);
+	return 5 + n;
+}
+
+/* Each field of CHAIN out of range: refused by the decoder with its
+ * reason, and by the encoder. */
+static void test_chain_bounds(void **state)
+{
+	static const struct {
+		const char *name;
+		uint16_t port;
+		const char *why;	/* NULL: fine */
+	} cases[] = {
+		{ "a", 1, NULL },
+		{ "Node-1.example_x", 65535, NULL },
+		{ "10.0.0.2", 18500, NULL },
+		{ "::1", 7, NULL },
+		{ "fe80::1%eth0", 7, NULL },
+		{ "a", 0, "hop port 0" },
+		{ "", 7, "hop name length out of range" },
+		{ "a b", 7, "hop name has a character a host name cannot" },
+		{ "a\x1b", 7, "hop name has a character a host name cannot" },
+		{ "[::1]", 7, "hop address has a character an IPv6 address "
+			      "cannot" },
+		{ "h:22", 7, "hop address has a character an IPv6 address "
+			     "cannot" },
+		{ "1:2", 7, "hop name has a ':' but is no IPv6 address" },
+		{ "::1::2", 7, "hop name has a ':' but is no IPv6 address" },
+		{ "fe80::1%", 7, "hop address has an empty zone" },
+		{ "fe80::1%e/0", 7, "hop address zone has a character a name "
+				    "cannot" },
+	};
+	static uint8_t p[RP_PROTO_MAX_PAYLOAD + 8];
+	static uint8_t buf[RP_PROTO_MAX_MSG];
+	static struct rp_host many[RP_PROTO_MAX_PAYLOAD / 4];
+	static struct rp_chain_msg o;
+	struct rp_host h;
+	struct rp_chain_msg m = { .n = 1, .hop = &h };
+	const char *why;
+	size_t n, fit;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		n = chain1(p, cases[i].port, cases[i].name,
+			   strlen(cases[i].name));
+		why = NULL;
+		memset(&h, 0, sizeof(h));
+		snprintf(h.name, sizeof(h.name), "%s", cases[i].name);
+		h.port = cases[i].port;
+		if (!cases[i].why) {
+			assert_int_equal(rp_proto_unpack_chain(p, n, &o, &why),
+					 0);
+			assert_string_equal(o.first.name, cases[i].name);
+			assert_int_equal(o.first.port, cases[i].port);
+			assert_int_equal(o.first.ipv6,
+					 strchr(cases[i].name, ':') != NULL);
+			assert_int_equal(rp_proto_pack_chain(buf, sizeof(buf),
+							     &m),
+					 (int)(HDR + n));
+			assert_memory_equal(buf + HDR, p, n);
+			continue;
+		}
+		assert_int_equal(rp_proto_unpack_chain(p, n, &o, &why),
+				 RP_EPROTO);
+		assert_string_equal(why, cases[i].why);
+		assert_int_equal(rp_proto_pack_chain(buf, sizeof(buf), &m),
+				 RP_EPROTO);
+	}
+	/* A NUL inside a name, or inside an address (inet_pton() would
+	 * stop there and take the rest for nothing). */
+	n = chain1(p, 7, "a\0b", 3);
+	assert_int_equal(rp_proto_unpack_chain(p, n, &o, &why), RP_EPROTO);
+	n = chain1(p, 7, "fe80::1\0th0", 11);
+	assert_int_equal(rp_proto_unpack_chain(p, n, &o, &why), RP_EPROTO);
+	assert_string_equal(why, "hop address has a character an IPv6 "
+			    "address cannot");
+	/* No hop, or fewer hops than counted, or more. */
+	be_put(p, 2, 0);
+	assert_int_equal(rp_proto_unpack_chain(p, 2, &o, &why), RP_EPROTO);
+	assert_string_equal(why, "CHAIN with no hop");
+	m.n = 0;
+	assert_int_equal(rp_proto_pack_chain(buf, sizeof(buf), &m),
+			 RP_EPROTO);
+	n = chain1(p, 7, "a", 1);
+	be_put(p, 2, 2);
+	assert_int_equal(rp_proto_unpack_chain(p, n, &o, &why), RP_EPROTO);
+	assert_string_equal(why, "truncated hop");
+	be_put(p, 2, 1);
+	p[n] = 0;
+	assert_int_equal(rp_proto_unpack_chain(p, n + 1, &o, &why),
+			 RP_EPROTO);
+	assert_string_equal(why, "trailing bytes");
+	/* A name_len past the payload. */
+	n = chain1(p, 7, "abc", 3);
+	p[4] = 4;
+	assert_int_equal(rp_proto_unpack_chain(p, n, &o, &why), RP_EPROTO);
+	assert_string_equal(why, "hop name longer than payload");
+
+	/*
+	 * The length cap: hosts of 255-byte names, 258 bytes each; after
+	 * the count, as many as leave the tag its room, and no more.
+	 */
+	for (size_t i = 0; i < sizeof(many) / sizeof(many[0]); i++) {
+		memset(many[i].name, 'a', RP_HOST_NAME_MAX);
+		snprintf(many[i].name + RP_HOST_NAME_MAX - 5, 6, "%05zu", i);
+		many[i].port = 9;
+	}
+	fit = rp_proto_chain_fit(many, 100);
+	assert_int_equal(fit, (RP_PROTO_MAX_PAYLOAD - RP_PROTO_TAG_ROOM - 2) /
+			 (3 + RP_HOST_NAME_MAX));
+	assert_int_equal(rp_proto_chain_fit(many, fit), fit);
+	assert_int_equal(rp_proto_chain_fit(many, 3), 3);
+	assert_int_equal(rp_proto_chain_fit(many, 0), 0);
+	m.hop = many;
+	m.n = (uint16_t)fit;
+	n = (size_t)rp_proto_pack_chain(buf, sizeof(buf), &m);
+	assert_true(n > HDR);
+	assert_true(n - HDR + RP_PROTO_TAG_ROOM <= RP_PROTO_MAX_PAYLOAD);
+	assert_int_equal(rp_proto_unpack_chain(buf + HDR, n - HDR, &o, &why),
+			 0);
+	assert_int_equal(o.n, fit);
+	m.n = (uint16_t)(fit + 1);
+	assert_int_equal(rp_proto_pack_chain(buf, sizeof(buf), &m),
+			 RP_EPROTO);
+	/* At the cap exactly, then one byte over: one more hop, its name
+	 * as long as the room left, then a byte longer. */
+	for (size_t extra = 0; extra < 2; extra++) {
+		size_t room, k;
+
+		n = (size_t)rp_proto_pack_chain(buf, sizeof(buf),
+						&(struct rp_chain_msg){
+							.n = (uint16_t)fit,
+							.hop = many });
+		n -= HDR;
+		memcpy(p, buf + HDR, n);
+		room = RP_PROTO_MAX_PAYLOAD - RP_PROTO_TAG_ROOM - n;
+		k = room - 3 + extra;
+		assert_true(k >= 1 && k <= RP_HOST_NAME_MAX);
+		be_put(p, 2, fit + 1);
+		be_put(p + n, 2, 9);
+		p[n + 2] = (uint8_t)k;
+		memset(p + n + 3, 'b', k);
+		n += 3 + k;
+		why = NULL;
+		if (!extra) {
+			assert_int_equal(rp_proto_unpack_chain(p, n, &o, &why),
+					 0);
+			continue;
+		}
+		assert_int_equal(rp_proto_unpack_chain(p, n, &o, &why),
+				 RP_EPROTO);
+		assert_string_equal(why, "CHAIN longer than one message and "
+				    "its tag");
+	}
+	/* A hop that cannot go is where the fit stops. */
+	many[2].port = 0;
+	assert_int_equal(rp_proto_chain_fit(many, 5), 2);
 }
 
 static const uint8_t golden_err[] = {
@@ -2664,6 +2891,35 @@ static void test_trace_v7(void **state)
 			    "qps=1");
 }
 
+/* CHAIN's trace: how many hops and the next, escaped. */
+static void test_trace_chain(void **state)
+{
+	static struct rp_chain_msg o;
+	struct rp_host hop[2];
+	struct rp_chain_msg m = { .n = 2, .hop = hop };
+	uint8_t buf[RP_PROTO_MAX_MSG];
+	int n;
+
+	(void)state;
+	memset(hop, 0, sizeof(hop));
+	snprintf(hop[0].name, sizeof(hop[0].name), "node02");
+	hop[0].port = 18500;
+	snprintf(hop[1].name, sizeof(hop[1].name), "node03");
+	hop[1].port = 7;
+	assert_string_equal(trace_of("->", RP_MSG_CHAIN, &m),
+			    "-> CHAIN hops=2 next=node02:18500");
+	n = rp_proto_pack_chain(buf, sizeof(buf), &m);
+	assert_true(n > HDR);
+	assert_int_equal(rp_proto_unpack_chain(buf + HDR, (size_t)n - HDR, &o,
+					       NULL), 0);
+	assert_string_equal(trace_of("<-", RP_MSG_CHAIN, &o),
+			    "<- CHAIN hops=2 next=node02:18500");
+	/* What no decoder lets through is still escaped. */
+	snprintf(hop[0].name, sizeof(hop[0].name), "a\x1b[2Jb");
+	assert_string_equal(trace_of("->", RP_MSG_CHAIN, &m),
+			    "-> CHAIN hops=2 next=a\\u{001b}[2Jb:18500");
+}
+
 /* ---- truncation, trailing bytes, short buffers ------------------------- */
 
 /* One valid message of every type and shape, from its struct. */
@@ -2679,6 +2935,7 @@ union any_msg {
 	struct rp_have have;
 	struct rp_from from;
 	struct rp_reconnect reconnect;
+	struct rp_chain_msg chain;
 };
 
 struct sample_msg {
@@ -2686,7 +2943,24 @@ struct sample_msg {
 	union any_msg m;
 };
 
-#define NSAMPLES	21
+#define NSAMPLES	23
+
+/* Hops for CHAIN samples: a name, and an IPv6 address with a zone at
+ * the longest name. */
+static struct rp_host sample_hops[3];
+
+static void make_sample_hops(void)
+{
+	memset(sample_hops, 0, sizeof(sample_hops));
+	snprintf(sample_hops[0].name, sizeof(sample_hops[0].name), "node02");
+	sample_hops[0].port = 18500;
+	snprintf(sample_hops[1].name, sizeof(sample_hops[1].name),
+		 "fe80::1%%eth0");
+	sample_hops[1].port = 1;
+	sample_hops[1].ipv6 = true;
+	memset(sample_hops[2].name, 'n', RP_HOST_NAME_MAX);
+	sample_hops[2].port = 65535;
+}
 
 static void make_samples(struct sample_msg s[NSAMPLES])
 {
@@ -2741,6 +3015,14 @@ static void make_samples(struct sample_msg s[NSAMPLES])
 	sample_reconnect(&s[i++].m.reconnect, 1);
 	s[i].type = RP_MSG_RECONNECT;
 	sample_reconnect(&s[i++].m.reconnect, RP_QPS_MAX);
+	/* Chain push. */
+	make_sample_hops();
+	s[i].type = RP_MSG_CHAIN;
+	s[i].m.chain.n = 1;
+	s[i++].m.chain.hop = sample_hops;
+	s[i].type = RP_MSG_CHAIN;
+	s[i].m.chain.n = 3;
+	s[i++].m.chain.hop = sample_hops;
 	assert_int_equal(i, NSAMPLES);
 }
 
@@ -2767,6 +3049,8 @@ static int pack_any(uint8_t *buf, size_t len, const struct sample_msg *s)
 		return rp_proto_pack_from(buf, len, &s->m.from);
 	case RP_MSG_RECONNECT:
 		return rp_proto_pack_reconnect(buf, len, &s->m.reconnect);
+	case RP_MSG_CHAIN:
+		return rp_proto_pack_chain(buf, len, &s->m.chain);
 	default:
 		return rp_proto_pack_result(buf, len, s->type, &s->m.result);
 	}
@@ -2796,6 +3080,8 @@ static int unpack_any(uint8_t type, const uint8_t *p, size_t len,
 		return rp_proto_unpack_from(p, len, &m->from, why);
 	case RP_MSG_RECONNECT:
 		return rp_proto_unpack_reconnect(p, len, &m->reconnect, why);
+	case RP_MSG_CHAIN:
+		return rp_proto_unpack_chain(p, len, &m->chain, why);
 	default:
 		return rp_proto_unpack_result(p, len, type, &m->result, why);
 	}
@@ -3182,7 +3468,9 @@ static void test_type_names(void **state)
 	assert_int_equal(RP_MSG_HAVE, 11);
 	assert_int_equal(RP_MSG_FROM, 12);
 	assert_int_equal(RP_MSG_RECONNECT, 13);
-	assert_int_equal(RP_MSG_TYPE_MAX, 14);
+	assert_string_equal(rp_proto_type_name(RP_MSG_CHAIN), "CHAIN");
+	assert_int_equal(RP_MSG_CHAIN, 14);
+	assert_int_equal(RP_MSG_TYPE_MAX, 15);
 	assert_string_equal(rp_proto_type_name(0), "?");
 	assert_string_equal(rp_proto_type_name(RP_MSG_TYPE_MAX), "?");
 	assert_string_equal(rp_proto_type_name(UINT_MAX), "?");
@@ -3255,6 +3543,16 @@ static void test_msg_table(void **state)
 			 BIT(RP_MSG_ACK) | BIT(RP_MSG_FACK) |
 			 BIT(RP_MSG_SYNC) | BIT(RP_MSG_RECONNECT) |
 			 BIT(RP_MSG_ERR));
+	/* CHAIN comes only when its HELLO announced it: in no set, asked
+	 * for by name, and from a sender in stage HELLO only. */
+	for (int st = RP_STAGE_AUTH; st < RP_STAGE_MAX; st++)
+		assert_int_equal(rp_msg_expect(RP_SIDE_BOTH, st) &
+				 BIT(RP_MSG_CHAIN), 0);
+	assert_true(rp_msg_desc(RP_MSG_CHAIN)->announced);
+	assert_int_equal(rp_msg_desc(RP_MSG_CHAIN)->from[RP_STAGE_HELLO],
+			 RP_SIDE_SENDER);
+	for (unsigned int t = 1; t < RP_MSG_CHAIN; t++)
+		assert_false(rp_msg_desc(t)->announced);
 	/* Version 7's messages come in no stage before FILES. */
 	for (int st = RP_STAGE_AUTH; st < RP_STAGE_FILES; st++)
 		assert_int_equal(rp_msg_expect(RP_SIDE_BOTH, st) &
@@ -3427,6 +3725,9 @@ int main(void)
 		cmocka_unit_test(test_golden_mr),
 		cmocka_unit_test(test_golden_file),
 		cmocka_unit_test(test_golden_v7),
+		cmocka_unit_test(test_golden_chain),
+		cmocka_unit_test(test_chain_bounds),
+		cmocka_unit_test(test_trace_chain),
 		cmocka_unit_test(test_golden_result),
 		cmocka_unit_test(test_imm),
 		cmocka_unit_test(test_layout_offsets),

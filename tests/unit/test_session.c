@@ -91,6 +91,10 @@ enum tamper {
 	TAMPER_RECONNECT_FOR_FACK,	/* a RECONNECT to it for the FACK */
 	TAMPER_FROM_FOR_FEND,	/* a FROM to the receiver for the FEND */
 	TAMPER_RECONNECT_FOR_FEND,	/* a RECONNECT likewise */
+	/* A chain push's HELLO flag (RP_HELLO_CHAIN), no --psk: */
+	TAMPER_CHAIN_UNFLAGGED,	/* cleared: its CHAIN comes unannounced */
+	TAMPER_CHAIN_NOT_NEXT,	/* set on a one-host push's HELLO, and a
+				 * FIN follows it, no CHAIN */
 };
 
 /* What a hostile receiver may say: a title change, a bell, and a line
@@ -148,6 +152,8 @@ struct scenario {
 	/* Both sides of a killed push wait this long for the other's
 	 * reason (0: a second): shorter in a sweep of hundreds. */
 	double reason_wait;
+	uint32_t chain;		/* hosts after the receiver (0: one host) */
+	bool relay;		/* the receiver's --relay */
 };
 
 /*
@@ -514,6 +520,23 @@ static int pass_on(struct relay *r, bool to_a, uint32_t n, uint8_t type,
 			return inject(to, r->how == TAMPER_FROM_FOR_FEND ?
 				      RP_MSG_FROM : RP_MSG_RECONNECT);
 		break;
+	case TAMPER_CHAIN_UNFLAGGED:
+		if (!to_a && type == RP_MSG_HELLO)
+			buf[RP_PROTO_HDR_LEN + 47] &= (uint8_t)~RP_HELLO_CHAIN;
+		break;
+	case TAMPER_CHAIN_NOT_NEXT:
+		if (!to_a && type == RP_MSG_HELLO) {
+			struct rp_fin fin = { .files = 0 };
+			uint8_t f[RP_PROTO_MAX_MSG];
+			int fn = rp_msg_pack(f, sizeof(f), RP_MSG_FIN, &fin);
+
+			buf[RP_PROTO_HDR_LEN + 47] |= RP_HELLO_CHAIN;
+			assert_true(fn > 0);
+			if (write_full(to, buf, len))
+				return -1;
+			return write_full(to, f, (size_t)fn);
+		}
+		break;
 	case TAMPER_NONE:
 		break;
 	}
@@ -842,6 +865,22 @@ static void opts_for(struct rp_config *o, const struct env *e,
 	o->resume = send && sc->resume;
 	o->update = send ? sc->update : 0;
 	o->no_partials = !send && sc->no_partials;
+	o->relay = !send && sc->relay;
+	if (send) {
+		/* As opts gives them: our peer first, then the rest; one
+		 * host (every other case) is a list of one. */
+		static struct rp_host hosts[8];
+
+		assert_true(sc->chain < sizeof(hosts) / sizeof(hosts[0]));
+		memset(hosts, 0, sizeof(hosts));
+		for (uint32_t i = 0; i <= sc->chain; i++) {
+			snprintf(hosts[i].name, sizeof(hosts[i].name),
+				 i ? "node%02u" : "test-receiver", i + 1);
+			hosts[i].port = (uint16_t)(18500 + i);
+		}
+		o->hosts = hosts;
+		o->nhosts = sc->chain + 1;
+	}
 	if (send && sc->psk_send)
 		o->psk_file = sc->wrong_key ? e->key_b : e->key_a;
 }
@@ -1395,6 +1434,103 @@ static void unasked(void **s, enum tamper how, bool to_sender)
 			       "which we did not ask for" :
 			       how == TAMPER_FROM_FOR_FEND ? "out of order" :
 			       ", got RECONNECT"));
+}
+
+/* ---------------------------------------------------------------------
+ * Chain push: the command line's hosts, CHAIN, and the refusal
+ */
+
+/*
+ * A chain to a receiver without --relay: refused before any data or
+ * transfer slot, with what to do, in one line at the sender naming the
+ * host, and the policy status; nothing is written. With --relay (until
+ * relaying lands) the same, saying this receiver cannot yet.
+ */
+static void chain_refused(void **s, bool relay, const char *text)
+{
+	struct env *e = *s;
+	char line[1024];
+	const char *err;
+	struct result r;
+
+	capture_begin(e);
+	push_fails(s, &(struct scenario){ .size = 100 * KIB, .chain = 2,
+					  .relay = relay }, &r);
+	err = capture_done(e);
+	assert_int_equal(r.recv_rc, RP_ELIMIT);
+	assert_int_equal(r.send_rc, RP_ELIMIT);
+	assert_int_equal(r.send_exit, RP_EXIT_POLICY);
+	assert_int_equal(r.admit_calls, 0);
+	assert_int_equal(r.types[RP_MSG_HELLO], 1);
+	assert_int_equal(r.types[RP_MSG_CHAIN], 1);
+	assert_int_equal(r.types[RP_MSG_MR], 0);
+	assert_int_equal(r.types[RP_MSG_FILE], 0);
+	line_with(err, "test-receiver refused or aborted", line, sizeof(line));
+	assert_non_null(strstr(line, text));
+	assert_int_equal(list_dir(e->dst, line, sizeof(line)), 0);
+}
+
+static void test_chain_no_relay_refused(void **s)
+{
+	chain_refused(s, false, "this receiver does not relay a chain "
+		      "(start it with rdmapush recv --relay)");
+}
+
+static void test_chain_relay_not_yet(void **s)
+{
+	chain_refused(s, true, "relaying a chain is not supported by this "
+		      "receiver yet");
+}
+
+/* One host, as the command line gives it (a list of one): no CHAIN, and
+ * the push as it always was, --relay or not. */
+static void test_chain_one_host(void **s)
+{
+	struct env *e = *s;
+	struct result r;
+
+	push_ok(s, &(struct scenario){ .size = 100 * KIB, .relay = true });
+	push(e, &(struct scenario){ .size = 100 * KIB, .force = true }, &r);
+	assert_int_equal(r.send_rc, 0);
+	assert_int_equal(r.types[RP_MSG_HELLO], 1);
+	assert_int_equal(r.types[RP_MSG_CHAIN], 0);
+}
+
+/* The flag and the message go together: a CHAIN its HELLO did not
+ * announce, or a flagged HELLO and something else next, is a protocol
+ * error at the receiver, and nothing is written. */
+static void test_chain_unannounced(void **s)
+{
+	struct env *e = *s;
+	struct result r;
+	const char *err;
+
+	capture_begin(e);
+	push(e, &(struct scenario){ .size = 100 * KIB, .chain = 1,
+				    .tamper = TAMPER_CHAIN_UNFLAGGED }, &r);
+	err = capture_done(e);
+	assert_int_equal(r.recv_rc, RP_EUNEXPECTED);
+	assert_int_not_equal(r.send_rc, 0);
+	assert_non_null(strstr(err, ", got CHAIN"));
+	assert_nothing(e);
+}
+
+static void test_chain_not_next(void **s)
+{
+	struct env *e = *s;
+	struct result r;
+	const char *err;
+
+	capture_begin(e);
+	push(e, &(struct scenario){ .size = 100 * KIB,
+				    .tamper = TAMPER_CHAIN_NOT_NEXT }, &r);
+	err = capture_done(e);
+	assert_int_equal(r.recv_rc, RP_EUNEXPECTED);
+	assert_int_not_equal(r.send_rc, 0);
+	assert_int_equal(r.admit_calls, 0);
+	assert_non_null(strstr(err, "expected CHAIN from test-sender, got "
+			       "FIN"));
+	assert_nothing(e);
 }
 
 static void test_unasked_have(void **s)
@@ -3487,6 +3623,11 @@ int main(void)
 		T(test_tamper_forge_ack),
 		T(test_forge_ack_without_psk),
 		T(test_old_version),
+		T(test_chain_no_relay_refused),
+		T(test_chain_relay_not_yet),
+		T(test_chain_one_host),
+		T(test_chain_unannounced),
+		T(test_chain_not_next),
 		T(test_unasked_have),
 		T(test_unasked_reconnect_to_sender),
 		T(test_unasked_reconnect_at_end),
