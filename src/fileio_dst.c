@@ -1114,3 +1114,19 @@ void rp_fileio_dst_abort(struct rp_dst *d)
 		d->fd = -1;
 	}
 }
+
+int rp_fileio_dst_reader(const struct rp_dst *d, int *fd)
+{
+	char proc[32];
+	int e;
+
+	/* The open file itself, not a name that may be gone or swapped. */
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", d->fd);
+	*fd = open(proc, O_RDONLY | O_CLOEXEC);
+	if (*fd >= 0)
+		return 0;
+	e = errno;
+	RP_ERR("open(%s, O_RDONLY) to forward %s: %s", proc, d->shown,
+	       strerror(e));
+	return -e;
+}

@@ -23,8 +23,8 @@
  * A chain push: the CHAIN that must come right after its HELLO (any
  * other message is out of place), into x->chain. Then, before anything
  * is opened or admitted: a receiver without --relay refuses it (a
- * policy, as --max-size is: the sender exits with that status), one
- * with it starts passing it on.
+ * policy, as --max-size is: the sender exits with that status); one
+ * with it passes the push on once its shape is agreed (rp_relay_open).
  */
 static int recv_chain(struct xfer *x)
 {
@@ -45,7 +45,7 @@ static int recv_chain(struct xfer *x)
 		       "rdmapush recv --relay)");
 		return RP_ELIMIT;
 	}
-	return rp_relay_start(x);
+	return 0;
 }
 
 int rp_recv_hello(struct xfer *x, struct rp_hello *h)

@@ -98,6 +98,8 @@ struct xfer {
 	/* A relay hop's downstream: its entries' feed, whose eventfd its
 	 * waits watch too (or NULL). */
 	struct rp_feed *feed;
+	/* A relay hop's upstream: its downstream session (or NULL). */
+	struct rp_relay *relay;
 	uint64_t done;		/* chunks the receiver has taken (credit) */
 	uint64_t credits;	/* credit Sends: posted (recv), got (send) */
 	struct rp_tally tally;
@@ -462,6 +464,34 @@ int rp_session_send_feed(const struct rp_config *o, struct rp_feed *feed,
 			 struct rp_outcome *out);
 
 /*
+ * A relay hop (session_relay.c), called by its upstream session: open
+ * starts the downstream session along the n hops after this one (to
+ * hops[0], which hears of the rest), on a thread of its own; then
+ * each entry landed is told as it goes (a directory once made; a file
+ * once opened here, err if it could not be, with ready bytes already
+ * there; its progress; its end: err, or verified with the origin's
+ * digest). close, after FIN, waits for the downstream to end (SYNCs
+ * going upstream meanwhile): 0 or our session's failure, the
+ * downstream's result in *down_rc. free ends a file still open_seq
+ * failed, stops the downstream and releases it. Each is a no-op
+ * without a relay; a file's seq may be RP_FEED_NONE.
+ */
+struct rp_relay;
+struct rp_host;
+int rp_relay_open(struct xfer *x, const struct rp_host *hops, uint32_t n,
+		  bool preserve)
+	__attribute__((warn_unused_result));
+void rp_relay_dir(struct xfer *x, const struct rp_file *f);
+uint64_t rp_relay_file(struct xfer *x, const struct rp_file *f,
+		       const struct rp_dst *d, int err, uint64_t ready);
+void rp_relay_progress(struct xfer *x, uint64_t seq, uint64_t ready);
+void rp_relay_end(struct xfer *x, uint64_t seq, int err,
+		  const uint8_t csum[RP_CSUM_LEN]);
+int rp_relay_close(struct xfer *x, int *down_rc)
+	__attribute__((warn_unused_result));
+void rp_relay_free(struct xfer *x, uint64_t open_seq);
+
+/*
  * The sender's handshake (session_hello.c), after --psk's AUTH: HELLO
  * with x's shape, op and QP; the receiver's MR, whose shape may be
  * smaller, never larger (x takes it, and its ring's address and rkey
@@ -470,15 +500,9 @@ int rp_session_send_feed(const struct rp_config *o, struct rp_feed *feed,
 int rp_send_hello(struct xfer *x);
 int rp_send_take_mr(struct xfer *x);
 
-/*
- * A chain push (session_relay.c). rp_xfer_relays(): this receiver's
- * session names hosts after it (x->chain), for it to pass the push on
- * to. rp_relay_start(): on a receiver started with --relay, once the
- * chain is in x->chain, before anything is opened: start passing it
- * on. 0, or an error (reported, and what the sender hears).
- */
+/* A chain push (session_relay.c): this receiver's session names hosts
+ * after it (x->chain), for it to pass the push on to. */
 bool rp_xfer_relays(const struct xfer *x);
-int rp_relay_start(struct xfer *x);
 
 /*
  * Link outages (session_hello.c), both sides, within their data loop:

@@ -69,6 +69,7 @@ struct recv_file {
 	bool data_done;		/* its RP_IMM_END chunk landed */
 	bool fend_seen;
 	struct rp_fend fend;
+	uint64_t relay_seq;	/* its entry in a relay's feed */
 };
 
 /*
@@ -329,6 +330,8 @@ static int make_dir(struct xfer *x, struct recv_state *r,
 						     (mode & 07000),
 						     &created));
 	r->here.dirty |= created;
+	if (!rc)
+		rp_relay_dir(x, f);
 	if (!rc && keep_times)
 		rc = rp_fileio_times_add(&r->times, f->path, f->mtime_sec,
 					 f->mtime_nsec);
@@ -517,6 +520,7 @@ static int on_from(struct xfer *x, struct recv_state *r,
 		rp_partial_drop(c->parentfd, c->leaf);
 	}
 	c->err = create(x, r, m->offset);
+	c->relay_seq = rp_relay_file(x, &c->meta, &c->dst, c->err, m->offset);
 	return early_fack(x, r);
 }
 
@@ -539,11 +543,12 @@ static int on_file(struct xfer *x, struct recv_state *r,
 	if (f->kind == RP_FILE_DIR)
 		return make_dir(x, r, f);
 	*c = (struct recv_file){ .open = true, .meta = *f, .parentfd = -1,
-				 .partial_fd = -1 };
+				 .partial_fd = -1, .relay_seq = RP_FEED_NONE };
 	rp_fileio_dst_init(&c->dst);
 	if (f->want || f->update)
 		return negotiate(x, r);
 	c->err = open_file(x, r);
+	c->relay_seq = rp_relay_file(x, &c->meta, &c->dst, c->err, 0);
 	return early_fack(x, r);
 }
 
@@ -625,6 +630,9 @@ static int finish_file(struct xfer *x, struct recv_state *r)
 	}
 	if (!err)
 		err = verify(x, c);
+	/* Verified (or not): a relay sends it on from here. */
+	rp_relay_end(x, c->relay_seq, err, c->fend.csum);
+	c->relay_seq = RP_FEED_NONE;
 	if (!err) {
 		RP_EV("file", "file.verified", "checksum verified; sync, give "
 		      "the file its name", EV_U("id", c->meta.id));
@@ -876,6 +884,8 @@ static int harvest(struct xfer *x, struct recv_state *r)
 		r->folded++;
 	}
 	advance_credit(x, r);
+	if (r->cur.open)
+		rp_relay_progress(x, r->cur.relay_seq, r->cur.folded);
 	note_partial(x, r);
 	if (r->cur.open)
 		rc = early_fack(x, r);
@@ -1221,13 +1231,16 @@ static int session_loop(struct xfer *x, struct recv_state *r)
 static int close_session(struct xfer *x, struct recv_state *r)
 {
 	struct rp_result ack = { .status = RP_ST_OK, .bytes = r->tally.bytes };
-	int rc;
+	int rc, down_rc;
 
 	rp_fileio_here_leave(&r->here);
 	rc = r->here.sync_err;
 
 	if (!rc)
 		rc = rp_fileio_times_apply(&r->times, r->dirfd);
+	/* A relay answers once its downstream is done too. */
+	if (!rc)
+		rc = rp_relay_close(x, &down_rc);
 	if (rc)
 		return rc;
 	rp_verbs_dereg_ring(x->v);
@@ -1264,6 +1277,10 @@ static int run(struct xfer *x, struct recv_state *r,
 		return rc;
 	rp_xfer_phase(x, RP_PHASE_SETUP);
 	rc = accept_hello(x, r, &h);
+	/* Our shape is agreed: the push goes on along the chain with it. */
+	if (!rc && rp_xfer_relays(x))
+		rc = rp_relay_open(x, x->chain.hop, x->chain.n,
+				   r->flags & RP_HELLO_PRESERVE);
 	if (rc)
 		return rc;
 	rp_xfer_phase(x, RP_PHASE_DATA);
@@ -1344,6 +1361,7 @@ int rp_session_recv_one(const struct rp_config *o, const uint8_t *psk,
 	rp_xfer_stop_pool(&x);
 	if (rc)
 		keep_partial(&x, &r);
+	rp_relay_free(&x, r.cur.open ? r.cur.relay_seq : RP_FEED_NONE);
 	release(&r);
 	if (!rc && r.tally.failed) {
 		rp_xfer_phase(&x, RP_PHASE_DONE);

@@ -984,6 +984,27 @@ static void choose_shape(struct xfer *x, uint64_t files)
  * the session's own preparation, so that a library caller is refused
  * before connecting too.
  */
+/*
+ * A chain push sends every file whole, as each hop relays what it lands:
+ * no hop decides alone to skip or continue one, and a stream, whose size
+ * is known only at its end, is not relayed.
+ */
+static int check_chain(const struct rp_config *o)
+{
+	if (o->resume || o->update) {
+		RP_ERR("%s works with one host: a push along a chain sends "
+		       "every file whole", o->resume ? "--resume" : "--update");
+		return RP_EUSAGE;
+	}
+	for (int i = 0; i < o->nsources; i++)
+		if (!strcmp(o->sources[i], "-")) {
+			RP_ERR("standard input cannot go along a chain: push "
+			       "it to one host, or save it to a file first");
+			return RP_EUSAGE;
+		}
+	return 0;
+}
+
 static int check_local(const struct rp_config *o, uint8_t psk[RP_PSK_LEN])
 {
 	int rc = rp_walk_check(o->sources, o->nsources, o->recursive,
@@ -995,6 +1016,8 @@ static int check_local(const struct rp_config *o, uint8_t psk[RP_PSK_LEN])
 			       "stream cannot be read from the middle");
 			rc = RP_EUSAGE;
 		}
+	if (!rc && o->nhosts > 1)
+		rc = check_chain(o);
 	if (!rc && o->psk_file)
 		rc = rp_auth_load(o->psk_file, psk);
 	return rc;
@@ -1130,6 +1153,20 @@ static int prepare(struct xfer *x, struct send_state *s)
 	return rc;
 }
 
+/*
+ * A relay forwards each file's digest as the origin made it, chunk by
+ * chunk: the next hop must take our chunk size as it is.
+ */
+static int relay_shape(const struct xfer *x)
+{
+	if (x->chunk == x->o->chunk)
+		return 0;
+	RP_ERR("relay: %s takes chunks of at most %u bytes, and this chain "
+	       "moves %u: push the chain with -c %u (or less), or raise that "
+	       "receiver's limit", x->peer, x->chunk, x->o->chunk, x->chunk);
+	return RP_ELIMIT;
+}
+
 /* Over an open control connection: everything up to the first write. */
 static int handshake(struct xfer *x, struct send_state *s)
 {
@@ -1143,6 +1180,8 @@ static int handshake(struct xfer *x, struct send_state *s)
 		rc = rp_send_hello(x);
 	if (!rc)
 		rc = rp_send_take_mr(x);
+	if (!rc && x->feed)
+		rc = relay_shape(x);
 	if (rc)
 		return rc;
 	rp_xfer_phase(x, RP_PHASE_SETUP);

@@ -411,6 +411,13 @@ int rp_fileio_dst_commit(struct rp_dst *d, bool force)
 	__attribute__((warn_unused_result));
 /* Remove the temporary file and close; safe to call twice or after commit. */
 void rp_fileio_dst_abort(struct rp_dst *d);
+/*
+ * A new descriptor reading d's file, whatever its name (an O_TMPFILE has
+ * none), for a relay that forwards it as it is written: into *fd. 0 or
+ * -errno (reported).
+ */
+int rp_fileio_dst_reader(const struct rp_dst *d, int *fd)
+	__attribute__((warn_unused_result));
 
 /*
  * Group commit: many small files made durable by one syncfs(2) of the

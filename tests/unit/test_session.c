@@ -1476,12 +1476,6 @@ static void test_chain_no_relay_refused(void **s)
 		      "(start it with rdmapush recv --relay)");
 }
 
-static void test_chain_relay_not_yet(void **s)
-{
-	chain_refused(s, true, "relaying a chain is not supported by this "
-		      "receiver yet");
-}
-
 /* One host, as the command line gives it (a list of one): no CHAIN, and
  * the push as it always was, --relay or not. */
 static void test_chain_one_host(void **s)
@@ -3624,7 +3618,6 @@ int main(void)
 		T(test_forge_ack_without_psk),
 		T(test_old_version),
 		T(test_chain_no_relay_refused),
-		T(test_chain_relay_not_yet),
 		T(test_chain_one_host),
 		T(test_chain_unannounced),
 		T(test_chain_not_next),

@@ -1,0 +1,411 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Chain pushes, run for real in one process over the in-memory fabric:
+ * each receiver a thread with its own TCP listener on 127.0.0.1 and its
+ * own target directory, the sender in the test's thread naming them all
+ * (sender -> hop 1 -> ... -> hop N). Every hop but the last relays
+ * (recv --relay). Each case checks every hop's copy byte for byte, each
+ * side's status, and that every context, ring and descriptor was
+ * released.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "rdmapush/config.h"
+#include "rdmapush/err.h"
+#include "rdmapush/fabric_mem.h"
+#include "rdmapush/hostlist.h"
+#include "rdmapush/proto.h"
+#include "rdmapush/session.h"
+
+#define KIB	1024u
+#define MIB	(1024u * 1024u)
+#define HOPS_MAX	4
+
+static uint8_t test_op = RP_OP_WRITE;
+
+struct hop {
+	char dir[256];
+	int dirfd;
+	int lfd;		/* listening on 127.0.0.1:port */
+	uint16_t port;
+	bool relay;
+	struct rp_config o;
+	pthread_t thread;
+	int rc;
+	struct rp_outcome out;
+};
+
+struct env {
+	char root[64];
+	char src[128];
+	struct hop hop[HOPS_MAX];
+	int fds_before;
+};
+
+static int count_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+	int n = 0;
+
+	assert_non_null(d);
+	while ((e = readdir(d)))
+		n += e->d_name[0] != '.';
+	closedir(d);
+	return n - 1;	/* the DIR's own */
+}
+
+static void rm_tree(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	char p[512];
+
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		snprintf(p, sizeof(p), "%s/%s", dir, e->d_name);
+		if (e->d_type == DT_DIR)
+			rm_tree(p);
+		else
+			unlink(p);
+	}
+	closedir(d);
+	rmdir(dir);
+}
+
+static void make_file(const char *path, uint64_t size, uint8_t seed)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	uint8_t buf[4096];
+	uint64_t left = size, x = seed * 2654435761u + 1;
+
+	assert_true(fd >= 0);
+	while (left) {
+		size_t n = left < sizeof(buf) ? left : sizeof(buf);
+
+		for (size_t i = 0; i < n; i++) {
+			x = x * 6364136223846793005ull + 1442695040888963407ull;
+			buf[i] = (uint8_t)(x >> 56);
+		}
+		assert_int_equal(write(fd, buf, n), (ssize_t)n);
+		left -= n;
+	}
+	close(fd);
+}
+
+/* a and b hold the same bytes. */
+static void assert_same_file(const char *a, const char *b)
+{
+	int fa = open(a, O_RDONLY), fb = open(b, O_RDONLY);
+	uint8_t ba[65536], bb[65536];
+
+	assert_true(fa >= 0);
+	if (fb < 0)
+		fail_msg("%s: missing (%s)", b, strerror(errno));
+	for (;;) {
+		ssize_t na = read(fa, ba, sizeof(ba));
+		ssize_t nb = read(fb, bb, sizeof(bb));
+
+		assert_int_equal(na, nb);
+		if (na <= 0)
+			break;
+		assert_memory_equal(ba, bb, (size_t)na);
+	}
+	close(fa);
+	close(fb);
+}
+
+static int setup(void **state)
+{
+	struct env *e = calloc(1, sizeof(*e));
+
+	assert_non_null(e);
+	snprintf(e->root, sizeof(e->root), "/tmp/rp-chain.XXXXXX");
+	assert_non_null(mkdtemp(e->root));
+	snprintf(e->src, sizeof(e->src), "%s/src", e->root);
+	assert_int_equal(mkdir(e->src, 0755), 0);
+	rp_fab_reset();
+	rp_session_stop = 0;
+	e->fds_before = count_fds();
+	*state = e;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct env *e = *state;
+
+	rm_tree(e->root);
+	free(e);
+	rp_fab_reset();
+	rp_session_stop = 0;
+	return 0;
+}
+
+static void listen_on(struct hop *h)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET,
+				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t len = sizeof(a);
+
+	h->lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	assert_true(h->lfd >= 0);
+	assert_int_equal(bind(h->lfd, (struct sockaddr *)&a, sizeof(a)), 0);
+	assert_int_equal(listen(h->lfd, 4), 0);
+	assert_int_equal(getsockname(h->lfd, (struct sockaddr *)&a, &len), 0);
+	h->port = ntohs(a.sin_port);
+}
+
+/* One hop: accept one connection (or give up after 20 s: the hop
+ * upstream failed before it connected) and receive it. */
+static void *hop_main(void *arg)
+{
+	struct hop *h = arg;
+	struct pollfd p = { .fd = h->lfd, .events = POLLIN };
+	int fd;
+
+	h->rc = RP_ETIMEOUT;
+	if (poll(&p, 1, 20000) != 1)
+		return NULL;
+	fd = accept4(h->lfd, NULL, NULL, SOCK_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	h->rc = rp_session_recv_one(&h->o, NULL, h->dirfd, fd, "upstream",
+				    NULL, &h->out);
+	return NULL;
+}
+
+static void hop_config(struct rp_config *o, const struct hop *h)
+{
+	rp_config_defaults(o);
+	o->timeout = 5;
+	o->gid_index = -1;
+	o->quiet = true;
+	o->max_transfers = 1;
+	o->dir = h->dir;
+	o->relay = h->relay;
+	o->op = test_op;
+}
+
+struct chain {
+	int nhops;
+	bool no_relay_at;	/* hop relay_off (1-based) does not relay */
+	int relay_off;
+	bool recursive;
+	uint32_t chunk, window;
+};
+
+/* Push the sources along a chain of c->nhops; each hop's status. */
+static int push_chain(struct env *e, const struct chain *c,
+		      char **sources, int nsources)
+{
+	struct rp_host hosts[HOPS_MAX];
+	struct rp_config o;
+	struct rp_outcome out;
+	int rc;
+
+	for (int i = 0; i < c->nhops; i++) {
+		struct hop *h = &e->hop[i];
+
+		snprintf(h->dir, sizeof(h->dir), "%s/hop%d", e->root, i + 1);
+		assert_int_equal(mkdir(h->dir, 0755), 0);
+		h->dirfd = open(h->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		assert_true(h->dirfd >= 0);
+		h->relay = i + 1 < c->nhops && c->relay_off != i + 1;
+		listen_on(h);
+		hop_config(&h->o, h);
+		memset(&hosts[i], 0, sizeof(hosts[i]));
+		snprintf(hosts[i].name, sizeof(hosts[i].name), "127.0.0.1");
+		hosts[i].port = h->port;
+		assert_int_equal(pthread_create(&h->thread, NULL, hop_main, h),
+				 0);
+	}
+	rp_config_defaults(&o);
+	o.timeout = 5;
+	o.gid_index = -1;
+	o.quiet = true;
+	o.op = test_op;
+	o.sources = sources;
+	o.nsources = nsources;
+	o.recursive = c->recursive;
+	o.chunk = c->chunk ? c->chunk : 64 * KIB;
+	o.window = c->window ? c->window : 4;
+	o.hosts = hosts;
+	o.nhosts = (uint32_t)c->nhops;
+	o.host = hosts[0].name;
+	o.port = hosts[0].port;
+	rc = rp_session_send(&o, &out);
+	for (int i = 0; i < c->nhops; i++) {
+		struct hop *h = &e->hop[i];
+
+		assert_int_equal(pthread_join(h->thread, NULL), 0);
+		close(h->lfd);
+		close(h->dirfd);
+	}
+	return rc;
+}
+
+static void assert_released(const struct env *e)
+{
+	struct rp_fab_stats st;
+
+	rp_fab_stats(&st);
+	assert_int_equal(st.open, 0);
+	assert_int_equal(st.rings, 0);
+	assert_int_equal(count_fds(), e->fds_before);
+}
+
+/* A file of size bytes along nhops: each hop has it, byte-identical. */
+static void file_along(void **s, int nhops, uint64_t size)
+{
+	struct env *e = *s;
+	struct chain c = { .nhops = nhops };
+	char src[256], *sources[1] = { src };
+	int rc;
+
+	snprintf(src, sizeof(src), "%s/data.bin", e->src);
+	make_file(src, size, 7);
+	rc = push_chain(e, &c, sources, 1);
+	assert_int_equal(rc, 0);
+	for (int i = 0; i < nhops; i++) {
+		char dst[512];
+
+		assert_int_equal(e->hop[i].rc, 0);
+		snprintf(dst, sizeof(dst), "%s/data.bin", e->hop[i].dir);
+		assert_same_file(src, dst);
+	}
+	assert_released(e);
+}
+
+static void test_two_hops(void **s)
+{
+	file_along(s, 2, 3 * MIB + 123);
+}
+
+static void test_four_hops(void **s)
+{
+	file_along(s, 4, 5 * MIB + 7);
+}
+
+static void test_four_hops_empty(void **s)
+{
+	file_along(s, 4, 0);
+}
+
+static void test_four_hops_one_chunk(void **s)
+{
+	file_along(s, 4, 1000);
+}
+
+/* A tree: directories and files of many sizes, on every hop. */
+static void test_four_hops_tree(void **s)
+{
+	struct env *e = *s;
+	struct chain c = { .nhops = 4, .recursive = true };
+	char top[256], sub[300], p[400], *sources[1] = { top };
+	int rc;
+
+	snprintf(top, sizeof(top), "%s/tree", e->src);
+	snprintf(sub, sizeof(sub), "%s/sub", top);
+	assert_int_equal(mkdir(top, 0755), 0);
+	assert_int_equal(mkdir(sub, 0755), 0);
+	for (int i = 0; i < 40; i++) {
+		snprintf(p, sizeof(p), "%s/f%02d", i % 2 ? sub : top, i);
+		make_file(p, (uint64_t)i * 7919u, (uint8_t)i);
+	}
+	rc = push_chain(e, &c, sources, 1);
+	assert_int_equal(rc, 0);
+	for (int h = 0; h < 4; h++) {
+		assert_int_equal(e->hop[h].rc, 0);
+		for (int i = 0; i < 40; i++) {
+			char a[400], b[600];
+
+			snprintf(a, sizeof(a), "%s/f%02d", i % 2 ? sub : top, i);
+			snprintf(b, sizeof(b), "%s/tree/%sf%02d",
+				 e->hop[h].dir, i % 2 ? "sub/" : "", i);
+			assert_same_file(a, b);
+		}
+	}
+	assert_released(e);
+}
+
+/* What a chain cannot carry is refused before anything connects. */
+static void test_chain_refuses_locally(void **s)
+{
+	struct env *e = *s;
+	struct rp_host hosts[2] = { { .name = "a", .port = 1 },
+				    { .name = "b", .port = 2 } };
+	char src[256], dash[] = "-", *sources[1] = { src };
+	struct rp_config o;
+
+	snprintf(src, sizeof(src), "%s/f", e->src);
+	make_file(src, 10, 1);
+	rp_config_defaults(&o);
+	o.quiet = true;
+	o.sources = sources;
+	o.nsources = 1;
+	o.hosts = hosts;
+	o.nhosts = 2;
+	o.host = "a";
+	assert_int_equal(rp_session_send_check(&o), 0);
+	o.resume = true;
+	assert_int_equal(rp_session_send_check(&o), RP_EUSAGE);
+	o.resume = false;
+	o.update = 1;
+	assert_int_equal(rp_session_send_check(&o), RP_EUSAGE);
+	o.update = 0;
+	sources[0] = dash;
+	o.as_name = "x";
+	assert_int_equal(rp_session_send_check(&o), RP_EUSAGE);
+	/* One host: as ever. */
+	o.nhosts = 1;
+	assert_int_equal(rp_session_send_check(&o), 0);
+}
+
+int main(void)
+{
+	const char *op = getenv("RP_TEST_OP");
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_two_hops, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_four_hops, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_four_hops_empty, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_four_hops_one_chunk,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_four_hops_tree, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_chain_refuses_locally,
+						setup, teardown),
+	};
+
+	if (op && !strcmp(op, "read"))
+		test_op = RP_OP_READ;
+	else if (op && !strcmp(op, "send"))
+		test_op = RP_OP_SEND;
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
