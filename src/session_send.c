@@ -1261,7 +1261,35 @@ static int finish(struct xfer *x, struct send_state *s, int rc,
 	return rc;
 }
 
-int rp_session_send(const struct rp_config *o, struct rp_outcome *out)
+/* A relay's downstream: entries from the feed, no walk, no size known
+ * ahead. The feed is left on failure (src.close does it from here on). */
+static int prepare_feed(struct xfer *x, struct send_state *s,
+			struct rp_feed *feed)
+{
+	int rc = rp_op_set(x, x->o->op);
+
+	x->feed = feed;
+	x->size = RP_SIZE_UNKNOWN;
+	if (!rc && x->o->psk_file)
+		rc = rp_auth_load(x->o->psk_file, s->psk);
+	if (!rc && x->o->psk_file)
+		x->ch.psk = s->psk;
+	if (!rc)
+		rc = rp_sys_calloc(&s->fed, 1, sizeof(*s->fed),
+				   "relay source");
+	if (rc) {
+		rp_feed_leave(feed);
+		return rc;
+	}
+	s->fed->f = feed;
+	s->src = (struct rp_entry_src){ .next = feed_next, .open = feed_open,
+		.recheck = feed_recheck, .close = feed_close, .ctx = s->fed };
+	return 0;
+}
+
+/* Connect to o->host and push what the walk (or the feed) gives. */
+static int push_to_host(const struct rp_config *o, struct rp_feed *feed,
+			struct rp_outcome *out)
 {
 	struct xfer x;
 	struct send_state s;
@@ -1269,7 +1297,7 @@ int rp_session_send(const struct rp_config *o, struct rp_outcome *out)
 
 	init(&x, &s, o);
 	snprintf(x.peer, sizeof(x.peer), "%s:%u", o->host, o->port);
-	rc = prepare(&x, &s);
+	rc = feed ? prepare_feed(&x, &s, feed) : prepare(&x, &s);
 	if (!rc) {
 		rp_xfer_phase(&x, RP_PHASE_CONNECT);
 		rc = rp_ctrl_connect(o->host, o->port, rp_xfer_deadline(&x),
@@ -1280,38 +1308,15 @@ int rp_session_send(const struct rp_config *o, struct rp_outcome *out)
 	return finish(&x, &s, rc, out);
 }
 
+int rp_session_send(const struct rp_config *o, struct rp_outcome *out)
+{
+	return push_to_host(o, NULL, out);
+}
+
 int rp_session_send_feed(const struct rp_config *o, struct rp_feed *feed,
 			 struct rp_outcome *out)
 {
-	struct xfer x;
-	struct send_state s;
-	int rc;
-
-	init(&x, &s, o);
-	snprintf(x.peer, sizeof(x.peer), "%s:%u", o->host, o->port);
-	x.feed = feed;
-	x.size = RP_SIZE_UNKNOWN;
-	rc = rp_op_set(&x, o->op);
-	if (!rc && o->psk_file)
-		rc = rp_auth_load(o->psk_file, s.psk);
-	if (!rc && o->psk_file)
-		x.ch.psk = s.psk;
-	if (!rc)
-		rc = rp_sys_calloc(&s.fed, 1, sizeof(*s.fed), "relay source");
-	if (rc) {
-		rp_feed_leave(feed);
-	} else {
-		s.fed->f = feed;
-		s.src = (struct rp_entry_src){ .next = feed_next,
-			.open = feed_open, .recheck = feed_recheck,
-			.close = feed_close, .ctx = s.fed };
-		rp_xfer_phase(&x, RP_PHASE_CONNECT);
-		rc = rp_ctrl_connect(o->host, o->port, rp_xfer_deadline(&x),
-				     &x.ch.fd);
-	}
-	if (!rc)
-		rc = run(&x, &s);
-	return finish(&x, &s, rc, out);
+	return push_to_host(o, feed, out);
 }
 
 int rp_session_send_fd(const struct rp_config *o, int fd, const char *peer,

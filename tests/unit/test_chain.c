@@ -31,6 +31,8 @@
 
 #include <cmocka.h>
 
+#include "testdir.h"
+
 #include "rdmapush/config.h"
 #include "rdmapush/err.h"
 #include "rdmapush/fabric_mem.h"
@@ -62,40 +64,6 @@ struct env {
 	struct hop hop[HOPS_MAX];
 	int fds_before;
 };
-
-static int count_fds(void)
-{
-	DIR *d = opendir("/proc/self/fd");
-	struct dirent *e;
-	int n = 0;
-
-	assert_non_null(d);
-	while ((e = readdir(d)))
-		n += e->d_name[0] != '.';
-	closedir(d);
-	return n - 1;	/* the DIR's own */
-}
-
-static void rm_tree(const char *dir)
-{
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	char p[512];
-
-	if (!d)
-		return;
-	while ((e = readdir(d))) {
-		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-			continue;
-		snprintf(p, sizeof(p), "%s/%s", dir, e->d_name);
-		if (e->d_type == DT_DIR)
-			rm_tree(p);
-		else
-			unlink(p);
-	}
-	closedir(d);
-	rmdir(dir);
-}
 
 static void make_file(const char *path, uint64_t size, uint8_t seed)
 {
