@@ -33,6 +33,7 @@
 
 #include "testdir.h"
 
+#include "rdmapush/auth.h"
 #include "rdmapush/config.h"
 #include "rdmapush/err.h"
 #include "rdmapush/fabric_mem.h"
@@ -56,6 +57,7 @@ struct hop {
 	pthread_t thread;
 	int rc;
 	struct rp_outcome out;
+	const uint8_t *psk;	/* --psk's key, or NULL */
 };
 
 struct env {
@@ -162,7 +164,7 @@ static void *hop_main(void *arg)
 	fd = accept4(h->lfd, NULL, NULL, SOCK_CLOEXEC);
 	if (fd < 0)
 		return NULL;
-	h->rc = rp_session_recv_one(&h->o, NULL, h->dirfd, fd, "upstream",
+	h->rc = rp_session_recv_one(&h->o, h->psk, h->dirfd, fd, "upstream",
 				    NULL, &h->out);
 	return NULL;
 }
@@ -185,6 +187,7 @@ struct chain {
 	int relay_off;
 	bool recursive;
 	uint32_t chunk, window;
+	const char *psk_file;	/* every hop's and the sender's key */
 };
 
 /* Push the sources along a chain of c->nhops; each hop's status. */
@@ -192,10 +195,13 @@ static int push_chain(struct env *e, const struct chain *c,
 		      char **sources, int nsources)
 {
 	struct rp_host hosts[HOPS_MAX];
+	uint8_t key[RP_PSK_LEN];
 	struct rp_config o;
 	struct rp_outcome out;
 	int rc;
 
+	if (c->psk_file)
+		assert_int_equal(rp_auth_load(c->psk_file, key), 0);
 	for (int i = 0; i < c->nhops; i++) {
 		struct hop *h = &e->hop[i];
 
@@ -206,6 +212,9 @@ static int push_chain(struct env *e, const struct chain *c,
 		h->relay = i + 1 < c->nhops && c->relay_off != i + 1;
 		listen_on(h);
 		hop_config(&h->o, h);
+		/* A relay's own push on is keyed as its receiver is. */
+		h->o.psk_file = c->psk_file;
+		h->psk = c->psk_file ? key : NULL;
 		memset(&hosts[i], 0, sizeof(hosts[i]));
 		snprintf(hosts[i].name, sizeof(hosts[i].name), "127.0.0.1");
 		hosts[i].port = h->port;
@@ -224,6 +233,7 @@ static int push_chain(struct env *e, const struct chain *c,
 	o.window = c->window ? c->window : 4;
 	o.hosts = hosts;
 	o.nhosts = (uint32_t)c->nhops;
+	o.psk_file = c->psk_file;
 	o.host = hosts[0].name;
 	o.port = hosts[0].port;
 	rc = rp_session_send(&o, &out);
@@ -321,6 +331,26 @@ static void test_four_hops_tree(void **s)
 	assert_released(e);
 }
 
+/* With --psk, each hop authenticates to the next with the key. */
+static void test_three_hops_psk(void **s)
+{
+	struct env *e = *s;
+	char key[256], src[256], dst[512], *sources[1] = { src };
+	struct chain c = { .nhops = 3, .psk_file = key };
+
+	snprintf(key, sizeof(key), "%s/key", e->root);
+	assert_int_equal(rp_auth_keygen(key), 0);
+	snprintf(src, sizeof(src), "%s/data.bin", e->src);
+	make_file(src, 300 * KIB, 3);
+	assert_int_equal(push_chain(e, &c, sources, 1), 0);
+	for (int i = 0; i < 3; i++) {
+		assert_int_equal(e->hop[i].rc, 0);
+		snprintf(dst, sizeof(dst), "%s/data.bin", e->hop[i].dir);
+		assert_same_file(src, dst);
+	}
+	assert_released(e);
+}
+
 /* What a chain cannot carry is refused before anything connects. */
 static void test_chain_refuses_locally(void **s)
 {
@@ -366,6 +396,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_four_hops_one_chunk,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_four_hops_tree, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_three_hops_psk, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_chain_refuses_locally,
 						setup, teardown),
