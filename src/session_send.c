@@ -1258,6 +1258,7 @@ static int finish(struct xfer *x, struct send_state *s, int rc,
 	pending_clear(s);
 	if (s->src.close)
 		s->src.close(s->src.ctx);
+	explicit_bzero(s->psk, sizeof(s->psk));
 	return rc;
 }
 
