@@ -931,6 +931,9 @@ static int session_loop(struct xfer *x, struct send_state *s)
 	int rc = 0;
 
 	rp_progress_start(&s->prog, x->size);
+	/* A relay's progress line is its upstream session's. */
+	if (x->feed)
+		s->prog.enabled = false;
 	x->prog = &s->prog;
 	x->ops->trace_path(x);
 	x->ch.batch = true;
