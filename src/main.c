@@ -96,7 +96,12 @@ static void verdict(const char *role, bool send, const struct rp_config *o,
 		snprintf(where, sizeof(where), " in %s",
 			 rp_phase_name(out->phase));
 	flockfile(stderr);
-	if (out->phase == RP_PHASE_DONE)
+	/* A chain: the summary's lines said each host; this, which. */
+	if (out->phase == RP_PHASE_DONE && out->hosts_failed)
+		fprintf(stderr, "rdmapush %s: failed on %u of %u hosts: %s\n",
+			role, out->hosts_failed, out->nhosts,
+			out->failed_hosts);
+	else if (out->phase == RP_PHASE_DONE)
 		fprintf(stderr, "rdmapush %s: %s done, but %" PRIu64 " %s "
 			"failed; the first: %s\n", role, what, out->failed,
 			out->failed == 1 ? "entry" : "entries", cause);

@@ -762,6 +762,19 @@ static int on_fack(struct xfer *x, struct send_state *s,
 	return 0;
 }
 
+/* A later host's result, from a relay: kept for the report. */
+static int on_host(struct xfer *x, const struct rp_host_msg *m)
+{
+	if (!x->got || m->hop >= x->o->nhosts || x->got[m->hop].hop) {
+		RP_ERR("HOST from %s for hop %u of a chain of %u hosts%s",
+		       x->peer, m->hop, x->o->nhosts,
+		       x->got && m->hop < x->o->nhosts ? ", twice" : "");
+		return RP_EPROTO;
+	}
+	x->got[m->hop] = *m;
+	return 0;
+}
+
 static int on_message(struct xfer *x, struct send_state *s)
 {
 	union rp_msg m;
@@ -782,6 +795,8 @@ static int on_message(struct xfer *x, struct send_state *s)
 		return rp_xfer_relink_got(x, &m.reconnect);
 	case RP_MSG_HAVE:
 		return on_have(x, s, &m.have);
+	case RP_MSG_HOST:
+		return on_host(x, &m.host);
 	case RP_MSG_ACK:
 		if (s->qlen) {
 			RP_ERR("ACK from %s with %u entr%s unanswered",
@@ -1248,6 +1263,8 @@ static int finish(struct xfer *x, struct send_state *s, int rc,
 	}
 	s->tally.landed = s->bytes;
 	x->tally = s->tally;
+	if (x->got)
+		rc = rp_xfer_chain_result(x, rc, out);
 	rp_xfer_report(x, rc, out);
 	/* It stops the workers first: none reads the source or the ring
 	 * past here. */
@@ -1270,6 +1287,9 @@ int rp_session_send(const struct rp_config *o, struct rp_outcome *out)
 	init(&x, &s, o);
 	snprintf(x.peer, sizeof(x.peer), "%s:%u", o->host, o->port);
 	rc = prepare(&x, &s);
+	if (!rc && o->nhosts > 1)
+		rc = rp_sys_calloc(&x.got, o->nhosts, sizeof(*x.got),
+				   "host results");
 	if (!rc) {
 		rp_xfer_phase(&x, RP_PHASE_CONNECT);
 		rc = rp_ctrl_connect(o->host, o->port, rp_xfer_deadline(&x),
@@ -1277,11 +1297,14 @@ int rp_session_send(const struct rp_config *o, struct rp_outcome *out)
 	}
 	if (!rc)
 		rc = run(&x, &s);
-	return finish(&x, &s, rc, out);
+	rc = finish(&x, &s, rc, out);
+	free(x.got);
+	free(x.hres);
+	return rc;
 }
 
 int rp_session_send_feed(const struct rp_config *o, struct rp_feed *feed,
-			 struct rp_outcome *out)
+			 struct rp_outcome *out, struct rp_host_msg *got)
 {
 	struct xfer x;
 	struct send_state s;
@@ -1290,6 +1313,7 @@ int rp_session_send_feed(const struct rp_config *o, struct rp_feed *feed,
 	init(&x, &s, o);
 	snprintf(x.peer, sizeof(x.peer), "%s:%u", o->host, o->port);
 	x.feed = feed;
+	x.got = got;
 	x.size = RP_SIZE_UNKNOWN;
 	rc = rp_op_set(&x, o->op);
 	if (!rc && o->psk_file)
