@@ -260,8 +260,10 @@ int rp_xfer_chain_result(struct xfer *x, int rc, struct rp_outcome *out)
 		.status = rp_proto_status_from_err(rc),
 		.files = x->tally.ok, .failed = x->tally.failed,
 		.bytes = x->tally.bytes };
+	/* The receiver's own words, when its ERR ended the session. */
 	if (rc)
-		host_text(self, rp_strerror(rc));
+		host_text(self, x->ch.peer_text[0] ? x->ch.peer_text :
+			  rp_strerror(rc));
 	/* A relay's downstream: its relay tells the rest upstream. */
 	if (x->feed || o->nhosts < 2)
 		return rc;
