@@ -98,9 +98,7 @@ static void verdict(const char *role, bool send, const struct rp_config *o,
 	flockfile(stderr);
 	/* A chain: the summary's lines said each host; this, which. */
 	if (out->phase == RP_PHASE_DONE && out->hosts_failed)
-		fprintf(stderr, "rdmapush %s: failed on %u of %u hosts: %s\n",
-			role, out->hosts_failed, out->nhosts,
-			out->failed_hosts);
+		rp_report_hosts_failed(stderr, role, out);
 	else if (out->phase == RP_PHASE_DONE)
 		fprintf(stderr, "rdmapush %s: %s done, but %" PRIu64 " %s "
 			"failed; the first: %s\n", role, what, out->failed,

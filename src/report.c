@@ -283,6 +283,13 @@ void rp_report_hosts(FILE *f, const struct rp_report *r)
 	}
 }
 
+void rp_report_hosts_failed(FILE *f, const char *role,
+			    const struct rp_outcome *out)
+{
+	fprintf(f, "rdmapush %s: failed on %u of %u hosts: %s\n", role,
+		out->hosts_failed, out->nhosts, out->failed_hosts);
+}
+
 /* The tool's report hooks (rp_report_hooks): ctx is its config. */
 static void hook_entry(void *ctx, const char *role, const char *path,
 		       uint64_t bytes, int rc, const char *skipped)

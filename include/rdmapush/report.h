@@ -38,6 +38,10 @@ void rp_report_summary(FILE *f, const struct rp_report *r);
  * 1.00 MiB", "HOST:PORT: failed: REASON" (escaped), "HOST:PORT: not
  * reached"; nothing for one host. */
 void rp_report_hosts(FILE *f, const struct rp_report *r);
+/* A chain push that failed on some hosts, as its one error line:
+ * "rdmapush send: failed on 1 of 3 hosts: HOST:PORT". */
+void rp_report_hosts_failed(FILE *f, const char *role,
+			    const struct rp_outcome *out);
 /*
  * h: the hooks through which a session's results reach the tool's output:
  * each entry as a --json line, and at the end the summary line (unless

@@ -370,6 +370,21 @@ static void assert_host_line(const struct env *e, int i, const char *fmt,
 		fail_msg("no line \"%s\" in:\n%s", want, e->seen.lines);
 }
 
+/* The one error line the tool prints for the origin's outcome. */
+static void assert_error_line(const struct env *e, unsigned int failed,
+			      unsigned int of, const char *names)
+{
+	char got[512] = "", want[512];
+	FILE *f = fmemopen(got, sizeof(got) - 1, "w");
+
+	assert_non_null(f);
+	rp_report_hosts_failed(f, "send", &e->out);
+	fclose(f);
+	snprintf(want, sizeof(want), "rdmapush send: failed on %u of %u "
+		 "hosts: %s\n", failed, of, names);
+	assert_string_equal(got, want);
+}
+
 /* A file of size bytes along nhops: each hop has it, byte-identical. */
 static void file_along(void **s, int nhops, uint64_t size)
 {
@@ -505,6 +520,14 @@ static void test_middle_hop_refuses(void **s)
 		 "127.0.0.1:%u", e->hop[1].port, e->hop[2].port,
 		 e->hop[3].port);
 	assert_string_equal(e->out.failed_hosts, names);
+	assert_error_line(e, 3, 4, names);
+	/* --json: the failed host's error, those after it not reached. */
+	if (!strstr(e->seen.json, "\"status\":\"error\",\"files\":0,"
+		    "\"failed\":0,\"bytes\":0,\"error\":\"this receiver "
+		    "does not relay a chain (start it with rdmapush recv "
+		    "--relay)\"}") ||
+	    !strstr(e->seen.json, "\"status\":\"not-reached\""))
+		fail_msg("hosts not as they fared in:\n%s", e->seen.json);
 	assert_released(e);
 }
 
@@ -544,6 +567,7 @@ static void test_last_hop_refuses_file(void **s)
 	assert_int_equal(e->out.hosts_failed, 1);
 	snprintf(names, sizeof(names), "127.0.0.1:%u", e->hop[3].port);
 	assert_string_equal(e->out.failed_hosts, names);
+	assert_error_line(e, 1, 4, names);
 	assert_released(e);
 }
 
