@@ -946,6 +946,9 @@ static int session_loop(struct xfer *x, struct send_state *s)
 	int rc = 0;
 
 	rp_progress_start(&s->prog, x->size);
+	/* A relay's progress line is its upstream session's. */
+	if (x->feed)
+		s->prog.enabled = false;
 	x->prog = &s->prog;
 	x->ops->trace_path(x);
 	x->ch.batch = true;
@@ -1275,10 +1278,39 @@ static int finish(struct xfer *x, struct send_state *s, int rc,
 	pending_clear(s);
 	if (s->src.close)
 		s->src.close(s->src.ctx);
+	explicit_bzero(s->psk, sizeof(s->psk));
 	return rc;
 }
 
-int rp_session_send(const struct rp_config *o, struct rp_outcome *out)
+/* A relay's downstream: entries from the feed, no walk, no size known
+ * ahead. The feed is left on failure (src.close does it from here on). */
+static int prepare_feed(struct xfer *x, struct send_state *s,
+			struct rp_feed *feed)
+{
+	int rc = rp_op_set(x, x->o->op);
+
+	x->feed = feed;
+	x->size = RP_SIZE_UNKNOWN;
+	if (!rc && x->o->psk_file)
+		rc = rp_auth_load(x->o->psk_file, s->psk);
+	if (!rc && x->o->psk_file)
+		x->ch.psk = s->psk;
+	if (!rc)
+		rc = rp_sys_calloc(&s->fed, 1, sizeof(*s->fed),
+				   "relay source");
+	if (rc) {
+		rp_feed_leave(feed);
+		return rc;
+	}
+	s->fed->f = feed;
+	s->src = (struct rp_entry_src){ .next = feed_next, .open = feed_open,
+		.recheck = feed_recheck, .close = feed_close, .ctx = s->fed };
+	return 0;
+}
+
+/* Connect to o->host and push what the walk (or the feed) gives. */
+static int push_to_host(const struct rp_config *o, struct rp_feed *feed,
+			struct rp_host_msg *got, struct rp_outcome *out)
 {
 	struct xfer x;
 	struct send_state s;
@@ -1286,8 +1318,10 @@ int rp_session_send(const struct rp_config *o, struct rp_outcome *out)
 
 	init(&x, &s, o);
 	snprintf(x.peer, sizeof(x.peer), "%s:%u", o->host, o->port);
-	rc = prepare(&x, &s);
-	if (!rc && o->nhosts > 1)
+	rc = feed ? prepare_feed(&x, &s, feed) : prepare(&x, &s);
+	/* A relay's downstream fills its relay's; the origin, its own. */
+	x.got = got;
+	if (!rc && !got && o->nhosts > 1)
 		rc = rp_sys_calloc(&x.got, o->nhosts, sizeof(*x.got),
 				   "host results");
 	if (!rc) {
@@ -1298,44 +1332,21 @@ int rp_session_send(const struct rp_config *o, struct rp_outcome *out)
 	if (!rc)
 		rc = run(&x, &s);
 	rc = finish(&x, &s, rc, out);
-	free(x.got);
+	if (x.got != got)
+		free(x.got);
 	free(x.hres);
 	return rc;
+}
+
+int rp_session_send(const struct rp_config *o, struct rp_outcome *out)
+{
+	return push_to_host(o, NULL, NULL, out);
 }
 
 int rp_session_send_feed(const struct rp_config *o, struct rp_feed *feed,
 			 struct rp_outcome *out, struct rp_host_msg *got)
 {
-	struct xfer x;
-	struct send_state s;
-	int rc;
-
-	init(&x, &s, o);
-	snprintf(x.peer, sizeof(x.peer), "%s:%u", o->host, o->port);
-	x.feed = feed;
-	x.got = got;
-	x.size = RP_SIZE_UNKNOWN;
-	rc = rp_op_set(&x, o->op);
-	if (!rc && o->psk_file)
-		rc = rp_auth_load(o->psk_file, s.psk);
-	if (!rc && o->psk_file)
-		x.ch.psk = s.psk;
-	if (!rc)
-		rc = rp_sys_calloc(&s.fed, 1, sizeof(*s.fed), "relay source");
-	if (rc) {
-		rp_feed_leave(feed);
-	} else {
-		s.fed->f = feed;
-		s.src = (struct rp_entry_src){ .next = feed_next,
-			.open = feed_open, .recheck = feed_recheck,
-			.close = feed_close, .ctx = s.fed };
-		rp_xfer_phase(&x, RP_PHASE_CONNECT);
-		rc = rp_ctrl_connect(o->host, o->port, rp_xfer_deadline(&x),
-				     &x.ch.fd);
-	}
-	if (!rc)
-		rc = run(&x, &s);
-	return finish(&x, &s, rc, out);
+	return push_to_host(o, feed, got, out);
 }
 
 int rp_session_send_fd(const struct rp_config *o, int fd, const char *peer,

@@ -33,6 +33,9 @@
 
 #include <cmocka.h>
 
+#include "testdir.h"
+
+#include "rdmapush/auth.h"
 #include "rdmapush/config.h"
 #include "rdmapush/err.h"
 #include "rdmapush/fabric_mem.h"
@@ -58,6 +61,7 @@ struct hop {
 	pthread_t thread;
 	int rc;
 	struct rp_outcome out;
+	const uint8_t *psk;	/* --psk's key, or NULL */
 	_Atomic bool accepted;
 };
 
@@ -77,40 +81,6 @@ struct env {
 	struct seen seen;
 	struct rp_outcome out;	/* the origin's */
 };
-
-static int count_fds(void)
-{
-	DIR *d = opendir("/proc/self/fd");
-	struct dirent *e;
-	int n = 0;
-
-	assert_non_null(d);
-	while ((e = readdir(d)))
-		n += e->d_name[0] != '.';
-	closedir(d);
-	return n - 1;	/* the DIR's own */
-}
-
-static void rm_tree(const char *dir)
-{
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	char p[512];
-
-	if (!d)
-		return;
-	while ((e = readdir(d))) {
-		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-			continue;
-		snprintf(p, sizeof(p), "%s/%s", dir, e->d_name);
-		if (e->d_type == DT_DIR)
-			rm_tree(p);
-		else
-			unlink(p);
-	}
-	closedir(d);
-	rmdir(dir);
-}
 
 static void make_file(const char *path, uint64_t size, uint8_t seed)
 {
@@ -210,7 +180,7 @@ static void *hop_main(void *arg)
 	if (fd < 0)
 		return NULL;
 	atomic_store(&h->accepted, true);
-	h->rc = rp_session_recv_one(&h->o, NULL, h->dirfd, fd, "upstream",
+	h->rc = rp_session_recv_one(&h->o, h->psk, h->dirfd, fd, "upstream",
 				    NULL, &h->out);
 	return NULL;
 }
@@ -233,6 +203,7 @@ struct chain {
 	int relay_off;
 	bool recursive;
 	uint32_t chunk, window;
+	const char *psk_file;	/* every hop's and the sender's key */
 	bool force;		/* the hops' --force */
 	bool keep_last_dir;	/* the test made the last hop's directory */
 };
@@ -280,14 +251,20 @@ static int push_chain(struct env *e, const struct chain *c,
 		      char **sources, int nsources)
 {
 	struct rp_host hosts[HOPS_MAX];
+	uint8_t key[RP_PSK_LEN];
 	struct rp_config o;
 	struct rp_hooks hooks = { .report = report_hook, .ctx = &e->seen };
 	int rc;
 
+	if (c->psk_file)
+		assert_int_equal(rp_auth_load(c->psk_file, key), 0);
 	for (int i = 0; i < c->nhops; i++) {
 		struct hop *h = &e->hop[i];
+		char root[sizeof(e->root)];
 
-		snprintf(h->dir, sizeof(h->dir), "%s/hop%d", e->root, i + 1);
+		/* Not from e into e: GCC -O1 cannot tell the two apart. */
+		memcpy(root, e->root, sizeof(root));
+		snprintf(h->dir, sizeof(h->dir), "%s/hop%d", root, i + 1);
 		if (!c->keep_last_dir || i + 1 < c->nhops)
 			assert_int_equal(mkdir(h->dir, 0755), 0);
 		h->dirfd = open(h->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -295,6 +272,9 @@ static int push_chain(struct env *e, const struct chain *c,
 		h->relay = i + 1 < c->nhops && c->relay_off != i + 1;
 		listen_on(h);
 		hop_config(&h->o, h);
+		/* A relay's own push on is keyed as its receiver is. */
+		h->o.psk_file = c->psk_file;
+		h->psk = c->psk_file ? key : NULL;
 		h->o.force = c->force;
 		memset(&hosts[i], 0, sizeof(hosts[i]));
 		snprintf(hosts[i].name, sizeof(hosts[i].name), "127.0.0.1");
@@ -314,6 +294,7 @@ static int push_chain(struct env *e, const struct chain *c,
 	o.window = c->window ? c->window : 4;
 	o.hosts = hosts;
 	o.nhosts = (uint32_t)c->nhops;
+	o.psk_file = c->psk_file;
 	o.host = hosts[0].name;
 	o.port = hosts[0].port;
 	o.hooks = &hooks;
@@ -460,6 +441,26 @@ static void test_four_hops_tree(void **s)
 				 e->hop[h].dir, i % 2 ? "sub/" : "", i);
 			assert_same_file(a, b);
 		}
+	}
+	assert_released(e);
+}
+
+/* With --psk, each hop authenticates to the next with the key. */
+static void test_three_hops_psk(void **s)
+{
+	struct env *e = *s;
+	char key[256], src[256], dst[512], *sources[1] = { src };
+	struct chain c = { .nhops = 3, .psk_file = key };
+
+	snprintf(key, sizeof(key), "%s/key", e->root);
+	assert_int_equal(rp_auth_keygen(key), 0);
+	snprintf(src, sizeof(src), "%s/data.bin", e->src);
+	make_file(src, 300 * KIB, 3);
+	assert_int_equal(push_chain(e, &c, sources, 1), 0);
+	for (int i = 0; i < 3; i++) {
+		assert_int_equal(e->hop[i].rc, 0);
+		snprintf(dst, sizeof(dst), "%s/data.bin", e->hop[i].dir);
+		assert_same_file(src, dst);
 	}
 	assert_released(e);
 }
@@ -616,6 +617,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_four_hops_one_chunk,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_four_hops_tree, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_three_hops_psk, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_json_hosts, setup,
 						teardown),

@@ -42,6 +42,7 @@
 #include <json-c/json.h>
 
 #include "capture.h"
+#include "testdir.h"
 
 #include "rdmapush/auth.h"
 #include "rdmapush/err.h"
@@ -638,19 +639,6 @@ static void *recv_main(void *arg)
  * Files and directories
  */
 
-static int count_fds(void)
-{
-	DIR *d = opendir("/proc/self/fd");
-	struct dirent *e;
-	int n = 0;
-
-	assert_non_null(d);
-	while ((e = readdir(d)))
-		n += e->d_name[0] != '.';
-	closedir(d);
-	return n - 1;	/* the DIR's own */
-}
-
 /* Deterministic content, different per offset, so misplaced chunks show. */
 static void make_file(const char *path, uint64_t size, uint8_t seed)
 {
@@ -717,27 +705,6 @@ static bool same_file(const char *a, const char *b)
 	if (fb)
 		fclose(fb);
 	return same;
-}
-
-static void rm_tree(const char *dir)
-{
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	char p[512];
-
-	if (!d)
-		return;
-	while ((e = readdir(d))) {
-		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-			continue;
-		snprintf(p, sizeof(p), "%s/%s", dir, e->d_name);
-		if (e->d_type == DT_DIR)
-			rm_tree(p);
-		else
-			unlink(p);
-	}
-	closedir(d);
-	rmdir(dir);
 }
 
 static int setup(void **state)

@@ -1,0 +1,126 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# modes: three
+# A chain push in the three-node lab, each guest's egress capped (tests/e2e
+# run's mode "three"): A pushes one file to B and C as "B,C"; B relays
+# (recv --relay) and C receives. Both copies are byte-identical, the
+# sender sent the bytes once (--json data_bytes), and the chain takes
+# well under the time of two pushes A -> B (each byte crosses each capped
+# link once, and B forwards as it receives): at most 1.6 times one push
+# here, as 16 MiB does not amortise B's second session's set-up (about a
+# second under TCG) the way a large push does. A relay that is not
+# one (B without --relay) refuses the chain: the sender exits 6 and names
+# why. Times are the guests' own, around rdmapush alone.
+. "$(dirname "$0")/lib.sh"
+
+# 16 MiB: about 3.4 s at 40mbit per link.
+SIZE=$((16 * 1024 * 1024))
+SRC=/tmp/e2e-chain-src
+DST=/tmp/e2e-chain-dst
+B_IP=$("$LAB" ip B)
+C_IP=$("$LAB" ip C)
+
+recv_bg_on() { # recv_bg_on NODE JOB [OPTION...]
+	local node=$1 job=$2
+	shift 2
+	"$LAB" bg "$node" "$job" -- "exec $RP recv -p $PORT -o $DST $*"
+	await_listen "$node"
+}
+
+stop_recv_on() { # stop_recv_on NODE JOB
+	"$LAB" signal "$1" "$2" TERM
+	if out=$("$LAB" wait "$1" "$2" --timeout 30 2>&1); then
+		ok "receiver on $1 exited 0 on SIGTERM"
+	else
+		fail "receiver on $1" "status $?: $(tail -3 <<<"$out")"
+	fi
+}
+
+# timed_send NAME HOSTS: push $SRC/NAME from A; prints ms=... and the
+# JSON session line.
+timed_send() {
+	on A "t0=\$(date +%s%N); $RP send -q --json -p $PORT $SRC/$1 $2 &&
+		echo ms=\$(( (\$(date +%s%N) - t0) / 1000000 ))"
+}
+
+for n in B C; do
+	fresh_dir "$n" "$DST" >/dev/null
+done
+mkdata A "$SRC/one.bin" "$SIZE" >/dev/null
+mkdata A "$SRC/chain.bin" "$SIZE" >/dev/null
+want_one=$(digest A "$SRC/one.bin")
+want_chain=$(digest A "$SRC/chain.bin")
+
+# --- one push A -> B, then the chain A -> B -> C -------------------------
+
+recv_bg_on B chain-b --relay || fail "receiver on B" "did not listen"
+recv_bg_on C chain-c || fail "receiver on C" "did not listen"
+
+one_ms=
+if out=$(timed_send one.bin "$B_IP" 2>&1); then
+	one_ms=$(sed -n 's/^ms=//p' <<<"$out")
+	if [ "$(digest B "$DST/one.bin")" = "$want_one" ]; then
+		ok "one push A -> B byte-identical ($one_ms ms)"
+	else
+		fail "one push A -> B" "sha256 differs"
+	fi
+else
+	fail "one push A -> B" "sender failed: $(tail -2 <<<"$out")"
+fi
+
+chain_ms=
+if out=$(timed_send chain.bin "$B_IP,$C_IP" 2>&1); then
+	chain_ms=$(sed -n 's/^ms=//p' <<<"$out")
+	for n in B C; do
+		if [ "$(digest "$n" "$DST/chain.bin")" = "$want_chain" ]; then
+			ok "chain A -> B -> C: $n's copy byte-identical"
+		else
+			fail "chain A -> B -> C: $n's copy" "sha256 differs or missing"
+		fi
+	done
+	sent=$(grep '"type": *"session"' <<<"$out" | sed -n 's/.*"data_bytes": *\([0-9]*\).*/\1/p')
+	if [ "$sent" = "$SIZE" ]; then
+		ok "the sender sent the data once ($sent bytes), not once per host"
+	else
+		fail "bytes sent once" "data_bytes ${sent:-?}, want $SIZE: $out"
+	fi
+else
+	fail "chain A -> B -> C" "sender failed: $(tail -3 <<<"$out")"
+fi
+
+# Each link is capped alike: two hops pipelined cost about one push
+# and a set-up, where one after the other would cost two.
+if [ -n "$one_ms" ] && [ -n "$chain_ms" ]; then
+	ratio=$(awk -v c="$chain_ms" -v o="$one_ms" 'BEGIN { printf "%.2f", c / o }')
+	if awk -v r="$ratio" 'BEGIN { exit !(r <= 1.6) }'; then
+		ok "chain to 2 hosts took $ratio x one push ($chain_ms vs $one_ms ms, at most 1.6)"
+	else
+		fail "chain time" "$ratio x one push ($chain_ms vs $one_ms ms), over 1.6"
+	fi
+fi
+stop_recv_on B chain-b
+stop_recv_on C chain-c
+
+# --- a receiver without --relay refuses the chain ------------------------
+
+fresh_dir B "$DST" >/dev/null
+recv_bg_on B chain-b || fail "receiver on B" "did not listen"
+out=$(on A "$RP send -p $PORT $SRC/chain.bin $B_IP,$C_IP; echo rc=\$?" 2>&1)
+if grep -q '^rc=6$' <<<"$out" &&
+   grep -q 'does not relay a chain (start it with rdmapush recv --relay)' <<<"$out"; then
+	ok "B without --relay refuses the chain: exit 6, and why"
+else
+	fail "B without --relay" "$out"
+fi
+if [ -z "$(on B "ls -A $DST")" ]; then
+	ok "nothing written on B after the refusal"
+else
+	fail "refusal wrote something" "$(on B "ls -A $DST")"
+fi
+stop_recv_on B chain-b
+
+on A "rm -rf $SRC" >/dev/null
+for n in B C; do
+	on "$n" "rm -rf $DST" >/dev/null
+done
+done_testing
