@@ -479,8 +479,9 @@ int rp_session_send_feed(const struct rp_config *o, struct rp_feed *feed,
  * once opened here, err if it could not be, with ready bytes already
  * there; its progress; its end: err, or verified with the origin's
  * digest). close, after FIN, waits for the downstream to end (SYNCs
- * going upstream meanwhile): 0 or our session's failure, the
- * downstream's result in *down_rc. free ends a file still open_seq
+ * going upstream meanwhile), then tells the upstream each later
+ * host's result (HOST): 0 or our session's failure, the downstream's
+ * result in *down_rc. free ends a file still open_seq
  * failed, stops the downstream and releases it. Each is a no-op
  * without a relay; a file's seq may be RP_FEED_NONE.
  */
