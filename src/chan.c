@@ -160,6 +160,8 @@ int rp_chan_peer_failure(struct rp_chan *ch, const struct rp_result *res)
 	char text[RP_PEER_TEXT_MAX];
 
 	ch->peer_failed = true;
+	memcpy(ch->peer_text, res->text, res->text_len);
+	ch->peer_text[res->text_len] = '\0';
 	RP_ERR("%s refused or aborted the %s: %s%s%s", ch->peer, ch->job, st,
 	       same ? "" : ": ",
 	       same ? "" : rp_fmt_peer(text, sizeof(text), res->text,

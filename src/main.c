@@ -96,7 +96,12 @@ static void verdict(const char *role, bool send, const struct rp_config *o,
 		snprintf(where, sizeof(where), " in %s",
 			 rp_phase_name(out->phase));
 	flockfile(stderr);
-	if (out->phase == RP_PHASE_DONE)
+	/* A chain: the summary's lines said each host and why, in its own
+	 * words; this, which. Our hints are for a failure of our own. */
+	if (out->phase == RP_PHASE_DONE && out->hosts_failed) {
+		rp_report_hosts_failed(stderr, role, out);
+		hint = NULL;
+	} else if (out->phase == RP_PHASE_DONE)
 		fprintf(stderr, "rdmapush %s: %s done, but %" PRIu64 " %s "
 			"failed; the first: %s\n", role, what, out->failed,
 			out->failed == 1 ? "entry" : "entries", cause);

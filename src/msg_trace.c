@@ -323,3 +323,26 @@ void rp_trace_msg_chain(const char *dir, uint8_t type, const void *msg)
 				       strlen(next->name))),
 	      EV_U("port", next->port));
 }
+
+/* A later host's result; its text came from a peer: escaped. */
+void rp_trace_msg_host(const char *dir, uint8_t type, const void *msg)
+{
+	const struct rp_host_msg *m = msg;
+	char text[RP_PEER_TEXT_MAX];
+	bool q = m->text_len;
+
+	if (!rp_trace_any())
+		return;
+	RP_EV("ctrl", "msg", "{arrow} {type} hop={hop} status={status} "
+	      "({status_name}) files={files} failed={failed} bytes={bytes}"
+	      "{q1}{text}{q2}",
+	      EV_T("arrow", dir), EV_S("dir", dir_name(dir)),
+	      EV_S("type", rp_proto_type_name(type)), EV_U("hop", m->hop),
+	      EV_U("status", m->status),
+	      EV_S("status_name", rp_proto_status_name(m->status)),
+	      EV_U("files", m->files), EV_U("failed", m->failed),
+	      EV_U("bytes", m->bytes), EV_T("q1", q ? " text=\"" : ""),
+	      EV_S("text", rp_fmt_peer(text, sizeof(text), m->text,
+				       m->text_len)),
+	      EV_T("q2", q ? "\"" : ""));
+}

@@ -117,6 +117,16 @@
  *				address (it has a ':'), "%zone" allowed;
  *				no brackets, no NUL terminator
  *
+ * HOST, 29 + text_len bytes (receiver -> sender, END stage, before
+ * ACK; from a relay hop only):
+ *	 0 u16 hop		1..: 1 is the receiver's downstream
+ *	 2 u8  status		< RP_ST_MAX: that host's session result
+ *	 3 u64 files		entries it stored
+ *	11 u64 failed		entries it failed
+ *	19 u64 bytes		bytes it stored
+ *	27 u16 text_len		0..RP_TEXT_MAX
+ *	29 u8  text[text_len]	why it failed, as ERR's; no NUL terminator
+ *
  * With --psk, every message after the AUTH exchange (version 2) ends in a
  * 32-byte tag, counted in the header's length; the session appends and
  * checks it (src/session.c, src/auth.c) and these decoders never see it.
@@ -160,6 +170,7 @@
 #define CHAIN_HOP_FIXED_LEN	(2 + 1)
 /* A CHAIN's payload at most: one message with its tag. */
 #define CHAIN_MAX_LEN		(RP_PROTO_MAX_PAYLOAD - RP_PROTO_TAG_ROOM)
+#define HOST_FIXED_LEN		(2 + 1 + 8 + 8 + 8 + 2)
 #define MODE_MAX		07777u
 #define NSEC_LIMIT		1000000000u
 
@@ -180,6 +191,10 @@ _Static_assert(RECONNECT_FIXED_LEN + QP_MORE_LEN * RP_QPS_MAX +
 	       "the longest RECONNECT and its tag must fit in one message");
 _Static_assert(RP_QPS_MAX >= 1 && RP_QPS_MAX <= UINT8_MAX,
 	       "qps is a byte of HELLO's flags word");
+_Static_assert(HOST_FIXED_LEN + RP_TEXT_MAX + RP_PROTO_TAG_ROOM <=
+	       RP_PROTO_MAX_PAYLOAD,
+	       "the longest HOST and its tag must fit in one message");
+_Static_assert(RP_ST_MAX <= UINT8_MAX + 1, "HOST's status is a byte");
 _Static_assert(4 + RESULT_FIXED_LEN + RP_TEXT_MAX + RP_PROTO_TAG_ROOM <=
 	       RP_PROTO_MAX_PAYLOAD,
 	       "the longest FACK and its tag must fit in one message");
@@ -1326,4 +1341,66 @@ void rp_proto_chain_hops(const struct rp_chain_msg *m, struct rp_host *out)
 
 	for (uint16_t i = 0; i < m->n; i++)
 		(void)get_hop(&c, &out[i], NULL);
+}
+
+/* ---- HOST ---- */
+
+static const char *check_host(const struct rp_host_msg *m)
+{
+	if (!m->hop)
+		return "hop 0";
+	if (m->status >= RP_ST_MAX)
+		return "status out of range";
+	if (m->text_len > RP_TEXT_MAX)
+		return "text length out of range";
+	return NULL;
+}
+
+int rp_proto_pack_host(uint8_t *buf, size_t len, const struct rp_host_msg *m)
+{
+	struct wcur c;
+	size_t plen;
+	int rc;
+
+	if (check_host(m))
+		return RP_EPROTO;
+	plen = HOST_FIXED_LEN + (size_t)m->text_len;
+	rc = begin(&c, buf, len, RP_MSG_HOST, plen);
+	if (rc)
+		return rc;
+	put_u16(&c, m->hop);
+	put_u8(&c, (uint8_t)m->status);
+	put_u64(&c, m->files);
+	put_u64(&c, m->failed);
+	put_u64(&c, m->bytes);
+	put_u16(&c, m->text_len);
+	put_bytes(&c, m->text, m->text_len);
+	return finish(&c, plen);
+}
+
+int rp_proto_unpack_host(const uint8_t *p, size_t len,
+			 struct rp_host_msg *m, const char **why)
+{
+	struct cur c = { .p = p, .left = len };
+	struct rp_host_msg t;
+	uint8_t status;
+	const char *r;
+
+	memset(&t, 0, sizeof(t));
+	if (get_u16(&c, &t.hop) || get_u8(&c, &status) ||
+	    get_u64(&c, &t.files) || get_u64(&c, &t.failed) ||
+	    get_u64(&c, &t.bytes) || get_u16(&c, &t.text_len))
+		return fail(why, "truncated HOST");
+	t.status = status;
+	/* Before copying: text_len bounds the copy into t.text. */
+	r = check_host(&t);
+	if (r)
+		return fail(why, r);
+	if (get_bytes(&c, t.text, t.text_len))
+		return fail(why, "text longer than payload");
+	t.text[t.text_len] = '\0';
+	if (c.left)
+		return fail(why, "trailing bytes");
+	*m = t;
+	return 0;
 }

@@ -40,6 +40,7 @@ PACK(have, rp_have)
 PACK(from, rp_from)
 PACK(reconnect, rp_reconnect)
 PACK(chain, rp_chain_msg)
+PACK(host, rp_host_msg)
 UNPACK(hello, hello)
 UNPACK(mr, mr)
 UNPACK(fin, fin)
@@ -51,6 +52,7 @@ UNPACK(have, have)
 UNPACK(from, from)
 UNPACK(reconnect, reconnect)
 UNPACK(chain, chain)
+UNPACK(host, host)
 
 /* ACK, ERR and FACK share one layout; the type tells FACK's id. */
 static int pack_result(uint8_t *buf, size_t len, uint8_t type, const void *m)
@@ -103,6 +105,9 @@ static const struct rp_msg_desc msgs[RP_MSG_TYPE_MAX] = {
 	 * receiver asks for it alone then, and never otherwise). */
 	[RP_MSG_CHAIN] = { ROW("CHAIN", chain, chain),
 		.from = { [RP_STAGE_HELLO] = S }, .announced = true },
+	/* A chain push's later hosts, each once, before the ACK. */
+	[RP_MSG_HOST] = { ROW("HOST", host, host),
+		.from = { [RP_STAGE_END] = R } },
 	[RP_MSG_ACK] = { ROW("ACK", result, result),
 		.from = { [RP_STAGE_END] = R } },
 	/* Either side may stop at any time, saying why. */

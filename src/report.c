@@ -46,6 +46,66 @@ static struct json_object *peer_string(const char *s)
 	return v;
 }
 
+/* "host:port" of a chain's host, an IPv6 address bracketed; the
+ * names are the user's own, from the command line. */
+static const char *host_port(char *buf, size_t len,
+			     const struct rp_host_result *h)
+{
+	bool v6 = strchr(h->host, ':') != NULL;
+
+	snprintf(buf, len, "%s%s%s:%u", v6 ? "[" : "", h->host,
+		 v6 ? "]" : "", h->port);
+	return buf;
+}
+
+/* Why a host failed: in its own words (escaped: they came from a peer)
+ * when it gave them, else its error's. */
+static const char *host_why(char *buf, size_t len,
+			    const struct rp_host_result *h)
+{
+	if (h->why && h->why[0])
+		return rp_fmt_peer(buf, len, h->why, strlen(h->why));
+	return rp_strerror(h->rc);
+}
+
+/* "hosts": one object per host of a chain, in chain order. */
+static int fill_hosts(struct json_object *o, const struct rp_report *r)
+{
+	struct json_object *a = json_object_new_array();
+	char hp[RP_HOST_NAME_MAX + 16];
+	int rc = 0;
+
+	if (!a)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < r->nhosts; i++) {
+		const struct rp_host_result *h = &r->hosts[i];
+		struct json_object *e = json_object_new_object();
+
+		if (!e || json_object_array_add(a, e)) {
+			json_object_put(e);
+			rc = -ENOMEM;
+			break;
+		}
+		rc |= rp_json_add(e, "host", json_object_new_string(
+				  host_port(hp, sizeof(hp), h)));
+		rc |= rp_json_add(e, "status", json_object_new_string(
+				  !h->reached ? "not-reached" :
+				  h->rc ? "error" : "ok"));
+		rc |= rp_json_add(e, "files",
+				  json_object_new_uint64(h->files));
+		rc |= rp_json_add(e, "failed",
+				  json_object_new_uint64(h->failed));
+		rc |= rp_json_add(e, "bytes",
+				  json_object_new_uint64(h->bytes));
+		if (h->reached && h->rc)
+			rc |= rp_json_add(e, "error", peer_string(
+					  h->why && h->why[0] ? h->why :
+					  rp_strerror(h->rc)));
+	}
+	rc |= rp_json_add(o, "hosts", a);
+	return rc;
+}
+
 static int fill(struct json_object *o, const struct rp_report *r)
 {
 	char hex[33];
@@ -116,6 +176,8 @@ static int fill(struct json_object *o, const struct rp_report *r)
 		rc |= rp_json_add(o, "gid_index",
 				  json_object_new_int(r->gid_index));
 	}
+	if (r->nhosts)
+		rc |= fill_hosts(o, r);
 	return rc ? -ENOMEM : 0;
 }
 
@@ -199,6 +261,35 @@ void rp_report_summary(FILE *f, const struct rp_report *r)
 	fputc('\n', f);
 }
 
+void rp_report_hosts(FILE *f, const struct rp_report *r)
+{
+	char hp[RP_HOST_NAME_MAX + 16], b[32], why[RP_PEER_TEXT_MAX];
+
+	for (uint32_t i = 0; i < r->nhosts; i++) {
+		const struct rp_host_result *h = &r->hosts[i];
+
+		host_port(hp, sizeof(hp), h);
+		if (!h->reached)
+			fprintf(f, "rdmapush %s: %s: not reached\n", r->role,
+				hp);
+		else if (h->rc)
+			fprintf(f, "rdmapush %s: %s: failed: %s\n", r->role,
+				hp, host_why(why, sizeof(why), h));
+		else
+			fprintf(f, "rdmapush %s: %s: ok, %" PRIu64 " %s, %s\n",
+				r->role, hp, h->files,
+				h->files == 1 ? "entry" : "entries",
+				rp_fmt_bytes(b, sizeof(b), h->bytes));
+	}
+}
+
+void rp_report_hosts_failed(FILE *f, const char *role,
+			    const struct rp_outcome *out)
+{
+	fprintf(f, "rdmapush %s: failed on %u of %u hosts: %s\n", role,
+		out->hosts_failed, out->nhosts, out->failed_hosts);
+}
+
 /* The tool's report hooks (rp_report_hooks): ctx is its config. */
 static void hook_entry(void *ctx, const char *role, const char *path,
 		       uint64_t bytes, int rc, const char *skipped)
@@ -215,8 +306,10 @@ static void hook_report(void *ctx, const struct rp_report *r)
 	const struct rp_config *o = ctx;
 
 	/* A session that ended well shows its counts, failures or not. */
-	if ((!r->rc || !strcmp(r->phase, "DONE")) && !o->quiet)
+	if ((!r->rc || !strcmp(r->phase, "DONE")) && !o->quiet) {
 		rp_report_summary(stderr, r);
+		rp_report_hosts(stderr, r);
+	}
 	if (o->json)
 		(void)!rp_report_json(stdout, r);
 }

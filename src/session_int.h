@@ -117,6 +117,12 @@ struct xfer {
 		struct rp_host *hop;
 		uint32_t n;
 	} chain;
+	/* A chain push's sender: per host of rp_config's hosts, got[0]
+	 * this session's own result (at its end), got[h] the HOST for
+	 * hop h (hop 0 while none came); NULL for one host. */
+	struct rp_host_msg *got;
+	/* The origin's: got as the report shows it (rep.hosts). */
+	struct rp_host_result *hres;
 };
 
 /* Where chunk n of the session sits in either side's ring: slot
@@ -459,9 +465,11 @@ void rp_feed_leave(struct rp_feed *f);
  * feed brings, to o->host, o->port, with o's shape taken as is (each
  * file's digest is the origin's, which depends on the chunk size). It
  * leaves the feed (rp_feed_leave) when it ends, however it ends.
+ * got, o->nhosts of them, gets what the hosts said as x->got does
+ * (got[0] always).
  */
 int rp_session_send_feed(const struct rp_config *o, struct rp_feed *feed,
-			 struct rp_outcome *out);
+			 struct rp_outcome *out, struct rp_host_msg *got);
 
 /*
  * A relay hop (session_relay.c), called by its upstream session: open
@@ -471,8 +479,9 @@ int rp_session_send_feed(const struct rp_config *o, struct rp_feed *feed,
  * once opened here, err if it could not be, with ready bytes already
  * there; its progress; its end: err, or verified with the origin's
  * digest). close, after FIN, waits for the downstream to end (SYNCs
- * going upstream meanwhile): 0 or our session's failure, the
- * downstream's result in *down_rc. free ends a file still open_seq
+ * going upstream meanwhile), then tells the upstream each later
+ * host's result (HOST): 0 or our session's failure, the downstream's
+ * result in *down_rc. free ends a file still open_seq
  * failed, stops the downstream and releases it. Each is a no-op
  * without a relay; a file's seq may be RP_FEED_NONE.
  */
@@ -502,6 +511,12 @@ int rp_send_take_mr(struct xfer *x);
 
 /* A chain push (session_relay.c): this receiver's session names hosts
  * after it (x->chain), for it to pass the push on to. */
+/*
+ * A chain push's sender at its end (session_relay.c): its own result
+ * into x->got[0]; at the origin, every host's result into the report
+ * and *out, and rc the first failed host's error when rc was 0.
+ */
+int rp_xfer_chain_result(struct xfer *x, int rc, struct rp_outcome *out);
 bool rp_xfer_relays(const struct xfer *x);
 
 /*

@@ -23,6 +23,7 @@
 #include "rdmapush/err.h"
 #include "rdmapush/fileio.h"
 #include "rdmapush/hostlist.h"
+#include "rdmapush/proto.h"
 #include "rdmapush/session.h"
 #include "rdmapush/sys.h"
 #include "rdmapush/trace.h"
@@ -44,13 +45,16 @@ struct rp_relay {
 	_Atomic bool ended;
 	int rc;			/* the downstream session's */
 	struct rp_outcome out;
+	/* What the downstream learnt of each host after this one: res[0]
+	 * its own result, res[h] its receiver's HOST for hop h. */
+	struct rp_host_msg *res;
 };
 
 static void *downstream(void *arg)
 {
 	struct rp_relay *rl = arg;
 
-	rl->rc = rp_session_send_feed(&rl->o, rl->feed, &rl->out);
+	rl->rc = rp_session_send_feed(&rl->o, rl->feed, &rl->out, rl->res);
 	atomic_store_explicit(&rl->ended, true, memory_order_release);
 	return NULL;
 }
@@ -89,6 +93,7 @@ static void downstream_config(struct rp_relay *rl, const struct xfer *x,
 static void relay_free(struct rp_relay *rl)
 {
 	rp_feed_free(rl->feed);
+	free(rl->res);
 	free(rl->hops);
 	free(rl);
 }
@@ -102,6 +107,9 @@ int rp_relay_open(struct xfer *x, const struct rp_host *hops, uint32_t n,
 	if (rc)
 		return rc;
 	rc = rp_sys_calloc(&rl->hops, n, sizeof(*hops), "relay hops");
+	if (!rc)
+		rc = rp_sys_calloc(&rl->res, n, sizeof(*rl->res),
+				   "relay results");
 	if (!rc)
 		rc = rp_feed_new(&rl->feed, FEED_ENTRIES, &rp_session_stop);
 	if (rc) {
@@ -195,6 +203,107 @@ static int join(struct xfer *x, struct rp_relay *rl, bool keepalive)
 	return rc;
 }
 
+/* Upstream, before our ACK: what the hosts after the next one said
+ * (one hop further from our sender), in order, then the next one's. A
+ * host that never answered is left out: the origin says not reached. */
+static int tell_hosts(struct xfer *x, struct rp_relay *rl)
+{
+	struct rp_host_msg m;
+	int rc = 0;
+
+	for (uint32_t h = 1; h < rl->o.nhosts && !rc; h++) {
+		if (!rl->res[h].hop)
+			continue;
+		m = rl->res[h];
+		m.hop = (uint16_t)(h + 1);
+		rc = rp_chan_send(&x->ch, RP_MSG_HOST, &m);
+	}
+	if (!rc) {
+		m = rl->res[0];
+		m.hop = 1;
+		rc = rp_chan_send(&x->ch, RP_MSG_HOST, &m);
+	}
+	return rc;
+}
+
+static void host_text(struct rp_host_msg *m, const char *text)
+{
+	size_t n = strlen(text);
+
+	m->text_len = (uint16_t)(n > RP_TEXT_MAX ? RP_TEXT_MAX : n);
+	memcpy(m->text, text, m->text_len);
+	m->text[m->text_len] = '\0';
+}
+
+/* Shown "host:port" of each failed host after the others, cut short
+ * with "..." when they do not fit. */
+static void name_failed(struct rp_outcome *out, const struct rp_host *h)
+{
+	size_t len = strlen(out->failed_hosts);
+	size_t room = sizeof(out->failed_hosts) - len;
+	int n;
+
+	if (room < 4)
+		return;
+	n = snprintf(out->failed_hosts + len, room, "%s%s%s%s:%u",
+		     len ? ", " : "", strchr(h->name, ':') ? "[" : "",
+		     h->name, strchr(h->name, ':') ? "]" : "", h->port);
+	if (n < 0 || (size_t)n >= room)
+		strcpy(out->failed_hosts + sizeof(out->failed_hosts) - 4,
+		       "...");
+}
+
+int rp_xfer_chain_result(struct xfer *x, int rc, struct rp_outcome *out)
+{
+	const struct rp_config *o = x->o;
+	struct rp_host_msg *self = &x->got[0];
+	int first = 0;
+
+	*self = (struct rp_host_msg){ .hop = 1,
+		.status = rp_proto_status_from_err(rc),
+		.files = x->tally.ok, .failed = x->tally.failed,
+		.bytes = x->tally.bytes };
+	/* The receiver's own words, when its ERR ended the session. */
+	if (rc)
+		host_text(self, x->ch.peer_text[0] ? x->ch.peer_text :
+			  rp_strerror(rc));
+	/* A relay's downstream: its relay tells the rest upstream. */
+	if (x->feed || o->nhosts < 2)
+		return rc;
+	if (rp_sys_calloc(&x->hres, o->nhosts, sizeof(*x->hres),
+			  "host results"))
+		return rc ? rc : -ENOMEM;
+	for (uint32_t i = 0; i < o->nhosts; i++) {
+		struct rp_host_result *r = &x->hres[i];
+		const struct rp_host_msg *m = &x->got[i];
+
+		*r = (struct rp_host_result){ .host = o->hosts[i].name,
+			.port = o->hosts[i].port, .reached = m->hop != 0,
+			.why = m->text, .files = m->files,
+			.failed = m->failed, .bytes = m->bytes };
+		r->rc = r->reached ? rp_proto_status_to_err(m->status) :
+				     RP_EPEERABORT;
+		if (!r->rc)
+			continue;
+		if (!first)
+			first = r->rc;
+		if (out) {
+			out->hosts_failed++;
+			name_failed(out, &o->hosts[i]);
+		}
+	}
+	if (out)
+		out->nhosts = o->nhosts;
+	x->rep.hosts = x->hres;
+	x->rep.nhosts = o->nhosts;
+	/* The session went well, but not on every host. */
+	if (!rc && first) {
+		rp_xfer_phase(x, RP_PHASE_DONE);
+		rc = first;
+	}
+	return rc;
+}
+
 int rp_relay_close(struct xfer *x, int *down_rc)
 {
 	struct rp_relay *rl = x->relay;
@@ -212,7 +321,7 @@ int rp_relay_close(struct xfer *x, int *down_rc)
 	else
 		RP_EV("session", "relay.end", "relayed to {host}:{port}",
 		      EV_S("host", rl->o.host), EV_U("port", rl->o.port));
-	return rc;
+	return rc ? rc : tell_hosts(x, rl);
 }
 
 void rp_relay_free(struct xfer *x, uint64_t open_seq)

@@ -762,6 +762,19 @@ static int on_fack(struct xfer *x, struct send_state *s,
 	return 0;
 }
 
+/* A later host's result, from a relay: kept for the report. */
+static int on_host(struct xfer *x, const struct rp_host_msg *m)
+{
+	if (!x->got || m->hop >= x->o->nhosts || x->got[m->hop].hop) {
+		RP_ERR("HOST from %s for hop %u of a chain of %u hosts%s",
+		       x->peer, m->hop, x->o->nhosts,
+		       x->got && m->hop < x->o->nhosts ? ", twice" : "");
+		return RP_EPROTO;
+	}
+	x->got[m->hop] = *m;
+	return 0;
+}
+
 static int on_message(struct xfer *x, struct send_state *s)
 {
 	union rp_msg m;
@@ -782,6 +795,8 @@ static int on_message(struct xfer *x, struct send_state *s)
 		return rp_xfer_relink_got(x, &m.reconnect);
 	case RP_MSG_HAVE:
 		return on_have(x, s, &m.have);
+	case RP_MSG_HOST:
+		return on_host(x, &m.host);
 	case RP_MSG_ACK:
 		if (s->qlen) {
 			RP_ERR("ACK from %s with %u entr%s unanswered",
@@ -1251,6 +1266,8 @@ static int finish(struct xfer *x, struct send_state *s, int rc,
 	}
 	s->tally.landed = s->bytes;
 	x->tally = s->tally;
+	if (x->got)
+		rc = rp_xfer_chain_result(x, rc, out);
 	rp_xfer_report(x, rc, out);
 	/* It stops the workers first: none reads the source or the ring
 	 * past here. */
@@ -1293,7 +1310,7 @@ static int prepare_feed(struct xfer *x, struct send_state *s,
 
 /* Connect to o->host and push what the walk (or the feed) gives. */
 static int push_to_host(const struct rp_config *o, struct rp_feed *feed,
-			struct rp_outcome *out)
+			struct rp_host_msg *got, struct rp_outcome *out)
 {
 	struct xfer x;
 	struct send_state s;
@@ -1302,6 +1319,11 @@ static int push_to_host(const struct rp_config *o, struct rp_feed *feed,
 	init(&x, &s, o);
 	snprintf(x.peer, sizeof(x.peer), "%s:%u", o->host, o->port);
 	rc = feed ? prepare_feed(&x, &s, feed) : prepare(&x, &s);
+	/* A relay's downstream fills its relay's; the origin, its own. */
+	x.got = got;
+	if (!rc && !got && o->nhosts > 1)
+		rc = rp_sys_calloc(&x.got, o->nhosts, sizeof(*x.got),
+				   "host results");
 	if (!rc) {
 		rp_xfer_phase(&x, RP_PHASE_CONNECT);
 		rc = rp_ctrl_connect(o->host, o->port, rp_xfer_deadline(&x),
@@ -1309,18 +1331,22 @@ static int push_to_host(const struct rp_config *o, struct rp_feed *feed,
 	}
 	if (!rc)
 		rc = run(&x, &s);
-	return finish(&x, &s, rc, out);
+	rc = finish(&x, &s, rc, out);
+	if (x.got != got)
+		free(x.got);
+	free(x.hres);
+	return rc;
 }
 
 int rp_session_send(const struct rp_config *o, struct rp_outcome *out)
 {
-	return push_to_host(o, NULL, out);
+	return push_to_host(o, NULL, NULL, out);
 }
 
 int rp_session_send_feed(const struct rp_config *o, struct rp_feed *feed,
-			 struct rp_outcome *out)
+			 struct rp_outcome *out, struct rp_host_msg *got)
 {
-	return push_to_host(o, feed, out);
+	return push_to_host(o, feed, got, out);
 }
 
 int rp_session_send_fd(const struct rp_config *o, int fd, const char *peer,

@@ -36,6 +36,9 @@ struct rp_chan {
 	/* The peer has already said why it stopped (or is gone): tell it
 	 * nothing more. */
 	bool peer_failed;
+	/* Why, in its words, when its ERR said (raw, NUL-terminated; ""
+	 * else): a relay passes it on in its HOST. */
+	char peer_text[RP_TEXT_MAX + 1];
 	/* How long rp_chan_peer_reason() waits for the peer's ERR; 0: a
 	 * second. */
 	double reason_wait;

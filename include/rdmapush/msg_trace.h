@@ -27,5 +27,6 @@ void rp_trace_msg_have(const char *dir, uint8_t type, const void *m);
 void rp_trace_msg_from(const char *dir, uint8_t type, const void *m);
 void rp_trace_msg_reconnect(const char *dir, uint8_t type, const void *m);
 void rp_trace_msg_chain(const char *dir, uint8_t type, const void *m);
+void rp_trace_msg_host(const char *dir, uint8_t type, const void *m);
 
 #endif

@@ -81,6 +81,7 @@ enum rp_msg_type {
 	RP_MSG_FROM = 12,	/* sender -> receiver: where its chunks start */
 	RP_MSG_RECONNECT = 13,	/* either way: fresh QPs after a link outage */
 	RP_MSG_CHAIN = 14,	/* sender -> receiver: the hops after it */
+	RP_MSG_HOST = 15,	/* receiver -> sender: a later hop's result */
 	RP_MSG_TYPE_MAX
 };
 
@@ -335,6 +336,25 @@ struct rp_result {
 };
 
 /*
+ * HOST, from a relay hop in the END stage, before its ACK, any number:
+ * the result of a host further down the chain. hop 1 is the relay's
+ * own downstream (the next host), and a relay passing on one its
+ * downstream sent adds 1. status is that host's session result
+ * (enum rp_status), files, failed and bytes its entries stored, failed
+ * and bytes stored; text why it failed, as ERR carries it (empty when
+ * it did not).
+ */
+struct rp_host_msg {
+	uint16_t hop;		/* 1.. */
+	uint16_t status;	/* enum rp_status; a byte on the wire */
+	uint64_t files;
+	uint64_t failed;
+	uint64_t bytes;
+	uint16_t text_len;
+	char text[RP_TEXT_MAX + 1];	/* NUL-terminated after decode */
+};
+
+/*
  * The immediate of each data Write or Send: the chunk's number in the
  * session, modulo 2^31, with RP_IMM_END on the last chunk of a file. With
  * RDMA Read, the Send announcing a chunk carries its length instead (the
@@ -391,6 +411,7 @@ int rp_proto_pack_reconnect(uint8_t *buf, size_t len,
 			    const struct rp_reconnect *m);
 int rp_proto_pack_chain(uint8_t *buf, size_t len,
 			const struct rp_chain_msg *m);
+int rp_proto_pack_host(uint8_t *buf, size_t len, const struct rp_host_msg *m);
 
 /*
  * An ERR at another protocol version, for a peer that speaks an older
@@ -462,6 +483,9 @@ int rp_proto_unpack_reconnect(const uint8_t *p, size_t len,
  */
 int rp_proto_unpack_chain(const uint8_t *p, size_t len,
 			  struct rp_chain_msg *m, const char **why);
+/* HOST: hop non-zero, status in range, text within RP_TEXT_MAX. */
+int rp_proto_unpack_host(const uint8_t *p, size_t len,
+			 struct rp_host_msg *m, const char **why);
 /* The n hops of a decoded CHAIN into out[0..m->n), ipv6 set for an
  * address. Cannot fail: the decoder checked them. */
 void rp_proto_chain_hops(const struct rp_chain_msg *m, struct rp_host *out);

@@ -29,6 +29,7 @@ union rp_msg {
 	struct rp_from from;
 	struct rp_reconnect reconnect;
 	struct rp_chain_msg chain;	/* chain push */
+	struct rp_host_msg host;
 };
 
 /* A set of message types, as a receive wants them. */

@@ -34,6 +34,14 @@ int rp_report_json_entry(FILE *f, const char *role, const char *path,
 /* "sent big.iso: 64.00 MiB in 3.20 s, 167.8 Mb/s" to f, or for several
  * entries "sent 200 files, 64.00 MiB in ... (1 skipped, 2 failed)". */
 void rp_report_summary(FILE *f, const struct rp_report *r);
+/* A chain push's hosts, one line each to f: "HOST:PORT: ok, 3 entries,
+ * 1.00 MiB", "HOST:PORT: failed: REASON" (escaped), "HOST:PORT: not
+ * reached"; nothing for one host. */
+void rp_report_hosts(FILE *f, const struct rp_report *r);
+/* A chain push that failed on some hosts, as its one error line:
+ * "rdmapush send: failed on 1 of 3 hosts: HOST:PORT". */
+void rp_report_hosts_failed(FILE *f, const char *role,
+			    const struct rp_outcome *out);
 /*
  * h: the hooks through which a session's results reach the tool's output:
  * each entry as a --json line, and at the end the summary line (unless

@@ -41,6 +41,23 @@ enum rp_phase {
 const char *rp_phase_name(enum rp_phase p);
 
 /*
+ * One host of a chain push, as the sender heard of it: hosts[0] is the
+ * first receiver (the session's own result), the others as their HOST
+ * messages said, or not reached.
+ */
+struct rp_host_result {
+	const char *host;	/* as the chain names it */
+	uint16_t port;
+	bool reached;		/* false: no word of it (one before failed) */
+	int rc;			/* 0, or why it failed */
+	uint64_t files;		/* entries stored */
+	uint64_t failed;	/* entries that failed */
+	uint64_t bytes;		/* bytes stored */
+	const char *why;	/* its failure in its own words (raw peer
+				 * text), or "" */
+};
+
+/*
  * What a transfer reports at its end, to the rp_hooks report hook (the
  * tool prints it as a summary line or as --json).
  */
@@ -72,6 +89,10 @@ struct rp_report {
 	uint32_t chunk;
 	uint32_t window;
 	uint32_t reconnects;	/* link outages ridden out (--retry-for) */
+	/* A chain push's sender: every host's result, in chain order
+	 * (NULL, 0 for one host). */
+	const struct rp_host_result *hosts;
+	uint32_t nhosts;
 };
 
 /* How far a transfer got, for the caller's one-line verdict. */
@@ -80,6 +101,11 @@ struct rp_outcome {
 	uint64_t done;		/* chunks the receiver has taken (credit) */
 	uint64_t failed;	/* entries that failed */
 	char peer[80];		/* "addr:port" of the peer, "" before one */
+	/* A chain push that got through: of its nhosts hosts, how many
+	 * failed or were not reached, and their "host:port"s. */
+	uint32_t nhosts;
+	uint32_t hosts_failed;
+	char failed_hosts[200];
 };
 
 /*

@@ -33,6 +33,8 @@ header.length bytes; all integers are big-endian, with no padding:
   CHAIN    u16 count | hop * count             (2 + the hops, at most
            MAX_PAYLOAD - TAG_LEN)
   hop      u16 port | u8 name_len | name                    (3 + name_len)
+  HOST     u16 hop | u8 status | u64 files | u64 failed | u64 bytes |
+           u16 text_len | text                            (29 + text_len)
 
 Version 3: one session carries many files. HELLO and MR set up the QP and
 the ring once; then per entry FILE (kind 1 regular, 2 directory), a
@@ -92,7 +94,11 @@ without it refuses the bit) says a CHAIN comes right after the HELLO,
 and only then: the hosts after the receiver, in order, count >= 1, each
 a hop with a port (non-zero) and a name of 1..HOST_NAME_MAX bytes,
 letters, digits, '-', '.' and '_', or an IPv6 address (with a ':'; an
-optional "%zone" of name characters), no brackets.
+optional "%zone" of name characters), no brackets. At the end, before
+its ACK, a relay sends HOST for each host after it that it heard of:
+hop 1 its own downstream, then further ones counted from it (a relay
+passing one on adds 1); status, the entries stored and failed, the
+bytes stored, and why it failed as ERR's text.
 
 Version 2, with --psk: the key is BLAKE2b-256 of the key file's bytes.
 AUTH: the sender sends step 1 (its nonce Ns), the receiver step 2 (its
@@ -135,10 +141,11 @@ HELLO, MR, FIN, ACK, ERR, AUTH, SYNC = 1, 2, 3, 4, 5, 6, 7
 FILE, FEND, FACK = 8, 9, 10
 HAVE, FROM, RECONNECT = 11, 12, 13     # v7
 CHAIN = 14                  # a chain push, after a HELLO_CHAIN HELLO
+HOST = 15                   # a chain push: a later host's result, at END
 TYPE_NAMES = {HELLO: "HELLO", MR: "MR", FIN: "FIN", ACK: "ACK", ERR: "ERR",
               AUTH: "AUTH", SYNC: "SYNC", FILE: "FILE", FEND: "FEND",
               FACK: "FACK", HAVE: "HAVE", FROM: "FROM",
-              RECONNECT: "RECONNECT", CHAIN: "CHAIN"}
+              RECONNECT: "RECONNECT", CHAIN: "CHAIN", HOST: "HOST"}
 
 HELLO_PRESERVE = 0x1        # HELLO flag: keep each file's mode and mtime
 HELLO_PING = 0x2            # HELLO flag: a ping (rdmapush ping), no push
@@ -184,6 +191,7 @@ _FROM = struct.Struct(">IIQ")           # id, reserved, offset
 _RECONNECT_FIXED = struct.Struct(">IBBHQ")  # then qps qp_more
 _CHAIN_FIXED = struct.Struct(">H")      # count, then the hops
 _CHAIN_HOP = struct.Struct(">HB")       # port, name_len; then the name
+_HOST_FIXED = struct.Struct(">HBQQQH")  # hop .. text_len; then the text
 
 QP_ADDR_LEN = _QP.size + GID_LEN                        # 28
 QP_MORE_LEN = _QP_MORE.size                             # 8
@@ -202,6 +210,7 @@ FROM_LEN = _FROM.size                                   # 16
 RECONNECT_FIXED_LEN = _RECONNECT_FIXED.size             # 16
 CHAIN_FIXED_LEN = _CHAIN_FIXED.size                     # 2
 CHAIN_HOP_FIXED_LEN = _CHAIN_HOP.size                   # 3
+HOST_FIXED_LEN = _HOST_FIXED.size                       # 29
 
 
 # --- encoders ---------------------------------------------------------------
@@ -366,6 +375,15 @@ def chain_payload(hops, count=None):
 
 def pack_chain(hops, **kw):
     return msg(CHAIN, chain_payload(hops, **kw))
+
+
+def host_payload(hop, status=0, files=0, failed=0, nbytes=0, text=b""):
+    return _HOST_FIXED.pack(hop, status, files, failed, nbytes,
+                            len(text)) + text
+
+
+def pack_host(*a, **kw):
+    return msg(HOST, host_payload(*a, **kw))
 
 
 def imm(seq, end=False):
@@ -544,6 +562,15 @@ def unpack_reconnect(p):
     return {"attempt": attempt, "reserved": reserved,
             "reserved16": reserved16, "next_chunk": next_chunk,
             "qps": unpack_more(p[RECONNECT_FIXED_LEN:], qps)}
+
+
+def unpack_host(p):
+    """HOST payload: dict of hop, status, files, failed, bytes, text."""
+    _need(p, HOST_FIXED_LEN, "HOST", exact=False)
+    hop, status, files, failed, nbytes, n = _HOST_FIXED.unpack_from(p)
+    _need(p, HOST_FIXED_LEN + n, "HOST")
+    return {"hop": hop, "status": status, "files": files, "failed": failed,
+            "bytes": nbytes, "text": p[HOST_FIXED_LEN:]}
 
 
 def unpack_chain(p):

@@ -7,7 +7,7 @@
 # limits.h; every message's length, and every field at its offset, from
 # the layout table in src/proto.c; a round trip of each message; the golden HELLOs
 # and MRs of tests/unit/test_proto.c (one QP and three), its FILEs, HAVE,
-# FROM and RECONNECT (version 7) and CHAIN (a chain push), made again by
+# FROM and RECONNECT (version 7), CHAIN and HOST (a chain push), made again by
 # wire.py from the same fields; and the version 4 file checksum
 # (wire.file_csum) against answers made without it. On the host, no lab:
 # it runs first in tests/e2e/run.
@@ -157,7 +157,8 @@ same("message lengths in src/proto.c's layout table",
       "FACK": wire.FACK_FIXED_LEN, "AUTH": wire.AUTH_LEN,
       "SYNC": wire.SYNC_LEN, "HAVE": wire.HAVE_LEN, "FROM": wire.FROM_LEN,
       "RECONNECT": wire.RECONNECT_FIXED_LEN,
-      "CHAIN": wire.CHAIN_FIXED_LEN, "chain_hop": wire.CHAIN_HOP_FIXED_LEN},
+      "CHAIN": wire.CHAIN_FIXED_LEN, "chain_hop": wire.CHAIN_HOP_FIXED_LEN,
+      "HOST": wire.HOST_FIXED_LEN},
      dict({k: v[0] for k, v in blocks.items()},
           FACK=int(fack.group(1)) if fack else None))
 
@@ -260,6 +261,10 @@ fields("RECONNECT", wire.reconnect_payload(3, 1 << 40, more),
 fields("CHAIN", wire.chain_payload([("n1", 7)]), {"count": 1})
 fields("chain_hop", wire.chain_payload([("node02", 0xfffe)])[2:],
        {"port": 0xfffe, "name_len": 6, "name": b"node02"})
+fields("HOST", wire.host_payload(0x0102, 1, 3, 1 << 40, (1 << 64) - 1,
+                                 b"why"),
+       {"hop": 0x0102, "status": 1, "files": 3, "failed": 1 << 40,
+        "bytes": (1 << 64) - 1, "text_len": 3, "text": b"why"})
 
 
 # Round trips: what the encoders write, the decoders read back.
@@ -354,6 +359,7 @@ for name, want in (
         ("golden_from", wire.pack_from(258, 1 << 32)),
         ("golden_chain", wire.pack_chain([("node02", 18488),
                                           ("fe80::1%eth0", 1)])),
+        ("golden_host", wire.pack_host(258, 1, 3, 1, 1 << 32, b"no")),
         ("golden_reconnect", wire.pack_reconnect(
             2, 0x12345, [(0x21, 0xabcdef), (0xffffff, 0),
                          (1, 0xffffff)])),
@@ -430,6 +436,16 @@ same("decoders refuse a CHAIN whose count or length is wrong",
        wire.chain_payload(hops, count=2), wire.chain_payload(hops, count=4),
        wire.chain_payload(most + [(b"b" * 60, 9)]), b"\0")],
      [True] * 6)
+trip("HOST (chain push)", wire.pack_host(2, 1, 0, 1, 0, b"file exists"),
+     wire.HOST, wire.unpack_host,
+     {"hop": 2, "status": 1, "files": 0, "failed": 1, "bytes": 0,
+      "text": b"file exists"})
+same("decoders refuse a HOST whose length is wrong",
+     [refused(wire.unpack_host, p) for p in
+      (wire.host_payload(1, text=b"ab")[:-1],
+       wire.host_payload(1, text=b"ab") + b"\0",
+       wire.host_payload(1)[:-1])],
+     [True] * 3)
 same("data immediates",
      (wire.imm(5), wire.imm(5, end=True), wire.imm(1 << 31),
       wire.unpack_imm(0x80000003)),

@@ -65,6 +65,7 @@ static void check_payload(uint8_t type, const uint8_t *p, size_t len,
 		struct rp_from from;
 		struct rp_reconnect reconnect;
 		struct rp_chain_msg chain;
+		struct rp_host_msg host;
 	} m;
 	static struct rp_host hops[RP_PROTO_MAX_PAYLOAD / 4];
 	struct rp_chain_msg chain;
@@ -187,6 +188,15 @@ static void check_payload(uint8_t type, const uint8_t *p, size_t len,
 		/* From the hops read out, the same bytes. */
 		chain = (struct rp_chain_msg){ .n = m.chain.n, .hop = hops };
 		n = rp_proto_pack_chain(out, sizeof(out), &chain);
+		break;
+	case RP_MSG_HOST:
+		rc = rp_proto_unpack_host(p, len, &m.host, &why);
+		if (rc)
+			break;
+		check(m.host.hop && m.host.status < RP_ST_MAX);
+		check(m.host.text_len <= RP_TEXT_MAX &&
+		      m.host.text[m.host.text_len] == '\0');
+		n = rp_proto_pack_host(out, sizeof(out), &m.host);
 		break;
 	default:
 		abort();

@@ -235,6 +235,17 @@ static int chain(uint8_t *buf, uint16_t n)
 	return rp_proto_pack_chain(buf, RP_PROTO_MAX_MSG, &m);
 }
 
+/* A HOST for hop 2: failed, with a reason of text_len bytes. */
+static int host(uint8_t *buf, uint16_t text_len)
+{
+	struct rp_host_msg m = { .hop = 2, .status = RP_ST_EXISTS,
+				 .files = 3, .failed = 1, .bytes = 1 << 20,
+				 .text_len = text_len };
+
+	memset(m.text, 'x', text_len);
+	return rp_proto_pack_host(buf, RP_PROTO_MAX_MSG, &m);
+}
+
 /* Valid, whole messages. */
 static void valid(void)
 {
@@ -304,6 +315,9 @@ static void valid(void)
 	save("hello_chain", buf, hello(buf, RP_HELLO_CHAIN));
 	save("chain", buf, chain(buf, 1));
 	save("chain3", buf, chain(buf, 3));
+	/* A relay's word of a later host. */
+	save("host", buf, host(buf, 0));
+	save("host_text_max", buf, host(buf, RP_TEXT_MAX));
 }
 
 /* Payloads alone, for the decoders run on the raw input. */
@@ -332,6 +346,8 @@ static void raw(void)
 	save("raw_reconnect", buf + HDR, n - HDR);
 	n = chain(buf, 3);
 	save("raw_chain", buf + HDR, n - HDR);
+	n = host(buf, 5);
+	save("raw_host", buf + HDR, n - HDR);
 }
 
 /* Broken headers and HELLO/MR/ACK: one thing wrong each. */
@@ -540,6 +556,18 @@ static void broken_chain(void)
 	save("bad_chain_zone_char", buf, n);
 	n = chain(buf, 1);
 	save("bad_chain_truncated", buf, n - 1);
+	/* HOST: hop at +0, status +2, text_len +27. */
+	n = host(buf, 5);
+	put_be(buf + HDR, 2, 0);
+	save("bad_host_hop0", buf, n);
+	n = host(buf, 5);
+	buf[HDR + 2] = RP_ST_MAX;
+	save("bad_host_status", buf, n);
+	n = host(buf, 5);
+	put_be(buf + HDR + 27, 2, 6);
+	save("bad_host_text_len", buf, n);
+	n = host(buf, 5);
+	save("bad_host_truncated", buf, n - 1);
 }
 
 int main(int argc, char **argv)

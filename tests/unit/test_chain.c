@@ -19,6 +19,8 @@
 #include <poll.h>
 #include <pthread.h>
 #include <setjmp.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -39,7 +41,9 @@
 #include "rdmapush/fabric_mem.h"
 #include "rdmapush/hostlist.h"
 #include "rdmapush/proto.h"
+#include "rdmapush/report.h"
 #include "rdmapush/session.h"
+#include "rdmapush/trace.h"
 
 #define KIB	1024u
 #define MIB	(1024u * 1024u)
@@ -58,6 +62,15 @@ struct hop {
 	int rc;
 	struct rp_outcome out;
 	const uint8_t *psk;	/* --psk's key, or NULL */
+	_Atomic bool accepted;
+};
+
+/* What the origin's report said: its host lines and its JSON. */
+struct seen {
+	uint32_t nhosts;
+	struct rp_host_result hosts[HOPS_MAX];
+	char lines[2048];
+	char json[4096];
 };
 
 struct env {
@@ -65,6 +78,8 @@ struct env {
 	char src[128];
 	struct hop hop[HOPS_MAX];
 	int fds_before;
+	struct seen seen;
+	struct rp_outcome out;	/* the origin's */
 };
 
 static void make_file(const char *path, uint64_t size, uint8_t seed)
@@ -164,6 +179,7 @@ static void *hop_main(void *arg)
 	fd = accept4(h->lfd, NULL, NULL, SOCK_CLOEXEC);
 	if (fd < 0)
 		return NULL;
+	atomic_store(&h->accepted, true);
 	h->rc = rp_session_recv_one(&h->o, h->psk, h->dirfd, fd, "upstream",
 				    NULL, &h->out);
 	return NULL;
@@ -188,7 +204,47 @@ struct chain {
 	bool recursive;
 	uint32_t chunk, window;
 	const char *psk_file;	/* every hop's and the sender's key */
+	bool force;		/* the hops' --force */
+	bool keep_last_dir;	/* the test made the last hop's directory */
 };
+
+/* The origin's report hook: what the tool would print, kept. */
+static void report_hook(void *ctx, const struct rp_report *r)
+{
+	struct seen *sn = ctx;
+	FILE *f;
+
+	sn->nhosts = r->nhosts;
+	assert_true(r->nhosts <= HOPS_MAX);
+	/* Their strings are the session's: not kept. */
+	for (uint32_t i = 0; i < r->nhosts; i++) {
+		sn->hosts[i] = r->hosts[i];
+		sn->hosts[i].host = NULL;
+		sn->hosts[i].why = NULL;
+	}
+	f = fmemopen(sn->lines, sizeof(sn->lines) - 1, "w");
+	assert_non_null(f);
+	rp_report_hosts(f, r);
+	fclose(f);
+	f = fmemopen(sn->json, sizeof(sn->json) - 1, "w");
+	assert_non_null(f);
+	assert_int_equal(rp_report_json(f, r), 0);
+	fclose(f);
+}
+
+/* A hop no push reached still waits: a connection that closes at once
+ * ends its wait. */
+static void poke(const struct hop *h)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET,
+				 .sin_port = htons(h->port),
+				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	assert_true(fd >= 0);
+	(void)!connect(fd, (struct sockaddr *)&a, sizeof(a));
+	close(fd);
+}
 
 /* Push the sources along a chain of c->nhops; each hop's status. */
 static int push_chain(struct env *e, const struct chain *c,
@@ -197,7 +253,7 @@ static int push_chain(struct env *e, const struct chain *c,
 	struct rp_host hosts[HOPS_MAX];
 	uint8_t key[RP_PSK_LEN];
 	struct rp_config o;
-	struct rp_outcome out;
+	struct rp_hooks hooks = { .report = report_hook, .ctx = &e->seen };
 	int rc;
 
 	if (c->psk_file)
@@ -209,7 +265,8 @@ static int push_chain(struct env *e, const struct chain *c,
 		/* Not from e into e: GCC -O1 cannot tell the two apart. */
 		memcpy(root, e->root, sizeof(root));
 		snprintf(h->dir, sizeof(h->dir), "%s/hop%d", root, i + 1);
-		assert_int_equal(mkdir(h->dir, 0755), 0);
+		if (!c->keep_last_dir || i + 1 < c->nhops)
+			assert_int_equal(mkdir(h->dir, 0755), 0);
 		h->dirfd = open(h->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		assert_true(h->dirfd >= 0);
 		h->relay = i + 1 < c->nhops && c->relay_off != i + 1;
@@ -218,6 +275,7 @@ static int push_chain(struct env *e, const struct chain *c,
 		/* A relay's own push on is keyed as its receiver is. */
 		h->o.psk_file = c->psk_file;
 		h->psk = c->psk_file ? key : NULL;
+		h->o.force = c->force;
 		memset(&hosts[i], 0, sizeof(hosts[i]));
 		snprintf(hosts[i].name, sizeof(hosts[i].name), "127.0.0.1");
 		hosts[i].port = h->port;
@@ -239,10 +297,14 @@ static int push_chain(struct env *e, const struct chain *c,
 	o.psk_file = c->psk_file;
 	o.host = hosts[0].name;
 	o.port = hosts[0].port;
-	rc = rp_session_send(&o, &out);
+	o.hooks = &hooks;
+	memset(&e->out, 0, sizeof(e->out));
+	rc = rp_session_send(&o, &e->out);
 	for (int i = 0; i < c->nhops; i++) {
 		struct hop *h = &e->hop[i];
 
+		if (!atomic_load(&h->accepted))
+			poke(h);
 		assert_int_equal(pthread_join(h->thread, NULL), 0);
 		close(h->lfd);
 		close(h->dirfd);
@@ -260,24 +322,73 @@ static void assert_released(const struct env *e)
 	assert_int_equal(count_fds(), e->fds_before);
 }
 
+/* The origin heard of each host: stored files entries, bytes. */
+static void assert_host_ok(const struct env *e, int i, uint64_t files,
+			   uint64_t bytes)
+{
+	const struct rp_host_result *h = &e->seen.hosts[i];
+
+	assert_true(h->reached);
+	assert_int_equal(h->rc, 0);
+	assert_int_equal(h->files, files);
+	assert_int_equal(h->failed, 0);
+	assert_true(h->bytes == bytes);
+}
+
+/* The host line of hop i (0-based), as the origin printed it. */
+static void assert_host_line(const struct env *e, int i, const char *fmt,
+			     ...)
+{
+	char want[256], tail[200];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(tail, sizeof(tail), fmt, ap);
+	va_end(ap);
+	snprintf(want, sizeof(want), "rdmapush send: 127.0.0.1:%u: %s\n",
+		 e->hop[i].port, tail);
+	if (!strstr(e->seen.lines, want))
+		fail_msg("no line \"%s\" in:\n%s", want, e->seen.lines);
+}
+
+/* The one error line the tool prints for the origin's outcome. */
+static void assert_error_line(const struct env *e, unsigned int failed,
+			      unsigned int of, const char *names)
+{
+	char got[512] = "", want[512];
+	FILE *f = fmemopen(got, sizeof(got) - 1, "w");
+
+	assert_non_null(f);
+	rp_report_hosts_failed(f, "send", &e->out);
+	fclose(f);
+	snprintf(want, sizeof(want), "rdmapush send: failed on %u of %u "
+		 "hosts: %s\n", failed, of, names);
+	assert_string_equal(got, want);
+}
+
 /* A file of size bytes along nhops: each hop has it, byte-identical. */
 static void file_along(void **s, int nhops, uint64_t size)
 {
 	struct env *e = *s;
 	struct chain c = { .nhops = nhops };
-	char src[256], *sources[1] = { src };
+	char src[256], *sources[1] = { src }, b[32];
 	int rc;
 
 	snprintf(src, sizeof(src), "%s/data.bin", e->src);
 	make_file(src, size, 7);
 	rc = push_chain(e, &c, sources, 1);
 	assert_int_equal(rc, 0);
+	assert_int_equal(e->seen.nhosts, nhops);
+	assert_int_equal(e->out.hosts_failed, 0);
 	for (int i = 0; i < nhops; i++) {
 		char dst[512];
 
 		assert_int_equal(e->hop[i].rc, 0);
 		snprintf(dst, sizeof(dst), "%s/data.bin", e->hop[i].dir);
 		assert_same_file(src, dst);
+		assert_host_ok(e, i, 1, size);
+		assert_host_line(e, i, "ok, 1 entry, %s",
+				 rp_fmt_bytes(b, sizeof(b), size));
 	}
 	assert_released(e);
 }
@@ -354,6 +465,113 @@ static void test_three_hops_psk(void **s)
 	assert_released(e);
 }
 
+/* --json: one object per host, in chain order. */
+static void test_json_hosts(void **s)
+{
+	struct env *e = *s;
+	char want[512];
+
+	file_along(s, 3, 1000);
+	snprintf(want, sizeof(want), "\"hosts\":["
+		 "{\"host\":\"127.0.0.1:%u\",\"status\":\"ok\",\"files\":1,"
+		 "\"failed\":0,\"bytes\":1000},"
+		 "{\"host\":\"127.0.0.1:%u\",\"status\":\"ok\",\"files\":1,"
+		 "\"failed\":0,\"bytes\":1000},"
+		 "{\"host\":\"127.0.0.1:%u\",\"status\":\"ok\",\"files\":1,"
+		 "\"failed\":0,\"bytes\":1000}]", e->hop[0].port,
+		 e->hop[1].port, e->hop[2].port);
+	if (!strstr(e->seen.json, want))
+		fail_msg("no %s in:\n%s", want, e->seen.json);
+}
+
+/* A middle hop that does not relay refuses the chain at its HELLO: the
+ * hop before it has the file, it failed, the ones after were not
+ * reached, and the push fails, naming it. */
+static void test_middle_hop_refuses(void **s)
+{
+	struct env *e = *s;
+	struct chain c = { .nhops = 4, .relay_off = 2 };
+	char src[256], dst[512], *sources[1] = { src }, b[32], names[64];
+	int rc;
+
+	snprintf(src, sizeof(src), "%s/data.bin", e->src);
+	make_file(src, 100 * KIB, 3);
+	rc = push_chain(e, &c, sources, 1);
+	assert_int_not_equal(rc, 0);
+	assert_int_equal(e->out.phase, RP_PHASE_DONE);
+	assert_int_equal(e->hop[0].rc, 0);
+	snprintf(dst, sizeof(dst), "%s/data.bin", e->hop[0].dir);
+	assert_same_file(src, dst);
+	assert_int_equal(e->seen.nhosts, 4);
+	assert_host_ok(e, 0, 1, 100 * KIB);
+	assert_true(e->seen.hosts[1].reached);
+	assert_int_not_equal(e->seen.hosts[1].rc, 0);
+	assert_false(e->seen.hosts[2].reached);
+	assert_false(e->seen.hosts[3].reached);
+	assert_host_line(e, 0, "ok, 1 entry, %s",
+			 rp_fmt_bytes(b, sizeof(b), 100 * KIB));
+	/* In the refusing host's words. */
+	assert_host_line(e, 1, "failed: this receiver does not relay a "
+			 "chain (start it with rdmapush recv --relay)");
+	assert_host_line(e, 2, "not reached");
+	assert_host_line(e, 3, "not reached");
+	assert_int_equal(e->out.nhosts, 4);
+	assert_int_equal(e->out.hosts_failed, 3);
+	snprintf(names, sizeof(names), "127.0.0.1:%u, 127.0.0.1:%u, "
+		 "127.0.0.1:%u", e->hop[1].port, e->hop[2].port,
+		 e->hop[3].port);
+	assert_string_equal(e->out.failed_hosts, names);
+	assert_error_line(e, 3, 4, names);
+	/* --json: the failed host's error, those after it not reached. */
+	if (!strstr(e->seen.json, "\"status\":\"error\",\"files\":0,"
+		    "\"failed\":0,\"bytes\":0,\"error\":\"this receiver "
+		    "does not relay a chain (start it with rdmapush recv "
+		    "--relay)\"}") ||
+	    !strstr(e->seen.json, "\"status\":\"not-reached\""))
+		fail_msg("hosts not as they fared in:\n%s", e->seen.json);
+	assert_released(e);
+}
+
+/* The last hop has the file already (no --force): that host failed
+ * for it, the others have it, and the push fails with its error. */
+static void test_last_hop_refuses_file(void **s)
+{
+	struct env *e = *s;
+	struct chain c = { .nhops = 4 };
+	char src[256], dst[512], *sources[1] = { src }, b[32], names[64];
+	char last[300];
+	int rc;
+
+	snprintf(src, sizeof(src), "%s/data.bin", e->src);
+	make_file(src, 70 * KIB, 5);
+	/* The hop's directory is made by push_chain: the file in it is
+	 * made by a hop 4 directory here first. */
+	snprintf(last, sizeof(last), "%s/hop4", e->root);
+	assert_int_equal(mkdir(last, 0755), 0);
+	snprintf(dst, sizeof(dst), "%s/data.bin", last);
+	make_file(dst, 10, 1);
+	c.keep_last_dir = true;
+	rc = push_chain(e, &c, sources, 1);
+	assert_int_equal(rc, RP_EEXIST);
+	for (int i = 0; i < 3; i++) {
+		snprintf(dst, sizeof(dst), "%s/data.bin", e->hop[i].dir);
+		assert_same_file(src, dst);
+		assert_host_ok(e, i, 1, 70 * KIB);
+		assert_host_line(e, i, "ok, 1 entry, %s",
+				 rp_fmt_bytes(b, sizeof(b), 70 * KIB));
+	}
+	assert_true(e->seen.hosts[3].reached);
+	assert_int_equal(e->seen.hosts[3].rc, RP_EEXIST);
+	assert_int_equal(e->seen.hosts[3].files, 0);
+	assert_int_equal(e->seen.hosts[3].failed, 1);
+	assert_host_line(e, 3, "failed: %s", rp_strerror(RP_EEXIST));
+	assert_int_equal(e->out.hosts_failed, 1);
+	snprintf(names, sizeof(names), "127.0.0.1:%u", e->hop[3].port);
+	assert_string_equal(e->out.failed_hosts, names);
+	assert_error_line(e, 1, 4, names);
+	assert_released(e);
+}
+
 /* What a chain cannot carry is refused before anything connects. */
 static void test_chain_refuses_locally(void **s)
 {
@@ -402,6 +620,12 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_three_hops_psk, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_json_hosts, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_middle_hop_refuses,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_last_hop_refuses_file,
+						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_chain_refuses_locally,
 						setup, teardown),
 	};

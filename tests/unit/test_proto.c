@@ -1274,6 +1274,108 @@ static void test_golden_chain(void **state)
 			 RP_EPROTO);
 }
 
+/* HOST: a later host's result, from a relay. */
+static const uint8_t golden_host[] = {
+	0x52, 0x44, 0x50, 0x55, 0x07,
+	0x0f,				/* type HOST */
+	0x00, 0x00,
+	0x00, 0x00, 0x00, 0x1f,		/* length 31 */
+	0x01, 0x02,			/* hop 258 */
+	0x01,				/* status EXISTS */
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03,	/* files 3 */
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01,	/* failed 1 */
+	0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00,	/* bytes 2^32 */
+	0x00, 0x02,			/* text_len */
+	'n', 'o',
+};
+
+static void sample_host(struct rp_host_msg *m)
+{
+	memset(m, 0, sizeof(*m));
+	m->hop = 258;
+	m->status = RP_ST_EXISTS;
+	m->files = 3;
+	m->failed = 1;
+	m->bytes = 1ull << 32;
+	m->text_len = 2;
+	memcpy(m->text, "no", 2);
+}
+
+static void test_golden_host(void **state)
+{
+	uint8_t buf[RP_PROTO_MAX_MSG];
+	struct rp_host_msg m, o;
+
+	(void)state;
+	sample_host(&m);
+	assert_int_equal(rp_proto_pack_host(buf, sizeof(buf), &m),
+			 sizeof(golden_host));
+	assert_memory_equal(buf, golden_host, sizeof(golden_host));
+	memset(&o, 0x5a, sizeof(o));
+	assert_int_equal(rp_proto_unpack_host(golden_host + HDR,
+					      sizeof(golden_host) - HDR, &o,
+					      NULL), 0);
+	assert_int_equal(o.hop, 258);
+	assert_int_equal(o.status, RP_ST_EXISTS);
+	assert_true(o.files == 3 && o.failed == 1 && o.bytes == 1ull << 32);
+	assert_int_equal(o.text_len, 2);
+	assert_string_equal(o.text, "no");
+}
+
+/* Each field of HOST out of range: refused by the decoder with its
+ * reason, and by the encoder. */
+static void test_host_bounds(void **state)
+{
+	uint8_t buf[RP_PROTO_MAX_MSG], p[64 + RP_TEXT_MAX];
+	struct rp_host_msg m, o;
+	const char *why;
+	size_t n = sizeof(golden_host) - HDR;
+
+	(void)state;
+	sample_host(&m);
+	m.hop = 0;
+	assert_int_equal(rp_proto_pack_host(buf, sizeof(buf), &m), RP_EPROTO);
+	sample_host(&m);
+	m.status = RP_ST_MAX;
+	assert_int_equal(rp_proto_pack_host(buf, sizeof(buf), &m), RP_EPROTO);
+	sample_host(&m);
+	m.text_len = RP_TEXT_MAX + 1;
+	assert_int_equal(rp_proto_pack_host(buf, sizeof(buf), &m), RP_EPROTO);
+	/* The longest text goes. */
+	sample_host(&m);
+	m.text_len = RP_TEXT_MAX;
+	memset(m.text, 'x', RP_TEXT_MAX);
+	assert_true(rp_proto_pack_host(buf, sizeof(buf), &m) > 0);
+	assert_int_equal(rp_proto_unpack_host(buf + HDR, 29 + RP_TEXT_MAX, &o,
+					      NULL), 0);
+	assert_int_equal(o.text_len, RP_TEXT_MAX);
+
+	memcpy(p, golden_host + HDR, n);
+	p[0] = p[1] = 0;
+	why = NULL;
+	assert_int_equal(rp_proto_unpack_host(p, n, &o, &why), RP_EPROTO);
+	assert_string_equal(why, "hop 0");
+	memcpy(p, golden_host + HDR, n);
+	p[2] = RP_ST_MAX;
+	assert_int_equal(rp_proto_unpack_host(p, n, &o, &why), RP_EPROTO);
+	assert_string_equal(why, "status out of range");
+	memcpy(p, golden_host + HDR, n);
+	p[27] = 0x01;	/* text_len 258 */
+	assert_int_equal(rp_proto_unpack_host(p, n, &o, &why), RP_EPROTO);
+	assert_string_equal(why, "text length out of range");
+	memcpy(p, golden_host + HDR, n);
+	p[28] = 3;
+	assert_int_equal(rp_proto_unpack_host(p, n, &o, &why), RP_EPROTO);
+	assert_string_equal(why, "text longer than payload");
+	assert_int_equal(rp_proto_unpack_host(golden_host + HDR, 28, &o, &why),
+			 RP_EPROTO);
+	assert_string_equal(why, "truncated HOST");
+	memcpy(p, golden_host + HDR, n);
+	p[n] = 0;
+	assert_int_equal(rp_proto_unpack_host(p, n + 1, &o, &why), RP_EPROTO);
+	assert_string_equal(why, "trailing bytes");
+}
+
 /* A CHAIN payload of one hop: port, then name as given. */
 static size_t chain1(uint8_t *p, uint16_t port, const char *name, size_t n)
 {
@@ -2920,6 +3022,28 @@ static void test_trace_chain(void **state)
 			    "-> CHAIN hops=2 next=a\\u{001b}[2Jb:18500");
 }
 
+/* HOST's trace: the hop, its result, its text escaped. */
+static void test_trace_host(void **state)
+{
+	struct rp_host_msg m;
+
+	(void)state;
+	sample_host(&m);
+	assert_string_equal(trace_of("<-", RP_MSG_HOST, &m),
+			    "<- HOST hop=258 status=1 (file exists) files=3 "
+			    "failed=1 bytes=4294967296 text=\"no\"");
+	m.text_len = 3;
+	memcpy(m.text, "a\x1b" "b", 3);
+	assert_string_equal(trace_of("->", RP_MSG_HOST, &m),
+			    "-> HOST hop=258 status=1 (file exists) files=3 "
+			    "failed=1 bytes=4294967296 text=\"a\\u{001b}b\"");
+	m.text_len = 0;
+	m.status = RP_ST_OK;
+	assert_string_equal(trace_of("->", RP_MSG_HOST, &m),
+			    "-> HOST hop=258 status=0 (ok) files=3 "
+			    "failed=1 bytes=4294967296");
+}
+
 /* ---- truncation, trailing bytes, short buffers ------------------------- */
 
 /* One valid message of every type and shape, from its struct. */
@@ -2936,6 +3060,7 @@ union any_msg {
 	struct rp_from from;
 	struct rp_reconnect reconnect;
 	struct rp_chain_msg chain;
+	struct rp_host_msg host;
 };
 
 struct sample_msg {
@@ -2943,7 +3068,7 @@ struct sample_msg {
 	union any_msg m;
 };
 
-#define NSAMPLES	23
+#define NSAMPLES	25
 
 /* Hops for CHAIN samples: a name, and an IPv6 address with a zone at
  * the longest name. */
@@ -3023,6 +3148,10 @@ static void make_samples(struct sample_msg s[NSAMPLES])
 	s[i].type = RP_MSG_CHAIN;
 	s[i].m.chain.n = 3;
 	s[i++].m.chain.hop = sample_hops;
+	s[i].type = RP_MSG_HOST;
+	sample_host(&s[i++].m.host);
+	s[i].type = RP_MSG_HOST;
+	s[i++].m.host.hop = 1;
 	assert_int_equal(i, NSAMPLES);
 }
 
@@ -3051,6 +3180,8 @@ static int pack_any(uint8_t *buf, size_t len, const struct sample_msg *s)
 		return rp_proto_pack_reconnect(buf, len, &s->m.reconnect);
 	case RP_MSG_CHAIN:
 		return rp_proto_pack_chain(buf, len, &s->m.chain);
+	case RP_MSG_HOST:
+		return rp_proto_pack_host(buf, len, &s->m.host);
 	default:
 		return rp_proto_pack_result(buf, len, s->type, &s->m.result);
 	}
@@ -3082,6 +3213,8 @@ static int unpack_any(uint8_t type, const uint8_t *p, size_t len,
 		return rp_proto_unpack_reconnect(p, len, &m->reconnect, why);
 	case RP_MSG_CHAIN:
 		return rp_proto_unpack_chain(p, len, &m->chain, why);
+	case RP_MSG_HOST:
+		return rp_proto_unpack_host(p, len, &m->host, why);
 	default:
 		return rp_proto_unpack_result(p, len, type, &m->result, why);
 	}
@@ -3470,7 +3603,9 @@ static void test_type_names(void **state)
 	assert_int_equal(RP_MSG_RECONNECT, 13);
 	assert_string_equal(rp_proto_type_name(RP_MSG_CHAIN), "CHAIN");
 	assert_int_equal(RP_MSG_CHAIN, 14);
-	assert_int_equal(RP_MSG_TYPE_MAX, 15);
+	assert_string_equal(rp_proto_type_name(RP_MSG_HOST), "HOST");
+	assert_int_equal(RP_MSG_HOST, 15);
+	assert_int_equal(RP_MSG_TYPE_MAX, 16);
 	assert_string_equal(rp_proto_type_name(0), "?");
 	assert_string_equal(rp_proto_type_name(RP_MSG_TYPE_MAX), "?");
 	assert_string_equal(rp_proto_type_name(UINT_MAX), "?");
@@ -3542,7 +3677,7 @@ static void test_msg_table(void **state)
 	assert_int_equal(rp_msg_expect(RP_SIDE_RECEIVER, RP_STAGE_END),
 			 BIT(RP_MSG_ACK) | BIT(RP_MSG_FACK) |
 			 BIT(RP_MSG_SYNC) | BIT(RP_MSG_RECONNECT) |
-			 BIT(RP_MSG_ERR));
+			 BIT(RP_MSG_HOST) | BIT(RP_MSG_ERR));
 	/* CHAIN comes only when its HELLO announced it: in no set, asked
 	 * for by name, and from a sender in stage HELLO only. */
 	for (int st = RP_STAGE_AUTH; st < RP_STAGE_MAX; st++)
@@ -3551,8 +3686,14 @@ static void test_msg_table(void **state)
 	assert_true(rp_msg_desc(RP_MSG_CHAIN)->announced);
 	assert_int_equal(rp_msg_desc(RP_MSG_CHAIN)->from[RP_STAGE_HELLO],
 			 RP_SIDE_SENDER);
-	for (unsigned int t = 1; t < RP_MSG_CHAIN; t++)
-		assert_false(rp_msg_desc(t)->announced);
+	for (unsigned int t = 1; t < RP_MSG_TYPE_MAX; t++)
+		assert_true(rp_msg_desc(t)->announced == (t == RP_MSG_CHAIN));
+	/* HOST: a receiver's, at the end only. */
+	for (int st = RP_STAGE_AUTH; st < RP_STAGE_END; st++)
+		assert_int_equal(rp_msg_expect(RP_SIDE_BOTH, st) &
+				 BIT(RP_MSG_HOST), 0);
+	assert_int_equal(rp_msg_expect(RP_SIDE_SENDER, RP_STAGE_END) &
+			 BIT(RP_MSG_HOST), 0);
 	/* Version 7's messages come in no stage before FILES. */
 	for (int st = RP_STAGE_AUTH; st < RP_STAGE_FILES; st++)
 		assert_int_equal(rp_msg_expect(RP_SIDE_BOTH, st) &
@@ -3726,6 +3867,9 @@ int main(void)
 		cmocka_unit_test(test_golden_file),
 		cmocka_unit_test(test_golden_v7),
 		cmocka_unit_test(test_golden_chain),
+		cmocka_unit_test(test_golden_host),
+		cmocka_unit_test(test_host_bounds),
+		cmocka_unit_test(test_trace_host),
 		cmocka_unit_test(test_chain_bounds),
 		cmocka_unit_test(test_trace_chain),
 		cmocka_unit_test(test_golden_result),
