@@ -66,4 +66,6 @@ echo "tree_syscalls: $N files: fcntl $fcntl, flock $flock, fchmod $fchmod," \
 [ "$fchmod" -le $((N / 10)) ] || fail "fchmod: $fchmod calls for $N files"
 # Both sides' messages: the sender's (it made one write a file) and the
 # receiver's, its FACKs in batches: some 260 for 500 files, 565 before.
-[ "$sendto" -le $((N * 2 / 3)) ] || fail "sendto: $sendto calls for $N files"
+# The receiver batches less on a busy machine (it flushes before each
+# wait, and waits more): 340 to 350 seen, so the bound is one a file.
+[ "$sendto" -le $N ] || fail "sendto: $sendto calls for $N files"
