@@ -226,6 +226,16 @@ static int get_bytes(struct cur *c, void *dst, size_t n)
 	return 0;
 }
 
+/* A message's last field, its text of len bytes (checked against its
+ * bound already), NUL-ended into text: NULL, or why not. */
+static const char *get_last_text(struct cur *c, char *text, uint16_t len)
+{
+	if (get_bytes(c, text, len))
+		return "text longer than payload";
+	text[len] = '\0';
+	return c->left ? "trailing bytes" : NULL;
+}
+
 static int get_u8(struct cur *c, uint8_t *v)
 {
 	return get_bytes(c, v, 1);
@@ -914,11 +924,9 @@ int rp_proto_unpack_result(const uint8_t *p, size_t len, uint8_t type,
 	r = check_result(&t);
 	if (r)
 		return fail(why, r);
-	if (get_bytes(&c, t.text, t.text_len))
-		return fail(why, "text longer than payload");
-	t.text[t.text_len] = '\0';
-	if (c.left)
-		return fail(why, "trailing bytes");
+	r = get_last_text(&c, t.text, t.text_len);
+	if (r)
+		return fail(why, r);
 	*m = t;
 	return 0;
 }
@@ -1396,11 +1404,9 @@ int rp_proto_unpack_host(const uint8_t *p, size_t len,
 	r = check_host(&t);
 	if (r)
 		return fail(why, r);
-	if (get_bytes(&c, t.text, t.text_len))
-		return fail(why, "text longer than payload");
-	t.text[t.text_len] = '\0';
-	if (c.left)
-		return fail(why, "trailing bytes");
+	r = get_last_text(&c, t.text, t.text_len);
+	if (r)
+		return fail(why, r);
 	*m = t;
 	return 0;
 }
