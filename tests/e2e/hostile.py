@@ -189,7 +189,9 @@ expect_refusal("zero GID", hello(gid=b"\0" * 16), "proto")
 expect_refusal("MTU 0", hello(mtu=0), "proto")
 expect_refusal("chunk 0", hello(chunk=0), "proto")
 expect_refusal("window 0", hello(window=0), "proto")
-expect_refusal("HELLO flag bit 2 (unknown)", hello(flags=4), "proto")
+# Bit 2 marks a chain (a CHAIN must follow: chain_refusal.sh); bit 3 is
+# no flag at all.
+expect_refusal("HELLO flag bit 3 (unknown)", hello(flags=8), "proto")
 # Bit 1 marks rdmapush ping's HELLO: a file receiver refuses it.
 expect_refusal("HELLO flag bit 1 (a ping's, not for a file receiver)",
                hello(flags=wire.HELLO_PING), "proto")

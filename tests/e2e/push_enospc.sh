@@ -39,6 +39,15 @@ fi
 "$LAB" signal "$RCV" nospc TERM
 recv_wait nospc >/dev/null 2>&1
 
+# pace on|off: the sender's egress capped at 8 Mb/s (netem), or not.
+pace() {
+	if [ "$1" = on ]; then
+		on "$SND" "tc qdisc replace dev eth0 root netem rate 8mbit" >/dev/null
+	else
+		on "$SND" "tc qdisc del dev eth0 root 2>/dev/null; true" >/dev/null
+	fi
+}
+
 "$LAB" bg "$RCV" nospc2 -- "RDMAPUSH_NO_FALLOCATE=1 exec $RP recv -p $PORT -T 10 -o $DST"
 await_listen "$RCV" >/dev/null
 # Once the transfer has begun writing (the file system shows blocks in
@@ -46,8 +55,12 @@ await_listen "$RCV" >/dev/null
 # the space left (the receiver keeps writing meanwhile, hence several
 # grabs and the crumbs).
 "$LAB" bg "$RCV" filler -- "used() { df -k $DST | awk 'NR==2 { print \$3 }'; }; end=\$((\$(date +%s) + 20)); while [ \$(used) = 0 ]; do [ \$(date +%s) -lt \$end ] || { echo 'filler: nothing written to $DST in 20 s'; exit 1; }; sleep 0.01; done; for k in 1 2 3 4; do fallocate -l \$(df -k $DST | awk 'NR==2 { print \$4 }')K $DST/.filler\$k 2>/dev/null; done; cat /dev/zero > $DST/.crumbs 2>/dev/null; true"
+# The push paced by the sender's egress (3 MiB at 8 Mb/s: 3 s or more),
+# so that the filler, slow to start in the lab, always fills mid-way.
+pace on
 "$LAB" bg "$SND" push -- "exec $RP send${OP:+ --op $OP} -p $PORT -c 4K -w 1 /tmp/e2e-src/three $RCV_IP"
 out=$("$LAB" wait "$SND" push --timeout 60 2>&1); rc=$?
+pace off
 fout=$("$LAB" wait "$RCV" filler 2>&1) ||
 	fail "ENOSPC mid-transfer: disk filled once writing began" "$fout"
 on "$RCV" "rm -f $DST/.filler* $DST/.crumbs" >/dev/null
@@ -106,7 +119,9 @@ session "a session, its middle file larger than the free space" six "$out" $rc
 "$LAB" bg "$RCV" nospc4 -- "RDMAPUSH_NO_FALLOCATE=1 exec $RP recv -p $PORT -T 10 -o $DST"
 await_listen "$RCV" >/dev/null
 "$LAB" bg "$RCV" filler -- "used() { df -k $DST | awk 'NR==2 { print \$3 }'; }; avail() { df -k $DST | awk 'NR==2 { print \$4 }'; }; end=\$((\$(date +%s) + 30)); while [ \$(used) -lt 400 ]; do [ \$(date +%s) -lt \$end ] || { echo 'filler: three did not begin writing in 30 s'; exit 1; }; sleep 0.01; done; k=0; while a=\$(avail); [ \$a -gt 900 ]; do k=\$((k + 1)); [ \$k -le 8 ] || { echo \"filler: could not fill $DST (\$a KiB still free)\"; exit 1; }; fallocate -l \$((a - 768))K $DST/.filler\$k 2>/dev/null; done"
+pace on
 out=$(send "-c 4K -w 1" /tmp/e2e-src/x-three /tmp/e2e-src/three /tmp/e2e-src/y-three "$RCV_IP" 2>&1); rc=$?
+pace off
 fout=$("$LAB" wait "$RCV" filler 2>&1) ||
 	fail "ENOSPC mid-session: disk filled once three began writing" "$fout"
 on "$RCV" "rm -f $DST/.filler*" >/dev/null
