@@ -98,6 +98,14 @@ void rp_hostlist_init(struct rp_hostlist *hl)
 	memset(hl, 0, sizeof(*hl));
 }
 
+int rp_host_format(char *buf, size_t len, const char *name, uint16_t port)
+{
+	bool v6 = strchr(name, ':') != NULL;
+
+	return snprintf(buf, len, "%s%s%s:%u", v6 ? "[" : "", name,
+			v6 ? "]" : "", port);
+}
+
 void rp_hostlist_free(struct rp_hostlist *hl)
 {
 	free(hl->host);

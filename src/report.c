@@ -13,6 +13,7 @@
 
 #include "rdmapush/csum.h"
 #include "rdmapush/err.h"
+#include "rdmapush/hostlist.h"
 #include "rdmapush/json.h"
 #include "rdmapush/report.h"
 #include "rdmapush/trace.h"
@@ -51,10 +52,7 @@ static struct json_object *peer_string(const char *s)
 static const char *host_port(char *buf, size_t len,
 			     const struct rp_host_result *h)
 {
-	bool v6 = strchr(h->host, ':') != NULL;
-
-	snprintf(buf, len, "%s%s%s:%u", v6 ? "[" : "", h->host,
-		 v6 ? "]" : "", h->port);
+	(void)rp_host_format(buf, len, h->host, h->port);
 	return buf;
 }
 

@@ -245,9 +245,12 @@ static void name_failed(struct rp_outcome *out, const struct rp_host *h)
 
 	if (room < 4)
 		return;
-	n = snprintf(out->failed_hosts + len, room, "%s%s%s%s:%u",
-		     len ? ", " : "", strchr(h->name, ':') ? "[" : "",
-		     h->name, strchr(h->name, ':') ? "]" : "", h->port);
+	if (len) {
+		strcpy(out->failed_hosts + len, ", ");
+		len += 2;
+		room -= 2;
+	}
+	n = rp_host_format(out->failed_hosts + len, room, h->name, h->port);
 	if (n < 0 || (size_t)n >= room)
 		strcpy(out->failed_hosts + sizeof(out->failed_hosts) - 4,
 		       "...");

@@ -67,6 +67,9 @@ struct rp_hostlist {
 void rp_hostlist_init(struct rp_hostlist *hl);
 /* Frees the entries and empties the list; safe to call more than once. */
 void rp_hostlist_free(struct rp_hostlist *hl);
+/* "name:port", an IPv6 address in brackets ("[fe80::1]:18500"), into buf
+ * of len bytes: snprintf's return (len or more: cut short). */
+int rp_host_format(char *buf, size_t len, const char *name, uint16_t port);
 
 /*
  * Append the hosts of one expression (the grammar above) to hl, checked
