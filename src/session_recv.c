@@ -952,8 +952,12 @@ static int check_chunk(struct xfer *x, const struct recv_state *r,
 		       last ? "up to " : "", x->chunk);
 		return RP_EPROTO;
 	}
-	/* Once told it failed, the sender may end the file early. */
+	/* Once told it failed, the sender may end the file early; and it
+	 * ends one it could not read to its end (its source shrank, a
+	 * relay's upstream failed) with an empty last chunk: its FEND then
+	 * says aborted, which finish_file() holds it to. */
 	if (c->meta.size != RP_SIZE_UNKNOWN && !c->facked &&
+	    !(len == 0 && last) &&
 	    (len > left || last != (len == left))) {
 		RP_ERR("chunk from %s does not fit its file: %u bytes with "
 		       "%" PRIu64 " to go%s", x->peer, len, left,

@@ -25,6 +25,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -121,6 +122,7 @@ struct scenario {
 	enum rp_fab_fault fault;
 	uint64_t fault_nth;
 	uint64_t signal_at;	/* raise SIGINT at the sender's nth post */
+	uint64_t shrink_at;	/* the source shrinks at either side's nth */
 	unsigned int recv_ack_ms;	/* the receiver's ACKs come this late */
 	unsigned int send_ack_ms;	/* the sender's ACKs come this late */
 	unsigned int sync_ms;	/* each wait for the receiver's disk: this long */
@@ -747,9 +749,16 @@ static int teardown(void **state)
  * Running one scenario
  */
 
+/* The source a shrink_at case cuts short, once. */
+static const char *shrink_path;
+static atomic_bool shrunk;
+
 static void on_post(enum rp_fab_side side, uint64_t nth, void *arg)
 {
 	const struct scenario *sc = arg;
+
+	if (nth == sc->shrink_at && !atomic_exchange(&shrunk, true))
+		assert_int_equal(truncate(shrink_path, 100 * KIB), 0);
 
 	/* A real signal, delivered to the thread that is posting. */
 	if (side == RP_FAB_SENDER && nth == sc->signal_at)
@@ -914,7 +923,9 @@ static void run(struct env *e, const struct scenario *sc, struct result *res,
 		rp_fab_fault(RP_FAB_SENDER, RP_FAB_SLOW_ACK, sc->send_ack_ms);
 	if (sc->fault)
 		rp_fab_fault(sc->fault_side, sc->fault, sc->fault_nth);
-	if (sc->signal_at || sc->trickle_ms)
+	shrink_path = file;
+	atomic_store(&shrunk, false);
+	if (sc->signal_at || sc->trickle_ms || sc->shrink_at)
 		rp_fab_set_hook(on_post, (void *)sc);
 	memset(res, 0, sizeof(*res));
 	reconnects_seen[0] = reconnects_seen[1] = UINT32_MAX;
@@ -1755,6 +1766,26 @@ static void test_signal_mid_data(void **s)
 	assert_int_equal(r.send_exit, 130);	/* 128 + SIGINT, as shells expect */
 	assert_int_equal(r.send_out.phase, RP_PHASE_DATA);
 	assert_true(r.send_out.failed || r.send_rc);
+}
+
+/* The source shrinks while it is sent: that file fails on both sides,
+ * said once, nothing of it is left, and the session ends in order (the
+ * receiver takes the empty last chunk that ends it early). */
+static void test_source_shrinks_mid_file(void **s)
+{
+	struct env *e = *s;
+	struct result r;
+
+	push(e, &(struct scenario){ .size = 4 * MIB, .chunk = 64 * KIB,
+	     .window = 4, .shrink_at = 20 }, &r);
+	assert_true(atomic_load(&shrunk));
+	assert_int_not_equal(r.send_rc, 0);
+	assert_int_not_equal(r.recv_rc, RP_EPROTO);
+	assert_int_equal(r.send_out.phase, RP_PHASE_DONE);
+	assert_int_equal(r.recv_out.phase, RP_PHASE_DONE);
+	assert_int_equal(r.send_out.failed, 1);
+	assert_int_equal(r.recv_out.failed, 1);
+	assert_nothing(e);
 }
 
 /* The receiver dies mid-data: its QP errors out, its control connection
@@ -3570,6 +3601,7 @@ int main(void)
 		T(test_window_1_slow_acks),
 		T(test_sender_slow_acks),
 		T(test_receiver_shrinks_chunk),
+		T(test_source_shrinks_mid_file),
 		T(test_receiver_shrinks_window),
 		T(test_psk_right),
 		T(test_psk_wrong),
