@@ -51,6 +51,19 @@
 
 static uint8_t test_op = RP_OP_WRITE;
 
+/* Where a hop dies (test_hop_dies_*): its connections cut at that point,
+ * as when its process is killed. */
+enum death {
+	LIVES,
+	AT_CONNECT,	/* nothing listens on its port */
+	AT_HELLO,	/* it accepts, then closes at once */
+	IN_DATA,	/* once about half the file has landed */
+	AT_END,		/* once its last entry is stored, before FIN */
+};
+
+/* How much of the file has landed when an IN_DATA hop dies. */
+#define DIE_AFTER	(2 * MIB)
+
 struct hop {
 	char dir[256];
 	int dirfd;
@@ -63,6 +76,10 @@ struct hop {
 	struct rp_outcome out;
 	const uint8_t *psk;	/* --psk's key, or NULL */
 	_Atomic bool accepted;
+	enum death death;
+	_Atomic int conn;	/* the upstream's connection, once accepted */
+	_Atomic bool died;
+	struct rp_hooks hooks;	/* for its death */
 };
 
 /* What the origin's report said: its host lines and its JSON. */
@@ -180,12 +197,43 @@ static void *hop_main(void *arg)
 	if (fd < 0)
 		return NULL;
 	atomic_store(&h->accepted, true);
+	if (h->death == AT_HELLO) {
+		atomic_store(&h->died, true);
+		close(fd);
+		h->rc = RP_EPEERABORT;
+		return NULL;
+	}
+	atomic_store(&h->conn, fd);
 	h->rc = rp_session_recv_one(&h->o, h->psk, h->dirfd, fd, "upstream",
 				    NULL, &h->out);
 	return NULL;
 }
 
-static void hop_config(struct rp_config *o, const struct hop *h)
+/* The hop's process is gone: both directions of its upstream
+ * connection end, as its sockets would; its session and its relay see
+ * that and tear down. Once. */
+static void die(struct hop *h)
+{
+	if (!atomic_exchange(&h->died, true))
+		shutdown(atomic_load(&h->conn), SHUT_RDWR);
+}
+
+static void die_in_data(void *ctx, uint64_t done, uint64_t total)
+{
+	(void)total;
+	if (done >= DIE_AFTER)
+		die(ctx);
+}
+
+static void die_at_end(void *ctx, const char *path, uint64_t bytes, int rc)
+{
+	(void)path;
+	(void)bytes;
+	(void)rc;
+	die(ctx);
+}
+
+static void hop_config(struct rp_config *o, struct hop *h)
 {
 	rp_config_defaults(o);
 	o->timeout = 5;
@@ -195,6 +243,12 @@ static void hop_config(struct rp_config *o, const struct hop *h)
 	o->dir = h->dir;
 	o->relay = h->relay;
 	o->op = test_op;
+	h->hooks = (struct rp_hooks){ .ctx = h };
+	if (h->death == IN_DATA)
+		h->hooks.progress = die_in_data;
+	else if (h->death == AT_END)
+		h->hooks.entry = die_at_end;
+	o->hooks = &h->hooks;
 }
 
 struct chain {
@@ -206,6 +260,8 @@ struct chain {
 	const char *psk_file;	/* every hop's and the sender's key */
 	bool force;		/* the hops' --force */
 	bool keep_last_dir;	/* the test made the last hop's directory */
+	int dies;		/* this hop (1-based) dies, */
+	enum death death;	/* there */
 };
 
 /* The origin's report hook: what the tool would print, kept. */
@@ -270,6 +326,8 @@ static int push_chain(struct env *e, const struct chain *c,
 		h->dirfd = open(h->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		assert_true(h->dirfd >= 0);
 		h->relay = i + 1 < c->nhops && c->relay_off != i + 1;
+		h->death = c->dies == i + 1 ? c->death : LIVES;
+		atomic_store(&h->conn, -1);
 		listen_on(h);
 		hop_config(&h->o, h);
 		/* A relay's own push on is keyed as its receiver is. */
@@ -279,6 +337,12 @@ static int push_chain(struct env *e, const struct chain *c,
 		memset(&hosts[i], 0, sizeof(hosts[i]));
 		snprintf(hosts[i].name, sizeof(hosts[i].name), "127.0.0.1");
 		hosts[i].port = h->port;
+		if (h->death == AT_CONNECT) {
+			/* Nothing listens there any more. */
+			close(h->lfd);
+			h->lfd = -1;
+			continue;
+		}
 		assert_int_equal(pthread_create(&h->thread, NULL, hop_main, h),
 				 0);
 	}
@@ -303,11 +367,13 @@ static int push_chain(struct env *e, const struct chain *c,
 	for (int i = 0; i < c->nhops; i++) {
 		struct hop *h = &e->hop[i];
 
+		close(h->dirfd);
+		if (h->lfd < 0)
+			continue;
 		if (!atomic_load(&h->accepted))
 			poke(h);
 		assert_int_equal(pthread_join(h->thread, NULL), 0);
 		close(h->lfd);
-		close(h->dirfd);
 	}
 	return rc;
 }
@@ -572,6 +638,95 @@ static void test_last_hop_refuses_file(void **s)
 	assert_released(e);
 }
 
+/* Hop k (1-based) of four dies at death, mid-way through a 5 MiB file:
+ * nothing hangs or leaks; each hop before it has the file; it is
+ * reported failed and those after it not reached, and the push fails
+ * naming them all. A hop that died before the end leaves no file
+ * visible after it. */
+static void hop_dies(void **s, int k, enum death death)
+{
+	struct env *e = *s;
+	struct chain c = { .nhops = 4, .dies = k, .death = death };
+	char src[256], dst[512], *sources[1] = { src }, names[128];
+	size_t len = 0;
+	int rc;
+
+	snprintf(src, sizeof(src), "%s/data.bin", e->src);
+	make_file(src, 5 * MIB, 9);
+	rc = push_chain(e, &c, sources, 1);
+	assert_int_not_equal(rc, 0);
+	if (death != AT_CONNECT)
+		assert_true(atomic_load(&e->hop[k - 1].died));
+	assert_int_equal(e->seen.nhosts, 4);
+	for (int i = 0; i < 4; i++) {
+		const struct rp_host_result *r = &e->seen.hosts[i];
+
+		snprintf(dst, sizeof(dst), "%s/data.bin", e->hop[i].dir);
+		if (i < k - 1) {
+			assert_int_equal(e->hop[i].rc, 0);
+			assert_same_file(src, dst);
+			assert_host_ok(e, i, 1, 5 * MIB);
+			continue;
+		}
+		if (i == k - 1) {
+			assert_true(r->reached);
+			assert_int_not_equal(r->rc, 0);
+		} else {
+			assert_false(r->reached);
+			assert_host_line(e, i, "not reached");
+		}
+		if (death != AT_END && access(dst, F_OK) == 0)
+			fail_msg("%s: visible after hop %d died", dst, k);
+		len += (size_t)snprintf(names + len, sizeof(names) - len,
+					"%s127.0.0.1:%u", len ? ", " : "",
+					e->hop[i].port);
+	}
+	assert_int_equal(e->out.hosts_failed, 4 - (k - 1));
+	assert_string_equal(e->out.failed_hosts, names);
+	assert_error_line(e, 4 - (unsigned int)(k - 1), 4, names);
+	assert_released(e);
+}
+
+static void test_first_hop_dies_at_hello(void **s)
+{
+	hop_dies(s, 1, AT_HELLO);
+}
+
+static void test_first_hop_dies_in_data(void **s)
+{
+	hop_dies(s, 1, IN_DATA);
+}
+
+static void test_middle_hop_dies_at_connect(void **s)
+{
+	hop_dies(s, 2, AT_CONNECT);
+}
+
+static void test_middle_hop_dies_at_hello(void **s)
+{
+	hop_dies(s, 2, AT_HELLO);
+}
+
+static void test_middle_hop_dies_in_data(void **s)
+{
+	hop_dies(s, 2, IN_DATA);
+}
+
+static void test_middle_hop_dies_at_end(void **s)
+{
+	hop_dies(s, 3, AT_END);
+}
+
+static void test_last_hop_dies_in_data(void **s)
+{
+	hop_dies(s, 4, IN_DATA);
+}
+
+static void test_last_hop_dies_at_end(void **s)
+{
+	hop_dies(s, 4, AT_END);
+}
+
 /* What a chain cannot carry is refused before anything connects. */
 static void test_chain_refuses_locally(void **s)
 {
@@ -627,6 +782,22 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_last_hop_refuses_file,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_chain_refuses_locally,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_first_hop_dies_at_hello,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_first_hop_dies_in_data,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_middle_hop_dies_at_connect,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_middle_hop_dies_at_hello,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_middle_hop_dies_in_data,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_middle_hop_dies_at_end,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_last_hop_dies_in_data,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_last_hop_dies_at_end,
 						setup, teardown),
 	};
 
