@@ -18,7 +18,9 @@ fail=0
 ok() { echo "failures: ok $1"; }
 bad() { echo "failures: FAIL $1"; fail=1; }
 # A port nothing listens on, away from the defaults.
-port=$((20000 + $$ % 20000))
+# Below the kernel's ephemeral ports (32768 up), which other tests'
+# connections take meanwhile.
+port=$((20000 + $$ % 12000))
 
 # failure WANT-RC SUB ARGS...: exits WANT-RC; stderr is one line
 # "rdmapush SUB: " (not a hint), then at most one "rdmapush SUB: hint: ".

@@ -3,6 +3,7 @@
  * with its own scratch buffer and SIGINT/SIGTERM blocked; the eventfd
  * wakes the submitter; freeing drops queued jobs and joins. */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -28,6 +29,7 @@ struct tjob {
 	bool sig_blocked;
 	unsigned int sleep_us;
 	pthread_mutex_t *gate;	/* held by the test: the job waits on it */
+	atomic_bool started;	/* a worker is inside it */
 };
 
 static void run(struct rp_job *j, void *scratch)
@@ -35,6 +37,7 @@ static void run(struct rp_job *j, void *scratch)
 	struct tjob *t = (struct tjob *)j;
 	sigset_t cur;
 
+	atomic_store(&t->started, true);
 	if (t->gate) {
 		pthread_mutex_lock(t->gate);
 		pthread_mutex_unlock(t->gate);
@@ -133,7 +136,10 @@ static void test_free_drops_queued(void **state)
 		later[i] = (struct tjob){ .job.run = run, .gate = &gate };
 		rp_pool_submit(p, &later[i].job);
 	}
-	usleep(10000);		/* the worker is inside first */
+	/* The worker is inside first (a loaded machine may take a while
+	 * to get there). */
+	while (!atomic_load(&first.started))
+		usleep(1000);
 	rp_pool_free(p);
 	assert_int_equal(first.ran, 1);
 	assert_null(first.scratch);
