@@ -32,6 +32,7 @@ struct rp_feed {
 	uint32_t cap;
 	uint64_t head, tail;	/* entries taken, entries put */
 	bool closed;		/* the upstream put its last entry */
+	bool broken;		/* the upstream failed */
 	bool gone;		/* the downstream stopped taking */
 	_Atomic int *stop;	/* non-zero: a waiting put gives up */
 };
@@ -180,6 +181,25 @@ void rp_feed_close(struct rp_feed *f)
 	f->closed = true;
 	wake(f);
 	pthread_mutex_unlock(&f->mu);
+}
+
+void rp_feed_break(struct rp_feed *f)
+{
+	pthread_mutex_lock(&f->mu);
+	f->closed = true;
+	f->broken = true;
+	wake(f);
+	pthread_mutex_unlock(&f->mu);
+}
+
+bool rp_feed_broken(struct rp_feed *f)
+{
+	bool b;
+
+	pthread_mutex_lock(&f->mu);
+	b = f->broken;
+	pthread_mutex_unlock(&f->mu);
+	return b;
 }
 
 int rp_feed_head(struct rp_feed *f, struct rp_feed_entry *copy)

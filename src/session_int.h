@@ -446,6 +446,11 @@ void rp_feed_end(struct rp_feed *f, uint64_t seq, int err,
 		 const uint8_t csum[RP_CSUM_LEN]);
 /* No entry comes after those put. */
 void rp_feed_close(struct rp_feed *f);
+/* The upstream session failed: the downstream stops its session as a
+ * failed one (not file by file), so the hops after keep what they hold
+ * of the file in flight, for a push that resumes it. */
+void rp_feed_break(struct rp_feed *f);
+bool rp_feed_broken(struct rp_feed *f);
 
 /* The downstream side. The fd to watch (readable: something changed;
  * rp_feed_ack() before looking again). head copies the first entry
@@ -481,9 +486,9 @@ int rp_session_send_feed(const struct rp_config *o, struct rp_feed *feed,
  * digest). close, after FIN, waits for the downstream to end (SYNCs
  * going upstream meanwhile), then tells the upstream each later
  * host's result (HOST): 0 or our session's failure, the downstream's
- * result in *down_rc. free ends a file still open_seq
- * failed, stops the downstream and releases it. Each is a no-op
- * without a relay; a file's seq may be RP_FEED_NONE.
+ * result in *down_rc. free, after our session failed, stops the
+ * downstream as a failed session (rp_feed_break) and releases it. Each
+ * is a no-op without a relay; a file's seq may be RP_FEED_NONE.
  */
 struct rp_relay;
 struct rp_host;
@@ -498,7 +503,7 @@ void rp_relay_end(struct xfer *x, uint64_t seq, int err,
 		  const uint8_t csum[RP_CSUM_LEN]);
 int rp_relay_close(struct xfer *x, int *down_rc)
 	__attribute__((warn_unused_result));
-void rp_relay_free(struct xfer *x, uint64_t open_seq);
+void rp_relay_free(struct xfer *x);
 
 /*
  * The sender's handshake (session_hello.c), after --psk's AUTH: HELLO

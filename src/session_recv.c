@@ -1365,7 +1365,7 @@ int rp_session_recv_one(const struct rp_config *o, const uint8_t *psk,
 	rp_xfer_stop_pool(&x);
 	if (rc)
 		keep_partial(&x, &r);
-	rp_relay_free(&x, r.cur.open ? r.cur.relay_seq : RP_FEED_NONE);
+	rp_relay_free(&x);
 	release(&r);
 	if (!rc && r.tally.failed) {
 		rp_xfer_phase(&x, RP_PHASE_DONE);

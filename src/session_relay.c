@@ -327,17 +327,17 @@ int rp_relay_close(struct xfer *x, int *down_rc)
 	return rc ? rc : tell_hosts(x, rl);
 }
 
-void rp_relay_free(struct xfer *x, uint64_t open_seq)
+void rp_relay_free(struct xfer *x)
 {
 	struct rp_relay *rl = x->relay;
 
 	if (!rl)
 		return;
 	if (rl->running) {
-		/* Our session failed: the file on its way ends failed, and
-		 * nothing more comes. */
-		rp_feed_end(rl->feed, open_seq, RP_EPEERABORT, NULL);
-		rp_feed_close(rl->feed);
+		/* Our session failed: the push on stops too, as a failed
+		 * session, and the next hop keeps what it has of the file
+		 * in flight. */
+		rp_feed_break(rl->feed);
 		(void)join(x, rl, false);
 	}
 	relay_free(rl);

@@ -18,6 +18,7 @@
 #include "rdmapush/ctrl.h"
 #include "rdmapush/err.h"
 #include "rdmapush/fileio.h"
+#include "rdmapush/hostlist.h"
 #include "rdmapush/partial.h"
 #include "rdmapush/pool.h"
 #include "rdmapush/session.h"
@@ -619,8 +620,14 @@ static int pump(struct xfer *x, struct send_state *s)
 {
 	int rc = 0;
 
-	if (s->fed)
+	if (s->fed) {
 		feed_look(s);
+		if (rp_feed_broken(s->fed->f)) {
+			RP_ERR("relay: the push into this hop failed; the push "
+			       "on to %s stops with it", x->peer);
+			return RP_EPEERABORT;
+		}
+	}
 	while (!rc && !s->fin_sent && !rp_session_stop && !s->starved) {
 		if (s->cur.open) {
 			queue_reads(x, s);
@@ -1251,6 +1258,77 @@ static void init(struct xfer *x, struct send_state *s,
 	rp_xfer_phase(x, RP_PHASE_PREPARE);
 }
 
+static int push_to_host(const struct rp_config *o, struct rp_feed *feed,
+			struct rp_host_msg *got, struct rp_outcome *out);
+
+/*
+ * Where a chain broke: the first host that failed in transport (it died,
+ * or its link did: rc is our own session's, into the first host) when no
+ * host after it answered. False if it did not break so, or broke at its
+ * last host.
+ */
+static bool broken_at(const struct xfer *x, int rc, uint32_t *k)
+{
+	uint32_t n = x->o->nhosts, i = 0;
+	int err = rc;
+
+	if (!rc) {
+		for (i = 1; i < n; i++)
+			if (x->got[i].hop && x->got[i].status != RP_ST_OK)
+				break;
+		if (i == n)
+			return false;
+		err = rp_proto_status_to_err(x->got[i].status);
+	}
+	if (rp_err_exit_code(err) != RP_EXIT_TRANSPORT)
+		return false;
+	for (uint32_t j = i + 1; j < n; j++)
+		if (x->got[j].hop)
+			return false;
+	*k = i;
+	return i + 1 < n;
+}
+
+/*
+ * The origin of a chain that broke at host k: each host after it gets a
+ * push of its own, straight from here, with --resume and --update exists:
+ * it continues the file the chain left mid-way and keeps, never replaces,
+ * what it holds. Their results take the places of theirs.
+ */
+static void reroute(struct xfer *x, int rc)
+{
+	const struct rp_config *o = x->o;
+	char dead[RP_HOST_NAME_MAX + 10];
+	uint32_t k;
+
+	if (!x->got || x->feed || o->nhosts < 2 || rp_session_stop ||
+	    !broken_at(x, rc, &k))
+		return;
+	rp_host_format(dead, sizeof(dead), o->hosts[k].name,
+		       o->hosts[k].port ? o->hosts[k].port : o->port);
+	for (uint32_t j = k + 1; j < o->nhosts && !rp_session_stop; j++) {
+		struct rp_config d = *o;
+		struct rp_host_msg got = { 0 };
+
+		d.hosts = &o->hosts[j];
+		d.nhosts = 1;
+		d.host = o->hosts[j].name;
+		d.port = o->hosts[j].port ? o->hosts[j].port : o->port;
+		d.resume = true;
+		d.update = RP_UPDATE_EXISTS;
+		d.hooks = NULL;
+		d.json = false;
+		RP_INFO("the chain broke at %s: pushing to %s:%u directly, "
+			"from where it stopped", dead, d.host, d.port);
+		RP_EV("session", "chain.reroute", "chain broke at {dead}: "
+		      "pushing to {host}:{port} directly", EV_S("dead", dead),
+		      EV_S("host", d.host), EV_U("port", d.port));
+		(void)push_to_host(&d, NULL, &got, NULL);
+		got.hop = (uint16_t)(j + 1);
+		x->got[j] = got;
+	}
+}
+
 /* Tell the receiver why (if it can still hear it), report, release. */
 static int finish(struct xfer *x, struct send_state *s, int rc,
 		  struct rp_outcome *out)
@@ -1259,6 +1337,7 @@ static int finish(struct xfer *x, struct send_state *s, int rc,
 		RP_ERR("interrupted by signal %d", (int)rp_session_stop);
 	if (rc)
 		rp_chan_refuse(&x->ch, RP_MSG_ERR, rc);
+	reroute(x, rc);
 	/* The session went well, but not every entry did. */
 	if (!rc && s->tally.failed) {
 		rp_xfer_phase(x, RP_PHASE_DONE);

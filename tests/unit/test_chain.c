@@ -59,9 +59,14 @@ enum death {
 	AT_HELLO,	/* it accepts, then closes at once */
 	IN_DATA,	/* once about half the file has landed */
 	AT_END,		/* once its last entry is stored, before FIN */
+	LINK_IN_DATA,	/* it lives, but its upstream's connection ends,
+			 * as IN_DATA: its relay must stop the next hop's
+			 * session, not end the file, for that one to keep
+			 * what it has */
 };
 
-/* How much of the file has landed when an IN_DATA hop dies. */
+/* How much of the file has landed on the hop after an IN_DATA hop (on
+ * it, for the last) when it dies. */
 #define DIE_AFTER	(2 * MIB)
 
 struct hop {
@@ -75,7 +80,12 @@ struct hop {
 	int rc;
 	struct rp_outcome out;
 	const uint8_t *psk;	/* --psk's key, or NULL */
-	_Atomic bool accepted;
+	_Atomic bool quit;	/* the push is over: stop serving */
+	int sessions;		/* connections it took */
+	uint64_t data_bytes;	/* its last session's (a resumed file's
+				 * rest only) */
+	uint16_t next_port;	/* the hop after it, 0 for the last */
+	struct hop *victim;	/* dies when this one has DIE_AFTER */
 	enum death death;
 	_Atomic int conn;	/* the upstream's connection, once accepted */
 	_Atomic bool died;
@@ -182,47 +192,78 @@ static void listen_on(struct hop *h)
 	h->port = ntohs(a.sin_port);
 }
 
-/* One hop: accept one connection (or give up after 20 s: the hop
- * upstream failed before it connected) and receive it. */
+/* One hop, as a receiver serving: each connection received in turn
+ * (the upstream's, then the origin's when the chain is rerouted) until
+ * the test is done with it. A hop that died closes every connection. */
 static void *hop_main(void *arg)
 {
 	struct hop *h = arg;
-	struct pollfd p = { .fd = h->lfd, .events = POLLIN };
-	int fd;
 
 	h->rc = RP_ETIMEOUT;
-	if (poll(&p, 1, 20000) != 1)
-		return NULL;
-	fd = accept4(h->lfd, NULL, NULL, SOCK_CLOEXEC);
-	if (fd < 0)
-		return NULL;
-	atomic_store(&h->accepted, true);
-	if (h->death == AT_HELLO) {
-		atomic_store(&h->died, true);
-		close(fd);
-		h->rc = RP_EPEERABORT;
-		return NULL;
+	while (!atomic_load(&h->quit)) {
+		struct pollfd p = { .fd = h->lfd, .events = POLLIN };
+		int fd;
+
+		if (poll(&p, 1, 20) != 1)
+			continue;
+		fd = accept4(h->lfd, NULL, NULL, SOCK_CLOEXEC);
+		if (fd < 0)
+			continue;
+		h->sessions++;
+		if (h->death == AT_HELLO || atomic_load(&h->died)) {
+			atomic_store(&h->died, true);
+			close(fd);
+			h->rc = RP_EPEERABORT;
+			continue;
+		}
+		atomic_store(&h->conn, fd);
+		memset(&h->out, 0, sizeof(h->out));
+		h->rc = rp_session_recv_one(&h->o, h->psk, h->dirfd, fd,
+					    "upstream", NULL, &h->out);
+		atomic_store(&h->conn, -1);
 	}
-	atomic_store(&h->conn, fd);
-	h->rc = rp_session_recv_one(&h->o, h->psk, h->dirfd, fd, "upstream",
-				    NULL, &h->out);
 	return NULL;
 }
 
-/* The hop's process is gone: both directions of its upstream
- * connection end, as its sockets would; its session and its relay see
- * that and tear down. Once. */
+/* The hop's process is gone: its connections end, the upstream's and
+ * its relay's to the next hop (found by its peer's port), as a killed
+ * process's would, with nothing more said on them. Once. */
 static void die(struct hop *h)
 {
-	if (!atomic_exchange(&h->died, true))
-		shutdown(atomic_load(&h->conn), SHUT_RDWR);
+	if (atomic_exchange(&h->died, true))
+		return;
+	for (int fd = 0; h->death != LINK_IN_DATA && h->next_port &&
+	     fd < 1024; fd++) {
+		struct sockaddr_in a;
+		socklen_t len = sizeof(a);
+
+		if (getpeername(fd, (struct sockaddr *)&a, &len) == 0 &&
+		    a.sin_family == AF_INET &&
+		    ntohs(a.sin_port) == h->next_port)
+			shutdown(fd, SHUT_RDWR);
+	}
+	shutdown(atomic_load(&h->conn), SHUT_RDWR);
+}
+
+static void hop_report(void *ctx, const struct rp_report *r)
+{
+	struct hop *h = ctx;
+
+	h->data_bytes = r->data_bytes;
+}
+
+static bool in_data(enum death d)
+{
+	return d == IN_DATA || d == LINK_IN_DATA;
 }
 
 static void die_in_data(void *ctx, uint64_t done, uint64_t total)
 {
+	struct hop *h = ctx;
+
 	(void)total;
 	if (done >= DIE_AFTER)
-		die(ctx);
+		die(h->victim);
 }
 
 static void die_at_end(void *ctx, const char *path, uint64_t bytes, int rc)
@@ -243,8 +284,8 @@ static void hop_config(struct rp_config *o, struct hop *h)
 	o->dir = h->dir;
 	o->relay = h->relay;
 	o->op = test_op;
-	h->hooks = (struct rp_hooks){ .ctx = h };
-	if (h->death == IN_DATA)
+	h->hooks = (struct rp_hooks){ .ctx = h, .report = hop_report };
+	if (h->victim)
 		h->hooks.progress = die_in_data;
 	else if (h->death == AT_END)
 		h->hooks.entry = die_at_end;
@@ -288,20 +329,6 @@ static void report_hook(void *ctx, const struct rp_report *r)
 	fclose(f);
 }
 
-/* A hop no push reached still waits: a connection that closes at once
- * ends its wait. */
-static void poke(const struct hop *h)
-{
-	struct sockaddr_in a = { .sin_family = AF_INET,
-				 .sin_port = htons(h->port),
-				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-
-	assert_true(fd >= 0);
-	(void)!connect(fd, (struct sockaddr *)&a, sizeof(a));
-	close(fd);
-}
-
 /* Push the sources along a chain of c->nhops; each hop's status. */
 static int push_chain(struct env *e, const struct chain *c,
 		      char **sources, int nsources)
@@ -327,7 +354,18 @@ static int push_chain(struct env *e, const struct chain *c,
 		assert_true(h->dirfd >= 0);
 		h->relay = i + 1 < c->nhops && c->relay_off != i + 1;
 		h->death = c->dies == i + 1 ? c->death : LIVES;
+		/* An IN_DATA hop dies once the next one has some of the
+		 * file, for that one to go on from. */
+		h->victim = NULL;
+		if (in_data(c->death) && c->dies == i + 1 &&
+		    i + 1 == c->nhops)
+			h->victim = h;
+		else if (in_data(c->death) && c->dies == i)
+			h->victim = &e->hop[i - 1];
 		atomic_store(&h->conn, -1);
+		atomic_store(&h->quit, false);
+		atomic_store(&h->died, false);
+		h->sessions = 0;
 		listen_on(h);
 		hop_config(&h->o, h);
 		/* A relay's own push on is keyed as its receiver is. */
@@ -337,6 +375,9 @@ static int push_chain(struct env *e, const struct chain *c,
 		memset(&hosts[i], 0, sizeof(hosts[i]));
 		snprintf(hosts[i].name, sizeof(hosts[i].name), "127.0.0.1");
 		hosts[i].port = h->port;
+		if (i)
+			e->hop[i - 1].next_port = h->port;
+		h->next_port = 0;
 		if (h->death == AT_CONNECT) {
 			/* Nothing listens there any more. */
 			close(h->lfd);
@@ -370,8 +411,7 @@ static int push_chain(struct env *e, const struct chain *c,
 		close(h->dirfd);
 		if (h->lfd < 0)
 			continue;
-		if (!atomic_load(&h->accepted))
-			poke(h);
+		atomic_store(&h->quit, true);
 		assert_int_equal(pthread_join(h->thread, NULL), 0);
 		close(h->lfd);
 	}
@@ -639,16 +679,15 @@ static void test_last_hop_refuses_file(void **s)
 }
 
 /* Hop k (1-based) of four dies at death, mid-way through a 5 MiB file:
- * nothing hangs or leaks; each hop before it has the file; it is
- * reported failed and those after it not reached, and the push fails
- * naming them all. A hop that died before the end leaves no file
- * visible after it. */
+ * nothing hangs or leaks; each hop before it has the file; the origin
+ * pushes to each hop after it directly, which continues from where the
+ * chain left it, so they have the file too; the dead one alone is
+ * reported failed, and the push fails naming it. */
 static void hop_dies(void **s, int k, enum death death)
 {
 	struct env *e = *s;
 	struct chain c = { .nhops = 4, .dies = k, .death = death };
-	char src[256], dst[512], *sources[1] = { src }, names[128];
-	size_t len = 0;
+	char src[256], dst[512], *sources[1] = { src }, names[64];
 	int rc;
 
 	snprintf(src, sizeof(src), "%s/data.bin", e->src);
@@ -662,28 +701,32 @@ static void hop_dies(void **s, int k, enum death death)
 		const struct rp_host_result *r = &e->seen.hosts[i];
 
 		snprintf(dst, sizeof(dst), "%s/data.bin", e->hop[i].dir);
-		if (i < k - 1) {
-			assert_int_equal(e->hop[i].rc, 0);
-			assert_same_file(src, dst);
-			assert_host_ok(e, i, 1, 5 * MIB);
+		assert_true(r->reached);
+		if (i == k - 1) {
+			assert_int_not_equal(r->rc, 0);
+			/* Whole (it may have landed it all) or nothing. */
+			if (access(dst, F_OK) == 0)
+				assert_same_file(src, dst);
 			continue;
 		}
-		if (i == k - 1) {
-			assert_true(r->reached);
-			assert_int_not_equal(r->rc, 0);
-		} else {
-			assert_false(r->reached);
-			assert_host_line(e, i, "not reached");
-		}
-		if (death != AT_END && access(dst, F_OK) == 0)
-			fail_msg("%s: visible after hop %d died", dst, k);
-		len += (size_t)snprintf(names + len, sizeof(names) - len,
-					"%s127.0.0.1:%u", len ? ", " : "",
-					e->hop[i].port);
+		if (r->rc)
+			fail_msg("hop %d: %s", i + 1, rp_strerror(r->rc));
+		assert_same_file(src, dst);
+		/* Pushed to directly by the origin: after the chain's own
+		 * push, when the dead hop had started to relay. */
+		if (i > k - 1)
+			assert_int_equal(e->hop[i].sessions,
+					 in_data(death) || death == AT_END ?
+					 2 : 1);
+		/* The next hop's copy went on from where it stopped (or
+		 * it had it whole: nothing sent). */
+		if (i == k && in_data(death))
+			assert_true(e->hop[i].data_bytes < 5 * MIB);
 	}
-	assert_int_equal(e->out.hosts_failed, 4 - (k - 1));
+	snprintf(names, sizeof(names), "127.0.0.1:%u", e->hop[k - 1].port);
+	assert_int_equal(e->out.hosts_failed, 1);
 	assert_string_equal(e->out.failed_hosts, names);
-	assert_error_line(e, 4 - (unsigned int)(k - 1), 4, names);
+	assert_error_line(e, 1, 4, names);
 	assert_released(e);
 }
 
@@ -710,6 +753,11 @@ static void test_middle_hop_dies_at_hello(void **s)
 static void test_middle_hop_dies_in_data(void **s)
 {
 	hop_dies(s, 2, IN_DATA);
+}
+
+static void test_middle_hop_link_fails_in_data(void **s)
+{
+	hop_dies(s, 2, LINK_IN_DATA);
 }
 
 static void test_middle_hop_dies_at_end(void **s)
@@ -792,6 +840,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_middle_hop_dies_at_hello,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_middle_hop_dies_in_data,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_middle_hop_link_fails_in_data,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_middle_hop_dies_at_end,
 						setup, teardown),

@@ -224,6 +224,30 @@ static void test_stop_ends_wait(void **s)
 	rp_feed_free(f);
 }
 
+/* Broken (the upstream failed): the downstream is woken and told so,
+ * and no entry comes after; a plain close is not broken. */
+static void test_break(void **s)
+{
+	struct rp_feed *f;
+	struct rp_feed_entry a = file_entry("a", 1, -1), got;
+	uint64_t seq;
+
+	(void)s;
+	assert_int_equal(rp_feed_new(&f, 2, &stop), 0);
+	assert_int_equal(rp_feed_put(f, &a, &seq), 0);
+	rp_feed_ack(f);
+	assert_false(rp_feed_broken(f));
+	rp_feed_close(f);
+	assert_false(rp_feed_broken(f));
+	rp_feed_break(f);
+	assert_true(readable(rp_feed_fd(f)));
+	assert_true(rp_feed_broken(f));
+	assert_int_equal(rp_feed_head(f, &got), 1);
+	rp_feed_take(f);
+	assert_int_equal(rp_feed_head(f, &got), 0);
+	rp_feed_free(f);
+}
+
 /* Freed with entries waiting: their fds are closed. */
 static void test_free_closes(void **s)
 {
@@ -249,6 +273,7 @@ int main(void)
 		cmocka_unit_test(test_leave_releases),
 		cmocka_unit_test(test_stop_ends_wait),
 		cmocka_unit_test(test_free_closes),
+		cmocka_unit_test(test_break),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
