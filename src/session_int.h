@@ -100,6 +100,9 @@ struct xfer {
 	struct rp_feed *feed;
 	/* A relay hop's upstream: its downstream session (or NULL). */
 	struct rp_relay *relay;
+	/* The origin of a chain that broke went on to the hosts after the
+	 * break directly (reroute() in session_send.c). */
+	bool rerouted;
 	uint64_t done;		/* chunks the receiver has taken (credit) */
 	uint64_t credits;	/* credit Sends: posted (recv), got (send) */
 	struct rp_tally tally;

@@ -299,8 +299,10 @@ int rp_xfer_chain_result(struct xfer *x, int rc, struct rp_outcome *out)
 		out->nhosts = o->nhosts;
 	x->rep.hosts = x->hres;
 	x->rep.nhosts = o->nhosts;
-	/* The session went well, but not on every host. */
-	if (!rc && first) {
+	/* The session went well, but not on every host; or it failed, and
+	 * the hosts after were pushed to directly: the push got through
+	 * but for the hosts that failed. */
+	if ((!rc || x->rerouted) && first) {
 		rp_xfer_phase(x, RP_PHASE_DONE);
 		rc = first;
 	}

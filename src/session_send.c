@@ -1306,6 +1306,7 @@ static void reroute(struct xfer *x, int rc)
 		return;
 	rp_host_format(dead, sizeof(dead), o->hosts[k].name,
 		       o->hosts[k].port ? o->hosts[k].port : o->port);
+	x->rerouted = true;
 	for (uint32_t j = k + 1; j < o->nhosts && !rp_session_stop; j++) {
 		struct rp_config d = *o;
 		struct rp_host_msg got = { 0 };

@@ -8,9 +8,10 @@
 # well under the time of two pushes A -> B (each byte crosses each capped
 # link once, and B forwards as it receives): at most 1.6 times one push
 # here, as 16 MiB does not amortise B's second session's set-up (about a
-# second under TCG) the way a large push does. A relay that is not
-# one (B without --relay) refuses the chain: the sender exits 6 and names
-# why. Times are the guests' own, around rdmapush alone.
+# second under TCG) the way a large push does. B killed at half-way:
+# A goes on to C directly, C's copy is whole, and A exits 4 naming B. A
+# relay that is not one (B without --relay) refuses the chain: the sender
+# exits 6 and names why. Times are the guests' own, around rdmapush alone.
 . "$(dirname "$0")/lib.sh"
 
 # 16 MiB: about 3.4 s at 40mbit per link.
@@ -99,6 +100,50 @@ if [ -n "$one_ms" ] && [ -n "$chain_ms" ]; then
 	fi
 fi
 stop_recv_on B chain-b
+stop_recv_on C chain-c
+
+# --- B killed at about half-way: C still gets the file -------------------
+# A's trace marks the chunks B has taken (data.progress doubles them);
+# at 16 of 32, B is killed (SIGKILL). A then pushes to C directly with
+# --resume: C goes on from what B had relayed to it, and its copy is
+# whole. B is the one host reported failed, and A exits 4 naming it.
+
+BIG=$((32 * 1024 * 1024))
+mkdata A "$SRC/killed.bin" "$BIG" >/dev/null
+want_killed=$(digest A "$SRC/killed.bin")
+for n in B C; do
+	fresh_dir "$n" "$DST" >/dev/null
+done
+recv_bg_on B chain-b --relay || fail "receiver on B" "did not listen"
+recv_bg_on C chain-c || fail "receiver on C" "did not listen"
+"$LAB" bg A chain-kill -- "exec $RP send -t -c 1M -p $PORT $SRC/killed.bin $B_IP,$C_IP"
+if await_log A chain-kill ' \(1[6-9]\|2[0-9]\)/[0-9]* chunks posted' 120; then
+	"$LAB" signal B chain-b KILL
+	"$LAB" wait B chain-b --timeout 30 >/dev/null 2>&1
+	out=$("$LAB" wait A chain-kill --timeout 300 2>&1)
+	rc=$?
+	if [ "$(digest C "$DST/killed.bin")" = "$want_killed" ]; then
+		ok "B killed mid-push: C's copy is byte-identical"
+	else
+		fail "B killed mid-push: C's copy" "sha256 differs or missing: $(tail -4 <<<"$out")"
+	fi
+	if grep -q "the chain broke at $B_IP:$PORT: pushing to $C_IP:$PORT directly" <<<"$out"; then
+		ok "A went on to C directly, from where the chain stopped"
+	else
+		fail "A's reroute" "$(grep -v '^\[' <<<"$out" | tail -5)"
+	fi
+	if [ "$rc" = 4 ] && grep -q "failed on 1 of 2 hosts: $B_IP:$PORT\$" <<<"$out" &&
+	   grep -q "$C_IP:$PORT: ok" <<<"$out"; then
+		ok "A exits 4, B reported failed and named, C ok"
+	else
+		fail "A's verdict" "exit $rc: $(grep -v '^\[' <<<"$out" | tail -5)"
+	fi
+else
+	fail "B killed mid-push" "A's trace never said half the chunks were taken"
+	"$LAB" signal A chain-kill KILL
+	"$LAB" wait A chain-kill --timeout 30 >/dev/null 2>&1
+	stop_recv_on B chain-b
+fi
 stop_recv_on C chain-c
 
 # --- a receiver without --relay refuses the chain ------------------------
