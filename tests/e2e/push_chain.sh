@@ -127,8 +127,9 @@ if await_log A chain-kill ' \(1[6-9]\|2[0-9]\)/[0-9]* chunks posted' 120; then
 	else
 		fail "B killed mid-push: C's copy" "sha256 differs or missing: $(tail -4 <<<"$out")"
 	fi
-	if grep -q "the chain broke at $B_IP:$PORT: pushing to $C_IP:$PORT directly" <<<"$out"; then
-		ok "A went on to C directly, from where the chain stopped"
+	if grep -q "the chain broke at $B_IP:$PORT: pushing to $C_IP:$PORT directly" <<<"$out" &&
+	   grep -q 'killed.bin: the receiver holds the first [1-9][0-9]* bytes, verified; sending the rest' <<<"$out"; then
+		ok "A went on to C directly, from where C's copy had stopped"
 	else
 		fail "A's reroute" "$(grep -v '^\[' <<<"$out" | tail -5)"
 	fi
