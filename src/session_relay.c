@@ -54,6 +54,7 @@ static void *downstream(void *arg)
 {
 	struct rp_relay *rl = arg;
 
+	rp_trace_thread_role("relay");
 	rl->rc = rp_session_send_feed(&rl->o, rl->feed, &rl->out, rl->res);
 	atomic_store_explicit(&rl->ended, true, memory_order_release);
 	return NULL;

@@ -24,6 +24,9 @@
 /* Process-wide output settings, written once by main() before any work. */
 static enum rp_verbosity verbosity = RP_V_NORMAL;
 static const char *trace_role = "rdmapush";
+/* A thread's own role (rp_trace_thread_role), NULL: the process's. Per
+ * thread: a relay's downstream session runs beside its upstream one. */
+static __thread const char *thread_role;
 static double trace_t0;
 /* --trace-json: the sink's fd (-1: none) and path, for its messages. */
 static int json_fd = -1;
@@ -65,6 +68,18 @@ void rp_trace_init(enum rp_verbosity v, const char *role)
 	held[0] = '\0';
 	held_cause = 0;
 	held_hint[0] = '\0';
+}
+
+void rp_trace_thread_role(const char *role)
+{
+	thread_role = role;
+}
+
+/* The calling thread's role: what prefixes its lines and is its
+ * events' "side". */
+static const char *role_now(void)
+{
+	return thread_role ? thread_role : trace_role;
 }
 
 void rp_trace_hold_first_error(void)
@@ -284,7 +299,7 @@ static void json_failed(int e)
 	json_fd = -1;
 	close(fd);
 	fprintf(stderr, "rdmapush %s: warning: --trace-json %s: write: %s; "
-		"the JSON trace stops here\n", trace_role, json_path,
+		"the JSON trace stops here\n", role_now(), json_path,
 		strerror(e));
 }
 
@@ -311,7 +326,7 @@ static void json_write(double now, const char *area, const char *kind,
 					       json_field(&f[i]));
 	json_object_object_add(o, "v", json_object_new_int(RP_TRACE_SCHEMA));
 	json_object_object_add(o, "t", json_num(now, 6));
-	json_object_object_add(o, "side", json_str(trace_role));
+	json_object_object_add(o, "side", json_str(role_now()));
 	json_object_object_add(o, "pid", json_object_new_int64(getpid()));
 	json_object_object_add(o, "area", json_str(area));
 	json_object_object_add(o, "kind", json_str(kind));
@@ -468,7 +483,7 @@ static void event(const char *area, const char *kind, const char *text,
 		char prefix[64];
 
 		snprintf(prefix, sizeof(prefix), "[%9.6f] %s %-7s ",
-			 now - trace_t0, trace_role, area);
+			 now - trace_t0, role_now(), area);
 		emitf(prefix, "%s", text);
 	}
 	if (json_fd >= 0)
@@ -576,9 +591,9 @@ static void err_emit(int cause, const char *hint, bool instead,
 	flockfile(stderr);
 	kept = hold(msg, cause, hint, instead);
 	if (!kept)
-		fprintf(stderr, "rdmapush %s: error: %s\n", trace_role, msg);
+		fprintf(stderr, "rdmapush %s: error: %s\n", role_now(), msg);
 	if (!kept && hint)
-		fprintf(stderr, "rdmapush %s: hint: %s\n", trace_role, hint);
+		fprintf(stderr, "rdmapush %s: hint: %s\n", role_now(), hint);
 	if (rp_trace_any())	/* stderr's lock is recursive */
 		event("error", "error", msg, f, 1, kept && rp_trace_on());
 	funlockfile(stderr);
@@ -625,7 +640,7 @@ void rp_info_emit(const char *fmt, ...)
 	char prefix[64];
 	va_list ap;
 
-	snprintf(prefix, sizeof(prefix), "rdmapush %s: ", trace_role);
+	snprintf(prefix, sizeof(prefix), "rdmapush %s: ", role_now());
 	va_start(ap, fmt);
 	emit(prefix, fmt, ap);
 	va_end(ap);

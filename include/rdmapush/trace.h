@@ -21,6 +21,10 @@ enum rp_verbosity {
 /* Set once from main(); "role" prefixes every line ("send", "recv") and
  * is every JSON event's "side". */
 void rp_trace_init(enum rp_verbosity v, const char *role);
+/* The calling thread's own role, in place of the process's (NULL: the
+ * process's again): a relay's downstream session, on its own thread,
+ * traces as "relay" beside its upstream's "recv". */
+void rp_trace_thread_role(const char *role);
 /* --trace: the text trace on stderr. */
 bool rp_trace_on(void);
 bool rp_trace_quiet(void);

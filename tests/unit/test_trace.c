@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <json-c/json.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -451,6 +452,53 @@ static void test_event_json(void **state)
 	assert_int_equal(json_object_object_length(member(o[1], "f",
 							  json_type_object)),
 			 0);
+	for (size_t i = 0; i < n; i++)
+		json_object_put(o[i]);
+	unlink(path);
+}
+
+static void *relay_thread(void *arg)
+{
+	(void)arg;
+	rp_trace_thread_role("relay");
+	RP_EV("session", "connect", "pushing on to {host}",
+	      EV_S("host", "c"));
+	RP_ERR("relay: down");
+	return NULL;
+}
+
+/* A relay's downstream thread traces as "relay", in its JSON side, its
+ * text lines and its error lines; the process's other threads, before
+ * and after, keep the process's role. */
+static void test_thread_role(void **state)
+{
+	char path[64];
+	json_object **o;
+	pthread_t th;
+	const char *t;
+	size_t n;
+
+	(void)state;
+	rp_trace_init(RP_V_TRACE, "recv");
+	sink_open(path, sizeof(path));
+	capture_start();
+	RP_EV0("session", "relay.start", "up");
+	assert_int_equal(pthread_create(&th, NULL, relay_thread, NULL), 0);
+	assert_int_equal(pthread_join(th, NULL), 0);
+	RP_EV0("session", "relay.end", "down");
+	t = capture_end();
+	rp_trace_json_close();
+	assert_non_null(strstr(t, "] recv session up\n"));
+	assert_non_null(strstr(t, "] relay session pushing on to c\n"));
+	assert_non_null(strstr(t, "rdmapush relay: error: relay: down\n"));
+	assert_non_null(strstr(t, "] recv session down\n"));
+	o = sink_read(path, &n);
+	assert_int_equal(n, 4);
+	assert_string_equal(str_member(o[0], "side"), "recv");
+	assert_string_equal(str_member(o[1], "side"), "relay");
+	assert_string_equal(str_member(o[2], "side"), "relay");
+	assert_string_equal(str_member(o[2], "kind"), "error");
+	assert_string_equal(str_member(o[3], "side"), "recv");
 	for (size_t i = 0; i < n; i++)
 		json_object_put(o[i]);
 	unlink(path);
@@ -1054,6 +1102,7 @@ int main(void)
 		cmocka_unit_test(test_hold_stop_and_fork),
 		cmocka_unit_test(test_render_types),
 		cmocka_unit_test(test_event_json),
+		cmocka_unit_test(test_thread_role),
 		cmocka_unit_test(test_event_escaping),
 		cmocka_unit_test(test_gate_json_only),
 		cmocka_unit_test(test_write_failure),
