@@ -230,9 +230,9 @@ static int dispatch(const struct rp_opts *o)
 		return ping(&o->cfg);
 	case RP_MODE_RENDER:
 		/* Each error is said where it is found, naming the file. */
-		return rp_err_exit_code(rp_render(o->render_send,
-						  o->render_recv,
-						  o->render_out));
+		return rp_err_exit_code(rp_render_chain(o->render_in,
+							o->render_n,
+							o->render_out));
 	default:
 		rp_opts_usage(stderr, RP_MODE_NONE);
 		return RP_EXIT_USAGE;

@@ -21,7 +21,7 @@ static const char help_overview[] =
 	"       rdmapush keygen [--] FILE\n"
 	"       rdmapush devices [--for HOST] [--json] [-d DEV]\n"
 	"       rdmapush ping --server | rdmapush ping [OPTION]... HOST\n"
-	"       rdmapush render SENDER.jsonl RECEIVER.jsonl -o FILE.svg\n"
+	"       rdmapush render SENDER.jsonl RECEIVER.jsonl... -o FILE.svg\n"
 	"       rdmapush help [send|recv|keygen|devices|ping|render|help]\n"
 	"       rdmapush --help | --version\n"
 	"\n"
@@ -343,7 +343,7 @@ static const char help_ping[] =
 
 
 static const char help_render[] =
-	"Usage: rdmapush render SENDER.jsonl RECEIVER.jsonl -o FILE.svg\n"
+	"Usage: rdmapush render SENDER.jsonl RECEIVER.jsonl... -o FILE.svg\n"
 	"\n"
 	"Merge the sender's and the receiver's --trace-json files of one\n"
 	"session into one standalone SVG sequence diagram (no script, no\n"
@@ -352,6 +352,9 @@ static const char help_render[] =
 	"created and destroyed, the control messages as arrows with their\n"
 	"QPN, PSN and rkey, and the data phase summarised. The two clocks\n"
 	"are unrelated: rows follow the messages. FILE is replaced whole.\n"
+	"A chain's traces (up to 8, one per host, the sender's first, then\n"
+	"each receiver's in chain order; a relay's holds both its sessions)\n"
+	"draw one lifeline per host, each pair of hosts' rows in turn.\n"
 	"\n"
 	"Options:\n"
 	"  -o, --output FILE    write the SVG to FILE ('-': standard output)\n"
@@ -361,12 +364,15 @@ static const char help_render[] =
 	"  host-b$ rdmapush recv --once --trace-json recv.jsonl\n"
 	"  host-a$ rdmapush send --trace-json send.jsonl big.iso 192.0.2.10\n"
 	"  $ rdmapush render send.jsonl recv.jsonl -o push.svg\n"
+	"  $ rdmapush render a.jsonl b.jsonl c.jsonl -o chain.svg\n"
 	"\n"
 	"Exit status:\n"
 	"  0  written\n"
 	"  2  usage error\n"
 	"  3  a trace line that is not JSON, lacks v or kind, or has\n"
 	"     another schema version; or two traces that do not pair\n"
+	"     (a chain's: a middle one without a relay session, or out\n"
+	"     of order)\n"
 	"  5  a trace unreadable, or FILE not writable\n";
 
 static const char help_help[] =

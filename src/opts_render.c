@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-/* Command line of rdmapush render: its two files and -o (its help page
- * is in opts_help.c). */
+/* Command line of rdmapush render: its files (two, or a chain's) and -o
+ * (its help page is in opts_help.c). */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
@@ -11,11 +11,13 @@
 #include "rdmapush/opts.h"
 #include "opts_int.h"
 
-/* "render SENDER RECEIVER -o FILE" (any order of -o): no getopt. */
+/* "render SENDER RECEIVER [RECEIVER...] -o FILE" (any order of -o): no
+ * getopt. */
 int rp_opts_parse_render(struct rp_opts *o, int argc, char **argv)
 {
-	const char *pos[2];
-	int i, n = 0;
+	const char **pos = o->render_in;
+	size_t j, n = 0;
+	int i;
 
 	for (i = 2; i < argc; i++) {
 		const char *a = argv[i];
@@ -36,10 +38,12 @@ int rp_opts_parse_render(struct rp_opts *o, int argc, char **argv)
 		} else if (a[0] == '-' && a[1]) {
 			return rp_opts_usage_error("render",
 						   "unknown option '%s'", a);
-		} else if (n == 2) {
+		} else if (n == RP_RENDER_MAX_TRACES) {
 			return rp_opts_usage_error("render",
-						   "unexpected argument '%s'",
-						   a);
+						   "more than %d traces: "
+						   "a chain of at most %d "
+						   "hosts", RP_RENDER_MAX_TRACES,
+						   RP_RENDER_MAX_TRACES);
 		} else {
 			pos[n++] = a;
 		}
@@ -52,10 +56,11 @@ int rp_opts_parse_render(struct rp_opts *o, int argc, char **argv)
 		return rp_opts_usage_error("render",
 					   "missing -o FILE.svg (or -o - "
 					   "for standard output)");
-	if (!pos[0][0] || !pos[1][0] || !o->render_out[0])
+	for (j = 0; j < n && pos[j][0]; j++)
+		;
+	if (j < n || !o->render_out[0])
 		return rp_opts_usage_error("render", "empty file name");
 	o->mode = RP_MODE_RENDER;
-	o->render_send = pos[0];
-	o->render_recv = pos[1];
+	o->render_n = n;
 	return 0;
 }

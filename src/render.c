@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
-/* rdmapush render: reads the two --trace-json files, pairs their messages
- * (the k-th "out" of type X on one side is the k-th "in" of X on the
- * other), merges both sides into rows and writes the SVG atomically. */
+/* rdmapush render: reads the --trace-json files (two, or a chain's, one
+ * per node), pairs each adjacent two's messages (the k-th "out" of type
+ * X on one side is the k-th "in" of X on the other), merges both sides
+ * of each pair into rows and writes the SVG atomically. */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
@@ -163,6 +164,43 @@ static int lines_push(struct lines *l, json_object *o)
 	}
 	l->o[l->n++] = o;
 	return 0;
+}
+
+/* A session of a file: the lines of all whose side is (relay) or is not
+ * (!relay) "relay", of pid only unless pid is 0; each a reference. */
+static int lines_pick(struct lines *l, const struct lines *all, bool relay,
+		      int64_t pid)
+{
+	size_t i;
+
+	for (i = 0; i < all->n; i++) {
+		json_object *o = all->o[i];
+		const char *side = rp_render_str(o, "side");
+		bool r = side && !strcmp(side, "relay");
+		int64_t p = 0;
+
+		(void)rp_render_int(o, "pid", &p);
+		if (r != relay || (pid && p != pid))
+			continue;
+		if (lines_push(l, json_object_get(o))) {
+			json_object_put(o);
+			return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+static bool has_relay(const struct lines *all)
+{
+	size_t i;
+
+	for (i = 0; i < all->n; i++) {
+		const char *side = rp_render_str(all->o[i], "side");
+
+		if (side && !strcmp(side, "relay"))
+			return true;
+	}
+	return false;
 }
 
 static int read_lines(const char *path, struct lines *l)
@@ -364,11 +402,23 @@ static bool first_chunk(const struct rr_side *s, bool sender,
 	       strcmp(op, "RECV");
 }
 
-static int build_side(struct rr_side *s, const struct lines *l, int64_t pid,
-		      bool sender)
+/* The time of pid's first line in all: 0 on its side's clock. */
+static double first_t(const struct lines *all, int64_t pid)
 {
-	double t0 = 0;
-	bool first = true;
+	size_t i;
+
+	for (i = 0; i < all->n; i++)
+		if (line_pid(all->o[i]) == pid)
+			return num(all->o[i], "t", 0);
+	return 0;
+}
+
+/* The session l of a file all (a relay's two share its pid and clock:
+ * the times count from its first line). */
+static int build_side(struct rr_side *s, const struct lines *l,
+		      const struct lines *all, int64_t pid, bool sender)
+{
+	double t0 = first_t(all, pid);
 	size_t i;
 	int rc;
 
@@ -383,9 +433,6 @@ static int build_side(struct rr_side *s, const struct lines *l, int64_t pid,
 		if (line_pid(o) != pid)
 			continue;
 		(void)json_object_object_get_ex(o, "f", &f);
-		if (first)
-			t0 = num(o, "t", 0);
-		first = false;
 		e.t = num(o, "t", t0) - t0;
 		if (first_chunk(s, sender, kname, f)) {
 			struct rr_ev c = e;
@@ -577,6 +624,7 @@ static const struct {
 	{ "recv", "a file receiver's trace", false, false },
 	{ "ping", "a ping client's trace", true, true },
 	{ "ping-server", "a ping server's trace", true, false },
+	{ "relay", "a relay's push on", false, true },
 };
 
 static int end_of(const char *side)
@@ -628,7 +676,8 @@ static int check_sides(const char *path[2], const struct lines l[2],
 	}
 	e0 = end_of(r0);
 	e1 = end_of(r1);
-	if (e0 < 0 || e1 < 0 || ends[e0].ping != ends[e1].ping) {
+	if (e0 < 0 || e1 < 0 || ends[e0].ping != ends[e1].ping ||
+	    ends[e0].sender == ends[e1].sender) {
 		fail("%s is %s and %s is %s: not the two ends of one session",
 		     path[0], end_text(r0, a, sizeof(a)), path[1],
 		     end_text(r1, b, sizeof(b)));
@@ -769,8 +818,13 @@ static int check_hello(const char *path[2], const struct lines l[2],
 	return RP_EPROTO;
 }
 
+/*
+ * One pair of sessions: l[0] from path[0], l[1] from path[1], each a
+ * session of its whole file all[i]. In a chain (more than two files) the
+ * sender's must come first.
+ */
 static int load(struct rr_diagram *d, const char *path[2],
-		struct lines l[2])
+		const struct lines l[2], const struct lines *all[2], bool chain)
 {
 	int side, rc, swap = 0;
 	size_t many[2];
@@ -779,9 +833,6 @@ static int load(struct rr_diagram *d, const char *path[2],
 	for (side = 0; side < 2; side++) {
 		size_t transfers;
 
-		rc = read_lines(path[side], &l[side]);
-		if (rc)
-			return rc;
 		pid[side] = pick_pid(&l[side], &transfers);
 		if (!transfers) {
 			fail("%s: no HELLO message: the session never reached "
@@ -794,6 +845,12 @@ static int load(struct rr_diagram *d, const char *path[2],
 	rc = check_sides(path, l, &swap);
 	if (rc)
 		return rc;
+	if (chain && swap) {
+		fail("%s comes before %s, the trace of its sender: give the "
+		     "traces in chain order, the origin's first", path[0],
+		     path[1]);
+		return RP_EPROTO;
+	}
 	for (side = 0; side < 2; side++)
 		if (many[side] > 1)
 			qpn[side] = choose_transfer(l, pid, side);
@@ -812,7 +869,7 @@ static int load(struct rr_diagram *d, const char *path[2],
 		s->pid = pid[side];
 		snprintf(s->role, sizeof(s->role), "%s", role ? role : "?");
 		s->summary = -1;
-		rc = build_side(s, &l[side], pid[side],
+		rc = build_side(s, &l[side], all[side], pid[side],
 				(side ^ swap) == RR_SEND);
 		if (rc)
 			return rc;
@@ -826,7 +883,15 @@ static int load(struct rr_diagram *d, const char *path[2],
 	return 0;
 }
 
-static int write_atomic(const struct rr_diagram *d, const char *out)
+/* One pair's picture (d[0]), or a chain's (n pairs). */
+static int write_svg(FILE *f, const struct rr_diagram *d, size_t n)
+{
+	return n == 1 ? rp_render_write_svg(f, d) :
+			rp_render_write_chain_svg(f, d, n);
+}
+
+static int write_atomic(const struct rr_diagram *d, size_t n,
+			const char *out)
 {
 	size_t len = strlen(out);
 	char *tmp = malloc(len + 8);
@@ -853,7 +918,7 @@ static int write_atomic(const struct rr_diagram *d, const char *out)
 		close(fd);
 		goto err_unlink;
 	}
-	rc = rp_render_write_svg(f, d);
+	rc = write_svg(f, d, n);
 	if (fflush(f) && !rc)
 		rc = -errno;
 	if (fclose(f) && !rc)
@@ -871,42 +936,113 @@ err_unlink:
 	return rc;
 }
 
-static void diagram_free(struct rr_diagram *d, struct lines l[2])
+/*
+ * One file of the command line: all its lines, its session facing the
+ * file before it (up: all but a relay's lines) and the one facing the
+ * file after it (down: a relay's lines if it has any, else as up).
+ */
+struct node {
+	struct lines all, up, down;
+};
+
+static void node_free(struct node *nd)
 {
-	free(d->s[0].ev);
-	free(d->s[1].ev);
-	free(d->rows);
-	lines_free(&l[0]);
-	lines_free(&l[1]);
+	lines_free(&nd->all);
+	lines_free(&nd->up);
+	lines_free(&nd->down);
 }
 
-int rp_render(const char *sender, const char *receiver, const char *out)
+static int read_node(const char *path, struct node *nd, bool up, bool down)
 {
-	const char *path[2] = { sender, receiver };
-	struct rr_diagram d = { .data_row = -1 };
-	struct lines l[2] = { { 0 } };
+	int rc = read_lines(path, &nd->all);
+
+	if (rc)
+		return rc;
+	if (up && down && !has_relay(&nd->all)) {
+		fail("%s: no relay session (side \"relay\"): a trace between "
+		     "two others is a relaying receiver's (recv --relay), in "
+		     "chain order", path);
+		return RP_EPROTO;
+	}
+	if (up)
+		rc = lines_pick(&nd->up, &nd->all, false, 0);
+	if (!rc && down)
+		rc = lines_pick(&nd->down, &nd->all, has_relay(&nd->all), 0);
+	if (rc)
+		fail("out of memory");
+	return rc;
+}
+
+/* A node in the middle of a chain: its push on is the one of the
+ * process whose receipt the pair before it drew. */
+static int middle_node(const char *path, struct node *nd, int64_t pid)
+{
 	int rc;
 
-	rc = load(&d, path, l);
-	if (rc)
-		goto out;
-	rc = rp_render_merge(&d);
+	lines_free(&nd->down);
+	rc = lines_pick(&nd->down, &nd->all, true, pid);
 	if (rc) {
 		fail("out of memory");
-		goto out;
+		return rc;
 	}
-	rp_render_layout(&d);
+	if (!nd->down.n) {
+		fail("%s: no relay session in pid %" PRId64 ", the receipt "
+		     "drawn", path, pid);
+		return RP_EPROTO;
+	}
+	return 0;
+}
+
+int rp_render_chain(const char *const *paths, size_t n, const char *out)
+{
+	struct node nd[RP_RENDER_MAX_TRACES] = { 0 };
+	struct rr_diagram d[RP_RENDER_MAX_TRACES - 1];
+	size_t i, pairs = 0;
+	int rc = 0;
+
+	if (n < 2 || n > RP_RENDER_MAX_TRACES) {
+		fail("%zu traces: give 2 to %d", n, RP_RENDER_MAX_TRACES);
+		return -EINVAL;
+	}
+	for (i = 0; i < n && !rc; i++)
+		rc = read_node(paths[i], &nd[i], i > 0, i + 1 < n);
+	for (i = 0; i + 1 < n && !rc; i++) {
+		const char *path[2] = { paths[i], paths[i + 1] };
+		const struct lines l[2] = { nd[i].down, nd[i + 1].up };
+		const struct lines *all[2] = { &nd[i].all, &nd[i + 1].all };
+
+		d[i] = (struct rr_diagram){ .data_row = -1 };
+		pairs++;
+		rc = load(&d[i], path, l, all, n > 2);
+		if (!rc && i + 2 < n)
+			rc = middle_node(paths[i + 1], &nd[i + 1],
+					 d[i].s[RR_RECV].pid);
+		if (!rc && rp_render_merge(&d[i])) {
+			fail("out of memory");
+			rc = -ENOMEM;
+		}
+		if (!rc)
+			rp_render_layout(&d[i]);
+	}
+	if (rc)
+		goto out;
 	if (!strcmp(out, "-")) {
-		rc = rp_render_write_svg(stdout, &d);
+		rc = write_svg(stdout, d, pairs);
 		if (!rc && fflush(stdout))
 			rc = -errno;
 		if (rc)
 			fail("cannot write the SVG to standard output: %s",
 			     strerror(-rc));
 	} else {
-		rc = write_atomic(&d, out);
+		rc = write_atomic(d, pairs, out);
 	}
 out:
-	diagram_free(&d, l);
+	for (i = 0; i < pairs; i++) {
+		free(d[i].s[0].ev);
+		free(d[i].s[1].ev);
+		free(d[i].rows);
+	}
+	for (i = 0; i < n; i++)
+		node_free(&nd[i]);
 	return rc;
 }

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* rdmapush render's internal model, shared by render.c (reading, pairing,
- * merging the two traces into rows) and render_svg.c (drawing them). */
+ * merging each two adjacent traces into rows) and render_svg.c (drawing
+ * them). */
 #ifndef RDMAPUSH_RENDER_INT_H
 #define RDMAPUSH_RENDER_INT_H
 
@@ -94,6 +95,10 @@ const char *rp_render_msg_color(const char *type);
 void rp_render_layout(struct rr_diagram *d);
 /* The whole SVG to f. 0 or -errno of the first failed write. */
 int rp_render_write_svg(FILE *f, const struct rr_diagram *d);
+
+/* A chain's SVG to f: n pairs, d[k] between node k and node k + 1, each
+ * laid out by rp_render_layout(). As rp_render_write_svg(). */
+int rp_render_write_chain_svg(FILE *f, const struct rr_diagram *d, size_t n);
 
 /* Field helpers over an event's "f" (render.c). */
 bool rp_render_int(json_object *f, const char *k, int64_t *v);

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /* rdmapush render's drawing: the merged rows as a standalone SVG (no
- * script, no external reference): title, legend, two lifelines, each QP's
- * state bands, the objects as markers, the messages as arrows, the data
- * phase and long runs of file messages as summary blocks. */
+ * script, no external reference): title, legend, two lifelines (a
+ * chain: one per node, each pair's rows in turn between its two), each
+ * QP's state bands, the objects as markers, the messages as arrows, the
+ * data phase and long runs of file messages as summary blocks. */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
@@ -206,7 +207,7 @@ static void legend_objects(FILE *f)
 
 /* Top right: how the session ended, from its last ACK or ERR, and how
  * many files a FACK refused (an ACK after them still says 0). */
-static void outcome(FILE *f, const struct rr_diagram *d)
+static void outcome(FILE *f, const struct rr_diagram *d, double x, double y)
 {
 	const struct rr_ev *last = NULL;
 	unsigned long failed = 0;
@@ -229,27 +230,72 @@ static void outcome(FILE *f, const struct rr_diagram *d)
 				last = e;
 		}
 	if (!last) {
-		text(f, W - 20, 32, "outno", "end",
-		     "ended without ACK or ERR", 0);
+		text(f, x, y, "outno", "end", "ended without ACK or ERR", 0);
 		return;
 	}
 	snprintf(buf, sizeof(buf), "ended with %s: status %" PRId64 " (%s)%s",
 		 last->type, rp_render_iv(last->f, "status"),
 		 rp_render_sv(last->f, "status_name"), failed ? "," : "");
-	text(f, W - 20, 32, strcmp(last->type, "ERR") &&
+	text(f, x, y, strcmp(last->type, "ERR") &&
 	     !rp_render_iv(last->f, "status") && !failed ? "outok" : "outerr",
 	     "end", buf, 60);
 	if (failed) {
 		snprintf(buf, sizeof(buf), "but a FACK refused %lu file%s",
 			 failed, rp_s(failed));
-		text(f, W - 20, 52, "outerr", "end", buf, 0);
+		text(f, x, y + 20, "outerr", "end", buf, 0);
 	}
+}
+
+/* The QP state colours, then the marker shapes. */
+static void legend(FILE *f)
+{
+	int i;
+
+	text(f, 20, 84, "small", NULL, "QP state:", 0);
+	for (i = 0; i < NSTATES; i++) {
+		fprintf(f, "<rect class=\"legend\" x=\"%d\" y=\"73\" "
+			"width=\"14\" height=\"14\" fill=\"%s\" "
+			"stroke=\"#424242\" stroke-width=\"0.5\"/>\n",
+			86 + i * 78, state_color[i]);
+		text(f, 104 + i * 78, 84, "small", NULL, state_name[i], 0);
+	}
+	legend_objects(f);
+}
+
+/* A lifeline's head: its name and a line below. */
+static void head_box(FILE *f, double x, const char *name, const char *sub)
+{
+	fprintf(f, "<rect x=\"%.0f\" y=\"138\" width=\"220\" "
+		"height=\"40\" rx=\"6\" fill=\"#eceff1\" "
+		"stroke=\"#37474f\"/>\n", x - 110);
+	text(f, x, 156, "head", "middle", name, 0);
+	text(f, x, 172, "small", "middle", sub, 34);
+}
+
+/* Above a side's band columns: their numbers, and "QP" once beyond
+ * narrow ones. */
+static void qp_labels(FILE *f, const struct rr_diagram *d, int side)
+{
+	const struct rr_side *s = &d->s[side];
+	char buf[16];
+	unsigned q;
+
+	for (q = 0; q < s->qps; q++) {
+		snprintf(buf, sizeof(buf), "%s%u", band_step(d, side) > 15 ?
+			 "QP" : "", q);
+		text(f, band_x(d, side, q) + band_w(d, side) / 2.0, TOP - 4,
+		     "tiny", "middle", buf, 0);
+	}
+	if (s->qps && band_step(d, side) <= 15)
+		text(f, band_x(d, side, s->qps - 1) +
+		     (side == RR_SEND ? -4 : band_w(d, side) + 4), TOP - 4,
+		     "tiny", side == RR_SEND ? "end" : "start", "QP", 0);
 }
 
 static void header(FILE *f, const struct rr_diagram *d)
 {
 	char buf[512];
-	int side, i;
+	int side;
 
 	fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
 		"height=\"%d\" viewBox=\"0 0 %d %d\">\n", W, d->height, W,
@@ -268,17 +314,8 @@ static void header(FILE *f, const struct rr_diagram *d)
 		 d->s[0].path, d->s[0].pid, head_name(d, 1, false),
 		 d->s[1].path, d->s[1].pid);
 	text(f, 20, 54, "sub", NULL, buf, 130);
-	outcome(f, d);
-	/* Legend: the band colours, then the marker shapes. */
-	text(f, 20, 84, "small", NULL, "QP state:", 0);
-	for (i = 0; i < NSTATES; i++) {
-		fprintf(f, "<rect class=\"legend\" x=\"%d\" y=\"73\" "
-			"width=\"14\" height=\"14\" fill=\"%s\" "
-			"stroke=\"#424242\" stroke-width=\"0.5\"/>\n",
-			86 + i * 78, state_color[i]);
-		text(f, 104 + i * 78, 84, "small", NULL, state_name[i], 0);
-	}
-	legend_objects(f);
+	outcome(f, d, W - 20, 32);
+	legend(f);
 	text(f, 20, 106, "small", NULL, "Time flows down. Rows follow the "
 	     "messages (each arrives below where it left); the two hosts' "
 	     "clocks are unrelated, so each side's time is its own: ms since "
@@ -288,28 +325,11 @@ static void header(FILE *f, const struct rr_diagram *d)
 	     "summarised in the blue block.", 0);
 	for (side = 0; side < 2; side++) {
 		const struct rr_side *s = &d->s[side];
-		double x = lifeline(side);
-		unsigned q;
 
-		fprintf(f, "<rect x=\"%.0f\" y=\"138\" width=\"220\" "
-			"height=\"40\" rx=\"6\" fill=\"#eceff1\" "
-			"stroke=\"#37474f\"/>\n", x - 110);
-		text(f, x, 156, "head", "middle", head_name(d, side, true), 0);
 		snprintf(buf, sizeof(buf), "side \"%s\" · pid %" PRId64,
 			 s->role, s->pid);
-		text(f, x, 172, "small", "middle", buf, 34);
-		/* Narrow columns: their numbers, and "QP" once beyond. */
-		for (q = 0; q < s->qps; q++) {
-			snprintf(buf, sizeof(buf), "%s%u", band_step(d, side)
-				 > 15 ? "QP" : "", q);
-			text(f, band_x(d, side, q) + band_w(d, side) / 2.0,
-			     TOP - 4, "tiny", "middle", buf, 0);
-		}
-		if (s->qps && band_step(d, side) <= 15)
-			text(f, band_x(d, side, s->qps - 1) +
-			     (side == RR_SEND ? -4 : band_w(d, side) + 4),
-			     TOP - 4, "tiny", side == RR_SEND ? "end" : "start",
-			     "QP", 0);
+		head_box(f, lifeline(side), head_name(d, side, true), buf);
+		qp_labels(f, d, side);
 	}
 }
 
@@ -887,6 +907,146 @@ int rp_render_write_svg(FILE *f, const struct rr_diagram *d)
 	for (i = 0; i < d->nrows; i++)
 		row(f, d, i);
 	footer(f, d, bottom);
+	fputs("</svg>\n", f);
+	return ferror(f) ? -EIO : 0;
+}
+
+/* --- a chain: one lifeline per node -------------------------------------- */
+
+#define GAP		(X_R - X_S)	/* between two nodes' lifelines */
+#define SECT_HEAD	40		/* a pair's title above its rows */
+
+/* Node j's lifeline in a chain's picture. */
+static double node_x(size_t j)
+{
+	return X_S + (double)j * GAP;
+}
+
+/* The rows' extent of a pair laid out by rp_render_layout(). */
+static int rows_h(const struct rr_diagram *d)
+{
+	return d->height - 110 - TOP;
+}
+
+/* Node j of n + 1: "SENDER", "RELAY j" or "RECEIVER j", and below it its
+ * side(s) and pid. */
+static void chain_head(FILE *f, const struct rr_diagram *d, size_t n,
+		       size_t j)
+{
+	const struct rr_side *s = j < n ? &d[j].s[RR_SEND] :
+					  &d[j - 1].s[RR_RECV];
+	char name[32], sub[96];
+
+	if (!j)
+		snprintf(name, sizeof(name), "SENDER");
+	else
+		snprintf(name, sizeof(name), "%s %zu", j < n ? "RELAY" :
+			 "RECEIVER", j);
+	if (j && j < n)
+		snprintf(sub, sizeof(sub), "sides \"%s\", \"%s\" · pid %"
+			 PRId64, d[j - 1].s[RR_RECV].role, s->role, s->pid);
+	else
+		snprintf(sub, sizeof(sub), "side \"%s\" · pid %" PRId64,
+			 s->role, s->pid);
+	head_box(f, node_x(j), name, sub);
+}
+
+static void chain_header(FILE *f, const struct rr_diagram *d, size_t n,
+			 int width, int height)
+{
+	char buf[2048];
+	size_t j, used = 0;
+
+	fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
+		"height=\"%d\" viewBox=\"0 0 %d %d\">\n", width, height, width,
+		height);
+	fprintf(f, "<title>rdmapush chain: a sender and %zu receivers"
+		"</title>\n", n);
+	fputs(style, f);
+	fprintf(f, "<rect width=\"%d\" height=\"%d\" fill=\"#ffffff\"/>\n",
+		width, height);
+	text(f, 20, 32, "title", NULL, "rdmapush chain: the sender pushes, "
+	     "each relay stores and pushes on", 0);
+	for (j = 0; j <= n && used < sizeof(buf); j++) {
+		const struct rr_side *s = j < n ? &d[j].s[RR_SEND] :
+						  &d[j - 1].s[RR_RECV];
+		int w = snprintf(buf + used, sizeof(buf) - used, "%s%zu: %s "
+				 "(pid %" PRId64 ")", j ? " · " : "", j + 1,
+				 s->path, s->pid);
+
+		used += w > 0 ? (size_t)w : 0;
+	}
+	text(f, 20, 54, "sub", NULL, buf, (int)((width - 40) / CHAR_W));
+	legend(f);
+	text(f, 20, 106, "small", NULL, "Time flows down within each pair "
+	     "of hosts, drawn in chain order; the hosts' clocks are "
+	     "unrelated, so each host's time is its own: ms since its first "
+	     "event (a relay's two sessions share its clock).", 0);
+	text(f, 20, 124, "small", NULL, "Arrows are control messages over "
+	     "TCP (QPN, PSN and rkey in hex); the data itself moves by RDMA, "
+	     "summarised in the blue block of each pair.", 0);
+	for (j = 0; j <= n; j++)
+		chain_head(f, d, n, j);
+}
+
+/* Pair k's rows between node k and node k + 1, from y down. */
+static void chain_pair(FILE *f, const struct rr_diagram *d, size_t k,
+		       int width, int y)
+{
+	int dy = y + SECT_HEAD - TOP, side;
+	char buf[256];
+	size_t i;
+
+	fprintf(f, "<line class=\"pair-rule\" x1=\"20\" y1=\"%d\" x2=\"%d\" "
+		"y2=\"%d\" stroke=\"#b0bec5\" stroke-width=\"1\"/>\n", y,
+		width - 20, y);
+	snprintf(buf, sizeof(buf), "%zu → %zu: %s pushes to %s", k + 1, k + 2,
+		 d->s[RR_SEND].path, d->s[RR_RECV].path);
+	text(f, 20, y + 20, "blockhead", NULL, buf, 90);
+	outcome(f, d, width - 20, y + 20);
+	fprintf(f, "<g class=\"pair\" data-pair=\"%zu\" "
+		"transform=\"translate(%.0f,%d)\">\n", k, (double)k * GAP, dy);
+	for (side = 0; side < 2; side++) {
+		qp_labels(f, d, side);
+		bands(f, d, side, TOP + rows_h(d) + 6);
+	}
+	for (i = 0; i < d->nrows; i++)
+		row(f, d, i);
+	fputs("</g>\n", f);
+}
+
+int rp_render_write_chain_svg(FILE *f, const struct rr_diagram *d, size_t n)
+{
+	int width = W + (int)(n - 1) * GAP, y = TOP, bottom, height;
+	size_t j, k;
+
+	/* Each pair: its title, its rows, room for the band ends. */
+	bottom = y;
+	for (k = 0; k < n; k++)
+		bottom += SECT_HEAD + rows_h(&d[k]) + 20;
+	bottom += 10;
+	height = bottom + 90;
+	fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n", f);
+	chain_header(f, d, n, width, height);
+	for (j = 0; j <= n; j++)
+		fprintf(f, "<line class=\"lifeline\" data-node=\"%zu\" "
+			"x1=\"%.0f\" y1=\"178\" x2=\"%.0f\" y2=\"%d\" "
+			"stroke=\"#37474f\" stroke-width=\"1.5\" "
+			"stroke-dasharray=\"6 4\"/>\n", j, node_x(j),
+			node_x(j), bottom);
+	for (k = 0; k < n; k++) {
+		chain_pair(f, &d[k], k, width, y);
+		y += SECT_HEAD + rows_h(&d[k]) + 20;
+	}
+	for (j = 0; j <= n; j++) {
+		fprintf(f, "<rect x=\"%.0f\" y=\"%d\" width=\"160\" "
+			"height=\"28\" rx=\"6\" fill=\"#eceff1\" "
+			"stroke=\"#37474f\"/>\n", node_x(j) - 80, bottom);
+		text(f, node_x(j), bottom + 19, "head", "middle", j ? j < n ?
+		     "RELAY" : "RECEIVER" : "SENDER", 0);
+	}
+	text(f, 20, bottom + 58, "small", NULL, "Rendered by rdmapush render "
+	     "from the nodes' --trace-json files, in chain order.", 0);
 	fputs("</svg>\n", f);
 	return ferror(f) ? -EIO : 0;
 }

@@ -10,6 +10,7 @@
 #include "rdmapush/config.h"
 #include "rdmapush/hostlist.h"
 #include "rdmapush/proto.h"
+#include "rdmapush/render.h"
 
 enum rp_mode {
 	RP_MODE_NONE = 0,
@@ -18,7 +19,7 @@ enum rp_mode {
 	RP_MODE_HELP,		/* --help, possibly for one subcommand */
 	RP_MODE_VERSION,
 	RP_MODE_KEYGEN,		/* write a new key file (o->file) */
-	RP_MODE_RENDER,		/* two --trace-json files -> one SVG */
+	RP_MODE_RENDER,		/* --trace-json files -> one SVG */
 	RP_MODE_DEVICES,	/* list devices, ports, GIDs (o->devices_for) */
 	RP_MODE_PING,		/* latency ping-pong, client or --server */
 };
@@ -30,8 +31,9 @@ struct rp_opts {
 	const char *file;	/* keygen: the key file */
 	const char *devices_for; /* devices --for HOST: mark the GID for HOST */
 	/* render */
-	const char *render_send;	/* SENDER.jsonl */
-	const char *render_recv;	/* RECEIVER.jsonl */
+	/* SENDER.jsonl RECEIVER.jsonl, or a chain's in its order */
+	const char *render_in[RP_RENDER_MAX_TRACES];
+	size_t render_n;
 	const char *render_out;		/* -o FILE.svg, "-": stdout */
 	/* send: HOST or --hosts FILE expanded; cfg.hosts points into it
 	 * (rp_opts_free() releases it). */

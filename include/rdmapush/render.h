@@ -1,25 +1,34 @@
 /* SPDX-License-Identifier: MIT */
-/* rdmapush render: two --trace-json files (sender, receiver) merged into
- * one standalone SVG sequence diagram. No verbs, no network. */
+/* rdmapush render: --trace-json files (sender, receiver; or a chain's,
+ * one per node) merged into one standalone SVG sequence diagram. No
+ * verbs, no network. */
 #ifndef RDMAPUSH_RENDER_H
 #define RDMAPUSH_RENDER_H
 
 #include "rdmapush/export.h"
 
+#include <stddef.h>
 #include <stdio.h>
 
 /*
- * Read the trace files sender and receiver (JSON Lines, schema version 1,
- * see docs/trace.md), merge them by message matching and write the picture
- * to out ("-": standard output) through a temporary file renamed into place,
- * so no partial SVG is ever left. Each error is reported once on stderr
- * ("rdmapush render: ..."), naming the file (and line). Returns 0;
- * -errno when a file cannot be read or the output written (exit 5);
- * RP_EPROTO for a line that is not JSON or lacks "v" or "kind", and for
- * two traces that do not pair (exit 3); RP_EVERSION for a schema version
- * other than 1 (exit 3).
+ * Read the trace files paths (JSON Lines, schema version 1, see
+ * docs/trace.md): a sender's and its receiver's (in either order), or a
+ * chain's in chain order, n from 2 to RP_RENDER_MAX_TRACES (the first
+ * the sender's, each between a relaying receiver's: its "recv" session
+ * faces the file before it, its "relay" session the file after). Merge
+ * each adjacent two by message matching and write the picture, one
+ * lifeline per file, to out ("-": standard output) through a temporary
+ * file renamed into place, so no partial SVG is ever left. Each error is
+ * reported once on stderr ("rdmapush render: ..."), naming the file (and
+ * line). Returns 0; -errno when a file cannot be read or the output
+ * written (exit 5); RP_EPROTO for a line that is not JSON or lacks "v"
+ * or "kind", for two traces that do not pair, and in a chain for a file
+ * between two others without a relay session or files out of chain
+ * order (exit 3); RP_EVERSION for a schema version other than 1 (exit
+ * 3); -EINVAL for n out of range.
  */
-int rp_render(const char *sender, const char *receiver, const char *out)
+#define RP_RENDER_MAX_TRACES 8
+int rp_render_chain(const char *const *paths, size_t n, const char *out)
 	__attribute__((warn_unused_result));
 
 /*

@@ -4,6 +4,12 @@
 # Always: well-formed XML with an <svg> root, standalone (no <script>, no
 # on* handler, no href, no URL but the SVG namespace). Then each WHAT:
 #   lifelines                  both sides' lifeline
+#   chain:N                    a chain's picture: N lifelines, and each
+#                              pair k's group of rows (N - 1 of them)
+#                              between lifelines k and k + 1: its arrows
+#                              (HELLO, MR, FIN, ACK among them, at least
+#                              one from one to the other), its one data
+#                              block, its QP bands beside those two
 #   bands:SIDE:QP:S1,S2,...    QP's state band rects on SIDE (send|recv)
 #   arrows:T1,T2,...           a message arrow of each type
 #   noarrow:T                  no arrow of type T (collapsed)
@@ -22,7 +28,60 @@ import xml.etree.ElementTree as ET
 
 NS = "{http://www.w3.org/2000/svg}"
 SVG_TAGS = {"svg", "title", "style", "rect", "text", "line", "path",
-            "circle"}
+            "circle", "g"}
+
+
+def chain(root, n):
+    """The lifelines and each pair's group, placed as chain:N says."""
+    lines = [e for e in root.iter(NS + "line") if e.get("class") == "lifeline"]
+    xs = sorted(float(e.get("x1")) for e in lines)
+    errs = []
+    if len(xs) != n or {e.get("data-node") for e in lines} != \
+            {str(j) for j in range(n)}:
+        return ["chain: lifelines %s, nodes %s" %
+                (xs, sorted(e.get("data-node") or "" for e in lines))]
+    groups = [g for g in root.iter(NS + "g") if g.get("class") == "pair"]
+    if sorted(g.get("data-pair") for g in groups) != \
+            [str(k) for k in range(n - 1)]:
+        return ["chain: pair groups %s" % [g.get("data-pair") for g in groups]]
+    for g in groups:
+        k = int(g.get("data-pair"))
+        m = re.fullmatch(r"translate\(([-0-9.]+),([-0-9.]+)\)",
+                         g.get("transform") or "")
+        if not m:
+            errs.append("chain: pair %d transform %r" % (k, g.get("transform")))
+            continue
+        dx = float(m.group(1))
+        left, right = xs[k], xs[k + 1]
+        types, spans = set(), 0
+        for e in g.iter(NS + "line"):
+            if e.get("class") != "arrow":
+                continue
+            a, b = sorted((float(e.get("x1")) + dx, float(e.get("x2")) + dx))
+            types.add(e.get("data-type"))
+            if a < left - 1 or b > right + 1:
+                errs.append("chain: pair %d's %s arrow at %g-%g, not "
+                            "between %g and %g" % (k, e.get("data-type"),
+                                                   a, b, left, right))
+            spans += abs(a - left) < 1 and abs(b - right) < 12
+        if not spans:
+            errs.append("chain: pair %d: no arrow from %g to %g" %
+                        (k, left, right))
+        for t in ("HELLO", "MR", "FIN", "ACK"):
+            if t not in types:
+                errs.append("chain: pair %d: no %s arrow" % (k, t))
+        data = [e for e in g.iter(NS + "rect") if e.get("class") == "data"]
+        if len(data) != 1:
+            errs.append("chain: pair %d: %d data blocks" % (k, len(data)))
+        for e in g.iter(NS + "rect"):
+            if e.get("class") != "band":
+                continue
+            x = float(e.get("x")) + dx
+            near = left if e.get("data-side") == "send" else right
+            if abs(x - near) > 100:
+                errs.append("chain: pair %d: a %s band at %g, far from %g"
+                            % (k, e.get("data-side"), x, near))
+    return errs
 
 
 def datapos(root, after, befores):
@@ -86,6 +145,8 @@ def main():
                      if e.get("class") == "lifeline"}
             if sides != {"send", "recv"}:
                 errs.append("lifelines: %s" % sides)
+        elif kind == "chain":
+            errs += chain(root, int(arg))
         elif kind == "bands":
             side, qp, states = arg.split(":")
             have = {e.get("data-state") for e in root.iter(NS + "rect")

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 # rdmapush render's picture in a real browser: headless Chromium (Debian's
 # chromium, which `scripts/deps all` installs) opens the SVG of each
-# fixture pair of tests/render, standalone as a file:
+# fixture pair of tests/render, and of its chain of three, standalone as
+# a file:
 #   - its DOM as Chromium parsed it has no <parsererror> and holds the
 #     texts (HELLO with its QPN and PSN, MR with its rkey, FIN, ACK, the
 #     data block, a peer's <script> path as text);
@@ -45,12 +46,15 @@ headless() {
 		2>>"$tmp/chromium.log"
 }
 
-# the SVG's height attribute
+# the SVG's height and width attributes
 svg_height() {
 	sed -n 's/^<svg [^>]* height="\([0-9]*\)".*/\1/p' "$1" | head -n 1
 }
+svg_width() {
+	sed -n 's/^<svg [^>]* width="\([0-9]*\)".*/\1/p' "$1" | head -n 1
+}
 
-pairs="push1 push2 push8 failed many interrupted lab-qps2"
+pairs="push1 push2 push8 failed many interrupted lab-qps2 chain"
 if [ $# -ge 3 ]; then
 	pairs=given
 	cp "$2" "$tmp/given.send.jsonl" && cp "$3" "$tmp/given.recv.jsonl" || exit 99
@@ -59,11 +63,15 @@ for n in $pairs; do
 	svg=$tmp/$n.svg
 	dir=$here
 	[ $n = given ] && dir=$tmp
-	if ! "$bin" render "$dir/$n.send.jsonl" "$dir/$n.recv.jsonl" -o "$svg"; then
+	set -- "$dir/$n.send.jsonl" "$dir/$n.recv.jsonl"
+	[ $n = chain ] && set -- "$dir/chain.a.jsonl" "$dir/chain.b.jsonl" \
+		"$dir/chain.c.jsonl"
+	if ! "$bin" render "$@" -o "$svg"; then
 		bad "$n: rdmapush render failed"
 		continue
 	fi
 	h=$(svg_height "$svg")
+	w=$(svg_width "$svg")
 
 	# 1. The SVG as Chromium parsed it.
 	headless --dump-dom "file://$svg" >"$tmp/$n.dom"
@@ -76,6 +84,7 @@ for n in $pairs; do
 	lab-qps2) want="HELLO  qpn 0x11,0x12  psn 0xdbec69,0xae29fe|293.0 KiB in 5 chunks|ended with ACK: status 0 (ok)" ;;
 	push8) want="QP0–7 created: qpn 0x22…0x92, RESET|QP0–7 INIT → RTR|ended with ACK: status 0 (OK)" ;;
 	push2) want="HELLO  qpn 0x11,0x12  psn 0x5a3f21,0x5a5032|MR  rkey 0x1a2c  qpn 0x22,0x32|QP0–1 RTR → RTS|FIN  1 file, 10.0 MiB|10.0 MiB in 10 chunks" ;;
+	chain) want="HELLO  qpn 0x11  psn 0x5a3f21|HELLO  qpn 0x41  psn 0x777777|RELAY 1|RECEIVER 2" ;;
 	esac
 	if python3 "$here/dom_check.py" "$tmp/$n.dom" "$want"; then
 		ok "$n: Chromium parses the SVG, its texts are there"
@@ -85,7 +94,7 @@ for n in $pairs; do
 
 	# 2. The screenshot.
 	rm -f "$tmp/$n.png"
-	headless --window-size=1300,"$h" --screenshot="$tmp/$n.png" \
+	headless --window-size="$w,$h" --screenshot="$tmp/$n.png" \
 		"file://$svg" >/dev/null
 	states=RESET,INIT,RTR,RTS,ERROR
 	if [ -s "$tmp/$n.png" ] &&
@@ -102,7 +111,7 @@ for n in $pairs; do
 		cat "$here/overlap.html"
 		echo '</body></html>'
 	} >"$tmp/$n.html"
-	headless --window-size=1300,"$h" --dump-dom "file://$tmp/$n.html" \
+	headless --window-size="$w,$h" --dump-dom "file://$tmp/$n.html" \
 		>"$tmp/$n.page"
 	v=$(sed -n 's/.*<pre id="verdict">\([^<]*\)<\/pre>.*/\1/p' "$tmp/$n.page")
 	case $v in

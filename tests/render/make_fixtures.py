@@ -5,8 +5,10 @@
 # by hand after docs/trace.md's contract (schema version 1), not by
 # rdmapush: a 1-QP write push, a 2-QP and an 8-QP push, a failed session
 # with ERR (a peer's path holding <script> and &), a many-file session,
-# and a push interrupted after 308 chunks, traced as rdmapush traces
-# (only the first 4 work requests of each kind; no data.summary).
+# a push interrupted after 308 chunks, traced as rdmapush traces
+# (only the first 4 work requests of each kind; no data.summary), and a
+# chain's three traces (chain.a, chain.b: a relay's two sessions,
+# chain.c).
 # The clocks of the two sides are unrelated on purpose (1000 s vs 52000 s).
 #
 # usage: tests/render/make_fixtures.py [DIR]   (default: its own directory)
@@ -295,6 +297,52 @@ def interrupted(dirname, chunks=308):
     r.write(os.path.join(dirname, "interrupted.recv.jsonl"))
 
 
+def chain(dirname):
+    """A push along a chain of 3 hosts, a -> b -> c: b (recv --relay)
+    lands a's file and, on a second thread of the same process (side
+    "relay", same pid and clock), pushes it on to c as it lands; it
+    answers a's FIN once its push on has ended. b's file holds both
+    sessions, interleaved by time."""
+    a, b = sides(1)
+    r = Side("relay", 5151, 0)
+    c = Side("recv", 6161, 91000.25)
+    r.qpn, r.psn = [0x41], [0x777777]
+    c.qpn, c.psn = [0x52], [0xabcdef]
+    c.ev("ctrl", "listen", "listening on 0.0.0.0 port 18500 (TCP)",
+         pid=6160, addr="0.0.0.0", port=18500)
+    c.ev("ctrl", "accept", "accepted control connection from 10.0.2.16",
+         pid=6160, peer="10.0.2.16")
+    size = 10 << 20
+    handshake(a, b, 1, size)
+    b.ev("session", "relay.start", "relaying to 10.0.2.17:18500",
+         host="10.0.2.17", port=18500)
+    r.t = b.t
+    handshake(r, c, 1, size)
+    for s, d in ((a, b), (r, c)):
+        s.ev("session", "phase", "phase DATA", phase="DATA")
+        s.msg("out", "FILE", id=0, path="big.iso", size=size)
+        d.msg("in", "FILE", id=0, path="big.iso", size=size)
+    data(a, b, 10, 1, 1, size, 0.0125)
+    data(r, c, 10, 1, 1, size, 0.0131)
+    for s, d in ((a, b), (r, c)):
+        s.msg("out", "FEND", id=0, bytes=size)
+        d.msg("in", "FEND", id=0, bytes=size)
+        d.msg("out", "FACK", id=0, status=0, status_name="OK", bytes=size,
+              text="")
+        s.msg("in", "FACK", id=0, status=0, status_name="OK", bytes=size,
+              text="")
+    finish(r, c, 1, size)
+    b.t = max(b.t, r.t)
+    b.ev("session", "relay.end", "relayed to 10.0.2.17:18500",
+         host="10.0.2.17", port=18500)
+    finish(a, b, 1, size)
+    for s in (a, b, r, c):
+        teardown(s, 1)
+    b.lines = sorted(b.lines + r.lines, key=lambda e: e["t"])
+    for name, s in (("a", a), ("b", b), ("c", c)):
+        s.write(os.path.join(dirname, "chain.%s.jsonl" % name))
+
+
 def main():
     d = sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(
         os.path.abspath(__file__))
@@ -304,6 +352,7 @@ def main():
     failed(d)
     many(d)
     interrupted(d)
+    chain(d)
 
 
 if __name__ == "__main__":

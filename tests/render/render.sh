@@ -15,6 +15,11 @@
 # no v or kind / schema version 2 / no HELLO / two traces that are not
 # one session (one side twice, a ping against a push, 1 QP against 2,
 # another HELLO), 2 usage; a failed render leaves the old output whole.
+# A chain's three traces (the middle one a relay's, both its sessions in
+# one file) draw three lifelines, each pair's arrows, data block and QP
+# bands between its two; two of them draw that pair alone; a chain out
+# of order, a middle trace without a relay session (or none in the pid
+# drawn) and more than 8 traces are refused.
 #
 # usage: tests/render/render.sh   (from make check: srcdir, ./rdmapush)
 
@@ -161,6 +166,28 @@ check "$tmp/cut.svg" lifelines arrows:HELLO,MR,FILE,FEND,FIN "text:ended with AC
 	"text:(no matching receipt in the other trace)" \
 	"text:(no matching send in the other trace)"
 
+# A chain a -> b -> c: b's file holds its receipt from a (side "recv")
+# and its push on to c (side "relay"), in one pid, on one clock.
+A=$fx/chain.a.jsonl B=$fx/chain.b.jsonl C=$fx/chain.c.jsonl
+if "$bin" render "$A" "$B" "$C" -o "$tmp/chain.svg" 2>"$tmp/chain.err"; then
+	ok "a chain of 3 renders"
+	check "$tmp/chain.svg" chain:3 noscript "text:SENDER" "text:RELAY 1" \
+		"text:RECEIVER 2" 'text:sides "recv", "relay" · pid 5151' \
+		"text:HELLO  qpn 0x11  psn 0x5a3f21" "text:HELLO  qpn 0x41  psn 0x777777" \
+		"text:MR  rkey 0x1a2c  qpn 0x52  psn 0xabcdef" \
+		"text:1 → 2: $A pushes to $B" "text:2 → 3: $B pushes to $C"
+else
+	bad "a chain of 3: exit $?: $(cat "$tmp/chain.err")"
+fi
+# Two of them: the pair as any two traces, the relay's other session
+# left out.
+"$bin" render "$A" "$B" -o "$tmp/ab.svg" 2>/dev/null || bad "chain a b: exit $?"
+check "$tmp/ab.svg" lifelines arrows:HELLO,MR,FILE,FEND,FACK,FIN,ACK \
+	"text:HELLO  qpn 0x11" "notext:HELLO  qpn 0x41" 'text:side "recv" · pid 5151'
+"$bin" render "$B" "$C" -o "$tmp/bc.svg" 2>/dev/null || bad "chain b c: exit $?"
+check "$tmp/bc.svg" lifelines arrows:HELLO,MR,FILE,FEND,FACK,FIN,ACK \
+	"text:HELLO  qpn 0x41" "notext:HELLO  qpn 0x11" 'text:side "relay" · pid 5151'
+
 # expect CODE PATTERN ARGS...: exit CODE, stderr matching PATTERN (one
 # line but for usage errors), and the output written before (good.svg)
 # left as it was, no temp file.
@@ -236,6 +263,20 @@ else
 fi
 : >"$tmp/empty.jsonl"
 expect 3 "$tmp/empty.jsonl: no events" "$S" "$tmp/empty.jsonl" -o "$O"
+# A chain: a middle trace without a relay session, out of order, the
+# relay's push on in another process than the receipt drawn, a
+# receiver's trace before its sender's, more than 8.
+expect 3 "$C: no relay session (side \"relay\"): a trace between two others is a relaying receiver's (recv --relay), in chain order" \
+	"$A" "$C" "$B" -o "$O"
+expect 3 "$C and $B are both from the recv side" "$C" "$B" "$A" -o "$O"
+sed '/"side": "relay"/s/"pid": 5151/"pid": 7000/' "$B" >"$tmp/pid.jsonl"
+expect 3 "$tmp/pid.jsonl: no relay session in pid 5151, the receipt drawn" \
+	"$A" "$tmp/pid.jsonl" "$C" -o "$O"
+{ cat "$A"; grep '"side": "relay"' "$B"; } >"$tmp/sr.jsonl"
+expect 3 "$C comes before $tmp/sr.jsonl, the trace of its sender: give the traces in chain order" \
+	"$C" "$tmp/sr.jsonl" "$C" -o "$O"
+expect 2 "more than 8 traces: a chain of at most 8 hosts" \
+	"$A" "$B" "$B" "$B" "$B" "$B" "$B" "$B" "$C" -o "$O"
 expect 2 "missing -o FILE.svg" "$S" "$R"
 expect 2 "missing RECEIVER.jsonl" "$S" -o "$O"
 expect 2 "unknown option '--bogus'" "$S" "$R" -o "$O" --bogus
