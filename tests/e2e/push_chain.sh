@@ -12,6 +12,9 @@
 # A goes on to C directly, C's copy is whole, and A exits 4 naming B. A
 # relay that is not one (B without --relay) refuses the chain: the sender
 # exits 6 and names why. Times are the guests' own, around rdmapush alone.
+# A chain push traced on each host (--trace-json; B's file holds its
+# receipt and its push on) renders into one SVG with a lifeline per
+# host, each pair's arrows between its two (check_svg.py chain:3).
 . "$(dirname "$0")/lib.sh"
 
 # 16 MiB: about 3.4 s at 40mbit per link.
@@ -146,6 +149,52 @@ else
 	stop_recv_on B chain-b
 fi
 stop_recv_on C chain-c
+
+# --- the chain's traces, one lifeline per host -----------------------------
+
+TMP=$(mktemp -d /tmp/e2e-chain.XXXXXX)
+trap 'rm -rf "$TMP"' EXIT
+mkdata A "$SRC/traced.bin" $((1024 * 1024)) >/dev/null
+for n in A B C; do
+	on "$n" "rm -f /tmp/e2e-chain-$n.jsonl" >/dev/null
+done
+for n in B C; do
+	fresh_dir "$n" "$DST" >/dev/null
+done
+recv_bg_on B chain-b --relay --trace-json /tmp/e2e-chain-B.jsonl ||
+	fail "receiver on B" "did not listen"
+recv_bg_on C chain-c --trace-json /tmp/e2e-chain-C.jsonl ||
+	fail "receiver on C" "did not listen"
+if out=$(on A "$RP send -q --trace-json /tmp/e2e-chain-A.jsonl -p $PORT \
+	$SRC/traced.bin $B_IP,$C_IP" 2>&1); then
+	ok "chain push traced on each host"
+else
+	fail "traced chain push" "$(tail -3 <<<"$out")"
+fi
+stop_recv_on B chain-b
+stop_recv_on C chain-c
+for n in A B C; do
+	on "$n" "cat /tmp/e2e-chain-$n.jsonl" >"$TMP/$n.jsonl"
+done
+if grep -q '"side":"relay"' "$TMP/B.jsonl" &&
+	grep -q '"side":"recv"' "$TMP/B.jsonl"; then
+	ok "B's trace holds its receipt (side recv) and its push on (side relay)"
+else
+	fail "B's trace" "no side relay, or no side recv"
+fi
+if "$RP" render "$TMP/A.jsonl" "$TMP/B.jsonl" "$TMP/C.jsonl" \
+	-o "$TMP/chain.svg" 2>"$TMP/render.err"; then
+	ok "rdmapush render draws the chain's three traces"
+else
+	fail "rdmapush render of the chain" "$(cat "$TMP/render.err")"
+fi
+if why=$("$PYTHON3" "$TOP/tests/render/check_svg.py" "$TMP/chain.svg" \
+	chain:3 arrows:HELLO,MR,FIN,ACK "text:RELAY 1" "text:RECEIVER 2" \
+	"text:DATA PHASE (RDMA)" 2>&1); then
+	ok "the SVG: 3 lifelines, each pair's arrows and data block between its two"
+else
+	fail "the chain's SVG" "$why"
+fi
 
 # --- a receiver without --relay refuses the chain ------------------------
 
