@@ -166,6 +166,14 @@ static int lines_push(struct lines *l, json_object *o)
 	return 0;
 }
 
+/* A line of a relay's push on (side "relay"). */
+static bool relay_line(json_object *o)
+{
+	const char *side = rp_render_str(o, "side");
+
+	return side && !strcmp(side, "relay");
+}
+
 /* A session of a file: the lines of all whose side is (relay) or is not
  * (!relay) "relay", of pid only unless pid is 0; each a reference. */
 static int lines_pick(struct lines *l, const struct lines *all, bool relay,
@@ -175,12 +183,10 @@ static int lines_pick(struct lines *l, const struct lines *all, bool relay,
 
 	for (i = 0; i < all->n; i++) {
 		json_object *o = all->o[i];
-		const char *side = rp_render_str(o, "side");
-		bool r = side && !strcmp(side, "relay");
 		int64_t p = 0;
 
 		(void)rp_render_int(o, "pid", &p);
-		if (r != relay || (pid && p != pid))
+		if (relay_line(o) != relay || (pid && p != pid))
 			continue;
 		if (lines_push(l, json_object_get(o))) {
 			json_object_put(o);
@@ -194,12 +200,9 @@ static bool has_relay(const struct lines *all)
 {
 	size_t i;
 
-	for (i = 0; i < all->n; i++) {
-		const char *side = rp_render_str(all->o[i], "side");
-
-		if (side && !strcmp(side, "relay"))
+	for (i = 0; i < all->n; i++)
+		if (relay_line(all->o[i]))
 			return true;
-	}
 	return false;
 }
 
@@ -939,7 +942,8 @@ err_unlink:
 /*
  * One file of the command line: all its lines, its session facing the
  * file before it (up: all but a relay's lines) and the one facing the
- * file after it (down: a relay's lines if it has any, else as up).
+ * file after it (down: a relay's lines if it has any, else as up; a
+ * middle file's, of one pid, are picked by middle_node()).
  */
 struct node {
 	struct lines all, up, down;
@@ -955,10 +959,12 @@ static void node_free(struct node *nd)
 static int read_node(const char *path, struct node *nd, bool up, bool down)
 {
 	int rc = read_lines(path, &nd->all);
+	bool relay;
 
 	if (rc)
 		return rc;
-	if (up && down && !has_relay(&nd->all)) {
+	relay = has_relay(&nd->all);
+	if (up && down && !relay) {
 		fail("%s: no relay session (side \"relay\"): a trace between "
 		     "two others is a relaying receiver's (recv --relay), in "
 		     "chain order", path);
@@ -966,8 +972,8 @@ static int read_node(const char *path, struct node *nd, bool up, bool down)
 	}
 	if (up)
 		rc = lines_pick(&nd->up, &nd->all, false, 0);
-	if (!rc && down)
-		rc = lines_pick(&nd->down, &nd->all, has_relay(&nd->all), 0);
+	if (!rc && down && !up)
+		rc = lines_pick(&nd->down, &nd->all, relay, 0);
 	if (rc)
 		fail("out of memory");
 	return rc;
@@ -977,10 +983,7 @@ static int read_node(const char *path, struct node *nd, bool up, bool down)
  * process whose receipt the pair before it drew. */
 static int middle_node(const char *path, struct node *nd, int64_t pid)
 {
-	int rc;
-
-	lines_free(&nd->down);
-	rc = lines_pick(&nd->down, &nd->all, true, pid);
+	int rc = lines_pick(&nd->down, &nd->all, true, pid);
 	if (rc) {
 		fail("out of memory");
 		return rc;

@@ -292,20 +292,36 @@ static void qp_labels(FILE *f, const struct rr_diagram *d, int side)
 		     "tiny", side == RR_SEND ? "end" : "start", "QP", 0);
 }
 
+/* The picture's frame: its size, its title, the style, a white page. */
+static void page_open(FILE *f, int width, int height, const char *title)
+{
+	fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
+		"height=\"%d\" viewBox=\"0 0 %d %d\">\n", width, height, width,
+		height);
+	fprintf(f, "<title>%s</title>\n", title);
+	fputs(style, f);
+	fprintf(f, "<rect width=\"%d\" height=\"%d\" fill=\"#ffffff\"/>\n",
+		width, height);
+}
+
+/* A lifeline's name again at its foot. */
+static void foot_box(FILE *f, double x, int bottom, const char *name)
+{
+	fprintf(f, "<rect x=\"%.0f\" y=\"%d\" width=\"160\" "
+		"height=\"28\" rx=\"6\" fill=\"#eceff1\" "
+		"stroke=\"#37474f\"/>\n", x - 80, bottom);
+	text(f, x, bottom + 19, "head", "middle", name, 0);
+}
+
 static void header(FILE *f, const struct rr_diagram *d)
 {
 	char buf[512];
 	int side;
 
-	fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
-		"height=\"%d\" viewBox=\"0 0 %d %d\">\n", W, d->height, W,
-		d->height);
-	fprintf(f, "<title>rdmapush %s: %s and %s</title>\n",
-		d->ping ? "ping" : "session", head_name(d, 0, false),
-		head_name(d, 1, false));
-	fputs(style, f);
-	fprintf(f, "<rect width=\"%d\" height=\"%d\" fill=\"#ffffff\"/>\n", W,
-		d->height);
+	snprintf(buf, sizeof(buf), "rdmapush %s: %s and %s",
+		 d->ping ? "ping" : "session", head_name(d, 0, false),
+		 head_name(d, 1, false));
+	page_open(f, W, d->height, buf);
 	text(f, 20, 32, "title", NULL, d->ping ?
 	     "rdmapush ping: the client times round trips, the server answers" :
 	     "rdmapush session: the sender pushes, the receiver stores", 0);
@@ -876,15 +892,8 @@ static void footer(FILE *f, const struct rr_diagram *d, int bottom)
 {
 	int side;
 
-	for (side = 0; side < 2; side++) {
-		double x = lifeline(side);
-
-		fprintf(f, "<rect x=\"%.0f\" y=\"%d\" width=\"160\" "
-			"height=\"28\" rx=\"6\" fill=\"#eceff1\" "
-			"stroke=\"#37474f\"/>\n", x - 80, bottom);
-		text(f, x, bottom + 19, "head", "middle",
-		     head_name(d, side, true), 0);
-	}
+	for (side = 0; side < 2; side++)
+		foot_box(f, lifeline(side), bottom, head_name(d, side, true));
 	text(f, 20, bottom + 58, "small", NULL, "Rendered by rdmapush render "
 	     "from the two sides' --trace-json files.", 0);
 }
@@ -957,14 +966,9 @@ static void chain_header(FILE *f, const struct rr_diagram *d, size_t n,
 	char buf[2048];
 	size_t j, used = 0;
 
-	fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
-		"height=\"%d\" viewBox=\"0 0 %d %d\">\n", width, height, width,
-		height);
-	fprintf(f, "<title>rdmapush chain: a sender and %zu receivers"
-		"</title>\n", n);
-	fputs(style, f);
-	fprintf(f, "<rect width=\"%d\" height=\"%d\" fill=\"#ffffff\"/>\n",
-		width, height);
+	snprintf(buf, sizeof(buf), "rdmapush chain: a sender and %zu receivers",
+		 n);
+	page_open(f, width, height, buf);
 	text(f, 20, 32, "title", NULL, "rdmapush chain: the sender pushes, "
 	     "each relay stores and pushes on", 0);
 	for (j = 0; j <= n && used < sizeof(buf); j++) {
@@ -1038,13 +1042,9 @@ int rp_render_write_chain_svg(FILE *f, const struct rr_diagram *d, size_t n)
 		chain_pair(f, &d[k], k, width, y);
 		y += SECT_HEAD + rows_h(&d[k]) + 20;
 	}
-	for (j = 0; j <= n; j++) {
-		fprintf(f, "<rect x=\"%.0f\" y=\"%d\" width=\"160\" "
-			"height=\"28\" rx=\"6\" fill=\"#eceff1\" "
-			"stroke=\"#37474f\"/>\n", node_x(j) - 80, bottom);
-		text(f, node_x(j), bottom + 19, "head", "middle", j ? j < n ?
-		     "RELAY" : "RECEIVER" : "SENDER", 0);
-	}
+	for (j = 0; j <= n; j++)
+		foot_box(f, node_x(j), bottom, j ? j < n ? "RELAY" : "RECEIVER" :
+			 "SENDER");
 	text(f, 20, bottom + 58, "small", NULL, "Rendered by rdmapush render "
 	     "from the nodes' --trace-json files, in chain order.", 0);
 	fputs("</svg>\n", f);
