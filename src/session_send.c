@@ -1289,6 +1289,12 @@ static bool broken_at(const struct xfer *x, int rc, uint32_t *k)
 	return i + 1 < n;
 }
 
+/* Host i's port: its own, or the push's -p. */
+static uint16_t host_port(const struct rp_config *o, uint32_t i)
+{
+	return o->hosts[i].port ? o->hosts[i].port : o->port;
+}
+
 /*
  * The origin of a chain that broke at host k: each host after it gets a
  * push of its own, straight from here, with --resume and --update exists:
@@ -1305,7 +1311,7 @@ static void reroute(struct xfer *x, int rc)
 	    !broken_at(x, rc, &k))
 		return;
 	rp_host_format(dead, sizeof(dead), o->hosts[k].name,
-		       o->hosts[k].port ? o->hosts[k].port : o->port);
+		       host_port(o, k));
 	x->rerouted = true;
 	for (uint32_t j = k + 1; j < o->nhosts && !rp_session_stop; j++) {
 		struct rp_config d = *o;
@@ -1314,7 +1320,7 @@ static void reroute(struct xfer *x, int rc)
 		d.hosts = &o->hosts[j];
 		d.nhosts = 1;
 		d.host = o->hosts[j].name;
-		d.port = o->hosts[j].port ? o->hosts[j].port : o->port;
+		d.port = host_port(o, j);
 		d.resume = true;
 		d.update = RP_UPDATE_EXISTS;
 		d.hooks = NULL;
