@@ -440,9 +440,10 @@ static void judge_trip(const struct rp_doctor_facts *f,
 		why(e, "the two sides could not agree on a QP");
 		return;
 	}
-	snprintf(fix, sizeof(fix), "let UDP 4791 through both ways (nft or "
-		 "iptables, tc filters), same netdev MTU on both hosts; "
-		 "'rdmapush devices --for %s' on each", f->host);
+	snprintf(fix, sizeof(fix), "on both hosts: iptables -I INPUT -p udp "
+		 "--dport 4791 -j ACCEPT (or its nft twin), no tc filter that "
+		 "drops it, the same interface MTU ('rdmapush devices --for %s' "
+		 "shows the GID we use)", f->host);
 	e = add(r, RP_DOC_ERROR, "rdma", fix, "--op %s: the handshake "
 		"passed but no RDMA round trip with %s: %s", op_name(t->op),
 		f->host, t->error);

@@ -31,6 +31,8 @@ static const struct rp_doc_finding *first_error(const struct rp_doc_report *r)
 int rp_doctor_run(const struct rp_config *o, uint16_t ping_port,
 		  const uint8_t *ops, size_t nops)
 {
+	/* Static: the report's texts are some 50 KB, too much for a stack
+	 * frame; the command runs once per process. */
 	static struct rp_doctor_facts facts;
 	static struct rp_doc_report r;
 	const struct rp_doc_finding *e;

@@ -314,7 +314,7 @@ static void test_host_rdma(void **state)
 		 "completion failed: transport retry counter exceeded");
 	judge_error("rdma", "--op write: the handshake passed but no RDMA "
 		    "round trip with 10.77.0.2: work completion failed",
-		    "UDP 4791");
+		    "-p udp --dport 4791 -j ACCEPT");
 	assert_non_null(strstr(only(RP_DOC_ERROR, "rdma")->why, "UDP 4791"));
 	/* No handshake at all: another cause, another fix. */
 	healthy(true);
