@@ -17,8 +17,7 @@
 #include "rdmapush/config.h"
 #include "rdmapush/trace.h"
 
-/* --for HOST: the local address, then the GID a session would choose. */
-static int answer_for(const struct rp_config *o, struct rp_devices_for *f)
+int rp_devices_answer_for(const struct rp_config *o, struct rp_devices_for *f)
 {
 	struct sockaddr_storage ss;
 	socklen_t len;
@@ -67,7 +66,7 @@ int rp_devices_run(const struct rp_config *o, const char *for_host)
 	rp_trace_hold_first_error();
 	rc = rp_verbs_devices(o->dev, &l);
 	if (!rc && f.host)
-		rc = answer_for(o, &f);
+		rc = rp_devices_answer_for(o, &f);
 	cause = rp_trace_held_error();
 	if (!cause && rc)
 		cause = rp_strerror(rc);

@@ -13,6 +13,7 @@
 
 #include "rdmapush/auth.h"
 #include "rdmapush/devices.h"
+#include "rdmapush/doctor.h"
 #include "rdmapush/err.h"
 #include "rdmapush/opts.h"
 #include "rdmapush/ping.h"
@@ -228,6 +229,9 @@ static int dispatch(const struct rp_opts *o)
 		return rp_devices_run(&o->cfg, o->devices_for);
 	case RP_MODE_PING:
 		return ping(&o->cfg);
+	case RP_MODE_DOCTOR:
+		return rp_doctor_run(&o->cfg, o->doctor_ping_port,
+				     o->doctor_ops, o->doctor_nops);
 	case RP_MODE_RENDER:
 		/* Each error is said where it is found, naming the file. */
 		return rp_err_exit_code(rp_render_chain(o->render_in,

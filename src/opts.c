@@ -726,7 +726,7 @@ static int parse_help(struct rp_opts *o, int argc, char **argv)
 	else if (!rp_opts_help_page(argv[2], &o->help_for))
 		return rp_opts_usage_error("help", "no help for '%s': try "
 					   "send, recv, keygen, devices, ping, "
-					   "render or help", argv[2]);
+					   "doctor, render or help", argv[2]);
 	return 0;
 }
 
@@ -825,7 +825,7 @@ int rp_opts_parse(struct rp_opts *o, int argc, char **argv)
 	if (argc < 2 || !argv[1])
 		return rp_opts_usage_error(NULL, "missing command: send, "
 					   "recv, keygen, devices, ping, "
-					   "render or help");
+					   "doctor, render or help");
 	cmd = argv[1];
 	if (!strcmp(cmd, "send"))
 		return parse_sub(o, RP_MODE_SEND, argc - 1, argv + 1);
@@ -837,6 +837,8 @@ int rp_opts_parse(struct rp_opts *o, int argc, char **argv)
 		return parse_devices(o, argc - 1, argv + 1);
 	if (!strcmp(cmd, "ping"))
 		return rp_opts_parse_ping(o, argc - 1, argv + 1);
+	if (!strcmp(cmd, "doctor"))
+		return rp_opts_parse_doctor(o, argc - 1, argv + 1);
 	if (!strcmp(cmd, "render"))
 		return rp_opts_parse_render(o, argc, argv);
 	if (!strcmp(cmd, "help") || !strcmp(cmd, "--help") ||
@@ -855,5 +857,5 @@ int rp_opts_parse(struct rp_opts *o, int argc, char **argv)
 					   "(options follow send or recv)");
 	return rp_opts_usage_error(NULL,
 				   "unknown command '%s': use send, recv, "
-				   "keygen, devices, ping or render", cmd);
+				   "keygen, devices, ping, doctor or render", cmd);
 }

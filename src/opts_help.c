@@ -21,8 +21,10 @@ static const char help_overview[] =
 	"       rdmapush keygen [--] FILE\n"
 	"       rdmapush devices [--for HOST] [--json] [-d DEV]\n"
 	"       rdmapush ping --server | rdmapush ping [OPTION]... HOST\n"
+	"       rdmapush doctor [OPTION]... [HOST]\n"
 	"       rdmapush render SENDER.jsonl RECEIVER.jsonl... -o FILE.svg\n"
-	"       rdmapush help [send|recv|keygen|devices|ping|render|help]\n"
+	"       rdmapush help [send|recv|keygen|devices|ping|doctor|render|\n"
+	"                      help]\n"
 	"       rdmapush --help | --version\n"
 	"\n"
 	"Push files and directories from one machine to another over RDMA,\n"
@@ -38,6 +40,8 @@ static const char help_overview[] =
 	"  devices        show the RDMA devices, ports and GIDs, and with\n"
 	"                 --for HOST the GID rdmapush would use for HOST\n"
 	"  ping           measure RDMA round-trip latency (--server: answer)\n"
+	"  doctor         check this host for RDMA, and with HOST the path\n"
+	"                 to it; each problem with the command that fixes it\n"
 	"  render         draw two --trace-json files as one SVG picture\n"
 	"  help [CMD]     show this help, or that of a command\n"
 	"\n"
@@ -216,6 +220,45 @@ static const char help_devices[] =
 	"  4  no RDMA device, no device DEV, HOST does not resolve or has\n"
 	"     no route, or no GID fits HOST\n"
 	"  5  standard output cannot be written\n";
+
+static const char help_doctor[] =
+	"Usage: rdmapush doctor [OPTION]... [HOST]\n"
+	"\n"
+	"Check what RDMA needs on this host, one line per check: a device\n"
+	"(or else rdma_rxe and the interface it could go on), each port's\n"
+	"state, its RoCE MTU against its interface's MTU, a routable RoCE v2\n"
+	"GID, the locked-memory limit (ulimit -l) against a transfer's\n"
+	"ring, and whether the receiver's TCP port is free or who holds it.\n"
+	"With HOST also: the GID a push to HOST would use, whether HOST's\n"
+	"receiver and ping server ports answer, and with a ping server\n"
+	"(rdmapush ping --server on HOST) one RDMA round trip for --op send\n"
+	"and one for --op write, HOST's GID and RoCE MTU and whether it\n"
+	"matches ours. A file receiver answers no ping: then the RDMA path\n"
+	"is not tried, and a note says so. Each problem is one line: what\n"
+	"is wrong, why it matters, and the command that fixes it.\n"
+	"\n"
+	"Options:\n"
+	"  -p, --port PORT      the receiver's TCP port (default 18500)\n"
+	"      --ping-port PORT HOST's ping server (default: PORT + 1)\n"
+	"  -d, --device DEV     only this device\n"
+	"  -i, --ib-port N      only this port, as for send\n"
+	"  -g, --gid-index N    this GID index, as for send\n"
+	"  -T, --timeout SEC    bound of each probe of HOST (default 5)\n"
+	"      --psk FILE       the ping server's key file, if it has one\n"
+	"  -J, --json           one JSON object on stdout\n"
+	"  -t, --trace          show each step of the probes\n"
+	"  -h, --help           show this help and exit\n"
+	"\n"
+	"Examples:\n"
+	"  $ rdmapush doctor\n"
+	"  host-b$ rdmapush recv & rdmapush ping --server &\n"
+	"  host-a$ rdmapush doctor host-b\n"
+	"\n"
+	"Exit status:\n"
+	"  0  no problem found (ok lines, notes and warnings only)\n"
+	"  1  internal error, or standard output cannot be written\n"
+	"  2  usage error\n"
+	"  4  at least one problem found (the lines that say \"error\")\n";
 
 static const char help_common[] =
 	"  -d, --device DEV     RDMA device, e.g. mlx5_0 or rxe0 (default:\n"
@@ -407,6 +450,7 @@ static const char *const page_recv[] = {
 static const char *const page_keygen[] = { help_keygen, NULL };
 static const char *const page_devices[] = { help_devices, NULL };
 static const char *const page_ping[] = { help_ping, NULL };
+static const char *const page_doctor[] = { help_doctor, NULL };
 static const char *const page_render[] = { help_render, NULL };
 static const char *const page_help[] = { help_help, NULL };
 
@@ -421,6 +465,7 @@ static const struct {
 	{ "keygen",	RP_MODE_KEYGEN,		page_keygen },
 	{ "devices",	RP_MODE_DEVICES,	page_devices },
 	{ "ping",	RP_MODE_PING,		page_ping },
+	{ "doctor",	RP_MODE_DOCTOR,		page_doctor },
 	{ "render",	RP_MODE_RENDER,		page_render },
 	{ "help",	RP_MODE_HELP,		page_help },
 };

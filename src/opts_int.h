@@ -67,6 +67,9 @@ const char *rp_opts_host_hint(const char *h);
 /* rdmapush ping (opts_ping.c): argv after "rdmapush"; 0 or RP_EUSAGE. */
 int rp_opts_parse_ping(struct rp_opts *o, int argc, char **argv);
 
+/* rdmapush doctor (opts_doctor.c): argv after "rdmapush"; 0 or RP_EUSAGE. */
+int rp_opts_parse_doctor(struct rp_opts *o, int argc, char **argv);
+
 /* rdmapush render (opts_render.c): the whole argv; 0 or RP_EUSAGE. */
 int rp_opts_parse_render(struct rp_opts *o, int argc, char **argv);
 

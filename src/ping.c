@@ -69,6 +69,7 @@ struct ping {
 	double end;		/* server: the client's whole ping ends by
 				 * then (rp_now()), or 0 */
 	struct rp_ping_serve *serve;	/* server: how, and what came */
+	struct rp_ping_result *res;	/* client: what it learns */
 	uint32_t done;		/* round trips completed */
 };
 
@@ -502,8 +503,11 @@ static int client_run(struct ping *p, double *rtt)
 		rc = client_hello(p);
 	if (!rc)
 		rc = take_mr(p, &mr, "MR");
-	if (!rc)
+	if (!rc) {
+		p->res->connected = true;
+		p->res->remote = mr.qp;
 		rc = rp_verbs_connect(p->v, &mr.qp, 1);
+	}
 	if (!rc && exposed(p))
 		rc = send_mr(p, rkey);
 	for (uint32_t i = 0; !rc && i < p->iters; i++) {
@@ -522,7 +526,7 @@ int rp_ping_client_fd(const struct rp_config *o, int fd, const char *peer,
 	struct ping p = {
 		.o = o, .peer = peer, .op = o->ping_op,
 		.way = way_of(o->ping_op), .size = o->ping_size,
-		.iters = o->ping_iters,
+		.iters = o->ping_iters, .res = res,
 	};
 	uint8_t key[RP_PSK_LEN];
 	double *rtt = NULL;

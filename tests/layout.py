@@ -84,6 +84,8 @@ src/ping*.c                         commands  ping
 include/rdmapush/ping.h             commands  ping
 src/devices*.c                      commands  devices
 include/rdmapush/devices.h          commands  devices
+src/doctor*.c                       commands  doctor
+include/rdmapush/doctor.h           commands  doctor
 src/render*.c                       commands  render
 src/render_int.h                    commands  render
 include/rdmapush/render.h           commands  render

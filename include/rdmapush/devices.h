@@ -38,6 +38,14 @@ struct rp_config;
  * and what to do on stderr. Returns the exit code (enum rp_exit).
  */
 int rp_devices_run(const struct rp_config *o, const char *for_host);
+/*
+ * --for f->host: the local address the kernel reaches it from, then the
+ * device, port and GID a session to it would use (f->chosen, f->choice),
+ * by o's -d, -i, -g and port; rdmapush doctor asks the same. 0, or the
+ * error (reported, as a session reports it).
+ */
+int rp_devices_answer_for(const struct rp_config *o, struct rp_devices_for *f)
+	__attribute__((warn_unused_result));
 
 /* --- formatting and the command: src/devices.c ----------------------- */
 

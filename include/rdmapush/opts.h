@@ -22,6 +22,7 @@ enum rp_mode {
 	RP_MODE_RENDER,		/* --trace-json files -> one SVG */
 	RP_MODE_DEVICES,	/* list devices, ports, GIDs (o->devices_for) */
 	RP_MODE_PING,		/* latency ping-pong, client or --server */
+	RP_MODE_DOCTOR,		/* check this host and the path to HOST */
 };
 
 /* The command line: which command, and the settings it runs with. */
@@ -30,6 +31,11 @@ struct rp_opts {
 	enum rp_mode help_for;	/* with RP_MODE_HELP: NONE or a command's mode */
 	const char *file;	/* keygen: the key file */
 	const char *devices_for; /* devices --for HOST: mark the GID for HOST */
+	/* doctor: the ping server's port on HOST, and the data ops of its
+	 * round trips */
+	uint16_t doctor_ping_port;
+	uint8_t doctor_ops[2];
+	size_t doctor_nops;
 	/* render */
 	/* SENDER.jsonl RECEIVER.jsonl, or a chain's in its order */
 	const char *render_in[RP_RENDER_MAX_TRACES];

@@ -33,6 +33,7 @@
 #include <stdio.h>
 
 #include "rdmapush/config.h"
+#include "rdmapush/proto.h"
 
 #define RP_PING_DEFAULT_PORT	18501	/* the receiver's 18500 + 1 */
 #define RP_PING_DEFAULT_ITERS	1000
@@ -62,6 +63,10 @@ struct rp_ping_result {
 	uint32_t iterations;	/* round trips timed */
 	struct rp_ping_stats rtt;	/* microseconds */
 	char peer[80];
+	/* Set as soon as the handshake passed, kept when a round trip
+	 * then fails (rdmapush doctor tells the two apart): */
+	bool connected;
+	struct rp_qp_addr remote;	/* the server's QP, from its MR */
 };
 
 /*

@@ -612,14 +612,14 @@ static void test_messages(void **state)
 				         "over 256.00 MiB"));
 	assert_int_equal(CAPTURE(&o, "push"), RP_EUSAGE);
 	assert_string_equal(captured, "rdmapush: unknown command 'push': "
-				      "use send, recv, keygen, devices, ping "
-				      "or render\n"
+				      "use send, recv, keygen, devices, ping, "
+				      "doctor or render\n"
 				      "rdmapush: hint: 'rdmapush --help' "
 				      "shows the usage\n");
 	assert_int_equal(CAPTURE(&o, NULL), RP_EUSAGE);
 	assert_string_equal(captured,
 			    "rdmapush: missing command: send, recv, keygen, "
-			    "devices, ping, render or help\n"
+			    "devices, ping, doctor, render or help\n"
 			    "rdmapush: hint: 'rdmapush --help' shows the "
 			    "usage\n");
 	/* Success prints nothing. */
