@@ -141,15 +141,17 @@ static void judge_no_device(const struct rp_doctor_facts *f,
 		d = add(r, RP_DOC_ERROR, "device", fix, "no RDMA device: "
 			"rdma_rxe (Soft-RoCE) is loaded but on no interface");
 	} else {
-		snprintf(fix, sizeof(fix), "modprobe rdma_rxe && rdma link "
-			 "add rxe0 type rxe netdev %s", nd);
+		/* Without the module, loading it is not yet the fix. */
+		snprintf(fix, sizeof(fix), "%smodprobe rdma_rxe && rdma link "
+			 "add rxe0 type rxe netdev %s", f->rxe_module ? "" :
+			 "boot a kernel that has rdma_rxe (Debian's "
+			 "linux-image-amd64 does), then: ", nd);
 		d = add(r, RP_DOC_ERROR, "device", fix, "no RDMA device, and "
 			"rdma_rxe (Soft-RoCE) is not loaded");
 	}
 	if (!f->rxe_loaded && !f->rxe_module)
 		why(d, "rdmapush moves data by RDMA only, and this kernel has "
-		    "no rdma_rxe module: install its extra modules, or boot "
-		    "one built with CONFIG_RDMA_RXE");
+		    "no rdma_rxe module");
 	else
 		why(d, "rdmapush moves data by RDMA only; without an RDMA "
 		    "NIC, Soft-RoCE on %s makes one", nd);

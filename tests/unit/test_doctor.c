@@ -167,6 +167,12 @@ static void test_no_device(void **state)
 	judge_error("device", "rdma_rxe (Soft-RoCE) is not loaded",
 		    "modprobe rdma_rxe && rdma link add rxe0 type rxe netdev "
 		    "eth0");
+	assert_null(strstr(only(RP_DOC_ERROR, "device")->fix, "boot"));
+	/* No such module in this kernel: another kernel first. */
+	f.rxe_module = false;
+	judge_error("device", "rdma_rxe (Soft-RoCE) is not loaded",
+		    "boot a kernel that has rdma_rxe");
+	f.rxe_module = true;
 	/* Loaded, but on no interface: no modprobe then. */
 	f.rxe_loaded = true;
 	judge_error("device", "on no interface",
