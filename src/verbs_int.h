@@ -170,8 +170,6 @@ const char *rp_verbs_post_kind_name(enum post_kind kind);
 int rp_verbs_mtu_bytes(enum ibv_mtu m);
 /* IBV_ACCESS_* flags as "LOCAL_WRITE|REMOTE_WRITE"; "none" for 0. */
 const char *rp_verbs_access_str(char *buf, size_t len, unsigned int flags);
-/* "; <why>" to append to a failed completion's line, or "". */
-const char *rp_verbs_wc_status_hint(enum ibv_wc_status s);
 /* " (<why>)" to append to an async event's line, or "". */
 const char *rp_verbs_async_hint(enum ibv_event_type t);
 /* What the event is about ("QP 0x12", "the CQ", "rxe0 port 1"); buf. */

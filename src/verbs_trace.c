@@ -4,8 +4,8 @@
  * each verbs step, kept here so that the steps in verbs.c, verbs_qp.c,
  * verbs_select.c and verbs_wait.c read as code, and what the traces and
  * error lines need for it: names of opcodes, QP states, link layers, GID
- * types and access flags, and what a failed completion or an async
- * event most likely means.
+ * types and access flags, and what an async event most likely means
+ * (a failed completion's meaning is src/wc_causes.c's table).
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -166,33 +166,6 @@ const char *rp_verbs_access_str(char *buf, size_t len, unsigned int flags)
 		snprintf(buf + used, len - used, "%s0x%x", used ? "|" : "",
 			 flags);
 	return buf;
-}
-
-const char *rp_verbs_wc_status_hint(enum ibv_wc_status s)
-{
-	switch (s) {
-	case IBV_WC_REM_ACCESS_ERR:
-		return "; the peer refused our RDMA access (wrong rkey, or "
-		       "outside its registered ring)";
-	case IBV_WC_RETRY_EXC_ERR:
-		return "; no acknowledgement from the peer after every retry "
-		       "(peer dead or unreachable)";
-	case IBV_WC_RNR_RETRY_EXC_ERR:
-		return "; the peer had no receive posted after every retry";
-	case IBV_WC_WR_FLUSH_ERR:
-		return "; flushed: the QP had already entered the error state";
-	case IBV_WC_LOC_PROT_ERR:
-		return "; local buffer not covered by our MR";
-	case IBV_WC_REM_INV_REQ_ERR:
-		return "; the peer's QP rejected the request (e.g. no "
-		       "REMOTE_WRITE or REMOTE_READ access on its QP, or a "
-		       "Send longer than its posted receive)";
-	case IBV_WC_LOC_LEN_ERR:
-		return "; an incoming Send was longer than the buffer of the "
-		       "receive it consumed";
-	default:
-		return "";
-	}
 }
 
 const char *rp_verbs_async_hint(enum ibv_event_type t)

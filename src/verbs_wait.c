@@ -19,7 +19,16 @@
 #include "rdmapush/err.h"
 #include "rdmapush/sys.h"
 #include "rdmapush/trace.h"
+#include "rdmapush/wc_causes.h"
 #include "verbs_int.h"
+
+/* The table of src/wc_causes.c is keyed by these numbers. */
+#define RP_WC_STATUS_SAME(name, val)					\
+	_Static_assert(IBV_WC_##name == (val) &&			\
+		       (int)RP_WCS_##name == (int)IBV_WC_##name,	\
+		       "IBV_WC_" #name " is not " #val);
+RP_WC_STATUS_MAP(RP_WC_STATUS_SAME)
+#undef RP_WC_STATUS_SAME
 
 /* Completions fetched per ibv_poll_cq call. */
 #define POLL_BATCH		32
@@ -174,11 +183,17 @@ static enum rp_wc_op wc_op(const struct ibv_wc *wc)
 /*
  * A failed completion carries only wr_id, status, qp_num and vendor_err
  * (ibv_poll_cq(3)): its opcode is not reported, the caller's wr_id says
- * which request it was.
+ * which request it was. What the status means and usually comes from
+ * is src/wc_causes.c's table, which the in-memory fabric shares.
  */
 static void failed_wc(struct rp_verbs *v, const struct ibv_wc *wc)
 {
 	char which[QP_NAME_LEN] = "";
+	struct rp_wc_failure f = {
+		.status = wc->status, .vendor_err = wc->vendor_err,
+		.wr_id = wc->wr_id, .qpn = wc->qp_num, .which = which,
+		.roce = v->link_layer == IBV_LINK_LAYER_ETHERNET,
+	};
 	int qp;
 
 	v->wc_errors++;
@@ -188,11 +203,7 @@ static void failed_wc(struct rp_verbs *v, const struct ibv_wc *wc)
 	    (wc->status == IBV_WC_RETRY_EXC_ERR ||
 	     wc->status == IBV_WC_WR_FLUSH_ERR)) {
 		if (!v->link_down)
-			RP_EV("verbs", "wc.link", "completion failed: {status} "
-			      "wr_id={wr_id} qp={qpn}: the link may be down",
-			      EV_S("status", ibv_wc_status_str(wc->status)),
-			      EV_U("wr_id", wc->wr_id),
-			      EV_X("qpn", wc->qp_num, 0));
+			rp_wc_trace_link(&f);
 		v->link_down = true;
 		return;
 	}
@@ -205,16 +216,9 @@ static void failed_wc(struct rp_verbs *v, const struct ibv_wc *wc)
 		else if (v->nqp > 1)
 			snprintf(which, sizeof(which), " (QP %d of %u)", qp,
 				 v->nqp);
-		RP_ERR("work completion failed: %s (status %d, vendor_err "
-		       "0x%x) wr_id=%" PRIu64 " opcode=n/a qp=0x%x%s%s",
-		       ibv_wc_status_str(wc->status), wc->status,
-		       wc->vendor_err, wc->wr_id, wc->qp_num, which,
-		       rp_verbs_wc_status_hint(wc->status));
+		rp_wc_report_first(&f);
 	} else if (rp_verbs_dp_trace(v, v->wc_errors)) {
-		RP_EV("verbs", "wc.failed", "completion failed too: {status} "
-		      "wr_id={wr_id}",
-		      EV_S("status", ibv_wc_status_str(wc->status)),
-		      EV_U("wr_id", wc->wr_id), EV_U("qpn", wc->qp_num));
+		rp_wc_trace_too(&f);
 	}
 }
 

@@ -120,6 +120,8 @@ src/verbs_int.h                     services  verbs
 include/rdmapush/verbs.h            services  verbs
 include/rdmapush/verbs_devices.h    services  verbs
 include/rdmapush/fabric_mem.h       services  verbs
+src/wc_causes.c                     services  wc_causes
+include/rdmapush/wc_causes.h        services  wc_causes
 src/fileio*.c                       services  files
 src/fileio_int.h                    services  files
 include/rdmapush/fileio.h           services  files

@@ -160,7 +160,8 @@ enum rp_fab_fault {
  *   FAIL_POST        that post returns RP_EVERBS after one RP_ERR line
  *                    ("ibv_post_recv(RECV, ...): Input/output error
  *                    (fault injected by the fabric)"); nothing is posted.
- *   FAIL_COMPLETION  that completion is returned as "general error":
+ *   FAIL_COMPLETION  that completion is returned as "general error" (or
+ *                    the status of rp_fab_fail_completion()):
  *                    rp_verbs_next() reports it and returns RP_EWC; the
  *                    QP it came on goes to ERROR and its receives are
  *                    flushed.
@@ -193,6 +194,16 @@ enum rp_fab_fault {
  */
 void rp_fab_fault(enum rp_fab_side side, enum rp_fab_fault what,
 		  uint64_t nth);
+
+/*
+ * RP_FAB_FAIL_COMPLETION, armed as rp_fab_fault() arms it, but the nth
+ * completion fails with status (an enum ibv_wc_status number:
+ * rdmapush/wc_causes.h's enum rp_wc_status) in place of "general
+ * error", and is reported as a real one with that status would be.
+ * A status out of 1..RP_WCS_MAX-1 gives "general error".
+ */
+void rp_fab_fail_completion(enum rp_fab_side side, uint64_t nth,
+			    int status);
 
 /*
  * Called (outside the fabric's locks, in the posting thread) after every

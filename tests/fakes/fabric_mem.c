@@ -37,6 +37,7 @@
 #include "rdmapush/sys.h"
 #include "rdmapush/trace.h"
 #include "rdmapush/verbs.h"
+#include "rdmapush/wc_causes.h"
 
 /* enum ibv_mtu's IBV_MTU_1024, what rxe reports on a 1500-byte link. */
 #define FAB_MTU			3
@@ -48,16 +49,16 @@
 
 /* The enum ibv_wc_status values we produce, so reports read as rxe's. */
 enum fab_status {
-	ST_OK = 0,
-	ST_LOC_LEN = 1,
-	ST_LOC_PROT = 4,
-	ST_FLUSH = 5,
-	ST_REM_INV_REQ = 9,
-	ST_REM_ACCESS = 10,
-	ST_REM_OP = 11,
-	ST_RETRY_EXC = 12,
-	ST_RNR_RETRY_EXC = 13,
-	ST_GENERAL = 21,
+	ST_OK = RP_WCS_SUCCESS,
+	ST_LOC_LEN = RP_WCS_LOC_LEN_ERR,
+	ST_LOC_PROT = RP_WCS_LOC_PROT_ERR,
+	ST_FLUSH = RP_WCS_WR_FLUSH_ERR,
+	ST_REM_INV_REQ = RP_WCS_REM_INV_REQ_ERR,
+	ST_REM_ACCESS = RP_WCS_REM_ACCESS_ERR,
+	ST_REM_OP = RP_WCS_REM_OP_ERR,
+	ST_RETRY_EXC = RP_WCS_RETRY_EXC_ERR,
+	ST_RNR_RETRY_EXC = RP_WCS_RNR_RETRY_EXC_ERR,
+	ST_GENERAL = RP_WCS_GENERAL_ERR,
 	/* Not a status: the request vanished (STALL), nothing completes. */
 	ST_LOST = 255,
 };
@@ -237,6 +238,9 @@ static struct {
 /* rp_fab_discard(), per side: read by each endpoint at its open. */
 static atomic_bool discard_side[RP_FAB_SIDE_MAX];
 static _Atomic uint64_t fault_word[RP_FAB_SIDE_MAX];
+/* The status RP_FAB_FAIL_COMPLETION gives, per side (enum rp_wc_status):
+ * "general error", or rp_fab_fail_completion()'s; set as it is armed. */
+static atomic_int fail_status[RP_FAB_SIDE_MAX];
 static atomic_int stat_open;
 static _Atomic uint64_t stat_opened;
 static atomic_int stat_rings;
@@ -285,8 +289,9 @@ static const char *side_name(enum rp_fab_side s)
 	return s == RP_FAB_RECEIVER ? "receiver" : "sender";
 }
 
-void rp_fab_fault(enum rp_fab_side side, enum rp_fab_fault what,
-		  uint64_t nth)
+/* Arm what on side at nth; a failed completion gets status. */
+static void arm(enum rp_fab_side side, enum rp_fab_fault what, uint64_t nth,
+		int status)
 {
 	uint64_t w = 0;
 
@@ -294,7 +299,22 @@ void rp_fab_fault(enum rp_fab_side side, enum rp_fab_fault what,
 		return;
 	if (what != RP_FAB_NONE && nth)
 		w = (uint64_t)what << FAULT_SHIFT | (nth & FAULT_NTH_MASK);
+	/* The status first: the word makes the fault live. */
+	if (what == RP_FAB_FAIL_COMPLETION)
+		atomic_store(&fail_status[side], status);
 	atomic_store(&fault_word[side], w);
+}
+
+void rp_fab_fault(enum rp_fab_side side, enum rp_fab_fault what,
+		  uint64_t nth)
+{
+	arm(side, what, nth, RP_WCS_GENERAL_ERR);
+}
+
+void rp_fab_fail_completion(enum rp_fab_side side, uint64_t nth, int status)
+{
+	arm(side, RP_FAB_FAIL_COMPLETION, nth,
+	    status > 0 && status < RP_WCS_MAX ? status : RP_WCS_GENERAL_ERR);
 }
 
 /*
@@ -366,6 +386,7 @@ void rp_fab_reset(void)
 {
 	for (int s = 0; s < RP_FAB_SIDE_MAX; s++) {
 		atomic_store(&fault_word[s], 0);
+		atomic_store(&fail_status[s], RP_WCS_GENERAL_ERR);
 		atomic_store(&discard_side[s], false);
 	}
 	rp_fab_set_hook(NULL, NULL);
@@ -461,7 +482,7 @@ static void cq_push(struct fab_qp *q, struct fab_cqe c)
 		if (what == RP_FAB_STRAY_WC) {
 			c.op = RP_WC_RECV_WRITE_IMM;
 		} else {
-			c.status = ST_GENERAL;
+			c.status = (uint8_t)atomic_load(&fail_status[v->side]);
 			c.injected = true;
 		}
 	}
@@ -1719,94 +1740,29 @@ int rp_verbs_post_recv_buf(struct rp_verbs *v, uint32_t qp, uint64_t wr_id,
  * Completions
  */
 
-/* ibv_wc_status_str()'s words, so logs read the same on both backends. */
-static const char *status_str(enum fab_status s)
-{
-	switch (s) {
-	case ST_OK:
-		return "success";
-	case ST_LOC_LEN:
-		return "local length error";
-	case ST_LOC_PROT:
-		return "local protection error";
-	case ST_FLUSH:
-		return "Work Request Flushed Error";
-	case ST_REM_INV_REQ:
-		return "remote invalid request error";
-	case ST_REM_ACCESS:
-		return "remote access error";
-	case ST_REM_OP:
-		return "remote operation error";
-	case ST_RETRY_EXC:
-		return "transport retry counter exceeded";
-	case ST_RNR_RETRY_EXC:
-		return "RNR retry counter exceeded";
-	case ST_GENERAL:
-		return "general error";
-	case ST_LOST:
-		break;
-	}
-	return "?";
-}
-
-static const char *status_hint(const struct fab_cqe *c)
-{
-	if (c->injected)
-		return "; injected by the fabric (RP_FAB_FAIL_COMPLETION)";
-	switch (c->status) {
-	case ST_REM_ACCESS:
-		return "; the peer refused our RDMA access (wrong rkey, or "
-		       "outside its registered ring)";
-	case ST_RETRY_EXC:
-		return "; no acknowledgement from the peer after every retry "
-		       "(peer dead or unreachable)";
-	case ST_RNR_RETRY_EXC:
-		return "; the peer had no receive posted after every retry";
-	case ST_FLUSH:
-		return "; flushed: the QP had already entered the error state";
-	case ST_REM_INV_REQ:
-		return "; the peer's QP rejected the request (no REMOTE_WRITE "
-		       "or REMOTE_READ access on its QP, or a Send longer "
-		       "than its receive)";
-	case ST_REM_OP:
-		return "; the peer could not place our Send in its receive "
-		       "buffer (no LOCAL_WRITE on its ring)";
-	case ST_LOC_LEN:
-		return "; a peer's Send was longer than this receive's buffer";
-	case ST_LOC_PROT:
-		return "; the bytes were to land in our ring, registered "
-		       "without LOCAL_WRITE (or no longer registered)";
-	default:
-		return "";
-	}
-}
-
-/* Report the first failure only: the flushes that follow add nothing. */
+/* Report the first failure only: the flushes that follow add nothing.
+ * The words, meaning and causes are src/wc_causes.c's, as for rxe. */
 static void failed_wc(struct rp_verbs *v, const struct fab_cqe *c)
 {
+	struct rp_wc_failure f = {
+		.status = c->status, .wr_id = c->wr_id,
+		.qpn = v->qp[c->qp].qpn, .which = "", .roce = true,
+	};
+
 	v->wc_errors++;
 	/* A link outage the caller rides out (rp_verbs_set_relink()). */
 	if (v->relink && !v->wc_failed &&
 	    (c->status == ST_RETRY_EXC || c->status == ST_FLUSH)) {
 		if (!v->link_down)
-			RP_EV("verbs", "wc.link", "completion failed: {status} "
-			      "wr_id={wr_id} qp={qpn}: the link may be down",
-			      EV_S("status", status_str(c->status)),
-			      EV_U("wr_id", c->wr_id),
-			      EV_X("qpn", v->qp[c->qp].qpn, 0));
+			rp_wc_trace_link(&f);
 		v->link_down = true;
 		return;
 	}
 	if (!v->wc_failed) {
 		v->wc_failed = true;
-		RP_ERR("work completion failed: %s (status %d, vendor_err "
-		       "0x0) wr_id=%" PRIu64 " opcode=n/a qp=0x%x%s",
-		       status_str(c->status), c->status, c->wr_id,
-		       v->qp[c->qp].qpn, status_hint(c));
+		rp_wc_report_first(&f);
 	} else if (v->wc_errors <= TRACE_FIRST) {
-		RP_EV("verbs", "wc.failed", "completion failed too: {status} "
-		      "wr_id={wr_id}", EV_S("status", status_str(c->status)),
-		      EV_U("wr_id", c->wr_id));
+		rp_wc_trace_too(&f);
 	}
 }
 

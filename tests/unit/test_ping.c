@@ -30,6 +30,7 @@
 #include "rdmapush/proto.h"
 #include "rdmapush/session.h"
 #include "rdmapush/trace.h"
+#include "rdmapush/wc_causes.h"
 
 /* ---- statistics ---- */
 
@@ -200,9 +201,16 @@ struct server_job {
 	bool hello;		/* the client passed its handshake */
 };
 
+/* The server thread's role in its lines, when a case sets it (apart
+ * from the client's "test"). */
+static const char *server_role;
+
 static void *server_main(void *arg)
 {
 	struct server_job *j = arg;
+
+	if (server_role)
+		rp_trace_thread_role(server_role);
 
 	struct rp_ping_serve s = { .psk = j->psk, .max_secs = j->max_secs };
 
@@ -303,6 +311,53 @@ static void test_server_dies(void **state)
 	assert_int_not_equal(src, 0);
 	assert_int_equal(rp_err_exit_code(rc), RP_EXIT_TRANSPORT);
 	assert_true(rp_now() - t0 < 4.0);
+}
+
+/*
+ * A completion of the client's fails mid-ping with "transport retry
+ * counter exceeded": exit status 4, and the client's first error line
+ * names the status and what it means, with the hint line after it: the
+ * usual causes on RoCE (the GID, UDP 4791) and what to check.
+ */
+static void test_completion_status(void **state)
+{
+	const char *client = "rdmapush test: error: ";
+	const char *want = "rdmapush test: error: work completion failed: "
+			   "transport retry counter exceeded (status 12,";
+	struct rp_ping_result res;
+	char h[RP_HELD_HINT_MAX];
+	const char *err, *line, *eol;
+	int src, rc;
+
+	(void)state;
+	rp_fab_reset();
+	rp_fab_fail_completion(RP_FAB_SENDER, 5, RP_WCS_RETRY_EXC_ERR);
+	server_role = "ping-server";
+	capture_start();
+	rc = run_ping("write", "1000", "64", &res, &src);
+	err = capture_end();
+	server_role = NULL;
+	assert_int_not_equal(src, 0);
+	assert_true(rc == RP_EWC || rc == RP_EPEERRDMA);
+	assert_int_equal(rp_err_exit_code(rc), RP_EXIT_TRANSPORT);
+	line = strstr(err, client);
+	if (!line || strncmp(line, want, strlen(want)))
+		fprintf(stderr, "not the client's first error:\n%s", err);
+	assert_non_null(line);
+	assert_memory_equal(line, want, strlen(want));
+	assert_non_null(strstr(line, "; no acknowledgement from the peer "
+			       "after every retry\n"));
+	eol = strchr(line, '\n');
+	assert_non_null(eol);
+	assert_non_null(rp_wc_hint(h, sizeof(h), RP_WCS_RETRY_EXC_ERR,
+				   true));
+	assert_memory_equal(eol + 1, "rdmapush test: hint: ",
+			    strlen("rdmapush test: hint: "));
+	eol += 1 + strlen("rdmapush test: hint: ");
+	assert_memory_equal(eol, h, strlen(h));
+	assert_int_equal(eol[strlen(h)], '\n');
+	assert_non_null(strstr(h, "GID index (-g)"));
+	assert_non_null(strstr(h, "UDP port 4791"));
 }
 
 static void on_post(enum rp_fab_side side, uint64_t nth, void *arg)
@@ -899,6 +954,7 @@ int main(void)
 		cmocka_unit_test(test_ping_send),
 		cmocka_unit_test(test_ping_write),
 		cmocka_unit_test(test_server_dies),
+		cmocka_unit_test(test_completion_status),
 		cmocka_unit_test(test_stop_signal),
 		cmocka_unit_test(test_receiver_refuses_ping),
 		cmocka_unit_test(test_ping_server_refuses_push),

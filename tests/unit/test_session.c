@@ -54,6 +54,7 @@
 #include "rdmapush/proto_msgs.h"
 #include "rdmapush/session.h"
 #include "rdmapush/trace.h"
+#include "rdmapush/wc_causes.h"
 #include "../../src/session_int.h"
 
 /* Tests (test_signal_mid_data, test_ping's stop) store the stop flag from
@@ -121,6 +122,7 @@ struct scenario {
 	enum rp_fab_side fault_side;
 	enum rp_fab_fault fault;
 	uint64_t fault_nth;
+	int wc_status;		/* FAIL_COMPLETION fails with this status */
 	uint64_t signal_at;	/* raise SIGINT at the sender's nth post */
 	uint64_t shrink_at;	/* the source shrinks at either side's nth */
 	unsigned int recv_ack_ms;	/* the receiver's ACKs come this late */
@@ -627,11 +629,17 @@ struct recv_job {
 	struct rp_outcome out;
 };
 
+/* The receiver thread's role in its lines and events, when a case sets
+ * it: "rdmapush recv: ..." apart from the sender's "rdmapush test: ...". */
+static const char *recv_role;
+
 static void *recv_main(void *arg)
 {
 	struct recv_job *j = arg;
 
 	in_receiver = true;
+	if (recv_role)
+		rp_trace_thread_role(recv_role);
 	j->rc = rp_session_recv_one(j->o, j->psk, j->dirfd, j->fd, "test-sender",
 				    j->adm, &j->out);
 	return NULL;
@@ -713,6 +721,7 @@ static int setup(void **state)
 {
 	struct env *e = calloc(1, sizeof(*e));
 
+	recv_role = NULL;	/* a failed case may have left it set */
 	assert_non_null(e);
 	snprintf(e->root, sizeof(e->root), "/tmp/rp-session.XXXXXX");
 	assert_non_null(mkdtemp(e->root));
@@ -921,7 +930,10 @@ static void run(struct env *e, const struct scenario *sc, struct result *res,
 		rp_fab_fault(RP_FAB_RECEIVER, RP_FAB_SLOW_ACK, sc->recv_ack_ms);
 	if (sc->send_ack_ms)
 		rp_fab_fault(RP_FAB_SENDER, RP_FAB_SLOW_ACK, sc->send_ack_ms);
-	if (sc->fault)
+	if (sc->wc_status)
+		rp_fab_fail_completion(sc->fault_side, sc->fault_nth,
+				       sc->wc_status);
+	else if (sc->fault)
 		rp_fab_fault(sc->fault_side, sc->fault, sc->fault_nth);
 	shrink_path = file;
 	atomic_store(&shrunk, false);
@@ -1681,6 +1693,67 @@ static void test_recv_completion_fails(void **s)
 static void test_send_completion_fails(void **s)
 {
 	completion_fails(s, RP_FAB_SENDER, 5);
+}
+
+/*
+ * Every status of the manual's COMPLETION ERRORS table (rp_wc_causes()),
+ * met by the sender mid-data: the push fails with exit status 4, and
+ * the sender's first error line, the cause main's verdict names, says
+ * the status (its words and number) and what it means, with the hint
+ * line right after it: the usual causes on RoCE and what to check. The
+ * receiver hears of it and keeps nothing. (The sender's result may be
+ * its own RP_EWC or, heard while it waited for the receiver's reason,
+ * the peer's RP_EPEERRDMA: the same exit status.)
+ */
+static void test_every_completion_status(void **s)
+{
+	const char *sender = "rdmapush test: error: ";
+	const struct rp_wc_cause *rows;
+	struct env *e = *s;
+	size_t n;
+
+	rows = rp_wc_causes(&n);
+	assert_true(n > 0);
+	recv_role = "recv";
+	for (size_t i = 0; i < n; i++) {
+		const struct rp_wc_cause *c = &rows[i];
+		char want[128], line[1024], hint[1024], h[RP_HELD_HINT_MAX];
+		const char *err, *first, *next;
+		struct result r;
+
+		capture_begin(e);
+		push_fails(s, &(struct scenario){ .size = 1 * MIB,
+			   .fault_side = RP_FAB_SENDER, .fault_nth = 5,
+			   .wc_status = (int)c->status,
+			   .reason_wait = 0.1 }, &r);
+		err = capture_done(e);
+		assert_true(r.send_rc == RP_EWC || r.send_rc == RP_EPEERRDMA);
+		assert_int_equal(r.send_exit, RP_EXIT_TRANSPORT);
+		assert_int_equal(r.send_out.phase, RP_PHASE_DATA);
+		snprintf(want, sizeof(want), "%swork completion failed: %s "
+			 "(status %d,", sender,
+			 rp_wc_status_name((int)c->status), (int)c->status);
+		first = strstr(err, sender);
+		line_with(err, want, line, sizeof(line));
+		if (first != strstr(err, line))
+			fprintf(stderr, "not the sender's first error:\n%s",
+				err);
+		assert_ptr_equal(first, strstr(err, line));
+		assert_non_null(strstr(line, c->means));
+		/* The hint is the line that follows it, and only one. */
+		next = first + strlen(line) + 1;
+		line_with(next, "rdmapush test: hint: ", hint, sizeof(hint));
+		assert_ptr_equal(strstr(next, hint), next);
+		assert_non_null(rp_wc_hint(h, sizeof(h), (int)c->status,
+					   true));
+		assert_string_equal(hint + strlen("rdmapush test: hint: "),
+				    h);
+		assert_non_null(strstr(hint, c->roce));
+		assert_non_null(strstr(hint, c->check));
+		assert_null(strstr(next + strlen(hint), "rdmapush test: "
+				   "hint: "));
+	}
+	recv_role = NULL;
 }
 
 /* The sender is handed a completion it never asked for (a Write into
@@ -3635,6 +3708,7 @@ int main(void)
 		T(test_recv_completion_fails),
 		T(test_send_completion_fails),
 		T(test_send_stray_completion),
+		T(test_every_completion_status),
 		T(test_send_post_fails),
 		T(test_recv_post_fails),
 		T(test_stalled_sender_times_out),
