@@ -129,6 +129,8 @@ include/rdmapush/partial.h          services  files
 src/walk.c                          services  files
 include/rdmapush/walk.h             services  files
 src/hostlist.c                      services  hostlist
+src/roce.c                          services  roce
+include/rdmapush/roce.h             services  roce
 include/rdmapush/hostlist.h         services  hostlist
 
 src/trace.c                         base      trace
