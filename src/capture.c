@@ -26,8 +26,14 @@
 #include "rdmapush/trace.h"
 #include "rdmapush/verbs.h"
 
-/* Whole frames: rxe sends up to a 4096-byte MTU plus its headers. */
-#define SNAPLEN		65535
+/*
+ * Whole frames: RoCE's largest MTU is 4096 bytes of data plus its
+ * headers; a jumbo 9216 covers them with room. Not 65535: libpcap's
+ * ring has one slot of the snap length per frame, and 16 MiB of
+ * 64 KiB slots is too few for a burst of small ones (drops were seen).
+ */
+#define SNAPLEN		9216
+#define BUFFER		(32 << 20)
 /* How often the thread looks at its stop flag when the wire is idle. */
 #define TICK_MS		50
 #define CAP_HINT	"capturing needs CAP_NET_RAW: run as root, or give " \
@@ -154,8 +160,9 @@ static int open_pcap(struct rp_capture *c, const char *netdev)
 	}
 	/* Immediate: a packet reaches us at once, not when a buffer
 	 * fills, so the last ones are there when the session stops. */
-	if (pcap_set_snaplen(c->pc, SNAPLEN) || pcap_set_immediate_mode(c->pc, 1) ||
-	    pcap_set_buffer_size(c->pc, 16 << 20)) {
+	if (pcap_set_snaplen(c->pc, SNAPLEN) ||
+	    pcap_set_immediate_mode(c->pc, 1) ||
+	    pcap_set_buffer_size(c->pc, BUFFER)) {
 		RP_ERR("--capture: pcap_set_*(%s): %s", netdev,
 		       pcap_geterr(c->pc));
 		return RP_EINTERNAL;

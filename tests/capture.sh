@@ -127,8 +127,11 @@ pcap "$tmp/raw.pcap" 101 || exit 99
 failure 3 "a capture of raw IP, not Ethernet" render --packets "$tmp/raw.pcap"
 failure 5 "a missing file" render --packets "$tmp/none.pcap"
 "$bin" render --packets "$tmp/w.pcap" a.jsonl >/dev/null 2>&1
-[ $? = 2 ] && ok "--packets with trace files: usage error" ||
+if [ $? = 2 ]; then
+	ok "--packets with trace files: usage error"
+else
 	bad "--packets with trace files is accepted"
+fi
 
 # --capture without CAP_NET_RAW: as nobody, when we are root.
 run_unprivileged() {
