@@ -133,7 +133,13 @@ else
 	bad "--packets with trace files is accepted"
 fi
 
-# --capture without CAP_NET_RAW: as nobody, when we are root.
+# --capture without CAP_NET_RAW: as nobody, when we are root, with a copy
+# of the binary nobody can run (the build tree may be closed to it: a
+# scratch build's mktemp -d is mode 0700).
+if [ "$(id -u)" = 0 ]; then
+	cp "$bin" "$tmp/rdmapush" && chmod 755 "$tmp/rdmapush" || exit 99
+	bin=$tmp/rdmapush
+fi
 run_unprivileged() {
 	if [ "$(id -u)" = 0 ]; then
 		setpriv --reuid nobody --regid nogroup --clear-groups \
