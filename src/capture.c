@@ -17,7 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "rdmapush/capture.h"
@@ -229,9 +228,8 @@ static int open_file(struct rp_capture *c, const char *path)
 		c->tmp = NULL;
 		return -e;
 	}
-	/* mkstemp makes it 0600; a capture is as readable as a file we
-	 * receive. */
-	(void)!fchmod(fd, 0644);
+	/* mkstemp makes it 0600, and so it stays: the frames hold the
+	 * data itself, whatever the modes of the files they carry. */
 	f = fdopen(fd, "wb");
 	if (!f) {
 		int e = errno;

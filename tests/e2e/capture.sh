@@ -7,9 +7,11 @@
 # and PSNs; every packet's destination QP is one of the session's (its
 # --trace-json qp.create and RTR events); the RDMA WRITE packets carry
 # the whole file, ending in a WRITE ... Last with Immediate, and the ACKs
-# are there. A ping alongside, captured too, shows in neither capture
-# of the push, nor the push in its own. As nobody (no CAP_NET_RAW), --capture fails with one line
-# and a hint, exit 2, before it connects: the receiver hears nothing.
+# are there; each file is mode 0600 with no temporary left beside it.
+# A ping alongside, captured too, shows in neither capture of the push,
+# nor the push in its own. As nobody (no CAP_NET_RAW), --capture fails
+# with one line and a hint, exit 2, before it connects: the receiver
+# hears nothing.
 . "$(dirname "$0")/lib.sh"
 
 SIZE=$((4 << 20))
@@ -21,14 +23,19 @@ trap 'rm -rf "$tmp"' EXIT
 
 fresh_dir "$RCV" "$DST" >/dev/null
 mkdata "$SND" /tmp/e2e-src/cap4m "$SIZE" >/dev/null
-# A ping between the same two hosts all along the push, with a capture
-# of its own: each capture must hold its session's QPs only.
-PING_PORT=$((PORT + 1))
-"$LAB" bg "$RCV" pings -- "exec $RP ping --server --once -p $PING_PORT"
-"$LAB" bg "$SND" ping -- "sleep 1; exec $RP ping -p $PING_PORT -n 1000 --capture /tmp/e2e-cap-ping.pcap --trace-json /tmp/e2e-cap-ping.jsonl $RCV_IP"
-sleep 3
 recv_bg cap "--once -o $DST --capture /tmp/e2e-cap-recv.pcap --trace-json /tmp/e2e-cap-recv.jsonl" ||
 	{ fail "receiver start" "did not listen"; done_testing; }
+# A ping between the same two hosts all along the push, with a capture
+# of its own: each capture must hold its session's QPs only. The push
+# starts once the ping's capture file is there (its QP is about to
+# connect); 1500 round trips outlast a 4 MiB push several times.
+PING_PORT=$((PORT + 1))
+"$LAB" bg "$RCV" pings -- "exec $RP ping --server --once -p $PING_PORT"
+on "$RCV" "for i in \$(seq 100); do ss -ltn | grep -q ':$PING_PORT ' && exit 0; sleep 0.1; done; exit 1" ||
+	fail "ping server start" "did not listen"
+"$LAB" bg "$SND" ping -- "exec $RP ping -p $PING_PORT -n 1500 --capture /tmp/e2e-cap-ping.pcap --trace-json /tmp/e2e-cap-ping.jsonl $RCV_IP"
+await_on "$SND" 30 "ls /tmp/e2e-cap-ping.pcap.?????? >/dev/null 2>&1" ||
+	fail "ping capture start" "no capture file after 30 s"
 snd=$(on "$SND" "$RP send -p $PORT --op write --capture /tmp/e2e-cap-send.pcap --trace-json /tmp/e2e-cap-send.jsonl /tmp/e2e-src/cap4m $RCV_IP" 2>&1)
 src=$?
 rcv=$(recv_wait cap 2>&1)
@@ -41,11 +48,13 @@ else
 fi
 for side in send recv; do
 	text=$([ $side = send ] && echo "$snd" || echo "$rcv")
+	node=$([ $side = send ] && echo "$SND" || echo "$RCV")
+	mode=$(on "$node" "stat -c %a /tmp/e2e-cap-$side.pcap; ls /tmp/e2e-cap-$side.pcap.* 2>/dev/null")
 	if echo "$text" | grep -q "^rdmapush $side: capture: [0-9]* packets of this session in /tmp/e2e-cap-$side.pcap$" &&
-		! echo "$text" | grep -q "dropped"; then
-		ok "$side: one line says how many packets the capture holds, none dropped"
+		! echo "$text" | grep -q "dropped" && [ "$mode" = 600 ]; then
+		ok "$side: one line says how many packets the capture holds, none dropped; mode 0600, no file left beside it"
 	else
-		fail "$side: capture line" "$text"
+		fail "$side: capture line and file" "$text; mode and leftovers: $mode"
 	fi
 done
 
