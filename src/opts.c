@@ -40,6 +40,7 @@ static const struct option recv_long[] = {
 	{ "gid-index",	required_argument, NULL, 'g' },
 	{ "trace",	no_argument,	   NULL, 't' },
 	{ "trace-json",	required_argument, NULL, OPT_TRACE_JSON },
+	{ "capture",	required_argument, NULL, OPT_CAPTURE },
 	{ "json",	no_argument,	   NULL, 'J' },
 	{ "quiet",	no_argument,	   NULL, 'q' },
 	{ "timeout",	required_argument, NULL, 'T' },
@@ -68,6 +69,7 @@ static const struct option send_long[] = {
 	{ "gid-index",	required_argument, NULL, 'g' },
 	{ "trace",	no_argument,	   NULL, 't' },
 	{ "trace-json",	required_argument, NULL, OPT_TRACE_JSON },
+	{ "capture",	required_argument, NULL, OPT_CAPTURE },
 	{ "json",	no_argument,	   NULL, 'J' },
 	{ "quiet",	no_argument,	   NULL, 'q' },
 	{ "timeout",	required_argument, NULL, 'T' },
@@ -386,6 +388,12 @@ int rp_opts_set(struct rp_config *o, const char *sub, int c,
 			return rp_opts_bad_value(sub, "--trace-json file", arg,
 						 "a file name");
 		o->trace_json = arg;
+		break;
+	case OPT_CAPTURE:
+		if (!*arg)
+			return rp_opts_bad_value(sub, "--capture file", arg,
+						 "a file name");
+		o->capture = arg;
 		break;
 	case 'J':
 		o->json = true;

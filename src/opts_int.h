@@ -40,6 +40,7 @@ enum {
 	OPT_RETRY_FOR,
 	OPT_HOSTS,
 	OPT_RELAY,
+	OPT_CAPTURE,
 };
 
 /* "rdmapush: <what>" and "Try 'rdmapush SUB --help'."; RP_EUSAGE. */

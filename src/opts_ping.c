@@ -36,6 +36,7 @@ static const struct option ping_long[] = {
 	{ "gid-index",	required_argument, NULL, 'g' },
 	{ "trace",	no_argument,	   NULL, 't' },
 	{ "trace-json",	required_argument, NULL, OPT_TRACE_JSON },
+	{ "capture",	required_argument, NULL, OPT_CAPTURE },
 	{ "json",	no_argument,	   NULL, 'J' },
 	{ "quiet",	no_argument,	   NULL, 'q' },
 	{ "timeout",	required_argument, NULL, 'T' },

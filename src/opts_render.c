@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-/* Command line of rdmapush render: its files (two, or a chain's) and -o
- * (its help page is in opts_help.c). */
+/* Command line of rdmapush render: its files (two, or a chain's) and -o,
+ * or --packets FILE.pcap (its help page is in opts_help.c). */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
@@ -35,6 +35,14 @@ int rp_opts_parse_render(struct rp_opts *o, int argc, char **argv)
 			o->render_out = argv[++i];
 		} else if (!strncmp(a, "--output=", 9)) {
 			o->render_out = a + 9;
+		} else if (!strcmp(a, "--packets")) {
+			if (i + 1 >= argc)
+				return rp_opts_usage_error("render",
+							   "option '%s' "
+							   "needs a value", a);
+			o->render_packets = argv[++i];
+		} else if (!strncmp(a, "--packets=", 10)) {
+			o->render_packets = a + 10;
 		} else if (a[0] == '-' && a[1]) {
 			return rp_opts_usage_error("render",
 						   "unknown option '%s'", a);
@@ -47,6 +55,18 @@ int rp_opts_parse_render(struct rp_opts *o, int argc, char **argv)
 		} else {
 			pos[n++] = a;
 		}
+	}
+	/* The packets of a capture as text, on standard output. */
+	if (o->render_packets) {
+		if (n || o->render_out)
+			return rp_opts_usage_error("render", "--packets "
+						   "prints to standard output: "
+						   "no trace files, no -o");
+		if (!o->render_packets[0])
+			return rp_opts_usage_error("render",
+						   "empty file name");
+		o->mode = RP_MODE_RENDER;
+		return 0;
 	}
 	if (n < 2)
 		return rp_opts_usage_error("render", "missing %s",

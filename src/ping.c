@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "rdmapush/auth.h"
+#include "rdmapush/capture.h"
 #include "rdmapush/chan.h"
 #include "rdmapush/ctrl.h"
 #include "rdmapush/err.h"
@@ -56,6 +57,7 @@ struct ping {
 	uint32_t size;
 	uint32_t iters;
 	struct rp_verbs *v;
+	struct rp_capture *cap;	/* --capture, from the connect on */
 	uint8_t *ring;		/* [0, size) ours to receive into; the
 				 * outgoing message at stride */
 	size_t stride;
@@ -493,6 +495,23 @@ static int client_finish(struct ping *p)
 	return 0;
 }
 
+/* Our one QP to the peer's, --capture started first: no packet flows
+ * before the QP is connected, so the capture misses none. */
+static int connect_qp(struct ping *p, const struct rp_qp_addr *peer)
+{
+	struct rp_qp_addr me;
+	uint32_t qpn[2];
+	int rc;
+
+	rp_verbs_local(p->v, 0, &me);
+	qpn[0] = me.qpn;
+	qpn[1] = peer->qpn;
+	rc = rp_capture_session(&p->cap, p->o->capture, p->v, qpn, 2);
+	if (!rc)
+		rc = rp_verbs_connect(p->v, peer, 1);
+	return rc;
+}
+
 static int client_run(struct ping *p, double *rtt)
 {
 	struct rp_mr mr;
@@ -506,7 +525,7 @@ static int client_run(struct ping *p, double *rtt)
 	if (!rc) {
 		p->res->connected = true;
 		p->res->remote = mr.qp;
-		rc = rp_verbs_connect(p->v, &mr.qp, 1);
+		rc = connect_qp(p, &mr.qp);
 	}
 	if (!rc && exposed(p))
 		rc = send_mr(p, rkey);
@@ -554,6 +573,7 @@ int rp_ping_client_fd(const struct rp_config *o, int fd, const char *peer,
 		rc = client_run(&p, rtt);
 	stop_ctrl(&p, rc);
 	sodium_memzero(key, sizeof(key));
+	(void)rp_capture_stop(p.cap, rc != 0);
 	rp_verbs_close(p.v);
 	if (!rc) {
 		res->op = p.op;
@@ -652,7 +672,7 @@ static int server_run(struct ping *p)
 	if (!rc)
 		rc = open_verbs(p, &rkey);
 	if (!rc)
-		rc = rp_verbs_connect(p->v, &h.qp, 1);
+		rc = connect_qp(p, &h.qp);
 	if (!rc)
 		rc = send_mr(p, rkey);
 	if (!rc && exposed(p))
@@ -683,6 +703,7 @@ int rp_ping_serve_fd(const struct rp_config *o, struct rp_ping_serve *s,
 			" byte%s from %s", p.done, rp_proto_op_name(p.op),
 			rp_s(p.done), p.size, rp_s(p.size), peer);
 	stop_ctrl(&p, rc);
+	(void)rp_capture_stop(p.cap, rc != 0);
 	rp_verbs_close(p.v);
 	return rc;
 }

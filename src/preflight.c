@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "rdmapush/auth.h"
+#include "rdmapush/capture.h"
 #include "rdmapush/err.h"
 #include "rdmapush/preflight.h"
 #include "rdmapush/server.h"
@@ -48,6 +49,9 @@ int rp_preflight(const struct rp_config *o, enum rp_preflight_for who)
 {
 	int rc = local_checks(o, who);
 
+	/* --capture needs CAP_NET_RAW: said now, not after connecting. */
+	if (!rc && o->capture)
+		rc = rp_capture_check();
 	if (rc)
 		return rc;
 	/* A receiver may start before its device comes up (boot order,

@@ -339,6 +339,28 @@ int rp_xfer_open_verbs(struct xfer *x, bool receiver)
 	return 0;
 }
 
+/* --capture: on the GID's netdev, the QPs of both sides watched. */
+static int capture_qps(struct xfer *x)
+{
+	uint32_t qpn[2 * RP_QPS_MAX];
+
+	for (uint32_t i = 0; i < x->qps; i++) {
+		qpn[2 * i] = x->local[i].qpn;
+		qpn[2 * i + 1] = x->remote[i].qpn;
+	}
+	return rp_capture_session(&x->cap, x->o->capture, x->v, qpn,
+				  2 * (size_t)x->qps);
+}
+
+int rp_xfer_connect(struct xfer *x)
+{
+	int rc = capture_qps(x);
+
+	if (!rc)
+		rc = rp_verbs_connect(x->v, x->remote, x->qps);
+	return rc;
+}
+
 uint32_t rp_xfer_queue_depth(const struct xfer *x)
 {
 	/* window writes (or receives) in flight; credits are cumulative, so
@@ -425,6 +447,9 @@ void rp_xfer_report(struct xfer *x, int rc, struct rp_outcome *out)
 void rp_xfer_release(struct xfer *x)
 {
 	rp_xfer_stop_pool(x);
+	/* The QPs are quiet now: the last packets are in the capture. */
+	(void)rp_capture_stop(x->cap, x->rep.rc != 0);
+	x->cap = NULL;
 	rp_verbs_close(x->v);
 	x->v = NULL;
 	x->ring = NULL;

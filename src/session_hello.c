@@ -392,7 +392,7 @@ int rp_xfer_relink_connect(struct xfer *x)
 		}
 	}
 	x->rl.got = false;
-	rc = rp_verbs_connect(x->v, x->remote, x->qps);
+	rc = rp_xfer_connect(x);
 	if (rc)
 		return rc;
 	if (!x->rl.counted)

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "rdmapush/auth.h"
+#include "rdmapush/capture.h"
 #include "rdmapush/csum.h"
 #include "rdmapush/chan.h"
 #include "rdmapush/ctrl.h"
@@ -68,6 +69,9 @@ struct xfer {
 	/* The control connection: its fd, the peer, --psk, batching. */
 	struct rp_chan ch;
 	struct rp_verbs *v;
+	/* --capture: this session's packets, from its first connect to
+	 * rp_xfer_release() (NULL: none). */
+	struct rp_capture *cap;
 	/* Worker threads for the chunks' reads, hashes and writes, and an
 	 * epoll fd over their eventfd and the control socket (-1 before). */
 	struct rp_pool *pool;
@@ -196,6 +200,12 @@ int rp_op_set(struct xfer *x, uint8_t op);
  * side (receiver or not) for the QP and, later, the ring.
  */
 int rp_xfer_open_verbs(struct xfer *x, bool receiver);
+/*
+ * rp_verbs_connect() to x->remote, with --capture started (or told the
+ * new QPs, after a reconnect) first: no packet flows before it returns,
+ * so the capture misses none. 0 or an error (reported).
+ */
+int rp_xfer_connect(struct xfer *x);
 /* Send and receive queue depth for the agreed window. */
 uint32_t rp_xfer_queue_depth(const struct xfer *x);
 /* Fill the report's RDMA fields from the open verbs context. */
@@ -250,7 +260,8 @@ void rp_session_progress(struct xfer *x, uint64_t done);
 /* Print summary and/or JSON for the finished transfer; copy where it
  * ended to *out (may be NULL). */
 void rp_xfer_report(struct xfer *x, int rc, struct rp_outcome *out);
-/* Release verbs, checksum state and the control socket. */
+/* Release verbs, checksum state and the control socket; end the
+ * capture (a failed session's too: x->rep.rc says which). */
 void rp_xfer_release(struct xfer *x);
 
 /* rp_chan_recv(), unless a stop signal came (RP_EINTERRUPTED). */

@@ -177,7 +177,7 @@ static int accept_hello(struct xfer *x, struct recv_state *r,
 	if (!rc)
 		rc = x->ops->recv_arm(x);
 	if (!rc)
-		rc = rp_verbs_connect(x->v, x->remote, x->qps);
+		rc = rp_xfer_connect(x);
 	if (!rc)
 		rc = rp_recv_send_mr(x, rkey);
 	if (!rc && rp_op_exposes(x->ops->send_access))

@@ -86,6 +86,8 @@ static void downstream_config(struct rp_relay *rl, const struct xfer *x,
 	o->resume = false;
 	o->update = 0;
 	o->json = false;
+	/* --capture is the upstream session's, the one it was asked of. */
+	o->capture = NULL;
 	/* The hop's report and --json are its own session's; the push on
 	 * is told in its trace and its end (rp_relay_close). */
 	o->hooks = NULL;

@@ -1217,7 +1217,7 @@ static int handshake(struct xfer *x, struct send_state *s)
 	if (!rc)
 		rc = rp_xfer_post_credit_recvs(x);
 	if (!rc)
-		rc = rp_verbs_connect(x->v, x->remote, x->qps);
+		rc = rp_xfer_connect(x);
 	if (!rc && rp_op_exposes(x->ops->send_access))
 		rc = rp_xfer_send_mr(x, (uint64_t)(uintptr_t)x->ring, rkey);
 	if (!rc)

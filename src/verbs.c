@@ -21,7 +21,9 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <net/if.h>
 #include <stdio.h>
+
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -184,6 +186,38 @@ const char *rp_verbs_gid_str(const struct rp_verbs *v)
 int rp_verbs_gid_index(const struct rp_verbs *v)
 {
 	return v ? v->gid_index : -1;
+}
+
+int rp_verbs_netdev(const struct rp_verbs *v, char *buf, size_t len)
+{
+	struct ibv_gid_entry e;
+	char name[IF_NAMESIZE];
+	int rc;
+
+	if (!v || len < IF_NAMESIZE)
+		return RP_EINTERNAL;
+	/* The kernel's GID table knows which netdev a RoCE GID is on
+	 * (sysfs gid_attrs/ndevs); an InfiniBand GID is on none. */
+	rc = ibv_query_gid_ex(v->ctx, v->port, (uint32_t)v->gid_index, &e, 0);
+	if (rc) {
+		RP_ERR("ibv_query_gid_ex(port %u, index %d): %s", v->port,
+		       v->gid_index, strerror(rc));
+		return -rc;
+	}
+	if (!e.ndev_ifindex) {
+		RP_ERR("GID %d of %s port %u has no network device: only "
+		       "RoCE packets can be captured", v->gid_index,
+		       ibv_get_device_name(v->ctx->device), v->port);
+		return RP_ECONFIG;
+	}
+	if (!if_indextoname(e.ndev_ifindex, name)) {
+		rc = errno;
+		RP_ERR("if_indextoname(%u): %s", e.ndev_ifindex,
+		       strerror(rc));
+		return -rc;
+	}
+	snprintf(buf, len, "%s", name);
+	return 0;
 }
 
 /* ---------------------------------------------------------------------

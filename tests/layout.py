@@ -129,6 +129,11 @@ include/rdmapush/partial.h          services  files
 src/walk.c                          services  files
 include/rdmapush/walk.h             services  files
 src/hostlist.c                      services  hostlist
+src/roce.c                          services  roce
+include/rdmapush/roce.h             services  roce
+src/capture.c                       services  capture
+src/pcapfile.c                      services  capture
+include/rdmapush/capture.h          services  capture
 include/rdmapush/hostlist.h         services  hostlist
 
 src/trace.c                         base      trace

@@ -65,6 +65,9 @@ struct rp_config {
 	int timeout;		/* --timeout seconds, applies to every phase */
 	bool trace;
 	const char *trace_json;	/* --trace-json FILE, NULL = none */
+	/* --capture FILE.pcap: this side's RoCE v2 packets of each
+	 * session (capture.h), NULL = none */
+	const char *capture;
 	bool json;
 	bool quiet;
 	const char *psk_file;

@@ -41,6 +41,7 @@ struct rp_opts {
 	const char *render_in[RP_RENDER_MAX_TRACES];
 	size_t render_n;
 	const char *render_out;		/* -o FILE.svg, "-": stdout */
+	const char *render_packets;	/* --packets FILE.pcap: as text */
 	/* send: HOST or --hosts FILE expanded; cfg.hosts points into it
 	 * (rp_opts_free() releases it). */
 	const char *hosts_file;	/* --hosts FILE */

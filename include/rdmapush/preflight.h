@@ -18,7 +18,8 @@ enum rp_preflight_for {
 /*
  * First what needs nothing remote: for a sender rp_session_send_check
  * (usage, sources, key file), for a receiver rp_server_check (key file,
- * directory), for ping the key file. Then the local RDMA device (-d/-i, or any) has
+ * directory), for ping the key file; with --capture, CAP_NET_RAW
+ * (rp_capture_check). Then the local RDMA device (-d/-i, or any) has
  * an active port, unless a receiver was started with --no-device-check.
  * 0, or the first failure's error: RP_EUSAGE, RP_ECONFIG, RP_ENODEV,
  * -errno (already reported).

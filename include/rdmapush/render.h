@@ -32,6 +32,17 @@ int rp_render_chain(const char *const *paths, size_t n, const char *out)
 	__attribute__((warn_unused_result));
 
 /*
+ * render --packets FILE.pcap: each RoCE v2 packet of the capture path
+ * as one line on out, "SECONDS LINE" (seconds since the first frame,
+ * LINE as rp_roce_format() writes it, or "malformed RoCE v2 frame (N
+ * bytes)"); other frames are skipped. 0, or the error of
+ * rp_pcapfile_open/next (reported, naming the file), or -errno when out
+ * cannot be written (reported).
+ */
+int rp_render_packets(const char *path, FILE *out)
+	__attribute__((warn_unused_result));
+
+/*
  * Write s to f as XML character data or attribute text, escaped (&, <,
  * >, ", '), with invalid UTF-8 and the control characters XML 1.0 does
  * not allow replaced by '?', at most max characters (0: no limit; a cut

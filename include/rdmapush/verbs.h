@@ -116,6 +116,13 @@ int rp_verbs_relink(struct rp_verbs *v) __attribute__((warn_unused_result));
 /* Text form of the GID in use and its index, for reports. */
 const char *rp_verbs_gid_str(const struct rp_verbs *v);
 int rp_verbs_gid_index(const struct rp_verbs *v);
+/*
+ * The network device the GID in use belongs to (RoCE), for --capture:
+ * its name in buf (len >= IF_NAMESIZE, 16). 0, or RP_ECONFIG for a GID
+ * on no netdev (InfiniBand, the in-memory fabric), or -errno; reported.
+ */
+int rp_verbs_netdev(const struct rp_verbs *v, char *buf, size_t len)
+	__attribute__((warn_unused_result));
 
 /*
  * Allocate a page-aligned ring of len bytes and register it with

@@ -794,6 +794,16 @@ int rp_verbs_gid_index(const struct rp_verbs *v)
 	return v ? FAB_GID_INDEX : -1;
 }
 
+/* No netdev here: the in-memory fabric has no wire to capture. */
+int rp_verbs_netdev(const struct rp_verbs *v, char *buf, size_t len)
+{
+	(void)v;
+	if (len)
+		buf[0] = '\0';
+	RP_ERR("the in-memory fabric has no network device to capture on");
+	return RP_ECONFIG;
+}
+
 /* The same checks as the real backend's, so tests see the same refusals. */
 static int check_peer(const struct rp_qp_addr *p)
 {
