@@ -131,6 +131,8 @@ include/rdmapush/walk.h             services  files
 src/hostlist.c                      services  hostlist
 src/roce.c                          services  roce
 include/rdmapush/roce.h             services  roce
+src/roce_group.c                    services  roce
+include/rdmapush/roce_group.h       services  roce
 src/capture.c                       services  capture
 src/pcapfile.c                      services  capture
 include/rdmapush/capture.h          services  capture
