@@ -234,11 +234,10 @@ static int dispatch(const struct rp_opts *o)
 				     o->doctor_ops, o->doctor_nops);
 	case RP_MODE_RENDER:
 		/* Each error is said where it is found, naming the file. */
-		if (o->render_packets) {
-			rp_trace_init(RP_V_NORMAL, "render");
+		rp_trace_init(RP_V_NORMAL, "render");
+		if (o->render_packets)
 			return rp_err_exit_code(rp_render_packets(
 				o->render_packets, stdout));
-		}
 		return rp_err_exit_code(rp_render_chain(o->render_in,
 							o->render_n,
 							o->render_out));

@@ -21,8 +21,9 @@
 #include "render_int.h"
 
 
-/* One line "rdmapush render: ..." on stderr: the error, said once. */
-static void __attribute__((format(printf, 1, 2))) fail(const char *fmt, ...)
+#define fail rp_render_fail
+
+void rp_render_fail(const char *fmt, ...)
 {
 	va_list ap;
 
@@ -357,6 +358,38 @@ static void count_datapath(struct rr_side *s, const char *kind,
 		s->data_t1 = t;
 }
 
+/* What the packet lane ties packets to: the side's QPNs, its GID, and
+ * the data-path posts the trace kept, each with its completion. */
+static void note_wire(struct rr_side *s, const char *kind, json_object *f,
+		      double t)
+{
+	const char *op = rp_render_str(f, "op");
+	int64_t q, qpn, wr;
+
+	if (!strcmp(kind, "device.open")) {
+		s->gid = rp_render_str(f, "gid");
+	} else if (!strcmp(kind, "qp.state") && rp_render_int(f, "qp", &q) &&
+		   rp_render_int(f, "qpn", &qpn) && q >= 0 &&
+		   q < RR_MAX_QPS) {
+		s->qpn[q] = (uint32_t)qpn;
+		s->has_qpn |= 1u << q;
+	} else if (!strcmp(kind, "post") && op && strcmp(op, "RECV") &&
+		   s->nposts < RR_MAX_POSTS && rp_render_int(f, "wr_id", &wr) &&
+		   rp_render_int(f, "qp", &q)) {
+		s->post[s->nposts++] = (struct rr_post){
+			.t = t, .wc_t = -1, .op = op, .wr_id = (uint64_t)wr,
+			.length = rp_render_iv(f, "length"), .qp = (int)q };
+	} else if (!strcmp(kind, "wc") && rp_render_int(f, "wr_id", &wr) &&
+		   rp_render_int(f, "qp", &q)) {
+		for (size_t i = 0; i < s->nposts; i++)
+			if (s->post[i].wr_id == (uint64_t)wr &&
+			    s->post[i].qp == q && s->post[i].wc_t < 0) {
+				s->post[i].wc_t = t;
+				break;
+			}
+	}
+}
+
 /* "msg.qps" carries QP1.. of the HELLO or MR just before it. */
 static void attach_more(struct rr_side *s, json_object *f)
 {
@@ -449,6 +482,7 @@ static int build_side(struct rr_side *s, const struct lines *l,
 		}
 		count_datapath(s, kname, f, e.t);
 		note_data(s, kname, f);
+		note_wire(s, kname, f, e.t);
 		if (!strcmp(kname, "msg.qps"))
 			attach_more(s, f);
 		k = kind_of(kname);
@@ -996,13 +1030,69 @@ static int middle_node(const char *path, struct node *nd, int64_t pid)
 	return 0;
 }
 
-int rp_render_chain(const char *const *paths, size_t n, const char *out)
+/* A capture rather than a trace: a pcap file's magic number (either
+ * byte order, micro- or nanosecond). An unreadable file is left to the
+ * trace reader to report. */
+static bool is_pcap(const char *path)
+{
+	unsigned char m[4];
+	FILE *f = fopen(path, "rb");
+	bool yes;
+
+	if (!f)
+		return false;
+	yes = fread(m, 1, 4, f) == 4 &&
+	      ((m[0] == 0xa1 && m[1] == 0xb2 && (m[2] == 0xc3 || m[2] == 0x3c)
+		&& m[3] == 0xd4) ||
+	       (m[3] == 0xa1 && m[2] == 0xb2 && (m[1] == 0xc3 || m[1] == 0x3c)
+		&& m[0] == 0xd4));
+	fclose(f);
+	return yes;
+}
+
+/* The traces of paths in order, and at most one capture among them
+ * (*pcap, or NULL). n is what remains. */
+static int split_capture(const char *const *paths, size_t *n,
+			 const char **trace, const char **pcap)
+{
+	size_t k = 0;
+
+	*pcap = NULL;
+	for (size_t i = 0; i < *n; i++) {
+		if (!is_pcap(paths[i])) {
+			if (k < RP_RENDER_MAX_TRACES)
+				trace[k] = paths[i];
+			k++;
+			continue;
+		}
+		if (*pcap) {
+			fail("%s and %s are both captures: give one, beside "
+			     "the two traces of its session", *pcap, paths[i]);
+			return RP_EUSAGE;
+		}
+		*pcap = paths[i];
+	}
+	*n = k;
+	if (*pcap && k != 2) {
+		fail("%s: a capture goes beside the two traces of its "
+		     "session (a sender's and its receiver's), not %zu", *pcap,
+		     k);
+		return RP_EUSAGE;
+	}
+	return 0;
+}
+
+int rp_render_chain(const char *const *all_paths, size_t n, const char *out)
 {
 	struct node nd[RP_RENDER_MAX_TRACES] = { 0 };
 	struct rr_diagram d[RP_RENDER_MAX_TRACES - 1];
+	const char *paths[RP_RENDER_MAX_TRACES], *pcap;
 	size_t i, pairs = 0;
-	int rc = 0;
+	int rc;
 
+	rc = split_capture(all_paths, &n, paths, &pcap);
+	if (rc)
+		return rc;
 	if (n < 2 || n > RP_RENDER_MAX_TRACES) {
 		fail("%zu traces: give 2 to %d", n, RP_RENDER_MAX_TRACES);
 		return -EINVAL;
@@ -1024,6 +1114,8 @@ int rp_render_chain(const char *const *paths, size_t n, const char *out)
 			fail("out of memory");
 			rc = -ENOMEM;
 		}
+		if (!rc && pcap)
+			rc = rp_render_wire_load(&d[i], pcap);
 		if (!rc)
 			rp_render_layout(&d[i]);
 	}
@@ -1041,6 +1133,7 @@ int rp_render_chain(const char *const *paths, size_t n, const char *out)
 	}
 out:
 	for (i = 0; i < pairs; i++) {
+		rp_render_wire_free(&d[i]);
 		free(d[i].s[0].ev);
 		free(d[i].s[1].ev);
 		free(d[i].rows);

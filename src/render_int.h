@@ -41,6 +41,19 @@ struct rr_ev {
 	long fold_last;		/* head: the last event folded into it, -1 */
 };
 
+/* A data-path work request the trace kept (the first few of each
+ * kind), for the packet lane: which packets it became, when it
+ * completed. */
+#define RR_MAX_POSTS	64
+struct rr_post {
+	double t;		/* its side's time (s) */
+	double wc_t;		/* its completion's, or -1 */
+	const char *op;		/* "RDMA_WRITE_WITH_IMM", ... */
+	uint64_t wr_id;
+	int64_t length;
+	int qp;
+};
+
 struct rr_side {
 	const char *path;
 	char role[24];
@@ -57,7 +70,15 @@ struct rr_side {
 	json_object *datapath;	/* its datapath.summary's "f", or NULL */
 	json_object *progress;	/* its last data.progress's "f", or NULL */
 	double offset;		/* added to t to compare with the other side */
+	/* For the packet lane: its QPs' numbers, its GID, its posts. */
+	uint32_t qpn[RR_MAX_QPS];
+	unsigned has_qpn;	/* bit q: qpn[q] is known */
+	const char *gid;	/* device.open's "gid", or NULL */
+	struct rr_post post[RR_MAX_POSTS];
+	size_t nposts;
 };
+
+struct rr_wire;
 
 enum rr_row_kind { RR_ROW_LOCAL, RR_ROW_MSG, RR_ROW_DATA, RR_ROW_BLOCK,
 		   RR_ROW_HIDDEN };
@@ -77,6 +98,7 @@ struct rr_diagram {
 	int data_side;		/* the side whose event made the data row */
 	bool ping;		/* an rdmapush ping (its HELLO says so) */
 	int height;
+	struct rr_wire *wire;	/* the packet lane (render_wire.c), or NULL */
 };
 
 /* Pair, order into rows (the data row where the sender's first chunk
@@ -99,6 +121,29 @@ int rp_render_write_svg(FILE *f, const struct rr_diagram *d);
 /* A chain's SVG to f: n pairs, d[k] between node k and node k + 1, each
  * laid out by rp_render_layout(). As rp_render_write_svg(). */
 int rp_render_write_chain_svg(FILE *f, const struct rr_diagram *d, size_t n);
+
+/* The packet lane (render_wire.c): the RoCE v2 capture path read,
+ * its packets grouped into messages and tied to d's posts. 0, or the
+ * capture's error (reported). */
+int rp_render_wire_load(struct rr_diagram *d, const char *path);
+/* Its height in the picture (0 without one), and its drawing, from y
+ * down. */
+int rp_render_wire_height(const struct rr_diagram *d);
+void rp_render_wire_svg(FILE *f, const struct rr_diagram *d, int y);
+void rp_render_wire_free(struct rr_diagram *d);
+
+/* Drawing helpers (render_svg.c): escaped text cut at max characters
+ * (0: whole), an arrow with its head at (x1, y1). */
+void rp_render_text(FILE *f, double x, double y, const char *cls,
+		    const char *anchor, const char *s, int max);
+void rp_render_arrow(FILE *f, double x0, double y0, double x1, double y1,
+		     const char *color, bool dashed, const char *type);
+/* The lifelines' x: RR_SEND's and RR_RECV's. */
+double rp_render_lifeline(int side);
+
+/* One line "rdmapush render: ..." on stderr: the error, said once
+ * (render.c). */
+void rp_render_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Field helpers over an event's "f" (render.c). */
 bool rp_render_int(json_object *f, const char *k, int64_t *v);

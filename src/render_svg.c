@@ -69,7 +69,7 @@ void rp_render_layout(struct rr_diagram *d)
 				d->rows[k].y = d->rows[i].y + d->rows[i].h / 2 -
 					       MARK_DY;
 		}
-	d->height = y + 110;
+	d->height = y + 110 + rp_render_wire_height(d);
 }
 
 static size_t utf8_len(const char *s)
@@ -99,6 +99,12 @@ static void text(FILE *f, double x, double y, const char *cls,
 	fputs("</text>\n", f);
 }
 
+void rp_render_text(FILE *f, double x, double y, const char *cls,
+		    const char *anchor, const char *s, int max)
+{
+	text(f, x, y, cls, anchor, s, max);
+}
+
 /* --- pieces -------------------------------------------------------------- */
 
 /* "SENDER" or "receiver", or for a ping "CLIENT" or "server". */
@@ -116,6 +122,11 @@ static const char *head_name(const struct rr_diagram *d, int side,
 static double lifeline(int side)
 {
 	return side == RR_SEND ? X_S : X_R;
+}
+
+double rp_render_lifeline(int side)
+{
+	return lifeline(side);
 }
 
 /* A QP's band column and the gap after it: narrower for many QPs, so
@@ -469,6 +480,12 @@ static void arrow(FILE *f, double x0, double y0, double x1, double y1,
 		"fill=\"%s\"/>\n", x1, y1, x1 - ux * 11 - uy * 5,
 		y1 - uy * 11 + ux * 5, x1 - ux * 11 + uy * 5,
 		y1 - uy * 11 - ux * 5, color);
+}
+
+void rp_render_arrow(FILE *f, double x0, double y0, double x1, double y1,
+		     const char *color, bool dashed, const char *type)
+{
+	arrow(f, x0, y0, x1, y1, color, dashed, type);
 }
 
 /* An arrow from its "out" row to its "in" row, labelled at its start. */
@@ -900,7 +917,8 @@ static void footer(FILE *f, const struct rr_diagram *d, int bottom)
 
 int rp_render_write_svg(FILE *f, const struct rr_diagram *d)
 {
-	int bottom = d->height - 90, side;
+	int wire = rp_render_wire_height(d);
+	int bottom = d->height - 90 - wire, side;
 	size_t i;
 
 	fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n", f);
@@ -916,6 +934,8 @@ int rp_render_write_svg(FILE *f, const struct rr_diagram *d)
 	for (i = 0; i < d->nrows; i++)
 		row(f, d, i);
 	footer(f, d, bottom);
+	if (wire)
+		rp_render_wire_svg(f, d, bottom + 90);
 	fputs("</svg>\n", f);
 	return ferror(f) ? -EIO : 0;
 }

@@ -21,6 +21,11 @@
 #   objs:SIDE:pd,mr,...        object markers on SIDE
 #   noscript                   no element but SVG's own came from a trace
 #   maxbytes:N                 the file is at most N bytes
+#   wire:N                     the packet lane of a capture of N packets,
+#                              below the lifelines' feet: request arrows
+#                              from the sender's lifeline to the
+#                              receiver's, ACK arrows back, a folded row
+#   nowire                     no packet lane
 # usage: check_svg.py FILE.svg WHAT...   exit 0, or 1 naming what failed
 import re
 import sys
@@ -118,6 +123,40 @@ def datapos(root, after, befores):
     return errs
 
 
+def wire(root, n):
+    """The packet lane as wire:N says."""
+    lanes = [g for g in root.iter(NS + "g") if g.get("class") == "wire"]
+    if len(lanes) != 1:
+        return ["%d packet lanes, not 1" % len(lanes)]
+    lane, errs = lanes[0], []
+    if lane.get("data-packets") != str(n):
+        errs.append("lane of %s packets, not %d" % (lane.get("data-packets"), n))
+    feet = max(float(e.get("y2")) for e in root.iter(NS + "line")
+               if e.get("class") == "lifeline")
+    xs = sorted(float(e.get("x1")) for e in root.iter(NS + "line")
+                if e.get("class") == "lifeline")
+    ys = [float(t.get("y")) for t in lane.iter(NS + "text")]
+    if not ys or min(ys) <= feet:
+        errs.append("the lane starts above the lifelines' feet (%s)" % feet)
+    dirs = {"request": 0, "ack": 0}
+    for g in lane.iter(NS + "g"):
+        kind = g.get("data-kind")
+        for a in g.iter(NS + "line"):
+            if a.get("class") != "arrow" or kind not in dirs:
+                continue
+            x1, x2 = float(a.get("x1")), float(a.get("x2"))
+            right = x1 < x2 and abs(x1 - xs[0]) < 1
+            left = x1 > x2 and abs(x1 - xs[-1]) < 1
+            if (kind == "request" and right) or (kind == "ack" and left):
+                dirs[kind] += 1
+    for kind, count in dirs.items():
+        if not count:
+            errs.append("no %s arrow the right way" % kind)
+    if not any(g.get("class") == "wire-fold" for g in lane.iter(NS + "g")):
+        errs.append("no folded row")
+    return errs
+
+
 def main():
     path, whats = sys.argv[1], sys.argv[2:]
     raw = open(path, "rb").read()
@@ -187,6 +226,11 @@ def main():
                     errs.append("element %s in the SVG" % el.tag)
             if b"<script" in raw or b"<b>" in raw:
                 errs.append("raw <script> or <b> in the file")
+        elif kind == "wire":
+            errs += wire(root, int(arg))
+        elif kind == "nowire":
+            if any(g.get("class") == "wire" for g in root.iter(NS + "g")):
+                errs.append("a packet lane is drawn")
         elif kind == "maxbytes":
             if len(raw) > int(arg):
                 errs.append("%d bytes, over %s" % (len(raw), arg))

@@ -54,7 +54,7 @@ svg_width() {
 	sed -n 's/^<svg [^>]* width="\([0-9]*\)".*/\1/p' "$1" | head -n 1
 }
 
-pairs="push1 push2 push8 failed many interrupted lab-qps2 chain"
+pairs="push1 push2 push8 failed many interrupted lab-qps2 chain wire"
 if [ $# -ge 3 ]; then
 	pairs=given
 	cp "$2" "$tmp/given.send.jsonl" && cp "$3" "$tmp/given.recv.jsonl" || exit 99
@@ -66,6 +66,7 @@ for n in $pairs; do
 	set -- "$dir/$n.send.jsonl" "$dir/$n.recv.jsonl"
 	[ $n = chain ] && set -- "$dir/chain.a.jsonl" "$dir/chain.b.jsonl" \
 		"$dir/chain.c.jsonl"
+	[ $n = wire ] && set -- "$@" "$dir/wire.pcap"
 	if ! "$bin" render "$@" -o "$svg"; then
 		bad "$n: rdmapush render failed"
 		continue
@@ -85,6 +86,7 @@ for n in $pairs; do
 	push8) want="QP0–7 created: qpn 0x22…0x92, RESET|QP0–7 INIT → RTR|ended with ACK: status 0 (OK)" ;;
 	push2) want="HELLO  qpn 0x11,0x12  psn 0x5a3f21,0x5a5032|MR  rkey 0x1a2c  qpn 0x22,0x32|QP0–1 RTR → RTS|FIN  1 file, 10.0 MiB|10.0 MiB in 10 chunks" ;;
 	chain) want="HELLO  qpn 0x11  psn 0x5a3f21|HELLO  qpn 0x41  psn 0x777777|RELAY 1|RECEIVER 2" ;;
+	wire) want="On the wire: 56 RoCE v2 packets|RDMA WRITE First...Last with Immediate: 4 packets|post RDMA_WRITE_WITH_IMM wr_id=0 (QP 0), 4.0 KiB|more messages folded" ;;
 	esac
 	if python3 "$here/dom_check.py" "$tmp/$n.dom" "$want"; then
 		ok "$n: Chromium parses the SVG, its texts are there"

@@ -277,6 +277,40 @@ expect 3 "$C comes before $tmp/sr.jsonl, the trace of its sender: give the trace
 	"$C" "$tmp/sr.jsonl" "$C" -o "$O"
 expect 2 "more than 8 traces: a chain of at most 8 hosts" \
 	"$A" "$B" "$B" "$B" "$B" "$B" "$B" "$B" "$C" -o "$O"
+# A capture beside the traces: the packet lane (wire.*: one lab push
+# of 40,000 bytes in 4 KiB chunks, --capture on the sender). Each of
+# the first four Writes is tied to its post and its completion.
+W1=$fx/wire.send.jsonl W2=$fx/wire.recv.jsonl P=$fx/wire.pcap
+if "$bin" render "$W1" "$W2" "$P" -o "$tmp/wire.svg" 2>"$tmp/wire.err"; then
+	check "$tmp/wire.svg" lifelines wire:56 noscript \
+		"text:On the wire: 56 RoCE v2 packets of this session" \
+		"text:RDMA WRITE First...Last with Immediate: 4 packets" \
+		"text:PSN 0x445b78-0x445b7b, to QP 0x000012, 1 ACK, 4.0 KiB of data" \
+		"text:post RDMA_WRITE_WITH_IMM wr_id=0 (QP 0), 4.0 KiB" \
+		"text:posted at 439.993 ms, completed at 450.948 ms" \
+		"text:post RDMA_WRITE_WITH_IMM wr_id=3 (QP 0), 4.0 KiB" \
+		"text:ACK, PSN 0x445b7b, to QP 0x000012, MSN 1" \
+		"text:SEND Only with Immediate" \
+		"notext:post RDMA_WRITE_WITH_IMM wr_id=4"
+else
+	bad "wire: exit $?: $(cat "$tmp/wire.err")"
+fi
+"$bin" render "$P" "$W2" "$W1" -o "$tmp/wire2.svg" 2>"$tmp/wire.err" &&
+	check "$tmp/wire2.svg" wire:56 ||
+	bad "wire, the capture first: $(cat "$tmp/wire.err")"
+check "$tmp/push1.svg" nowire
+expect 2 "$P and $P are both captures: give one, beside the two traces of its session" \
+	"$W1" "$W2" "$P" "$P" -o "$O"
+expect 2 "$P: a capture goes beside the two traces of its session (a sender's and its receiver's), not 3" \
+	"$A" "$B" "$C" "$P" -o "$O"
+expect 3 "$P: none of its packets goes between the two traces' GIDs (::ffff:10.0.2.15 and ::ffff:10.0.2.16): a capture of another session?" \
+	"$S" "$R" "$P" -o "$O"
+head -c 100 "$P" >"$tmp/cut.pcap"
+expect 3 "$tmp/cut.pcap: truncated dump file" "$W1" "$W2" "$tmp/cut.pcap" -o "$O"
+# A pcap of no RoCE v2 packet: its header alone.
+head -c 24 "$P" >"$tmp/none.pcap"
+expect 3 "$tmp/none.pcap: no RoCE v2 packet in it (UDP port 4791)" \
+	"$W1" "$W2" "$tmp/none.pcap" -o "$O"
 expect 2 "missing -o FILE.svg" "$S" "$R"
 expect 2 "missing RECEIVER.jsonl" "$S" -o "$O"
 expect 2 "unknown option '--bogus'" "$S" "$R" -o "$O" --bogus
