@@ -162,7 +162,9 @@ static void tie(struct rr_wire *w, const struct rr_diagram *d)
 		}
 		w->from[i] = s;
 		q = qp_index(&d->s[!s], r->dqpn);
-		if (r->kind != RP_RUN_REQUEST || r->retransmit || q < 0)
+		/* The rest of a message after a gap is not a post. */
+		if (r->kind != RP_RUN_REQUEST || r->retransmit || !r->begins ||
+		    q < 0)
 			continue;
 		w->post[i] = nth_post(&d->s[s], q, sent[s][q]++);
 	}

@@ -215,7 +215,9 @@ static int add_data(struct grouper *g, const struct rp_roce_tpkt *tp,
 		run_extend(&g->run[s->open], tp);
 		if (role == ROLE_LAST)
 			s->open = -1;
-		s->last_psn = tp->p.psn;
+		/* A retransmission stays behind what was seen. */
+		if (psn_after(tp->p.psn, s->last_psn))
+			s->last_psn = tp->p.psn;
 		return 0;
 	}
 	if (s->open >= 0)
@@ -226,6 +228,7 @@ static int add_data(struct grouper *g, const struct rp_roce_tpkt *tp,
 	if (!r)
 		return -ENOMEM;
 	r->retransmit = back;
+	r->begins = role == ROLE_FIRST || role == ROLE_ONLY;
 	if (role == ROLE_FIRST || role == ROLE_MIDDLE)
 		s->open = (long)(g->n - 1);
 	if (!back || !s->seen)

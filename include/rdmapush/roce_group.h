@@ -44,6 +44,9 @@ struct rp_roce_run {
 	 * one already seen on its QP: the requester went back (go-back-N
 	 * after a NAK or a timeout). */
 	bool retransmit;
+	/* Its first packet begins a message (a FIRST or an ONLY): not the
+	 * rest of one whose packets before a gap came in another run. */
+	bool begins;
 	/* Ended without its LAST packet (the capture ended, or the PSN
 	 * jumped). */
 	bool cut;

@@ -24,8 +24,12 @@
 #   wire:N                     the packet lane of a capture of N packets,
 #                              below the lifelines' feet: request arrows
 #                              from the sender's lifeline to the
-#                              receiver's, ACK arrows back, a folded row
+#                              receiver's, ACK arrows back
+#   wirefold                   a folded row in the packet lane
 #   nowire                     no packet lane
+#   wirerow:A|B|...            one row of the packet lane shows each of
+#                              A, B, ... (a message and the post tied to
+#                              it)
 # usage: check_svg.py FILE.svg WHAT...   exit 0, or 1 naming what failed
 import re
 import sys
@@ -152,8 +156,6 @@ def wire(root, n):
     for kind, count in dirs.items():
         if not count:
             errs.append("no %s arrow the right way" % kind)
-    if not any(g.get("class") == "wire-fold" for g in lane.iter(NS + "g")):
-        errs.append("no folded row")
     return errs
 
 
@@ -228,6 +230,17 @@ def main():
                 errs.append("raw <script> or <b> in the file")
         elif kind == "wire":
             errs += wire(root, int(arg))
+        elif kind == "wirerow":
+            want = arg.split("|")
+            rows = [[t.text or "" for t in g.iter(NS + "text")]
+                    for g in root.iter(NS + "g")
+                    if g.get("class") == "wire-run"]
+            if not any(all(any(w in t for t in row) for w in want)
+                       for row in rows):
+                errs.append("no packet lane row shows all of %s" % want)
+        elif kind == "wirefold":
+            if not any(g.get("class") == "wire-fold" for g in root.iter(NS + "g")):
+                errs.append("no folded row in the packet lane")
         elif kind == "nowire":
             if any(g.get("class") == "wire" for g in root.iter(NS + "g")):
                 errs.append("a packet lane is drawn")

@@ -282,7 +282,7 @@ expect 2 "more than 8 traces: a chain of at most 8 hosts" \
 # the first four Writes is tied to its post and its completion.
 W1=$fx/wire.send.jsonl W2=$fx/wire.recv.jsonl P=$fx/wire.pcap
 if "$bin" render "$W1" "$W2" "$P" -o "$tmp/wire.svg" 2>"$tmp/wire.err"; then
-	check "$tmp/wire.svg" lifelines wire:56 noscript \
+	check "$tmp/wire.svg" lifelines wire:56 wirefold noscript \
 		"text:On the wire: 56 RoCE v2 packets of this session" \
 		"text:RDMA WRITE First...Last with Immediate: 4 packets" \
 		"text:PSN 0x445b78-0x445b7b, to QP 0x000012, 1 ACK, 4.0 KiB of data" \
@@ -299,6 +299,22 @@ fi
 	check "$tmp/wire2.svg" wire:56 ||
 	bad "wire, the capture first: $(cat "$tmp/wire.err")"
 check "$tmp/push1.svg" nowire
+# wireloss.*: 32 KiB in 8 KiB chunks with 5% of the sender's packets
+# dropped (netem), captured on the receiver: a message cut by a lost
+# packet, the NAK, the rest of that message (no post of its own), the
+# requester going back; each post is tied to its first sending only.
+L1=$fx/wireloss.send.jsonl L2=$fx/wireloss.recv.jsonl LP=$fx/wireloss.pcap
+if "$bin" render "$L1" "$L2" "$LP" -o "$tmp/loss.svg" 2>"$tmp/wire.err"; then
+	check "$tmp/loss.svg" wire:48 \
+		"wirerow:RDMA WRITE First...Middle: 5 packets|cut short|post RDMA_WRITE_WITH_IMM wr_id=1 (QP 0)" \
+		"wirerow:NAK: PSN sequence error, PSN 0xf80fef" \
+		"wirerow:PSN 0xf80fef-0xf80ff1, to QP 0x000015, 1 ACK, retransmitted" \
+		"wirerow:PSN 0xf80ff2-0xf80ff9, to QP 0x000015, 1 ACK, retransmitted" \
+		"wirerow:PSN 0xf80ffa-0xf81001|post RDMA_WRITE_WITH_IMM wr_id=3 (QP 0)" \
+		"wirerow:SEND Only with Immediate|post SEND_WITH_IMM wr_id=4 (QP 0)"
+else
+	bad "wireloss: exit $?: $(cat "$tmp/wire.err")"
+fi
 expect 2 "$P and $P are both captures: give one, beside the two traces of its session" \
 	"$W1" "$W2" "$P" "$P" -o "$O"
 expect 2 "$P: a capture goes beside the two traces of its session (a sender's and its receiver's), not 3" \

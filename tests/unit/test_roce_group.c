@@ -197,22 +197,32 @@ static void test_go_back_n_is_marked(void **state)
 	put(A_TO_B, WRITE_MIDDLE, 0x11, 11, 1024);
 	/* 12 lost */
 	put(A_TO_B, WRITE_LAST_IMM, 0x11, 13, 1024);
+	/* The next message goes out before the NAK comes back... */
+	put(A_TO_B, WRITE_ONLY, 0x11, 14, 1024);
 	put_ack(B_TO_A, 0x22, 12, RP_ROCE_NAK, RP_ROCE_NAK_PSN_SEQ, 0);
 	put(A_TO_B, WRITE_MIDDLE, 0x11, 12, 1024);
 	put(A_TO_B, WRITE_LAST_IMM, 0x11, 13, 1024);
+	/* ... and again after the lost packet's message. */
+	put(A_TO_B, WRITE_ONLY, 0x11, 14, 1024);
+	put(A_TO_B, WRITE_ONLY, 0x11, 15, 1024);
 	r = group(&n);
-	assert_int_equal(n, 4);
+	assert_int_equal(n, 7);
 	assert_true(r[0].cut);
 	assert_int_equal(r[0].packets, 2);
+	assert_true(r[0].begins);
 	assert_false(r[1].retransmit);
-	assert_line(&r[2], "Acknowledge (NAK: PSN sequence error), 1 packet, "
+	assert_false(r[1].begins);
+	assert_false(r[2].retransmit);
+	assert_line(&r[3], "Acknowledge (NAK: PSN sequence error), 1 packet, "
 		    "PSN 0x00000c, QP 0x000022, MSN 0");
-	assert_true(r[3].retransmit);
-	assert_false(r[3].cut);
-	assert_int_equal(r[3].packets, 2);
-	assert_line(&r[3], "RDMA WRITE Middle...Last with Immediate, 2 "
+	assert_true(r[4].retransmit);
+	assert_false(r[4].cut);
+	assert_int_equal(r[4].packets, 2);
+	assert_line(&r[4], "RDMA WRITE Middle...Last with Immediate, 2 "
 		    "packets, PSN 0x00000c-0x00000d, QP 0x000011, "
 		    "retransmitted");
+	assert_true(r[5].retransmit);
+	assert_false(r[6].retransmit);
 	free(r);
 }
 
