@@ -35,7 +35,7 @@
 
 #define KEEP_HEAD	10	/* the first messages, always drawn */
 #define KEEP_TAIL	4	/* the last ones */
-#define KEEP_ODD	24	/* NAKs, retransmissions, cuts drawn at most */
+#define KEEP_ODD	24	/* NAKs, retransmissions, cuts, turns drawn */
 #define ROW_H		40
 #define HEAD_H		96	/* the lane's title and explanation */
 #define LABEL_CHARS	52
@@ -177,10 +177,25 @@ static bool odd(const struct rp_roce_run *r)
 	       (r->kind == RP_RUN_ACK && r->ack != RP_ROCE_ACK);
 }
 
-/* Rows: the first and last runs, the odd ones, the rest folded. */
+/* A request unlike the one before it (another opcode, or the other
+ * way): where the traffic changes, as a credit Send among Writes. */
+static bool turns(const struct rr_wire *w, size_t i, long prev)
+{
+	const struct rp_roce_run *r = &w->run[i], *p;
+
+	if (r->kind == RP_RUN_ACK || prev < 0)
+		return false;
+	p = &w->run[prev];
+	return p->first_op != r->first_op || p->last_op != r->last_op ||
+	       w->from[prev] != w->from[i];
+}
+
+/* Rows: the first and last runs, the odd ones, where the traffic
+ * turns, the rest folded. */
 static int plan_rows(struct rr_wire *w)
 {
 	size_t odd_kept = 0;
+	long prev = -1;		/* the last request or response */
 
 	w->row = calloc(w->n ? w->n : 1, sizeof(*w->row));
 	if (!w->row)
@@ -192,7 +207,10 @@ static int plan_rows(struct rr_wire *w)
 		if (w->from[i] < 0)
 			continue;
 		keep = i < KEEP_HEAD || i + KEEP_TAIL >= w->n ||
-		       (odd(&w->run[i]) && odd_kept++ < KEEP_ODD);
+		       ((odd(&w->run[i]) || turns(w, i, prev)) &&
+			odd_kept++ < KEEP_ODD);
+		if (w->run[i].kind != RP_RUN_ACK)
+			prev = (long)i;
 		if (!keep && last && last->fold)
 			last->last = i;
 		else

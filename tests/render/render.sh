@@ -290,7 +290,8 @@ if "$bin" render "$W1" "$W2" "$P" -o "$tmp/wire.svg" 2>"$tmp/wire.err"; then
 		"text:posted at 439.993 ms, completed at 450.948 ms" \
 		"text:post RDMA_WRITE_WITH_IMM wr_id=3 (QP 0), 4.0 KiB" \
 		"text:ACK, PSN 0x445b7b, to QP 0x000012, MSN 1" \
-		"text:SEND Only with Immediate" \
+		"wirerow:SEND Only with Immediate|post SEND_WITH_IMM wr_id=1 (QP 0)" \
+		"wirerow:SEND Only with Immediate|post SEND_WITH_IMM wr_id=10 (QP 0)" \
 		"notext:post RDMA_WRITE_WITH_IMM wr_id=4"
 else
 	bad "wire: exit $?: $(cat "$tmp/wire.err")"
