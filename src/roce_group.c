@@ -79,6 +79,23 @@ struct grouper {
 	size_t nst, stcap;
 };
 
+/* Room in the array *a of *cap elements of size for one more than n:
+ * doubled when full. false when out of memory (*a unchanged). */
+static bool room(void **a, size_t *cap, size_t n, size_t size)
+{
+	size_t c = *cap ? *cap * 2 : 16;
+	void *p;
+
+	if (n < *cap)
+		return true;
+	p = realloc(*a, c * size);
+	if (!p)
+		return false;
+	*a = p;
+	*cap = c;
+	return true;
+}
+
 static bool same_addr(int family, const uint8_t *a, const uint8_t *b)
 {
 	return !memcmp(a, b, family == AF_INET ? 4 : 16);
@@ -97,15 +114,8 @@ static struct stream *stream_of(struct grouper *g, const struct rp_roce_pkt *p,
 		    same_addr(p->family, s->dst, p->dst))
 			return s;
 	}
-	if (g->nst == g->stcap) {
-		size_t cap = g->stcap ? g->stcap * 2 : 16;
-		struct stream *n = realloc(g->st, cap * sizeof(*n));
-
-		if (!n)
-			return NULL;
-		g->st = n;
-		g->stcap = cap;
-	}
+	if (!room((void **)&g->st, &g->stcap, g->nst, sizeof(*g->st)))
+		return NULL;
 	s = &g->st[g->nst++];
 	*s = (struct stream){ .family = p->family, .dqpn = p->dqpn,
 			      .kind = kind, .open = -1, .ack = -1 };
@@ -121,15 +131,8 @@ static struct rp_roce_run *run_new(struct grouper *g,
 	const struct rp_roce_pkt *p = &tp->p;
 	struct rp_roce_run *r;
 
-	if (g->n == g->cap) {
-		size_t cap = g->cap ? g->cap * 2 : 64;
-		struct rp_roce_run *n = realloc(g->run, cap * sizeof(*n));
-
-		if (!n)
-			return NULL;
-		g->run = n;
-		g->cap = cap;
-	}
+	if (!room((void **)&g->run, &g->cap, g->n, sizeof(*g->run)))
+		return NULL;
 	r = &g->run[g->n++];
 	*r = (struct rp_roce_run){
 		.kind = kind, .t0 = tp->t, .t1 = tp->t, .family = p->family,
