@@ -22,7 +22,8 @@ static const char help_overview[] =
 	"       rdmapush devices [--for HOST] [--json] [-d DEV]\n"
 	"       rdmapush ping --server | rdmapush ping [OPTION]... HOST\n"
 	"       rdmapush doctor [OPTION]... [HOST]\n"
-	"       rdmapush render SENDER.jsonl RECEIVER.jsonl... -o FILE.svg\n"
+	"       rdmapush render SENDER.jsonl RECEIVER.jsonl... [FILE.pcap]\n"
+	"                       -o FILE.svg\n"
 	"       rdmapush render --packets FILE.pcap\n"
 	"       rdmapush help [send|recv|keygen|devices|ping|doctor|render|\n"
 	"                      help]\n"
@@ -393,7 +394,8 @@ static const char help_ping[] =
 
 
 static const char help_render[] =
-	"Usage: rdmapush render SENDER.jsonl RECEIVER.jsonl... -o FILE.svg\n"
+	"Usage: rdmapush render SENDER.jsonl RECEIVER.jsonl... [FILE.pcap]\n"
+	"                       -o FILE.svg\n"
 	"       rdmapush render --packets FILE.pcap\n"
 	"\n"
 	"Merge the sender's and the receiver's --trace-json files of one\n"
@@ -406,6 +408,9 @@ static const char help_render[] =
 	"A chain's traces (up to 8, one per host, the sender's first, then\n"
 	"each receiver's in chain order; a relay's holds both its sessions)\n"
 	"draw one lifeline per host, each pair of hosts' rows in turn.\n"
+	"A --capture of the session beside its two traces adds the packets\n"
+	"on the wire below: each message's packets as one arrow (count, PSN\n"
+	"range), tied to the verbs post it came from; ACKs and NAKs back.\n"
 	"\n"
 	"Options:\n"
 	"  -o, --output FILE    write the SVG to FILE ('-': standard output)\n"
@@ -419,6 +424,7 @@ static const char help_render[] =
 	"  host-a$ rdmapush send --trace-json send.jsonl big.iso 192.0.2.10\n"
 	"  $ rdmapush render send.jsonl recv.jsonl -o push.svg\n"
 	"  $ rdmapush render a.jsonl b.jsonl c.jsonl -o chain.svg\n"
+	"  $ rdmapush render send.jsonl recv.jsonl send.pcap -o wire.svg\n"
 	"\n"
 	"Exit status:\n"
 	"  0  written\n"
