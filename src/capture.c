@@ -22,6 +22,7 @@
 #include "rdmapush/capture.h"
 #include "rdmapush/err.h"
 #include "rdmapush/roce.h"
+#include "rdmapush/roce_group.h"
 #include "rdmapush/trace.h"
 #include "rdmapush/verbs.h"
 
@@ -35,6 +36,11 @@
 #define BUFFER		(32 << 20)
 /* How often the thread looks at its stop flag when the wire is idle. */
 #define TICK_MS		50
+/* With a trace on, the first packets are kept decoded, and the first
+ * messages they make are told, one line each, when the capture stops:
+ * enough to see a Write become its packets, bounded in memory. */
+#define WIRE_KEEP	16384
+#define WIRE_LINES	8
 #define CAP_HINT	"capturing needs CAP_NET_RAW: run as root, or give " \
 			"the binary the capability with 'setcap " \
 			"cap_net_raw+ep rdmapush'"
@@ -53,6 +59,8 @@ struct rp_capture {
 	/* Written by the thread only, read after it is joined. */
 	uint64_t kept;
 	uint64_t seen;
+	struct rp_roce_tpkt *early;	/* WIRE_KEEP, or NULL: no trace */
+	size_t nearly;
 };
 
 int rp_capture_check(void)
@@ -123,6 +131,10 @@ static void on_frame(u_char *user, const struct pcap_pkthdr *h,
 		return;
 	pcap_dump((u_char *)c->dump, h, bytes);
 	c->kept++;
+	if (!rc && c->early && c->nearly < WIRE_KEEP)
+		c->early[c->nearly++] = (struct rp_roce_tpkt){
+			.t = (double)h->ts.tv_sec + h->ts.tv_usec / 1e6,
+			.p = p };
 }
 
 /* Until told to stop: wait for the handle's descriptor, then take what
@@ -258,6 +270,7 @@ static void destroy(struct rp_capture *c, bool keep)
 	if (c->pc)
 		pcap_close(c->pc);
 	pthread_mutex_destroy(&c->lock);
+	free(c->early);
 	free(c->tmp);
 	free(c->path);
 	free(c);
@@ -277,6 +290,9 @@ int rp_capture_start(struct rp_capture **out, const char *path,
 	}
 	pthread_mutex_init(&c->lock, NULL);
 	atomic_init(&c->stop, false);
+	/* Without it the trace only misses its wire lines. */
+	if (rp_trace_any())
+		c->early = malloc(WIRE_KEEP * sizeof(*c->early));
 	rc = open_pcap(c, netdev);
 	if (!rc)
 		rc = open_file(c, path);
@@ -325,6 +341,42 @@ int rp_capture_session(struct rp_capture **c, const char *path,
 	return 0;
 }
 
+/* The first messages of the capture, one trace line each: what a post
+ * became on the wire. */
+static void trace_messages(const struct rp_capture *c)
+{
+	struct rp_roce_run *run;
+	size_t n, i, shown = 0;
+
+	if (!c->nearly || rp_roce_group(c->early, c->nearly, &run, &n))
+		return;
+	for (i = 0; i < n && shown < WIRE_LINES; i++) {
+		char line[256];
+
+		if (run[i].kind == RP_RUN_ACK)
+			continue;	/* counted in their message's line */
+		/* Ended by our keeping no more, not by the wire. */
+		if (run[i].unfinished && c->nearly == WIRE_KEEP)
+			continue;
+		rp_roce_run_format(&run[i], line, sizeof(line));
+		RP_EV("wire", "wire.msg", "{line}", EV_T("line", line),
+		      EV_U("packets", run[i].packets),
+		      EV_U("psn_first", run[i].psn0),
+		      EV_U("psn_last", run[i].psn1),
+		      EV_U("dest_qpn", run[i].dqpn),
+		      EV_U("bytes", run[i].bytes), EV_U("acks", run[i].acks),
+		      EV_U("naks", run[i].naks),
+		      EV_B("retransmit", run[i].retransmit),
+		      EV_B("cut", run[i].cut));
+		shown++;
+	}
+	RP_EV("wire", "wire.more", "(the first {shown} messages on the wire; "
+	      "all {packets} packets: rdmapush render --packets {path})",
+	      EV_U("shown", shown), EV_U("packets", c->kept),
+	      EV_S("path", c->path));
+	free(run);
+}
+
 int rp_capture_stop(struct rp_capture *c, bool failed)
 {
 	struct pcap_stat st;
@@ -357,6 +409,7 @@ int rp_capture_stop(struct rp_capture *c, bool failed)
 		if (drops)
 			RP_INFO("capture: the kernel dropped %u packets: %s "
 				"misses some", st.ps_drop, c->path);
+		trace_messages(c);
 	}
 	destroy(c, !rc);
 	return rc;

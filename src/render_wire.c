@@ -173,7 +173,7 @@ static void tie(struct rr_wire *w, const struct rr_diagram *d)
 /* A run worth its own row wherever it falls. */
 static bool odd(const struct rp_roce_run *r)
 {
-	return r->retransmit || r->cut ||
+	return r->retransmit || r->cut || r->unfinished ||
 	       (r->kind == RP_RUN_ACK && r->ack != RP_ROCE_ACK);
 }
 
@@ -337,8 +337,9 @@ static void run_detail(const struct rp_roce_run *r, char *buf, size_t len)
 		snprintf(buf + l, len - l, ", %u ACK%s%s", r->acks,
 			 r->acks == 1 ? "" : "s", r->naks ? ", NAKed" : "");
 	l = strlen(buf);
-	snprintf(buf + l, len - l, "%s%s", r->retransmit ? ", retransmitted"
-		 : "", r->cut ? ", cut short" : "");
+	snprintf(buf + l, len - l, "%s%s%s", r->retransmit ?
+		 ", retransmitted" : "", r->cut ? ", cut short" : "",
+		 r->unfinished ? ", the capture ends inside it" : "");
 }
 
 static void run_row(FILE *f, const struct rr_diagram *d,

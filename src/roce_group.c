@@ -258,7 +258,7 @@ int rp_roce_group(const struct rp_roce_tpkt *pkt, size_t n,
 	/* What the capture ended inside of. */
 	for (size_t i = 0; !rc && i < g.nst; i++)
 		if (g.st[i].open >= 0)
-			g.run[g.st[i].open].cut = true;
+			g.run[g.st[i].open].unfinished = true;
 	free(g.st);
 	if (rc) {
 		free(g.run);
@@ -340,8 +340,9 @@ int rp_roce_run_format(const struct rp_roce_run *r, char *buf, size_t len)
 	if (r->acks || r->naks)
 		snprintf(acks, sizeof(acks), ", %u ACK%s%s", r->acks,
 			 r->acks == 1 ? "" : "s", naks);
-	return snprintf(buf, len, "%s, %s packet%s, PSN %s, QP 0x%06x%s%s%s",
+	return snprintf(buf, len, "%s, %s packet%s, PSN %s, QP 0x%06x%s%s%s%s",
 			name, num, plural, psn, r->dqpn, acks,
 			r->retransmit ? ", retransmitted" : "",
-			r->cut ? ", cut short" : "");
+			r->cut ? ", cut short" : "",
+			r->unfinished ? ", the capture ends inside it" : "");
 }

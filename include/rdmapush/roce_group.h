@@ -47,9 +47,11 @@ struct rp_roce_run {
 	/* Its first packet begins a message (a FIRST or an ONLY): not the
 	 * rest of one whose packets before a gap came in another run. */
 	bool begins;
-	/* Ended without its LAST packet (the capture ended, or the PSN
-	 * jumped). */
+	/* Ended without its LAST packet: the next one on its QP had
+	 * another PSN (a packet was lost, or the requester went back). */
 	bool cut;
+	/* The packets given ended inside it (the capture stopped). */
+	bool unfinished;
 	/* RP_RUN_ACK: the ACK type and value of its packets (alike), and
 	 * the MSN of its last; requests: the ACKs and NAKs that named a
 	 * PSN in its range. */

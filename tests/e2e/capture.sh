@@ -8,6 +8,7 @@
 # --trace-json qp.create and RTR events); the RDMA WRITE packets carry
 # the whole file, ending in a WRITE ... Last with Immediate, and the ACKs
 # are there; each file is mode 0600 with no temporary left beside it.
+# The trace tells the first messages on the wire, one line each.
 # A ping alongside, captured too, shows in neither capture of the push,
 # nor the push in its own. As nobody (no CAP_NET_RAW), --capture fails
 # with one line and a hint, exit 2, before it connects: the receiver
@@ -147,6 +148,19 @@ for side in send recv ping; do
 		fail "$side: packet contents" "$bytes bytes of WRITE data"
 	fi
 done
+
+# With a trace on, the capture tells the first messages it saw, one
+# line each: the first 1 MiB Write is 1,024 packets of the lab's 1,024
+# byte MTU, from the PSN its first packet has in the capture.
+wire=$(grep '"kind":"wire.msg"' "$OUT/e2e-cap-send.jsonl" | head -n 1)
+psn=$(awk '$1 == 6 { print $3; exit }' "$tmp/send.ours")
+if echo "$wire" | grep -Eq '"text":"RDMA WRITE First\.\.\.Last with Immediate, 1,024 packets, PSN 0x[0-9a-f]{6}-0x[0-9a-f]{6}, QP 0x[0-9a-f]{6}, [0-9]+ ACKs"' &&
+	echo "$wire" | grep -q "\"psn_first\":$psn," &&
+	grep -q '"kind":"wire.more"' "$OUT/e2e-cap-send.jsonl"; then
+	ok "the trace tells the first messages on the wire: the first Write is 1,024 packets from PSN $psn"
+else
+	fail "wire lines in the trace" "first PSN $psn; $wire"
+fi
 
 # Without CAP_NET_RAW: as nobody, against a receiver that must hear
 # nothing.

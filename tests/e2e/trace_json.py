@@ -61,7 +61,7 @@ def members(events, side):
         assert e["side"] == side, f"line {i + 1}: side {e['side']}"
         assert isint(e["pid"]) and e["pid"] > 0
         assert e["area"] in ("verbs", "ctrl", "data", "file", "session",
-                             "error", "pool", "server"), e["area"]
+                             "error", "pool", "server", "wire"), e["area"]
         assert re.fullmatch(r"[a-z_]+(\.[a-z_]+)*", e["kind"]), e["kind"]
         assert isinstance(e["text"], str) and isinstance(e["f"], dict)
         # Time never goes back within one process.

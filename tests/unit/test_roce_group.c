@@ -217,6 +217,7 @@ static void test_go_back_n_is_marked(void **state)
 		    "PSN 0x00000c, QP 0x000022, MSN 0");
 	assert_true(r[4].retransmit);
 	assert_false(r[4].cut);
+	assert_false(r[0].unfinished || r[4].unfinished);
 	assert_int_equal(r[4].packets, 2);
 	assert_line(&r[4], "RDMA WRITE Middle...Last with Immediate, 2 "
 		    "packets, PSN 0x00000c-0x00000d, QP 0x000011, "
@@ -237,9 +238,11 @@ static void test_capture_ends_inside(void **state)
 	put(A_TO_B, WRITE_MIDDLE, 0x11, 2, 1024);
 	r = group(&n);
 	assert_int_equal(n, 1);
-	assert_true(r[0].cut);
+	assert_false(r[0].cut);
+	assert_true(r[0].unfinished);
 	assert_line(&r[0], "RDMA WRITE First...Middle, 2 packets, PSN "
-		    "0x000001-0x000002, QP 0x000011, cut short");
+		    "0x000001-0x000002, QP 0x000011, the capture ends inside "
+		    "it");
 	free(r);
 }
 
