@@ -215,11 +215,6 @@ static void judge_mtu(const struct rp_doctor_facts *f,
 	    p->active_mtu, ROCE_HDR_MAX);
 }
 
-static bool link_local(const uint8_t gid[16])
-{
-	return gid[0] == 0xfe && (gid[1] & 0xc0) == 0x80;
-}
-
 /* An active RoCE port needs a routable RoCE v2 GID. true if it has one. */
 static bool judge_gids(const struct rp_dev_info *d,
 		       const struct rp_port_info *p, struct rp_doc_report *r)
@@ -234,7 +229,7 @@ static bool judge_gids(const struct rp_dev_info *d,
 		if (p->gids[i].type != RP_GID_ROCE_V2)
 			continue;
 		v2++;
-		if (!link_local(p->gids[i].raw)) {
+		if (!rp_gid_link_local(p->gids[i].raw)) {
 			routable++;
 			if (!first)
 				first = p->gids[i].raw;

@@ -170,9 +170,11 @@ int rp_verbs_qp_index(const struct rp_verbs *v, uint32_t qpn)
  * 6. RESET -> INIT, and the address the peer needs to reach each QP
  */
 
-/* ibv_modify_qp QP i, then read the state back; name: the target state. */
+/* ibv_modify_qp QP i, then read the state back; name: the target state;
+ * hint: what to do should the modify fail, or NULL. */
 static int modify_qp(struct rp_verbs *v, uint32_t i,
-		     struct ibv_qp_attr *attr, int mask, const char *name)
+		     struct ibv_qp_attr *attr, int mask, const char *name,
+		     const char *hint)
 {
 	struct verbs_qp *q = &v->qp[i];
 	struct ibv_qp_init_attr ia;
@@ -180,6 +182,11 @@ static int modify_qp(struct rp_verbs *v, uint32_t i,
 	int rc;
 
 	rc = ibv_modify_qp(q->ibv, attr, mask);
+	if (rc && hint) {
+		RP_ERR_HINT(hint, "ibv_modify_qp(%s, %s): %s", q->name, name,
+			    strerror(rc));
+		return RP_EVERBS;
+	}
 	if (rc) {
 		RP_ERR("ibv_modify_qp(%s, %s): %s", q->name, name,
 		       strerror(rc));
@@ -237,7 +244,7 @@ static int qp_to_init(struct rp_verbs *v, uint32_t i)
 	rp_verbs_trace_init(v, i, &attr);
 	rc = modify_qp(v, i, &attr,
 		       IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
-		       IBV_QP_ACCESS_FLAGS, "INIT");
+		       IBV_QP_ACCESS_FLAGS, "INIT", NULL);
 	if (rc)
 		return rc;
 	rp_verbs_trace_local_addr(v, i);
@@ -379,6 +386,29 @@ static uint8_t rd_atomic(const struct rp_verbs *v, uint32_t i, int dev_max,
 	return (uint8_t)lim;
 }
 
+/*
+ * Why a move to RTR may fail that the user can mend: on RoCE, a
+ * link-local GID at either end (chosen with -g, or the only one a port
+ * had). rxe refuses the address vector with EINVAL, and the
+ * generic verbs hint (locked memory) would mislead.
+ */
+static const char *rtr_hint(const struct rp_verbs *v,
+			    const struct rp_qp_addr *peer)
+{
+	if (v->link_layer != IBV_LINK_LAYER_ETHERNET)
+		return NULL;
+	if (rp_gid_link_local(peer->gid))
+		return "the peer's GID is link-local (fe80::): RoCE v2 "
+		       "between hosts needs routable GIDs at both ends; on "
+		       "the peer, drop -g or use the index 'rdmapush devices "
+		       "--for HOST' names";
+	if (rp_gid_link_local(v->gid.raw))
+		return "our GID is link-local (fe80::): RoCE v2 between "
+		       "hosts needs routable GIDs at both ends; drop -g or "
+		       "use the index 'rdmapush devices --for HOST' names";
+	return NULL;
+}
+
 static int qp_to_rtr(struct rp_verbs *v, uint32_t i,
 		     const struct rp_qp_addr *peer)
 {
@@ -416,7 +446,7 @@ static int qp_to_rtr(struct rp_verbs *v, uint32_t i,
 			 IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
 			 IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
 			 IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER,
-			 "RTR");
+			 "RTR", rtr_hint(v, peer));
 }
 
 static int qp_to_rts(struct rp_verbs *v, uint32_t i)
@@ -437,5 +467,5 @@ static int qp_to_rts(struct rp_verbs *v, uint32_t i)
 	return modify_qp(v, i, &attr,
 			 IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_TIMEOUT |
 			 IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
-			 IBV_QP_MAX_QP_RD_ATOMIC, "RTS");
+			 IBV_QP_MAX_QP_RD_ATOMIC, "RTS", NULL);
 }

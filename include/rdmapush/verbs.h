@@ -266,6 +266,13 @@ int rp_verbs_check_open(struct rp_verbs **out, const struct rp_verbs_cfg *cfg)
 bool rp_verbs_provider_guess(const char *name, bool driver, char *out,
 			     size_t len);
 
+/* A GID in fe80::/10: an IPv6 link-local address, which RoCE v2 cannot
+ * route from or to another host's routable GID. */
+static inline bool rp_gid_link_local(const uint8_t gid[RP_GID_LEN])
+{
+	return gid[0] == 0xfe && (gid[1] & 0xc0) == 0x80;
+}
+
 /* For backends, at the top of rp_verbs_connect(): v and peer given, one
  * peer address per QP of ours (rp_verbs_qps()); else RP_EINTERNAL,
  * reported. */

@@ -7,7 +7,8 @@
 # (a lost link is otherwise ridden out with fresh QPs). Each push ends
 # within seconds with exit 4, an error line naming "transport retry
 # counter exceeded" and a hint line with its usual causes (the GID, UDP
-# 4791); the receiver keeps serving.
+# 4791); the receiver keeps serving. A link-local GID (-g) is refused
+# at the receiver's move to RTR, whose hint says so.
 . "$(dirname "$0")/lib.sh"
 
 DST=/tmp/e2e-wc
@@ -94,6 +95,32 @@ else
 	fail "UDP 4791 dropped: mid-data" "no '$MIDDATA' trace line from the sender"
 	"$LAB" signal "$SND" push KILL >/dev/null 2>&1
 	"$LAB" wait "$SND" push >/dev/null 2>&1
+fi
+
+# A link-local GID (-g): the receiver's move to RTR refuses its address
+# at once (EINVAL); the receiver's hint says why, not a generic one.
+ll=$(on "$SND" "$RP devices --json" | python3 -c '
+import json, sys
+o = json.loads(sys.stdin.read())
+for d in o["devices"]:
+    for p in d["ports"]:
+        for g in p["gids"]:
+            if g["gid"].startswith("fe80:"):
+                print(g["index"]); sys.exit()
+')
+if [ -z "$ll" ]; then
+	fail "link-local GID" "no fe80:: GID in 'rdmapush devices --json' on $SND"
+else
+	out=$(send "-T $T --retry-for 0 -g $ll --as link-local" /tmp/e2e-src/wc-small "$RCV_IP" 2>&1)
+	rc=$?
+	log=$("$LAB" log "$RCV" wcerr 2>&1)
+	if [ $rc != 0 ] &&
+	   echo "$log" | grep -q "ibv_modify_qp(.*RTR): Invalid argument" &&
+	   echo "$log" | grep -q "^rdmapush recv: hint: the peer's GID is link-local (fe80::)"; then
+		ok "-g $ll (link-local): exit $rc; the receiver's hint says the peer's GID is link-local"
+	else
+		fail "-g $ll (link-local)" "exit $rc: $out / receiver: $(echo "$log" | tail -3)"
+	fi
 fi
 
 # The filter gone, the receiver still serves.
