@@ -420,8 +420,8 @@ static void fold_row(FILE *f, const struct rr_wire *w,
 		rp_render_lifeline(1) - rp_render_lifeline(0) + 120,
 		ROW_H - 8);
 	snprintf(m, sizeof(m), "... %zu more message%s folded: %" PRIu64
-		 " packets, %s of data, %" PRIu64 " ACK%s", msgs,
-		 msgs == 1 ? "" : "s", packets,
+		 " packet%s, %s of data, %" PRIu64 " ACK%s", msgs,
+		 msgs == 1 ? "" : "s", packets, packets == 1 ? "" : "s",
 		 rp_render_bytes(bytes, b, sizeof(b)), acks,
 		 acks == 1 ? "" : "s");
 	rp_render_text(f, (rp_render_lifeline(0) + rp_render_lifeline(1)) / 2,

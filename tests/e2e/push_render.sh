@@ -8,7 +8,8 @@
 # arrows, the data block and the objects of each side
 # (tests/render/check_svg.py); then headless Chromium opens it
 # (tests/render/chromium.sh: parsed, screenshot with the band colours,
-# no label over another). Chromium missing is a failure.
+# no label over another), and draws the fixtures of a capture's packet
+# lane and of a chain alike. Chromium missing is a failure.
 . "$(dirname "$0")/lib.sh"
 
 SRC=/tmp/e2e-render-src/data
@@ -59,6 +60,13 @@ if out=$("$TOP/tests/render/chromium.sh" "$RP" "$TMP/send.jsonl" \
 	ok "headless Chromium parses it, its screenshot shows the five state colours, no label overlaps"
 else
 	fail "headless Chromium" "$(printf '%s\n' "$out" | grep FAIL | head -3)"
+fi
+# The packet lane of a lab capture beside its traces (tests/render/wire.*)
+# and a chain's three lifelines, in the same browser.
+if out=$(RP_CHROMIUM_PAIRS="wire chain" "$TOP/tests/render/chromium.sh" "$RP" 2>&1); then
+	ok "headless Chromium draws the packet lane of a capture and a chain's picture, no label overlaps"
+else
+	fail "headless Chromium, packet lane and chain" "$(printf '%s\n' "$out" | grep FAIL | head -3)"
 fi
 # For a look by hand after a run.
 cp "$TMP/push.svg" /tmp/rdmapush-last-render.svg

@@ -283,6 +283,7 @@ expect 2 "more than 8 traces: a chain of at most 8 hosts" \
 W1=$fx/wire.send.jsonl W2=$fx/wire.recv.jsonl P=$fx/wire.pcap
 if "$bin" render "$W1" "$W2" "$P" -o "$tmp/wire.svg" 2>"$tmp/wire.err"; then
 	check "$tmp/wire.svg" lifelines wire:56 wirefold noscript \
+		"text:... 1 more message folded: 1 packet, 0 B of data, 2 ACKs" \
 		"text:On the wire: 56 RoCE v2 packets of this session" \
 		"text:RDMA WRITE First...Last with Immediate: 4 packets" \
 		"text:PSN 0x445b78-0x445b7b, to QP 0x000012, 1 ACK, 4.0 KiB of data" \
