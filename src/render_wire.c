@@ -109,19 +109,32 @@ static int read_packets(struct rr_wire *w, struct rp_roce_tpkt **out,
 	return 0;
 }
 
+/* The two sides' GIDs, parsed once for every run's addresses. */
+struct gids {
+	struct in6_addr g[2];
+	bool have[2];
+};
+
+static void parse_gids(const struct rr_diagram *d, struct gids *out)
+{
+	for (int side = 0; side < 2; side++)
+		out->have[side] = d->s[side].gid &&
+				  inet_pton(AF_INET6, d->s[side].gid,
+					    &out->g[side]) == 1;
+}
+
 /* The side whose GID is addr (family AF_INET or AF_INET6), or -1. */
-static int side_of(const struct rr_diagram *d, int family, const uint8_t *a)
+static int side_of(const struct gids *gs, int family, const uint8_t *a)
 {
 	for (int side = 0; side < 2; side++) {
-		struct in6_addr g;
+		const struct in6_addr *g = &gs->g[side];
 
-		if (!d->s[side].gid ||
-		    inet_pton(AF_INET6, d->s[side].gid, &g) != 1)
+		if (!gs->have[side])
 			continue;
-		if (family == AF_INET && IN6_IS_ADDR_V4MAPPED(&g) &&
-		    !memcmp(a, &g.s6_addr[12], 4))
+		if (family == AF_INET && IN6_IS_ADDR_V4MAPPED(g) &&
+		    !memcmp(a, &g->s6_addr[12], 4))
 			return side;
-		if (family == AF_INET6 && !memcmp(a, g.s6_addr, 16))
+		if (family == AF_INET6 && !memcmp(a, g->s6_addr, 16))
 			return side;
 	}
 	return -1;
@@ -149,13 +162,15 @@ static long nth_post(const struct rr_side *s, int q, unsigned nth)
 static void tie(struct rr_wire *w, const struct rr_diagram *d)
 {
 	unsigned sent[2][RR_MAX_QPS] = { { 0 } };
+	struct gids gs;
 
+	parse_gids(d, &gs);
 	for (size_t i = 0; i < w->n; i++) {
 		const struct rp_roce_run *r = &w->run[i];
-		int s = side_of(d, r->family, r->src), q;
+		int s = side_of(&gs, r->family, r->src), q;
 
 		w->post[i] = -1;
-		if (s < 0 || side_of(d, r->family, r->dst) != !s) {
+		if (s < 0 || side_of(&gs, r->family, r->dst) != !s) {
 			w->from[i] = -1;
 			w->foreign++;
 			continue;
@@ -320,18 +335,14 @@ static void run_detail(const struct rp_roce_run *r, char *buf, size_t len)
 	char psn[32];
 	size_t l;
 
-	if (r->psn0 == r->psn1)
-		snprintf(psn, sizeof(psn), "PSN 0x%06x", r->psn0);
-	else
-		snprintf(psn, sizeof(psn), "PSN 0x%06x-0x%06x", r->psn0,
-			 r->psn1);
+	rp_roce_run_psns(r, psn, sizeof(psn));
 	if (r->kind == RP_RUN_ACK) {
-		snprintf(buf, len, "%s%s%s, %s, to QP 0x%06x, MSN %u",
+		snprintf(buf, len, "%s%s%s, PSN %s, to QP 0x%06x, MSN %u",
 			 rp_roce_ack_name(r->ack), nak ? ": " : "",
 			 nak ? nak : "", psn, r->dqpn, r->msn);
 		return;
 	}
-	snprintf(buf, len, "%s, to QP 0x%06x", psn, r->dqpn);
+	snprintf(buf, len, "PSN %s, to QP 0x%06x", psn, r->dqpn);
 	l = strlen(buf);
 	if (r->acks || r->naks)
 		snprintf(buf + l, len - l, ", %u ACK%s%s", r->acks,

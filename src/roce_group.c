@@ -305,8 +305,7 @@ int rp_roce_run_name(const struct rp_roce_run *r, char *buf, size_t len)
 	return snprintf(buf, len, "%s...%s", a, b + common);
 }
 
-/* The PSN, or the range "0x...-0x...", into buf. */
-static const char *psn_range(const struct rp_roce_run *r, char *buf,
+const char *rp_roce_run_psns(const struct rp_roce_run *r, char *buf,
 			     size_t len)
 {
 	if (r->psn0 == r->psn1)
@@ -324,7 +323,7 @@ int rp_roce_run_format(const struct rp_roce_run *r, char *buf, size_t len)
 
 	rp_roce_run_name(r, name, sizeof(name));
 	thousands(r->packets, num, sizeof(num));
-	psn_range(r, psn, sizeof(psn));
+	rp_roce_run_psns(r, psn, sizeof(psn));
 	if (r->kind == RP_RUN_ACK) {
 		nak = r->ack == RP_ROCE_NAK ? rp_roce_nak_name(r->ack_value)
 					    : NULL;

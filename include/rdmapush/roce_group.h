@@ -79,6 +79,10 @@ int rp_roce_group(const struct rp_roce_tpkt *pkt, size_t n,
  */
 int rp_roce_run_format(const struct rp_roce_run *r, char *buf, size_t len);
 
+/* Its PSN, or its range "0x1c7daa-0x1c7ea9", into buf; returns buf. */
+const char *rp_roce_run_psns(const struct rp_roce_run *r, char *buf,
+			     size_t len);
+
 /* "RDMA WRITE First…Last with Immediate", or the one name of a
  * one-packet run, into buf. As snprintf. */
 int rp_roce_run_name(const struct rp_roce_run *r, char *buf, size_t len);
