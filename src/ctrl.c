@@ -267,6 +267,21 @@ int rp_ctrl_connect(const char *host, uint16_t port, double deadline, int *fd)
 	return rc;
 }
 
+/* The socket's buffer opt raised to RP_CTRL_SOCKBUF, never lowered:
+ * Linux reports twice what was asked, and autotuning may have grown it
+ * further. Best effort, as the rest of the tuning: the deadlines still
+ * bound every wait. */
+static void at_least(int fd, int opt)
+{
+	int have = 0, want = (int)RP_CTRL_SOCKBUF;
+	socklen_t len = sizeof(have);
+
+	if (getsockopt(fd, SOL_SOCKET, opt, &have, &len) == 0 &&
+	    have >= 2 * want)
+		return;
+	setsockopt(fd, SOL_SOCKET, opt, &want, sizeof(want));
+}
+
 void rp_ctrl_tune(int fd, int timeout_s)
 {
 	int one = 1, idle = timeout_s > 3 ? timeout_s / 3 : 1, cnt = 3;
@@ -279,6 +294,8 @@ void rp_ctrl_tune(int fd, int timeout_s)
 	setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &idle, sizeof(idle));
 	setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &cnt, sizeof(cnt));
 	setsockopt(fd, IPPROTO_TCP, TCP_USER_TIMEOUT, &uto, sizeof(uto));
+	at_least(fd, SO_SNDBUF);
+	at_least(fd, SO_RCVBUF);
 	/* Already reported; the deadlines still bound every wait. */
 	(void)!rp_sys_nonblock(fd, "control socket");
 }

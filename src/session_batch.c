@@ -71,36 +71,57 @@ static void entry_free(struct rp_batched *e)
 {
 	rp_fileio_dst_abort(&e->dst);
 	free(e->path);
-	e->path = NULL;
+	free(e->why);
+	e->path = e->why = NULL;
 }
 
-/* One file's turn: its name (unless the sync failed), and its result
- * counted and told, with its own reason or the sync's. */
+/*
+ * A synced file's name and close, on the worker that ran its sync (on
+ * tmpfs, with no sync, on the session thread): there the directory
+ * work of the link, a quarter of the receiver's cost of a small file
+ * on ext4, overlaps the session thread's next files. Its reason, when
+ * it fails, is kept for its FACK.
+ */
+static void name_one(struct rp_batched *e)
+{
+	char why[RP_TEXT_MAX + 1];
+
+	rp_trace_reason_start();
+	rp_fileio_dst_durable(&e->dst);
+	e->err = rp_fileio_dst_commit(&e->dst, e->force);
+	if (e->err && rp_trace_reason_take(why, sizeof(why)))
+		e->why = strdup(why);	/* NULL: the error's own words */
+	rp_fileio_dst_abort(&e->dst);	/* closes it; named or dropped */
+}
+
+/* One file's turn, in order: its result counted and told, with its own
+ * reason or the sync's. */
 static int commit_one(struct xfer *x, struct rp_tally *t,
 		      struct rp_batched *e, int synced, const char *why)
 {
-	int err = synced;
+	int err = synced ? synced : e->err;
 
 	rp_trace_reason_start();
-	if (!err) {
-		rp_fileio_dst_durable(&e->dst);
-		err = rp_fileio_dst_commit(&e->dst, e->force);
-	} else {
+	if (synced)
 		rp_trace_reason_put(why);
-	}
+	else if (e->why)
+		rp_trace_reason_put(e->why);
 	rp_xfer_entry(x, t, e->path, e->bytes, err, NULL);
 	err = rp_xfer_send_fack(x, e->id, err, e->bytes);
 	entry_free(e);
 	return err;
 }
 
-/* In a worker: the sync itself, which may take long on a busy disk. */
+/* In a worker: the sync, which may take long on a busy disk, then
+ * the names. The session thread touches none of b until synced. */
 static void syncfs_job(struct rp_job *j, void *scratch)
 {
 	struct rp_batch *b = (struct rp_batch *)j;
 
 	(void)scratch;
 	b->sync_errno = syncfs(b->e[0].dst.fd) < 0 ? errno : 0;
+	for (uint32_t i = 0; !b->sync_errno && i < b->n; i++)
+		name_one(&b->e[i]);
 	atomic_store_explicit(&b->synced, true, memory_order_release);
 }
 
@@ -112,7 +133,7 @@ void rp_batch_start(struct xfer *x, struct rp_batch *b)
 	/* tmpfs keeps nothing past a reboot: a sync there waits for
 	 * nothing, and costs a worker's wake-up a batch. */
 	b->in_memory = rp_fileio_in_memory(b->e[0].dst.fd);
-	if (b->in_memory) {
+	if (b->in_memory) {	/* named in rp_batch_finish() */
 		atomic_store_explicit(&b->synced, true, memory_order_release);
 		return;
 	}
@@ -186,6 +207,8 @@ int rp_batch_finish(struct xfer *x, struct rp_batch *b, struct rp_tally *t)
 	rp_trace_reason_start();
 	synced = sync_result(b);
 	(void)rp_trace_reason_take(why, sizeof(why));
+	for (uint32_t i = 0; b->in_memory && i < b->n; i++)
+		name_one(&b->e[i]);
 	RP_EV("file", "file.batch", "{files} file{files:|s} {how}, then named",
 	      EV_U("files", b->n), EV_U("bytes", b->bytes),
 	      EV_T("how", b->in_memory ? "in memory (tmpfs): no sync to "

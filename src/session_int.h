@@ -279,15 +279,18 @@ int rp_xfer_send_fack(struct xfer *x, uint32_t id, int err, uint64_t bytes);
  * RP_BATCH_FILE_MAX bytes, verified, wait with their data written but
  * not synced, up to RP_BATCH_FILES of them and RP_BATCH_BYTES in all;
  * one syncfs makes a batch durable, then each file is linked into place
- * and answered (FACK), in order. Two batches take turns: while one's
- * syncfs runs on a worker, files keep arriving into the other, so the
- * disk and the network overlap. The receiver sends a batch to its sync
- * when it is full and whenever it would otherwise wait for the sender,
- * and has everything waiting named before any other FACK and before
- * leaving the directory the files are in.
+ * (on the worker that ran the sync) and answered (FACK), in order. Two
+ * batches take turns: while one's syncfs and links run on a worker,
+ * files keep arriving into the other, so the disk and the network
+ * overlap. The receiver sends a batch to its sync when it is full and
+ * whenever it would otherwise wait for the sender, and has everything
+ * waiting named before any other FACK and before leaving the directory
+ * the files are in. Each file waiting holds its descriptor: two batches
+ * of 256 stay well within the usual limit of 1,024, and the sender's
+ * MAX_PENDING lets both fill.
  */
 #define RP_BATCH_FILE_MAX	(1u << 20)
-#define RP_BATCH_FILES		64u
+#define RP_BATCH_FILES		256u
 #define RP_BATCH_BYTES		(32ull << 20)
 /*
  * While the receiver waits for the disk (a large file's final sync, a
@@ -315,6 +318,8 @@ struct rp_batched {
 	char *path;		/* as the sender named it */
 	uint64_t bytes;
 	bool force;		/* may replace what is there */
+	int err;		/* its naming's result (after the sync) */
+	char *why;		/* and its reason, when it failed, or NULL */
 };
 
 struct rp_batch {

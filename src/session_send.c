@@ -28,11 +28,16 @@
 #include "session_int.h"
 
 /*
- * Entries sent whose FACK has not come back. Capped so that the FACKs
- * the receiver may owe us (at most about 330 bytes each) always fit in a
- * socket buffer: it can never block sending one while we block sending to it.
+ * Entries sent whose FACK has not come back: two of the receiver's
+ * batches of small files (RP_BATCH_FILES), so one fills while the other
+ * syncs. Capped so that the FACKs the receiver may owe us (at most
+ * about 330 bytes each) always fit in the control socket's buffers
+ * (RP_CTRL_SOCKBUF, asked for by both ends): it can never block sending
+ * one while we block sending to it.
  */
-#define MAX_PENDING	128u
+#define MAX_PENDING	512u
+_Static_assert(MAX_PENDING * 330u <= RP_CTRL_SOCKBUF,
+	       "the FACKs owed must fit in the control socket's buffer");
 
 /*
  * Files whose FILE and FEND share one write to the control socket. One

@@ -43,7 +43,14 @@ int rp_ctrl_resolve(const char *host, uint16_t port, int socktype,
 /* Resolve host and connect, trying each address, by deadline. */
 int rp_ctrl_connect(const char *host, uint16_t port, double deadline, int *fd)
 	__attribute__((warn_unused_result));
-/* Keepalive and TCP_USER_TIMEOUT so a dead peer is noticed. */
+/*
+ * What each end asks of the control socket's send and receive buffers
+ * at the least (the kernel doubles it, within net.core.wmem_max and
+ * rmem_max): room for every FACK a receiver may owe its sender.
+ */
+#define RP_CTRL_SOCKBUF		(256u << 10)
+/* Keepalive and TCP_USER_TIMEOUT so a dead peer is noticed; buffers of
+ * RP_CTRL_SOCKBUF at the least. */
 void rp_ctrl_tune(int fd, int timeout_s);
 /* getsockname() of a connected socket. 0 or -errno. */
 int rp_ctrl_local_addr(int fd, struct sockaddr_storage *ss, socklen_t *len);

@@ -236,6 +236,8 @@ static _Atomic unsigned long file_fsyncs, syncfs_calls;
 static _Atomic bool syncfs_waiting;
 static _Atomic unsigned long opens_while_syncing;
 static volatile uint64_t nospc_past;	/* pwrite past this offset: ENOSPC */
+/* A path another program makes while the batch's sync runs, or NULL. */
+static const char *volatile appear_at_sync;
 
 int __real_sync_file_range(int fd, off_t off, off_t n, unsigned int flags);
 int __real_fsync(int fd);
@@ -291,6 +293,14 @@ int __wrap_syncfs(int fd)
 	if (sync_ms)
 		usleep(sync_ms * 1000);
 	syncfs_waiting = false;
+	if (appear_at_sync) {
+		int made = open(appear_at_sync, O_WRONLY | O_CREAT | O_EXCL |
+				O_CLOEXEC, 0644);
+
+		if (made >= 0)
+			close(made);
+		appear_at_sync = NULL;
+	}
 	if (syncfs_fails) {
 		errno = EIO;
 		return -1;
@@ -3036,8 +3046,10 @@ static void test_batch_sync_overlaps(void **s)
 	struct env *e = *s;
 	struct srcs src = { 0 };
 	struct result r;
+	/* More than two full batches: one must fill while one syncs. */
+	const int n = 2 * RP_BATCH_FILES + 100;
 
-	make_small_files(e, &src, 200, 4 * KIB);
+	make_small_files(e, &src, n, 4 * KIB);
 	opens_while_syncing = 0;
 	setenv("RDMAPUSH_SYNC_TMPFS", "1", 1);
 	push_srcs(e, &(struct scenario){ .recursive = true, .sync_ms = 50 },
@@ -3046,14 +3058,55 @@ static void test_batch_sync_overlaps(void **s)
 	assert_session_done(&r, 0);
 	assert_int_equal(r.send_out.failed, 0);
 	/* The directory and its files, each checked whole. */
-	assert_int_equal(count_tree(e->dst), 201);
-	for (int i = 0; i < 200; i += 37) {
+	assert_int_equal(count_tree(e->dst), n + 1);
+	for (int i = 0; i < n; i += 37) {
 		char name[64];
 
 		snprintf(name, sizeof(name), "small/f%03d", i);
 		assert_arrived(e, name);
 	}
 	assert_true(opens_while_syncing >= 1);
+}
+
+/*
+ * A name taken by someone else while its batch synced: that file alone
+ * fails, with the receiver's own words at the sender (the link runs on
+ * the worker that ran the sync, which keeps them for the FACK), and the
+ * other's file stays as it was. The rest of the batch arrives.
+ */
+static void test_batch_name_appears(void **s)
+{
+	struct env *e = *s;
+	struct srcs src = { 0 };
+	char theirs[256], line[1024];
+	const char *err;
+	struct stat st;
+	struct result r;
+
+	make_small_files(e, &src, 20, 4 * KIB);
+	snprintf(theirs, sizeof(theirs), "%s/small/f007", e->dst);
+	appear_at_sync = theirs;
+	setenv("RDMAPUSH_SYNC_TMPFS", "1", 1);
+	capture_begin(e);
+	push_srcs(e, &(struct scenario){ .recursive = true }, &src, &r);
+	err = capture_done(e);
+	unsetenv("RDMAPUSH_SYNC_TMPFS");
+	appear_at_sync = NULL;
+	assert_int_equal(r.send_out.failed, 1);
+	assert_int_not_equal(r.send_rc, 0);
+	line_with(err, "test-receiver refused it: ", line, sizeof(line));
+	assert_non_null(strstr(line, "small/f007"));
+	assert_non_null(strstr(line, "appeared while receiving"));
+	assert_int_equal(stat(theirs, &st), 0);
+	assert_int_equal(st.st_size, 0);
+	for (int i = 0; i < 20; i++) {
+		char name[64];
+
+		if (i == 7)
+			continue;
+		snprintf(name, sizeof(name), "small/f%03d", i);
+		assert_arrived(e, name);
+	}
 }
 
 /*
@@ -3759,6 +3812,7 @@ int main(void)
 		T(test_tree_deep_dirs_open_once),
 		T(test_batch_one_sync),
 		T(test_batch_sync_overlaps),
+		T(test_batch_name_appears),
 		T(test_batch_sync_fails),
 		T(test_batch_slow_sync_no_false_timeout),
 		T(test_update_exists),
