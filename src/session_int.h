@@ -279,16 +279,18 @@ int rp_xfer_send_fack(struct xfer *x, uint32_t id, int err, uint64_t bytes);
  * RP_BATCH_FILE_MAX bytes, verified, wait with their data written but
  * not synced, up to RP_BATCH_FILES of them and RP_BATCH_BYTES in all;
  * one syncfs makes a batch durable, then each file is linked into place
- * (on the worker that ran the sync) and answered (FACK), in order. Two
- * batches take turns: while one's syncfs and links run on a worker,
- * files keep arriving into the other, so the disk and the network
- * overlap. The receiver sends a batch to its sync when it is full and
- * whenever it would otherwise wait for the sender, and has everything
- * waiting named before any other FACK and before leaving the directory
- * the files are in. Each file waiting holds its descriptor: two batches
- * of 256 stay well within the usual limit of 1,024, and the sender's
- * MAX_PENDING lets both fill.
+ * (on the worker that ran the sync) and answered (FACK), in order.
+ * RP_BATCHES take turns: while the batches before it sync and link on
+ * the workers (one's links beside the next one's sync), files keep
+ * arriving into the next, so the disk and the network overlap. The
+ * receiver sends a batch to its sync when it is full and whenever it
+ * would otherwise wait for the sender with none in flight, and has
+ * everything waiting named before any other FACK and before leaving the
+ * directory the files are in. Each file waiting holds its descriptor:
+ * the sender's MAX_PENDING (two batches) bounds them, well within the
+ * usual limit of 1,024.
  */
+#define RP_BATCHES		3u
 #define RP_BATCH_FILE_MAX	(1u << 20)
 #define RP_BATCH_FILES		256u
 #define RP_BATCH_BYTES		(32ull << 20)

@@ -121,8 +121,10 @@ struct recv_state {
 	mode_t umask;
 	struct recv_file cur;
 	/* Small files verified, waiting for one sync (session_batch.c):
-	 * the batch that takes files, and the one before it, syncing. */
-	struct rp_batch batch, syncing;
+	 * a ring of batches, the ones in flight (their sync and names on
+	 * a worker) from the oldest, then the one that takes files. */
+	struct rp_batch batches[RP_BATCHES];
+	unsigned oldest, flying;
 	uint32_t next_id;	/* the FILE id we expect next */
 	bool fin_seen;
 	/* The directory entries arrive in now (rp_fileio_here_go_to). */
@@ -187,41 +189,70 @@ static int accept_hello(struct xfer *x, struct recv_state *r,
 
 /* ---- results per entry ---- */
 
-/* The syncing batch's files, once its sync ended (or now, when wait):
- * named in the directory we are in (its fsync on leaving covers them),
- * answered. */
-static int reap(struct xfer *x, struct recv_state *r, bool wait)
+/* The batch that takes files: the one after those in flight. */
+static struct rp_batch *filling(struct recv_state *r)
 {
-	if (!r->syncing.busy || (!wait && !rp_batch_synced(&r->syncing)))
-		return 0;
-	r->here.dirty = true;
-	return rp_batch_finish(x, &r->syncing, &r->tally);
+	return &r->batches[(r->oldest + r->flying) % RP_BATCHES];
 }
 
-/* The filling batch starts its sync, after the one before it is done
- * (FACKs keep the entries' order); new files go to the other. */
+static struct rp_batch *oldest(struct recv_state *r)
+{
+	return &r->batches[r->oldest];
+}
+
+/* The oldest batch in flight, once its sync and names are done (or
+ * now, when wait): its files are in the directory we are in (its fsync
+ * on leaving covers them), and answered, in order. */
+static int reap(struct xfer *x, struct recv_state *r, bool wait)
+{
+	int rc;
+
+	if (!r->flying || (!wait && !rp_batch_synced(oldest(r))))
+		return 0;
+	r->here.dirty = true;
+	rc = rp_batch_finish(x, oldest(r), &r->tally);
+	r->oldest = (r->oldest + 1) % RP_BATCHES;
+	r->flying--;
+	return rc;
+}
+
+/* Every batch in flight that is done, answered in order. */
+static int reap_done(struct xfer *x, struct recv_state *r)
+{
+	unsigned before;
+	int rc = 0;
+
+	do {
+		before = r->flying;
+		rc = reap(x, r, false);
+	} while (!rc && r->flying < before);
+	return rc;
+}
+
+/* The filling batch starts its sync, waiting first for the oldest in
+ * flight when the ring is full (FACKs keep the entries' order); new
+ * files go to the next. */
 static int sync_behind(struct xfer *x, struct recv_state *r)
 {
-	struct rp_batch b;
-	int rc = reap(x, r, true);
+	int rc = reap_done(x, r);
 
-	if (rc || !r->batch.n)
+	if (!rc && filling(r)->n && r->flying == RP_BATCHES - 1)
+		rc = reap(x, r, true);
+	if (rc || !filling(r)->n)
 		return rc;
-	b = r->syncing;
-	r->syncing = r->batch;
-	r->batch = b;
-	rp_batch_start(x, &r->syncing);
+	rp_batch_start(x, filling(r));
+	r->flying++;
 	return 0;
 }
 
-/* The batch syncing behind us: answered once its sync ended; until
- * then the sender hears we are alive (SYNC). */
+/* The batches in flight: answered once done; until then the sender
+ * hears we are alive (SYNC). */
 static int behind(struct xfer *x, struct recv_state *r)
 {
-	int rc = reap(x, r, false);
+	int rc = reap_done(x, r);
 
-	if (!rc && r->syncing.busy)
-		rc = rp_batch_tick(x, &r->syncing);
+	if (!rc && r->flying)
+		rc = rp_batch_tick(x, oldest(r));
 	return rc;
 }
 
@@ -230,7 +261,9 @@ static int flush(struct xfer *x, struct recv_state *r)
 {
 	int rc = sync_behind(x, r);
 
-	return rc ? rc : reap(x, r, true);
+	while (!rc && r->flying)
+		rc = reap(x, r, true);
+	return rc;
 }
 
 /* Count an entry's result, say it in --json, and tell the sender, after
@@ -605,13 +638,13 @@ static int verify(struct xfer *x, struct recv_file *c)
 static int stage(struct xfer *x, struct recv_state *r)
 {
 	struct recv_file *c = &r->cur;
-	int err = rp_batch_add(&r->batch, &c->dst, c->meta.id, c->meta.path,
+	int err = rp_batch_add(filling(r), &c->dst, c->meta.id, c->meta.path,
 			       c->bytes, x->o->force || c->replace);
 
 	file_close(c);
 	if (err)
 		return entry_done(x, r, &c->meta, err, 0);
-	return rp_batch_full(&r->batch) ? sync_behind(x, r) : 0;
+	return rp_batch_full(filling(r)) ? sync_behind(x, r) : 0;
 }
 
 /* Data and FEND in: verify, commit (a small file: stage), answer. Only
@@ -637,7 +670,7 @@ static int finish_file(struct xfer *x, struct recv_state *r)
 		RP_EV("file", "file.verified", "checksum verified; sync, give "
 		      "the file its name", EV_U("id", c->meta.id));
 		if (c->meta.size != RP_SIZE_UNKNOWN && !c->dst.kept &&
-		    rp_batch_takes(&r->batch, c->bytes))
+		    rp_batch_takes(filling(r), c->bytes))
 			return stage(x, r);
 		err = sync_and_commit(x, c);
 	}
@@ -1169,7 +1202,7 @@ static int session_loop(struct xfer *x, struct recv_state *r)
 			break;
 		/* Nothing to take now: what we owe goes before we wait
 		 * (the files waiting to their sync, all the credit). */
-		if (((r->batch.n && !r->syncing.busy) ||
+		if (((filling(r)->n && !r->flying) ||
 		     r->credit_sent != x->done) && !rp_xfer_ctrl_now(x)) {
 			rc = sync_behind(x, r);
 			if (!rc)
@@ -1178,7 +1211,7 @@ static int session_loop(struct xfer *x, struct recv_state *r)
 				break;
 		}
 		/* The batch syncing behind us owes the sender a SYNC. */
-		x->wake = r->syncing.busy ? r->syncing.next_sync : 0;
+		x->wake = r->flying ? oldest(r)->next_sync : 0;
 		t = rp_now();
 
 		/* Not reading the control channel, we would not see a
@@ -1323,8 +1356,8 @@ static void release(struct recv_state *r)
 {
 	if (r->cur.open)
 		file_close(&r->cur);
-	rp_batch_free(&r->syncing);
-	rp_batch_free(&r->batch);
+	for (unsigned i = 0; i < RP_BATCHES; i++)
+		rp_batch_free(&r->batches[i]);
 	/* Entries already committed stay: sync what we can. */
 	rp_fileio_here_leave(&r->here);
 	rp_fileio_times_free(&r->times);

@@ -235,6 +235,8 @@ static _Atomic unsigned long file_fsyncs, syncfs_calls;
 /* A syncfs is in its (slow) wait now; files the receiver opened then. */
 static _Atomic bool syncfs_waiting;
 static _Atomic unsigned long opens_while_syncing;
+/* syncfs calls running now, and the most at once. */
+static _Atomic unsigned syncfs_now, syncfs_most;
 static volatile uint64_t nospc_past;	/* pwrite past this offset: ENOSPC */
 /* A path another program makes while the batch's sync runs, or NULL. */
 static const char *volatile appear_at_sync;
@@ -288,11 +290,16 @@ int __wrap_fsync(int fd)
 /* The receiver's group commit of small files (session_batch.c). */
 int __wrap_syncfs(int fd)
 {
+	unsigned now = ++syncfs_now;
+
 	syncfs_calls++;
+	if (now > syncfs_most)
+		syncfs_most = now;
 	syncfs_waiting = true;
 	if (sync_ms)
 		usleep(sync_ms * 1000);
 	syncfs_waiting = false;
+	syncfs_now--;
 	if (appear_at_sync) {
 		int made = open(appear_at_sync, O_WRONLY | O_CREAT | O_EXCL |
 				O_CLOEXEC, 0644);
@@ -3038,8 +3045,9 @@ static void test_batch_one_sync(void **s)
 
 /*
  * While one batch's sync waits for the disk, the next batch's files
- * keep arriving: the disk and the network overlap. FACKs still come
- * in order (the sender refuses any other).
+ * keep arriving, and the next full batch starts its own sync: the disk
+ * and the network overlap. FACKs still come in order (the sender
+ * refuses any other).
  */
 static void test_batch_sync_overlaps(void **s)
 {
@@ -3051,8 +3059,10 @@ static void test_batch_sync_overlaps(void **s)
 
 	make_small_files(e, &src, n, 4 * KIB);
 	opens_while_syncing = 0;
+	syncfs_most = 0;
 	setenv("RDMAPUSH_SYNC_TMPFS", "1", 1);
-	push_srcs(e, &(struct scenario){ .recursive = true, .sync_ms = 50 },
+	push_srcs(e, &(struct scenario){ .recursive = true, .sync_ms = 200,
+					 .threads = 2 },
 		  &src, &r);
 	unsetenv("RDMAPUSH_SYNC_TMPFS");
 	assert_session_done(&r, 0);
@@ -3066,6 +3076,9 @@ static void test_batch_sync_overlaps(void **s)
 		assert_arrived(e, name);
 	}
 	assert_true(opens_while_syncing >= 1);
+	/* A full batch starts its sync while the one before still syncs
+	 * (or links): two in flight, on the two workers. */
+	assert_int_equal(syncfs_most, 2);
 }
 
 /*
