@@ -187,13 +187,6 @@ int rp_fileio_src_open(struct rp_src *s, const char *path)
 	return src_open(s, AT_FDCWD, path, path);
 }
 
-int rp_fileio_src_open_in(struct rp_src *s, int dirfd, const char *leaf,
-			  const char *path)
-{
-	*s = (struct rp_src){ .fd = -1 };
-	return src_open(s, dirfd, leaf, path);
-}
-
 int rp_fileio_src_open_at(struct rp_src *s, int dirfd, const char *rel,
 			  const char *path)
 {

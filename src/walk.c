@@ -36,12 +36,6 @@ struct rp_walk {
 	/* The tree's top directory, held from before its walk: its files
 	 * are opened from here down (rp_walk_src_open), not by path. */
 	int root_fd;
-	/* The directory the last file opened was in (dir_rel, dir_len
-	 * bytes below root_fd), held: its next files open from it, with
-	 * no walk down from the top each (a tree of small files). */
-	int dir_fd;
-	size_t dir_len;
-	char dir_rel[RP_PATH_MAX + 1];
 	FTSENT *cur;		/* the entry rp_walk_next gave last */
 	const char *top;	/* its name on the receiver */
 	char *real;		/* realpath of the source, when needed */
@@ -113,7 +107,6 @@ int rp_walk_open(struct rp_walk **wp, char *const *sources, int n,
 	w->recursive = recursive;
 	w->as_name = as_name;
 	w->root_fd = -1;
-	w->dir_fd = -1;
 	*wp = w;
 	return 0;
 }
@@ -128,10 +121,6 @@ static void end_source(struct rp_walk *w)
 	}
 	w->fts = NULL;
 	w->cur = NULL;
-	if (w->dir_fd >= 0)
-		close(w->dir_fd);
-	w->dir_fd = -1;
-	w->dir_len = 0;
 	if (w->root_fd >= 0)
 		close(w->root_fd);
 	w->root_fd = -1;
@@ -466,45 +455,12 @@ int rp_walk_next(struct rp_walk *w, struct rp_walk_entry *e)
 	}
 }
 
-/* The directory of rel (its first len bytes) below the tree's top,
- * held in w->dir_fd: the one held, or opened now one level at a time.
- * 0 or -errno (reported). */
-static int hold_dir(struct rp_walk *w, const char *rel, size_t len)
-{
-	const char *leaf;
-	int rc;
-
-	if (w->dir_fd >= 0 && w->dir_len == len &&
-	    !memcmp(w->dir_rel, rel, len))
-		return 0;
-	if (w->dir_fd >= 0)
-		close(w->dir_fd);
-	w->dir_fd = -1;
-	rc = rp_fileio_open_parent(w->root_fd, rel, &w->dir_fd, &leaf);
-	if (rc)
-		return rc;
-	memcpy(w->dir_rel, rel, len);
-	w->dir_len = len;
-	return 0;
-}
-
-int rp_walk_src_open(struct rp_walk *w, const struct rp_walk_entry *e,
+int rp_walk_src_open(const struct rp_walk *w, const struct rp_walk_entry *e,
 		     struct rp_src *s)
 {
-	const char *slash;
-	int rc;
-
 	if (!e->rel)
 		return rp_fileio_src_open(s, e->src);
-	slash = strrchr(e->rel, '/');
-	if (!slash)
-		return rp_fileio_src_open_in(s, w->root_fd, e->rel, e->src);
-	rc = hold_dir(w, e->rel, (size_t)(slash - e->rel));
-	if (rc) {
-		*s = (struct rp_src){ .fd = -1 };
-		return rc;
-	}
-	return rp_fileio_src_open_in(s, w->dir_fd, slash + 1, e->src);
+	return rp_fileio_src_open_at(s, w->root_fd, e->rel, e->src);
 }
 
 int rp_walk_dir_recheck(struct rp_walk *w, struct rp_walk_entry *e)

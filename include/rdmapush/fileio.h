@@ -186,10 +186,6 @@ int rp_fileio_src_open(struct rp_src *s, const char *path)
  */
 int rp_fileio_src_open_at(struct rp_src *s, int dirfd, const char *rel,
 			  const char *path) __attribute__((warn_unused_result));
-/* The same for leaf, a name in the directory dirfd (held open by the
- * caller, who made sure of it): a symlink there is not followed. */
-int rp_fileio_src_open_in(struct rp_src *s, int dirfd, const char *leaf,
-			  const char *path) __attribute__((warn_unused_result));
 /*
  * With dio->on, read s's file (a regular file, never standard input) with
  * O_DIRECT from now on, s->align its unit; where the file system refuses

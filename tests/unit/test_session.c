@@ -257,9 +257,6 @@ int __wrap_openat(int at, const char *path, int flags, ...);
 /* The receiver's thread (recv_main) counts the openat calls it makes. */
 static __thread bool in_receiver;
 static unsigned long recv_openats;
-/* And the sender's (the test's own thread, in push_srcs and the like). */
-static __thread bool in_sender;
-static unsigned long send_openats;
 
 static bool is_dir(int fd)
 {
@@ -349,8 +346,6 @@ int __wrap_openat(int at, const char *path, int flags, ...)
 	}
 	if (in_receiver)
 		recv_openats++;
-	if (in_sender)
-		send_openats++;
 	if (in_receiver && syncfs_waiting)
 		opens_while_syncing++;
 	return __real_openat(at, path, flags, mode);
@@ -973,10 +968,8 @@ static void run(struct env *e, const struct scenario *sc, struct result *res,
 	job.adm = &adm;
 	assert_int_equal(pthread_create(&rl.thr, NULL, relay_main, &rl), 0);
 	assert_int_equal(pthread_create(&rt, NULL, recv_main, &job), 0);
-	in_sender = true;
 	res->send_rc = rp_session_send_fd(&so, sp[0], "test-receiver",
 					  &res->send_out);
-	in_sender = false;
 	assert_int_equal(pthread_join(rt, NULL), 0);
 	/* Both sides have closed their ends: the relay sees EOF and stops. */
 	assert_int_equal(pthread_join(rl.thr, NULL), 0);
@@ -3016,35 +3009,6 @@ static void make_small_files(struct env *e, struct srcs *src, int n,
 }
 
 /*
- * The sender opens a tree's files from the directory they are in, held
- * while its files come: not from the tree's top, a directory open and
- * close per file, each time (a tree of small files).
- */
-static void test_tree_sender_holds_dir(void **s)
-{
-	struct env *e = *s;
-	struct srcs src = { 0 };
-	char p[256];
-	struct result r;
-
-	snprintf(p, sizeof(p), "%s/held", e->src);
-	mkdir_mode(p, 0755);
-	snprintf(p, sizeof(p), "%s/held/sub", e->src);
-	mkdir_mode(p, 0755);
-	for (int i = 0; i < 50; i++) {
-		snprintf(p, sizeof(p), "%s/held/sub/f%02d", e->src, i);
-		make_file(p, 1 * KIB + (uint64_t)i, (uint8_t)i);
-	}
-	srcs_add(&src, e, "held");
-	send_openats = 0;
-	push_srcs(e, &(struct scenario){ .recursive = true }, &src, &r);
-	assert_session_done(&r, 0);
-	assert_int_equal(count_tree(e->dst), 52);
-	/* One open a file, and their directory's once. */
-	assert_in_range(send_openats, 50, 52);
-}
-
-/*
  * Small files are made durable together: one syncfs for many, none
  * fsynced alone (that fsync per file, a journal commit each, was what
  * bounded a tree of small files). Each still arrives whole.
@@ -3859,7 +3823,6 @@ int main(void)
 		T(test_tree_preserve_umask),
 		T(test_tree_keep_setid_umask_0),
 		T(test_tree_deep_dirs_open_once),
-		T(test_tree_sender_holds_dir),
 		T(test_batch_one_sync),
 		T(test_batch_sync_overlaps),
 		T(test_batch_name_appears),
