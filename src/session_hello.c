@@ -287,6 +287,20 @@ void rp_xfer_relink_arm(struct xfer *x)
 	rp_verbs_set_relink(x->v, x->o->retry_for > 0);
 }
 
+void rp_xfer_link_seen(struct xfer *x, const struct rp_wc *wc, int n)
+{
+	if (!x->rl.since || n <= 0 ||
+	    rp_now() - x->rl.up < RP_QP_GIVE_UP_SECS)
+		return;
+	for (int i = 0; i < n; i++) {
+		if (wc[i].op == RP_WC_WRITE || wc[i].op == RP_WC_SEND ||
+		    wc[i].op == RP_WC_READ) {
+			x->rl.since = 0;
+			return;
+		}
+	}
+}
+
 bool rp_xfer_link_lost(const struct xfer *x, int rc)
 {
 	return rc == RP_EWC && rp_verbs_link_down(x->v);
@@ -398,6 +412,7 @@ int rp_xfer_relink_connect(struct xfer *x)
 	if (!x->rl.counted)
 		x->rl.count++;
 	x->rl.counted = true;
+	x->rl.up = rp_now();
 	RP_EV("session", "relinked", "reconnected: fresh QP{s} up (attempt "
 	      "{attempt}; {count} outage{count:|s} ridden out so far)",
 	      EV_T("s", x->qps > 1 ? "s" : ""), EV_U("attempt", x->rl.attempt),

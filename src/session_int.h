@@ -54,6 +54,7 @@ struct rp_relink {
 	uint32_t count;
 	bool counted;		/* this outage is in count */
 	double since;		/* when the link went; 0 while it works */
+	double up;		/* when our last relink connected */
 	bool got;		/* the peer's RECONNECT is in peer, not yet
 				 * acted on */
 	struct rp_reconnect peer;
@@ -551,6 +552,15 @@ bool rp_xfer_relays(const struct xfer *x);
  * rp_xfer_relink_arm(): after rp_xfer_open_verbs(), whether a failure
  * the link causes is ridden out (--retry-for > 0) or reported as ever.
  *
+ * rp_xfer_link_seen(): after rp_xfer_next() returned n completions:
+ * an outage, if any, is over when one is our own request answered (a
+ * Write, Send or Read: the link works both ways) at least
+ * RP_QP_GIVE_UP_SECS after our last relink. A receive alone says only
+ * that the peer's packets reach us (with our egress dropped its credits
+ * still land); and a request either side posted before the other's fresh
+ * QPs were ready may still fail that long after. Either way it is the
+ * same outage (--json "reconnects"; --retry-for from its start).
+ *
  * rp_xfer_link_lost(): rc from rp_xfer_next() is the link going away,
  * to ride out (not yet reported).
  *
@@ -578,6 +588,7 @@ bool rp_xfer_relays(const struct xfer *x);
  * them; counted. 0 or an error (reported).
  */
 void rp_xfer_relink_arm(struct xfer *x);
+void rp_xfer_link_seen(struct xfer *x, const struct rp_wc *wc, int n);
 bool rp_xfer_link_lost(const struct xfer *x, int rc);
 uint32_t rp_xfer_relink_refused(const struct xfer *x);
 int rp_xfer_relink_got(struct xfer *x, const struct rp_reconnect *m);

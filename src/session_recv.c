@@ -1222,8 +1222,7 @@ static int session_loop(struct xfer *x, struct recv_state *r)
 				   want_message(r));
 		if (owed)
 			r->waited += rp_now() - t;
-		if (rc > 0)
-			x->rl.since = 0;	/* the link works */
+		rp_xfer_link_seen(x, wc, rc);
 		/* Our credit again: a dead link fails it, and we know. */
 		if (!rc && x->rl.probe && rp_now() >= x->rl.probe &&
 		    !r->sends_out)

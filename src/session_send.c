@@ -969,8 +969,7 @@ static int session_loop(struct xfer *x, struct send_state *s)
 		if (rc)
 			break;
 		rc = rp_xfer_next(x, wc, 16, rp_xfer_deadline(x), true);
-		if (rc > 0)
-			x->rl.since = 0;	/* the link works */
+		rp_xfer_link_seen(x, wc, rc);
 		if (rc == 0 && rp_xfer_ctrl_ready(x))
 			rc = on_message(x, s);
 		else if (rc > 0)

@@ -27,11 +27,12 @@
  * QP) take 56 ms to drain each way. At 2^14 (67 ms) a relay's ACKs,
  * queued behind what it forwards, came late enough that its upstream
  * resent data never lost (go-back-N): a chain of 3 moved 1.9 times the
- * data over its first link. A dead peer is now noticed after about 3.8 s.
+ * data over its first link. A dead peer is now noticed after about 3.8 s
+ * (RP_QP_GIVE_UP_SECS).
  */
-#define QP_TIMEOUT		17
+#define QP_TIMEOUT		RP_QP_TIMEOUT
 /* 7 would mean "retry for ever" on rxe, hiding a dead peer. */
-#define QP_RETRY_CNT		6
+#define QP_RETRY_CNT		RP_QP_RETRY_CNT
 #define QP_RNR_RETRY		6
 /* Receiver-not-ready back-off we ask the peer to wait: 12 = 0.64 ms. */
 #define QP_MIN_RNR_TIMER	12

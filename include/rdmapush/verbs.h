@@ -105,6 +105,17 @@ void rp_verbs_set_relink(struct rp_verbs *v, bool on);
  * no other failure was reported. */
 bool rp_verbs_link_down(const struct rp_verbs *v);
 /*
+ * How long our QPs keep resending an unanswered request before it fails
+ * "retry exceeded" (the local ACK timeout, 4.096 us * 2^RP_QP_TIMEOUT,
+ * times the first try and RP_QP_RETRY_CNT retries): 3.8 s. A request
+ * posted before the peer's fresh QPs were ready can fail that long after
+ * a relink that worked.
+ */
+#define RP_QP_TIMEOUT		17
+#define RP_QP_RETRY_CNT		6
+#define RP_QP_GIVE_UP_SECS	(4.096e-6 * (double)(1u << RP_QP_TIMEOUT) * \
+				 (RP_QP_RETRY_CNT + 1))
+/*
  * Tear down every QP and the CQ (dropping the old QPs' completions) and
  * make them anew, each QP in INIT with a fresh QPN and PSN
  * (rp_verbs_local()); the PD and the ring's MR stay. Then

@@ -4,8 +4,9 @@
 # modes: two
 # A link outage rides out within the session (--retry-for, default 60):
 # during a 64 MiB push the sender's guest drops every packet on its wire
-# for 3 s (netem loss 100%), long past rxe's retries (about 0.5 s), while
-# the TCP control connection waits it out. The push completes and the
+# for 6 s (netem loss 100%), past the QPs' retries (about 3.8 s, after
+# which a request fails "retry exceeded"), while the TCP control
+# connection waits it out. The push completes and the
 # file is byte-identical (sha256sum on both nodes); each side's --json
 # counts one reconnect (one outage, however many attempts it took: the
 # receiver's RECONNECT gets through while the sender's packets are still
@@ -34,7 +35,7 @@ on "$SND" "modprobe sch_netem 2>/dev/null; tc qdisc add dev eth0 root netem loss
 # A push acknowledged already would make the case vacuous.
 "$LAB" log "$SND" push 2>&1 | grep -q -e '<- ACK' &&
 	fail "outage: mid-data" "the push was acknowledged before the link went down"
-sleep 3		# the outage itself: time, not a wait for an event
+sleep 6		# the outage itself: time, not a wait for an event
 on "$SND" "tc qdisc del dev eth0 root" >/dev/null ||
 	fail "outage: netem off" "tc qdisc del failed on $SND"
 

@@ -123,6 +123,7 @@ struct scenario {
 	enum rp_fab_fault fault;
 	uint64_t fault_nth;
 	int wc_status;		/* FAIL_COMPLETION fails with this status */
+	uint64_t recv_down_nth;	/* and the receiver's link at its nth post */
 	uint64_t signal_at;	/* raise SIGINT at the sender's nth post */
 	uint64_t shrink_at;	/* the source shrinks at either side's nth */
 	unsigned int recv_ack_ms;	/* the receiver's ACKs come this late */
@@ -952,6 +953,9 @@ static void run(struct env *e, const struct scenario *sc, struct result *res,
 				       sc->wc_status);
 	else if (sc->fault)
 		rp_fab_fault(sc->fault_side, sc->fault, sc->fault_nth);
+	if (sc->recv_down_nth)
+		rp_fab_fault(RP_FAB_RECEIVER, RP_FAB_LINK_DOWN,
+			     sc->recv_down_nth);
 	shrink_path = file;
 	atomic_store(&shrunk, false);
 	if (sc->signal_at || sc->trickle_ms || sc->shrink_at)
@@ -1983,6 +1987,33 @@ static void test_link_down_at_the_end(void **s)
 	link_down(s, (struct scenario){ .size = 256 * KIB, .op_write = true,
 		  .qps = 1, .fault_side = RP_FAB_SENDER,
 		  .fault = RP_FAB_LINK_DOWN, .fault_nth = 4 + 4 });
+}
+
+/*
+ * The link flaps: down at the sender's 16th post, and again at the
+ * receiver's 60th, after the first relink worked and credits and chunks
+ * moved, but (in-process, at once) within RP_QP_GIVE_UP_SECS of it,
+ * when a request posted before the peer's fresh QPs were ready could
+ * still fail. One outage, each side says, in two rounds of RECONNECT.
+ */
+static void test_link_flap_one_outage(void **s)
+{
+	struct env *e = *s;
+	struct result r;
+	char file[160];
+
+	push(e, &(struct scenario){ .op_write = true, .qps = 1,
+	     .size = 4 * MIB, .chunk = 64 * KIB, .window = 4, .retry_for = 5,
+	     .fault_side = RP_FAB_SENDER,
+	     .fault = RP_FAB_LINK_DOWN, .fault_nth = 4 + 12,
+	     .recv_down_nth = 60 }, &r);
+	assert_int_equal(r.send_rc, 0);
+	assert_int_equal(r.recv_rc, 0);
+	snprintf(file, sizeof(file), "%s/data.bin", e->src);
+	assert_delivered(e, file, "data.bin");
+	assert_int_equal(r.types[RP_MSG_RECONNECT], 4);
+	assert_int_equal(r.send_reconnects, 1);
+	assert_int_equal(r.recv_reconnects, 1);
 }
 
 /* A peer that dies is not a link to wait for, --retry-for or not: the
@@ -3794,6 +3825,7 @@ int main(void)
 		T(test_link_down_send),
 		T(test_link_down_qps3),
 		T(test_link_down_receiver_first),
+		T(test_link_flap_one_outage),
 		T(test_link_down_at_the_end),
 		T(test_link_retry_dead_peer),
 		T(test_cut_after_first_auth),
