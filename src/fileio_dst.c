@@ -462,11 +462,13 @@ static int create_kept(struct rp_dst *d)
 /* kept: under the partial's name; else an O_TMPFILE made with mode. */
 static int open_dst(struct rp_dst *d, int dirfd, const char *name,
 		    const char *path, uint64_t size, bool force, bool kept,
-		    uint32_t mode)
+		    uint32_t mode, bool made)
 {
 	int rc = dst_begin(d, dirfd, name, path, size);
 
-	if (!rc)
+	/* A look that misses searches the directory's whole index: for a
+	 * tree of small files, a large part of the receiver's time. */
+	if (!rc && !made)
 		rc = check_existing(d, force);
 	if (!rc)
 		rc = check_space(d, size);
@@ -494,20 +496,20 @@ err_abort:
 int rp_fileio_dst_open_at(struct rp_dst *d, int dirfd, const char *name,
 			  const char *path, uint64_t size, bool force)
 {
-	return open_dst(d, dirfd, name, path, size, force, false, 0600);
+	return open_dst(d, dirfd, name, path, size, force, false, 0600, false);
 }
 
 int rp_fileio_dst_open_as(struct rp_dst *d, int dirfd, const char *name,
 			  const char *path, uint64_t size, bool force,
-			  uint32_t mode)
+			  uint32_t mode, bool made)
 {
-	return open_dst(d, dirfd, name, path, size, force, false, mode);
+	return open_dst(d, dirfd, name, path, size, force, false, mode, made);
 }
 
 int rp_fileio_dst_open_kept(struct rp_dst *d, int dirfd, const char *name,
 			    const char *path, uint64_t size, bool force)
 {
-	return open_dst(d, dirfd, name, path, size, force, true, 0600);
+	return open_dst(d, dirfd, name, path, size, force, true, 0600, false);
 }
 
 /*

@@ -501,36 +501,68 @@ static int times_grow(struct rp_dir_times *t)
 	return 0;
 }
 
-int rp_fileio_times_add(struct rp_dir_times *t, const char *path,
-			int64_t sec, uint32_t nsec)
+/* path's entry, added if new: 0 with *e NULL past RP_DIR_TIMES_MAX,
+ * or -ENOMEM (reported). */
+static int dir_entry(struct rp_dir_times *t, const char *path,
+		     struct rp_dir_time **e)
 {
 	size_t *slot = t->nslot ? times_slot(t, path) : NULL;
 	char *copy = NULL;
 
+	*e = NULL;
 	/* Sent again: the last word counts, its place (before everything
 	 * inside it) stays. */
 	if (slot && *slot) {
-		t->v[*slot - 1].sec = sec;
-		t->v[*slot - 1].nsec = nsec;
+		*e = &t->v[*slot - 1];
 		return 0;
 	}
-	if (t->n >= RP_DIR_TIMES_MAX) {
-		if (!t->full)
-			RP_INFO("more than %d directories: the times of the "
-				"rest are not kept", RP_DIR_TIMES_MAX);
-		t->full = true;
+	if (t->n >= RP_DIR_TIMES_MAX)
 		return 0;
-	}
 	if (!times_grow(t))
 		copy = strdup(path);
 	if (!copy) {
-		RP_ERR("remembering a directory's times: %s",
-		       strerror(ENOMEM));
+		RP_ERR("remembering a directory: %s", strerror(ENOMEM));
 		return -ENOMEM;
 	}
-	t->v[t->n++] = (struct rp_dir_time){ copy, sec, nsec };
+	t->v[t->n++] = (struct rp_dir_time){ .path = copy };
 	*times_slot(t, path) = t->n;
+	*e = &t->v[t->n - 1];
 	return 0;
+}
+
+int rp_fileio_times_add(struct rp_dir_times *t, const char *path,
+			int64_t sec, uint32_t nsec)
+{
+	struct rp_dir_time *e;
+	int rc = dir_entry(t, path, &e);
+
+	if (!rc && e) {
+		e->sec = sec;
+		e->nsec = nsec;
+		e->timed = true;
+	} else if (!rc && !t->full) {
+		RP_INFO("more than %d directories: the times of the rest are "
+			"not kept", RP_DIR_TIMES_MAX);
+		t->full = true;
+	}
+	return rc;
+}
+
+int rp_fileio_made_add(struct rp_dir_times *t, const char *path)
+{
+	struct rp_dir_time *e;
+	int rc = dir_entry(t, path, &e);
+
+	if (e)
+		e->made = true;
+	return rc;
+}
+
+bool rp_fileio_made(const struct rp_dir_times *t, const char *path)
+{
+	size_t *slot = t->nslot && path ? times_slot(t, path) : NULL;
+
+	return slot && *slot && t->v[*slot - 1].made;
 }
 
 int rp_fileio_times_apply(const struct rp_dir_times *t, int dirfd)
@@ -538,8 +570,9 @@ int rp_fileio_times_apply(const struct rp_dir_times *t, int dirfd)
 	int rc = 0;
 
 	for (size_t i = t->n; !rc && i-- > 0;)
-		rc = rp_fileio_dir_times(dirfd, t->v[i].path, t->v[i].sec,
-					 t->v[i].nsec);
+		if (t->v[i].timed)
+			rc = rp_fileio_dir_times(dirfd, t->v[i].path,
+						 t->v[i].sec, t->v[i].nsec);
 	return rc;
 }
 

@@ -129,7 +129,8 @@ struct recv_state {
 	bool fin_seen;
 	/* The directory entries arrive in now (rp_fileio_here_go_to). */
 	struct rp_dir_here here;
-	struct rp_dir_times times;	/* --preserve: set after FIN */
+	/* Directories we made, and --preserve's times, set after FIN. */
+	struct rp_dir_times times;
 	struct rp_tally tally;
 	struct rp_progress prog;
 	/* --min-rate: seconds spent waiting on the sender (check_rate),
@@ -363,6 +364,8 @@ static int make_dir(struct xfer *x, struct recv_state *r,
 						     (mode & 07000),
 						     &created));
 	r->here.dirty |= created;
+	if (!rc && created)
+		rc = rp_fileio_made_add(&r->times, f->path);
 	if (!rc)
 		rp_relay_dir(x, f);
 	if (!rc && keep_times)
@@ -421,7 +424,9 @@ static int create(struct xfer *x, struct recv_state *r, uint64_t from)
 	} else {
 		rc = rp_fileio_dst_open_as(&c->dst, c->parentfd, c->leaf,
 					   f->path, f->size, force,
-					   entry_mode(x, r, f->mode, false));
+					   entry_mode(x, r, f->mode, false),
+					   rp_fileio_made(&r->times,
+							  r->here.path));
 		if (!rc)
 			rc = rp_csum_new(&c->csum);
 	}

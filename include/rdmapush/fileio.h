@@ -104,11 +104,14 @@ int rp_fileio_dir_times(int dirfd, const char *path, int64_t sec,
 			uint32_t nsec) __attribute__((warn_unused_result));
 
 /*
- * Directories whose times wait until their contents are in (--preserve):
- * remembered as they first arrive, set innermost first (the reverse
- * order: a directory comes before anything inside it). Each path once (a
- * DIR sent again only updates its times), and at most RP_DIR_TIMES_MAX
- * of them per session: a peer cannot grow it by repeating itself.
+ * The directories a session met, by path: those it made itself (mkdir:
+ * nothing in them predates the session, so a file arriving there needs no
+ * look for one of its name), and those whose times wait until their
+ * contents are in (--preserve), set innermost first (the reverse order:
+ * a directory comes before anything inside it). Each path once (a DIR
+ * sent again only updates its times), and at most RP_DIR_TIMES_MAX of
+ * them per session: a peer cannot grow it by repeating itself; past it,
+ * a directory is taken as not made by us and its times are not kept.
  * Zero-initialised is empty.
  */
 #define RP_DIR_TIMES_MAX	65536
@@ -116,6 +119,8 @@ struct rp_dir_time {
 	char *path;
 	int64_t sec;
 	uint32_t nsec;
+	bool timed;		/* sec, nsec are to be set */
+	bool made;		/* the session made it */
 };
 struct rp_dir_times {
 	struct rp_dir_time *v;
@@ -129,8 +134,13 @@ struct rp_dir_times {
 int rp_fileio_times_add(struct rp_dir_times *t, const char *path,
 			int64_t sec, uint32_t nsec)
 	__attribute__((warn_unused_result));
-/* rp_fileio_dir_times() on each, innermost first, up to the first
- * failure. 0 or that error (reported). */
+/* Remember that the session made path. 0 or -ENOMEM (reported). */
+int rp_fileio_made_add(struct rp_dir_times *t, const char *path)
+	__attribute__((warn_unused_result));
+/* Whether the session made path (as remembered). */
+bool rp_fileio_made(const struct rp_dir_times *t, const char *path);
+/* rp_fileio_dir_times() on each with times, innermost first, up to the
+ * first failure. 0 or that error (reported). */
 int rp_fileio_times_apply(const struct rp_dir_times *t, int dirfd)
 	__attribute__((warn_unused_result));
 void rp_fileio_times_free(struct rp_dir_times *t);
@@ -308,11 +318,15 @@ int rp_fileio_dst_open_at(struct rp_dst *d, int dirfd, const char *name,
  * rp_fileio_dst_open_at(), the file made with mode, the caller's d->mode
  * to come, when it can be (an O_TMPFILE, no setuid, setgid or sticky
  * bit; the umask still applies): then the commit has no mode to change.
- * A named temporary file is made 0600 whatever mode is.
+ * A named temporary file is made 0600 whatever mode is. With made (the
+ * caller made dirfd in this session, so nothing in it predates the
+ * session), name is not looked up first: a file of that name can only
+ * have appeared meanwhile, and the commit says so.
  */
 int rp_fileio_dst_open_as(struct rp_dst *d, int dirfd, const char *name,
 			  const char *path, uint64_t size, bool force,
-			  uint32_t mode) __attribute__((warn_unused_result));
+			  uint32_t mode, bool made)
+	__attribute__((warn_unused_result));
 /*
  * As rp_fileio_dst_open_at(), but the temporary file is written under
  * name's partial's name from the start (partial.h), so that a receiver

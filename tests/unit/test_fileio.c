@@ -435,6 +435,38 @@ static void test_clean_stale_tree(void **state)
 	assert_int_equal(rmdir(out), 0);
 }
 
+/* The directories a session made, in the same table as the times: a
+ * made one has no times to set unless they were added too. */
+static void test_dirs_made(void **state)
+{
+	struct rp_dir_times t = { 0 };
+	char dir[] = "/tmp/rp-made-XXXXXX", sub[64];
+	int fd;
+
+	(void)state;
+	assert_false(rp_fileio_made(&t, "m"));
+	assert_int_equal(rp_fileio_made_add(&t, "m"), 0);
+	assert_int_equal(rp_fileio_times_add(&t, "a", 5, 0), 0);
+	assert_int_equal(rp_fileio_made_add(&t, "a"), 0);
+	assert_true(rp_fileio_made(&t, "m"));
+	assert_true(rp_fileio_made(&t, "a"));
+	assert_false(rp_fileio_made(&t, "b"));
+	assert_false(rp_fileio_made(&t, ""));
+	assert_false(rp_fileio_made(&t, NULL));
+	assert_int_equal(t.n, 2);
+	/* Only "a" has times: "m" need not exist for them to be set. */
+	assert_non_null(mkdtemp(dir));
+	snprintf(sub, sizeof(sub), "%s/a", dir);
+	assert_int_equal(mkdir(sub, 0755), 0);
+	fd = open(dir, O_RDONLY | O_DIRECTORY);
+	assert_true(fd >= 0);
+	assert_int_equal(rp_fileio_times_apply(&t, fd), 0);
+	close(fd);
+	assert_int_equal(rmdir(sub), 0);
+	assert_int_equal(rmdir(dir), 0);
+	rp_fileio_times_free(&t);
+}
+
 /* --preserve's deferred directory times: a DIR sent again (a peer can
  * repeat one without end) updates its times in place, never adds; past
  * RP_DIR_TIMES_MAX paths the rest are not kept, said once. */
@@ -1994,6 +2026,7 @@ int main(void)
 		ANON(test_partial_kept_from_start),
 		BOTH(test_clean_stale_tree),
 		BOTH(test_refused_path_quoted),
+		cmocka_unit_test(test_dirs_made),
 		cmocka_unit_test(test_dir_times_once),
 		ANON(test_dir_probe),
 		ANON(test_progressive_reservation),

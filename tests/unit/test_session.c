@@ -254,10 +254,13 @@ ssize_t __real_pwrite(int fd, const void *buf, size_t n, off_t off);
 ssize_t __wrap_pwrite(int fd, const void *buf, size_t n, off_t off);
 int __real_openat(int at, const char *path, int flags, ...);
 int __wrap_openat(int at, const char *path, int flags, ...);
+int __real_fstatat(int at, const char *path, struct stat *st, int flags);
+int __wrap_fstatat(int at, const char *path, struct stat *st, int flags);
 
-/* The receiver's thread (recv_main) counts the openat calls it makes. */
+/* The receiver's thread (recv_main) counts the openat calls it makes,
+ * and its looks for a name that is not there. */
 static __thread bool in_receiver;
-static unsigned long recv_openats;
+static unsigned long recv_openats, recv_misses;
 
 static bool is_dir(int fd)
 {
@@ -350,6 +353,15 @@ int __wrap_openat(int at, const char *path, int flags, ...)
 	if (in_receiver && syncfs_waiting)
 		opens_while_syncing++;
 	return __real_openat(at, path, flags, mode);
+}
+
+int __wrap_fstatat(int at, const char *path, struct stat *st, int flags)
+{
+	int rc = __real_fstatat(at, path, st, flags);
+
+	if (rc < 0 && errno == ENOENT && in_receiver)
+		recv_misses++;
+	return rc;
 }
 
 static int read_full(int fd, uint8_t *p, size_t n)
@@ -3154,6 +3166,32 @@ static void test_batch_name_appears(void **s)
 }
 
 /*
+ * A file arriving in a directory the receiver made in this session has
+ * no name to look for first: nothing there predates the session. That
+ * look, one per file, searched the directory's whole index. (A file in
+ * a directory that was there is still looked for, and refused at once
+ * if it exists: test_refusal_names_whole_path.)
+ */
+static void test_tree_made_dir_no_lookup(void **s)
+{
+	struct env *e = *s;
+	struct srcs src = { 0 };
+	struct result r;
+
+	make_small_files(e, &src, 40, 4 * KIB);
+	recv_misses = 0;
+	push_srcs(e, &(struct scenario){ .recursive = true }, &src, &r);
+	assert_session_done(&r, 0);
+	for (int i = 0; i < 40; i++) {
+		char name[64];
+
+		snprintf(name, sizeof(name), "small/f%03d", i);
+		assert_arrived(e, name);
+	}
+	assert_in_range(recv_misses, 0, 2);
+}
+
+/*
  * The batch's sync fails: no file of it may get its name (a name is
  * given only to data on disk), each is reported failed to the sender,
  * and the push fails.
@@ -3858,6 +3896,7 @@ int main(void)
 		T(test_batch_one_sync),
 		T(test_batch_sync_overlaps),
 		T(test_batch_name_appears),
+		T(test_tree_made_dir_no_lookup),
 		T(test_batch_sync_fails),
 		T(test_batch_slow_sync_no_false_timeout),
 		T(test_update_exists),
