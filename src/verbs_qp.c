@@ -20,16 +20,8 @@
 #include "rdmapush/trace.h"
 #include "verbs_int.h"
 
-/*
- * Local ACK timeout: 4.096 us * 2^17 = 537 ms per attempt. An ACK can
- * wait behind the peer's own outgoing data in its NIC's or a switch's
- * queue: on a link of 10 Mbit/s, 64 packets of 1 KiB (rxe's window per
- * QP) take 56 ms to drain each way. At 2^14 (67 ms) a relay's ACKs,
- * queued behind what it forwards, came late enough that its upstream
- * resent data never lost (go-back-N): a chain of 3 moved 1.9 times the
- * data over its first link. A dead peer is now noticed after about 3.8 s
- * (RP_QP_GIVE_UP_SECS).
- */
+/* Local ACK timeout: 4.096 us * 2^14 = 67 ms per attempt; a dead peer
+ * surfaces after about 0.5 s (RP_QP_GIVE_UP_SECS). */
 #define QP_TIMEOUT		RP_QP_TIMEOUT
 /* 7 would mean "retry for ever" on rxe, hiding a dead peer. */
 #define QP_RETRY_CNT		RP_QP_RETRY_CNT

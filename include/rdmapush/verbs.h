@@ -107,11 +107,11 @@ bool rp_verbs_link_down(const struct rp_verbs *v);
 /*
  * How long our QPs keep resending an unanswered request before it fails
  * "retry exceeded" (the local ACK timeout, 4.096 us * 2^RP_QP_TIMEOUT,
- * times the first try and RP_QP_RETRY_CNT retries): 3.8 s. A request
+ * times the first try and RP_QP_RETRY_CNT retries): 0.47 s. A request
  * posted before the peer's fresh QPs were ready can fail that long after
  * a relink that worked.
  */
-#define RP_QP_TIMEOUT		17
+#define RP_QP_TIMEOUT		14
 #define RP_QP_RETRY_CNT		6
 #define RP_QP_GIVE_UP_SECS	(4.096e-6 * (double)(1u << RP_QP_TIMEOUT) * \
 				 (RP_QP_RETRY_CNT + 1))
