@@ -1,6 +1,5 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# ops: read send
 # modes: two
 # Hostile control input against a running receiver (tests/e2e/hostile.py):
 # each case is refused with the right status or cut off by the deadline;

@@ -31,14 +31,28 @@ SHARE=${RP_LAB_DIR:-/tmp/rdmapush-lab-$(id -u)}/share
 PYTHON3=${RP_E2E_PYTHON3:-/usr/bin/python3}
 PASSED=0
 FAILED=0
+# A case that took longer than this many seconds (since the previous one)
+# says so in a comment line after it: where a run's time goes.
+SLOW=${RP_E2E_SLOW:-20}
+CASE_T0=$SECONDS
+# The script's own output, for notes from helpers whose stdout a caller
+# captures.
+exec 9>&1
 
+slow_note() {
+	local took=$((SECONDS - CASE_T0))
+	[ "$took" -le "$SLOW" ] || echo "# that case took $took s"
+	CASE_T0=$SECONDS
+}
 ok() {
 	echo "ok - $MODE$OP_LABEL: $1"
 	PASSED=$((PASSED + 1))
+	slow_note
 }
 fail() {
 	echo "not ok - $MODE$OP_LABEL: $1: $2"
 	FAILED=$((FAILED + 1))
+	slow_note
 }
 
 # done_testing: the script's last line. Prints the plan "1..N" (the cases
@@ -113,10 +127,16 @@ recv_bg() {
 	await_listen "$RCV"
 }
 
-# recv_wait JOB: wait for the receiver job; its output on stdout, its
-# exit status as ours.
+# recv_wait JOB [SECS]: wait for the receiver job (at most SECS, 120 by
+# default); its output on stdout, its exit status as ours. A wait that
+# ran out says so on the script's output: a receiver still serving when
+# the test thought it done is a test's bug, and a slow run.
 recv_wait() {
+	local rc
 	"$LAB" wait "$RCV" "$1" --timeout "${2:-120}"
+	rc=$?
+	[ $rc != 124 ] || echo "# recv_wait $1: still running after ${2:-120} s, killed" >&9
+	return $rc
 }
 
 # send ARGS...: run "rdmapush send -p $PORT [--op $OP] ARGS" on the

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # ops: read send
-# modes: two one
+# modes: two
 # --qps N stripes a session's chunks over N RC QPs (chunk n on QP n mod N,
 # the receiver puts them back in order): a file of 5 MiB + 17 bytes
 # arrives byte-identical with 2, 4 and 8 QPs, also with fewer ring slots
@@ -211,8 +211,8 @@ fi
 
 # 5. Out-of-range counts are usage errors (exit 2) found before anything
 # connects (nothing listens on $PORT now: a connection would fail
-# otherwise). Once: in two-guest mode with the default op.
-if [ "$MODE" = two ] && [ -z "$OP" ]; then
+# otherwise). Once: with the default op.
+if [ -z "$OP" ]; then
 	for q in 0 9; do
 		out=$(send "-t --qps $q" "$SRC/data" "$RCV_IP" 2>&1)
 		rc=$?

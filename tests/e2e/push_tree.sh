@@ -1,7 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# ops: read send
-# modes: one two
+# modes: two
 # Issue 9's sessions of many entries: a tree of 200+ files pushed with -r
 # arrives as diff -r sees it (its symlink skipped and counted), with modes
 # masked by the receiver's umask, and exact modes and mtimes with -k (and

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# modes: two one
+# modes: two
 # --trace-json FILE (docs/trace.md): a push over 2 QPs with --trace and
 # --trace-json on both sides leaves two files whose every line is one
 # JSON object of schema 1; the verbs life cycle (device.open, pd, cq, mr,
