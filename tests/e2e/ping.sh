@@ -121,6 +121,8 @@ on "$RCV" "rm -rf $TMP/in && mkdir -p $TMP/in" >/dev/null
 if recv_bg recv-ping "--once -o $TMP/in"; then
 	out=$(ping "-n 10" "$RCV_IP" 2>&1)
 	rc=$?
+	# A refused session is not --once's one: it goes on listening.
+	"$LAB" signal "$RCV" recv-ping TERM >/dev/null 2>&1
 	rcv=$(recv_wait recv-ping 60 2>&1)
 	if [ $rc = 3 ] && echo "$out" | grep -q "this is an rdmapush file receiver, not a ping server"; then
 		ok "ping to a file receiver: refused (exit 3): 'this is an rdmapush file receiver, not a ping server'"

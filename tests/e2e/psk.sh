@@ -87,7 +87,11 @@ out=$(send "--psk /tmp/k-short" /tmp/e2e-src/secret "$RCV_IP" 2>&1); src=$?
 # A party in the path (fake_receiver.py on $PORT) in front of the real
 # receiver (on $PORT + 1): it relays AUTH, then forges.
 UP=$((PORT + 1))
-mitm() {	# mitm MODE WANT-SENDER-TEXT
+# The receiver's side: with mitm-mr its handshake never ends (the
+# party withholds the HELLO), which is no push to a --once receiver: it
+# says so and goes on listening; with mitm-ack the push was its one, and
+# fails.
+mitm() {	# mitm MODE WANT-SENDER-TEXT fails|listens
 	local out rout src rrc
 	"$LAB" bg "$RCV" real -- "exec $RP recv -p $UP -T 5 --once --psk /tmp/k-good -o $DST"
 	await_on "$RCV" 10 "ss -ltn | grep -q ':$UP '" ||
@@ -95,7 +99,13 @@ mitm() {	# mitm MODE WANT-SENDER-TEXT
 	"$LAB" bg "$RCV" fake -- "exec python3 $TOP/tests/e2e/fake_receiver.py $PORT $RCV_IP $1 $UP"
 	await_log "$RCV" fake listening || { fail "$1" "no fake"; return; }
 	out=$(send "-T 5 --psk /tmp/k-good" /tmp/e2e-src/secret "$RCV_IP" 2>&1); src=$?
-	rout=$("$LAB" wait "$RCV" real --timeout 30 2>&1); rrc=$?
+	if [ "$3" = listens ]; then
+		await_log "$RCV" real "no push, ignored" 20 >/dev/null
+		rrc=$(on "$RCV" "ss -ltn | grep -c ':$UP '")
+		"$LAB" signal "$RCV" real TERM >/dev/null 2>&1
+	fi
+	rout=$("$LAB" wait "$RCV" real --timeout 30 2>&1)
+	[ "$3" = listens ] || rrc=$?
 	"$LAB" signal "$RCV" fake KILL >/dev/null 2>&1
 	"$LAB" wait "$RCV" fake >/dev/null 2>&1
 	if [ $src -eq 3 ] && echo "$out" | grep -q "$2"; then
@@ -103,10 +113,17 @@ mitm() {	# mitm MODE WANT-SENDER-TEXT
 	else
 		fail "$1" "sender $src: $(echo "$out" | grep error)"
 	fi
-	[ $rrc -ne 0 ] && [ -z "$(entries "$RCV" "$DST")" ] &&
+	if [ "$3" = listens ]; then
+		[ "$rrc" = 1 ] && echo "$rout" | grep -q "no push, ignored" &&
+			[ -z "$(entries "$RCV" "$DST")" ] &&
+			ok "$1: the receiver says the handshake was no push, listens on, commits nothing" ||
+			fail "$1: receiver" "listening: $rrc, files: $(entries "$RCV" "$DST"): $(echo "$rout" | tail -2)"
+		return
+	fi
+	[ $rrc -ne 0 ] && [ $rrc -ne 124 ] && [ -z "$(entries "$RCV" "$DST")" ] &&
 		ok "$1: the receiver fails (exit $rrc) and commits nothing" ||
 		fail "$1: receiver" "exit $rrc, files: $(entries "$RCV" "$DST")"
 }
-mitm mitm-mr "failed its integrity check (altered, replayed or reordered): MR"
-mitm mitm-ack "failed its integrity check (altered, replayed or reordered): ACK"
+mitm mitm-mr "failed its integrity check (altered, replayed or reordered): MR" listens
+mitm mitm-ack "failed its integrity check (altered, replayed or reordered): ACK" fails
 done_testing

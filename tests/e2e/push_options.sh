@@ -20,9 +20,13 @@ recv_wait o1 >/dev/null; rrc=$?
 # A device that is not there (-d nosuch0) fails before connecting:
 # tests/e2e/startup.sh.
 
-# A GID index with nothing behind it is refused before connecting: no
-# receiver listens, and the error is still about the GID.
+# A GID index with nothing behind it: the sender gives up after its
+# control connection (the GID is chosen for the address it leaves from),
+# before any push, so the --once receiver listens on and is stopped.
+recv_bg o3 "--once -o $DST" >/dev/null
 out=$(send "-g 9 --as o3" /tmp/e2e-src/o1 "$RCV_IP" 2>&1); rc=$?
+"$LAB" signal "$RCV" o3 TERM >/dev/null 2>&1
+recv_wait o3 >/dev/null 2>&1
 [ $rc = 4 ] && [ "$(echo "$out" | wc -l)" = 2 ] &&
 	echo "$out" | grep -q 'GID index 9 not found on any active port' &&
 	echo "$out" | grep -q "hint: .*'rdmapush devices' lists" &&
