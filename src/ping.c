@@ -217,6 +217,7 @@ static int open_verbs(struct ping *p, uint32_t *rkey)
 		.access = access_of(p),
 		.rd_atomic = 1, .max_send_wr = SQ_DEPTH,
 		.max_recv_wr = RQ_DEPTH, .qps = 1,
+		.ack_timeout = RP_QP_TIMEOUT_PING,
 	};
 	void *ring;
 	int rc = rp_ctrl_local_addr(p->ch.fd, &ss, &sl);

@@ -290,7 +290,7 @@ void rp_xfer_relink_arm(struct xfer *x)
 void rp_xfer_link_seen(struct xfer *x, const struct rp_wc *wc, int n)
 {
 	if (!x->rl.since || n <= 0 ||
-	    rp_now() - x->rl.up < RP_QP_GIVE_UP_SECS)
+	    rp_now() - x->rl.up < rp_qp_give_up_secs(RP_QP_TIMEOUT_DATA))
 		return;
 	for (int i = 0; i < n; i++) {
 		if (wc[i].op == RP_WC_WRITE || wc[i].op == RP_WC_SEND ||

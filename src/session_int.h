@@ -555,7 +555,7 @@ bool rp_xfer_relays(const struct xfer *x);
  * rp_xfer_link_seen(): after rp_xfer_next() returned n completions:
  * an outage, if any, is over when one is our own request answered (a
  * Write, Send or Read: the link works both ways) at least
- * RP_QP_GIVE_UP_SECS after our last relink. A receive alone says only
+ * rp_qp_give_up_secs() after our last relink. A receive alone says only
  * that the peer's packets reach us (with our egress dropped its credits
  * still land); and a request either side posted before the other's fresh
  * QPs were ready may still fail that long after. Either way it is the

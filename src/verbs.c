@@ -152,6 +152,8 @@ static int alloc_verbs(struct rp_verbs **vp, const struct rp_verbs_cfg *cfg)
 	v->receiver = cfg->receiver;
 	v->access = cfg->access;
 	v->rd_atomic = cfg->rd_atomic ? cfg->rd_atomic : 1;
+	v->ack_timeout = cfg->ack_timeout ? cfg->ack_timeout :
+			 RP_QP_TIMEOUT_DATA;
 	/* rp_verbs_check_open() saw to the upper bound. */
 	v->nqp = cfg->qps ? cfg->qps : 1;
 	v->max_send_wr = cfg->max_send_wr;

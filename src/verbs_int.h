@@ -74,6 +74,7 @@ struct rp_verbs {
 	bool receiver;			/* trace wording only */
 	unsigned int access;		/* RP_ACCESS_* of the ring and the QP */
 	uint32_t rd_atomic;		/* as asked, 0 taken as 1 */
+	unsigned int ack_timeout;	/* cfg's, 0 taken as RP_QP_TIMEOUT_DATA */
 	bool wc_failed;			/* a failed WC was reported */
 	/* rp_verbs_set_relink(): the caller can bring the QPs up again, so
 	 * what a link outage causes is traced, not reported; link_down

@@ -20,9 +20,6 @@
 #include "rdmapush/trace.h"
 #include "verbs_int.h"
 
-/* Local ACK timeout: 4.096 us * 2^14 = 67 ms per attempt; a dead peer
- * surfaces after about 0.5 s (RP_QP_GIVE_UP_SECS). */
-#define QP_TIMEOUT		RP_QP_TIMEOUT
 /* 7 would mean "retry for ever" on rxe, hiding a dead peer. */
 #define QP_RETRY_CNT		RP_QP_RETRY_CNT
 #define QP_RNR_RETRY		6
@@ -455,7 +452,7 @@ static int qp_to_rts(struct rp_verbs *v, uint32_t i)
 	struct ibv_qp_attr attr = {
 		.qp_state = IBV_QPS_RTS,
 		.sq_psn = v->qp[i].psn,
-		.timeout = QP_TIMEOUT,
+		.timeout = (uint8_t)v->ack_timeout,
 		.retry_cnt = QP_RETRY_CNT,
 		.rnr_retry = QP_RNR_RETRY,
 		/* As initiator: our own Reads outstanding at once. */

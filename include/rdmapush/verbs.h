@@ -54,6 +54,9 @@ struct rp_verbs_cfg {
 	 * names the QP it goes on (0..qps-1).
 	 */
 	uint32_t qps;
+	/* The local ACK timeout's exponent (RP_QP_TIMEOUT_*); 0, which the
+	 * verbs take as "never", is taken as RP_QP_TIMEOUT_DATA. */
+	unsigned int ack_timeout;
 };
 
 /* Ring access bits (mapped to IBV_ACCESS_*). REMOTE_WRITE needs
@@ -105,16 +108,33 @@ void rp_verbs_set_relink(struct rp_verbs *v, bool on);
  * no other failure was reported. */
 bool rp_verbs_link_down(const struct rp_verbs *v);
 /*
- * How long our QPs keep resending an unanswered request before it fails
- * "retry exceeded" (the local ACK timeout, 4.096 us * 2^RP_QP_TIMEOUT,
- * times the first try and RP_QP_RETRY_CNT retries): 0.47 s. A request
- * posted before the peer's fresh QPs were ready can fail that long after
- * a relink that worked.
+ * Local ACK timeouts, the exponent t of 4.096 us * 2^t per try, by kind
+ * of session (rp_verbs_cfg.ack_timeout).
+ *
+ * A transfer's: 17, 537 ms. An ACK can wait behind the peer's own
+ * outgoing data in its NIC's or a switch's queue; on a slow link a
+ * relay's ACKs queue behind all it forwards. At 14 (67 ms) a chain of
+ * three in the lab, 10 Mbit/s a guest, resent data never lost (go-back-N)
+ * and moved 1.9 times the data over its first link.
+ *
+ * A ping's: 14, 67 ms. A ping moves no bulk data, so nothing queues ahead
+ * of its ACKs, and a server of many clients (and doctor) should know a
+ * vanished client or a dropped path soon.
  */
-#define RP_QP_TIMEOUT		14
+#define RP_QP_TIMEOUT_DATA	17
+#define RP_QP_TIMEOUT_PING	14
 #define RP_QP_RETRY_CNT		6
-#define RP_QP_GIVE_UP_SECS	(4.096e-6 * (double)(1u << RP_QP_TIMEOUT) * \
-				 (RP_QP_RETRY_CNT + 1))
+/*
+ * How long a QP keeps resending an unanswered request before it fails
+ * "retry exceeded": the first try and RP_QP_RETRY_CNT retries, each of
+ * the local ACK timeout (3.8 s for a transfer, 0.47 s for a ping). A
+ * request posted before the peer's fresh QPs were ready can fail that
+ * long after a relink that worked.
+ */
+static inline double rp_qp_give_up_secs(unsigned int ack_timeout)
+{
+	return 4.096e-6 * (double)(1u << ack_timeout) * (RP_QP_RETRY_CNT + 1);
+}
 /*
  * Tear down every QP and the CQ (dropping the old QPs' completions) and
  * make them anew, each QP in INIT with a fresh QPN and PSN

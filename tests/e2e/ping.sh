@@ -163,7 +163,8 @@ if server_bg srv-trace "--once -t --trace-json $J/srv.jsonl"; then
 	bad=""
 	for side in cli srv; do
 		for step in "RESET -> INIT:" "INIT -> RTR:" "RTR -> RTS:" \
-			"post RDMA_WRITE wr_id=0" "MR registered: .*REMOTE_WRITE"; do
+			"post RDMA_WRITE wr_id=0" "MR registered: .*REMOTE_WRITE" \
+			"RTR -> RTS: .*timeout=14 \(67 ms per try\)"; do
 			n=$(grep -cE "$step" "$TMP/$side")
 			[ "$n" = 1 ] || bad="$bad $side '$step' ${n}x;"
 		done
@@ -172,7 +173,7 @@ if server_bg srv-trace "--once -t --trace-json $J/srv.jsonl"; then
 	grep -qE -- "<- HELLO qpn=.* op=write ping$" "$TMP/srv" || bad="$bad no '<- HELLO ... ping';"
 	grep -qE -- "<- MR qpn=.* rkey=0x0*[1-9a-f]" "$TMP/cli" || bad="$bad no '<- MR' with an rkey;"
 	if [ $rc = 0 ] && [ $src = 0 ] && [ -z "$bad" ]; then
-		ok "--trace --op write: each side RESET -> INIT -> RTR -> RTS once, its buffer REMOTE_WRITE, plain RDMA Writes; a HELLO marked ping and an MR with an rkey cross"
+		ok "--trace --op write: each side RESET -> INIT -> RTR -> RTS once (a ping's ACK timeout, 67 ms), its buffer REMOTE_WRITE, plain RDMA Writes; a HELLO marked ping and an MR with an rkey cross"
 	else
 		fail "--trace --op write" "client $rc, server $src:$bad"
 	fi

@@ -4,8 +4,8 @@
 # modes: two
 # A link outage rides out within the session (--retry-for, default 60):
 # during a 64 MiB push the sender's guest drops every packet on its wire
-# for 6 s (netem loss 100%), long past the QPs' retries (about 0.5 s,
-# after which a request fails "retry exceeded"), while the TCP control
+# for 6 s (netem loss 100%), past the QPs' retries (about 3.8 s, after
+# which a request fails "retry exceeded"), while the TCP control
 # connection waits it out. The push completes and the
 # file is byte-identical (sha256sum on both nodes); each side's --json
 # counts one reconnect (one outage, however many attempts it took: the

@@ -33,8 +33,9 @@ in_order() {
 
 for side in send recv; do
 	if [ $side = send ]; then t=$snd; else t=$rcv; fi
-	if why=$(in_order "$t" 'QP .*created' '-> INIT' '-> RTR' '-> RTS'); then
-		ok "$side trace: QP RESET->INIT->RTR->RTS in order"
+	if why=$(in_order "$t" 'QP .*created' '-> INIT' '-> RTR' \
+		'RTR -> RTS: .*timeout=17 \(537 ms per try\)'); then
+		ok "$side trace: QP RESET->INIT->RTR->RTS in order, a transfer's ACK timeout (537 ms)"
 	else
 		fail "$side trace: QP transitions" "$why"
 	fi

@@ -2004,7 +2004,7 @@ static void test_link_down_at_the_end(void **s)
 /*
  * The link flaps: down at the sender's 16th post, and again at the
  * receiver's 60th, after the first relink worked and credits and chunks
- * moved, but (in-process, at once) within RP_QP_GIVE_UP_SECS of it,
+ * moved, but (in-process, at once) within rp_qp_give_up_secs() of it,
  * when a request posted before the peer's fresh QPs were ready could
  * still fail. One outage, each side says, in two rounds of RECONNECT.
  */
