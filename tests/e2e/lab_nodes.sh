@@ -9,7 +9,7 @@
 # the cap takes well under that (about 0.1 Gb/s under TCG).
 . "$(dirname "$0")/lib.sh"
 
-# 16 MiB: about 3.4 s at 40mbit, so the three pushes take ~12 s.
+# 16 MiB: about 6.7 s at 20mbit, so the three pushes take ~25 s.
 SIZE=$((16 * 1024 * 1024))
 SRC=/tmp/e2e-nodes-src
 DST=/tmp/e2e-nodes-dst

@@ -17,7 +17,7 @@
 # host, each pair's arrows between its two (check_svg.py chain:3).
 . "$(dirname "$0")/lib.sh"
 
-# 16 MiB: about 3.4 s at 40mbit per link.
+# 16 MiB: about 6.7 s at 20mbit per link.
 SIZE=$((16 * 1024 * 1024))
 SRC=/tmp/e2e-chain-src
 DST=/tmp/e2e-chain-dst
