@@ -321,6 +321,8 @@ int rp_xfer_open_verbs(struct xfer *x, bool receiver)
 		.max_send_wr = rp_xfer_queue_depth(x),
 		.max_recv_wr = rp_xfer_queue_depth(x),
 		.qps = x->qps,
+		/* rp_xfer_link_seen() counts on this one's give-up time. */
+		.ack_timeout = RP_QP_TIMEOUT_DATA,
 	};
 	int rc = rp_ctrl_local_addr(x->ch.fd, &ss, &sl);
 
