@@ -139,6 +139,18 @@ recv_wait() {
 	return $rc
 }
 
+# refused_locally LABEL RC OUT PATTERN: a case that passes when a command
+# exited 2 (usage) with OUT matching PATTERN and saying nothing of a
+# connection or a phase: it was refused before connecting.
+refused_locally() {
+	if [ "$2" = 2 ] && echo "$3" | grep -qE -- "$4" &&
+		! echo "$3" | grep -qiE 'connect|phase'; then
+		ok "$1: usage error (exit 2) before connecting"
+	else
+		fail "$1" "exit $2, want 2 before connecting: $(echo "$3" | head -3)"
+	fi
+}
+
 # send ARGS...: run "rdmapush send -p $PORT [--op $OP] ARGS" on the
 # sender node.
 send() {
