@@ -75,19 +75,19 @@ int rp_fileio_check_path(const char *path, size_t len, const char **why)
 	return RP_EBADNAME;
 }
 
-/* Check path (NUL-terminated), escaped into shown: 0 or RP_EBADNAME,
- * reported. */
-static int checked(const char *path, char *shown)
+/* Check path (NUL-terminated): 0 or RP_EBADNAME, reported. */
+static int checked(const char *path)
 {
+	char shown[RP_PEER_TEXT_MAX];
 	/* Stop one past the limit: enough to refuse, never unbounded. */
 	size_t len = strnlen(path, RP_PATH_MAX + 1);
 	const char *why = NULL;
-	int rc;
+	int rc = rp_fileio_check_path(path, len, &why);
 
-	rp_fileio_show(shown, path, len);
-	rc = rp_fileio_check_path(path, len, &why);
+	/* Escaped only to be said: this runs for every file of a tree. */
 	if (rc)
-		RP_ERR("refusing path \"%s\": %s", shown, why);
+		RP_ERR("refusing path \"%s\": %s",
+		       rp_fileio_show(shown, path, len), why);
 	return rc;
 }
 
@@ -130,7 +130,7 @@ static int parent_from(int dirfd, const char *path, size_t from,
 	int rc;
 
 	*parentfd = -1;
-	rc = checked(path, shown);
+	rc = checked(path);
 	if (rc)
 		return rc;
 	/* Checked: each component is 1..RP_NAME_MAX bytes. */
@@ -155,7 +155,8 @@ static int parent_from(int dirfd, const char *path, size_t from,
 		fd = fcntl(dirfd, F_DUPFD_CLOEXEC, 0);
 		if (fd < 0) {
 			rc = -errno;
-			RP_ERR("fcntl(directory of %s, F_DUPFD): %s", shown,
+			RP_ERR("fcntl(directory of %s, F_DUPFD): %s",
+			       rp_fileio_show(shown, path, strlen(path)),
 			       strerror(-rc));
 			return rc;
 		}

@@ -729,14 +729,30 @@ static size_t escaped_len(const unsigned char *p, size_t n, bool quote)
 	return total;
 }
 
+/* Whether s shows as it is: printable ASCII, nothing to escape. */
+static bool plain(const unsigned char *s, size_t n, bool quote)
+{
+	for (size_t i = 0; i < n; i++)
+		if (s[i] < 0x20 || s[i] > 0x7e || s[i] == '\\' ||
+		    (s[i] == '"' && quote))
+			return false;
+	return true;
+}
+
 static char *fmt_peer(char *out, size_t len, const char *s, size_t n,
 		      bool quote)
 {
 	const unsigned char *p = (const unsigned char *)s;
-	/* When it cannot all fit, stop where "..." still fits. */
-	size_t room = escaped_len(p, n, quote) < len ? len : len - 3;
-	size_t used = 0;
+	size_t room, used = 0;
 
+	/* The usual name, once per file of a tree: copied as it is. */
+	if (n < len && plain(p, n, quote)) {
+		memcpy(out, s, n);
+		out[n] = '\0';
+		return out;
+	}
+	/* When it cannot all fit, stop where "..." still fits. */
+	room = escaped_len(p, n, quote) < len ? len : len - 3;
 	out[0] = '\0';
 	for (size_t i = 0; i < n;) {
 		char piece[16];
@@ -830,25 +846,34 @@ void rp_progress_start(struct rp_progress *p, uint64_t total)
 	/* A progress line is for a person watching: not in traces or pipes. */
 	p->enabled = verbosity == RP_V_NORMAL && isatty(STDERR_FILENO);
 	p->drawn = false;
-	p->label[0] = '\0';
+	p->tail[0] = '\0';
+	p->cut = false;
 }
 
 void rp_progress_label(struct rp_progress *p, const char *path)
 {
-	size_t n = strlen(path), keep = sizeof(p->label) / 2 - 1;
-	char shown[RP_PEER_TEXT_MAX];
+	size_t n = strlen(path), keep = sizeof(p->tail) - 1;
 
 	/* A long path keeps its end: the file name is what people read. */
-	if (n > keep)
+	p->cut = n > keep;
+	if (p->cut)
 		path += n - keep;
-	rp_fmt_peer(shown, sizeof(shown), path, strlen(path));
-	snprintf(p->label, sizeof(p->label), "%s%.*s", n > keep ? "..." : "",
-		 (int)sizeof(p->label) - 4, shown);
+	memcpy(p->tail, path, p->cut ? keep + 1 : n + 1);
+}
+
+/* The entry's label as drawn: escaped, at most 39 bytes. */
+static const char *label(const struct rp_progress *p, char *out, size_t len)
+{
+	char shown[RP_PEER_TEXT_MAX];
+
+	rp_fmt_peer(shown, sizeof(shown), p->tail, strlen(p->tail));
+	snprintf(out, len, "%s%.*s", p->cut ? "..." : "", 36, shown);
+	return out;
 }
 
 void rp_progress_update(struct rp_progress *p, uint64_t done)
 {
-	char b1[32], b2[32], b3[32];
+	char b1[32], b2[32], b3[32], lb[40];
 	double now = rp_now();
 	double el = now - p->start;
 	bool known = p->total != UINT64_MAX;
@@ -863,11 +888,12 @@ void rp_progress_update(struct rp_progress *p, uint64_t done)
 	/* \033[K: a shorter line leaves nothing of the longer one. */
 	if (known)
 		fprintf(stderr, "\r%s  %5.1f%%  %s  %s  ETA %s\033[K",
-			p->label, pct, rp_fmt_bytes(b1, sizeof(b1), done),
+			label(p, lb, sizeof(lb)), pct,
+			rp_fmt_bytes(b1, sizeof(b1), done),
 			rp_fmt_rate(b2, sizeof(b2), done, el),
 			rp_fmt_eta(b3, sizeof(b3), eta));
 	else
-		fprintf(stderr, "\r%s  %s  %s\033[K", p->label,
+		fprintf(stderr, "\r%s  %s  %s\033[K", label(p, lb, sizeof(lb)),
 			rp_fmt_bytes(b1, sizeof(b1), done),
 			rp_fmt_rate(b2, sizeof(b2), done, el));
 	fflush(stderr);
@@ -875,11 +901,12 @@ void rp_progress_update(struct rp_progress *p, uint64_t done)
 
 void rp_progress_note(struct rp_progress *p, const char *fmt, ...)
 {
+	char lb[40];
 	va_list ap;
 
 	if (!p->enabled)
 		return;
-	fprintf(stderr, "\r%s  ", p->label);
+	fprintf(stderr, "\r%s  ", label(p, lb, sizeof(lb)));
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);

@@ -246,7 +246,12 @@ struct rp_progress {
 	double last_draw;
 	bool enabled;
 	bool drawn;
-	char label[40];		/* the entry in progress, escaped, shortened */
+	/* The entry in progress: the end of its path, raw (escaped only
+	 * when drawn: a tree of small files names one every few
+	 * microseconds, most never drawn); cut when its start was left
+	 * off. */
+	char tail[20];
+	bool cut;
 };
 /* total: bytes of the whole session, UINT64_MAX if unknown. */
 void rp_progress_start(struct rp_progress *p, uint64_t total);
