@@ -833,6 +833,68 @@ static void test_src_is_fstat(void **state)
 	}
 }
 
+/* The real walk's regular files and their bytes, for comparison. */
+static void walked(char **argv, int n, bool recursive, uint64_t *total,
+		   uint64_t *files)
+{
+	struct rp_walk_entry e;
+	struct rp_walk *w;
+
+	*total = *files = 0;
+	assert_int_equal(rp_walk_open(&w, argv, n, recursive, NULL), 0);
+	capture_start();
+	while (rp_walk_next(w, &e) > 0)
+		if (e.kind == RP_WALK_FILE) {
+			(*files)++;
+			*total += e.size;
+		}
+	(void)capture_end();
+	rp_walk_close(w);
+}
+
+/* The count before a push: what the walk will send, links not followed
+ * inside a tree (followed when named), a directory only with -r,
+ * standard input of unknown size. */
+static void test_total(void **state)
+{
+	static char dash_arg[] = "-";
+	char *top[] = { at("top") };
+	char *mixed[] = { at("top"), at("top/a.txt"), at("top/link"),
+			  at("nothing-here") };
+	char *in[] = { dash_arg };
+	uint64_t total, files, want_total, want_files;
+
+	(void)state;
+	assert_int_equal(rp_walk_total(top, 1, true, NULL, &total, &files), 0);
+	assert_int_equal(files, 5);
+	assert_int_equal(total, 5 + 10 + 1 + 7 + 3);
+	walked(top, 1, true, &want_total, &want_files);
+	assert_int_equal(files, want_files);
+	assert_int_equal(total, want_total);
+
+	/* Without -r the tree is not counted; the link named is followed
+	 * to outside.txt; a missing source counts nothing. */
+	capture_start();
+	assert_int_equal(rp_walk_total(mixed, 4, false, NULL, &total,
+				       &files), 0);
+	assert_string_equal(capture_end(), "");
+	assert_int_equal(files, 2);
+	assert_int_equal(total, 5 + 4);
+	assert_int_equal(rp_walk_total(mixed, 3, true, NULL, &total, &files),
+			 0);
+	assert_int_equal(files, 7);
+	assert_int_equal(total, 26 + 5 + 4);
+
+	assert_int_equal(rp_walk_total(in, 1, false, "in.bin", &total,
+				       &files), 0);
+	assert_int_equal(files, 1);
+	assert_true(total == UINT64_MAX);
+	capture_start();
+	assert_int_equal(rp_walk_total(in, 1, false, NULL, &total, &files),
+			 RP_EUSAGE);
+	assert_non_null(strstr(capture_end(), "needs --as NAME"));
+}
+
 static void test_kind_names(void **state)
 {
 	(void)state;
@@ -863,6 +925,7 @@ int main(void)
 		cmocka_unit_test(test_swapped_dir),
 		cmocka_unit_test(test_swapped_subdir),
 		cmocka_unit_test(test_src_is_fstat),
+		cmocka_unit_test(test_total),
 		cmocka_unit_test(test_kind_names),
 	};
 
