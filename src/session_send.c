@@ -987,23 +987,33 @@ static int session_loop(struct xfer *x, struct send_state *s)
 /*
  * Every file takes a ring slot of its own, however small: with the
  * default 8 x 1 MiB, a tree of small files has only 8 in flight. When
- * they are small on average (and -c, -w were not given), 64 slots of
- * SMALL_CHUNK pin half the memory and keep 64 in flight.
+ * they are small on average (and -c, -w were not given), SMALL_WINDOW
+ * slots keep that many in flight, each four times the average rounded
+ * up to a power of two, from SMALL_CHUNK_MIN to SMALL_CHUNK: a file
+ * somewhat above the average still fits one, and no more memory is
+ * pinned than the files need (registering a ring costs time for each
+ * of its pages, on both sides, before the first byte moves).
  */
 #define SMALL_CHUNK	(64u << 10)
+#define SMALL_CHUNK_MIN	(16u << 10)
 #define SMALL_WINDOW	64u
 
 static void choose_shape(struct xfer *x, uint64_t files)
 {
+	uint64_t average;
+
 	if (x->o->shape_set || files < 2 || x->size == RP_SIZE_UNKNOWN ||
 	    x->size / files > SMALL_CHUNK)
 		return;
-	x->chunk = SMALL_CHUNK;
+	average = x->size / files;
+	x->chunk = SMALL_CHUNK_MIN;
+	while (x->chunk < SMALL_CHUNK && x->chunk < 4 * average)
+		x->chunk *= 2;
 	x->window = SMALL_WINDOW;
 	RP_EV("session", "shape", "{files} files of {average} bytes on "
 	      "average: asking for {window} chunks of {chunk} bytes, so that "
 	      "many small files are in flight", EV_U("files", files),
-	      EV_U("average", x->size / files), EV_U("window", x->window),
+	      EV_U("average", average), EV_U("window", x->window),
 	      EV_U("chunk", x->chunk));
 }
 

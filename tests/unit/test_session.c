@@ -183,6 +183,7 @@ struct result {
 	uint32_t msgs;		/* control messages the relay carried */
 	uint32_t syncs;		/* of which SYNC */
 	uint32_t types[RP_MSG_TYPE_MAX];	/* carried, by type */
+	uint32_t hello_chunk, hello_window;	/* the shape HELLO asked */
 	uint64_t opened;	/* fabric contexts opened in all */
 	int send_exit;		/* the sender's exit status, as main gives it */
 	int admit_calls;	/* times the admission hook was asked */
@@ -212,6 +213,7 @@ struct relay {
 	uint32_t msgs;
 	uint32_t syncs;
 	uint32_t types[RP_MSG_TYPE_MAX];
+	uint32_t hello_chunk, hello_window;
 	const char *evil_path;
 	uint32_t evil_id;
 	enum tamper how;
@@ -597,6 +599,15 @@ static int forward(struct relay *r, bool to_a, uint8_t *type)
 	if (read_full(from, buf + RP_PROTO_HDR_LEN, h.length))
 		return -1;
 	*type = h.type;
+	if (!to_a && h.type == RP_MSG_HELLO) {
+		struct rp_hello hello;
+
+		if (!rp_proto_unpack_hello(buf + RP_PROTO_HDR_LEN, h.length,
+					   &hello, &why)) {
+			r->hello_chunk = hello.chunk;
+			r->hello_window = hello.window;
+		}
+	}
 	if (r->cut_at && h.type == r->cut_at)
 		return -1;
 	if (!to_a && h.type == RP_MSG_FEND && r->fend_ms)
@@ -998,6 +1009,8 @@ static void run(struct env *e, const struct scenario *sc, struct result *res,
 	res->msgs = rl.msgs;
 	res->syncs = rl.syncs;
 	memcpy(res->types, rl.types, sizeof(res->types));
+	res->hello_chunk = rl.hello_chunk;
+	res->hello_window = rl.hello_window;
 	sync_ms = 0;
 	dir_fsync_fails = false;
 	syncfs_fails = false;
@@ -3617,6 +3630,50 @@ static void test_qps_cross_order_small_files(void **s)
 	assert_true(stats_crossed() > 0);
 }
 
+/* A tree of n files of size bytes each, pushed with the default shape:
+ * the chunk and window its HELLO asked for. */
+static void small_shape(struct env *e, const char *name, int n, uint64_t size,
+			uint32_t *chunk, uint32_t *window)
+{
+	struct srcs src = { 0 };
+	char p[300];
+	struct result r;
+
+	snprintf(p, sizeof(p), "%s/%s", e->src, name);
+	assert_int_equal(mkdir(p, 0755), 0);
+	for (int i = 0; i < n; i++) {
+		snprintf(p, sizeof(p), "%s/%s/f%02d", e->src, name, i);
+		make_file(p, size, (uint8_t)i);
+	}
+	srcs_add(&src, e, name);
+	push_srcs(e, &(struct scenario){ .recursive = true }, &src, &r);
+	assert_session_done(&r, 0);
+	*chunk = r.hello_chunk;
+	*window = r.hello_window;
+}
+
+/* Small files on average: 64 in flight, each in a chunk of four times
+ * the average, a power of two from 16 KiB to 64 KiB; larger ones keep
+ * the shape asked for (here the tests' 64 KiB and 4). */
+static void test_small_files_shape(void **s)
+{
+	struct env *e = *s;
+	uint32_t chunk, window;
+
+	small_shape(e, "k1", 12, 1 * KIB, &chunk, &window);
+	assert_int_equal(chunk, 16 * KIB);
+	assert_int_equal(window, 64);
+	small_shape(e, "k5", 12, 5 * KIB, &chunk, &window);
+	assert_int_equal(chunk, 32 * KIB);
+	assert_int_equal(window, 64);
+	small_shape(e, "k20", 12, 20 * KIB, &chunk, &window);
+	assert_int_equal(chunk, 64 * KIB);
+	assert_int_equal(window, 64);
+	small_shape(e, "k100", 3, 100 * KIB, &chunk, &window);
+	assert_int_equal(chunk, 64 * KIB);
+	assert_int_equal(window, 4);
+}
+
 static int set_test_op(const char *name)
 {
 	if (!name)
@@ -3818,6 +3875,7 @@ int main(void)
 		T(test_psk_keygen),
 		T(test_tamper_flip_mr),
 		T(test_read_sender_mr_shape),
+		T(test_small_files_shape),
 		T(test_read_sender_mr_rkey),
 		T(test_tamper_dup_mr),
 		T(test_tamper_replay_hello),
