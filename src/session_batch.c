@@ -14,6 +14,7 @@
 #endif
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -120,8 +121,10 @@ static void syncfs_job(struct rp_job *j, void *scratch)
 
 	(void)scratch;
 	b->sync_errno = syncfs(b->e[0].dst.fd) < 0 ? errno : 0;
+	pthread_mutex_lock(b->naming);
 	for (uint32_t i = 0; !b->sync_errno && i < b->n; i++)
 		name_one(&b->e[i]);
+	pthread_mutex_unlock(b->naming);
 	atomic_store_explicit(&b->synced, true, memory_order_release);
 }
 
@@ -232,8 +235,10 @@ int rp_batch_finish(struct xfer *x, struct rp_batch *b, struct rp_tally *t)
 
 void rp_batch_free(struct rp_batch *b)
 {
+	pthread_mutex_t *naming = b->naming;
+
 	for (uint32_t i = 0; b->e && i < b->n; i++)
 		entry_free(&b->e[i]);
 	free(b->e);
-	*b = (struct rp_batch){ 0 };
+	*b = (struct rp_batch){ .naming = naming };
 }

@@ -4,6 +4,7 @@
 #ifndef RDMAPUSH_SESSION_INT_H
 #define RDMAPUSH_SESSION_INT_H
 
+#include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -328,6 +329,10 @@ struct rp_batched {
 struct rp_batch {
 	/* First: the syncfs runs as a worker's job (its record). */
 	struct rp_job job;
+	/* The session's, shared by its batches: one batch links at a time.
+	 * A batch's files go into the directory the next batch's go into,
+	 * and two workers linking there at once spin on its lock. */
+	pthread_mutex_t *naming;
 	int sync_errno;		/* the job's result */
 	_Atomic bool synced;	/* the job ended */
 	bool busy;		/* started, not yet finished */

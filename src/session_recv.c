@@ -124,6 +124,7 @@ struct recv_state {
 	 * a ring of batches, the ones in flight (their sync and names on
 	 * a worker) from the oldest, then the one that takes files. */
 	struct rp_batch batches[RP_BATCHES];
+	pthread_mutex_t naming;	/* theirs (struct rp_batch) */
 	unsigned oldest, flying;
 	uint32_t next_id;	/* the FILE id we expect next */
 	bool fin_seen;
@@ -1380,9 +1381,12 @@ int rp_session_recv_one(const struct rp_config *o, const uint8_t *psk,
 		.o = o, .epfd = -1, .rep = { .role = "recv" },
 		.start = rp_now(),
 	};
-	struct recv_state r = { .dirfd = dirfd, .here = { .fd = -1 } };
+	struct recv_state r = { .dirfd = dirfd, .here = { .fd = -1 },
+				.naming = PTHREAD_MUTEX_INITIALIZER };
 	int rc;
 
+	for (unsigned i = 0; i < RP_BATCHES; i++)
+		r.batches[i].naming = &r.naming;
 	r.umask = umask(0);
 	umask(r.umask);
 	rp_chan_init(&x.ch, fd, x.peer, "transfer", RP_SIDE_SENDER, psk,
