@@ -87,8 +87,10 @@ int rp_walk_next(struct rp_walk *w, struct rp_walk_entry *e)
  * Bytes the regular files of a walk over the same arguments hold now
  * (for progress and the ring's shape), into *total, and how many there
  * are, into *files; *total is UINT64_MAX (RP_SIZE_UNKNOWN) when standard
- * input is one of them. Walks quietly: the real walk reports what cannot
- * be sent. 0 or as rp_walk_open and rp_walk_next.
+ * input is one of them. A count, not a walk: unsorted, each name looked
+ * up in the directory held (links inside a tree not followed, more than
+ * 256 levels down not counted), and quiet: the real walk reports what
+ * cannot be sent. 0 or as rp_walk_open.
  */
 int rp_walk_total(char *const *sources, int n, bool recursive,
 		  const char *as_name, uint64_t *total, uint64_t *files)
