@@ -861,19 +861,21 @@ void rp_progress_label(struct rp_progress *p, const char *path)
 	memcpy(p->tail, path, p->cut ? keep + 1 : n + 1);
 }
 
-/* The entry's label as drawn: escaped, at most 39 bytes. */
-static const char *label(const struct rp_progress *p, char *out, size_t len)
+/* The entry's label as drawn, escaped, in out[LABEL_LEN]. */
+#define LABEL_LEN	40
+static const char *label(const struct rp_progress *p, char *out)
 {
 	char shown[RP_PEER_TEXT_MAX];
 
 	rp_fmt_peer(shown, sizeof(shown), p->tail, strlen(p->tail));
-	snprintf(out, len, "%s%.*s", p->cut ? "..." : "", 36, shown);
+	snprintf(out, LABEL_LEN, "%s%.*s", p->cut ? "..." : "",
+		 LABEL_LEN - 4, shown);
 	return out;
 }
 
 void rp_progress_update(struct rp_progress *p, uint64_t done)
 {
-	char b1[32], b2[32], b3[32], lb[40];
+	char b1[32], b2[32], b3[32], lb[LABEL_LEN];
 	double now = rp_now();
 	double el = now - p->start;
 	bool known = p->total != UINT64_MAX;
@@ -888,12 +890,12 @@ void rp_progress_update(struct rp_progress *p, uint64_t done)
 	/* \033[K: a shorter line leaves nothing of the longer one. */
 	if (known)
 		fprintf(stderr, "\r%s  %5.1f%%  %s  %s  ETA %s\033[K",
-			label(p, lb, sizeof(lb)), pct,
+			label(p, lb), pct,
 			rp_fmt_bytes(b1, sizeof(b1), done),
 			rp_fmt_rate(b2, sizeof(b2), done, el),
 			rp_fmt_eta(b3, sizeof(b3), eta));
 	else
-		fprintf(stderr, "\r%s  %s  %s\033[K", label(p, lb, sizeof(lb)),
+		fprintf(stderr, "\r%s  %s  %s\033[K", label(p, lb),
 			rp_fmt_bytes(b1, sizeof(b1), done),
 			rp_fmt_rate(b2, sizeof(b2), done, el));
 	fflush(stderr);
@@ -901,12 +903,12 @@ void rp_progress_update(struct rp_progress *p, uint64_t done)
 
 void rp_progress_note(struct rp_progress *p, const char *fmt, ...)
 {
-	char lb[40];
+	char lb[LABEL_LEN];
 	va_list ap;
 
 	if (!p->enabled)
 		return;
-	fprintf(stderr, "\r%s  ", label(p, lb, sizeof(lb)));
+	fprintf(stderr, "\r%s  ", label(p, lb));
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);

@@ -572,13 +572,14 @@ int rp_walk_check(char *const *sources, int n, bool recursive,
  */
 #define COUNT_DEPTH_MAX	256u
 
-static void count_add(uint64_t *total, uint64_t *files, const struct stat *st)
+/* One more file of size bytes; a total already unknown (a stream's)
+ * stays so, a known one stops short of it. */
+static void count_add(uint64_t *total, uint64_t *files, uint64_t size)
 {
-	uint64_t size = (uint64_t)st->st_size;
-
 	(*files)++;
-	*total = size > UINT64_MAX - 1 - *total ? UINT64_MAX - 1
-						 : *total + size;
+	if (*total != UINT64_MAX)
+		*total = size > UINT64_MAX - 1 - *total ? UINT64_MAX - 1
+							 : *total + size;
 }
 
 /*
@@ -614,7 +615,7 @@ static void count_tree(int fd, unsigned depth, uint64_t *total,
 				    AT_SYMLINK_NOFOLLOW))
 				continue;
 			if (S_ISREG(st.st_mode))
-				count_add(total, files, &st);
+				count_add(total, files, (uint64_t)st.st_size);
 			if (!S_ISDIR(st.st_mode))
 				continue;
 		}
@@ -636,16 +637,14 @@ static void count_source(const char *src, bool recursive, uint64_t *total,
 	int fd;
 
 	if (!strcmp(src, "-")) {
-		(*files)++;
 		*total = UINT64_MAX;
+		count_add(total, files, 0);
 		return;
 	}
 	if (stat(src, &st))
 		return;
-	if (S_ISREG(st.st_mode) && *total != UINT64_MAX) {
-		count_add(total, files, &st);
-	} else if (S_ISREG(st.st_mode)) {
-		(*files)++;
+	if (S_ISREG(st.st_mode)) {
+		count_add(total, files, (uint64_t)st.st_size);
 	} else if (S_ISDIR(st.st_mode) && recursive) {
 		fd = open(src, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		if (fd >= 0)
@@ -656,14 +655,12 @@ static void count_source(const char *src, bool recursive, uint64_t *total,
 int rp_walk_total(char *const *sources, int n, bool recursive,
 		  const char *as_name, uint64_t *total, uint64_t *files)
 {
-	struct rp_walk *w;
-	int rc = rp_walk_open(&w, sources, n, recursive, as_name);
+	int rc = check_sources(sources, n, as_name);
 
 	*total = 0;
 	*files = 0;
 	if (rc)
 		return rc;
-	rp_walk_close(w);	/* the sources are usable: count them */
 	for (int i = 0; i < n; i++)
 		count_source(sources[i], recursive, total, files);
 	return 0;

@@ -90,7 +90,7 @@ int rp_walk_next(struct rp_walk *w, struct rp_walk_entry *e)
  * input is one of them. A count, not a walk: unsorted, each name looked
  * up in the directory held (links inside a tree not followed, more than
  * 256 levels down not counted), and quiet: the real walk reports what
- * cannot be sent. 0 or as rp_walk_open.
+ * cannot be sent. 0, or RP_EUSAGE (reported) as rp_walk_open.
  */
 int rp_walk_total(char *const *sources, int n, bool recursive,
 		  const char *as_name, uint64_t *total, uint64_t *files)
