@@ -3657,21 +3657,26 @@ static void small_shape(struct env *e, const char *name, int n, uint64_t size,
  * the shape asked for (here the tests' 64 KiB and 4). */
 static void test_small_files_shape(void **s)
 {
+	static const struct {
+		const char *name;
+		int n;
+		uint64_t size;
+		uint32_t chunk, window;
+	} want[] = {
+		{ "k1", 12, 1 * KIB, 16 * KIB, 64 },
+		{ "k5", 12, 5 * KIB, 32 * KIB, 64 },
+		{ "k20", 12, 20 * KIB, 64 * KIB, 64 },
+		{ "k100", 3, 100 * KIB, 64 * KIB, 4 },
+	};
 	struct env *e = *s;
 	uint32_t chunk, window;
 
-	small_shape(e, "k1", 12, 1 * KIB, &chunk, &window);
-	assert_int_equal(chunk, 16 * KIB);
-	assert_int_equal(window, 64);
-	small_shape(e, "k5", 12, 5 * KIB, &chunk, &window);
-	assert_int_equal(chunk, 32 * KIB);
-	assert_int_equal(window, 64);
-	small_shape(e, "k20", 12, 20 * KIB, &chunk, &window);
-	assert_int_equal(chunk, 64 * KIB);
-	assert_int_equal(window, 64);
-	small_shape(e, "k100", 3, 100 * KIB, &chunk, &window);
-	assert_int_equal(chunk, 64 * KIB);
-	assert_int_equal(window, 4);
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		small_shape(e, want[i].name, want[i].n, want[i].size, &chunk,
+			    &window);
+		assert_int_equal(chunk, want[i].chunk);
+		assert_int_equal(window, want[i].window);
+	}
 }
 
 static int set_test_op(const char *name)
