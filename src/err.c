@@ -122,6 +122,13 @@ static const struct {
 	{ RP_ENODEV, ENETDOWN, "a RoCE port is active once its network "
 	  "interface is up: check 'rdma link' and 'ip link'; or choose "
 	  "another device or port with -d and -i" },
+	{ RP_EVERBS, ETIMEDOUT, "the peer's Ethernet address did not "
+	  "resolve (no ARP answer): check that the peer is up and reachable "
+	  "('ping HOST', 'ip neigh')" },
+	{ RP_EVERBS, EHOSTUNREACH, "no route to the peer's GID: check its "
+	  "address and the route to it ('ip route get ADDR')" },
+	{ RP_EVERBS, ENETUNREACH, "no route to the peer's GID: check its "
+	  "address and the route to it ('ip route get ADDR')" },
 	{ RP_ELISTEN, EADDRINUSE, "something listens on this port already: "
 	  "stop it, or choose another port with -p PORT" },
 	{ RP_ELISTEN, EACCES, "ports below 1024 need privileges: choose a "

@@ -186,8 +186,10 @@ static int modify_qp(struct rp_verbs *v, uint32_t i,
 		return RP_EVERBS;
 	}
 	if (rc) {
-		RP_ERR("ibv_modify_qp(%s, %s): %s", q->name, name,
-		       strerror(rc));
+		/* The cause picks main's hint: RTR resolves the peer's
+		 * Ethernet address, and ETIMEDOUT there is no ARP answer. */
+		RP_ERR_WHY(rc, "ibv_modify_qp(%s, %s): %s", q->name, name,
+			   strerror(rc));
 		return RP_EVERBS;
 	}
 	rc = ibv_query_qp(q->ibv, &got, IBV_QP_STATE, &ia);

@@ -281,6 +281,11 @@ static void test_hints_by_cause(void **state)
 		{ RP_ELISTEN, EACCES, "below 1024", "-b" },
 		{ RP_ELISTEN, EACCES, "-p PORT", "in use" },
 		{ RP_ELISTEN, 0, "-p PORT", NULL },
+		/* RTR finds no ARP answer: not the locked-memory limit. */
+		{ RP_EVERBS, ETIMEDOUT, "ARP", "ulimit" },
+		{ RP_EVERBS, EHOSTUNREACH, "route", "ulimit" },
+		{ RP_EVERBS, ENETUNREACH, "route", "ulimit" },
+		{ RP_EVERBS, ENOMEM, "ulimit -l", NULL },
 		/* A cause of no other class changes nothing. */
 		{ RP_ETIMEOUT, ENOSYS, "--timeout", NULL },
 	};
