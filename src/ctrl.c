@@ -282,10 +282,12 @@ static void at_least(int fd, int opt)
 	setsockopt(fd, SOL_SOCKET, opt, &want, sizeof(want));
 }
 
-void rp_ctrl_tune(int fd, int timeout_s)
+void rp_ctrl_tune(int fd, int timeout_s, int outage_s)
 {
 	int one = 1, idle = timeout_s > 3 ? timeout_s / 3 : 1, cnt = 3;
-	unsigned int uto = (unsigned int)timeout_s * 1000u;
+	unsigned int uto = ((unsigned int)timeout_s +
+			    (unsigned int)(outage_s > 0 ? outage_s : 0)) *
+			   1000u;
 
 	/* Best effort: a failure here only delays noticing a dead peer. */
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));

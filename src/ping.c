@@ -148,7 +148,7 @@ static int open_chan(struct ping *p, int fd, const uint8_t *psk)
 	rp_chan_init(&p->ch, fd, p->peer, "ping", p->server ?
 		     RP_SIDE_SENDER : RP_SIDE_RECEIVER, psk, p->o->timeout);
 	p->ch.trace = trace_msg;
-	rp_ctrl_tune(fd, p->o->timeout);
+	rp_ctrl_tune(fd, p->o->timeout, 0);
 	/* Until its HELLO, a client has the push's handshake deadline. */
 	if (p->server)
 		p->ch.handshake_end = p->ch.start +

@@ -77,7 +77,9 @@ int rp_xfer_start(struct xfer *x, bool sender)
 {
 	int rc;
 
-	rp_ctrl_tune(x->ch.fd, x->o->timeout);
+	/* Retransmissions back off exponentially: with only --timeout, TCP
+	 * gave up on a 20 s outage that --retry-for rides out. */
+	rp_ctrl_tune(x->ch.fd, x->o->timeout, x->o->retry_for);
 	if (x->ch.psk) {
 		rp_xfer_phase(x, RP_PHASE_AUTH);
 		rc = sender ? rp_chan_auth_sender(&x->ch) :

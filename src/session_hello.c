@@ -388,6 +388,41 @@ int rp_xfer_relink_send(struct xfer *x, uint64_t next_chunk)
 	return rc ? rc : rp_xfer_flush(x);
 }
 
+/* Between tries at the peer's fresh QPs while RTR finds the link still
+ * down: each try has waited a second for an ARP answer already. */
+#define RELINK_PAUSE_MS	250
+
+/*
+ * Our fresh QPs against the peer's: its RECONNECT can reach us while our
+ * own packets are still lost, and then RTR finds no ARP answer. That is
+ * the outage going on: try again, within --retry-for, while the peer
+ * waits for our RECONNECT or connects as we do.
+ */
+static int connect_fresh(struct xfer *x)
+{
+	int rc = rp_xfer_connect(x);
+
+	while (rp_xfer_link_lost(x, rc)) {
+		if (rp_session_stop)
+			return RP_EINTERRUPTED;
+		if (peer_gone(x)) {
+			RP_ERR("the RDMA link to %s is still down and it "
+			       "closed the control connection", x->peer);
+			return RP_ECTRLCLOSED;
+		}
+		if (rp_now() - x->rl.since > x->o->retry_for) {
+			RP_ERR("the RDMA link to %s is still down after %.0f s "
+			       "(--retry-for %d): its address does not "
+			       "resolve", x->peer, rp_now() - x->rl.since,
+			       x->o->retry_for);
+			return RP_EWC;
+		}
+		(void)poll(NULL, 0, RELINK_PAUSE_MS);
+		rc = rp_verbs_connect(x->v, x->remote, x->qps);
+	}
+	return rc;
+}
+
 int rp_xfer_relink_connect(struct xfer *x)
 {
 	const struct rp_reconnect *m = &x->rl.peer;
@@ -406,7 +441,7 @@ int rp_xfer_relink_connect(struct xfer *x)
 		}
 	}
 	x->rl.got = false;
-	rc = rp_xfer_connect(x);
+	rc = connect_fresh(x);
 	if (rc)
 		return rc;
 	if (!x->rl.counted)

@@ -43,6 +43,7 @@ struct verbs_qp {
 	struct ibv_qp *ibv;		/* NULL before create, after destroy */
 	uint32_t psn;			/* our starting PSN: random 24 bits */
 	enum ibv_qp_state state;	/* as last read back */
+	uint32_t dest_qpn;		/* the peer's, once RTR */
 	char name[QP_NAME_LEN];		/* for traces and errors */
 };
 

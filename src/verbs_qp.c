@@ -168,6 +168,20 @@ int rp_verbs_qp_index(const struct rp_verbs *v, uint32_t qpn)
  * 6. RESET -> INIT, and the address the peer needs to reach each QP
  */
 
+/*
+ * On RoCE the kernel resolves the peer's Ethernet address at RTR, and
+ * gives up after a second without an ARP answer (ETIMEDOUT) or a route.
+ * While a link outage is ridden out (rp_verbs_set_relink()) our own
+ * egress may still be down when the peer's RECONNECT reaches us: that
+ * is the outage going on, for the caller to try again, not an error.
+ */
+static bool unreachable(const struct rp_verbs *v,
+			const struct ibv_qp_attr *attr, int rc)
+{
+	return v->relink && attr->qp_state == IBV_QPS_RTR &&
+	       (rc == ETIMEDOUT || rc == EHOSTUNREACH || rc == ENETUNREACH);
+}
+
 /* ibv_modify_qp QP i, then read the state back; name: the target state;
  * hint: what to do should the modify fail, or NULL. */
 static int modify_qp(struct rp_verbs *v, uint32_t i,
@@ -180,6 +194,13 @@ static int modify_qp(struct rp_verbs *v, uint32_t i,
 	int rc;
 
 	rc = ibv_modify_qp(q->ibv, attr, mask);
+	if (rc && unreachable(v, attr, rc)) {
+		RP_EV("verbs", "rtr.unreachable", "{name} INIT -> RTR: {why}: "
+		      "the link is still down", EV_S("name", q->name),
+		      EV_S("why", strerror(rc)));
+		v->link_down = true;
+		return RP_EWC;
+	}
 	if (rc && hint) {
 		RP_ERR_HINT(hint, "ibv_modify_qp(%s, %s): %s", q->name, name,
 			    strerror(rc));
@@ -287,6 +308,13 @@ void rp_verbs_local(const struct rp_verbs *v, uint32_t qp,
  * 7-8. INIT -> RTR -> RTS, QP i against the peer's QP i (rp_verbs_connect)
  */
 
+/* Up already against that peer QP: a try again after RTR found the
+ * link still down on a later QP (rp_verbs_connect()). */
+static bool connected(const struct verbs_qp *q, const struct rp_qp_addr *p)
+{
+	return q->state == IBV_QPS_RTS && q->dest_qpn == p->qpn;
+}
+
 static int check_peer(const struct rp_verbs *v, uint32_t i,
 		      const struct rp_qp_addr *peer);
 static int qp_to_rtr(struct rp_verbs *v, uint32_t i,
@@ -308,7 +336,10 @@ int rp_verbs_connect(struct rp_verbs *v, const struct rp_qp_addr *peer,
 		if (rc)
 			return rc;
 	}
+	v->link_down = false;
 	for (i = 0; i < n; i++) {
+		if (connected(&v->qp[i], &peer[i]))
+			continue;
 		rc = qp_to_rtr(v, i, &peer[i]);
 		if (!rc)
 			rc = qp_to_rts(v, i);
@@ -339,7 +370,7 @@ static int check_peer(const struct rp_verbs *v, uint32_t i,
 	const char *why = NULL;
 	uint32_t j;
 
-	if (!q->ibv || q->state != IBV_QPS_INIT) {
+	if (!q->ibv || (q->state != IBV_QPS_INIT && !connected(q, p))) {
 		RP_ERR("rp_verbs_connect: %s is %s, not INIT", q->name,
 		       q->ibv ? rp_verbs_qp_state_name(q->state) : "gone");
 		return RP_EINTERNAL;
@@ -430,6 +461,7 @@ static int qp_to_rtr(struct rp_verbs *v, uint32_t i,
 			.src_path_bits = 0,
 		},
 	};
+	int rc;
 
 	if (v->link_layer == IBV_LINK_LAYER_ETHERNET) {
 		/* RoCE has no LIDs: route by GID in a GRH. */
@@ -442,11 +474,14 @@ static int qp_to_rtr(struct rp_verbs *v, uint32_t i,
 		attr.ah_attr.dlid = peer->lid;
 	}
 	rp_verbs_trace_rtr(v, i, &attr, peer_mtu);
-	return modify_qp(v, i, &attr,
-			 IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
-			 IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-			 IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER,
-			 "RTR", rtr_hint(v, peer));
+	rc = modify_qp(v, i, &attr,
+		       IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
+		       IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+		       IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER,
+		       "RTR", rtr_hint(v, peer));
+	if (!rc)
+		v->qp[i].dest_qpn = peer->qpn;
+	return rc;
 }
 
 static int qp_to_rts(struct rp_verbs *v, uint32_t i)

@@ -49,9 +49,13 @@ int rp_ctrl_connect(const char *host, uint16_t port, double deadline, int *fd)
  * rmem_max): room for every FACK a receiver may owe its sender.
  */
 #define RP_CTRL_SOCKBUF		(256u << 10)
-/* Keepalive and TCP_USER_TIMEOUT so a dead peer is noticed; buffers of
- * RP_CTRL_SOCKBUF at the least. */
-void rp_ctrl_tune(int fd, int timeout_s);
+/*
+ * Keepalive and TCP_USER_TIMEOUT so a dead peer is noticed; buffers of
+ * RP_CTRL_SOCKBUF at the least. outage_s: how long a link outage the
+ * connection must outlast on top of timeout_s (--retry-for), 0 for none:
+ * TCP gives up on data unacknowledged for their sum.
+ */
+void rp_ctrl_tune(int fd, int timeout_s, int outage_s);
 /* getsockname() of a connected socket. 0 or -errno. */
 int rp_ctrl_local_addr(int fd, struct sockaddr_storage *ss, socklen_t *len);
 

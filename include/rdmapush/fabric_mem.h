@@ -143,7 +143,19 @@ enum rp_fab_fault {
 	 * QP goes to ERROR). Receives stay posted. Fresh QPs from
 	 * rp_verbs_relink() on both sides pair and work again. */
 	RP_FAB_LINK_DOWN,
+	/* The nth rp_verbs_connect() on that side (1: the session's own,
+	 * 2: the first after an outage), and with rp_fab_unreach() every
+	 * one for some time after, fails as RTR does on RoCE when the
+	 * peer's Ethernet address does not resolve (ETIMEDOUT), and no QP
+	 * moves: with rp_verbs_set_relink() on, traced, RP_EWC and
+	 * rp_verbs_link_down(); off, one RP_ERR line and RP_EVERBS. */
+	RP_FAB_CONNECT_UNREACH,
 };
+
+/* RP_FAB_CONNECT_UNREACH at the nth connect on side, and every connect
+ * of that endpoint in the ms milliseconds after it: an address that
+ * stays unresolved while a link outage goes on. */
+void rp_fab_unreach(enum rp_fab_side side, uint64_t nth, unsigned int ms);
 
 /*
  * Arm one fault for the next transfer (one per side at a time; arming

@@ -170,7 +170,11 @@ void rp_verbs_dereg_ring(struct rp_verbs *v);
  * Each QP i, RTR then RTS against peer[i] (n must be our number of QPs):
  * path MTU = min(ours, peer's), GRH with the peer's GID on RoCE, LID on
  * InfiniBand. Reads the state back after each transition. Returns 0 or
- * an error (reported).
+ * an error (reported). With rp_verbs_set_relink() on, an RTR that finds
+ * no ARP answer or route for the peer (ETIMEDOUT, EHOSTUNREACH,
+ * ENETUNREACH: the link still down) is traced, not reported: RP_EWC and
+ * rp_verbs_link_down(); calling again with the same peer tries the QPs
+ * not yet up.
  */
 int rp_verbs_connect(struct rp_verbs *v, const struct rp_qp_addr *peer,
 		     uint32_t n) __attribute__((warn_unused_result));

@@ -215,6 +215,8 @@ struct rp_verbs {
 	bool relink;		/* rp_verbs_set_relink() */
 	bool link_down;
 	uint64_t nposts;
+	uint64_t nconnects;	/* rp_verbs_connect() calls, fault count */
+	double unreach_until;	/* RP_FAB_CONNECT_UNREACH, rp_now() s */
 	uint64_t posted[POST_KIND_MAX];	/* successful, to bound the traces */
 	bool wc_failed;
 	uint64_t wc_errors;
@@ -241,6 +243,9 @@ static _Atomic uint64_t fault_word[RP_FAB_SIDE_MAX];
 /* The status RP_FAB_FAIL_COMPLETION gives, per side (enum rp_wc_status):
  * "general error", or rp_fab_fail_completion()'s; set as it is armed. */
 static atomic_int fail_status[RP_FAB_SIDE_MAX];
+/* How long RP_FAB_CONNECT_UNREACH lasts once fired, per side, in ms:
+ * 0, or rp_fab_unreach()'s; set as it is armed. */
+static atomic_uint unreach_ms[RP_FAB_SIDE_MAX];
 static atomic_int stat_open;
 static _Atomic uint64_t stat_opened;
 static atomic_int stat_rings;
@@ -280,6 +285,8 @@ static const char *fault_name(enum rp_fab_fault f)
 		return "STRAY_WC";
 	case RP_FAB_LINK_DOWN:
 		return "LINK_DOWN";
+	case RP_FAB_CONNECT_UNREACH:
+		return "CONNECT_UNREACH";
 	}
 	return "?";
 }
@@ -289,9 +296,10 @@ static const char *side_name(enum rp_fab_side s)
 	return s == RP_FAB_RECEIVER ? "receiver" : "sender";
 }
 
-/* Arm what on side at nth; a failed completion gets status. */
+/* Arm what on side at nth; a failed completion gets status, an
+ * unresolved address lasts ms. */
 static void arm(enum rp_fab_side side, enum rp_fab_fault what, uint64_t nth,
-		int status)
+		int status, unsigned int ms)
 {
 	uint64_t w = 0;
 
@@ -302,19 +310,26 @@ static void arm(enum rp_fab_side side, enum rp_fab_fault what, uint64_t nth,
 	/* The status first: the word makes the fault live. */
 	if (what == RP_FAB_FAIL_COMPLETION)
 		atomic_store(&fail_status[side], status);
+	if (what == RP_FAB_CONNECT_UNREACH)
+		atomic_store(&unreach_ms[side], ms);
 	atomic_store(&fault_word[side], w);
 }
 
 void rp_fab_fault(enum rp_fab_side side, enum rp_fab_fault what,
 		  uint64_t nth)
 {
-	arm(side, what, nth, RP_WCS_GENERAL_ERR);
+	arm(side, what, nth, RP_WCS_GENERAL_ERR, 0);
+}
+
+void rp_fab_unreach(enum rp_fab_side side, uint64_t nth, unsigned int ms)
+{
+	arm(side, RP_FAB_CONNECT_UNREACH, nth, RP_WCS_GENERAL_ERR, ms);
 }
 
 void rp_fab_fail_completion(enum rp_fab_side side, uint64_t nth, int status)
 {
 	arm(side, RP_FAB_FAIL_COMPLETION, nth,
-	    status > 0 && status < RP_WCS_MAX ? status : RP_WCS_GENERAL_ERR);
+	    status > 0 && status < RP_WCS_MAX ? status : RP_WCS_GENERAL_ERR, 0);
 }
 
 /*
@@ -387,6 +402,7 @@ void rp_fab_reset(void)
 	for (int s = 0; s < RP_FAB_SIDE_MAX; s++) {
 		atomic_store(&fault_word[s], 0);
 		atomic_store(&fail_status[s], RP_WCS_GENERAL_ERR);
+		atomic_store(&unreach_ms[s], 0);
 		atomic_store(&discard_side[s], false);
 	}
 	rp_fab_set_hook(NULL, NULL);
@@ -930,9 +946,28 @@ static int check_init(struct rp_verbs *v)
 	return RP_EINTERNAL;
 }
 
+/* RP_FAB_CONNECT_UNREACH: RTR without an ARP answer, as verbs_qp.c
+ * takes it. */
+static int unreachable(struct rp_verbs *v)
+{
+	char qn[QP_NAME_LEN];
+
+	if (v->relink) {
+		RP_EV("verbs", "rtr.unreachable", "{name} INIT -> RTR: {why}: "
+		      "the link is still down", EV_S("name",
+		      qp_name(&v->qp[0], qn)), EV_S("why", strerror(ETIMEDOUT)));
+		v->link_down = true;
+		return RP_EWC;
+	}
+	RP_ERR_WHY(ETIMEDOUT, "ibv_modify_qp(%s, RTR): %s (fault injected by "
+		   "the fabric)", qp_name(&v->qp[0], qn), strerror(ETIMEDOUT));
+	return RP_EVERBS;
+}
+
 int rp_verbs_connect(struct rp_verbs *v, const struct rp_qp_addr *peer,
 		     uint32_t n)
 {
+	enum rp_fab_fault what;
 	bool paired[RP_QPS_MAX];
 	char qn[QP_NAME_LEN];
 	uint32_t i;
@@ -945,6 +980,13 @@ int rp_verbs_connect(struct rp_verbs *v, const struct rp_qp_addr *peer,
 		rc = check_peer(&peer[i]);
 	if (rc)
 		return rc;
+	v->link_down = false;
+	if (take_fault(v->side, 1u << RP_FAB_CONNECT_UNREACH, ++v->nconnects,
+		       &what))
+		v->unreach_until = rp_now() +
+				   atomic_load(&unreach_ms[v->side]) / 1e3;
+	if (v->unreach_until && rp_now() <= v->unreach_until)
+		return unreachable(v);
 	pthread_mutex_lock(&v->lock);
 	for (i = 0; i < n; i++)
 		v->qp[i].state = QPS_RTS;

@@ -39,6 +39,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+
 #include <cmocka.h>
 #include <json-c/json.h>
 
@@ -50,6 +53,7 @@
 #include "rdmapush/fabric_mem.h"
 #include "rdmapush/partial.h"
 #include "rdmapush/config.h"
+#include "rdmapush/ctrl.h"
 #include "rdmapush/proto.h"
 #include "rdmapush/proto_msgs.h"
 #include "rdmapush/session.h"
@@ -124,6 +128,10 @@ struct scenario {
 	uint64_t fault_nth;
 	int wc_status;		/* FAIL_COMPLETION fails with this status */
 	uint64_t recv_down_nth;	/* and the receiver's link at its nth post */
+	/* or the receiver's nth connect finds no ARP answer, and every
+	 * one in the recv_unreach_ms after it */
+	uint64_t recv_unreach_nth;
+	unsigned int recv_unreach_ms;
 	uint64_t signal_at;	/* raise SIGINT at the sender's nth post */
 	uint64_t shrink_at;	/* the source shrinks at either side's nth */
 	unsigned int recv_ack_ms;	/* the receiver's ACKs come this late */
@@ -979,6 +987,9 @@ static void run(struct env *e, const struct scenario *sc, struct result *res,
 	if (sc->recv_down_nth)
 		rp_fab_fault(RP_FAB_RECEIVER, RP_FAB_LINK_DOWN,
 			     sc->recv_down_nth);
+	if (sc->recv_unreach_nth)
+		rp_fab_unreach(RP_FAB_RECEIVER, sc->recv_unreach_nth,
+			       sc->recv_unreach_ms);
 	shrink_path = file;
 	atomic_store(&shrunk, false);
 	if (sc->signal_at || sc->trickle_ms || sc->shrink_at)
@@ -2039,6 +2050,81 @@ static void test_link_flap_one_outage(void **s)
 	assert_int_equal(r.types[RP_MSG_RECONNECT], 4);
 	assert_int_equal(r.send_reconnects, 1);
 	assert_int_equal(r.recv_reconnects, 1);
+}
+
+/*
+ * The receiver's RECONNECT can reach a sender whose own packets are
+ * still lost, and the other way round: then RTR on the fresh QPs finds
+ * no ARP answer (the receiver's connects after the outage, here, for
+ * 0.6 s). The outage goes on, not the session's end: it connects again.
+ */
+static void test_link_relink_unresolved(void **s)
+{
+	struct env *e = *s;
+	struct result r;
+	char file[160];
+
+	push(e, &(struct scenario){ .op_write = true, .qps = 2,
+	     .size = 2 * MIB, .chunk = 64 * KIB, .window = 4, .retry_for = 5,
+	     .fault_side = RP_FAB_SENDER,
+	     .fault = RP_FAB_LINK_DOWN, .fault_nth = 8 + 4,
+	     .recv_unreach_nth = 2, .recv_unreach_ms = 600 }, &r);
+	assert_int_equal(r.send_rc, 0);
+	assert_int_equal(r.recv_rc, 0);
+	snprintf(file, sizeof(file), "%s/data.bin", e->src);
+	assert_delivered(e, file, "data.bin");
+	assert_int_equal(r.send_reconnects, 1);
+	assert_int_equal(r.recv_reconnects, 1);
+}
+
+/* An address that stays unresolved past --retry-for ends the session as
+ * a link that stays down does, saying so; nothing is left behind. */
+static void test_link_relink_unresolved_gives_up(void **s)
+{
+	struct env *e = *s;
+	struct result r;
+	char line[256];
+	const char *err;
+
+	capture_begin(e);
+	push_fails(s, &(struct scenario){ .op_write = true, .qps = 1,
+		   .size = 2 * MIB, .chunk = 64 * KIB, .window = 4,
+		   .retry_for = 1, .fault_side = RP_FAB_SENDER,
+		   .fault = RP_FAB_LINK_DOWN, .fault_nth = 4 + 4,
+		   .recv_unreach_nth = 2, .recv_unreach_ms = 30000 }, &r);
+	err = capture_done(e);
+	assert_int_equal(r.recv_rc, RP_EWC);
+	line_with(err, "is still down after", line, sizeof(line));
+	assert_non_null(strstr(line, "(--retry-for 1): its address does "
+			       "not resolve"));
+	assert_int_equal(r.recv_reconnects, 0);
+}
+
+/*
+ * TCP gives up on data unacknowledged for TCP_USER_TIMEOUT, and its
+ * retransmissions back off exponentially: a control connection tuned
+ * for --timeout alone died in a 20 s outage that --retry-for rides out.
+ * A session's outlasts both; a ping's (no outage to ride) --timeout.
+ */
+static void test_link_tcp_outlasts(void **s)
+{
+	static const int cases[][3] = {	/* timeout, outage, ms */
+		{ 30, 60, 90000 }, { 30, 0, 30000 }, { 5, -1, 5000 },
+	};
+
+	(void)s;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int fd = socket(AF_INET, SOCK_STREAM, 0);
+		unsigned int uto = 0;
+		socklen_t len = sizeof(uto);
+
+		assert_true(fd >= 0);
+		rp_ctrl_tune(fd, cases[i][0], cases[i][1]);
+		assert_int_equal(getsockopt(fd, IPPROTO_TCP, TCP_USER_TIMEOUT,
+					    &uto, &len), 0);
+		assert_int_equal(uto, (unsigned int)cases[i][2]);
+		close(fd);
+	}
 }
 
 /* A peer that dies is not a link to wait for, --retry-for or not: the
@@ -3927,6 +4013,9 @@ int main(void)
 		T(test_link_down_qps3),
 		T(test_link_down_receiver_first),
 		T(test_link_flap_one_outage),
+		T(test_link_relink_unresolved),
+		T(test_link_relink_unresolved_gives_up),
+		T(test_link_tcp_outlasts),
 		T(test_link_down_at_the_end),
 		T(test_link_retry_dead_peer),
 		T(test_cut_after_first_auth),
