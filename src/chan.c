@@ -30,7 +30,6 @@ void rp_chan_init(struct rp_chan *ch, int fd, const char *peer,
 	ch->timeout = timeout;
 	ch->start = rp_now();
 	ch->handshake_end = 0;
-	ch->outage_end = 0;
 	ch->peer_failed = false;
 	ch->reason_wait = 0;
 	ch->got_type = 0;
@@ -60,30 +59,17 @@ double rp_chan_deadline(const struct rp_chan *ch)
 	 * handshake, so an idle connection cannot linger for --timeout. */
 	if (ch->handshake_end > 0 && ch->handshake_end < d)
 		return ch->handshake_end;
-	/* The peer's messages may wait behind the outage itself. */
-	if (ch->outage_end > d)
-		return ch->outage_end;
 	return d;
 }
 
-int rp_chan_waited(const struct rp_chan *ch, double t0)
-{
-	double waited = rp_now() - t0;
-
-	/* Not "29 s" for a wait woken a little before its deadline. */
-	return waited > ch->timeout + 1 ? (int)(waited + 0.5) : ch->timeout;
-}
-
-/* The wait began at t0. */
-static void report_timeout(const struct rp_chan *ch, const char *what,
-			   double t0)
+static void report_timeout(const struct rp_chan *ch, const char *what)
 {
 	if (ch->handshake_end > 0)
 		RP_ERR("no %s from %s within %.0f s of connecting; closing",
 		       what, ch->peer, ch->handshake_end - ch->start);
 	else
 		RP_ERR("timed out after %d s waiting for %s from %s",
-		       rp_chan_waited(ch, t0), what, ch->peer);
+		       ch->timeout, what, ch->peer);
 }
 
 static void trace(const struct rp_chan *ch, const char *dir, uint8_t type,
@@ -298,12 +284,11 @@ static int unseal(struct rp_chan *ch, struct rp_msg_hdr *h, const uint8_t *buf)
 static int next_msg(struct rp_chan *ch, struct rp_msg_hdr *h, uint8_t *buf,
 		    size_t cap, const char *what)
 {
-	double t0 = rp_now();
 	int rc = rp_ctrl_recv_in(ch->fd, &ch->in, h, buf, cap,
 				 rp_chan_deadline(ch));
 
 	if (rc == RP_ETIMEOUT) {
-		report_timeout(ch, what, t0);
+		report_timeout(ch, what);
 		return rc;
 	}
 	if (rc == RP_ECTRLCLOSED) {

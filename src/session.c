@@ -242,7 +242,7 @@ void rp_xfer_stop_pool(struct xfer *x)
 int rp_xfer_next(struct xfer *x, struct rp_wc *wc, int max, double deadline,
 	      bool watch)
 {
-	double until, t0 = rp_now();
+	double until;
 	int rc;
 
 	/* A signal that landed outside poll() must stop us too. */
@@ -271,7 +271,7 @@ int rp_xfer_next(struct xfer *x, struct rp_wc *wc, int max, double deadline,
 		RP_ERR("no %s from %s for %d s (%" PRIu64
 		       " chunks taken by the receiver so far)",
 		       !strcmp(x->rep.role, "send") ? "credit or answer" :
-		       "data", x->peer, rp_chan_waited(&x->ch, t0), x->done);
+		       "data", x->peer, x->o->timeout, x->done);
 	return rc;
 }
 

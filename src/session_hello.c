@@ -296,7 +296,6 @@ void rp_xfer_link_seen(struct xfer *x, const struct rp_wc *wc, int n)
 		if (wc[i].op == RP_WC_WRITE || wc[i].op == RP_WC_SEND ||
 		    wc[i].op == RP_WC_READ) {
 			x->rl.since = 0;
-			x->ch.outage_end = 0;
 			return;
 		}
 	}
@@ -351,10 +350,6 @@ int rp_xfer_relink_begin(struct xfer *x)
 	if (!x->rl.since) {
 		x->rl.since = now;	/* a new outage */
 		x->rl.counted = false;
-		/* The peer's RECONNECT, and what it sent before, may wait
-		 * behind the outage: --retry-for, not --timeout, bounds
-		 * the waits for them now. */
-		x->ch.outage_end = now + x->o->retry_for;
 	} else if (now - x->rl.since > x->o->retry_for) {
 		RP_ERR("the RDMA link to %s is still down after %u attempt%s "
 		       "in %.0f s (--retry-for %d)", x->peer, x->rl.attempt,

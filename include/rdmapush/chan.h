@@ -33,9 +33,6 @@ struct rp_chan {
 	/* Until the peer has passed its handshake: one absolute deadline
 	 * for all of it (0: none). */
 	double handshake_end;
-	/* While a link outage is ridden out (--retry-for): a wait lasts
-	 * until then at least, however short --timeout (0: none). */
-	double outage_end;
 	/* The peer has already said why it stopped (or is gone): tell it
 	 * nothing more. */
 	bool peer_failed;
@@ -79,12 +76,8 @@ void rp_chan_init(struct rp_chan *ch, int fd, const char *peer,
 /* Close the connection and forget the session key. Idempotent. */
 void rp_chan_close(struct rp_chan *ch);
 /* Absolute deadline timeout seconds from now, or the handshake's while
- * that is sooner, or the outage's end while that is later. */
+ * that is sooner. */
 double rp_chan_deadline(const struct rp_chan *ch);
-/* The seconds a wait that began at t0 (rp_now()) and ran to its
- * rp_chan_deadline() lasted, for messages: --timeout, or longer when it
- * ran to an outage's end. */
-int rp_chan_waited(const struct rp_chan *ch, double t0);
 
 /*
  * Send a message of type, m its struct (struct rp_hello, ...): traced,

@@ -39,7 +39,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <math.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 
@@ -53,7 +52,6 @@
 #include "rdmapush/err.h"
 #include "rdmapush/fabric_mem.h"
 #include "rdmapush/partial.h"
-#include "rdmapush/chan.h"
 #include "rdmapush/config.h"
 #include "rdmapush/ctrl.h"
 #include "rdmapush/proto.h"
@@ -146,7 +144,6 @@ struct scenario {
 	double min_rate_secs;	/* and the span it judges over */
 	unsigned int trickle_ms;	/* the sender sleeps this long a post */
 	unsigned int fend_ms;	/* relay: each FEND this late */
-	unsigned int reconnect_ms;	/* relay: each RECONNECT this late */
 	bool busy;		/* the receiver's admission hook says busy */
 	char **sources;		/* sender's SOURCE... (else data.bin alone) */
 	int nsources;
@@ -231,7 +228,6 @@ struct relay {
 	bool psk;		/* AUTH first: 2 messages to b, 1 to a */
 	uint64_t size;		/* what a forged ACK claims */
 	unsigned int fend_ms;	/* each FEND reaches the receiver this late */
-	unsigned int reconnect_ms;	/* each RECONNECT, either way */
 	uint32_t n[2];		/* messages each way: to b, to a */
 	uint8_t saved[RP_PROTO_MAX_MSG];
 	size_t saved_len;
@@ -624,8 +620,6 @@ static int forward(struct relay *r, bool to_a, uint8_t *type)
 		return -1;
 	if (!to_a && h.type == RP_MSG_FEND && r->fend_ms)
 		usleep(r->fend_ms * 1000u);
-	if (h.type == RP_MSG_RECONNECT && r->reconnect_ms)
-		usleep(r->reconnect_ms * 1000u);
 	return pass_on(r, to_a, r->n[to_a]++, h.type, buf,
 		       RP_PROTO_HDR_LEN + h.length);
 }
@@ -962,8 +956,7 @@ static void run(struct env *e, const struct scenario *sc, struct result *res,
 	struct relay rl = { .cut_after = sc->cut_after ? sc->cut_after : NEVER,
 			    .cut_at = sc->cut_at, .how = sc->tamper,
 			    .evil_path = sc->evil_path, .evil_id = sc->evil_id, .psk = sc->psk_send,
-			    .size = sc->size, .fend_ms = sc->fend_ms,
-			    .reconnect_ms = sc->reconnect_ms };
+			    .size = sc->size, .fend_ms = sc->fend_ms };
 	struct admit_probe probe = { .sc = sc, .res = res };
 	struct rp_admission adm = { .admit = admit_hook, .ctx = &probe };
 	int sp[2], rp[2];
@@ -2032,25 +2025,6 @@ static void test_link_down_at_the_end(void **s)
 		  .fault = RP_FAB_LINK_DOWN, .fault_nth = 4 + 4 });
 }
 
-/* The push of sc completed, data.bin delivered, one outage ridden out
- * on each side, with msgs RECONNECT messages in all (0: any number). */
-static void rides_out(struct env *e, const struct scenario *sc,
-		      uint32_t msgs)
-{
-	struct result r;
-	char file[160];
-
-	push(e, sc, &r);
-	assert_int_equal(r.send_rc, 0);
-	assert_int_equal(r.recv_rc, 0);
-	snprintf(file, sizeof(file), "%s/data.bin", e->src);
-	assert_delivered(e, file, "data.bin");
-	if (msgs)
-		assert_int_equal(r.types[RP_MSG_RECONNECT], msgs);
-	assert_int_equal(r.send_reconnects, 1);
-	assert_int_equal(r.recv_reconnects, 1);
-}
-
 /*
  * The link flaps: down at the sender's 16th post, and again at the
  * receiver's 60th, after the first relink worked and credits and chunks
@@ -2060,11 +2034,22 @@ static void rides_out(struct env *e, const struct scenario *sc,
  */
 static void test_link_flap_one_outage(void **s)
 {
-	rides_out(*s, &(struct scenario){ .op_write = true, .qps = 1,
+	struct env *e = *s;
+	struct result r;
+	char file[160];
+
+	push(e, &(struct scenario){ .op_write = true, .qps = 1,
 	     .size = 4 * MIB, .chunk = 64 * KIB, .window = 4, .retry_for = 5,
 	     .fault_side = RP_FAB_SENDER,
 	     .fault = RP_FAB_LINK_DOWN, .fault_nth = 4 + 12,
-	     .recv_down_nth = 60 }, 4);
+	     .recv_down_nth = 60 }, &r);
+	assert_int_equal(r.send_rc, 0);
+	assert_int_equal(r.recv_rc, 0);
+	snprintf(file, sizeof(file), "%s/data.bin", e->src);
+	assert_delivered(e, file, "data.bin");
+	assert_int_equal(r.types[RP_MSG_RECONNECT], 4);
+	assert_int_equal(r.send_reconnects, 1);
+	assert_int_equal(r.recv_reconnects, 1);
 }
 
 /*
@@ -2075,28 +2060,21 @@ static void test_link_flap_one_outage(void **s)
  */
 static void test_link_relink_unresolved(void **s)
 {
-	rides_out(*s, &(struct scenario){ .op_write = true, .qps = 2,
+	struct env *e = *s;
+	struct result r;
+	char file[160];
+
+	push(e, &(struct scenario){ .op_write = true, .qps = 2,
 	     .size = 2 * MIB, .chunk = 64 * KIB, .window = 4, .retry_for = 5,
 	     .fault_side = RP_FAB_SENDER,
 	     .fault = RP_FAB_LINK_DOWN, .fault_nth = 8 + 4,
-	     .recv_unreach_nth = 2, .recv_unreach_ms = 600 }, 0);
-}
-
-/*
- * The control connection stalls with the link: each RECONNECT takes
- * longer than --timeout (3 s) to arrive, so the sender waits about 7 s
- * for the receiver's. Within --retry-for (10 s) the waits for it last
- * to the outage's end, not --timeout, and the push completes. (The
- * receiver, waiting for data, sees the outage by its credit sent again
- * after 2 s of silence, within its --timeout.)
- */
-static void test_link_reconnect_late(void **s)
-{
-	rides_out(*s, &(struct scenario){ .op_write = true, .qps = 1,
-	     .size = 2 * MIB, .chunk = 64 * KIB, .window = 4, .timeout = 3,
-	     .retry_for = 10, .fault_side = RP_FAB_SENDER,
-	     .fault = RP_FAB_LINK_DOWN, .fault_nth = 4 + 4,
-	     .reconnect_ms = 3500 }, 2);
+	     .recv_unreach_nth = 2, .recv_unreach_ms = 600 }, &r);
+	assert_int_equal(r.send_rc, 0);
+	assert_int_equal(r.recv_rc, 0);
+	snprintf(file, sizeof(file), "%s/data.bin", e->src);
+	assert_delivered(e, file, "data.bin");
+	assert_int_equal(r.send_reconnects, 1);
+	assert_int_equal(r.recv_reconnects, 1);
 }
 
 /* An address that stays unresolved past --retry-for ends the session as
@@ -2147,30 +2125,6 @@ static void test_link_tcp_outlasts(void **s)
 		assert_int_equal(uto, (unsigned int)cases[i][2]);
 		close(fd);
 	}
-}
-
-/*
- * A wait's deadline is --timeout from now, or an outage's end when that
- * is later; a channel starts with none, whatever its memory held (a
- * channel on the stack once waited on garbage). Its message names the
- * time it really waited.
- */
-static void test_link_chan_deadline(void **s)
-{
-	struct rp_chan ch;
-	double now;
-
-	(void)s;
-	memset(&ch, 0x7f, sizeof(ch));	/* doubles of 1e306 */
-	rp_chan_init(&ch, -1, "peer", "transfer", RP_SIDE_SENDER, NULL, 7);
-	now = rp_now();
-	assert_true(fabs(rp_chan_deadline(&ch) - (now + 7)) < 0.5);
-	assert_int_equal(rp_chan_waited(&ch, now), 7);
-	ch.outage_end = now + 100;
-	assert_true(fabs(rp_chan_deadline(&ch) - (now + 100)) < 0.5);
-	assert_int_equal(rp_chan_waited(&ch, now - 50), 50);
-	ch.outage_end = now + 1;
-	assert_true(fabs(rp_chan_deadline(&ch) - (now + 7)) < 0.5);
 }
 
 /* A peer that dies is not a link to wait for, --retry-for or not: the
@@ -4061,9 +4015,7 @@ int main(void)
 		T(test_link_flap_one_outage),
 		T(test_link_relink_unresolved),
 		T(test_link_relink_unresolved_gives_up),
-		T(test_link_reconnect_late),
 		T(test_link_tcp_outlasts),
-		T(test_link_chan_deadline),
 		T(test_link_down_at_the_end),
 		T(test_link_retry_dead_peer),
 		T(test_cut_after_first_auth),
