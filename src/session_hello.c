@@ -337,25 +337,39 @@ static bool peer_gone(const struct xfer *x)
 	return n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR);
 }
 
-int rp_xfer_relink_begin(struct xfer *x)
+/*
+ * Whether the outage under way is still one to wait for: 0, or the
+ * error (reported) when the peer closed the control connection or
+ * --retry-for has run out since it began; why ends that message.
+ */
+static int outage_over(struct xfer *x, const char *why)
 {
-	double now = rp_now();
-	int rc;
+	double waited = rp_now() - x->rl.since;
 
 	if (peer_gone(x)) {
 		RP_ERR("the RDMA link to %s failed and it closed the control "
 		       "connection", x->peer);
 		return RP_ECTRLCLOSED;
 	}
-	if (!x->rl.since) {
-		x->rl.since = now;	/* a new outage */
-		x->rl.counted = false;
-	} else if (now - x->rl.since > x->o->retry_for) {
+	if (x->rl.since && waited > x->o->retry_for) {
 		RP_ERR("the RDMA link to %s is still down after %u attempt%s "
-		       "in %.0f s (--retry-for %d)", x->peer, x->rl.attempt,
-		       x->rl.attempt == 1 ? "" : "s", now - x->rl.since,
-		       x->o->retry_for);
+		       "in %.0f s (--retry-for %d)%s", x->peer, x->rl.attempt,
+		       x->rl.attempt == 1 ? "" : "s", waited, x->o->retry_for,
+		       why);
 		return RP_EWC;
+	}
+	return 0;
+}
+
+int rp_xfer_relink_begin(struct xfer *x)
+{
+	int rc = outage_over(x, "");
+
+	if (rc)
+		return rc;
+	if (!x->rl.since) {
+		x->rl.since = rp_now();	/* a new outage */
+		x->rl.counted = false;
 	}
 	x->rl.attempt++;
 	RP_EV("session", "relink", "link down, reconnecting (attempt "
@@ -405,18 +419,9 @@ static int connect_fresh(struct xfer *x)
 	while (rp_xfer_link_lost(x, rc)) {
 		if (rp_session_stop)
 			return RP_EINTERRUPTED;
-		if (peer_gone(x)) {
-			RP_ERR("the RDMA link to %s is still down and it "
-			       "closed the control connection", x->peer);
-			return RP_ECTRLCLOSED;
-		}
-		if (rp_now() - x->rl.since > x->o->retry_for) {
-			RP_ERR("the RDMA link to %s is still down after %.0f s "
-			       "(--retry-for %d): its address does not "
-			       "resolve", x->peer, rp_now() - x->rl.since,
-			       x->o->retry_for);
-			return RP_EWC;
-		}
+		rc = outage_over(x, ": its address does not resolve");
+		if (rc)
+			return rc;
 		(void)poll(NULL, 0, RELINK_PAUSE_MS);
 		rc = rp_verbs_connect(x->v, x->remote, x->qps);
 	}
