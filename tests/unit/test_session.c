@@ -2025,6 +2025,25 @@ static void test_link_down_at_the_end(void **s)
 		  .fault = RP_FAB_LINK_DOWN, .fault_nth = 4 + 4 });
 }
 
+/* The push of sc completed, data.bin delivered, one outage ridden out
+ * on each side, with msgs RECONNECT messages in all (0: any number). */
+static void rides_out(struct env *e, const struct scenario *sc,
+		      uint32_t msgs)
+{
+	struct result r;
+	char file[160];
+
+	push(e, sc, &r);
+	assert_int_equal(r.send_rc, 0);
+	assert_int_equal(r.recv_rc, 0);
+	snprintf(file, sizeof(file), "%s/data.bin", e->src);
+	assert_delivered(e, file, "data.bin");
+	if (msgs)
+		assert_int_equal(r.types[RP_MSG_RECONNECT], msgs);
+	assert_int_equal(r.send_reconnects, 1);
+	assert_int_equal(r.recv_reconnects, 1);
+}
+
 /*
  * The link flaps: down at the sender's 16th post, and again at the
  * receiver's 60th, after the first relink worked and credits and chunks
@@ -2034,22 +2053,11 @@ static void test_link_down_at_the_end(void **s)
  */
 static void test_link_flap_one_outage(void **s)
 {
-	struct env *e = *s;
-	struct result r;
-	char file[160];
-
-	push(e, &(struct scenario){ .op_write = true, .qps = 1,
+	rides_out(*s, &(struct scenario){ .op_write = true, .qps = 1,
 	     .size = 4 * MIB, .chunk = 64 * KIB, .window = 4, .retry_for = 5,
 	     .fault_side = RP_FAB_SENDER,
 	     .fault = RP_FAB_LINK_DOWN, .fault_nth = 4 + 12,
-	     .recv_down_nth = 60 }, &r);
-	assert_int_equal(r.send_rc, 0);
-	assert_int_equal(r.recv_rc, 0);
-	snprintf(file, sizeof(file), "%s/data.bin", e->src);
-	assert_delivered(e, file, "data.bin");
-	assert_int_equal(r.types[RP_MSG_RECONNECT], 4);
-	assert_int_equal(r.send_reconnects, 1);
-	assert_int_equal(r.recv_reconnects, 1);
+	     .recv_down_nth = 60 }, 4);
 }
 
 /*
@@ -2060,21 +2068,11 @@ static void test_link_flap_one_outage(void **s)
  */
 static void test_link_relink_unresolved(void **s)
 {
-	struct env *e = *s;
-	struct result r;
-	char file[160];
-
-	push(e, &(struct scenario){ .op_write = true, .qps = 2,
+	rides_out(*s, &(struct scenario){ .op_write = true, .qps = 2,
 	     .size = 2 * MIB, .chunk = 64 * KIB, .window = 4, .retry_for = 5,
 	     .fault_side = RP_FAB_SENDER,
 	     .fault = RP_FAB_LINK_DOWN, .fault_nth = 8 + 4,
-	     .recv_unreach_nth = 2, .recv_unreach_ms = 600 }, &r);
-	assert_int_equal(r.send_rc, 0);
-	assert_int_equal(r.recv_rc, 0);
-	snprintf(file, sizeof(file), "%s/data.bin", e->src);
-	assert_delivered(e, file, "data.bin");
-	assert_int_equal(r.send_reconnects, 1);
-	assert_int_equal(r.recv_reconnects, 1);
+	     .recv_unreach_nth = 2, .recv_unreach_ms = 600 }, 0);
 }
 
 /* An address that stays unresolved past --retry-for ends the session as
