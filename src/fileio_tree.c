@@ -404,6 +404,15 @@ void rp_fileio_here_leave(struct rp_dir_here *h)
 	h->path = NULL;
 }
 
+void rp_fileio_here_move(struct rp_dir_here *h, struct rp_dir_here *to)
+{
+	*to = (struct rp_dir_here){ .fd = h->fd, .path = h->path,
+				    .dirty = true };
+	h->fd = -1;
+	h->path = NULL;
+	h->dirty = false;
+}
+
 /* Be in fd, path's directory (owned from here on); dirty: it has a new
  * entry. */
 int rp_fileio_here_settle(struct rp_dir_here *h, int fd, const char *path,

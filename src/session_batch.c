@@ -34,32 +34,62 @@ bool rp_batch_takes(const struct rp_batch *b, uint64_t size)
 	       b->bytes + size <= RP_BATCH_BYTES;
 }
 
+/* The next entry's slot, its path copied: NULL when out of memory
+ * (reported). */
+static struct rp_batched *next_slot(struct rp_batch *b, uint32_t id,
+				    const char *path, uint64_t bytes)
+{
+	struct rp_batched *e;
+
+	if (!b->e && rp_sys_calloc(&b->e, RP_BATCH_FILES, sizeof(*b->e),
+				   "files waiting for their sync"))
+		return NULL;
+	e = &b->e[b->n];
+	*e = (struct rp_batched){ .id = id, .bytes = bytes,
+				  .path = strdup(path) };
+	rp_fileio_dst_init(&e->dst);
+	if (!e->path) {
+		RP_ERR("strdup: %s", strerror(ENOMEM));
+		return NULL;
+	}
+	return e;
+}
+
 int rp_batch_add(struct rp_batch *b, struct rp_dst *d, uint32_t id,
 		 const char *path, uint64_t bytes, bool force)
 {
 	struct rp_batched *e;
 	int rc;
 
-	if (!b->e) {
-		rc = rp_sys_calloc(&b->e, RP_BATCH_FILES, sizeof(*b->e),
-				   "files waiting for their sync");
-		if (rc)
-			return rc;
-	}
 	rc = rp_fileio_dst_stage(d);
 	if (rc)
 		return rc;
-	e = &b->e[b->n];
-	*e = (struct rp_batched){ .dst = *d, .id = id, .bytes = bytes,
-				  .force = force, .path = strdup(path) };
-	if (!e->path) {
-		RP_ERR("strdup: %s", strerror(ENOMEM));
+	e = next_slot(b, id, path, bytes);
+	if (!e)
 		return -ENOMEM;
-	}
+	e->dst = *d;
+	e->force = force;
 	/* The file is the batch's now: the caller's close leaves it. */
 	rp_fileio_dst_init(d);
 	b->n++;
+	b->files++;
 	b->bytes += bytes;
+	return 0;
+}
+
+int rp_batch_add_answer(struct rp_batch *b, uint32_t id, const char *path,
+			uint64_t bytes, int err)
+{
+	char why[RP_TEXT_MAX + 1];
+	struct rp_batched *e = next_slot(b, id, path, bytes);
+
+	if (!e)
+		return -ENOMEM;
+	e->answered = true;
+	e->err = err;
+	if (rp_trace_reason_take(why, sizeof(why)))
+		e->why = strdup(why);	/* NULL: the error's own words */
+	b->n++;
 	return 0;
 }
 
@@ -87,6 +117,8 @@ static void name_one(struct rp_batched *e)
 {
 	char why[RP_TEXT_MAX + 1];
 
+	if (e->answered)
+		return;
 	rp_trace_reason_start();
 	rp_fileio_dst_durable(&e->dst);
 	e->err = rp_fileio_dst_commit(&e->dst, e->force);
@@ -100,10 +132,12 @@ static void name_one(struct rp_batched *e)
 static int commit_one(struct xfer *x, struct rp_tally *t,
 		      struct rp_batched *e, int synced, const char *why)
 {
-	int err = synced ? synced : e->err;
+	/* A failed sync fails the files, not what was answered already. */
+	bool sync_failed = synced && !e->answered;
+	int err = sync_failed ? synced : e->err;
 
 	rp_trace_reason_start();
-	if (synced)
+	if (sync_failed)
 		rp_trace_reason_put(why);
 	else if (e->why)
 		rp_trace_reason_put(e->why);
@@ -113,6 +147,16 @@ static int commit_one(struct xfer *x, struct rp_tally *t,
 	return err;
 }
 
+/* The batch's first file (b->files > 0): the file system to sync. */
+static const struct rp_batched *first_file(const struct rp_batch *b)
+{
+	const struct rp_batched *e = b->e;
+
+	while (e->answered)
+		e++;
+	return e;
+}
+
 /* In a worker: the sync, which may take long on a busy disk, then
  * the names. The session thread touches none of b until synced. */
 static void syncfs_job(struct rp_job *j, void *scratch)
@@ -120,7 +164,7 @@ static void syncfs_job(struct rp_job *j, void *scratch)
 	struct rp_batch *b = (struct rp_batch *)j;
 
 	(void)scratch;
-	b->sync_errno = syncfs(b->e[0].dst.fd) < 0 ? errno : 0;
+	b->sync_errno = syncfs(first_file(b)->dst.fd) < 0 ? errno : 0;
 	pthread_mutex_lock(b->naming);
 	for (uint32_t i = 0; !b->sync_errno && i < b->n; i++)
 		name_one(&b->e[i]);
@@ -134,8 +178,9 @@ void rp_batch_start(struct xfer *x, struct rp_batch *b)
 	b->sync_errno = 0;
 	b->next_sync = rp_now() + RP_SYNC_EVERY;
 	/* tmpfs keeps nothing past a reboot: a sync there waits for
-	 * nothing, and costs a worker's wake-up a batch. */
-	b->in_memory = rp_fileio_in_memory(b->e[0].dst.fd);
+	 * nothing, and costs a worker's wake-up a batch. Answers alone
+	 * have nothing to sync either. */
+	b->in_memory = !b->files || rp_fileio_in_memory(first_file(b)->dst.fd);
 	if (b->in_memory) {	/* named in rp_batch_finish() */
 		atomic_store_explicit(&b->synced, true, memory_order_release);
 		return;
@@ -186,10 +231,10 @@ static int sync_result(const struct rp_batch *b)
 
 	if (!b->sync_errno)
 		return 0;
-	snprintf(many, sizeof(many), "none of the %u files", b->n);
+	snprintf(many, sizeof(many), "none of the %u files", b->files);
 	RP_ERR("syncfs(file system of %s): %s: %s waiting for it is stored",
-	       b->e[0].dst.shown, strerror(b->sync_errno),
-	       b->n == 1 ? "the file" : many);
+	       first_file(b)->dst.shown, strerror(b->sync_errno),
+	       b->files == 1 ? "the file" : many);
 	return -b->sync_errno;
 }
 
@@ -212,11 +257,13 @@ int rp_batch_finish(struct xfer *x, struct rp_batch *b, struct rp_tally *t)
 	(void)rp_trace_reason_take(why, sizeof(why));
 	for (uint32_t i = 0; b->in_memory && i < b->n; i++)
 		name_one(&b->e[i]);
-	RP_EV("file", "file.batch", "{files} file{files:|s} {how}, then named",
-	      EV_U("files", b->n), EV_U("bytes", b->bytes),
-	      EV_T("how", b->in_memory ? "in memory (tmpfs): no sync to "
-		   "wait for" : "made durable by one syncfs"),
-	      EV_B("synced", !b->in_memory), EV_B("ok", synced == 0));
+	if (b->files)
+		RP_EV("file", "file.batch", "{files} file{files:|s} {how}, "
+		      "then named", EV_U("files", b->files),
+		      EV_U("bytes", b->bytes),
+		      EV_T("how", b->in_memory ? "in memory (tmpfs): no "
+			   "sync to wait for" : "made durable by one syncfs"),
+		      EV_B("synced", !b->in_memory), EV_B("ok", synced == 0));
 	for (uint32_t i = 0; i < b->n; i++) {
 		struct rp_batched *e = &b->e[i];
 		int e_rc = commit_one(x, t, e, synced, why);
@@ -225,6 +272,7 @@ int rp_batch_finish(struct xfer *x, struct rp_batch *b, struct rp_tally *t)
 			rc = e_rc;
 	}
 	b->n = 0;
+	b->files = 0;
 	b->bytes = 0;
 	b->busy = false;
 	rp_trace_reason_start();

@@ -286,16 +286,21 @@ int rp_xfer_send_fack(struct xfer *x, uint32_t id, int err, uint64_t bytes);
  * the workers (one's links beside the next one's sync), files keep
  * arriving into the next, so the disk and the network overlap. The
  * receiver sends a batch to its sync when it is full and whenever it
- * would otherwise wait for the sender with none in flight, and has
- * everything waiting named before any other FACK and before leaving the
- * directory the files are in. Each file waiting holds its descriptor:
- * the sender's MAX_PENDING (two batches) bounds them, well within the
- * usual limit of 1,024.
+ * would otherwise wait for the sender with none in flight. An entry
+ * answered meanwhile (a directory, a refusal, a large file) waits in the
+ * batch for its turn, as FACKs keep the entries' order; the directory
+ * the files are in, left, goes with the newest batch holding any, which
+ * fsyncs it once they are named, up to RP_BATCH_DIRS of them (past
+ * that, everything waiting is named first, then the directory left).
+ * Each file waiting holds its descriptor: the sender's MAX_PENDING (two
+ * batches) bounds them, with the directories well within the usual
+ * limit of 1,024.
  */
 #define RP_BATCHES		3u
 #define RP_BATCH_FILE_MAX	(1u << 20)
 #define RP_BATCH_FILES		256u
 #define RP_BATCH_BYTES		(32ull << 20)
+#define RP_BATCH_DIRS		32u
 /*
  * While the receiver waits for the disk (a large file's final sync, a
  * batch's syncfs) it tells the sender how far it got at most this often
@@ -322,6 +327,8 @@ struct rp_batched {
 	char *path;		/* as the sender named it */
 	uint64_t bytes;
 	bool force;		/* may replace what is there */
+	/* No file: an entry answered already, waiting for its turn. */
+	bool answered;
 	int err;		/* its naming's result (after the sync) */
 	char *why;		/* and its reason, when it failed, or NULL */
 };
@@ -339,8 +346,9 @@ struct rp_batch {
 	bool in_memory;		/* tmpfs: no sync to wait for */
 	double next_sync;	/* SYNC due to the sender (rp_now()) */
 	struct rp_batched *e;	/* RP_BATCH_FILES, allocated at first use */
-	uint32_t n;
-	uint64_t bytes;
+	uint32_t n;		/* entries */
+	uint32_t files;		/* of them, files to sync and name */
+	uint64_t bytes;		/* the files' */
 };
 
 /* Whether a file of size bytes may wait in b now. */
@@ -349,6 +357,11 @@ bool rp_batch_takes(const struct rp_batch *b, uint64_t size);
  * (reported; d is still the caller's). */
 int rp_batch_add(struct rp_batch *b, struct rp_dst *d, uint32_t id,
 		 const char *path, uint64_t bytes, bool force)
+	__attribute__((warn_unused_result));
+/* An entry answered already (err, and the reason held for it, if any:
+ * taken) waits in b for its turn. 0 or -ENOMEM (reported). */
+int rp_batch_add_answer(struct rp_batch *b, uint32_t id, const char *path,
+			uint64_t bytes, int err)
 	__attribute__((warn_unused_result));
 bool rp_batch_full(const struct rp_batch *b);
 /* b (not empty) starts its syncfs on a worker; b is busy, and takes no

@@ -124,6 +124,9 @@ struct recv_state {
 	 * a ring of batches, the ones in flight (their sync and names on
 	 * a worker) from the oldest, then the one that takes files. */
 	struct rp_batch batches[RP_BATCHES];
+	/* Each batch's directories left, fsynced once it is done. */
+	struct rp_dir_here left[RP_BATCHES][RP_BATCH_DIRS];
+	unsigned nleft[RP_BATCHES];
 	pthread_mutex_t naming;	/* theirs (struct rp_batch) */
 	unsigned oldest, flying;
 	uint32_t next_id;	/* the FILE id we expect next */
@@ -202,9 +205,42 @@ static struct rp_batch *oldest(struct recv_state *r)
 	return &r->batches[r->oldest];
 }
 
+/* Whether entries wait in batches: another's answer goes after them. */
+static bool waiting(struct recv_state *r)
+{
+	return r->flying || filling(r)->n;
+}
+
+/* The directories batch i took, left: fsynced (their files are named),
+ * the first failure kept for the ACK, and closed. */
+static void leave_dirs(struct recv_state *r, unsigned i)
+{
+	for (unsigned k = 0; k < r->nleft[i]; k++) {
+		struct rp_dir_here *d = &r->left[i][k];
+
+		rp_fileio_here_leave(d);
+		if (d->sync_err && !r->here.sync_err)
+			r->here.sync_err = d->sync_err;
+	}
+	r->nleft[i] = 0;
+}
+
+/* Leaving the directory we are in while entries wait: the newest batch
+ * holding any takes it, to fsync once its files are named (the batches
+ * before it are done by then). false when that batch holds all it may. */
+static bool hand_over(struct recv_state *r)
+{
+	unsigned i = (r->oldest + r->flying - !filling(r)->n) % RP_BATCHES;
+
+	if (r->nleft[i] == RP_BATCH_DIRS)
+		return false;
+	rp_fileio_here_move(&r->here, &r->left[i][r->nleft[i]++]);
+	return true;
+}
+
 /* The oldest batch in flight, once its sync and names are done (or
  * now, when wait): its files are in the directory we are in (its fsync
- * on leaving covers them), and answered, in order. */
+ * on leaving covers them) or in one it took, and answered, in order. */
 static int reap(struct xfer *x, struct recv_state *r, bool wait)
 {
 	int rc;
@@ -213,6 +249,7 @@ static int reap(struct xfer *x, struct recv_state *r, bool wait)
 		return 0;
 	r->here.dirty = true;
 	rc = rp_batch_finish(x, oldest(r), &r->tally);
+	leave_dirs(r, r->oldest);
 	r->oldest = (r->oldest + 1) % RP_BATCHES;
 	r->flying--;
 	return rc;
@@ -268,9 +305,9 @@ static int flush(struct xfer *x, struct recv_state *r)
 	return rc;
 }
 
-/* Count an entry's result, say it in --json, and tell the sender, after
- * the entries before it. */
-static int entry_done(struct xfer *x, struct recv_state *r,
+/* Count an entry's result, say it in --json, and tell the sender now,
+ * after the entries before it. */
+static int answer_now(struct xfer *x, struct recv_state *r,
 		      const struct rp_file *f, int err, uint64_t bytes)
 {
 	int rc = flush(x, r);
@@ -278,6 +315,21 @@ static int entry_done(struct xfer *x, struct recv_state *r,
 	rp_xfer_entry(x, &r->tally, f->path, bytes, err, NULL);
 	if (!rc)
 		rc = rp_xfer_send_fack(x, f->id, err, bytes);
+	return rc;
+}
+
+/* As answer_now(), but behind entries waiting for their sync it waits
+ * in the filling batch for its turn, with the reason held for it. */
+static int entry_done(struct xfer *x, struct recv_state *r,
+		      const struct rp_file *f, int err, uint64_t bytes)
+{
+	int rc;
+
+	if (!waiting(r))
+		return answer_now(x, r, f, err, bytes);
+	rc = rp_batch_add_answer(filling(r), f->id, f->path, bytes, err);
+	if (!rc && rp_batch_full(filling(r)))
+		rc = sync_behind(x, r);
 	return rc;
 }
 
@@ -296,7 +348,8 @@ static int go_to(struct xfer *x, struct recv_state *r, const char *path,
 {
 	int rc = 0;
 
-	if (!rp_fileio_here_is(&r->here, path))
+	if (!rp_fileio_here_is(&r->here, path) && r->here.fd >= 0 &&
+	    waiting(r) && !hand_over(r))
 		rc = flush(x, r);
 	if (!rc)
 		rc = path_refusal(rp_fileio_here_go_to(&r->here, r->dirfd,
@@ -481,7 +534,7 @@ static int early_fack(struct xfer *x, struct recv_state *r)
 	if (!c->err || c->facked)
 		return 0;
 	c->facked = true;
-	return entry_done(x, r, &c->meta, c->err, 0);
+	return answer_now(x, r, &c->meta, c->err, 0);
 }
 
 /* An entry of the sender's --update the receiver has: no data comes. */
@@ -1361,8 +1414,10 @@ static void release(struct recv_state *r)
 {
 	if (r->cur.open)
 		file_close(&r->cur);
-	for (unsigned i = 0; i < RP_BATCHES; i++)
+	for (unsigned i = 0; i < RP_BATCHES; i++) {
 		rp_batch_free(&r->batches[i]);
+		leave_dirs(r, i);
+	}
 	/* Entries already committed stay: sync what we can. */
 	rp_fileio_here_leave(&r->here);
 	rp_fileio_times_free(&r->times);

@@ -465,6 +465,9 @@ struct rp_dir_here {
 };
 /* Leave it: fsync it first if it is dirty. */
 void rp_fileio_here_leave(struct rp_dir_here *h);
+/* Leave it for to (empty) to sync later, once names still to come are
+ * in it: to is dirty; h is in none, its sync_err kept. */
+void rp_fileio_here_move(struct rp_dir_here *h, struct rp_dir_here *to);
 /* Whether path's directory is the one h is in (so going to it leaves
  * nothing). */
 bool rp_fileio_here_is(const struct rp_dir_here *h, const char *path);

@@ -242,7 +242,7 @@ static volatile unsigned int sync_ms;	/* sleep per wait for the disk */
 static volatile bool dir_fsync_fails;
 static volatile bool syncfs_fails;	/* the group commit's sync: EIO */
 /* Calls the receiver made: fsync of regular files, syncfs (a worker's). */
-static _Atomic unsigned long file_fsyncs, syncfs_calls;
+static _Atomic unsigned long file_fsyncs, dir_fsyncs, syncfs_calls;
 /* A syncfs is in its (slow) wait now; files the receiver opened then. */
 static _Atomic bool syncfs_waiting;
 static _Atomic unsigned long opens_while_syncing;
@@ -296,6 +296,8 @@ int __wrap_fsync(int fd)
 	}
 	if (!is_dir(fd))
 		file_fsyncs++;
+	else
+		dir_fsyncs++;
 	if (!is_dir(fd) && sync_ms)
 		usleep(sync_ms * 1000);
 	return __real_fsync(fd);
@@ -999,7 +1001,7 @@ static void run(struct env *e, const struct scenario *sc, struct result *res,
 	sync_ms = sc->sync_ms;
 	dir_fsync_fails = sc->dir_fsync_fails;
 	syncfs_fails = sc->syncfs_fails;
-	file_fsyncs = syncfs_calls = 0;
+	file_fsyncs = dir_fsyncs = syncfs_calls = 0;
 	nospc_past = sc->nospc_past;
 	job.o = &ro;
 	job.fd = rp[0];
@@ -3184,6 +3186,47 @@ static void test_batch_one_sync(void **s)
 }
 
 /*
+ * Files of many directories share a batch: leaving a directory while its
+ * files wait for their sync does not wait for it (the batch takes the
+ * directory along, and fsyncs it once they are named), nor does the next
+ * directory's own answer (it waits in the batch for its turn). 40
+ * directories of 5 files, each sync 50 ms: it was a sync a directory.
+ */
+static void test_batch_spans_dirs(void **s)
+{
+	struct env *e = *s;
+	struct srcs src = { 0 };
+	struct result r;
+	char p[256];
+
+	snprintf(p, sizeof(p), "%s/many", e->src);
+	mkdir_mode(p, 0755);
+	for (int d = 0; d < 40; d++) {
+		snprintf(p, sizeof(p), "%s/many/d%02d", e->src, d);
+		mkdir_mode(p, 0755);
+		for (int i = 0; i < 5; i++) {
+			snprintf(p, sizeof(p), "%s/many/d%02d/f%d", e->src, d,
+				 i);
+			make_file(p, KIB + (uint64_t)i, (uint8_t)(d + i));
+		}
+	}
+	srcs_add(&src, e, "many");
+	setenv("RDMAPUSH_SYNC_TMPFS", "1", 1);
+	push_srcs(e, &(struct scenario){ .recursive = true, .sync_ms = 50 },
+		  &src, &r);
+	unsetenv("RDMAPUSH_SYNC_TMPFS");
+	assert_session_done(&r, 0);
+	assert_int_equal(count_tree(e->dst), 1 + 40 + 200);
+	for (int d = 0; d < 40; d += 7) {
+		snprintf(p, sizeof(p), "many/d%02d/f%d", d, d % 5);
+		assert_arrived(e, p);
+	}
+	assert_in_range(syncfs_calls, 1, 20);
+	/* Each directory that got names is still fsynced. */
+	assert_true(dir_fsyncs >= 41);
+}
+
+/*
  * While one batch's sync waits for the disk, the next batch's files
  * keep arriving, and the next full batch starts its own sync: the disk
  * and the network overlap. FACKs still come in order (the sender
@@ -4045,6 +4088,7 @@ int main(void)
 		T(test_tree_deep_dirs_open_once),
 		T(test_batch_one_sync),
 		T(test_batch_sync_overlaps),
+		T(test_batch_spans_dirs),
 		T(test_batch_name_appears),
 		T(test_tree_made_dir_no_lookup),
 		T(test_batch_sync_fails),
