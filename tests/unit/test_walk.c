@@ -723,6 +723,60 @@ static void test_swapped_dir(void **state)
 }
 
 /*
+ * A directory is opened at its first file, and its next files come from
+ * the directory so opened: a swap between two files of it is not seen
+ * (they are the files of the directory the walk listed, as a tree's come
+ * from the top it held); a directory not opened yet is still refused.
+ */
+static void test_dir_kept(void **state)
+{
+	char top[PATH_MAX];
+	char *argv[] = { top };
+	char priv[PATH_MAX];
+	struct rp_walk_entry e;
+	struct rp_src s;
+	struct rp_walk *w;
+	char buf[16];
+
+	(void)state;
+	make_dir("hidden", 0700);
+	make_file("hidden/f2", 6, 0600);
+	make_file("hidden/g", 6, 0600);
+	make_dir("kept", 0755);
+	make_dir("kept/a", 0755);
+	make_file("kept/a/f1", 3, 0644);
+	make_file("kept/a/f2", 5, 0644);
+	make_dir("kept/b", 0755);
+	make_file("kept/b/g", 2, 0644);
+	snprintf(priv, sizeof(priv), "%s", at("hidden"));
+	snprintf(top, sizeof(top), "%s", at("kept"));
+
+	assert_int_equal(rp_walk_open(&w, argv, 1, true, NULL), 0);
+	expect_one(w, "kept", RP_WALK_DIR, "", 0755, 0, NULL);
+	expect_one(w, "kept", RP_WALK_DIR, "/a", 0755, 0, NULL);
+	next_file(w, &e, "kept/a/f1");
+	assert_int_equal(rp_walk_src_open(w, &e, &s), 0);
+	assert_string_equal(src_bytes(&s, buf), "012");
+	rp_fileio_src_close(&s);
+	assert_int_equal(rename(at("kept/a"), at("a.old")), 0);
+	assert_int_equal(symlink(priv, at("kept/a")), 0);
+	next_file(w, &e, "kept/a/f2");
+	assert_int_equal(rp_walk_src_open(w, &e, &s), 0);
+	assert_string_equal(src_bytes(&s, buf), "01234");
+	rp_fileio_src_close(&s);
+	expect_one(w, "kept", RP_WALK_DIR, "/b", 0755, 0, NULL);
+	assert_int_equal(rename(at("kept/b"), at("b.old")), 0);
+	assert_int_equal(symlink(priv, at("kept/b")), 0);
+	next_file(w, &e, "kept/b/g");
+	capture_start();
+	assert_int_equal(rp_walk_src_open(w, &e, &s), -ELOOP);
+	(void)capture_end();
+	assert_int_equal(s.fd, -1);
+	expect_end(w);
+	rp_walk_close(w);
+}
+
+/*
  * The same for a directory: one listed under a directory since swapped
  * for a link is refused when looked at again, and nothing the walk would
  * find behind the link is listed. A directory's mode and mtime are
@@ -924,6 +978,7 @@ int main(void)
 		cmocka_unit_test(test_check_unreadable),
 		cmocka_unit_test(test_swapped_dir),
 		cmocka_unit_test(test_swapped_subdir),
+		cmocka_unit_test(test_dir_kept),
 		cmocka_unit_test(test_src_is_fstat),
 		cmocka_unit_test(test_total),
 		cmocka_unit_test(test_kind_names),
