@@ -22,6 +22,7 @@
 #include "rdmapush/report.h"
 #include "rdmapush/server.h"
 #include "rdmapush/session.h"
+#include "rdmapush/sys.h"
 #include "rdmapush/trace.h"
 
 /* Stopped by SIGINT/SIGTERM: the shell's 128 + signal, not "network". */
@@ -135,6 +136,9 @@ static int run(const struct rp_opts *opts)
 	rc = o->trace_json ? rp_trace_json_open(o->trace_json) : 0;
 	if (!rc)
 		rc = rp_preflight(o, send ? RP_PREFLIGHT_SEND : RP_PREFLIGHT_RECV);
+	/* Each small file waiting for its group sync holds a descriptor. */
+	if (!send)
+		(void)rp_sys_nofile(RP_SYS_NOFILE_RECV);
 	if (!rc)
 		rc = send ? rp_session_send(o, &out) : rp_server_run(o, &out);
 	held = rp_trace_held_error();

@@ -292,15 +292,19 @@ int rp_xfer_send_fack(struct xfer *x, uint32_t id, int err, uint64_t bytes);
  * the files are in, left, goes with the newest batch holding any, which
  * fsyncs it once they are named, up to RP_BATCH_DIRS of them (past
  * that, everything waiting is named first, then the directory left).
- * Each file waiting holds its descriptor: the sender's MAX_PENDING (two
- * batches) bounds them, with the directories well within the usual
- * limit of 1,024.
+ * Each file waiting holds its descriptor: the sender's MAX_PENDING (four
+ * batches) bounds them, and so does the open-file limit, less
+ * RP_FD_RESERVE for everything else (the directories taken among it):
+ * at that cap the oldest batch is answered before another file waits.
+ * `rdmapush recv` raises its limit (RP_SYS_NOFILE_RECV) so that the cap
+ * is the sender's.
  */
-#define RP_BATCHES		3u
+#define RP_BATCHES		5u
 #define RP_BATCH_FILE_MAX	(1u << 20)
 #define RP_BATCH_FILES		256u
 #define RP_BATCH_BYTES		(32ull << 20)
 #define RP_BATCH_DIRS		32u
+#define RP_FD_RESERVE		256u
 /*
  * While the receiver waits for the disk (a large file's final sync, a
  * batch's syncfs) it tells the sender how far it got at most this often

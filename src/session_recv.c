@@ -129,6 +129,8 @@ struct recv_state {
 	unsigned nleft[RP_BATCHES];
 	pthread_mutex_t naming;	/* theirs (struct rp_batch) */
 	unsigned oldest, flying;
+	/* Files that may wait at once: the open-file limit's share. */
+	uint32_t max_waiting;
 	uint32_t next_id;	/* the FILE id we expect next */
 	bool fin_seen;
 	/* The directory entries arrive in now (rp_fileio_here_go_to). */
@@ -693,13 +695,54 @@ static int verify(struct xfer *x, struct recv_file *c)
 	return RP_ECHECKSUM;
 }
 
+/* Files waiting for their sync, each holding its descriptor. */
+static uint32_t files_waiting(const struct recv_state *r)
+{
+	uint32_t n = 0;
+
+	for (unsigned i = 0; i < RP_BATCHES; i++)
+		n += r->batches[i].files;
+	return n;
+}
+
+/* At the open-file limit's share, the oldest batch is answered first
+ * (sent to its sync now if none is in flight). */
+static int make_room(struct xfer *x, struct recv_state *r)
+{
+	int rc = 0;
+
+	while (!rc && files_waiting(r) >= r->max_waiting) {
+		if (!r->flying)
+			rc = sync_behind(x, r);
+		if (!rc)
+			rc = reap(x, r, true);
+	}
+	return rc;
+}
+
+/* Of the open-file limit, what files waiting may hold. */
+static uint32_t waiting_cap(void)
+{
+	unsigned long lim = rp_sys_nofile(0);
+	unsigned long cap = lim > 2 * RP_FD_RESERVE ? lim - RP_FD_RESERVE
+						    : lim / 2;
+
+	return cap < RP_BATCHES * RP_BATCH_FILES ? (uint32_t)(cap ? cap : 1)
+						 : RP_BATCHES * RP_BATCH_FILES;
+}
+
 /* A small verified file waits for the batch's sync; a full batch goes. */
 static int stage(struct xfer *x, struct recv_state *r)
 {
 	struct recv_file *c = &r->cur;
-	int err = rp_batch_add(filling(r), &c->dst, c->meta.id, c->meta.path,
-			       c->bytes, x->o->force || c->replace);
+	int err = make_room(x, r);
 
+	if (err) {
+		file_close(c);
+		return err;
+	}
+	err = rp_batch_add(filling(r), &c->dst, c->meta.id, c->meta.path,
+			   c->bytes, x->o->force || c->replace);
 	file_close(c);
 	if (err)
 		return entry_done(x, r, &c->meta, err, 0);
@@ -1442,6 +1485,7 @@ int rp_session_recv_one(const struct rp_config *o, const uint8_t *psk,
 
 	for (unsigned i = 0; i < RP_BATCHES; i++)
 		r.batches[i].naming = &r.naming;
+	r.max_waiting = waiting_cap();
 	r.umask = umask(0);
 	umask(r.umask);
 	rp_chan_init(&x.ch, fd, x.peer, "transfer", RP_SIDE_SENDER, psk,

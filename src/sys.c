@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "rdmapush/sys.h"
@@ -29,6 +30,22 @@ int rp_sys_nonblock(int fd, const char *what)
 		return -e;
 	}
 	return 0;
+}
+
+unsigned long rp_sys_nofile(unsigned long want)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl))
+		return 1024;	/* the usual default: a guess, not a promise */
+	if (want > rl.rlim_cur) {
+		rlim_t to = want < rl.rlim_max ? want : rl.rlim_max;
+		struct rlimit up = { .rlim_cur = to, .rlim_max = rl.rlim_max };
+
+		if (to > rl.rlim_cur && setrlimit(RLIMIT_NOFILE, &up) == 0)
+			rl.rlim_cur = to;
+	}
+	return rl.rlim_cur == RLIM_INFINITY ? ~0ul : (unsigned long)rl.rlim_cur;
 }
 
 void rp_sys_random(void *buf, size_t n)

@@ -31,6 +31,17 @@ void rp_sys_random(void *buf, size_t n);
 int rp_sys_calloc(void *out, size_t n, size_t size, const char *what)
 	__attribute__((warn_unused_result));
 
+/*
+ * The soft limit on open files, raised first toward want (never past the
+ * hard limit, never lowered; 0: only read): what it is now. Best effort:
+ * a failed setrlimit(2) leaves it as it was.
+ */
+unsigned long rp_sys_nofile(unsigned long want);
+
+/* What `rdmapush recv` raises it to: each small file waiting for its
+ * group sync holds a descriptor (session_int.h). */
+#define RP_SYS_NOFILE_RECV	4096ul
+
 /* Longest single poll(2) sleep of the completion waits; the deadline is
  * re-checked after it. */
 #define RP_SYS_MAX_SLEEP_MS	(3600 * 1000)

@@ -38,6 +38,7 @@
 #include "rdmapush/json.h"
 #include "rdmapush/opts.h"
 #include "rdmapush/session.h"
+#include "rdmapush/sys.h"
 #include "rdmapush/trace.h"
 
 #include "bench_common.h"
@@ -1088,6 +1089,8 @@ int main(int argc, char **argv)
 	int rc;
 
 	bench_init("bench_tree", usage);
+	/* The receiver's open-file limit, as `rdmapush recv` raises it. */
+	(void)rp_sys_nofile(RP_SYS_NOFILE_RECV);
 	rc = parse_args(argc, argv, &c);
 	if (rc)
 		return rc > 0 ? 0 : RP_EXIT_USAGE;

@@ -35,6 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -3227,6 +3228,39 @@ static void test_batch_spans_dirs(void **s)
 }
 
 /*
+ * Each small file waiting for its sync holds a descriptor: under a low
+ * open-file limit the receiver answers its oldest batch before more wait,
+ * where it failed with EMFILE. 600 files, slow syncs, a limit of 400
+ * for the whole process (both ends).
+ */
+static void test_batch_fd_limit(void **s)
+{
+	struct env *e = *s;
+	struct srcs src = { 0 };
+	struct rlimit was, low;
+	struct result r;
+
+	make_small_files(e, &src, 600, KIB);
+	assert_int_equal(getrlimit(RLIMIT_NOFILE, &was), 0);
+	low = (struct rlimit){ .rlim_cur = 400, .rlim_max = was.rlim_max };
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &low), 0);
+	setenv("RDMAPUSH_SYNC_TMPFS", "1", 1);
+	push_srcs(e, &(struct scenario){ .recursive = true, .sync_ms = 30,
+					 .threads = 2 },
+		  &src, &r);
+	unsetenv("RDMAPUSH_SYNC_TMPFS");
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &was), 0);
+	assert_session_done(&r, 0);
+	assert_int_equal(count_tree(e->dst), 601);
+	for (int i = 0; i < 600; i += 53) {
+		char name[64];
+
+		snprintf(name, sizeof(name), "small/f%03d", i);
+		assert_arrived(e, name);
+	}
+}
+
+/*
  * While one batch's sync waits for the disk, the next batch's files
  * keep arriving, and the next full batch starts its own sync: the disk
  * and the network overlap. FACKs still come in order (the sender
@@ -4089,6 +4123,7 @@ int main(void)
 		T(test_batch_one_sync),
 		T(test_batch_sync_overlaps),
 		T(test_batch_spans_dirs),
+		T(test_batch_fd_limit),
 		T(test_batch_name_appears),
 		T(test_tree_made_dir_no_lookup),
 		T(test_batch_sync_fails),
