@@ -34,8 +34,9 @@ bool rp_batch_takes(const struct rp_batch *b, uint64_t size)
 	       b->bytes + size <= RP_BATCH_BYTES;
 }
 
-/* The next entry's slot, its path copied: NULL when out of memory
- * (reported). */
+/* The next entry's slot, its path copied, all but its dst set: NULL
+ * when out of memory (reported). The dst (2 KiB of names) is written
+ * once, by the caller. */
 static struct rp_batched *next_slot(struct rp_batch *b, uint32_t id,
 				    const char *path, uint64_t bytes)
 {
@@ -45,9 +46,13 @@ static struct rp_batched *next_slot(struct rp_batch *b, uint32_t id,
 				   "files waiting for their sync"))
 		return NULL;
 	e = &b->e[b->n];
-	*e = (struct rp_batched){ .id = id, .bytes = bytes,
-				  .path = strdup(path) };
-	rp_fileio_dst_init(&e->dst);
+	e->id = id;
+	e->bytes = bytes;
+	e->force = false;
+	e->answered = false;
+	e->err = 0;
+	e->why = NULL;
+	e->path = strdup(path);
 	if (!e->path) {
 		RP_ERR("strdup: %s", strerror(ENOMEM));
 		return NULL;
@@ -85,6 +90,7 @@ int rp_batch_add_answer(struct rp_batch *b, uint32_t id, const char *path,
 
 	if (!e)
 		return -ENOMEM;
+	rp_fileio_dst_init(&e->dst);
 	e->answered = true;
 	e->err = err;
 	if (rp_trace_reason_take(why, sizeof(why)))
