@@ -137,7 +137,7 @@ static int run(const struct rp_opts *opts)
 	if (!rc)
 		rc = rp_preflight(o, send ? RP_PREFLIGHT_SEND : RP_PREFLIGHT_RECV);
 	/* Each small file waiting for its group sync holds a descriptor. */
-	if (!send)
+	if (!rc && !send)
 		(void)rp_sys_nofile(RP_SYS_NOFILE_RECV);
 	if (!rc)
 		rc = send ? rp_session_send(o, &out) : rp_server_run(o, &out);

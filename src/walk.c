@@ -39,9 +39,8 @@ struct rp_walk {
 	int root_fd;
 	/* The directory of the file opened last, below the top: the next
 	 * file in it opens from there (a tree of small files is many files
-	 * to a directory), dir_fd -1 when none. */
-	int dir_fd;
-	char *dir_rel;		/* its path from the top */
+	 * to a directory). Never dirty: leaving it only closes it. */
+	struct rp_dir_here dir;
 	FTSENT *cur;		/* the entry rp_walk_next gave last */
 	const char *top;	/* its name on the receiver */
 	char *real;		/* realpath of the source, when needed */
@@ -113,24 +112,15 @@ int rp_walk_open(struct rp_walk **wp, char *const *sources, int n,
 	w->recursive = recursive;
 	w->as_name = as_name;
 	w->root_fd = -1;
-	w->dir_fd = -1;
+	w->dir.fd = -1;
 	*wp = w;
 	return 0;
-}
-
-static void forget_dir(struct rp_walk *w)
-{
-	if (w->dir_fd >= 0)
-		close(w->dir_fd);
-	w->dir_fd = -1;
-	free(w->dir_rel);
-	w->dir_rel = NULL;
 }
 
 /* Forget the current source: its tree, its root and realpath. */
 static void end_source(struct rp_walk *w)
 {
-	forget_dir(w);
+	rp_fileio_here_leave(&w->dir);
 	if (w->fts && fts_close(w->fts)) {
 		int e = errno;
 
@@ -472,49 +462,24 @@ int rp_walk_next(struct rp_walk *w, struct rp_walk_entry *e)
 	}
 }
 
-/* The directory of rel (below the top), opened as its first file's was
- * and kept for the files after it: 0, or as rp_fileio_open_parent(). */
-static int dir_of(struct rp_walk *w, const char *rel, size_t len)
-{
-	const char *leaf;
-	char *copy;
-	int fd;
-	int rc;
-
-	if (w->dir_fd >= 0 && strlen(w->dir_rel) == len &&
-	    !memcmp(w->dir_rel, rel, len))
-		return 0;
-	forget_dir(w);
-	copy = strndup(rel, len);
-	if (!copy)
-		return nomem("strndup");
-	rc = rp_fileio_open_parent(w->root_fd, rel, &fd, &leaf);
-	if (rc) {
-		free(copy);
-		return rc;
-	}
-	w->dir_fd = fd;
-	w->dir_rel = copy;
-	return 0;
-}
-
 int rp_walk_src_open(struct rp_walk *w, const struct rp_walk_entry *e,
 		     struct rp_src *s)
 {
-	const char *slash;
+	const char *leaf;
+	int fd;
 	int rc;
 
 	if (!e->rel)
 		return rp_fileio_src_open(s, e->src);
-	slash = strrchr(e->rel, '/');
-	if (!slash)		/* in the top, held already */
+	if (!strchr(e->rel, '/'))	/* in the top, held already */
 		return rp_fileio_src_open_at(s, w->root_fd, e->rel, e->src);
-	rc = dir_of(w, e->rel, (size_t)(slash - e->rel));
+	/* Its directory, as the receiver keeps the one entries arrive in. */
+	rc = rp_fileio_here_go_to(&w->dir, w->root_fd, e->rel, &fd, &leaf);
 	if (rc) {
 		*s = (struct rp_src){ .fd = -1 };
 		return rc;
 	}
-	return rp_fileio_src_open_at(s, w->dir_fd, slash + 1, e->src);
+	return rp_fileio_src_open_at(s, fd, leaf, e->src);
 }
 
 int rp_walk_dir_recheck(struct rp_walk *w, struct rp_walk_entry *e)
