@@ -103,17 +103,20 @@ await_on() {
 	on "$1" "for i in \$(seq $(($2 * 10))); do $3 && exit 0; sleep 0.1; done; exit 1"
 }
 
-# await_log NODE JOB TEXT [SECONDS]: wait (30 s unless told) until a
+# await_log NODE JOB TEXT [SECONDS]: wait (90 s unless told) until a
 # background job's output (stdout or stderr, e.g. rdmapush's --trace)
 # shows TEXT, a grep pattern: e.g. a test peer reporting where it stopped.
 # If it never does, print why (with the job's last lines) and return 1.
+# 90 s, because a Python test peer's start alone (the interpreter on an
+# emulated CPU) takes 5 to 8 s in an idle lab, and passed 30 s on a busy
+# host; the wait ends as soon as TEXT shows.
 await_log() {
-	local end=$((SECONDS + ${4:-30}))
+	local end=$((SECONDS + ${4:-90}))
 	while [ $SECONDS -lt $end ]; do
 		"$LAB" log "$1" "$2" 2>&1 | grep -q -e "$3" && return 0
 		sleep 0.2
 	done
-	echo "# waited ${4:-30} s for '$3' from job $2 on $1; its last lines:"
+	echo "# waited ${4:-90} s for '$3' from job $2 on $1; its last lines:"
 	"$LAB" log "$1" "$2" 2>&1 | tail -3 | sed 's/^/#   /'
 	return 1
 }
