@@ -120,8 +120,8 @@ int rp_walk_check(char *const *sources, int n, bool recursive,
  * files after it in the same directory come from the directory opened
  * (as the tree's come from the top held), a swap since not seen. A
  * source named on the command line is opened by its path, as the walk
- * resolved it. s->size, mode and mtime are the opened
- * file's. 0 or as rp_fileio_src_open().
+ * resolved it. s->size, mode and mtime are the opened file's. 0 or as
+ * rp_fileio_src_open().
  */
 int rp_walk_src_open(struct rp_walk *w, const struct rp_walk_entry *e,
 		     struct rp_src *s) __attribute__((warn_unused_result));
