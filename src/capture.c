@@ -8,7 +8,6 @@
 
 #include <errno.h>
 #include <net/if.h>
-#include <pcap/pcap.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
@@ -19,6 +18,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "pcap_api.h"
 #include "rdmapush/capture.h"
 #include "rdmapush/err.h"
 #include "rdmapush/roce.h"
@@ -66,13 +66,14 @@ struct rp_capture {
 int rp_capture_check(void)
 {
 	/* What libpcap will open: a packet socket. Without CAP_NET_RAW the
-	 * kernel refuses it with EPERM, before we connect anywhere. */
+	 * kernel refuses it with EPERM, before we connect anywhere; so is
+	 * a libpcap that does not load. */
 	int fd = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, 0);
 	int e = errno;
 
 	if (fd >= 0) {
 		close(fd);
-		return 0;
+		return rp_pcap_load("--capture");
 	}
 	if (e == EPERM || e == EACCES) {
 		RP_ERR_HINT(CAP_HINT, "--capture needs CAP_NET_RAW, which "
@@ -129,7 +130,7 @@ static void on_frame(u_char *user, const struct pcap_pkthdr *h,
 	c->seen++;
 	if (rc == -ENOMSG || (!rc && !watched(c, p.dqpn)))
 		return;
-	pcap_dump((u_char *)c->dump, h, bytes);
+	rp_pcap.dump((u_char *)c->dump, h, bytes);
 	c->kept++;
 	if (!rc && c->early && c->nearly < WIRE_KEEP)
 		c->early[c->nearly++] = (struct rp_roce_tpkt){
@@ -143,16 +144,16 @@ static void on_frame(u_char *user, const struct pcap_pkthdr *h,
 static void *run(void *arg)
 {
 	struct rp_capture *c = arg;
-	struct pollfd pfd = { .fd = pcap_get_selectable_fd(c->pc),
+	struct pollfd pfd = { .fd = rp_pcap.get_selectable_fd(c->pc),
 			      .events = POLLIN };
 
 	while (!atomic_load(&c->stop)) {
 		if (poll(&pfd, 1, TICK_MS) < 0 && errno != EINTR)
 			break;
-		if (pcap_dispatch(c->pc, -1, on_frame, (u_char *)c) < 0)
+		if (rp_pcap.dispatch(c->pc, -1, on_frame, (u_char *)c) < 0)
 			break;
 	}
-	while (pcap_dispatch(c->pc, -1, on_frame, (u_char *)c) > 0)
+	while (rp_pcap.dispatch(c->pc, -1, on_frame, (u_char *)c) > 0)
 		;
 	return NULL;
 }
@@ -164,54 +165,54 @@ static int open_pcap(struct rp_capture *c, const char *netdev)
 	struct bpf_program prog;
 	int rc;
 
-	c->pc = pcap_create(netdev, errbuf);
+	c->pc = rp_pcap.create(netdev, errbuf);
 	if (!c->pc) {
 		RP_ERR("--capture: pcap_create(%s): %s", netdev, errbuf);
 		return RP_ECONFIG;
 	}
 	/* Immediate: a packet reaches us at once, not when a buffer
 	 * fills, so the last ones are there when the session stops. */
-	if (pcap_set_snaplen(c->pc, SNAPLEN) ||
-	    pcap_set_immediate_mode(c->pc, 1) ||
-	    pcap_set_buffer_size(c->pc, BUFFER)) {
+	if (rp_pcap.set_snaplen(c->pc, SNAPLEN) ||
+	    rp_pcap.set_immediate_mode(c->pc, 1) ||
+	    rp_pcap.set_buffer_size(c->pc, BUFFER)) {
 		RP_ERR("--capture: pcap_set_*(%s): %s", netdev,
-		       pcap_geterr(c->pc));
+		       rp_pcap.geterr(c->pc));
 		return RP_EINTERNAL;
 	}
-	rc = pcap_activate(c->pc);
+	rc = rp_pcap.activate(c->pc);
 	if (rc == PCAP_ERROR_PERM_DENIED) {
 		RP_ERR_HINT(CAP_HINT, "--capture: pcap_activate(%s): %s",
-			    netdev, pcap_geterr(c->pc));
+			    netdev, rp_pcap.geterr(c->pc));
 		return RP_ECONFIG;
 	}
 	if (rc < 0) {
 		RP_ERR("--capture: pcap_activate(%s): %s", netdev,
-		       pcap_geterr(c->pc));
+		       rp_pcap.geterr(c->pc));
 		return RP_ECONFIG;
 	}
-	if (pcap_datalink(c->pc) != DLT_EN10MB) {
+	if (rp_pcap.datalink(c->pc) != DLT_EN10MB) {
 		RP_ERR("--capture: %s is not an Ethernet device (link type "
 		       "%d): RoCE v2 runs over Ethernet", netdev,
-		       pcap_datalink(c->pc));
+		       rp_pcap.datalink(c->pc));
 		return RP_ECONFIG;
 	}
-	if (pcap_compile(c->pc, &prog, "udp dst port 4791", 1,
+	if (rp_pcap.compile(c->pc, &prog, "udp dst port 4791", 1,
 			 PCAP_NETMASK_UNKNOWN)) {
-		RP_ERR("--capture: pcap_compile: %s", pcap_geterr(c->pc));
+		RP_ERR("--capture: pcap_compile: %s", rp_pcap.geterr(c->pc));
 		return RP_EINTERNAL;
 	}
-	rc = pcap_setfilter(c->pc, &prog);
-	pcap_freecode(&prog);
+	rc = rp_pcap.setfilter(c->pc, &prog);
+	rp_pcap.freecode(&prog);
 	if (rc) {
 		RP_ERR("--capture: pcap_setfilter(%s): %s", netdev,
-		       pcap_geterr(c->pc));
+		       rp_pcap.geterr(c->pc));
 		return RP_EINTERNAL;
 	}
-	if (pcap_setnonblock(c->pc, 1, errbuf)) {
+	if (rp_pcap.setnonblock(c->pc, 1, errbuf)) {
 		RP_ERR("--capture: pcap_setnonblock(%s): %s", netdev, errbuf);
 		return RP_EINTERNAL;
 	}
-	if (pcap_get_selectable_fd(c->pc) < 0) {
+	if (rp_pcap.get_selectable_fd(c->pc) < 0) {
 		RP_ERR("--capture: %s has no descriptor to wait on", netdev);
 		return RP_EINTERNAL;
 	}
@@ -250,10 +251,10 @@ static int open_file(struct rp_capture *c, const char *path)
 		close(fd);
 		return -e;
 	}
-	c->dump = pcap_dump_fopen(c->pc, f);
+	c->dump = rp_pcap.dump_fopen(c->pc, f);
 	if (!c->dump) {
 		RP_ERR("--capture: pcap_dump_fopen(%s): %s", c->tmp,
-		       pcap_geterr(c->pc));
+		       rp_pcap.geterr(c->pc));
 		fclose(f);
 		return -EIO;
 	}
@@ -264,11 +265,11 @@ static int open_file(struct rp_capture *c, const char *path)
 static void destroy(struct rp_capture *c, bool keep)
 {
 	if (c->dump)
-		pcap_dump_close(c->dump);
+		rp_pcap.dump_close(c->dump);
 	if (c->tmp && !keep)
 		(void)!unlink(c->tmp);
 	if (c->pc)
-		pcap_close(c->pc);
+		rp_pcap.close(c->pc);
 	pthread_mutex_destroy(&c->lock);
 	free(c->early);
 	free(c->tmp);
@@ -293,7 +294,9 @@ int rp_capture_start(struct rp_capture **out, const char *path,
 	/* Without it the trace only misses its wire lines. */
 	if (rp_trace_any())
 		c->early = malloc(WIRE_KEEP * sizeof(*c->early));
-	rc = open_pcap(c, netdev);
+	rc = rp_pcap_load("--capture");
+	if (!rc)
+		rc = open_pcap(c, netdev);
 	if (!rc)
 		rc = open_file(c, path);
 	if (rc == -ENOMEM)
@@ -390,12 +393,12 @@ int rp_capture_stop(struct rp_capture *c, bool failed)
 		pthread_join(c->thread, NULL);
 		c->running = false;
 	}
-	drops = !pcap_stats(c->pc, &st) && st.ps_drop;
-	if (pcap_dump_flush(c->dump)) {
+	drops = !rp_pcap.stats(c->pc, &st) && st.ps_drop;
+	if (rp_pcap.dump_flush(c->dump)) {
 		rc = -EIO;
 		RP_ERR("--capture: writing %s failed", c->tmp);
 	}
-	pcap_dump_close(c->dump);
+	rp_pcap.dump_close(c->dump);
 	c->dump = NULL;
 	if (!rc && rename(c->tmp, c->path)) {
 		rc = -errno;

@@ -6,11 +6,11 @@
 #endif
 
 #include <errno.h>
-#include <pcap/pcap.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "pcap_api.h"
 #include "rdmapush/capture.h"
 #include "rdmapush/err.h"
 #include "rdmapush/trace.h"
@@ -28,6 +28,9 @@ int rp_pcapfile_open(struct rp_pcapfile **out, const char *path)
 	int rc;
 
 	*out = NULL;
+	rc = rp_pcap_load(path);
+	if (rc)
+		return rc;
 	/* Opened here, not by libpcap: an unreadable file is an errno
 	 * (exit 5), apart from one that is not a capture (exit 3). */
 	fp = fopen(path, "rb");
@@ -44,7 +47,7 @@ int rp_pcapfile_open(struct rp_pcapfile **out, const char *path)
 		rc = -ENOMEM;
 		goto err_free;
 	}
-	f->pc = pcap_fopen_offline(fp, errbuf);
+	f->pc = rp_pcap.fopen_offline(fp, errbuf);
 	if (!f->pc) {
 		/* libpcap's reason is its own text about our file, not the
 		 * file's bytes. */
@@ -53,9 +56,9 @@ int rp_pcapfile_open(struct rp_pcapfile **out, const char *path)
 		goto err_free;
 	}
 	fp = NULL;	/* pcap_close closes it */
-	if (pcap_datalink(f->pc) != DLT_EN10MB) {
+	if (rp_pcap.datalink(f->pc) != DLT_EN10MB) {
 		RP_ERR("%s: link type %d, not Ethernet: not a capture of "
-		       "RoCE v2", path, pcap_datalink(f->pc));
+		       "RoCE v2", path, rp_pcap.datalink(f->pc));
 		rc = RP_EPROTO;
 		goto err_close;
 	}
@@ -63,7 +66,7 @@ int rp_pcapfile_open(struct rp_pcapfile **out, const char *path)
 	return 0;
 
 err_close:
-	pcap_close(f->pc);
+	rp_pcap.close(f->pc);
 err_free:
 	if (fp)
 		fclose(fp);
@@ -78,13 +81,13 @@ int rp_pcapfile_next(struct rp_pcapfile *f, const uint8_t **data,
 {
 	struct pcap_pkthdr *h;
 	const u_char *bytes;
-	int rc = pcap_next_ex(f->pc, &h, &bytes);
+	int rc = rp_pcap.next_ex(f->pc, &h, &bytes);
 
 	if (rc == PCAP_ERROR_BREAK)
 		return 0;
 	if (rc != 1) {
 		RP_ERR("%s: %s", f->path,
-		       rc == PCAP_ERROR ? pcap_geterr(f->pc) : "unreadable");
+		       rc == PCAP_ERROR ? rp_pcap.geterr(f->pc) : "unreadable");
 		return RP_EPROTO;
 	}
 	*data = bytes;
@@ -97,7 +100,7 @@ void rp_pcapfile_close(struct rp_pcapfile *f)
 {
 	if (!f)
 		return;
-	pcap_close(f->pc);
+	rp_pcap.close(f->pc);
 	free(f->path);
 	free(f);
 }

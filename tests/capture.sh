@@ -133,6 +133,51 @@ else
 	bad "--packets with trace files is accepted"
 fi
 
+# libpcap is loaded by what uses it, not linked: no other command loads
+# it and the nine libraries it brings. One that does not load, or is not
+# a libpcap, fails render --packets with exit 2 and how to get one.
+if command -v objdump >/dev/null; then
+	if objdump -p "$bin" | grep -q 'NEEDED.*libpcap'; then
+		bad "rdmapush links libpcap (objdump -p): every start loads it"
+	else
+		ok "rdmapush does not link libpcap"
+	fi
+else
+	echo "capture: objdump not installed: whether rdmapush links libpcap is not checked"
+fi
+# nopcap WHAT LIB WANT-TEXT ARGS...: with RDMAPUSH_LIBPCAP=LIB, exit 2,
+# an error line saying WANT-TEXT and a hint, nothing written.
+nopcap() {
+	what=$1 lib=$2 want=$3
+	shift 3
+	RDMAPUSH_LIBPCAP=$lib "$bin" "$@" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	if [ "$rc" = 2 ] && [ "$(grep -c '' "$tmp/err")" = 2 ] &&
+		sed -n 1p "$tmp/err" | grep -q "^rdmapush [a-z]*: .*$want" &&
+		sed -n 2p "$tmp/err" | grep -q "hint: install libpcap" &&
+		[ ! -s "$tmp/out" ] && [ ! -e "$tmp/c.pcap" ]; then
+		ok "$what: exit 2, why and a hint"
+	else
+		bad "$what: exit $rc (want 2):"
+		cat "$tmp/err"
+	fi
+}
+nopcap "render --packets, libpcap missing" "$tmp/none.so" \
+	"w.pcap needs libpcap, which did not load: .*none.so" \
+	render --packets "$tmp/w.pcap"
+libm=$(ldconfig -p | sed -n 's/^[[:space:]]*libm\.so\.6 .*=> //p' | head -1)
+nopcap "render --packets, a library that is not libpcap" "$libm" \
+	"has no pcap_create" render --packets "$tmp/w.pcap"
+if [ "$(id -u)" = 0 ]; then
+	# Root may open a packet socket: what refuses is the library,
+	# before any connection (port 1 has no listener either way).
+	nopcap "send --capture, libpcap missing" "$tmp/none.so" \
+		"--capture needs libpcap, which did not load" \
+		send --capture "$tmp/c.pcap" -p 1 "$tmp/w.pcap" 127.0.0.1
+else
+	echo "capture: not root: send --capture without libpcap is not checked"
+fi
+
 # --capture without CAP_NET_RAW: as nobody, when we are root, with a copy
 # of the binary nobody can run (the build tree may be closed to it: a
 # scratch build's mktemp -d is mode 0700).

@@ -135,6 +135,7 @@ src/roce_group.c                    services  roce
 include/rdmapush/roce_group.h       services  roce
 src/capture.c                       services  capture
 src/pcapfile.c                      services  capture
+src/pcap_api.[ch]                   services  capture
 include/rdmapush/capture.h          services  capture
 include/rdmapush/hostlist.h         services  hostlist
 

@@ -20,9 +20,10 @@ struct rp_capture;
 
 /*
  * Before connecting: may this process capture? Needs CAP_NET_RAW (a
- * packet socket is opened and closed to find out). 0, or RP_ECONFIG
- * (reported, with a hint: root, or setcap cap_net_raw+ep), or -errno
- * for another failure (reported).
+ * packet socket is opened and closed to find out) and libpcap, loaded
+ * here (it is loaded only by what uses it). 0, or RP_ECONFIG (reported,
+ * with a hint: root, or setcap cap_net_raw+ep; or how to get libpcap),
+ * or -errno for another failure (reported).
  */
 int rp_capture_check(void) __attribute__((warn_unused_result));
 
