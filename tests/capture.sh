@@ -134,7 +134,7 @@ else
 fi
 
 # libpcap is loaded by what uses it, not linked: no other command loads
-# it and the nine libraries it brings. One that does not load, or is not
+# it and the eight libraries it brings. One that does not load, or is not
 # a libpcap, fails render --packets with exit 2 and how to get one.
 if command -v objdump >/dev/null; then
 	if objdump -p "$bin" | grep -q 'NEEDED.*libpcap'; then
